@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs every Debian package piprov's build, tests, demo and benchmarks need.
+# Idempotent and non-interactive. Usage: scripts/install-deps.sh [--cross arm64|armhf]...
+set -euo pipefail
+
+if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+export DEBIAN_FRONTEND=noninteractive
+
+cross=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --cross) cross+=("${2:?--cross needs arm64 or armhf}"); shift 2 ;;
+    *) echo "install-deps.sh: unknown option '$1' (use --cross arm64|armhf)" >&2; exit 2 ;;
+  esac
+done
+
+# Build toolchain and libraries (architecture.md "Dependencies").
+pkgs=(
+  build-essential cmake pkg-config ninja-build
+  liblzma-dev libarchive-dev libblkid-dev libmount-dev
+  libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
+  libxxhash-dev libssl-dev liburing-dev libaio-dev
+  libgtest-dev libgmock-dev
+  # fixtures, peers and checks used by tests, demo and bench scripts
+  xz-utils gzip bzip2 zstd lz4 zip unzip
+  dosfstools mtools e2fsprogs fdisk util-linux
+  fio bmap-tools time file
+  clang libclang-rt-14-dev llvm shellcheck
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+for arch in "${cross[@]}"; do
+  case "$arch" in
+    arm64) triplet=aarch64-linux-gnu ;;
+    armhf) triplet=arm-linux-gnueabihf ;;
+    *) echo "install-deps.sh: unknown cross arch '$arch' (arm64|armhf)" >&2; exit 2 ;;
+  esac
+  xpkgs=(g++-"$triplet" qemu-user)
+  for l in liblzma-dev libarchive-dev libblkid-dev libmount-dev libspdlog-dev libfmt-dev \
+           libxxhash-dev libssl-dev liburing-dev libaio-dev libgtest-dev libgmock-dev; do
+    xpkgs+=("$l:$arch")
+  done
+  xmissing=()
+  for p in "${xpkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || xmissing+=("$p")
+  done
+  if [ ${#xmissing[@]} -gt 0 ]; then
+    dpkg --print-foreign-architectures | grep -qx "$arch" || $SUDO dpkg --add-architecture "$arch"
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq --no-install-recommends "${xmissing[@]}"
+  fi
+done

@@ -1,0 +1,83 @@
+// piprov entry point: global options, command registry, error -> exit code.
+// Exit codes: architecture.md "Commands" (0 ok, 1 findings, 2 usage, 3 I/O,
+// 4 verify, 130 interrupted).
+#include <algorithm>
+#include <cstdio>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <vector>
+
+#include "cli/registry.hpp"
+#include "core/cancel.hpp"
+#include "core/error.hpp"
+
+namespace piprov::cli {
+namespace {
+struct Entry {
+  int order;
+  RegisterFn fn;
+};
+std::vector<Entry>& registry() {
+  static std::vector<Entry> r;
+  return r;
+}
+}  // namespace
+
+CommandRegistrar::CommandRegistrar(int order, RegisterFn fn) { registry().push_back({order, std::move(fn)}); }
+
+void register_all(CLI::App& app, Globals& globals, int& exit_code) {
+  auto& r = registry();
+  std::stable_sort(r.begin(), r.end(), [](const Entry& a, const Entry& b) { return a.order < b.order; });
+  for (auto& e : r) e.fn(app, globals, exit_code);
+}
+
+}  // namespace piprov::cli
+
+int main(int argc, char** argv) {
+  using namespace piprov;
+  auto logger = spdlog::stderr_color_mt("piprov");
+  logger->set_pattern("%^%l%$: %v");
+  spdlog::set_default_logger(logger);
+
+  CLI::App app{"piprov: write OS images, patch Pi boot partitions, check bootloader EEPROM configs, benchmark storage"};
+  app.set_version_flag("--version", std::string("piprov ") + PIPROV_VERSION);
+  app.require_subcommand(1);
+  app.footer(
+      "Exit codes: 0 ok; 1 the check found problems; 2 usage error; 3 I/O or device error;\n"
+      "4 verification failed; 130 interrupted.");
+  cli::Globals globals;
+  int exit_code = 0;
+  app.add_flag("-v,--verbose", globals.verbosity, "More log output on stderr (-v info, -vv debug)");
+  app.add_flag("-q,--quiet", globals.quiet, "Only errors on stderr");
+  app.parse_complete_callback([&] {
+    spdlog::set_level(globals.quiet            ? spdlog::level::err
+                      : globals.verbosity >= 3 ? spdlog::level::trace
+                      : globals.verbosity == 2 ? spdlog::level::debug
+                      : globals.verbosity == 1 ? spdlog::level::info
+                                               : spdlog::level::warn);
+  });
+  cli::register_all(app, globals, exit_code);
+  install_cancel_handlers();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "piprov: error: %s (see --help)\n", e.what());
+    return static_cast<int>(ErrorKind::Usage);
+  } catch (const Error& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "piprov: error: %s\n", e.what());
+    return e.code();
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "piprov: error: internal: %s (please report this)\n", e.what());
+    return static_cast<int>(ErrorKind::Io);
+  }
+  return exit_code;
+}

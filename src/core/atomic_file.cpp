@@ -1,0 +1,74 @@
+#include "core/atomic_file.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.hpp"
+
+namespace piprov {
+
+AtomicFile::AtomicFile(std::filesystem::path target, unsigned mode) : target_(std::move(target)) {
+  auto dir = target_.parent_path();
+  if (dir.empty()) dir = ".";
+  std::string tmpl = (dir / ("." + target_.filename().string() + ".tmp.XXXXXX")).string();
+  fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
+  if (fd_ < 0) throw io_error("cannot create a temporary file in " + dir.string(), errno);
+  temp_ = tmpl;
+  ::fchmod(fd_, mode);
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
+}
+
+void AtomicFile::write(std::span<const std::byte> data) {
+  const auto* p = reinterpret_cast<const char*>(data.data());
+  std::size_t left = data.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd_, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw io_error("cannot write " + temp_.string(), errno);
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+void AtomicFile::write(std::string_view text) {
+  write(std::span<const std::byte>(reinterpret_cast<const std::byte*>(text.data()), text.size()));
+}
+
+void AtomicFile::commit() {
+  if (::fsync(fd_) != 0) throw io_error("cannot fsync " + temp_.string(), errno);
+  int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) throw io_error("cannot close " + temp_.string(), errno);
+  if (::rename(temp_.c_str(), target_.c_str()) != 0)
+    throw io_error("cannot rename " + temp_.string() + " to " + target_.string(), errno);
+  committed_ = true;
+  auto dir = target_.parent_path();
+  fsync_directory(dir.empty() ? std::filesystem::path(".") : dir);
+}
+
+void atomic_write(const std::filesystem::path& target, std::string_view content, unsigned mode) {
+  AtomicFile f(target, mode);
+  f.write(content);
+  f.commit();
+}
+
+void fsync_directory(const std::filesystem::path& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw io_error("cannot open directory " + dir.string(), errno);
+  int rc = ::fsync(fd);
+  int err = errno;
+  ::close(fd);
+  // Some filesystems (vfat on old kernels) return EINVAL for directory fsync: not an error.
+  if (rc != 0 && err != EINVAL) throw io_error("cannot fsync directory " + dir.string(), err);
+}
+
+}  // namespace piprov

@@ -1,0 +1,48 @@
+#pragma once
+// Atomic replacement of a file: write a temp file in the same directory,
+// fsync it, rename over the target, fsync the directory. A crash at any point
+// leaves either the old or the new file complete, never a mix.
+// Model: ccache src/ccache/core/atomicfile.cpp; rule: field-notes.md §3.
+#include <cstddef>
+#include <filesystem>
+#include <span>
+#include <string>
+
+namespace piprov {
+
+/// One pending replacement of `target`. Write the new content with write(),
+/// then commit(). If the object is destroyed without commit() the temp file is
+/// removed and `target` is untouched. Not copyable.
+class AtomicFile {
+ public:
+  /// Creates "<dir>/.<name>.tmp.XXXXXX" with `mode` (default 0644).
+  /// Throws Error{Io} when the directory is not writable.
+  explicit AtomicFile(std::filesystem::path target, unsigned mode = 0644);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  /// Appends bytes. Throws Error{Io} (e.g. ENOSPC on a full FAT) naming the temp file.
+  void write(std::span<const std::byte> data);
+  void write(std::string_view text);
+
+  /// Path of the temp file (to validate it before commit()).
+  const std::filesystem::path& temp_path() const { return temp_; }
+
+  /// fsync(temp), close, rename(temp, target), fsync(dir). Throws Error{Io}.
+  void commit();
+
+ private:
+  std::filesystem::path target_;
+  std::filesystem::path temp_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+/// Replaces `target` with `content` atomically (AtomicFile in one call).
+void atomic_write(const std::filesystem::path& target, std::string_view content, unsigned mode = 0644);
+
+/// fsync() the directory itself so a rename in it is durable. Throws Error{Io}.
+void fsync_directory(const std::filesystem::path& dir);
+
+}  // namespace piprov

@@ -1,0 +1,222 @@
+#include "core/blockdev.hpp"
+
+#include <algorithm>
+#include <blkid/blkid.h>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "core/error.hpp"
+#include "core/mounts.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov {
+namespace {
+
+const fs::path kSysClassBlock = "/sys/class/block";
+
+std::string trim(std::string s) {
+  auto ws = [](unsigned char c) { return std::isspace(c); };
+  while (!s.empty() && ws(s.back())) s.pop_back();
+  std::size_t i = 0;
+  while (i < s.size() && ws(s[i])) ++i;
+  return s.substr(i);
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p);
+  if (!in) return {};
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return trim(s);
+}
+
+std::uint64_t to_u64(const std::string& s) {
+  try { return s.empty() ? 0 : std::stoull(s); } catch (...) { return 0; }
+}
+
+dev_t parse_devno(const std::string& majmin) {
+  auto colon = majmin.find(':');
+  if (colon == std::string::npos) return 0;
+  return makedev(static_cast<unsigned>(to_u64(majmin.substr(0, colon))),
+                 static_cast<unsigned>(to_u64(majmin.substr(colon + 1))));
+}
+
+std::vector<std::string> list_dir_names(const fs::path& p) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(p, ec)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string transport_of(const std::string& name) {
+  if (name.rfind("loop", 0) == 0) return "loop";
+  if (name.rfind("mmcblk", 0) == 0) return "mmc";
+  if (name.rfind("nvme", 0) == 0) return "nvme";
+  std::error_code ec;
+  std::string real = fs::canonical(kSysClassBlock / name, ec).string();
+  if (real.find("/usb") != std::string::npos) return "usb";
+  if (real.find("/ata") != std::string::npos) return "sata";
+  if (real.find("/virtio") != std::string::npos) return "virtio";
+  if (real.find("/host") != std::string::npos) return "scsi";
+  return "unknown";
+}
+
+void probe_fs(Partition& p) {
+  blkid_probe pr = blkid_new_probe_from_filename(p.path.c_str());
+  if (!pr) return;  // no permission or gone: leave label/type empty
+  blkid_probe_enable_superblocks(pr, 1);
+  blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID);
+  if (blkid_do_safeprobe(pr) == 0) {
+    const char* v = nullptr;
+    if (blkid_probe_lookup_value(pr, "LABEL", &v, nullptr) == 0) p.label = v;
+    if (blkid_probe_lookup_value(pr, "TYPE", &v, nullptr) == 0) p.fstype = v;
+    if (blkid_probe_lookup_value(pr, "UUID", &v, nullptr) == 0) p.uuid = v;
+  }
+  blkid_free_probe(pr);
+}
+
+bool is_system_mountpoint(const std::string& m) {
+  static const std::set<std::string> sys = {"/", "/boot", "/boot/firmware", "/boot/efi", "/home", "/var", "/usr"};
+  return sys.count(m) > 0;
+}
+
+Disk build_disk(const std::string& name, const std::vector<MountEntry>& mounts, const std::vector<dev_t>& swaps) {
+  const fs::path sys = kSysClassBlock / name;
+  Disk d;
+  d.name = name;
+  d.path = "/dev/" + name;
+  d.model = read_file(sys / "device/model");
+  d.vendor = read_file(sys / "device/vendor");
+  d.serial = read_file(sys / "device/serial");
+  if (d.serial.empty()) d.serial = read_file(sys / "serial");
+  d.transport = transport_of(name);
+  d.size_bytes = to_u64(read_file(sys / "size")) * 512;
+  d.removable = read_file(sys / "removable") == "1";
+  d.read_only = read_file(sys / "ro") == "1";
+  d.rotational = read_file(sys / "queue/rotational") == "1";
+  if (auto v = to_u64(read_file(sys / "queue/logical_block_size"))) d.logical_block_size = static_cast<unsigned>(v);
+  if (auto v = to_u64(read_file(sys / "queue/physical_block_size"))) d.physical_block_size = static_cast<unsigned>(v);
+  d.max_sectors_kb = static_cast<unsigned>(to_u64(read_file(sys / "queue/max_sectors_kb")));
+  d.backing_file = read_file(sys / "loop/backing_file");
+  d.devno = parse_devno(read_file(sys / "dev"));
+  d.holders = list_dir_names(sys / "holders");
+
+  auto mounts_of = [&](dev_t dn) {
+    std::vector<std::string> out;
+    for (const auto& m : mounts)
+      if (dn != 0 && m.devno == dn) out.push_back(m.target);
+    return out;
+  };
+  d.mountpoints = mounts_of(d.devno);
+  for (const auto& m : d.mountpoints)
+    if (is_system_mountpoint(m)) d.system_reasons.push_back(d.name + " is mounted at " + m);
+  if (std::find(swaps.begin(), swaps.end(), d.devno) != swaps.end())
+    d.system_reasons.push_back(d.name + " is active swap");
+  if (!d.holders.empty()) d.system_reasons.push_back(d.name + " is held by " + d.holders.front() + " (LVM/MD/dm)");
+
+  for (const auto& child : list_dir_names(sys)) {
+    if (child.rfind(name, 0) != 0 || !fs::exists(sys / child / "partition")) continue;
+    Partition p;
+    p.name = child;
+    p.path = "/dev/" + child;
+    p.number = static_cast<int>(to_u64(read_file(sys / child / "partition")));
+    p.start_bytes = to_u64(read_file(sys / child / "start")) * 512;
+    p.size_bytes = to_u64(read_file(sys / child / "size")) * 512;
+    p.devno = parse_devno(read_file(sys / child / "dev"));
+    p.holders = list_dir_names(sys / child / "holders");
+    p.mountpoints = mounts_of(p.devno);
+    probe_fs(p);
+    for (const auto& m : p.mountpoints)
+      if (is_system_mountpoint(m)) d.system_reasons.push_back("partition " + p.name + " is mounted at " + m);
+    if (std::find(swaps.begin(), swaps.end(), p.devno) != swaps.end())
+      d.system_reasons.push_back("partition " + p.name + " is active swap");
+    if (!p.holders.empty())
+      d.system_reasons.push_back("partition " + p.name + " is held by " + p.holders.front() + " (LVM/MD/dm)");
+    d.partitions.push_back(std::move(p));
+  }
+  std::sort(d.partitions.begin(), d.partitions.end(), [](auto& a, auto& b) { return a.number < b.number; });
+  d.system_disk = !d.system_reasons.empty();
+  return d;
+}
+
+std::string resolve_name(const std::string& path_or_name) {
+  if (path_or_name.find('/') == std::string::npos) return path_or_name;
+  std::error_code ec;
+  fs::path real = fs::canonical(path_or_name, ec);
+  if (ec) return {};
+  struct stat st {};
+  if (::stat(real.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) return {};
+  fs::path sys = fs::path("/sys/dev/block") / (std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev)));
+  return fs::canonical(sys, ec).filename().string();
+}
+
+}  // namespace
+
+std::vector<std::string> Disk::mounted() const {
+  std::vector<std::string> out;
+  for (const auto& m : mountpoints) out.push_back(path + " on " + m);
+  for (const auto& p : partitions)
+    for (const auto& m : p.mountpoints) out.push_back(p.path + " on " + m);
+  return out;
+}
+
+std::string sysfs_attr(const std::string& name, const std::string& attr) {
+  return read_file(kSysClassBlock / name / attr);
+}
+
+std::string disk_of_devno(dev_t devno) {
+  std::error_code ec;
+  fs::path sys = fs::canonical(fs::path("/sys/dev/block") / (std::to_string(major(devno)) + ":" + std::to_string(minor(devno))), ec);
+  if (ec) return {};
+  if (fs::exists(sys / "partition")) return sys.parent_path().filename().string();
+  return sys.filename().string();
+}
+
+std::vector<Disk> list_disks() {
+  std::error_code ec;
+  if (!fs::exists("/sys/block", ec)) throw Error(ErrorKind::Io, "cannot read /sys/block: is sysfs mounted?");
+  auto mounts = mount_table();
+  auto swaps = active_swap_devices();
+  std::vector<Disk> out;
+  for (const auto& name : list_dir_names("/sys/block")) {
+    if (name.rfind("ram", 0) == 0 || name.rfind("zram", 0) == 0) continue;
+    if (name.rfind("loop", 0) == 0 && read_file(fs::path("/sys/block") / name / "loop/backing_file").empty()) continue;
+    out.push_back(build_disk(name, mounts, swaps));
+  }
+  return out;
+}
+
+TargetKind classify_path(const std::string& path, std::string* parent) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return TargetKind::Missing;
+  if (S_ISREG(st.st_mode)) return TargetKind::RegularFile;
+  if (!S_ISBLK(st.st_mode)) return TargetKind::Other;
+  std::string name = resolve_name(path);
+  if (name.empty()) return TargetKind::Other;
+  if (fs::exists(kSysClassBlock / name / "partition")) {
+    if (parent) *parent = "/dev/" + disk_of_devno(st.st_rdev);
+    return TargetKind::Partition;
+  }
+  return TargetKind::WholeDisk;
+}
+
+Disk probe_disk(const std::string& path_or_name) {
+  std::string path = path_or_name.find('/') == std::string::npos ? "/dev/" + path_or_name : path_or_name;
+  std::string parent;
+  switch (classify_path(path, &parent)) {
+    case TargetKind::WholeDisk: break;
+    case TargetKind::Partition:
+      throw Error(ErrorKind::Usage, path + " is a partition; give the whole disk (" + parent + ") instead");
+    case TargetKind::Missing:
+      throw Error(ErrorKind::Usage, path + " does not exist; run 'piprov devices' to list disks");
+    default:
+      throw Error(ErrorKind::Usage, path + " is not a block device; run 'piprov devices' to list disks");
+  }
+  return build_disk(resolve_name(path), mount_table(), active_swap_devices());
+}
+
+}  // namespace piprov

@@ -1,0 +1,79 @@
+#pragma once
+// Block devices as a user sees them: whole disks with their partitions, from
+// sysfs (/sys/block) + libblkid (labels, fs types) + libmount (mount points).
+// Rules for "system disk": issue 2 (holds /, /boot, /boot/firmware, /home,
+// /var, /usr or active swap, or has holders such as LVM/MD).
+#include <cstdint>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace piprov {
+
+/// One partition of a disk. Sizes in bytes.
+struct Partition {
+  std::string name;   ///< "sda1", "mmcblk0p1", "loop3p2"
+  std::string path;   ///< "/dev/sda1"
+  int number = 0;     ///< 1-based partition number
+  std::uint64_t start_bytes = 0;
+  std::uint64_t size_bytes = 0;
+  std::string label;   ///< filesystem LABEL (libblkid), "" when none
+  std::string fstype;  ///< "vfat", "ext4", ... (libblkid), "" when unknown
+  std::string uuid;
+  dev_t devno = 0;
+  std::vector<std::string> mountpoints;
+  std::vector<std::string> holders;  ///< /sys/block/D/P/holders (dm-0, md0, ...)
+};
+
+/// One whole disk. Sizes in bytes; block sizes in bytes.
+struct Disk {
+  std::string name;       ///< "sda"
+  std::string path;       ///< "/dev/sda"
+  std::string model;      ///< sysfs device/model (trimmed), "" when none
+  std::string vendor;
+  std::string serial;
+  std::string transport;  ///< usb | mmc | sata | nvme | loop | virtio | scsi | unknown
+  std::uint64_t size_bytes = 0;
+  bool removable = false;
+  bool read_only = false;
+  bool rotational = false;
+  unsigned logical_block_size = 512;
+  unsigned physical_block_size = 512;
+  unsigned max_sectors_kb = 0;  ///< queue/max_sectors_kb: largest request the kernel sends
+  std::string backing_file;     ///< loop devices: loop/backing_file
+  dev_t devno = 0;
+  std::vector<Partition> partitions;
+  std::vector<std::string> mountpoints;  ///< of the whole disk itself (no partition table)
+  std::vector<std::string> holders;
+  bool system_disk = false;
+  std::vector<std::string> system_reasons;  ///< e.g. "partition sda2 is mounted at /"
+
+  /// Every mount point of the disk and its partitions, as "DEV on DIR".
+  std::vector<std::string> mounted() const;
+};
+
+/// All whole disks a user could mean: /sys/block minus ram, zram and loop
+/// devices with no backing file, sorted by name. Throws Error{Io} only if
+/// /sys/block is unreadable.
+std::vector<Disk> list_disks();
+
+/// The whole disk named by `path_or_name` ("/dev/sda", "sda", a symlink in
+/// /dev/disk/by-id). Throws Error{Usage} when it is a partition (message names
+/// the parent disk) or not a block device.
+Disk probe_disk(const std::string& path_or_name);
+
+/// What a path given by the user is.
+enum class TargetKind { WholeDisk, Partition, RegularFile, Missing, Other };
+
+/// Classifies `path`; for a Partition, *parent (when given) receives the
+/// whole disk's path.
+TargetKind classify_path(const std::string& path, std::string* parent = nullptr);
+
+/// The whole disk holding block device `devno` (a partition or a disk), as
+/// its sysfs name ("sda"); "" when unknown. Used for "which disk is / on?".
+std::string disk_of_devno(dev_t devno);
+
+/// Reads /sys/class/block/NAME/ATTR (trimmed), "" when absent.
+std::string sysfs_attr(const std::string& name, const std::string& attr);
+
+}  // namespace piprov

@@ -1,0 +1,37 @@
+#pragma once
+// piprov::Error and the exit codes every command uses.
+// Source of the codes: ../shared/docs/architecture.md "Commands".
+#include <stdexcept>
+#include <string>
+
+namespace piprov {
+
+/// What went wrong, which decides the process exit code.
+enum class ErrorKind {
+  Check = 1,         ///< a check found problems (eeprom check, boot check)
+  Usage = 2,         ///< bad arguments or input the user must change
+  Io = 3,            ///< I/O or device error (errno in the message)
+  Verify = 4,        ///< read-back verification or checksum mismatch
+  Interrupted = 130, ///< SIGINT / SIGTERM
+};
+
+/// The one exception type piprov's libraries throw for expected failures.
+/// message() is a complete sentence naming the thing and what to do; main()
+/// prints it on one line as "piprov: error: <message>" and exits with code().
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  ErrorKind kind() const noexcept { return kind_; }
+  int code() const noexcept { return static_cast<int>(kind_); }
+
+ private:
+  ErrorKind kind_;
+};
+
+/// Error of kind Io for a failed system call: "<what>: <strerror(err)> (<ERRNAME>)".
+Error io_error(const std::string& what, int err);
+
+/// Symbolic errno name ("ENOSPC"), or "errno N" when unknown.
+std::string errno_name(int err);
+
+}  // namespace piprov

@@ -1,0 +1,92 @@
+#include "core/mounts.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <libmount/libmount.h>
+#include <memory>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "core/error.hpp"
+
+namespace piprov {
+namespace {
+struct TableDel { void operator()(libmnt_table* t) const { mnt_unref_table(t); } };
+struct IterDel { void operator()(libmnt_iter* i) const { mnt_free_iter(i); } };
+struct CtxDel { void operator()(libmnt_context* c) const { mnt_free_context(c); } };
+}  // namespace
+
+std::vector<MountEntry> mount_table() {
+  std::unique_ptr<libmnt_table, TableDel> tb(mnt_new_table());
+  if (!tb || mnt_table_parse_mtab(tb.get(), nullptr) != 0)
+    throw Error(ErrorKind::Io, "cannot read the mount table (/proc/self/mountinfo)");
+  std::unique_ptr<libmnt_iter, IterDel> it(mnt_new_iter(MNT_ITER_FORWARD));
+  std::vector<MountEntry> out;
+  libmnt_fs* fs = nullptr;
+  while (mnt_table_next_fs(tb.get(), it.get(), &fs) == 0) {
+    MountEntry e;
+    if (const char* s = mnt_fs_get_source(fs)) e.source = s;
+    if (const char* t = mnt_fs_get_target(fs)) e.target = t;
+    if (const char* f = mnt_fs_get_fstype(fs)) e.fstype = f;
+    e.devno = mnt_fs_get_devno(fs);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<std::string> mountpoints_of(dev_t devno) {
+  std::vector<std::string> out;
+  if (devno == 0) return out;
+  for (const auto& e : mount_table())
+    if (e.devno == devno) out.push_back(e.target);
+  return out;
+}
+
+std::vector<dev_t> active_swap_devices() {
+  std::vector<dev_t> out;
+  std::unique_ptr<libmnt_table, TableDel> tb(mnt_new_table());
+  if (!tb || mnt_table_parse_swaps(tb.get(), nullptr) != 0) return out;  // no /proc/swaps: no swap
+  std::unique_ptr<libmnt_iter, IterDel> it(mnt_new_iter(MNT_ITER_FORWARD));
+  libmnt_fs* fs = nullptr;
+  while (mnt_table_next_fs(tb.get(), it.get(), &fs) == 0) {
+    const char* src = mnt_fs_get_source(fs);
+    struct stat st {};
+    if (src && ::stat(src, &st) == 0 && S_ISBLK(st.st_mode)) out.push_back(st.st_rdev);
+  }
+  return out;
+}
+
+void mount_filesystem(const std::string& source, const std::string& target, const std::string& fstype,
+                      const std::string& options) {
+  std::unique_ptr<libmnt_context, CtxDel> cxt(mnt_new_context());
+  mnt_context_set_source(cxt.get(), source.c_str());
+  mnt_context_set_target(cxt.get(), target.c_str());
+  if (!fstype.empty() && fstype != "auto") mnt_context_set_fstype(cxt.get(), fstype.c_str());
+  if (!options.empty()) mnt_context_set_options(cxt.get(), options.c_str());
+  mnt_context_disable_mtab(cxt.get(), 1);
+  int rc = mnt_context_mount(cxt.get());
+  if (rc != 0 || mnt_context_get_status(cxt.get()) != 1) {
+    int err = rc > 0 ? mnt_context_get_syscall_errno(cxt.get()) : -rc;
+    char buf[BUFSIZ] = {0};
+    mnt_context_get_excode(cxt.get(), rc, buf, sizeof buf);
+    throw Error(ErrorKind::Io, "cannot mount " + source + " on " + target + ": " +
+                                   (buf[0] ? std::string(buf) : std::string(std::strerror(err ? err : EIO))));
+  }
+}
+
+void unmount_filesystem(const std::string& target) {
+  std::unique_ptr<libmnt_context, CtxDel> cxt(mnt_new_context());
+  mnt_context_set_target(cxt.get(), target.c_str());
+  mnt_context_disable_mtab(cxt.get(), 1);
+  int rc = mnt_context_umount(cxt.get());
+  if (rc != 0 || mnt_context_get_status(cxt.get()) != 1) {
+    int err = rc > 0 ? mnt_context_get_syscall_errno(cxt.get()) : -rc;
+    char buf[BUFSIZ] = {0};
+    mnt_context_get_excode(cxt.get(), rc, buf, sizeof buf);
+    throw Error(ErrorKind::Io, "cannot unmount " + target + ": " +
+                                   (buf[0] ? std::string(buf) : std::string(std::strerror(err ? err : EIO))) +
+                                   " (close programs using it and retry)");
+  }
+}
+
+}  // namespace piprov
