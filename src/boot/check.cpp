@@ -62,7 +62,7 @@ void check_kernel(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) 
   }
   if (name.rfind("uboot", 0) == 0) {
     c.add(Severity::Error, "kernel-uboot",
-          "the Pi 4 boots U-Boot (" + name + where + "), which cannot boot from USB mass storage",
+          "the Pi 4 boots U-Boot, kernel=" + name + where + ", which cannot boot from USB mass storage",
           c.patch_cmd + " (sets [pi4] kernel=vmlinux)");
     return;
   }

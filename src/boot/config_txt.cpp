@@ -178,43 +178,41 @@ void ConfigTxt::replace_text(std::size_t index, std::string text) {
   lines_[index] = classify_line(std::move(text), lines_[index].eol);
 }
 
-bool ConfigTxt::set(std::string_view section, std::string_view key, std::string_view value) {
-  std::string text = std::string(key) + "=" + std::string(value);
-  auto b = last_block(section);
-  if (!b) return append_section_with(section, text);
-  std::optional<std::size_t> last_key, last_setting;
-  for (std::size_t i = b->begin; i < b->end; ++i) {
-    const auto& l = lines_[i];
-    if (l.kind == LineKind::Setting || l.kind == LineKind::Directive) last_setting = i;
-    if (l.kind == LineKind::Setting && l.key == key) last_key = i;
+// Shared by set() and set_directive(): edit the last `key` line of any block
+// headed [section] in place, else add `text` after the last setting of the last
+// such block, else create the section.
+bool ConfigTxt::upsert(std::string_view section, std::string_view key, const std::string& text, bool any_kind) {
+  constexpr std::size_t none = static_cast<std::size_t>(-1);
+  std::size_t last_key = none, last_setting = none;
+  std::optional<Block> last;
+  for (const auto& b : blocks()) {
+    bool match = b.header < 0 ? section.empty() : iequals(lines_[static_cast<std::size_t>(b.header)].key, section);
+    if (!match) continue;
+    last = b;
+    last_setting = none;
+    for (std::size_t i = b.begin; i < b.end; ++i) {
+      const auto& l = lines_[i];
+      bool is_setting = l.kind == LineKind::Setting || l.kind == LineKind::Directive;
+      if (is_setting) last_setting = i;
+      if (is_setting && l.key == key && (any_kind || l.kind == LineKind::Setting)) last_key = i;
+    }
   }
-  if (last_key) {
-    if (lines_[*last_key].text == text) return false;
-    replace_text(*last_key, text);
+  if (!last) return append_section_with(section, text);
+  if (last_key != none) {
+    if (lines_[last_key].text == text) return false;
+    replace_text(last_key, text);
     return true;
   }
-  std::size_t at = last_setting ? *last_setting + 1 : (b->header < 0 ? 0 : b->begin);
-  insert_line(at, text);
+  insert_line(last_setting != none ? last_setting + 1 : (last->header < 0 ? 0 : last->begin), text);
   return true;
 }
 
+bool ConfigTxt::set(std::string_view section, std::string_view key, std::string_view value) {
+  return upsert(section, key, std::string(key) + "=" + std::string(value), false);
+}
+
 bool ConfigTxt::set_directive(std::string_view section, std::string_view name, std::string_view args) {
-  std::string text = std::string(name) + " " + std::string(args);
-  auto b = last_block(section);
-  if (!b) return append_section_with(section, text);
-  std::optional<std::size_t> last_key, last_setting;
-  for (std::size_t i = b->begin; i < b->end; ++i) {
-    const auto& l = lines_[i];
-    if (l.kind == LineKind::Setting || l.kind == LineKind::Directive) last_setting = i;
-    if ((l.kind == LineKind::Setting || l.kind == LineKind::Directive) && l.key == name) last_key = i;
-  }
-  if (last_key) {
-    if (lines_[*last_key].text == text) return false;
-    replace_text(*last_key, text);
-    return true;
-  }
-  insert_line(last_setting ? *last_setting + 1 : (b->header < 0 ? 0 : b->begin), text);
-  return true;
+  return upsert(section, name, std::string(name) + " " + std::string(args), true);
 }
 
 bool ConfigTxt::ensure_line(std::string_view section, std::string_view key, std::string_view value) {

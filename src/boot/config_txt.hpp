@@ -94,11 +94,11 @@ class ConfigTxt {
                                             const IncludeLoader& loader = nullptr,
                                             const std::string& self_name = "config.txt") const;
 
-  /// Sets `key=value` in the last section whose header is `[section]` (case-
-  /// insensitive; "" means lines before any header): edits the last existing
-  /// `key` line of that section in place (also a bare `key` or `key = v`), else
-  /// adds the line after the section's last setting, else creates the section
-  /// at the end of the file. Returns true when the text changed.
+  /// Sets `key=value` in sections headed `[section]` (case-insensitive; ""
+  /// means lines before any header): edits the last existing `key` line of
+  /// those sections in place (also a bare `key` or `key = v`), else adds the
+  /// line after the last setting of the last such section, else creates the
+  /// section at the end of the file. Returns true when the text changed.
   bool set(std::string_view section, std::string_view key, std::string_view value);
   /// Same for a directive written "name args" (e.g. "initramfs", "initrd.img followkernel");
   /// also replaces a wrong `name=...` line.
@@ -125,6 +125,7 @@ class ConfigTxt {
   };
   std::vector<Block> blocks() const;
   std::optional<Block> last_block(std::string_view section) const;
+  bool upsert(std::string_view section, std::string_view key, const std::string& text, bool any_kind);
   void insert_line(std::size_t at, std::string text);
   void replace_text(std::size_t index, std::string text);
   void walk(const Board& board, const IncludeLoader& loader, const std::string& self_name, int depth,

@@ -1,6 +1,7 @@
 #include "boot/kernel_image.hpp"
 
 #include <archive.h>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -45,6 +46,44 @@ std::vector<std::byte> read_head(const fs::path& path, std::size_t n) {
   ::close(fd);
   buf.resize(got);
   return buf;
+}
+
+// CRC-32 (IEEE 802.3, reflected 0xEDB88320) as gzip's trailer stores it (RFC 1952 §8).
+class Crc32 {
+ public:
+  void update(std::span<const std::byte> data) {
+    static const auto table = [] {
+      std::array<std::uint32_t, 256> t{};
+      for (std::uint32_t i = 0; i < 256; ++i) {
+        std::uint32_t c = i;
+        for (int k = 0; k < 8; ++k) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        t[i] = c;
+      }
+      return t;
+    }();
+    std::uint32_t c = ~crc_;
+    for (auto b : data) c = table[(c ^ std::to_integer<std::uint32_t>(b)) & 0xff] ^ (c >> 8);
+    crc_ = ~c;
+  }
+  std::uint32_t value() const { return crc_; }
+
+ private:
+  std::uint32_t crc_ = 0;
+};
+
+// The last 8 bytes of a gzip file: CRC32 and ISIZE (size mod 2^32), little-endian.
+std::pair<std::uint32_t, std::uint32_t> gzip_trailer(const fs::path& path, std::uint64_t file_size) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw io_error("cannot open " + path.string(), errno);
+  unsigned char t[8] = {};
+  ssize_t n = file_size >= 8 ? ::pread(fd, t, 8, static_cast<off_t>(file_size - 8)) : -1;
+  ::close(fd);
+  if (n != 8) throw Error(ErrorKind::Verify, path.string() + " is too short to be a gzip file");
+  auto le = [&](int o) {
+    return std::uint32_t(t[o]) | std::uint32_t(t[o + 1]) << 8 | std::uint32_t(t[o + 2]) << 16 |
+           std::uint32_t(t[o + 3]) << 24;
+  };
+  return {le(0), le(4)};
 }
 
 struct ArchiveDeleter {
@@ -103,6 +142,7 @@ DecompressResult decompress_kernel(const fs::path& src, AtomicFile& out) {
                                        std::string(archive_error_string(a.get()) ? archive_error_string(a.get()) : "?") +
                                        ")");
   Sha256 hash;
+  Crc32 crc;
   std::vector<std::byte> buf(1 << 20);
   std::vector<std::byte> head;
   for (;;) {
@@ -119,7 +159,16 @@ DecompressResult decompress_kernel(const fs::path& src, AtomicFile& out) {
     if (res.out_bytes > kMaxImageBytes)
       throw Error(ErrorKind::Verify, src.string() + " decodes to more than 256 MiB: not a kernel; nothing was replaced");
     hash.update(chunk);
+    if (res.compression == KernelCompression::Gzip) crc.update(chunk);
     out.write(chunk);
+  }
+  // libarchive's gzip reader does not check the trailer: do it, so a flipped bit is caught.
+  // (Kernel packages write single-member gzip files; the trailer covers the whole output.)
+  if (res.compression == KernelCompression::Gzip) {
+    auto [want_crc, want_size] = gzip_trailer(src, res.in_bytes);
+    if (crc.value() != want_crc || static_cast<std::uint32_t>(res.out_bytes) != want_size)
+      throw Error(ErrorKind::Verify, src.string() + " is corrupt (gzip CRC32/size trailer does not match the "
+                                                    "decoded data); nothing was replaced");
   }
   if (!is_arm64_image(head))
     throw Error(ErrorKind::Verify, src.string() + " (" + to_string(res.compression) +

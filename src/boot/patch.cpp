@@ -24,9 +24,11 @@ const char* kPi4 = "pi4";
 template <typename Edit>
 void set_effective(ConfigTxt& config, const IncludeLoader& loader, const std::string& key, const std::string& want,
                    const std::string& line_text, Edit edit) {
+  ConfigTxt before = config;
   edit();
   auto eff = config.effective(key, Board{kPi4}, loader);
   if (eff && eff->value == want) return;
+  config = std::move(before);  // the edit is overridden later on: undo it, add a [pi4] that wins instead
   config.append_section_with(kPi4, line_text);
   eff = config.effective(key, Board{kPi4}, loader);
   if (!eff || eff->value != want)
