@@ -181,6 +181,8 @@ build_image() { # $1 = output .img
 
 if [ ! -s "$cached" ] || [ ! -s "$cached.xz" ]; then
   echo "make-test-image.sh: building $(basename "$cached") (ROOT ${root_mib} MiB; cached for next time)" >&2
+  # Images built by an older version of this script are stale: drop them.
+  find "$cache" -maxdepth 1 -name "ubuntu-layout-$root_mib-*" ! -name "ubuntu-layout-$root_mib-$key.*" -delete
   build_image "$cached.part"
   xz -0 -T0 -k -c "$cached.part" > "$cached.xz.part"
   mv "$cached.xz.part" "$cached.xz"
