@@ -75,7 +75,6 @@ std::vector<std::string> install_hook(const fs::path& root_dir, const fs::path& 
                                       " has no etc/apt: not the root filesystem of a Debian/Ubuntu system (pass the "
                                       "mounted 'writable' partition as --root)");
   std::vector<std::string> actions;
-  const std::string verb = dry_run ? "would " : "";
   auto put = [&](const char* rel, std::string_view content, unsigned mode) {
     fs::path p = root_dir / rel;
     auto cur = slurp(p);
@@ -87,21 +86,22 @@ std::vector<std::string> install_hook(const fs::path& root_dir, const fs::path& 
       if (ec) throw io_error("cannot create " + p.parent_path().string(), ec.value());
       atomic_write(p, content, mode);
     }
-    actions.push_back(verb + (cur ? "update " : "install ") + p.string() +
+    actions.push_back((dry_run ? (cur ? "would update " : "would install ") : (cur ? "updated " : "installed ")) + p.string() +
                       (mode == 0755 ? " (mode 0755)" : " (mode 0644)"));
   };
   put(kHookScriptRel, hook_script(), 0755);
   put(kHookConfRel, hook_conf(), 0644);
   for (const auto& snippet : seed_snippets(root_dir)) {
     if (!dry_run && !fs::remove(snippet, ec) && ec) throw io_error("cannot remove " + snippet.string(), ec.value());
-    actions.push_back(verb + "remove the seed's hook " + snippet.string() + " (replaced by 99-piprov-kernel)");
+    actions.push_back((dry_run ? "would remove" : "removed") + std::string(" the seed's hook ") + snippet.string() +
+                      " (replaced by 99-piprov-kernel)");
   }
   for (const auto& dir : {boot_dir, root_dir / "boot/firmware"}) {
     for (const char* name : {kSeedHookScriptName, kSeedHookMd5Name}) {
       fs::path p = dir / name;
       if (!fs::is_regular_file(p, ec)) continue;
       if (!dry_run && !fs::remove(p, ec) && ec) throw io_error("cannot remove " + p.string(), ec.value());
-      actions.push_back(verb + "remove the seed's " + p.string());
+      actions.push_back((dry_run ? "would remove" : "removed") + std::string(" the seed's ") + p.string());
     }
   }
   return actions;

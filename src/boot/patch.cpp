@@ -37,14 +37,14 @@ void set_effective(ConfigTxt& config, const IncludeLoader& loader, const std::st
 
 void write_with_backup(const fs::path& file, const std::string& original, const std::string& updated,
                        const fs::path& backup, bool dry_run, std::vector<std::string>& actions) {
-  const std::string verb = dry_run ? "would " : "";
   std::error_code ec;
   if (!fs::exists(backup, ec)) {
     if (!dry_run) atomic_write(backup, original);
-    actions.push_back(verb + "keep the original " + file.filename().string() + " as " + backup.string());
+    actions.push_back(std::string(dry_run ? "would keep" : "kept") + " the original " + file.filename().string() +
+                      " as " + backup.string());
   }
   if (!dry_run) atomic_write(file, updated);
-  actions.push_back(verb + "update " + file.string());
+  actions.push_back(std::string(dry_run ? "would update " : "updated ") + file.string());
 }
 
 }  // namespace
