@@ -47,7 +47,7 @@ std::pair<Partition, Partition> find_partitions(const std::string& device) {
       for (const auto& p : d.partitions)
         seen += (seen.empty() ? "" : ", ") + p.path + " (" + (p.fstype.empty() ? "?" : p.fstype) +
                 (p.label.empty() ? "" : " LABEL=" + p.label) + ")";
-      throw Error(ErrorKind::Check, "cannot find the " + std::string(boot ? "" : "system-boot (FAT) ") +
+      throw Error(ErrorKind::Usage, "cannot find the " + std::string(boot ? "" : "system-boot (FAT) ") +
                                         (root ? "" : "writable (ext4) ") + "partition on " + device +
                                         " (found: " + (seen.empty() ? "no partitions" : seen) +
                                         "); is IMAGE an Ubuntu Raspberry Pi image?");
