@@ -269,7 +269,7 @@ void ConfigTxt::walk(const Board& board, const IncludeLoader& loader, const std:
   // filters[""] carries the text of the current section header (not a filter).
   auto active = [&] {
     for (const auto& [type, f] : filters) {
-      if (type.empty()) continue;
+      if (type.empty() || type[0] == '\x01') continue;  // bookkeeping entries, not filters
       if (type == "model") {
         if (!model_matches(f, board.model)) return false;
       } else {
@@ -282,15 +282,22 @@ void ConfigTxt::walk(const Board& board, const IncludeLoader& loader, const std:
     const auto& l = lines_[i];
     if (l.kind == LineKind::Section) {
       std::string f = lower(l.key);
-      if (f == "all") filters.clear();
-      else filters[filter_type(f)] = f;
+      if (f == "all") {
+        auto includes = filters["\x01includes"];
+        filters.clear();
+        filters["\x01includes"] = includes;
+      } else {
+        filters[filter_type(f)] = f;
+      }
       filters[""] = "[" + l.key + "]";
       continue;
     }
     if (l.kind != LineKind::Setting && l.kind != LineKind::Directive) continue;
     if (!active()) continue;
     if (l.kind == LineKind::Directive && l.key == "include") {
-      if (!loader || depth >= 8) continue;
+      // Bounded: at most 8 levels and 32 included files per query (a file including itself).
+      if (!loader || depth >= 8 || filters["\x01includes"].size() >= 32) continue;
+      filters["\x01includes"].push_back('x');
       auto name = l.value;
       if (auto inc = loader(name)) inc->walk(board, loader, name, depth + 1, filters, fn);
       continue;

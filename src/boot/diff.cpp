@@ -36,6 +36,13 @@ std::string unified_diff(std::string_view a_text, std::string_view b_text, const
   if (a_text == b_text) return "";
   auto a = split_keep(a_text), b = split_keep(b_text);
   const std::size_t n = a.size(), m = b.size();
+  if (n * m > (4u << 20)) {  // not a config.txt: say "replaced" rather than build a huge table
+    std::string out = "--- " + a_label + "\n+++ " + b_label + "\n@@ -1," + std::to_string(n) + " +1," +
+                      std::to_string(m) + " @@\n";
+    for (const auto& l : a) out += "-" + l + (l.empty() || l.back() != '\n' ? "\n\\ No newline at end of file\n" : "");
+    for (const auto& l : b) out += "+" + l + (l.empty() || l.back() != '\n' ? "\n\\ No newline at end of file\n" : "");
+    return out;
+  }
   std::vector<std::vector<std::uint32_t>> lcs(n + 1, std::vector<std::uint32_t>(m + 1, 0));
   for (std::size_t i = n; i-- > 0;)
     for (std::size_t j = m; j-- > 0;)
