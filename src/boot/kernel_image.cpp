@@ -1,7 +1,7 @@
 #include "boot/kernel_image.hpp"
 
 #include <archive.h>
-#include <array>
+#include <zlib.h>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -48,27 +48,16 @@ std::vector<std::byte> read_head(const fs::path& path, std::size_t n) {
   return buf;
 }
 
-// CRC-32 (IEEE 802.3, reflected 0xEDB88320) as gzip's trailer stores it (RFC 1952 §8).
+// CRC-32 as gzip's trailer stores it (RFC 1952 §8), through zlib's crc32().
 class Crc32 {
  public:
   void update(std::span<const std::byte> data) {
-    static const auto table = [] {
-      std::array<std::uint32_t, 256> t{};
-      for (std::uint32_t i = 0; i < 256; ++i) {
-        std::uint32_t c = i;
-        for (int k = 0; k < 8; ++k) c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-        t[i] = c;
-      }
-      return t;
-    }();
-    std::uint32_t c = ~crc_;
-    for (auto b : data) c = table[(c ^ std::to_integer<std::uint32_t>(b)) & 0xff] ^ (c >> 8);
-    crc_ = ~c;
+    crc_ = ::crc32(crc_, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size()));
   }
-  std::uint32_t value() const { return crc_; }
+  std::uint32_t value() const { return static_cast<std::uint32_t>(crc_); }
 
  private:
-  std::uint32_t crc_ = 0;
+  uLong crc_ = ::crc32(0L, Z_NULL, 0);
 };
 
 // The last 8 bytes of a gzip file: CRC32 and ISIZE (size mod 2^32), little-endian.
