@@ -42,6 +42,6 @@ mkdir -p "$mnt/boot" "$mnt/root"
 mount -o ro "${ssd}p2" "$mnt/root"
 if ! mount -t vfat -o ro "${ssd}p1" "$mnt/boot" 2>/dev/null; then
   echo "(this kernel cannot mount vfat: checking a copy made with mtools)"
-  MTOOLS_SKIP_CHECK=1 mcopy -s -n -i "${ssd}p1" ::/ "$mnt/boot/"
+  MTOOLS_SKIP_CHECK=1 mcopy -s -n -i "${ssd}p1" ::/ "$mnt/boot/" 2>/dev/null
 fi
 "$piprov" boot check "$mnt/boot" --root "$mnt/root"
