@@ -22,7 +22,7 @@ pkgs=(
   libxxhash-dev libssl-dev liburing-dev libaio-dev
   libgtest-dev libgmock-dev
   # fixtures, peers and checks used by tests, demo and bench scripts
-  xz-utils gzip bzip2 zstd lz4 zip unzip
+  xz-utils gzip bzip2 zstd lz4 zip unzip xxhash
   dosfstools mtools e2fsprogs fdisk util-linux
   fio bmap-tools time file cpio dpkg-dev
   clang libclang-rt-14-dev llvm shellcheck
