@@ -1,6 +1,7 @@
 // Failures say what and where, exit with the documented code, never say
 // "wrote", and never leave the image's MBR on the disk (issue 2 "Done when").
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "fixtures.hpp"
 #include "support/testsupport.hpp"
@@ -113,6 +114,43 @@ TEST(VerifyStep, ChangedByteIsReportedAtItsOffsetWithExit4) {
                 static_cast<unsigned long long>(at), was);
   EXPECT_EQ(bad.err, "piprov: error: verify failed: " + dev.path + " differs from " + (fx / "t.img.xz").string() +
                          " " + expect);
+}
+
+}  // namespace
+}  // namespace piprov::test
+
+namespace piprov::test {
+namespace {
+
+// Ctrl-C mid-write: exit 130, says how far it got, no MBR left. The write is
+// slowed down by ../shared/tools/emulate-device (usb2-stick: 12 MiB/s) so the
+// signal arrives while it runs; the signal is sent after the first progress
+// line, not after a fixed time.
+TEST(WriteInterrupt, SigintStopsCleanlyWithExit130) {
+  PIPROV_REQUIRE_LOOP();
+  auto emulate = shared_dir() / "tools/emulate-device";
+  if (!std::filesystem::exists(emulate)) GTEST_SKIP() << "../shared/tools/emulate-device is not present";
+  const auto& fx = image_fixtures();
+  TempDir tmp("piprov-int");
+  std::string e = "EMULATE_DIR=" + q(tmp.path.string()) + " " + q(emulate.string());
+  std::string name = "image-int-" + std::to_string(::getpid());
+  auto created = run(e + " create " + name + " usb2-stick 512M");
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  std::string dev = created.out.substr(0, created.out.find('\n'));
+  std::string err = (tmp.path / "err").string();
+  auto r = run(e + " run -- " + piprov_bin() + " write --yes --progress json " + q((fx / "t.img.xz").string()) + " " +
+               dev + " 2>" + q(err) + " & pid=$!; i=0; while [ $i -lt 1200 ] && ! grep -q '\"phase\":\"write\"' " +
+               q(err) + "; do sleep 0.05; i=$((i+1)); done; kill -INT $pid; wait $pid; echo $?");
+  std::string mbr = read_bytes(dev, 0, 512);
+  run(e + " destroy " + name);
+  std::string log = read_file(err);
+  if (r.out == "0\n") GTEST_SKIP() << "the write finished before the signal (device not throttled here?)";
+  EXPECT_EQ(r.out, "130\n") << log;
+  EXPECT_NE(log.find("piprov: error: interrupted while writing; "), std::string::npos) << log;
+  EXPECT_NE(log.find(" of 321.0 MiB written; the first MiB was not written, so " + dev + " does not look bootable"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(mbr, read_bytes(fx / "t.img", 0, 512));
 }
 
 }  // namespace
