@@ -103,7 +103,7 @@ int run_check(const CheckArgs& a) {
   }
   auto report = check_config(in, opt);
   if (a.json)
-    fmt::print("{}\n", check_json(report, opt, ctx).dump(2));
+    fmt::print("{}\n", dump_json(check_json(report, opt, ctx)));
   else
     fmt::print("{}", check_text(report, opt, ctx));
   return check_exit_code(report, a.strict);
@@ -119,7 +119,7 @@ void run_explain(const ExplainArgs& a) {
   auto board = board_arg(a.board);
   BootOrder o = order_arg(a.order);
   if (a.json) {
-    fmt::print("{}\n", explain_json(o, board).dump(2));
+    fmt::print("{}\n", dump_json(explain_json(o, board)));
     return;
   }
   fmt::print("{}: {}\n", format_boot_order(o.value), boot_order_words(o, board));
@@ -167,7 +167,7 @@ void run_set(const SetArgs& a) {
                      {"config_bytes", edit.text.size()},
                      {"image_bytes", bytes.size()},
                      {"findings", w}};
-    fmt::print("{}\n", j.dump(2));
+    fmt::print("{}\n", dump_json(j));
     return;
   }
   fmt::print("BOOT_ORDER {} -> {} (line {}): {}\n",

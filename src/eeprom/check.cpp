@@ -138,8 +138,9 @@ CheckReport check_config(const CheckInput& in, const CheckOptions& opt) {
 
   if (eff.is_default()) {
     f.push_back({"boot-order-default", Severity::Info, 0, "BOOT_ORDER",
-                 fmt::format("BOOT_ORDER is not set: the {} default {} applies ({})", board_title(opt.board), eff.text,
-                             boot_order_words(*eff.order, opt.board)),
+                 fmt::format("BOOT_ORDER is not set{}: the {} default {} applies ({})",
+                             eff.conditional.empty() ? "" : " outside conditional sections", board_title(opt.board),
+                             eff.text, boot_order_words(*eff.order, opt.board)),
                  "nothing to do unless you want another order", "field-notes.md §4 (BOOT_ORDER defaults)"});
     auto bf = check_boot_order(*eff.order, 0, opt.board, opt.want);
     f.insert(f.end(), bf.begin(), bf.end());

@@ -95,21 +95,25 @@ std::string EepromImage::with_file(std::string_view name, std::string_view conte
       next = sections_[i].offset;
       break;
     }
-  const std::size_t update_len = content.size() + kFileHeaderLen;
-  if (hdr + update_len > size - kEraseAlign)
+  // rpi-eeprom-config checks hdr + len + 20 against the next section, which
+  // does not count the 4-byte magic: a file ending 1..4 bytes past it would
+  // overwrite the next section's magic. Here the data end itself is checked.
+  const std::size_t data_end = hdr + 4 + kFileHeaderLen + content.size();
+  if (data_end > size - kEraseAlign)
     throw Error(ErrorKind::Usage, fmt::format("{}: {} ({} bytes) does not fit: it would reach the bootloader's "
                                               "scratch page at offset {}",
                                               name_, name, content.size(), size - kEraseAlign));
-  if (hdr + update_len > next)
+  if (data_end > next)
     throw Error(ErrorKind::Usage, fmt::format("{}: {} ({} bytes) does not fit: {} bytes are free before the next "
                                               "section at offset {}",
-                                              name_, name, content.size(), next - hdr - kFileHeaderLen, next));
+                                              name_, name, content.size(), next - hdr - 4 - kFileHeaderLen, next));
   std::string out = bytes_;
   put_be32(out, hdr + 4, static_cast<std::uint32_t>(content.size() + 16));
   out.replace(hdr + 4 + kFileHeaderLen, content.size(), content);
   std::size_t pad_start = hdr + 4 + kFileHeaderLen + content.size();
   while (pad_start % 8 != 0) out[pad_start++] = '\xff';
-  if (pad_start > next) throw Error(ErrorKind::Usage, fmt::format("{}: {} does not fit", name_, name));
+  if (pad_start > next)  // only when `next` is not 8-aligned, which the section walk never yields
+    throw Error(ErrorKind::Usage, fmt::format("{}: {} does not fit before offset {}", name_, name, next));
   std::size_t pad_bytes = next - pad_start;
   if (pad_bytes > 8 && !is_last) {
     pad_bytes -= 8;

@@ -32,6 +32,10 @@ nlohmann::json modes_json(const BootOrder& o, std::optional<Board> board) {
 }
 }  // namespace
 
+std::string dump_json(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 nlohmann::json finding_json(const Finding& f) {
   return {{"rule", f.rule},
           {"severity", std::string(severity_name(f.severity))},

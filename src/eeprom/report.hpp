@@ -34,6 +34,10 @@ nlohmann::json check_json(const CheckReport& r, const CheckOptions& opt, const C
 /// Text report: header, effective BOOT_ORDER, one block per finding, summary line.
 std::string check_text(const CheckReport& r, const CheckOptions& opt, const CheckContext& ctx);
 
+/// Serialises with 2-space indent; bytes that are not UTF-8 (a config may hold
+/// any bytes) become U+FFFD instead of throwing.
+std::string dump_json(const nlohmann::json& j);
+
 /// JSON for `eeprom explain`: boot_order, value, modes[], words, board.
 nlohmann::json explain_json(const BootOrder& o, std::optional<Board> board);
 
