@@ -183,16 +183,19 @@ Config parse_config(std::string_view text) {
       }
       line.kind = LineKind::Setting;
       line.key = std::string(tkey);
-      if (tkey.size() != key.size() || tvalue.size() != value.size())
-        add("space-around-equals", Severity::Error, number, line.key,
-            fmt::format("spaces around '=' in \"{}\": the bootloader does not ignore them", printable(body)),
-            fmt::format("write {}={}", line.key, printable(rstrip(tvalue))));
+      const bool spaced = tkey.size() != key.size() || tvalue.size() != value.size();
+      const std::string_view written = tvalue;
       std::size_t hash = std::string_view::npos;
       for (std::size_t i = 0; i < tvalue.size(); ++i)
         if (tvalue[i] == '#' && (i == 0 || is_space(tvalue[i - 1]))) {
           hash = i;
           break;
         }
+      if (spaced)
+        add("space-around-equals", Severity::Error, number, line.key,
+            fmt::format("spaces around '=' in \"{}\": the bootloader does not ignore them", printable(body)),
+            fmt::format("write {}={}", line.key,
+                        printable(rstrip(hash == std::string_view::npos ? written : written.substr(0, hash)))));
       if (hash != std::string_view::npos) {
         add("inline-comment", Severity::Error, number, line.key,
             fmt::format("inline comment after {}=: the bootloader takes the rest of the line as the value",

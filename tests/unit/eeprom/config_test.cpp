@@ -70,6 +70,13 @@ TEST(ConfigParser, ReportsWhatTheBootloaderRejects) {
   EXPECT_EQ(c.findings[1].fix, "write BOOT_UART=1");
 }
 
+TEST(ConfigParser, FixForSpacesLeavesTheCommentOut) {
+  auto c = parse_config("BOOT_ORDER = 0xf14 # usb first\n");
+  EXPECT_EQ(ids(c.findings), (V{"space-around-equals@1:error", "inline-comment@1:error"}));
+  EXPECT_EQ(c.findings[0].fix, "write BOOT_ORDER=0xf14");
+  EXPECT_EQ(c.lines[0].value, "0xf14");
+}
+
 TEST(ConfigParser, HashInsideAValueIsNotAComment) {
   auto c = parse_config("[all]\nTFTP_PREFIX_STR=a#b\n");
   EXPECT_TRUE(c.findings.empty());
