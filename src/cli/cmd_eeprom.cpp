@@ -98,6 +98,10 @@ int run_check(const CheckArgs& a) {
   } else {
     opt.board = given.value_or(Board::Pi4);
     in.config_text = read_text(a.file);
+    if (in.config_text.rfind("\x55\xaa\xf0\x0f", 0) == 0)
+      throw Error(ErrorKind::Usage, fmt::format("{} looks like an EEPROM image (pieeprom.bin), not config text: use "
+                                                "piprov eeprom check --image {}",
+                                                a.file, a.file));
     ctx.source_kind = a.file == "-" ? "stdin" : "file";
     ctx.path = a.file;
   }

@@ -80,6 +80,11 @@ TEST(EepromCli, UsageAndIoErrors) {
   EXPECT_EQ(trunc.err, "piprov: error: " + (d.path / "short.bin").string() +
                            ": 1000 bytes, expected 524288 (Pi 4) or 2097152 (Pi 5): truncated or not a pieeprom.bin\n");
   write_file(d.path / "pi4.bin", make_image(524288, {{"bootconf.txt", "[all]\n"}}));
+  auto as_text = run(bin() + " eeprom check " + (d.path / "pi4.bin").string());
+  EXPECT_EQ(as_text.exit_code, 2);
+  EXPECT_EQ(as_text.err, "piprov: error: " + (d.path / "pi4.bin").string() +
+                             " looks like an EEPROM image (pieeprom.bin), not config text: use piprov eeprom check "
+                             "--image " + (d.path / "pi4.bin").string() + "\n");
   auto mismatch = run(bin() + " eeprom check --board pi5 --image " + (d.path / "pi4.bin").string());
   EXPECT_EQ(mismatch.exit_code, 2);
   EXPECT_NE(mismatch.err.find("--board pi5 does not match"), std::string::npos) << mismatch.err;

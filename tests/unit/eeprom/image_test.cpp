@@ -154,6 +154,8 @@ struct RealImage {
   const char* version;
 };
 
+void PrintTo(const RealImage& r, std::ostream* os) { *os << r.file; }
+
 class RealImages : public ::testing::TestWithParam<RealImage> {};
 
 TEST_P(RealImages, ConfigAsRpiEepromConfigPrintsItAndEffectiveBootOrder) {
