@@ -1,5 +1,6 @@
 // `piprov eeprom check|explain|set-boot-order`: Raspberry Pi 4/5 bootloader
 // EEPROM config. Wiring and printing only; logic lives in src/eeprom/.
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
@@ -49,6 +50,8 @@ Board board_for_image(const EepromImage& img, std::optional<Board> given) {
 
 std::string read_text(const std::string& path) {
   if (path == "-") return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  if (std::filesystem::is_directory(path))
+    throw Error(ErrorKind::Usage, fmt::format("{} is a directory; give the config file (e.g. bootconf.txt)", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw io_error(fmt::format("cannot open config {}", path), errno);
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

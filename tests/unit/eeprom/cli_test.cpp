@@ -71,6 +71,8 @@ TEST(EepromCli, UsageAndIoErrors) {
   auto missing = run(bin() + " eeprom check /nonexistent/bootconf.txt");
   EXPECT_EQ(missing.exit_code, 3);
   EXPECT_EQ(missing.err.substr(0, 54), "piprov: error: cannot open config /nonexistent/bootcon");
+  EXPECT_EQ(run(bin() + " eeprom check /tmp").err, "piprov: error: /tmp is a directory; give the config file (e.g. "
+                                                   "bootconf.txt)\n");
   EXPECT_EQ(run(bin() + " eeprom check --want usb-c -").exit_code, 2);
   EXPECT_EQ(run(bin() + " eeprom check --board pi3 -").exit_code, 2);
   TempDir d("piprov-eeprom-cli");
