@@ -13,7 +13,7 @@ namespace piprov::bench {
 namespace {
 
 struct Patterns {
-  std::regex cmd{R"((?:^|[\s#$>])fio\s+(.*-(?:-)?[a-z_]+=.*)$)"};
+  std::regex cmd{R"((?:^|[\s#$>/])fio\s+(.*-(?:-)?[a-z_]+=.*)$)"};
   std::regex opt{R"((?:^|\s)--?([a-z_]+)=(\S+))"};
   std::regex header{R"(([\w.\-]+): \(g=\d+\): rw=(\w+), bs=(?:\(R\) )?([0-9]+[A-Za-z]*))"};
   std::regex header_rest{R"(ioengine=([\w]+), iodepth=(\d+))"};

@@ -67,7 +67,8 @@ double Histogram::stdev() const {
 
 double Histogram::percentile(double p) const {
   if (!total_) return 0.0;
-  p = std::clamp(p, 0.0, 100.0);
+  if (p >= 100.0) return static_cast<double>(max_);
+  p = std::max(p, 0.0);
   auto want = static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(total_)));
   want = std::max<std::uint64_t>(want, 1);
   std::uint64_t seen = 0;
