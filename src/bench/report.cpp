@@ -128,7 +128,8 @@ std::vector<std::string> notes(const Report& r) {
     const auto& t = r.targets[i];
     if (!t.error.empty()) n.push_back(fmt::format("{} ({}) FAILED: {}", letter(i), t.label, t.error));
     for (const auto& j : t.jobs) {
-      if (!j.error.empty()) n.push_back(fmt::format("{} {}: job failed: {}", letter(i), j.test_label(), j.error));
+      if (!j.error.empty() && t.error.find(j.error) == std::string::npos)
+        n.push_back(fmt::format("{} {}: job failed: {}", letter(i), j.test_label(), j.error));
       if (j.interrupted) n.push_back(fmt::format("{} {}: interrupted, partial figures", letter(i), j.test_label()));
       if (j.sync && j.sync->present()) {
         auto p99 = j.sync->pct(99.0);
