@@ -24,9 +24,16 @@ pkgs=(
   # fixtures, peers and checks used by tests, demo and bench scripts
   xz-utils gzip bzip2 zstd lz4 zip unzip
   dosfstools mtools e2fsprogs fdisk util-linux
-  fio bmap-tools time file jq
+  fio bmap-tools time file cpio dpkg-dev jq
   clang libclang-rt-14-dev llvm shellcheck
 )
+
+# make-test-image.sh downloads Debian's arm64 kernel and u-boot-rpi packages
+# (apt-get download), which needs the arm64 package lists.
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  $SUDO dpkg --add-architecture arm64
+  $SUDO apt-get update -qq
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do
