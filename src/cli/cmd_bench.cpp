@@ -1,5 +1,6 @@
 // `piprov bench TARGET...` and `piprov bench import FIO_OUTPUT...` (issue 5).
 // Wiring and printing only; the work is in src/bench/.
+#include <chrono>
 #include <cstdio>
 #include <fmt/format.h>
 #include <fstream>
@@ -54,12 +55,16 @@ struct BenchOpts {
 };
 
 void progress_line(const bench::BenchProgress& p) {
+  static std::chrono::steady_clock::time_point last;
+  auto now = std::chrono::steady_clock::now();
+  if (now - last < std::chrono::milliseconds(200) && p.done < p.total) return;
+  last = now;
   std::string s;
   if (p.phase == "prefill")
     s = fmt::format("{}: pre-filling test file {} / {}", p.target, format_bytes(static_cast<std::uint64_t>(p.done)),
                     format_bytes(static_cast<std::uint64_t>(p.total)));
   else
-    s = fmt::format("{}: [{}/{}] {} {:.0f}/{:.0f} s, {:.0f} IOPS", p.target, p.job_index, p.job_count, p.job, p.done,
+    s = fmt::format("{}: [{}/{}] {} {:.1f}/{:.1f} s, {:.0f} IOPS", p.target, p.job_index, p.job_count, p.job, p.done,
                     p.total, p.iops_now);
   s += fmt::format(", ETA {}", format_duration(std::max(0.0, p.eta_s)));
   std::fprintf(stderr, "\r\033[K%s", s.c_str());
