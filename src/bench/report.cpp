@@ -6,6 +6,7 @@
 
 #include "bench/verdict.hpp"
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace piprov::bench {
 
@@ -126,6 +127,15 @@ std::vector<std::string> notes(const Report& r) {
   std::vector<std::string> n;
   for (std::size_t i = 0; i < r.targets.size(); ++i) {
     const auto& t = r.targets[i];
+    if (t.device && !t.device->name.empty()) {
+      const auto& d = *t.device;
+      n.push_back(fmt::format("{} device {}: {}, logical/physical block {}/{}, nr_requests {}, max_hw_sectors_kb "
+                              "{}, max_sectors_kb {}, optimal_io_size {}, rotational {}, scheduler {}, write cache {}",
+                              letter(i), d.name, format_bytes(d.size_bytes), d.logical_block_size, d.physical_block_size,
+                              d.nr_requests, d.max_hw_sectors_kb, d.max_sectors_kb, d.optimal_io_size,
+                              d.rotational ? "yes" : "no", d.scheduler.empty() ? "-" : d.scheduler,
+                              d.write_cache.empty() ? "-" : d.write_cache));
+    }
     if (!t.error.empty()) n.push_back(fmt::format("{} ({}) FAILED: {}", letter(i), t.label, t.error));
     for (const auto& j : t.jobs) {
       if (!j.error.empty() && t.error.find(j.error) == std::string::npos)
