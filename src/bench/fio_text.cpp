@@ -55,14 +55,15 @@ class TextParser {
     std::smatch m;
     if (l.find("(groupid=") != std::string::npos && std::regex_search(l, m, P.job)) return start_job(m);
     if (l.find(": (g=") != std::string::npos && std::regex_search(l, m, P.header)) return header(l, m, lineno);
-    if (std::regex_search(l, m, P.version)) {
+    if (l.rfind("fio-", 0) == 0 && std::regex_search(l, m, P.version)) {
       version_ = m[1];
       return;
     }
     if (l.find("fio ") != std::string::npos && l.find('=') != std::string::npos && std::regex_search(l, m, P.cmd))
       return command(m[1], lineno);
+    const bool has_ios = l.find("ios=") != std::string::npos;
     if (!cur_) {
-      if (std::regex_search(l, m, P.disk)) disk(m);
+      if (has_ios && std::regex_search(l, m, P.disk)) disk(m);
       return;
     }
     if (l.find("IOPS=") != std::string::npos && std::regex_search(l, m, P.dir_new)) return dir_new(m);
@@ -82,7 +83,7 @@ class TextParser {
       }
       return;
     }
-    if (std::regex_search(l, m, P.disk)) disk(m);
+    if (has_ios && std::regex_search(l, m, P.disk)) disk(m);
   }
 
   std::vector<ImportedJob> finish() { return std::move(out_); }

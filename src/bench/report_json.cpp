@@ -181,7 +181,9 @@ std::string report_to_json(const Report& r) {
                         {"text", v->text}};
     targets.push_back(tj);
   }
-  return json{{"piprov_bench", 1}, {"interrupted", r.interrupted}, {"targets", targets}}.dump(2);
+  // Labels and job names come from user files: invalid UTF-8 is replaced, not fatal.
+  return json{{"piprov_bench", 1}, {"interrupted", r.interrupted}, {"targets", targets}}.dump(
+      2, ' ', false, json::error_handler_t::replace);
 }
 
 Report report_from_json(std::string_view text, const std::string& source) {
