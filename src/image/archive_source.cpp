@@ -6,6 +6,7 @@
 #include <archive_entry.h>
 #include <exception>
 #include <fmt/format.h>
+#include <memory>
 #include <vector>
 
 #include "core/cancel.hpp"
@@ -58,11 +59,17 @@ la_int64_t skip_cb(struct archive* a, void* p, la_int64_t request) {
 
 bool is_regular(archive_entry* e) { return archive_entry_filetype(e) == AE_IFREG; }
 
+struct ArchiveFree {
+  void operator()(struct archive* a) const { archive_read_free(a); }
+};
+using ArchivePtr = std::unique_ptr<struct archive, ArchiveFree>;
+
 class ArchiveSource final : public Source {
  public:
   ArchiveSource(std::unique_ptr<InputFile> in, Format f) : Source(f, std::move(in)) {
     client_.in = input_.get();
-    a_ = archive_read_new();
+    holder_.reset(archive_read_new());
+    a_ = holder_.get();
     if (f == Format::Zip) {
       archive_read_support_format_zip(a_);
       archive_read_set_seek_callback(a_, seek_cb);
@@ -80,7 +87,6 @@ class ArchiveSource final : public Source {
       check(archive_read_next_header(a_, &e), "read");
     }
   }
-  ~ArchiveSource() override { archive_read_free(a_); }
 
   std::size_t read_full(std::span<std::byte> out) override {
     std::size_t got = 0;
@@ -131,9 +137,9 @@ class ArchiveSource final : public Source {
                                               "and give the image file",
                                               input_->path(), files.size(), list));
     }
-    archive_read_free(a_);
     input_->seek(0);
-    a_ = archive_read_new();
+    holder_.reset(archive_read_new());
+    a_ = holder_.get();
     archive_read_support_format_zip(a_);
     archive_read_set_seek_callback(a_, seek_cb);
     archive_read_set_skip_callback(a_, skip_cb);
@@ -149,6 +155,7 @@ class ArchiveSource final : public Source {
   }
 
   Client client_;
+  ArchivePtr holder_;           ///< owns a_, also when a constructor check throws
   struct archive* a_ = nullptr;
   std::optional<std::uint64_t> size_;
   std::uint64_t total_ = 0;

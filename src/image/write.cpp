@@ -128,7 +128,7 @@ WriteResult write_image(const WriteOptions& o) {
       std::error_code ec;
       std::filesystem::remove(t.path, ec);
     }
-    throw Error(e.kind(), fmt::format("{} ({})", e.what(), aftermath(t, written, size)));
+    throw Error(e.kind(), fmt::format("{}; {}", e.what(), aftermath(t, written, size)));
   }
   w.close();
   r.write_seconds = since(start);

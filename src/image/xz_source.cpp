@@ -67,9 +67,9 @@ XzInfo read_index(const InputFile& in) {
     if (r != LZMA_OK) {
       lzma_end(&s);
       if (r == LZMA_DATA_ERROR || r == LZMA_BUF_ERROR || r == LZMA_FORMAT_ERROR)
-        throw Error(ErrorKind::Usage, fmt::format("{} is truncated or corrupt: its xz index cannot be read ({}); "
-                                                  "download it again",
-                                                  in.path(), lzma_what(r)));
+        throw Error(ErrorKind::Usage, fmt::format("{} is truncated or corrupt: the xz index at its end cannot be "
+                                                  "read, so the file is incomplete or damaged; download it again",
+                                                  in.path()));
       throw Error(ErrorKind::Usage, fmt::format("{}: cannot read the xz index: {}", in.path(), lzma_what(r)));
     }
   }
