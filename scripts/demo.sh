@@ -37,6 +37,6 @@ echo "== emulated USB SSD: $dev"
 echo "== piprov write --yes $image $dev"
 "${run[@]}" "$piprov" write --yes --progress plain "$image" "$dev"
 echo "== partitions on $dev"
-lsblk -o NAME,SIZE,FSTYPE,LABEL "$dev" 2>/dev/null || ls "$dev"*
+for p in "$dev"p*; do blkid "$p" || echo "$p"; done
 echo "== piprov verify $image $dev"
 "${run[@]}" "$piprov" verify --progress none "$image" "$dev"
