@@ -24,7 +24,7 @@ pkgs=(
   # fixtures, peers and checks used by tests, demo and bench scripts
   xz-utils gzip bzip2 zstd lz4 zip unzip xxhash
   dosfstools mtools e2fsprogs fdisk util-linux
-  fio bmap-tools time file cpio dpkg-dev
+  fio bmap-tools time file cpio dpkg-dev jq
   clang libclang-rt-14-dev llvm shellcheck
 )
 

@@ -1,0 +1,98 @@
+#include "bench/bench.hpp"
+
+#include "bench/target.hpp"
+#include "core/cancel.hpp"
+#include "core/error.hpp"
+
+namespace piprov::bench {
+
+Report run_bench(const BenchRequest& req, const std::function<void(const BenchProgress&)>& progress) {
+  if (req.targets.empty()) throw Error(ErrorKind::Usage, "no bench target given: name a directory, file or device");
+  if (req.jobs.empty()) throw Error(ErrorKind::Usage, "no jobs to run");
+  TargetOptions opt;
+  opt.destructive = req.destructive;
+  opt.size = req.size;
+  opt.direct = false;
+  for (const auto& j : req.jobs) opt.writes |= j.has_writes(), opt.direct |= j.direct;
+
+  std::vector<PreparedTarget> targets;
+  for (const auto& t : req.targets) {
+    targets.push_back(resolve_target(t, opt));
+    for (const auto& j : req.jobs) validate(j, targets.back().job_target);
+  }
+
+  double per_target = 0;
+  for (const auto& j : req.jobs) per_target += j.runtime_s + j.ramp_s;
+  Report rep;
+  for (std::size_t ti = 0; ti < targets.size(); ++ti) {
+    PreparedTarget& pt = targets[ti];
+    TargetResult tr;
+    tr.label = pt.label;
+    tr.path = pt.job_target.path;
+    tr.device = pt.device;
+    double later = per_target * static_cast<double>(targets.size() - ti - 1);
+    try {
+      create_test_file(pt, opt, [&](std::uint64_t done, std::uint64_t total) {
+        if (progress)
+          progress({pt.label, "prefill", "", 0, static_cast<unsigned>(req.jobs.size()), static_cast<double>(done),
+                    static_cast<double>(total), 0, per_target + later});
+      });
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::Interrupted) {
+        rep.interrupted = true;
+        rep.targets.push_back(std::move(tr));
+        break;
+      }
+      if (e.kind() == ErrorKind::Usage) throw;
+      tr.err = EIO;
+      tr.error = e.what();
+      rep.targets.push_back(std::move(tr));
+      continue;
+    }
+    double left = per_target;
+    for (unsigned ji = 0; ji < req.jobs.size(); ++ji) {
+      const JobSpec& js = req.jobs[ji];
+      JobResult jr;
+      try {
+        jr = run_job(js, pt.job_target, [&](const JobProgress& p) {
+          if (progress)
+            progress({pt.label, "job", js.name, ji + 1, static_cast<unsigned>(req.jobs.size()), p.elapsed_s,
+                      p.total_s, p.iops_now, left - p.elapsed_s + later});
+        });
+      } catch (const Error& e) {
+        if (e.kind() == ErrorKind::Usage) throw;
+        jr.name = js.name, jr.rw = js.rw, jr.bs = js.bs, jr.iodepth = js.iodepth, jr.numjobs = js.numjobs;
+        jr.err = EIO, jr.error = e.what(), jr.source = "piprov";
+      }
+      left -= js.runtime_s + js.ramp_s;
+      bool failed = jr.err != 0;
+      if (failed) {
+        tr.err = jr.err;
+        tr.error = "job " + jr.test_label() + ": " + jr.error;
+      }
+      tr.jobs.push_back(std::move(jr));
+      if (failed) break;  // keep what finished, go on with the next target
+      if (cancel_requested()) break;
+    }
+    pt.cleanup();
+    rep.targets.push_back(std::move(tr));
+    if (cancel_requested()) {
+      rep.interrupted = true;
+      break;
+    }
+  }
+  for (auto& t : targets) t.cleanup();
+  return rep;
+}
+
+int exit_code_of(const Report& r) {
+  if (r.interrupted) return 130;
+  for (const auto& t : r.targets) {
+    if (t.err || !t.error.empty()) return 3;
+    for (const auto& j : t.jobs)
+      if (j.err) return 3;
+  }
+  return 0;
+}
+
+}  // namespace piprov::bench

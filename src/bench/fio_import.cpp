@@ -1,0 +1,78 @@
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "bench/fio_import.hpp"
+#include "bench/report.hpp"
+#include "core/error.hpp"
+
+namespace piprov::bench {
+
+std::vector<ImportedJob> parse_fio_output(std::string_view text, const std::string& source) {
+  auto json = parse_fio_json(text, source);
+  if (!json.empty()) return json;
+  return parse_fio_text(text, source);
+}
+
+namespace {
+// Row key of a job: its test label, per direction when it has both.
+std::set<std::string> keys_of(const JobResult& j) {
+  std::set<std::string> k;
+  k.insert(j.test_label());
+  return k;
+}
+}  // namespace
+
+Report group_imported(const std::vector<ImportedJob>& jobs) {
+  Report rep;
+  for (const auto& ij : jobs) {
+    std::string label = ij.target;
+    for (int n = 2;; ++n) {
+      auto it = std::find_if(rep.targets.begin(), rep.targets.end(), [&](const auto& t) { return t.label == label; });
+      if (it == rep.targets.end()) {
+        TargetResult t;
+        t.label = label;
+        t.path = ij.target;
+        t.jobs.push_back(ij.job);
+        rep.targets.push_back(std::move(t));
+        break;
+      }
+      bool clash = false;
+      for (const auto& j : it->jobs)
+        for (const auto& k : keys_of(ij.job)) clash |= keys_of(j).count(k) > 0;
+      if (!clash) {
+        it->jobs.push_back(ij.job);
+        break;
+      }
+      label = ij.target + " #" + std::to_string(n);
+    }
+  }
+  return rep;
+}
+
+Report import_fio_files(const std::vector<std::string>& paths) {
+  std::vector<ImportedJob> all;
+  for (const auto& p : paths) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) throw io_error("cannot read fio output " + p, errno);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string source = std::filesystem::path(p).filename().string();
+    std::string content = ss.str();
+    if (content.find("\"piprov_bench\"") != std::string::npos) {  // a saved `piprov bench --format json` run
+      for (auto& t : report_from_json(content, p).targets)
+        for (auto& j : t.jobs) all.push_back({t.label, std::move(j)});
+      continue;
+    }
+    auto jobs = parse_fio_output(content, source);
+    if (jobs.empty())
+      throw Error(ErrorKind::Usage, p + ": no fio results found (expected fio --output-format=json or normal output)");
+    all.insert(all.end(), jobs.begin(), jobs.end());
+  }
+  return group_imported(all);
+}
+
+}  // namespace piprov::bench

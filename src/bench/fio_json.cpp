@@ -1,0 +1,140 @@
+// fio JSON output -> result model. Handles fio 2.x (usec "lat"/"clat", io_bytes
+// in KiB before 2.21) and 3.x ("lat_ns", bw_bytes, "sync" section).
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "bench/fio_import.hpp"
+#include "bench/fio_util.hpp"
+#include "core/error.hpp"
+
+namespace piprov::bench {
+namespace {
+
+using nlohmann::json;
+
+double num(const json& j, const char* key, double dflt = 0) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return dflt;
+  if (it->is_number()) return it->get<double>();
+  if (it->is_string()) {
+    try {
+      return std::stod(it->get<std::string>());
+    } catch (...) {
+      return dflt;
+    }
+  }
+  return dflt;
+}
+
+std::string str(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_number()) return it->dump();
+  return "";
+}
+
+// `scale` converts the document's unit to ns (1 for *_ns, 1000 for usec).
+LatStats lat_from(const json& j, double scale) {
+  LatStats s;
+  if (!j.is_object()) return s;
+  s.min_ns = num(j, "min") * scale;
+  s.max_ns = num(j, "max") * scale;
+  s.mean_ns = num(j, "mean") * scale;
+  s.stdev_ns = num(j, "stddev") * scale;
+  s.samples = static_cast<std::uint64_t>(num(j, "N"));
+  if (auto p = j.find("percentile"); p != j.end() && p->is_object())
+    for (auto it = p->begin(); it != p->end(); ++it) {
+      double pct = 0;
+      try {
+        pct = std::stod(it.key());
+      } catch (...) {
+        continue;
+      }
+      if (pct <= 0 || !it->is_number()) continue;
+      s.percentiles.emplace_back(pct, it->get<double>() * scale);
+    }
+  return s;
+}
+
+// Latency block `base` ("lat", "clat", "slat"): base_ns (ns) or base (usec).
+LatStats lat_of(const json& dir, const std::string& base) {
+  if (auto it = dir.find(base + "_ns"); it != dir.end()) return lat_from(*it, 1.0);
+  if (auto it = dir.find(base); it != dir.end()) return lat_from(*it, 1000.0);
+  return {};
+}
+
+std::optional<DirStats> dir_from(const json& dir, const FioVersion& v, std::uint64_t bs) {
+  if (!dir.is_object()) return std::nullopt;
+  DirStats d;
+  d.runtime_s = num(dir, "runtime") / 1000.0;
+  double io = num(dir, "io_bytes");
+  bool kib = dir.contains("io_kbytes") ? false : v.known() ? v.before(2, 21) : false;
+  d.bytes = static_cast<std::uint64_t>(kib ? io * 1024 : io);
+  d.iops = num(dir, "iops");
+  d.bw_bytes = dir.contains("bw_bytes") ? num(dir, "bw_bytes") : num(dir, "bw") * 1024.0;
+  if (dir.contains("total_ios")) d.ios = static_cast<std::uint64_t>(num(dir, "total_ios"));
+  else if (bs) d.ios = d.bytes / bs;
+  else d.ios = static_cast<std::uint64_t>(std::llround(d.iops * d.runtime_s));
+  d.lat = lat_of(dir, "lat");
+  d.clat = lat_of(dir, "clat");
+  d.slat = lat_of(dir, "slat");
+  if (d.ios == 0 && d.bytes == 0 && d.iops == 0) return std::nullopt;
+  return d;
+}
+
+std::vector<ImportedJob> jobs_from(const json& doc, const std::string& source) {
+  if (!doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_array())
+    throw Error(ErrorKind::Usage, source + ": a JSON document without \"jobs\" is not fio output; pass fio's "
+                                           "--output-format=json output");
+  FioVersion v = FioVersion::parse(str(doc, "fio version"));
+  json global = doc.value("global options", json::object());
+  std::string disk;
+  if (auto du = doc.find("disk_util"); du != doc.end() && du->is_array() && !du->empty())
+    disk = (*du)[0].value("name", "");
+  std::vector<ImportedJob> out;
+  for (const auto& j : doc["jobs"]) {
+    json opts = global;
+    if (auto o = j.find("job options"); o != j.end() && o->is_object()) opts.update(*o);
+    FioOptions fo;
+    for (auto it = opts.begin(); it != opts.end(); ++it)
+      if (it->is_string()) fo.set(it.key(), it->get<std::string>());
+    JobResult r;
+    r.name = str(j, "jobname");
+    fo.apply(r);
+    r.source = (v.text.empty() ? std::string("fio") : v.text) + " (" + source + ")";
+    r.err = static_cast<int>(num(j, "error"));
+    if (r.err) r.error = "fio reported error " + std::to_string(r.err);
+    if (auto it = j.find("read"); it != j.end()) r.read = dir_from(*it, v, r.bs);
+    if (auto it = j.find("write"); it != j.end()) r.write = dir_from(*it, v, r.bs);
+    if (auto it = j.find("sync"); it != j.end() && it->is_object()) {
+      LatStats s = lat_of(*it, "lat");
+      r.sync_ios = static_cast<std::uint64_t>(num(*it, "total_ios"));
+      if (s.present()) r.sync = s;
+    }
+    if (!r.read && !r.write && !r.sync) continue;
+    std::string target = !fo.filename.empty() ? fo.filename : !disk.empty() ? disk : source;
+    out.push_back({target, std::move(r)});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ImportedJob> parse_fio_json(std::string_view text, const std::string& source) {
+  std::vector<ImportedJob> out;
+  for (auto [begin, end] : find_json_objects(text)) {
+    json doc;
+    try {
+      doc = json::parse(text.substr(begin, end - begin));
+    } catch (const json::exception& e) {
+      continue;  // a brace-balanced fragment of prose, not JSON
+    }
+    if (!doc.is_object() || !doc.contains("jobs")) continue;
+    auto jobs = jobs_from(doc, source);
+    out.insert(out.end(), jobs.begin(), jobs.end());
+  }
+  return out;
+}
+
+}  // namespace piprov::bench

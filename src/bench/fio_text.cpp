@@ -1,0 +1,257 @@
+// fio's normal (text) output -> result model. Line-oriented: recognised lines
+// update the current job, everything else (prose, status lines) is skipped.
+// Layouts: fio >= 2.17 "read: IOPS=94, BW=379MiB/s (397MB/s)(22.2GiB/60078msec)";
+// before "read : io=353500KB, bw=68118KB/s, iops=133, runt=  5314msec".
+#include <map>
+#include <optional>
+#include <regex>
+
+#include "bench/fio_import.hpp"
+#include "bench/fio_util.hpp"
+
+namespace piprov::bench {
+namespace {
+
+struct Patterns {
+  std::regex cmd{R"((?:^|[\s#$>/])fio\s+(.*-(?:-)?[a-z_]+=.*)$)"};
+  std::regex opt{R"((?:^|\s)--?([a-z_]+)=(\S+))"};
+  std::regex header{R"(([\w.\-]+): \(g=\d+\): rw=(\w+), bs=(?:\(R\) )?([0-9]+[A-Za-z]*))"};
+  std::regex header_rest{R"(ioengine=([\w]+), iodepth=(\d+))"};
+  std::regex version{R"(^(fio-\d+\.\d+\S*)\s*$)"};
+  std::regex job{R"(([\w.\-]+): \(groupid=(\d+), jobs=(\d+)\): err=\s*(\d+))"};
+  std::regex dir_new{
+      R"(^\s+(read|write|trim)\s*: IOPS=([\d.]+[kMG]?), BW=([\d.]+)([A-Za-z]+/s) \([^)]*\)\(([\d.]+)([A-Za-z]+)/(\d+)msec\))"};
+  std::regex dir_old{
+      R"(^\s+(read|write|trim)\s*: io=([\d.]+)([A-Za-z]+), bw=([\d.]+)([A-Za-z]+/s), iops=([\d.]+[kMG]?), runt=\s*(\d+)msec)"};
+  std::regex lat{
+      R"(^\s+(slat|clat|lat|sync)\s*\((nsec|usec|msec|sec)\)\s*:\s*min=\s*([\d.]+[kMG]?), max=\s*([\d.]+[kMG]?), avg=\s*([\d.]+[kMG]?), stdev=\s*([\d.]+[kMG]?))"};
+  std::regex pct_head{R"(^\s+(clat|lat|sync) percentiles \((nsec|usec|msec|sec)\):)"};
+  std::regex pct{R"(([\d.]+)th=\[\s*(\d+)\])"};
+  std::regex issued_new{R"(issued rwts?: total=(\d+),(\d+))"};
+  std::regex issued_old{R"(issued\s*: total=r=(\d+)/w=(\d+))"};
+  std::regex disk{
+      R"(^\s+([\w\-]+): ios=(\d+)/(\d+),(?: sectors=(\d+)/(\d+),)? merge=(\d+)/(\d+), ticks=(\d+)/(\d+), in_queue=(\d+), util=([\d.]+)%)"};
+};
+
+const Patterns& pat() {
+  static const Patterns p;
+  return p;
+}
+
+struct Header {
+  std::string rw, engine;
+  std::uint64_t bs = 0;
+  unsigned iodepth = 0;
+};
+
+class TextParser {
+ public:
+  explicit TextParser(std::string source) : source_(std::move(source)) {}
+
+  void line(std::string_view raw, std::size_t lineno) {
+    std::string l(raw.size() > 2000 ? raw.substr(raw.size() - 2000) : raw);
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+    const auto& P = pat();
+    std::smatch m;
+    if (l.find("(groupid=") != std::string::npos && std::regex_search(l, m, P.job)) return start_job(m);
+    if (l.find(": (g=") != std::string::npos && std::regex_search(l, m, P.header)) return header(l, m, lineno);
+    if (l.rfind("fio-", 0) == 0 && std::regex_search(l, m, P.version)) {
+      version_ = m[1];
+      return;
+    }
+    if (l.find("fio ") != std::string::npos && l.find('=') != std::string::npos && std::regex_search(l, m, P.cmd))
+      return command(m[1], lineno);
+    const bool has_ios = l.find("ios=") != std::string::npos;
+    if (!cur_) {
+      if (has_ios && std::regex_search(l, m, P.disk)) disk(m);
+      return;
+    }
+    if (l.find("IOPS=") != std::string::npos && std::regex_search(l, m, P.dir_new)) return dir_new(m);
+    if (l.find("iops=") != std::string::npos && std::regex_search(l, m, P.dir_old)) return dir_old(m);
+    if (l.find("min=") != std::string::npos && std::regex_search(l, m, P.lat)) return lat(m);
+    if (l.find("percentiles") != std::string::npos && std::regex_search(l, m, P.pct_head)) {
+      pct_target_ = m[1];
+      pct_scale_ = unit_ns(m[2].str());
+      return;
+    }
+    if (l.find("th=[") != std::string::npos && l.find('|') != std::string::npos) return pct(l);
+    pct_target_.clear();
+    if (l.find("issued") != std::string::npos) {
+      if (std::regex_search(l, m, P.issued_new) || std::regex_search(l, m, P.issued_old)) {
+        if (cur().read) cur().read->ios = std::stoull(m[1]);
+        if (cur().write) cur().write->ios = std::stoull(m[2]);
+      }
+      return;
+    }
+    if (has_ios && std::regex_search(l, m, P.disk)) disk(m);
+  }
+
+  std::vector<ImportedJob> finish() { return std::move(out_); }
+
+ private:
+  JobResult& cur() { return out_[*cur_].job; }
+
+  void command(const std::string& args, std::size_t lineno) {
+    cmd_ = FioOptions{};
+    const auto& P = pat();
+    for (std::sregex_iterator it(args.begin(), args.end(), P.opt), end; it != end; ++it)
+      cmd_.set((*it)[1], (*it)[2]);
+    cmd_line_ = lineno;
+    run_start_ = out_.size();
+    cur_.reset();
+  }
+
+  void header(const std::string& l, const std::smatch& m, std::size_t lineno) {
+    run_start_ = out_.size();  // jobs after this header belong to a new run
+    cur_.reset();
+    Header h;
+    h.rw = m[2];
+    FioOptions o;
+    o.set("bs", m[3]);
+    h.bs = o.bs;
+    std::smatch r;
+    if (std::regex_search(l, r, pat().header_rest)) {
+      h.engine = r[1];
+      h.iodepth = static_cast<unsigned>(std::stoul(r[2]));
+    }
+    headers_[m[1]] = h;
+    // A command line counts for this run only when printed just before it.
+    if (cmd_line_ && lineno - cmd_line_ > 3) cmd_ = FioOptions{}, cmd_line_ = 0;
+  }
+
+  void start_job(const std::smatch& m) {
+    ImportedJob j;
+    JobResult& r = j.job;
+    r.name = m[1];
+    if (auto h = headers_.find(r.name); h != headers_.end()) {
+      r.rw = h->second.rw;
+      r.bs = h->second.bs;
+      r.engine = h->second.engine;
+      r.iodepth = h->second.iodepth;
+    }
+    r.numjobs = static_cast<unsigned>(std::stoul(m[3]));
+    r.err = std::stoi(m[4]);
+    if (r.err) r.error = "fio reported err=" + std::to_string(r.err);
+    if (cmd_line_) cmd_.apply(r);
+    if (!r.rw.empty() && !r.iodepth) r.iodepth = 1;
+    r.source = (version_.empty() ? std::string("fio") : version_) + " (" + source_ + ")";
+    j.target = cmd_line_ && !cmd_.filename.empty() ? cmd_.filename : "";
+    out_.push_back(std::move(j));
+    cur_ = out_.size() - 1;
+    dir_ = nullptr;
+    pct_target_.clear();
+  }
+
+  DirStats& open_dir(const std::string& which) {
+    auto& o = which == "read" ? cur().read : cur().write;
+    if (which == "trim") {
+      trim_ = DirStats{};
+      return trim_;
+    }
+    o = DirStats{};
+    dir_ = &*o;
+    return *o;
+  }
+
+  void dir_new(const std::smatch& m) {
+    DirStats& d = open_dir(m[1]);
+    parse_fio_number(m[2].str(), d.iops);
+    double bw = 0, io = 0;
+    parse_fio_number(m[3].str(), bw);
+    parse_fio_number(m[5].str(), io);
+    d.bw_bytes = bw * unit_bytes(m[4].str());
+    d.bytes = static_cast<std::uint64_t>(io * unit_bytes(m[6].str()));
+    d.runtime_s = std::stod(m[7]) / 1000.0;
+    if (cur().bs) d.ios = d.bytes / cur().bs;
+  }
+
+  void dir_old(const std::smatch& m) {
+    DirStats& d = open_dir(m[1]);
+    double io = 0, bw = 0;
+    parse_fio_number(m[2].str(), io);
+    parse_fio_number(m[4].str(), bw);
+    d.bytes = static_cast<std::uint64_t>(io * unit_bytes(m[3].str(), true));
+    d.bw_bytes = bw * unit_bytes(m[5].str(), true);
+    parse_fio_number(m[6].str(), d.iops);
+    d.runtime_s = std::stod(m[7]) / 1000.0;
+    if (cur().bs) d.ios = d.bytes / cur().bs;
+  }
+
+  LatStats* lat_slot(const std::string& which) {
+    if (which == "sync") {
+      if (!cur().sync) cur().sync = LatStats{};
+      return &*cur().sync;
+    }
+    if (!dir_) return nullptr;
+    if (which == "slat") return &dir_->slat;
+    if (which == "clat") return &dir_->clat;
+    return &dir_->lat;
+  }
+
+  void lat(const std::smatch& m) {
+    LatStats* s = lat_slot(m[1]);
+    if (!s) return;
+    double scale = unit_ns(m[2].str()), v = 0;
+    parse_fio_number(m[3].str(), v), s->min_ns = v * scale;
+    parse_fio_number(m[4].str(), v), s->max_ns = v * scale;
+    parse_fio_number(m[5].str(), v), s->mean_ns = v * scale;
+    parse_fio_number(m[6].str(), v), s->stdev_ns = v * scale;
+  }
+
+  void pct(const std::string& l) {
+    if (pct_target_.empty()) return;
+    LatStats* s = lat_slot(pct_target_);
+    if (!s) return;
+    const auto& P = pat();
+    for (std::sregex_iterator it(l.begin(), l.end(), P.pct), end; it != end; ++it)
+      s->percentiles.emplace_back(std::stod((*it)[1]), std::stod((*it)[2]) * pct_scale_);
+  }
+
+  void disk(const std::smatch& m) {
+    DiskStats d;
+    d.device = m[1];
+    d.read_ios = std::stoull(m[2]);
+    d.write_ios = std::stoull(m[3]);
+    if (m[4].matched) d.read_sectors = std::stoull(m[4]), d.write_sectors = std::stoull(m[5]);
+    d.read_merges = std::stoull(m[6]);
+    d.write_merges = std::stoull(m[7]);
+    d.read_ticks_ms = std::stoull(m[8]);
+    d.write_ticks_ms = std::stoull(m[9]);
+    d.time_in_queue_ms = std::stoull(m[10]);
+    for (std::size_t i = run_start_; i < out_.size(); ++i) {
+      if (!out_[i].job.disk) out_[i].job.disk = d;
+      if (out_[i].target.empty()) out_[i].target = d.device;
+    }
+    cur_.reset();
+  }
+
+  std::string source_, version_;
+  FioOptions cmd_;
+  std::size_t cmd_line_ = 0, run_start_ = 0;
+  std::map<std::string, Header> headers_;
+  std::vector<ImportedJob> out_;
+  std::optional<std::size_t> cur_;
+  DirStats* dir_ = nullptr;
+  DirStats trim_;
+  std::string pct_target_;
+  double pct_scale_ = 1;
+};
+
+}  // namespace
+
+std::vector<ImportedJob> parse_fio_text(std::string_view text, const std::string& source) {
+  TextParser p(source);
+  std::size_t lineno = 0, pos = 0;
+  while (pos <= text.size()) {
+    auto nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    p.line(text.substr(pos, nl - pos), ++lineno);
+    pos = nl + 1;
+  }
+  auto out = p.finish();
+  for (auto& j : out)
+    if (j.target.empty()) j.target = source;
+  return out;
+}
+
+}  // namespace piprov::bench

@@ -1,0 +1,51 @@
+#pragma once
+// Small helpers shared by the fio JSON and text importers (internal).
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "bench/result.hpp"
+
+namespace piprov::bench {
+
+/// "fio-3.12" / "fio-2.1.4" / "fio-3.33-12-gabc" -> major/minor.
+struct FioVersion {
+  std::string text;
+  int major = -1, minor = -1;
+  bool known() const { return major >= 0; }
+  bool before(int ma, int mi) const { return major < ma || (major == ma && minor < mi); }
+  static FioVersion parse(std::string_view s);
+};
+
+/// fio job options by name (command line or JSON "job options").
+struct FioOptions {
+  std::string name, filename, rw, ioengine;
+  std::uint64_t bs = 0;
+  unsigned iodepth = 0, numjobs = 0, fsync = 0;
+  int direct = -1, dsync = -1;
+  /// Sets one option ("bs", "blocksize", "rw", "readwrite", "iodepth",
+  /// "numjobs", "ioengine", "direct", "sync", "fsync", "fdatasync", "filename", "name").
+  void set(const std::string& key, const std::string& value);
+  /// Copies what is known into `r` (does not clear what is not).
+  void apply(JobResult& r) const;
+};
+
+/// Number with fio's k/M/G suffix ("2036.7k" -> 2036700, "18.6k"); decimal
+/// multipliers as fio's num2str prints them. Returns false when not a number.
+bool parse_fio_number(std::string_view s, double& out);
+
+/// Bytes in `unit` (a trailing "/s" is ignored): B, KiB, MiB, GiB, TiB
+/// (binary), kB/MB/GB/TB (decimal); with `legacy` (pre-2.17 text) KB/MB/GB are
+/// binary as fio meant them. 0 when unknown.
+double unit_bytes(std::string_view unit, bool legacy = false);
+
+/// ns in "nsec" | "usec" | "msec" | "sec"; 0 when unknown.
+double unit_ns(std::string_view unit);
+
+/// [begin, end) of each brace-balanced {...} block (string-aware) that starts
+/// at a line start; prose braces are filtered later by the JSON parser.
+std::vector<std::pair<std::size_t, std::size_t>> find_json_objects(std::string_view text);
+
+}  // namespace piprov::bench

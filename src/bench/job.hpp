@@ -1,0 +1,69 @@
+#pragma once
+// A job: what to run (fio's options of the same names) and where.
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "bench/result.hpp"
+
+namespace piprov::bench {
+
+/// fio-like job options. Times in seconds, sizes in bytes.
+struct JobSpec {
+  std::string name;          ///< "seq-read", shown in progress
+  std::string rw = "randread";  ///< read | write | randread | randwrite | rw | randrw
+  std::uint64_t bs = 4096;
+  unsigned iodepth = 1;
+  unsigned numjobs = 1;      ///< threads, each with its own fd and engine
+  double runtime_s = 5;      ///< measured time (time_based)
+  double ramp_s = 1;         ///< not counted (fio ramp_time)
+  std::string engine = "libaio";
+  bool direct = true;        ///< O_DIRECT
+  bool dsync = false;        ///< O_DSYNC (--sync; fio sync=1)
+  unsigned fsync = 0;        ///< fsync after every N writes, timed as the sync section
+  unsigned rwmixread = 50;   ///< percent reads for rw/randrw
+  bool has_reads() const { return rw == "read" || rw == "randread" || rw == "rw" || rw == "randrw"; }
+  bool has_writes() const { return rw == "write" || rw == "randwrite" || rw == "rw" || rw == "randrw"; }
+  bool random() const { return rw.rfind("rand", 0) == 0; }
+};
+
+/// Where a job runs: the file or device, the byte range [offset, offset+size),
+/// the alignment for O_DIRECT (logical block size or statx DIOALIGN), and the
+/// /sys/class/block name whose stat is sampled ("" for none).
+struct JobTarget {
+  std::string path;
+  std::uint64_t offset = 0;
+  std::uint64_t size = 0;
+  unsigned align = 512;
+  std::string stat_name;
+};
+
+/// Progress of a running job: seconds done of total (ramp included), and
+/// I/Os completed so far in the measured part.
+struct JobProgress {
+  double elapsed_s = 0, total_s = 0;
+  std::uint64_t ios = 0;
+  double iops_now = 0;
+};
+using ProgressFn = std::function<void(const JobProgress&)>;
+
+/// Checks `spec` (rw known, bs > 0 and a multiple of target.align when direct,
+/// iodepth 1..4096, numjobs 1..256, runtime > 0, range holds one block);
+/// throws Error{Usage} naming the option.
+void validate(const JobSpec& spec, const JobTarget& target);
+
+/// Runs `spec` on `target`: numjobs threads, iodepth kept full, each I/O's
+/// latency (submit to completion, CLOCK_MONOTONIC ns) into a histogram;
+/// fsync timed separately; /sys/block stat deltas over the measured part.
+/// An I/O error ends the job with JobResult::err/error set (never throws for
+/// I/O errors after start); Ctrl-C ends it early with `interrupted` set.
+/// Throws Error{Io} when the target cannot be opened, Error{Usage} on bad options.
+JobResult run_job(const JobSpec& spec, const JobTarget& target, const ProgressFn& progress = {});
+
+/// CLOCK_MONOTONIC in ns.
+std::uint64_t now_ns();
+
+/// Fills `len` bytes with a cheap generator (splitmix64); `state` advances.
+void fill_random(void* buf, std::size_t len, std::uint64_t& state);
+
+}  // namespace piprov::bench

@@ -1,0 +1,85 @@
+#include "bench/profiles.hpp"
+
+#include "core/error.hpp"
+
+namespace piprov::bench {
+
+namespace {
+
+JobSpec job(const char* name, const char* rw, std::uint64_t bs, unsigned qd, const char* engine, bool dsync,
+            double runtime) {
+  JobSpec j;
+  j.name = name;
+  j.rw = rw;
+  j.bs = bs;
+  j.iodepth = qd;
+  j.engine = engine;
+  j.direct = true;
+  j.dsync = dsync;
+  j.runtime_s = runtime;
+  j.ramp_s = runtime >= 30 ? 2 : 1;
+  return j;
+}
+
+std::vector<JobSpec> pi_jobs(double runtime) {
+  return {job("seq-read", "read", 4u << 20, 32, "libaio", false, runtime),
+          job("rand-read", "randread", 4096, 1, "libaio", true, runtime),
+          job("seq-write", "write", 4u << 20, 32, "libaio", false, runtime),
+          job("rand-write", "randwrite", 4096, 1, "libaio", true, runtime)};
+}
+
+}  // namespace
+
+std::vector<std::string> profile_names() { return {"pi", "sync-write", "throughput", "quick"}; }
+
+Profile profile(const std::string& name) {
+  Profile p;
+  p.name = name;
+  if (name == "pi") {
+    p.jobs = pi_jobs(60);
+  } else if (name == "quick") {
+    p.jobs = pi_jobs(5);
+    p.default_size = 256ull << 20;
+  } else if (name == "sync-write") {
+    for (unsigned n : {1u, 8u, 20u}) {
+      JobSpec j = job("sync-write", "write", 4096, 1, "psync", false, 60);
+      j.fsync = 1;
+      j.numjobs = n;
+      j.name = "sync-write-" + std::to_string(n);
+      p.jobs.push_back(j);
+    }
+    p.default_size = 256ull << 20;
+  } else if (name == "throughput") {
+    JobSpec j = job("throughput", "randwrite", 256u << 10, 256, "libaio", false, 60);
+    j.numjobs = 4;
+    p.jobs.push_back(j);
+  } else {
+    throw Error(ErrorKind::Usage, "unknown --profile '" + name + "': use pi, sync-write, throughput or quick");
+  }
+  return p;
+}
+
+void apply_overrides(Profile& p, const Overrides& o) {
+  if (o.rw) {
+    JobSpec j;
+    j.name = *o.rw;
+    j.rw = *o.rw;
+    j.runtime_s = p.jobs.empty() ? 5 : p.jobs.front().runtime_s;
+    j.ramp_s = p.jobs.empty() ? 1 : p.jobs.front().ramp_s;
+    p.jobs = {j};
+  }
+  for (auto& j : p.jobs) {
+    if (o.engine) j.engine = *o.engine;
+    if (o.bs) j.bs = *o.bs;
+    if (o.iodepth) j.iodepth = *o.iodepth;
+    if (o.numjobs) j.numjobs = *o.numjobs;
+    if (o.fsync) j.fsync = *o.fsync;
+    if (o.rwmixread) j.rwmixread = *o.rwmixread;
+    if (o.runtime_s) j.runtime_s = *o.runtime_s;
+    if (o.ramp_s) j.ramp_s = *o.ramp_s;
+    if (o.direct) j.direct = *o.direct;
+    if (o.dsync) j.dsync = *o.dsync;
+  }
+}
+
+}  // namespace piprov::bench

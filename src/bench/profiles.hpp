@@ -1,0 +1,41 @@
+#pragma once
+// Bench profiles (issue 5 "Profiles"):
+//   pi (default)  seeds/004: seq read + seq write bs=4M iodepth=32 libaio direct;
+//                 rand read + rand write bs=4k iodepth=1 sync=1 direct; 60 s each
+//   sync-write    seeds/000: 4k write direct fsync=1 psync at numjobs 1, 8, 20; 60 s each
+//   throughput    seeds/001: 256k randwrite iodepth=256 numjobs=4 libaio direct; 60 s
+//   quick         the pi tests at 5 s each on a 256 MiB range (tests, demos)
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/job.hpp"
+
+namespace piprov::bench {
+
+struct Profile {
+  std::string name;
+  std::vector<JobSpec> jobs;
+  std::uint64_t default_size = 0;  ///< bytes for a new test file (0: 1 GiB)
+};
+
+/// The named profile; throws Error{Usage} listing the names otherwise.
+Profile profile(const std::string& name);
+
+/// Names, for --help.
+std::vector<std::string> profile_names();
+
+/// Ad-hoc overrides, fio's option names. Unset fields keep the profile's values.
+/// When `rw` is set the profile is replaced by one job built from these.
+struct Overrides {
+  std::optional<std::string> rw, engine;
+  std::optional<std::uint64_t> bs;
+  std::optional<unsigned> iodepth, numjobs, fsync, rwmixread;
+  std::optional<double> runtime_s, ramp_s;
+  std::optional<bool> direct, dsync;
+};
+
+/// Applies `o` to every job of `p` (or replaces the jobs, see Overrides).
+void apply_overrides(Profile& p, const Overrides& o);
+
+}  // namespace piprov::bench

@@ -1,0 +1,213 @@
+// Report <-> JSON ("piprov_bench": 1; schema in docs/bench.md). Everything is
+// kept, histograms included (sparse buckets), so runs can be compared later
+// with `piprov bench import a.json b.json`.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "bench/report.hpp"
+#include "bench/verdict.hpp"
+#include "core/error.hpp"
+
+namespace piprov::bench {
+namespace {
+
+using nlohmann::json;
+
+json lat_json(const LatStats& l) {
+  json j{{"samples", l.samples}, {"min_ns", l.min_ns}, {"max_ns", l.max_ns}, {"mean_ns", l.mean_ns},
+         {"stdev_ns", l.stdev_ns}};
+  json p = json::object();
+  for (const auto& [q, v] : l.percentiles) p[fmt::format("{:.6f}", q)] = v;
+  j["percentiles_ns"] = p;
+  if (l.hist) {
+    json b = json::array();
+    for (const auto& [low, n] : l.hist->buckets()) b.push_back({low, n});
+    j["histogram"] = {{"scheme", "log-linear, 2048 sub-buckets (HdrHistogram 3 significant digits)"},
+                      {"unit", "ns"},
+                      {"min", l.hist->min()},
+                      {"max", l.hist->max()},
+                      {"sum", l.hist->sum()},
+                      {"sum_sq", l.hist->sum_sq()},
+                      {"buckets", b}};
+  }
+  return j;
+}
+
+LatStats lat_from(const json& j) {
+  LatStats l;
+  if (!j.is_object()) return l;
+  l.samples = j.value("samples", std::uint64_t{0});
+  l.min_ns = j.value("min_ns", 0.0);
+  l.max_ns = j.value("max_ns", 0.0);
+  l.mean_ns = j.value("mean_ns", 0.0);
+  l.stdev_ns = j.value("stdev_ns", 0.0);
+  if (auto p = j.find("percentiles_ns"); p != j.end())
+    for (auto it = p->begin(); it != p->end(); ++it) l.percentiles.emplace_back(std::stod(it.key()), it->get<double>());
+  if (auto h = j.find("histogram"); h != j.end() && h->is_object()) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> b;
+    for (const auto& e : (*h)["buckets"]) b.emplace_back(e[0].get<std::uint64_t>(), e[1].get<std::uint64_t>());
+    l.hist = Histogram::from_buckets(b, h->value("min", std::uint64_t{0}), h->value("max", std::uint64_t{0}),
+                                     h->value("sum", 0.0), h->value("sum_sq", 0.0));
+  }
+  return l;
+}
+
+json dir_json(const DirStats& d) {
+  json j{{"ios", d.ios},           {"bytes", d.bytes},
+         {"runtime_s", d.runtime_s}, {"iops", d.iops},
+         {"bw_bytes", d.bw_bytes}, {"bw_mib_s", d.bw_bytes / 1048576.0},
+         {"bw_mb_s", d.bw_bytes / 1e6}, {"lat", lat_json(d.lat)}};
+  if (d.clat.present()) j["clat"] = lat_json(d.clat);
+  if (d.slat.present()) j["slat"] = lat_json(d.slat);
+  return j;
+}
+
+DirStats dir_from(const json& j) {
+  DirStats d;
+  d.ios = j.value("ios", std::uint64_t{0});
+  d.bytes = j.value("bytes", std::uint64_t{0});
+  d.runtime_s = j.value("runtime_s", 0.0);
+  d.iops = j.value("iops", 0.0);
+  d.bw_bytes = j.value("bw_bytes", 0.0);
+  if (j.contains("lat")) d.lat = lat_from(j["lat"]);
+  if (j.contains("clat")) d.clat = lat_from(j["clat"]);
+  if (j.contains("slat")) d.slat = lat_from(j["slat"]);
+  return d;
+}
+
+json disk_json(const DiskStats& d) {
+  return {{"device", d.device}, {"elapsed_s", d.elapsed_s}, {"read_ios", d.read_ios}, {"write_ios", d.write_ios},
+          {"read_merges", d.read_merges}, {"write_merges", d.write_merges}, {"read_sectors", d.read_sectors},
+          {"write_sectors", d.write_sectors}, {"read_ticks_ms", d.read_ticks_ms}, {"write_ticks_ms", d.write_ticks_ms},
+          {"io_ticks_ms", d.io_ticks_ms}, {"time_in_queue_ms", d.time_in_queue_ms}, {"tps", d.tps()},
+          {"rkB_s", d.rkb_s()}, {"wkB_s", d.wkb_s()}, {"areq_sz_kB", d.areq_sz_kb()}, {"aqu_sz", d.aqu_sz()},
+          {"await_ms", d.await_ms()}, {"util_pct", d.util_pct()}};
+}
+
+DiskStats disk_from(const json& j) {
+  DiskStats d;
+  d.device = j.value("device", "");
+  d.elapsed_s = j.value("elapsed_s", 0.0);
+#define F(x) d.x = j.value(#x, std::uint64_t{0})
+  F(read_ios); F(write_ios); F(read_merges); F(write_merges); F(read_sectors); F(write_sectors);
+  F(read_ticks_ms); F(write_ticks_ms); F(io_ticks_ms); F(time_in_queue_ms);
+#undef F
+  return d;
+}
+
+json device_json(const DeviceInfo& d) {
+  return {{"name", d.name}, {"stat_name", d.stat_name}, {"model", d.model}, {"vendor", d.vendor},
+          {"transport", d.transport}, {"driver", d.driver}, {"usb_speed_mbps", d.usb_speed},
+          {"size_bytes", d.size_bytes}, {"logical_block_size", d.logical_block_size},
+          {"physical_block_size", d.physical_block_size}, {"nr_requests", d.nr_requests},
+          {"max_hw_sectors_kb", d.max_hw_sectors_kb}, {"max_sectors_kb", d.max_sectors_kb},
+          {"optimal_io_size", d.optimal_io_size}, {"rotational", d.rotational}, {"scheduler", d.scheduler},
+          {"write_cache", d.write_cache}};
+}
+
+DeviceInfo device_from(const json& j) {
+  DeviceInfo d;
+  d.name = j.value("name", "");
+  d.stat_name = j.value("stat_name", "");
+  d.model = j.value("model", "");
+  d.vendor = j.value("vendor", "");
+  d.transport = j.value("transport", "");
+  d.driver = j.value("driver", "");
+  d.usb_speed = j.value("usb_speed_mbps", "");
+  d.size_bytes = j.value("size_bytes", std::uint64_t{0});
+  d.logical_block_size = j.value("logical_block_size", 0u);
+  d.physical_block_size = j.value("physical_block_size", 0u);
+  d.nr_requests = j.value("nr_requests", 0u);
+  d.max_hw_sectors_kb = j.value("max_hw_sectors_kb", 0u);
+  d.max_sectors_kb = j.value("max_sectors_kb", 0u);
+  d.optimal_io_size = j.value("optimal_io_size", 0u);
+  d.rotational = j.value("rotational", false);
+  d.scheduler = j.value("scheduler", "");
+  d.write_cache = j.value("write_cache", "");
+  return d;
+}
+
+json job_json(const JobResult& r) {
+  json j{{"name", r.name},       {"test", r.test_label()}, {"rw", r.rw},         {"bs", r.bs},
+         {"iodepth", r.iodepth}, {"numjobs", r.numjobs},   {"engine", r.engine}, {"direct", r.direct},
+         {"sync", r.dsync},      {"fsync", r.fsync},       {"source", r.source}, {"errno", r.err},
+         {"error", r.error},     {"interrupted", r.interrupted}};
+  j["read"] = r.read ? dir_json(*r.read) : json(nullptr);
+  j["write"] = r.write ? dir_json(*r.write) : json(nullptr);
+  j["sync_section"] = r.sync ? json{{"ios", r.sync_ios}, {"lat", lat_json(*r.sync)}} : json(nullptr);
+  j["disk"] = r.disk ? disk_json(*r.disk) : json(nullptr);
+  return j;
+}
+
+JobResult job_from(const json& j) {
+  JobResult r;
+  r.name = j.value("name", "");
+  r.rw = j.value("rw", "");
+  r.bs = j.value("bs", std::uint64_t{0});
+  r.iodepth = j.value("iodepth", 1u);
+  r.numjobs = j.value("numjobs", 1u);
+  r.engine = j.value("engine", "");
+  r.direct = j.value("direct", false);
+  r.dsync = j.value("sync", false);
+  r.fsync = j.value("fsync", 0u);
+  r.source = j.value("source", "");
+  r.err = j.value("errno", 0);
+  r.error = j.value("error", "");
+  r.interrupted = j.value("interrupted", false);
+  if (j.contains("read") && j["read"].is_object()) r.read = dir_from(j["read"]);
+  if (j.contains("write") && j["write"].is_object()) r.write = dir_from(j["write"]);
+  if (j.contains("sync_section") && j["sync_section"].is_object()) {
+    r.sync = lat_from(j["sync_section"]["lat"]);
+    r.sync_ios = j["sync_section"].value("ios", std::uint64_t{0});
+  }
+  if (j.contains("disk") && j["disk"].is_object()) r.disk = disk_from(j["disk"]);
+  return r;
+}
+
+}  // namespace
+
+std::string report_to_json(const Report& r) {
+  json targets = json::array();
+  for (const auto& t : r.targets) {
+    json jobs = json::array();
+    for (const auto& j : t.jobs) jobs.push_back(job_json(j));
+    json tj{{"label", t.label}, {"path", t.path}, {"errno", t.err}, {"error", t.error}, {"jobs", jobs}};
+    tj["device"] = t.device ? device_json(*t.device) : json(nullptr);
+    if (auto v = sd_verdict(t, r.sd_verdict_all))
+      tj["sd_class"] = {{"class", v->cls},
+                        {"rand_read_iops", v->rand_read_iops},
+                        {"rand_write_iops", v->rand_write_iops},
+                        {"seq_write_mb_s", v->seq_write_mb_s},
+                        {"text", v->text}};
+    targets.push_back(tj);
+  }
+  // Labels and job names come from user files: invalid UTF-8 is replaced, not fatal.
+  return json{{"piprov_bench", 1}, {"interrupted", r.interrupted}, {"targets", targets}}.dump(
+      2, ' ', false, json::error_handler_t::replace);
+}
+
+Report report_from_json(std::string_view text, const std::string& source) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::exception& e) {
+    throw Error(ErrorKind::Usage, source + ": not valid JSON: " + e.what());
+  }
+  if (!doc.is_object() || !doc.contains("piprov_bench"))
+    throw Error(ErrorKind::Usage, source + ": not a piprov bench JSON report (no \"piprov_bench\" key)");
+  Report r;
+  r.interrupted = doc.value("interrupted", false);
+  for (const auto& tj : doc["targets"]) {
+    TargetResult t;
+    t.label = tj.value("label", "");
+    t.path = tj.value("path", "");
+    t.err = tj.value("errno", 0);
+    t.error = tj.value("error", "");
+    if (tj.contains("device") && tj["device"].is_object()) t.device = device_from(tj["device"]);
+    for (const auto& jj : tj["jobs"]) t.jobs.push_back(job_from(jj));
+    r.targets.push_back(std::move(t));
+  }
+  return r;
+}
+
+}  // namespace piprov::bench

@@ -1,0 +1,76 @@
+#include "bench/result.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace piprov::bench {
+
+std::optional<double> LatStats::pct(double p) const {
+  if (hist && hist->count()) return hist->percentile(p);
+  for (const auto& [q, v] : percentiles)
+    if (std::fabs(q - p) < 0.001) return v;
+  return std::nullopt;
+}
+
+LatStats LatStats::from_histogram(const Histogram& h) {
+  LatStats s;
+  s.samples = h.count();
+  s.min_ns = static_cast<double>(h.min());
+  s.max_ns = static_cast<double>(h.max());
+  s.mean_ns = h.mean();
+  s.stdev_ns = h.stdev();
+  for (double p : {1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+                   99.99})
+    s.percentiles.emplace_back(p, h.percentile(p));
+  s.hist = h;
+  return s;
+}
+
+namespace {
+double per_s(double v, double s) { return s > 0 ? v / s : 0.0; }
+}  // namespace
+
+double DiskStats::tps() const { return per_s(static_cast<double>(read_ios + write_ios), elapsed_s); }
+double DiskStats::util_pct() const { return std::min(100.0, per_s(static_cast<double>(io_ticks_ms) / 10.0, elapsed_s)); }
+double DiskStats::aqu_sz() const { return per_s(static_cast<double>(time_in_queue_ms) / 1000.0, elapsed_s); }
+double DiskStats::await_ms() const {
+  auto ios = read_ios + write_ios;
+  return ios ? static_cast<double>(read_ticks_ms + write_ticks_ms) / static_cast<double>(ios) : 0.0;
+}
+double DiskStats::areq_sz_kb() const {
+  auto ios = read_ios + write_ios;
+  return ios ? static_cast<double>(read_sectors + write_sectors) / 2.0 / static_cast<double>(ios) : 0.0;
+}
+double DiskStats::rkb_s() const { return per_s(static_cast<double>(read_sectors) / 2.0, elapsed_s); }
+double DiskStats::wkb_s() const { return per_s(static_cast<double>(write_sectors) / 2.0, elapsed_s); }
+
+bool DeviceInfo::is_sd() const { return transport == "mmc" || name.rfind("mmcblk", 0) == 0; }
+
+namespace {
+std::string size_label(std::uint64_t bs) {
+  if (bs == 0) return "?";
+  if (bs % (1ull << 30) == 0) return fmt::format("{}G", bs >> 30);
+  if (bs % (1ull << 20) == 0) return fmt::format("{}M", bs >> 20);
+  if (bs % 1024 == 0) return fmt::format("{}k", bs >> 10);
+  return fmt::format("{}", bs);
+}
+}  // namespace
+
+std::string JobResult::test_label() const {
+  if (rw.empty()) return name.empty() ? "job" : name;
+  std::string kind;
+  if (rw == "read") kind = "seq read";
+  else if (rw == "write") kind = "seq write";
+  else if (rw == "randread") kind = "rand read";
+  else if (rw == "randwrite") kind = "rand write";
+  else if (rw == "rw" || rw == "readwrite") kind = "seq rw";
+  else if (rw == "randrw") kind = "rand rw";
+  else kind = rw;
+  std::string s = fmt::format("{} {} QD{}", kind, size_label(bs), iodepth ? iodepth : 1);
+  if (dsync) s += " sync";
+  if (fsync) s += fmt::format(" fsync={}", fsync);
+  if (numjobs > 1) s += fmt::format(" x{}", numjobs);
+  return s;
+}
+
+}  // namespace piprov::bench

@@ -1,0 +1,40 @@
+#include "bench/verdict.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace piprov::bench {
+
+std::optional<SdVerdict> sd_verdict(const TargetResult& t, bool force) {
+  bool sd = (t.device && t.device->is_sd()) || t.label.find("mmcblk") != std::string::npos;
+  if (!sd && !force) return std::nullopt;
+  SdVerdict v;
+  for (const auto& j : t.jobs) {
+    if (j.bs == 4096 && j.rw == "randread" && j.read) v.rand_read_iops = std::max(v.rand_read_iops, j.read->iops);
+    if (j.bs == 4096 && j.rw == "randwrite" && j.write)
+      v.rand_write_iops = std::max(v.rand_write_iops, j.write->iops);
+    if (j.rw == "write" && j.write) v.seq_write_mb_s = std::max(v.seq_write_mb_s, j.write->bw_bytes / 1e6);
+  }
+  std::string figures = fmt::format("4k random read {:.0f} IOPS, 4k random write {:.0f} IOPS, sequential write {:.1f} MB/s",
+                                    v.rand_read_iops, v.rand_write_iops, v.seq_write_mb_s);
+  if (v.rand_read_iops < 0 || v.rand_write_iops < 0 || v.seq_write_mb_s < 0) {
+    v.cls = "incomplete";
+    v.text = t.label + ": SD A1/A2 verdict needs 4k random read, 4k random write and sequential write tests (profile pi)";
+    return v;
+  }
+  auto meets = [&](double r, double w) { return v.rand_read_iops >= r && v.rand_write_iops >= w && v.seq_write_mb_s >= 10; };
+  if (meets(4000, 2000)) v.cls = "A2";
+  else if (meets(1500, 500)) v.cls = "A1";
+  else v.cls = "below A1";
+  std::string why;
+  if (v.cls == "below A1") {
+    if (v.rand_read_iops < 1500) why += fmt::format("; read IOPS < 1500");
+    if (v.rand_write_iops < 500) why += fmt::format("; write IOPS < 500");
+    if (v.seq_write_mb_s < 10) why += fmt::format("; sequential write < 10 MB/s");
+  }
+  v.text = fmt::format("{}: SD class {} ({}{}; A1 needs 1500/500 IOPS, A2 4000/2000, both 10 MB/s)", t.label, v.cls,
+                       figures, why);
+  return v;
+}
+
+}  // namespace piprov::bench

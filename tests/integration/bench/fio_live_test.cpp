@@ -1,0 +1,126 @@
+// Import what the installed fio prints at test time: one run with
+// --output-format=json,normal; the text part imported must agree with fio's
+// own JSON of the same run, and the JSON import must equal the raw JSON.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "bench/fio_import.hpp"
+#include "support/testsupport.hpp"
+
+using namespace piprov::bench;
+using nlohmann::json;
+
+namespace {
+
+struct FioRun {
+  json raw;
+  std::vector<ImportedJob> from_json, from_text;
+};
+
+// Runs fio with `args` (job options) in `dir`, json + normal output in one file.
+FioRun run_fio(const std::filesystem::path& dir, const std::string& args) {
+  auto out = dir / "out.txt";
+  auto r = piprov::test::run("cd " + dir.string() + " && fio --output-format=json,normal --output=" + out.string() +
+                             " " + args + " 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  std::string all = piprov::test::read_file(out);
+  auto b = all.find("\n{");
+  b = all.rfind('{', 0) == 0 ? 0 : b + 1;
+  auto e = all.find("\n}\n", b);
+  EXPECT_NE(e, std::string::npos);
+  FioRun run;
+  run.raw = json::parse(all.substr(b, e + 2 - b));
+  run.from_json = parse_fio_output(all.substr(0, e + 3), "live.json");
+  // fio prints the job header lines ("rr: (g=0): rw=randread, ...") before the JSON
+  run.from_text = parse_fio_text(all.substr(0, b) + all.substr(e + 3), "live.txt");
+  return run;
+}
+
+void near_rel(double got, double want, double rel, double abs, const std::string& what) {
+  EXPECT_LE(std::fabs(got - want), std::max(rel * std::fabs(want), abs)) << what << ": " << got << " vs " << want;
+}
+
+// Text figures are rounded by fio's printing; the JSON import must be exact.
+void compare(const FioRun& run) {
+  const auto& jobs = run.raw["jobs"];
+  ASSERT_EQ(run.from_json.size(), jobs.size());
+  ASSERT_EQ(run.from_text.size(), jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const json& jj = jobs[i];
+    for (const char* dir : {"read", "write"}) {
+      const json& d = jj[dir];
+      if (d["total_ios"].get<std::uint64_t>() == 0) continue;
+      std::string w = jj["jobname"].get<std::string>() + "#" + std::to_string(i) + " " + dir;
+      const auto& jd = std::string(dir) == "read" ? run.from_json[i].job.read : run.from_json[i].job.write;
+      const auto& td = std::string(dir) == "read" ? run.from_text[i].job.read : run.from_text[i].job.write;
+      ASSERT_TRUE(jd && td) << w;
+      EXPECT_DOUBLE_EQ(jd->iops, d["iops"].get<double>()) << w;
+      EXPECT_DOUBLE_EQ(jd->bw_bytes, d["bw_bytes"].get<double>()) << w;
+      EXPECT_EQ(jd->ios, d["total_ios"].get<std::uint64_t>()) << w;
+      EXPECT_DOUBLE_EQ(jd->lat.mean_ns, d["lat_ns"]["mean"].get<double>()) << w;
+      EXPECT_DOUBLE_EQ(*jd->clat.pct(99.0), d["clat_ns"]["percentile"]["99.000000"].get<double>()) << w;
+      // text: IOPS and BW with 3-4 significant digits, latencies in the printed unit
+      near_rel(td->iops, d["iops"].get<double>(), 0.006, 0.51, w + " text IOPS");
+      near_rel(td->bw_bytes, d["bw_bytes"].get<double>(), 0.006, 1024, w + " text BW");
+      EXPECT_EQ(td->ios, d["total_ios"].get<std::uint64_t>()) << w;
+      EXPECT_DOUBLE_EQ(td->runtime_s, d["runtime"].get<double>() / 1000.0) << w;
+      near_rel(td->lat.mean_ns, d["lat_ns"]["mean"].get<double>(), 0.001, 10, w + " text lat mean");
+      near_rel(td->clat.max_ns, d["clat_ns"]["max"].get<double>(), 0.001, 1000, w + " text clat max");
+      near_rel(*td->clat.pct(99.0), d["clat_ns"]["percentile"]["99.000000"].get<double>(), 0.001, 1000,
+               w + " text clat p99");
+    }
+    if (jj.contains("sync") && jj["sync"]["total_ios"].get<std::uint64_t>() > 0) {
+      ASSERT_TRUE(run.from_json[i].job.sync && run.from_text[i].job.sync);
+      EXPECT_DOUBLE_EQ(run.from_json[i].job.sync->mean_ns, jj["sync"]["lat_ns"]["mean"].get<double>());
+      EXPECT_EQ(run.from_json[i].job.sync_ios, jj["sync"]["total_ios"].get<std::uint64_t>());
+      near_rel(run.from_text[i].job.sync->mean_ns, jj["sync"]["lat_ns"]["mean"].get<double>(), 0.001, 10, "sync mean");
+    }
+  }
+}
+
+class FioLive : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (piprov::test::run("fio --version").exit_code != 0) GTEST_SKIP() << "fio is not installed";
+  }
+  piprov::test::TempDir dir{"bench-fio-live"};
+};
+
+}  // namespace
+
+TEST_F(FioLive, RandReadPsync) {
+  FioRun r = run_fio(dir.path, "--name=rr --filename=f --size=16M --bs=4k --rw=randread --ioengine=psync --time_based --runtime=1");
+  compare(r);
+  EXPECT_EQ(r.from_text[0].job.test_label(), "rand read 4k QD1");
+  EXPECT_EQ(r.from_json[0].job.test_label(), "rand read 4k QD1");
+  EXPECT_EQ(r.from_json[0].target, "f");
+}
+
+TEST_F(FioLive, WriteWithFsyncSection) {
+  FioRun r = run_fio(dir.path, "--name=sw --filename=f --size=8M --bs=4k --rw=write --fsync=4 --ioengine=psync --time_based --runtime=1");
+  compare(r);
+  EXPECT_EQ(r.from_json[0].job.fsync, 4u);
+  ASSERT_TRUE(r.from_text[0].job.sync);
+}
+
+TEST_F(FioLive, RandRwLibaioAndTwoJobs) {
+  FioRun r = run_fio(dir.path,
+                  "--name=mix --filename=f --size=16M --bs=8k --rw=randrw --rwmixread=60 --ioengine=libaio --iodepth=4 "
+                  "--numjobs=2 --time_based --runtime=1");
+  compare(r);
+  ASSERT_EQ(r.from_text.size(), 2u);
+  EXPECT_EQ(r.from_text[1].job.test_label(), "rand rw 8k QD4");
+}
+
+TEST_F(FioLive, GroupReportingSeqRead) {
+  FioRun r = run_fio(dir.path,
+                  "--name=g --filename=f --size=16M --bs=64k --rw=read --ioengine=io_uring --iodepth=8 --numjobs=2 "
+                  "--group_reporting --time_based --runtime=1");
+  if (r.raw["jobs"][0]["error"].get<int>() != 0) GTEST_SKIP() << "io_uring unavailable to fio here";
+  compare(r);
+  ASSERT_EQ(r.from_text.size(), 1u);
+  EXPECT_EQ(r.from_text[0].job.numjobs, 2u);
+  EXPECT_EQ(r.from_json[0].job.engine, "io_uring");
+}

@@ -1,0 +1,113 @@
+// Reports: rows, CSV, JSON round trip (histograms kept), SD verdict.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/report.hpp"
+#include "bench/svg.hpp"
+#include "bench/verdict.hpp"
+#include "core/error.hpp"
+
+using namespace piprov::bench;
+
+namespace {
+JobResult job(const char* rw, std::uint64_t bs, double iops, double lat_us) {
+  JobResult j;
+  j.name = rw;
+  j.rw = rw;
+  j.bs = bs;
+  j.iodepth = 1;
+  j.source = "piprov";
+  Histogram h;
+  for (int i = 0; i < 100; ++i) h.record(static_cast<std::uint64_t>(lat_us * 1000 * (i < 99 ? 1 : 10)));
+  DirStats d;
+  d.ios = 100;
+  d.iops = iops;
+  d.bw_bytes = iops * static_cast<double>(bs);
+  d.runtime_s = 100 / iops;
+  d.lat = LatStats::from_histogram(h);
+  (std::string(rw).find("read") != std::string::npos ? j.read : j.write) = d;
+  return j;
+}
+
+Report two_targets() {
+  Report r;
+  TargetResult a, b;
+  a.label = "/dev/sda";
+  b.label = "/dev/mmcblk0";
+  a.jobs = {job("randread", 4096, 5000, 200), job("randwrite", 4096, 550, 1800), job("write", 4u << 20, 70, 400000)};
+  b.jobs = {job("randread", 4096, 1875, 500), job("randwrite", 4096, 600, 6000), job("write", 4u << 20, 6, 4000000)};
+  r.targets = {a, b};
+  return r;
+}
+}  // namespace
+
+TEST(Report, RowsAndRatio) {
+  Report r = two_targets();
+  auto rows = table_rows(r);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].test, "rand read 4k QD1");
+  EXPECT_EQ(rows[2].test, "seq write 4M QD1");
+  std::string t = render(r, Format::Table);
+  EXPECT_NE(t.find("rand read 4k QD1     5000     19.5      0.22      0.20    1875      7.3      0.55      0.50       0.38"),
+            std::string::npos)
+      << t;
+}
+
+TEST(Report, CsvHasOneLinePerTargetAndTest) {
+  std::string c = render(two_targets(), Format::Csv);
+  EXPECT_EQ(std::count(c.begin(), c.end(), '\n'), 7);
+  EXPECT_NE(c.find("\n/dev/mmcblk0,rand read 4k QD1,read,randread,4096,1,1,,100,0.0533333,1875,7.32422,7.68,0.545,0.5,5,0.500096,"),
+            std::string::npos)
+      << c;
+}
+
+TEST(Report, JsonRoundTripKeepsHistograms) {
+  Report r = two_targets();
+  std::string j = report_to_json(r);
+  auto doc = nlohmann::json::parse(j);
+  EXPECT_EQ(doc["piprov_bench"], 1);
+  EXPECT_EQ(doc["targets"][1]["sd_class"]["class"], "A1");  // 1875 / 600 IOPS, 25.2 MB/s
+  EXPECT_EQ(doc["targets"][0]["jobs"][0]["read"]["lat"]["histogram"]["buckets"].size(), 2u);
+  Report back = report_from_json(j, "x.json");
+  ASSERT_EQ(back.targets.size(), 2u);
+  const auto& h = back.targets[1].jobs[0].read->lat.hist;
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->count(), 100u);
+  EXPECT_DOUBLE_EQ(h->percentile(99.5), r.targets[1].jobs[0].read->lat.hist->percentile(99.5));
+  EXPECT_EQ(render(back, Format::Table), render(r, Format::Table));
+}
+
+TEST(Report, BadFormatIsUsageError) {
+  EXPECT_THROW(parse_format("xml"), piprov::Error);
+  EXPECT_THROW(report_from_json("{\"jobs\":[]}", "f"), piprov::Error);
+}
+
+TEST(Verdict, Classes) {
+  TargetResult t;
+  t.label = "/dev/mmcblk0";
+  t.jobs = {job("randread", 4096, 4100, 200), job("randwrite", 4096, 2100, 400), job("write", 4u << 20, 3, 1e5)};
+  auto v = sd_verdict(t);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->cls, "A2");  // 3 x 4 MiB/s = 12.6 MB/s >= 10
+  t.jobs[1].write->iops = 1999;
+  EXPECT_EQ(sd_verdict(t)->cls, "A1");
+  t.jobs[2].write->bw_bytes = 9.9e6;
+  EXPECT_EQ(sd_verdict(t)->cls, "below A1");
+  t.label = "/dev/sda";
+  EXPECT_FALSE(sd_verdict(t));
+  EXPECT_EQ(sd_verdict(t, true)->cls, "below A1");
+  t.jobs.pop_back();
+  EXPECT_EQ(sd_verdict(t, true)->cls, "incomplete");
+}
+
+TEST(Svg, HasBarsAndPercentilePlots) {
+  std::string s = render_svg(two_targets());
+  EXPECT_EQ(s.rfind("<svg", 0), 0u);
+  EXPECT_NE(s.find("Latency percentiles: /dev/mmcblk0"), std::string::npos);
+  EXPECT_EQ(std::count(s.begin(), s.end(), 'p') > 0, true);
+  auto polylines = 0;
+  for (auto p = s.find("<polyline"); p != std::string::npos; p = s.find("<polyline", p + 1)) ++polylines;
+  EXPECT_EQ(polylines, 6);
+  EXPECT_NE(s.find("1875 IOPS"), std::string::npos);
+}

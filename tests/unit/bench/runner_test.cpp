@@ -1,0 +1,142 @@
+// The job runner on a temp file: engines, data, fsync timing, errors.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <set>
+#include <unistd.h>
+
+#include "bench/engines/engine.hpp"
+#include "bench/job.hpp"
+#include "core/error.hpp"
+#include "support/testsupport.hpp"
+
+using namespace piprov::bench;
+
+namespace {
+JobTarget file_target(const std::filesystem::path& p, std::uint64_t size) {
+  std::string zeros(size, '\0');
+  piprov::test::write_file(p, zeros);
+  JobTarget t;
+  t.path = p.string();
+  t.size = size;
+  t.align = 4096;
+  return t;
+}
+JobSpec spec(const char* rw, const char* engine, bool direct) {
+  JobSpec s;
+  s.rw = rw;
+  s.engine = engine;
+  s.direct = direct;
+  s.runtime_s = 0.3;
+  s.ramp_s = 0.05;
+  s.iodepth = 4;
+  return s;
+}
+}  // namespace
+
+TEST(Runner, EachEngineReadsWithODirect) {
+  piprov::test::TempDir dir("bench-runner");
+  JobTarget t = file_target(dir.path / "f", 1 << 20);
+  for (const char* e : {"psync", "libaio", "io_uring"}) {
+    JobResult r = run_job(spec("randread", e, true), t);
+    if (r.err == EPERM || r.err == ENOSYS || (r.err && std::string(e) == "io_uring" && r.error.find("io_uring") != std::string::npos)) {
+      std::cerr << e << " unavailable here: " << r.error << "\n";
+      continue;
+    }
+    if (r.err == EINVAL) GTEST_SKIP() << "O_DIRECT unsupported on " << dir.path;
+    ASSERT_EQ(r.err, 0) << e << ": " << r.error;
+    ASSERT_TRUE(r.read);
+    EXPECT_FALSE(r.write);
+    EXPECT_GT(r.read->ios, 0u) << e;
+    EXPECT_EQ(r.read->bytes, r.read->ios * 4096) << e;
+    EXPECT_EQ(r.read->lat.samples, r.read->ios) << e;
+    EXPECT_NEAR(r.read->iops, static_cast<double>(r.read->ios) / r.read->runtime_s, 1e-6) << e;
+    EXPECT_EQ(r.engine, e);
+  }
+}
+
+TEST(Runner, WritesRandomDataRefilledPerIo) {
+  piprov::test::TempDir dir("bench-runner");
+  JobTarget t = file_target(dir.path / "f", 256 << 10);  // 64 blocks, wrapped many times
+  JobSpec s = spec("write", "psync", false);
+  s.iodepth = 1;
+  JobResult r = run_job(s, t);
+  ASSERT_EQ(r.err, 0) << r.error;
+  ASSERT_GT(r.write->ios, 64u);
+  std::string data = piprov::test::read_file(t.path);
+  std::set<std::string> blocks;
+  for (std::size_t off = 0; off < data.size(); off += 4096) {
+    std::string b = data.substr(off, 4096);
+    EXPECT_NE(b, std::string(4096, '\0')) << "zero block at " << off;
+    blocks.insert(b);
+  }
+  EXPECT_EQ(blocks.size(), 64u);  // every block holds different data
+}
+
+TEST(Runner, FsyncEveryNWritesIsTimedSeparately) {
+  piprov::test::TempDir dir("bench-runner");
+  JobTarget t = file_target(dir.path / "f", 1 << 20);
+  JobSpec s = spec("randwrite", "psync", false);
+  s.iodepth = 1;
+  s.fsync = 2;
+  s.numjobs = 2;
+  JobResult r = run_job(s, t);
+  ASSERT_EQ(r.err, 0) << r.error;
+  ASSERT_TRUE(r.sync);
+  EXPECT_EQ(r.sync->samples, r.sync_ios);
+  EXPECT_GT(r.sync_ios, 0u);
+  // one fsync per two writes in each of the 2 threads (the ramp cut may split a pair)
+  EXPECT_NEAR(static_cast<double>(r.sync_ios) * 2, static_cast<double>(r.write->ios), 4.0);
+  EXPECT_EQ(r.numjobs, 2u);
+}
+
+TEST(Runner, MixedReadWrite) {
+  piprov::test::TempDir dir("bench-runner");
+  JobTarget t = file_target(dir.path / "f", 1 << 20);
+  JobSpec s = spec("randrw", "libaio", false);
+  s.rwmixread = 70;
+  JobResult r = run_job(s, t);
+  ASSERT_EQ(r.err, 0) << r.error;
+  ASSERT_TRUE(r.read && r.write);
+  double share = static_cast<double>(r.read->ios) / static_cast<double>(r.read->ios + r.write->ios);
+  EXPECT_NEAR(share, 0.70, 0.05);
+}
+
+TEST(Runner, ReadErrorEndsTheJobWithErrno) {
+  piprov::test::TempDir dir("bench-runner");
+  JobTarget t = file_target(dir.path / "f", 1 << 20);
+  t.path = (dir.path / "missing").string();
+  JobResult r = run_job(spec("randread", "psync", false), t);
+  EXPECT_EQ(r.err, ENOENT);
+  EXPECT_NE(r.error.find("open"), std::string::npos);
+  EXPECT_NE(r.error.find("ENOENT"), std::string::npos);
+}
+
+TEST(Runner, ValidationNamesTheOption) {
+  JobTarget t;
+  t.path = "/nonexistent";
+  t.size = 1 << 20;
+  t.align = 4096;
+  JobSpec s = spec("randread", "psync", true);
+  s.bs = 1000;
+  try {
+    validate(s, t);
+    FAIL();
+  } catch (const piprov::Error& e) {
+    EXPECT_EQ(e.kind(), piprov::ErrorKind::Usage);
+    EXPECT_NE(std::string(e.what()).find("--bs 1000 is not a multiple"), std::string::npos);
+  }
+  s.bs = 4096;
+  s.rw = "trim";
+  EXPECT_THROW(validate(s, t), piprov::Error);
+  EXPECT_THROW(make_engine("posixaio"), piprov::Error);
+}
+
+TEST(Runner, FillRandomIsNotZeroAndAdvances) {
+  std::uint64_t st = 1;
+  std::string a(4096, '\0'), b(4096, '\0');
+  fill_random(a.data(), a.size(), st);
+  fill_random(b.data(), b.size(), st);
+  EXPECT_NE(a, std::string(4096, '\0'));
+  EXPECT_NE(a, b);
+}
