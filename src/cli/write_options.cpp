@@ -32,7 +32,8 @@ void add_write_options(CLI::App* cmd, image::WriteOptions& o) {
       ->required();
   cmd->add_option("DEVICE", o.target, "Whole disk (/dev/sdX, /dev/loopN; see 'piprov devices') or a regular file")
       ->required();
-  cmd->add_flag("!--no-verify", o.verify, "Skip reading the target back and comparing (verify is on by default)");
+  cmd->add_flag_callback("--no-verify", [&o] { o.verify = false; },
+                         "Skip reading the target back and comparing (verify is on by default)");
   cmd->add_flag("-y,--yes", o.assume_yes, "Do not ask for confirmation (needed without a terminal)");
   cmd->add_flag("--unmount", o.unmount, "Unmount the target's mounted partitions first (they are listed)");
   cmd->add_option("--sha256", o.sha256, "Expected SHA-256 (hex) of the IMAGE file as downloaded");

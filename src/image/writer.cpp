@@ -49,9 +49,9 @@ void TargetWriter::wipe_edges() {
 
 void TargetWriter::write(AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
   throw_if_cancelled("while writing");
-  if (!t_.is_file && offset + len > t_.capacity)
-    throw Error(ErrorKind::Io, fmt::format("{} is full: the image does not fit in its {} (stopped at byte offset {})",
-                                           t_.path, format_bytes(t_.capacity), t_.capacity));
+  // A stream of unknown size that does not fit: write what fits, then stop.
+  const bool overflow = !t_.is_file && offset + len > t_.capacity;
+  if (overflow) len = offset < t_.capacity ? static_cast<std::size_t>(t_.capacity - offset) : 0;
   std::size_t skip = 0;
   if (offset < kHeadBytes) {  // hold the first MiB back
     skip = static_cast<std::size_t>(std::min<std::uint64_t>(len, kHeadBytes - offset));
@@ -68,6 +68,9 @@ void TargetWriter::write(AlignedBuffer& buf, std::size_t len, std::uint64_t offs
     pwrite_all(buf.data() + skip, padded, offset + skip, n);
   }
   written_ = offset + len;
+  if (overflow)
+    throw Error(ErrorKind::Io, fmt::format("{} is full: the image does not fit in its {} (stopped at byte offset {})",
+                                           t_.path, format_bytes(t_.capacity), t_.capacity));
 }
 
 void TargetWriter::sync() {

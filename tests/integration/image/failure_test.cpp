@@ -72,6 +72,24 @@ TEST(WriteFailure, IoErrorMidWriteNamesOffsetAndExits3) {
   EXPECT_NE(mbr, read_bytes(fx / "t.img", 0, 512));
 }
 
+TEST(WriteFailure, StreamOfUnknownSizeStopsWhenTheDeviceIsFull) {
+  PIPROV_REQUIRE_LOOP();
+  const auto& fx = image_fixtures();
+  TempDir tmp("piprov-fail");
+  LoopDevice dev(tmp.path / "dev.img", 64ull << 20);  // gzip does not say its size: found out while writing
+  auto r = run(write_cmd((fx / "t.img.gz").string(), dev.path));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("piprov: error: " + dev.path + " is full: the image does not fit in its 64.0 MiB (stopped at "
+                        "byte offset 67108864); ",
+                        0),
+            0u)
+      << r.err;
+  EXPECT_NE(r.err.find("the first MiB was not written, so " + dev.path + " does not look bootable"),
+            std::string::npos);
+  EXPECT_TRUE(all_zero(read_bytes(dev.backing, 0, 1 << 20)));
+}
+
 TEST(WriteFailure, Sha256MismatchExits4AndLeavesNoMbr) {
   PIPROV_REQUIRE_LOOP();
   const auto& fx = image_fixtures();

@@ -1,5 +1,6 @@
 // Target rules that need no root: write sizes, partition names, files.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "core/error.hpp"
 #include "image/partitions.hpp"
@@ -64,6 +65,31 @@ TEST(CheckImageNotOnTarget, SameFileIsRefused) {
   EXPECT_THROW(check_image_not_on_target((d.path / "a.img").string(), t), Error);
   test::write_file(d.path / "b.img", "x");
   EXPECT_NO_THROW(check_image_not_on_target((d.path / "b.img").string(), t));
+}
+
+}  // namespace
+}  // namespace piprov::image
+
+namespace piprov::image {
+namespace {
+
+// The disk holding / is refused by inspect_target() (which only reads sysfs;
+// nothing is opened for writing, so a bug here cannot touch the disk).
+TEST(InspectTarget, SystemDiskIsRefusedWithTheReason) {
+  struct stat st {};
+  ASSERT_EQ(::stat("/", &st), 0);
+  std::string disk = disk_of_devno(st.st_dev);
+  if (disk.empty() || !std::filesystem::exists("/dev/" + disk)) GTEST_SKIP() << "/ is not on a block device here";
+  try {
+    inspect_target("/dev/" + disk);
+    FAIL() << "/dev/" << disk << " holds / but was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    std::string m = e.what();
+    EXPECT_EQ(m.rfind("/dev/" + disk + " is a system disk (", 0), 0u) << m;
+    EXPECT_NE(m.find(" is mounted at /"), std::string::npos) << m;
+    EXPECT_NE(m.find("): piprov never writes it"), std::string::npos) << m;
+  }
 }
 
 }  // namespace
