@@ -21,6 +21,7 @@ pkgs=(
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libxxhash-dev libssl-dev liburing-dev libaio-dev
   libgtest-dev libgmock-dev
+  zlib1g-dev  # boot: crc32() for the gzip trailer check of vmlinuz
   # fixtures, peers and checks used by tests, demo and bench scripts
   xz-utils gzip bzip2 zstd lz4 zip unzip xxhash
   dosfstools mtools e2fsprogs fdisk util-linux
