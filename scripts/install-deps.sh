@@ -26,6 +26,8 @@ pkgs=(
   dosfstools mtools e2fsprogs fdisk util-linux
   fio bmap-tools time file cpio dpkg-dev
   clang libclang-rt-14-dev llvm shellcheck
+  # quality gates and packaging (scripts/lint.sh, scripts/package.sh)
+  clang-tidy clang-format help2man lintian fakeroot bash-completion
 )
 
 # make-test-image.sh downloads Debian's arm64 kernel and u-boot-rpi packages
