@@ -1,10 +1,10 @@
 // piprov entry point: global options, command registry, error -> exit code.
 // Exit codes: architecture.md "Commands" (0 ok, 1 findings, 2 usage, 3 I/O,
 // 4 verify, 130 interrupted).
-#include <algorithm>
-#include <cstdio>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <algorithm>
+#include <cstdio>
 #include <vector>
 
 #include "cli/registry.hpp"
