@@ -179,8 +179,13 @@ build_image() { # $1 = output .img
   dd if="$work/root.ext4" of="$img" bs=4M seek=$((root_start * 512)) oflag=seek_bytes conv=notrunc,sparse status=none
 }
 
+# One builder at a time (parallel tests may ask for the same image).
+exec 9>"$cache/.lock"
+flock 9
 if [ ! -s "$cached" ] || [ ! -s "$cached.xz" ]; then
   echo "make-test-image.sh: building $(basename "$cached") (ROOT ${root_mib} MiB; cached for next time)" >&2
+  # Images built by an older version of this script are stale: drop them.
+  find "$cache" -maxdepth 1 -name "ubuntu-layout-$root_mib-*" ! -name "ubuntu-layout-$root_mib-$key.*" -delete
   build_image "$cached.part"
   xz -0 -T0 -k -c "$cached.part" > "$cached.xz.part"
   mv "$cached.xz.part" "$cached.xz"
