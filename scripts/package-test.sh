@@ -80,6 +80,21 @@ if [ $has_hook = 1 ]; then
   [ "$(dpkg-query -W -f='${Version}' piprov)" = "$v2" ] || fail "not upgraded to $v2"
   tail -n 1 "$conf" | grep -qx '// edited by the package test' || fail "the upgrade lost the user's edit of $conf"
   ok "upgrade to $v2 kept the edited conffile without a prompt"
+
+  # Disabling the hook = deleting the conffile; an upgrade must not bring it back.
+  rm "$conf"
+  v3=$(dpkg-deb -f "$deb" Version)+pkgtest2
+  sed -i "s/^Version: .*/Version: $v3/" "$work/pkg/DEBIAN/control"
+  dpkg-deb --root-owner-group -b "$work/pkg" "$work/piprov_v3.deb" >/dev/null
+  apt_get install "$work/piprov_v3.deb" > "$work/upgrade3.log" 2>&1 || { cat "$work/upgrade3.log"; fail "upgrade to $v3"; }
+  [ "$(dpkg-query -W -f='${Version}' piprov)" = "$v3" ] || fail "not upgraded to $v3"
+  [ ! -e "$conf" ] || fail "the upgrade to $v3 re-created the deleted $conf"
+  ok "upgrade to $v3 left the deleted conffile deleted (the hook stays disabled)"
+  # ... and the documented way to get it back (docs/packaging.md).
+  apt_get install --reinstall -o Dpkg::Options::=--force-confmiss "$work/piprov_v3.deb" > "$work/reinstall.log" 2>&1 \
+    || { cat "$work/reinstall.log"; fail "reinstall with --force-confmiss"; }
+  cmp -s "$conf" "$work/pkg$conf" || fail "--force-confmiss did not restore $conf"
+  ok "apt-get install --reinstall -o Dpkg::Options::=--force-confmiss restored it"
 fi
 
 echo "== dpkg -r piprov"
@@ -91,8 +106,11 @@ done
 if [ $has_hook = 1 ]; then
   [ -f "$conf" ] || fail "dpkg -r removed the conffile $conf (it must stay until purge)"
   [ "$(dpkg-query -W -f='${db:Status-Abbrev}' piprov)" = "rc " ] || fail "state after dpkg -r is not rc"
-  # The snippet's command is guarded (|| true): apt keeps working without the script.
-  apt-get -o DPkg::Lock::Timeout=600 -qq check || fail "apt-get check fails with the hook snippet left behind"
+  # apt keeps working with the snippet left behind: its command (run by apt
+  # after every dpkg call) exits 0 without the script.
+  cmd=$(sed -n 's/^ *DPkg::Post-Invoke *{ *"\(.*\)"; *};.*$/\1/p' "$conf")
+  [ -n "$cmd" ] || fail "no DPkg::Post-Invoke command in $conf"
+  sh -c "$cmd" > "$work/left.log" 2>&1 || fail "the left-behind hook command '$cmd' fails: $(cat "$work/left.log")"
 fi
 ok "dpkg -r removed every file (the conffile stays until purge)"
 
