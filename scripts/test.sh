@@ -4,7 +4,8 @@
 #   deps      scripts/install-deps.sh --cross arm64        (skip: --no-deps)
 #   fuzz      scripts/fuzz.sh 30 (libFuzzer smoke)          PIPROV_SKIP_FUZZ=1
 #   lint      scripts/lint.sh: clang-format, clang-tidy, shellcheck   PIPROV_SKIP_LINT=1
-#   sanitize  scripts/sanitize-test.sh: ASan+UBSan build, all ctest   PIPROV_SKIP_SANITIZE=1
+#   sanitize  scripts/sanitize-test.sh: all ctest on an ASan+UBSan build (the
+#             fuzz build, tests added)                       PIPROV_SKIP_SANITIZE=1
 #   cross     scripts/cross-test.sh arm64: cross build, unit tests and
 #             smoke runs under qemu, the arm64 .deb         PIPROV_SKIP_CROSS=1
 #   package   scripts/package.sh + package-test.sh: the amd64 .deb
@@ -49,7 +50,9 @@ if [ "${1:-}" != "--no-deps" ]; then stage deps PIPROV_SKIP_DEPS deps; fi
 stage fuzz PIPROV_SKIP_FUZZ scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
 stage build PIPROV_SKIP_NATIVE_BUILD native_build
 stage lint PIPROV_SKIP_LINT env BUILD_DIR="$build" scripts/lint.sh
-stage sanitize PIPROV_SKIP_SANITIZE scripts/sanitize-test.sh
+# The fuzz build is already ASan+UBSan instrumented: the sanitizer stage adds
+# the tests to it instead of building everything once more.
+stage sanitize PIPROV_SKIP_SANITIZE scripts/sanitize-test.sh --reuse-fuzz-build
 stage cross PIPROV_SKIP_CROSS env NATIVE_BUILD_DIR="$build" scripts/cross-test.sh arm64
 stage package PIPROV_SKIP_PACKAGE package
 
