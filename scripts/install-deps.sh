@@ -30,11 +30,19 @@ pkgs=(
   clang-tidy clang-format help2man lintian fakeroot bash-completion
 )
 
+# apt-get update, tolerant of a mirror mid-sync (one list failing to fetch must
+# not stop CI when the packages needed are already known): retry once, then
+# go on with the lists apt has; a package that is really missing fails below.
+apt_update() {
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq || { sleep 10; $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq; } ||
+    echo "install-deps.sh: warning: apt-get update failed; using the package lists apt has" >&2
+}
+
 # make-test-image.sh downloads Debian's arm64 kernel and u-boot-rpi packages
 # (apt-get download), which needs the arm64 package lists.
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   $SUDO dpkg --add-architecture arm64
-  $SUDO apt-get update -qq
+  apt_update
 fi
 
 missing=()
@@ -42,8 +50,8 @@ for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  apt_update
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 for arch in "${cross[@]}"; do
@@ -68,7 +76,7 @@ for arch in "${cross[@]}"; do
   done
   if [ ${#xmissing[@]} -gt 0 ]; then
     dpkg --print-foreign-architectures | grep -qx "$arch" || $SUDO dpkg --add-architecture "$arch"
-    $SUDO apt-get update -qq
-    $SUDO apt-get install -y -qq --no-install-recommends "${xmissing[@]}"
+    apt_update
+    $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${xmissing[@]}"
   fi
 done
