@@ -2,7 +2,8 @@
 # bench-vs-fio.sh: piprov bench vs fio on the same devices in the same run.
 #  1. Two emulated devices (../shared/tools/emulate-device: microsd, usb-ssd),
 #     profile "pi" (seeds/004's four tests) at RUNTIME s per test: fio and
-#     piprov alternate per device; prints IOPS and MiB/s side by side + ratios.
+#     `piprov bench --profile pi --only TEST` alternate test by test; prints
+#     IOPS and MiB/s side by side + ratios (piprov / fio).
 #  2. Engine overhead: 4k QD1 random reads on a file in the page cache (no
 #     O_DIRECT), psync engine, fio vs piprov; prints the IOPS ratio.
 # Usage: scripts/bench-vs-fio.sh [RUNTIME_SECONDS=12] (root; needs fio, jq).
@@ -39,22 +40,21 @@ printf '%-12s %-10s %10s %10s %7s   %10s %10s %7s\n' device test "fio IOPS" "pip
 for spec in "bench-vs-sd microsd" "bench-vs-ssd usb-ssd"; do
   read -r emu_name emu_profile <<< "$spec"
   dev=$("$emu" create "$emu_name" "$emu_profile" "$size")
+  # fio and piprov alternate test by test, so drift in the shared machine's
+  # load (the sync writes end in flushes of the host disk) hits both alike.
   for t in "${tests[@]}"; do
     read -r -a args <<< "$t"
+    name=${args[0]}
     run_fio "$dev" "${args[@]}"
-  done
-  "$emu" run -- "$piprov" bench --profile pi --runtime "$runtime" --ramp "$ramp" --destructive --no-progress \
-    --format json "$dev" > "$work/piprov-$(basename "$dev").json"
-  for t in "${tests[@]}"; do
-    read -r name rw _ <<< "$t"
-    set -- "$name" "$rw"
-    f="$work/fio-$(basename "$dev")-$1.json"
-    case $2 in *read) dir="read" ;; *) dir="write" ;; esac
+    "$emu" run -- "$piprov" bench --profile pi --only "$name" --runtime "$runtime" --ramp "$ramp" --destructive \
+      --no-progress --format json "$dev" > "$work/piprov-$name.json"
+    f="$work/fio-$(basename "$dev")-$name.json"
+    case ${args[1]} in *read) dir="read" ;; *) dir="write" ;; esac
     fio_iops=$(jq ".jobs[0].$dir.iops" "$f")
     fio_mib=$(jq ".jobs[0].$dir.bw_bytes / 1048576" "$f")
-    pp_iops=$(jq ".targets[0].jobs[] | select(.name == \"$1\") | .$dir.iops" "$work/piprov-$(basename "$dev").json")
-    pp_mib=$(jq ".targets[0].jobs[] | select(.name == \"$1\") | .$dir.bw_mib_s" "$work/piprov-$(basename "$dev").json")
-    awk -v d="$emu_profile" -v t="$1" -v fi="$fio_iops" -v pi="$pp_iops" -v fm="$fio_mib" -v pm="$pp_mib" \
+    pp_iops=$(jq ".targets[0].jobs[0].$dir.iops" "$work/piprov-$name.json")
+    pp_mib=$(jq ".targets[0].jobs[0].$dir.bw_mib_s" "$work/piprov-$name.json")
+    awk -v d="$emu_profile" -v t="$name" -v fi="$fio_iops" -v pi="$pp_iops" -v fm="$fio_mib" -v pm="$pp_mib" \
       'BEGIN{printf "%-12s %-10s %10.0f %10.0f %7.3f   %10.1f %10.1f %7.3f\n", d, t, fi, pi, pi/fi, fm, pm, pm/fm}'
   done
   "$emu" destroy "$emu_name" >/dev/null
