@@ -2,16 +2,17 @@
 # bench-vs-fio.sh: piprov bench vs fio on the same devices in the same run.
 #  1. Two emulated devices (../shared/tools/emulate-device: microsd, usb-ssd),
 #     profile "pi" (seeds/004's four tests) at RUNTIME s per test: fio and
-#     `piprov bench --profile pi --only TEST` alternate test by test; prints
-#     IOPS and MiB/s side by side + ratios (piprov / fio).
+#     `piprov bench --profile pi --only TEST` alternate test by test (fio,
+#     piprov, piprov, fio; means of two runs each); prints IOPS and MiB/s side
+#     by side + ratios (piprov / fio).
 #  2. Engine overhead: 4k QD1 random reads on a file in the page cache (no
 #     O_DIRECT), psync engine, fio vs piprov; prints the IOPS ratio.
-# Usage: scripts/bench-vs-fio.sh [RUNTIME_SECONDS=12] (root; needs fio, jq).
+# Usage: scripts/bench-vs-fio.sh [RUNTIME_SECONDS=10] (about 6 min at 10) (root; needs fio, jq).
 # Env: PIPROV (binary, default build/src/cli/piprov), SIZE (device size, 2G), RAMP (s, 0),
 #      EMULATE_DIR (default /var/tmp/bench-vs-fio).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runtime=${1:-12}
+runtime=${1:-10}
 # fio's "iops" with ramp_time > 0 misses the I/Os in flight at the end of the
 # ramp (fio 3.33: total_ios 379 vs io_bytes/bs 410 at 4M QD32), so both tools
 # run without a ramp by default for an even comparison.
@@ -40,20 +41,24 @@ printf '%-12s %-10s %10s %10s %7s   %10s %10s %7s\n' device test "fio IOPS" "pip
 for spec in "bench-vs-sd microsd" "bench-vs-ssd usb-ssd"; do
   read -r emu_name emu_profile <<< "$spec"
   dev=$("$emu" create "$emu_name" "$emu_profile" "$size")
-  # fio and piprov alternate test by test, so drift in the shared machine's
-  # load (the sync writes end in flushes of the host disk) hits both alike.
+  # fio and piprov alternate test by test in the order fio, piprov, piprov,
+  # fio (ABBA), and each side is the mean of its two runs: drift in the shared
+  # machine's load (QD1 4k is CPU-sensitive; sync writes end in flushes of the
+  # host disk) then hits both alike.
   for t in "${tests[@]}"; do
     read -r -a args <<< "$t"
     name=${args[0]}
-    run_fio "$dev" "${args[@]}"
-    "$emu" run -- "$piprov" bench --profile pi --only "$name" --runtime "$runtime" --ramp "$ramp" --destructive \
-      --no-progress --format json "$dev" > "$work/piprov-$name.json"
-    f="$work/fio-$(basename "$dev")-$name.json"
     case ${args[1]} in *read) dir="read" ;; *) dir="write" ;; esac
-    fio_iops=$(jq ".jobs[0].$dir.iops" "$f")
-    fio_mib=$(jq ".jobs[0].$dir.bw_bytes / 1048576" "$f")
-    pp_iops=$(jq ".targets[0].jobs[0].$dir.iops" "$work/piprov-$name.json")
-    pp_mib=$(jq ".targets[0].jobs[0].$dir.bw_mib_s" "$work/piprov-$name.json")
+    for round in 1 2; do
+      if [ "$round" = 1 ]; then run_fio "$dev" "${args[@]}"; mv "$work/fio-$(basename "$dev")-$name.json" "$work/fio1.json"; fi
+      "$emu" run -- "$piprov" bench --profile pi --only "$name" --runtime "$runtime" --ramp "$ramp" --destructive \
+        --no-progress --format json "$dev" > "$work/piprov$round.json"
+      if [ "$round" = 2 ]; then run_fio "$dev" "${args[@]}"; mv "$work/fio-$(basename "$dev")-$name.json" "$work/fio2.json"; fi
+    done
+    fio_iops=$(jq -s "map(.jobs[0].$dir.iops) | add / 2" "$work/fio1.json" "$work/fio2.json")
+    fio_mib=$(jq -s "map(.jobs[0].$dir.bw_bytes / 1048576) | add / 2" "$work/fio1.json" "$work/fio2.json")
+    pp_iops=$(jq -s "map(.targets[0].jobs[0].$dir.iops) | add / 2" "$work/piprov1.json" "$work/piprov2.json")
+    pp_mib=$(jq -s "map(.targets[0].jobs[0].$dir.bw_mib_s) | add / 2" "$work/piprov1.json" "$work/piprov2.json")
     awk -v d="$emu_profile" -v t="$name" -v fi="$fio_iops" -v pi="$pp_iops" -v fm="$fio_mib" -v pm="$pp_mib" \
       'BEGIN{printf "%-12s %-10s %10.0f %10.0f %7.3f   %10.1f %10.1f %7.3f\n", d, t, fi, pi, pi/fi, fm, pm, pm/fm}'
   done
