@@ -113,6 +113,7 @@ const CommandRegistrar reg(60, [](CLI::App& app, Globals& g, int& exit_code) {
     if (imp->parsed()) return;
     if (o->targets.empty())
       throw Error(ErrorKind::Usage, "bench needs a TARGET (directory, file or block device), or use `bench import`");
+    (void)bench::parse_format(o->out.json ? "json" : o->out.format);  // a typo fails before minutes of I/O
     bench::Profile p = bench::profile(o->profile);
     if (!o->only.empty()) bench::select_jobs(p, o->only);
     bench::Overrides ov;
