@@ -1,12 +1,102 @@
 #!/usr/bin/env bash
-# The main job on a built-in default. Grows with each module:
-# provision a Ubuntu-layout image onto an emulated USB SSD, check an EEPROM
-# config, benchmark SSD vs microSD. Needs root (loop devices).
+# The main job on a built-in default, end to end (needs root: loop devices):
+#   1. provision a Ubuntu 20.04 arm64+raspi layout image (scripts/make-test-image.sh,
+#      real Debian arm64 kernel) onto an emulated USB SSD, then `boot check` it;
+#   2. check a bootloader EEPROM config (a built-in one with the classic
+#      BOOT_ORDER=0x1 mistake), and explain the fixed order;
+#   3. benchmark an emulated USB SSD against an emulated microSD (profile quick).
+# Emulated devices come from ../shared/tools/emulate-device when present (Pi 4
+# figures from seeds/004), plain loop devices otherwise. Env: DEMO_DIR
+# (default /var/tmp/piprov-demo), DEMO_SKIP_BENCH=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j "$(nproc)"
-piprov=build/src/cli/piprov
+piprov=$PWD/build/src/cli/piprov
+demo_dir=${DEMO_DIR:-/var/tmp/piprov-demo}
+mkdir -p "$demo_dir"
+emu=../shared/tools/emulate-device
+mnt=$(mktemp -d)
+devices=()   # emulate-device names, or loop device paths, to remove at exit
+
+# make_device NAME PROFILE SIZE -> prints the device path
+make_device() {
+  if [ -x "$emu" ]; then
+    "$emu" destroy "$1" >/dev/null 2>&1 || true   # leftover of an interrupted demo
+    "$emu" create "$1" "$2" "$3"
+  else
+    rm -f "$demo_dir/$1.img"; truncate -s "$3" "$demo_dir/$1.img"
+    losetup -f --show --partscan "$demo_dir/$1.img"
+  fi
+}
+under=()
+[ -x "$emu" ] && under=("$emu" run --)
+cleanup() {
+  umount "$mnt/root" 2>/dev/null || true
+  umount "$mnt/boot" 2>/dev/null || true
+  rm -rf "$mnt"
+  for d in "${devices[@]}"; do
+    if [ -x "$emu" ]; then "$emu" destroy "$d" >/dev/null 2>&1 || true
+    else losetup -d "$d" 2>/dev/null || true; fi
+  done
+}
+trap cleanup EXIT
+[ -x "$emu" ] || echo "(../shared/tools/emulate-device not found: using unthrottled loop devices)"
+
 echo "== piprov devices"
 "$piprov" devices
+
+# --- 1. provision -----------------------------------------------------------
+echo
+echo "== building the demo image (Ubuntu 20.04 arm64+raspi layout; cached after the first run)"
+scripts/make-test-image.sh "$demo_dir/ubuntu.img" 256 >/dev/null
+ssd=$(make_device demo-ssd usb-ssd 3G)
+if [ -x "$emu" ]; then devices+=(demo-ssd); else devices+=("$ssd"); fi
+echo "== piprov provision $demo_dir/ubuntu.img.xz $ssd (emulated USB SSD)"
+"${under[@]}" "$piprov" provision "$demo_dir/ubuntu.img.xz" "$ssd" --yes --progress plain
+
+echo
+echo "== piprov boot check on the provisioned SSD"
+mkdir -p "$mnt/boot" "$mnt/root"
+mount -o ro "${ssd}p2" "$mnt/root"
+if ! mount -t vfat -o ro "${ssd}p1" "$mnt/boot" 2>/dev/null; then
+  echo "(this kernel cannot mount vfat: checking a copy of the boot partition made with mtools)"
+  MTOOLS_SKIP_CHECK=1 mcopy -s -n -i "${ssd}p1" ::/ "$mnt/boot/" 2>/dev/null
+fi
+"$piprov" boot check "$mnt/boot" --root "$mnt/root"
+umount "$mnt/root"; umount "$mnt/boot" 2>/dev/null || true
+
+# --- 2. EEPROM config ---------------------------------------------------------
+echo
+echo "== piprov eeprom check (a config migrated from the 2020-04-16 bootloader: BOOT_ORDER=0x1)"
+cat > "$demo_dir/bootconf.txt" <<'CFG'
+[all]
+BOOT_UART=0
+WAKE_ON_GPIO=1
+POWER_OFF_ON_HALT=0
+DHCP_TIMEOUT=45000
+DHCP_REQ_TIMEOUT=4000
+TFTP_FILE_TIMEOUT=30000
+ENABLE_SELF_UPDATE=1
+DISABLE_HDMI=0
+BOOT_ORDER=0x1
+CFG
+rc=0
+"$piprov" eeprom check --board pi4 --want usb "$demo_dir/bootconf.txt" || rc=$?
+if [ "$rc" -ne 1 ]; then echo "demo: expected eeprom check to report the missing USB mode (exit 1), got $rc" >&2; exit 1; fi
+echo "(exit 1: the check found the problem, as it should)"
+echo "== piprov eeprom explain 0xf41 (the fix)"
+"$piprov" eeprom explain 0xf41
+
+# --- 3. benchmark -------------------------------------------------------------
+if [ "${DEMO_SKIP_BENCH:-0}" != 1 ]; then
+  echo
+  echo "== piprov bench --profile quick: emulated USB SSD vs emulated microSD (raw devices, ~1 min)"
+  bssd=$(make_device demo-bench-ssd usb-ssd 1G)
+  bsd=$(make_device demo-bench-sd microsd 1G)
+  if [ -x "$emu" ]; then devices+=(demo-bench-ssd demo-bench-sd); else devices+=("$bssd" "$bsd"); fi
+  "${under[@]}" "$piprov" bench --profile quick --destructive --no-progress --size 512M "$bssd" "$bsd"
+fi
+echo
+echo "demo: done"

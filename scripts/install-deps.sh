@@ -21,18 +21,29 @@ pkgs=(
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libxxhash-dev libssl-dev liburing-dev libaio-dev
   libgtest-dev libgmock-dev
+  zlib1g-dev  # boot: crc32() for the gzip trailer check of vmlinuz
   # fixtures, peers and checks used by tests, demo and bench scripts
-  xz-utils gzip bzip2 zstd lz4 zip unzip
+  xz-utils gzip bzip2 zstd lz4 zip unzip xxhash
   dosfstools mtools e2fsprogs fdisk util-linux
   fio bmap-tools time file cpio dpkg-dev jq
   clang libclang-rt-14-dev llvm shellcheck
+  # quality gates and packaging (scripts/lint.sh, scripts/package.sh)
+  clang-tidy clang-format help2man lintian fakeroot bash-completion
 )
+
+# apt-get update, tolerant of a mirror mid-sync (one list failing to fetch must
+# not stop CI when the packages needed are already known): retry once, then
+# go on with the lists apt has; a package that is really missing fails below.
+apt_update() {
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq || { sleep 10; $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq; } ||
+    echo "install-deps.sh: warning: apt-get update failed; using the package lists apt has" >&2
+}
 
 # make-test-image.sh downloads Debian's arm64 kernel and u-boot-rpi packages
 # (apt-get download), which needs the arm64 package lists.
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   $SUDO dpkg --add-architecture arm64
-  $SUDO apt-get update -qq
+  apt_update
 fi
 
 missing=()
@@ -40,8 +51,8 @@ for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  apt_update
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 for arch in "${cross[@]}"; do
@@ -51,8 +62,13 @@ for arch in "${cross[@]}"; do
     *) echo "install-deps.sh: unknown cross arch '$arch' (arm64|armhf)" >&2; exit 2 ;;
   esac
   xpkgs=(g++-"$triplet" qemu-user)
-  for l in liblzma-dev libarchive-dev libblkid-dev libmount-dev libspdlog-dev libfmt-dev \
-           libxxhash-dev libssl-dev liburing-dev libaio-dev libgtest-dev libgmock-dev; do
+  # The target's copy of every library -dev package above that is
+  # Multi-Arch: same (arch-independent ones such as CLI11 and nlohmann-json
+  # serve both), so a library added to pkgs is cross-installed too.
+  for l in "${pkgs[@]}"; do
+    case "$l" in lib*-dev) ;; *) continue ;; esac
+    case "$l" in libclang-rt-*) continue ;; esac   # fuzz/sanitizer runtime of the native clang
+    [ "$(dpkg-query -W -f='${Multi-Arch}' "$l:$(dpkg --print-architecture)" 2>/dev/null)" = same ] || continue
     xpkgs+=("$l:$arch")
   done
   xmissing=()
@@ -61,7 +77,7 @@ for arch in "${cross[@]}"; do
   done
   if [ ${#xmissing[@]} -gt 0 ]; then
     dpkg --print-foreign-architectures | grep -qx "$arch" || $SUDO dpkg --add-architecture "$arch"
-    $SUDO apt-get update -qq
-    $SUDO apt-get install -y -qq --no-install-recommends "${xmissing[@]}"
+    apt_update
+    $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${xmissing[@]}"
   fi
 done

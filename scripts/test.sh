@@ -1,19 +1,67 @@
 #!/usr/bin/env bash
-# Installs dependencies, configures, builds and runs the whole test suite.
-# This is the README's test command and what .ci/run calls.
+# Installs dependencies, builds and runs every test stage. This is the
+# README's test command and what .ci/run calls. Stages, in order:
+#   deps      scripts/install-deps.sh --cross arm64        (skip: --no-deps)
+#   fuzz      scripts/fuzz.sh 30 (libFuzzer smoke)          PIPROV_SKIP_FUZZ=1
+#   lint      scripts/lint.sh: clang-format, clang-tidy, shellcheck   PIPROV_SKIP_LINT=1
+#   sanitize  scripts/sanitize-test.sh: all ctest on an ASan+UBSan build (the
+#             fuzz build, tests added)                       PIPROV_SKIP_SANITIZE=1
+#   cross     scripts/cross-test.sh arm64: cross build, unit tests and
+#             smoke runs under qemu, the arm64 .deb         PIPROV_SKIP_CROSS=1
+#   package   scripts/package.sh + package-test.sh: the amd64 .deb
+#             installs, works, upgrades, removes cleanly    PIPROV_SKIP_PACKAGE=1
+#   native    build + ctest (last, so ctest's summary is the last output)
+# Every stage runs even when an earlier one failed; the failed ones are listed
+# before the native ctest, and the exit status is non-zero if any failed.
 # Usage: scripts/test.sh [--no-deps]     (env BUILD_DIR, default build/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
+start=$(date +%s)
+failed=()
+timings=()
 
-if [ "${1:-}" != "--no-deps" ]; then
-  scripts/install-deps.sh
-fi
+stage() {  # stage NAME SKIPVAR CMD... : run CMD unless $SKIPVAR=1, record result and time
+  local name=$1 skip=$2; shift 2
+  if [ "${!skip:-0}" = 1 ]; then echo "== [$name] skipped ($skip=1)"; timings+=("$name: skipped"); return 0; fi
+  echo "== [$name] $*"
+  local t0 rc=0; t0=$(date +%s)
+  "$@" || rc=$?
+  local note="$name: $(($(date +%s) - t0)) s"
+  if [ $rc -ne 0 ]; then note+=" FAILED (exit $rc)"; failed+=("$name"); fi
+  timings+=("$note")
+}
 
-# libFuzzer smoke runs (30 s per target) before the native suite, so that
-# ctest's summary is the last thing printed.
-scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
+deps() {
+  if [ "${PIPROV_SKIP_CROSS:-0}" = 1 ]; then scripts/install-deps.sh; else scripts/install-deps.sh --cross arm64; fi
+}
+native_build() {
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPROV_BUILD_TESTS=ON &&
+    cmake --build "$build" -j "$(nproc)"
+}
+package() {
+  local out
+  out=$(scripts/package.sh "$build") || { echo "$out"; return 1; }
+  echo "$out"
+  scripts/package-test.sh "$(tail -n 1 <<<"$out")"
+}
 
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPROV_BUILD_TESTS=ON
-cmake --build "$build" -j "$(nproc)"
-ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 900
+if [ "${1:-}" != "--no-deps" ]; then stage deps PIPROV_SKIP_DEPS deps; fi
+stage fuzz PIPROV_SKIP_FUZZ scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
+stage build PIPROV_SKIP_NATIVE_BUILD native_build
+stage lint PIPROV_SKIP_LINT env BUILD_DIR="$build" scripts/lint.sh
+# The fuzz build is already ASan+UBSan instrumented: the sanitizer stage adds
+# the tests to it instead of building everything once more.
+stage sanitize PIPROV_SKIP_SANITIZE scripts/sanitize-test.sh --reuse-fuzz-build
+stage cross PIPROV_SKIP_CROSS env NATIVE_BUILD_DIR="$build" scripts/cross-test.sh arm64
+stage package PIPROV_SKIP_PACKAGE package
+
+echo "== stage times (total so far $(($(date +%s) - start)) s)"
+printf '   %s\n' "${timings[@]}"
+if [ ${#failed[@]} -gt 0 ]; then echo "test.sh: FAILED stages: ${failed[*]} (their output is above)"; fi
+
+echo "== [native] ctest"
+rc=0
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 900 || rc=$?
+[ ${#failed[@]} -eq 0 ] || rc=1
+exit $rc

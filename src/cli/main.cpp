@@ -1,10 +1,10 @@
 // piprov entry point: global options, command registry, error -> exit code.
 // Exit codes: architecture.md "Commands" (0 ok, 1 findings, 2 usage, 3 I/O,
 // 4 verify, 130 interrupted).
-#include <algorithm>
-#include <cstdio>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <algorithm>
+#include <cstdio>
 #include <vector>
 
 #include "cli/registry.hpp"
@@ -33,7 +33,8 @@ void register_all(CLI::App& app, Globals& globals, int& exit_code) {
 
 }  // namespace piprov::cli
 
-int main(int argc, char** argv) {
+namespace {
+int run_main(int argc, char** argv) {
   using namespace piprov;
   auto logger = spdlog::stderr_color_mt("piprov");
   logger->set_pattern("%^%l%$: %v");
@@ -80,4 +81,18 @@ int main(int argc, char** argv) {
     return static_cast<int>(ErrorKind::Io);
   }
   return exit_code;
+}
+}  // namespace
+
+// Anything run_main does not map (e.g. a command registered twice, spdlog
+// setup) still ends with one line and exit code 3, never std::terminate.
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "piprov: error: internal: %s (please report this)\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "piprov: error: internal: unknown exception (please report this)\n");
+  }
+  return static_cast<int>(piprov::ErrorKind::Io);
 }

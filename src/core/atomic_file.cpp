@@ -1,10 +1,10 @@
 #include "core/atomic_file.hpp"
 
-#include <cerrno>
-#include <cstdlib>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cerrno>
+#include <cstdlib>
 
 #include "core/error.hpp"
 

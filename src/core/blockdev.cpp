@@ -1,12 +1,12 @@
 #include "core/blockdev.hpp"
 
-#include <algorithm>
 #include <blkid/blkid.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include "core/error.hpp"
 #include "core/mounts.hpp"
@@ -34,7 +34,11 @@ std::string read_file(const fs::path& p) {
 }
 
 std::uint64_t to_u64(const std::string& s) {
-  try { return s.empty() ? 0 : std::stoull(s); } catch (...) { return 0; }
+  try {
+    return s.empty() ? 0 : std::stoull(s);
+  } catch (...) {
+    return 0;
+  }
 }
 
 dev_t parse_devno(const std::string& majmin) {
@@ -150,7 +154,8 @@ std::string resolve_name(const std::string& path_or_name) {
   if (ec) return {};
   struct stat st {};
   if (::stat(real.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) return {};
-  fs::path sys = fs::path("/sys/dev/block") / (std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev)));
+  fs::path sys =
+      fs::path("/sys/dev/block") / (std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev)));
   return fs::canonical(sys, ec).filename().string();
 }
 
@@ -170,7 +175,8 @@ std::string sysfs_attr(const std::string& name, const std::string& attr) {
 
 std::string disk_of_devno(dev_t devno) {
   std::error_code ec;
-  fs::path sys = fs::canonical(fs::path("/sys/dev/block") / (std::to_string(major(devno)) + ":" + std::to_string(minor(devno))), ec);
+  fs::path sys = fs::canonical(
+      fs::path("/sys/dev/block") / (std::to_string(major(devno)) + ":" + std::to_string(minor(devno))), ec);
   if (ec) return {};
   if (fs::exists(sys / "partition")) return sys.parent_path().filename().string();
   return sys.filename().string();
@@ -213,8 +219,7 @@ Disk probe_disk(const std::string& path_or_name) {
       throw Error(ErrorKind::Usage, path + " is a partition; give the whole disk (" + parent + ") instead");
     case TargetKind::Missing:
       throw Error(ErrorKind::Usage, path + " does not exist; run 'piprov devices' to list disks");
-    default:
-      throw Error(ErrorKind::Usage, path + " is not a block device; run 'piprov devices' to list disks");
+    default: throw Error(ErrorKind::Usage, path + " is not a block device; run 'piprov devices' to list disks");
   }
   return build_disk(resolve_name(path), mount_table(), active_swap_devices());
 }

@@ -3,18 +3,18 @@
 // sysfs (/sys/block) + libblkid (labels, fs types) + libmount (mount points).
 // Rules for "system disk": issue 2 (holds /, /boot, /boot/firmware, /home,
 // /var, /usr or active swap, or has holders such as LVM/MD).
+#include <sys/types.h>
 #include <cstdint>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 namespace piprov {
 
 /// One partition of a disk. Sizes in bytes.
 struct Partition {
-  std::string name;   ///< "sda1", "mmcblk0p1", "loop3p2"
-  std::string path;   ///< "/dev/sda1"
-  int number = 0;     ///< 1-based partition number
+  std::string name;  ///< "sda1", "mmcblk0p1", "loop3p2"
+  std::string path;  ///< "/dev/sda1"
+  int number = 0;    ///< 1-based partition number
   std::uint64_t start_bytes = 0;
   std::uint64_t size_bytes = 0;
   std::string label;   ///< filesystem LABEL (libblkid), "" when none
@@ -27,9 +27,9 @@ struct Partition {
 
 /// One whole disk. Sizes in bytes; block sizes in bytes.
 struct Disk {
-  std::string name;       ///< "sda"
-  std::string path;       ///< "/dev/sda"
-  std::string model;      ///< sysfs device/model (trimmed), "" when none
+  std::string name;   ///< "sda"
+  std::string path;   ///< "/dev/sda"
+  std::string model;  ///< sysfs device/model (trimmed), "" when none
   std::string vendor;
   std::string serial;
   std::string transport;  ///< usb | mmc | sata | nvme | loop | virtio | scsi | unknown

@@ -8,11 +8,11 @@ namespace piprov {
 
 /// What went wrong, which decides the process exit code.
 enum class ErrorKind {
-  Check = 1,         ///< a check found problems (eeprom check, boot check)
-  Usage = 2,         ///< bad arguments or input the user must change
-  Io = 3,            ///< I/O or device error (errno in the message)
-  Verify = 4,        ///< read-back verification or checksum mismatch
-  Interrupted = 130, ///< SIGINT / SIGTERM
+  Check = 1,          ///< a check found problems (eeprom check, boot check)
+  Usage = 2,          ///< bad arguments or input the user must change
+  Io = 3,             ///< I/O or device error (errno in the message)
+  Verify = 4,         ///< read-back verification or checksum mismatch
+  Interrupted = 130,  ///< SIGINT / SIGTERM
 };
 
 /// The one exception type piprov's libraries throw for expected failures.

@@ -1,12 +1,12 @@
 #include "core/hashing.hpp"
 
-#include <cerrno>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <openssl/evp.h>
 #include <unistd.h>
-#include <vector>
 #include <xxhash.h>
+#include <cerrno>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -22,9 +22,7 @@ std::string Xxh3_128::hex() const {
   return fmt::format("{:016x}{:016x}", h.high64, h.low64);
 }
 
-Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
-  EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), EVP_sha256(), nullptr);
-}
+Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), EVP_sha256(), nullptr); }
 Sha256::~Sha256() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
 void Sha256::update(std::span<const std::byte> d) {
   EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), d.data(), d.size());

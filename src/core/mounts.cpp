@@ -1,19 +1,25 @@
 #include "core/mounts.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <libmount/libmount.h>
-#include <memory>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <cerrno>
+#include <cstring>
+#include <memory>
 
 #include "core/error.hpp"
 
 namespace piprov {
 namespace {
-struct TableDel { void operator()(libmnt_table* t) const { mnt_unref_table(t); } };
-struct IterDel { void operator()(libmnt_iter* i) const { mnt_free_iter(i); } };
-struct CtxDel { void operator()(libmnt_context* c) const { mnt_free_context(c); } };
+struct TableDel {
+  void operator()(libmnt_table* t) const { mnt_unref_table(t); }
+};
+struct IterDel {
+  void operator()(libmnt_iter* i) const { mnt_free_iter(i); }
+};
+struct CtxDel {
+  void operator()(libmnt_context* c) const { mnt_free_context(c); }
+};
 }  // namespace
 
 std::vector<MountEntry> mount_table() {

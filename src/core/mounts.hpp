@@ -1,8 +1,8 @@
 #pragma once
 // The mount table and mount/umount, through libmount (correct with bind
 // mounts and escaped paths; architecture.md "Dependencies").
-#include <string>
 #include <sys/types.h>
+#include <string>
 #include <vector>
 
 namespace piprov {
@@ -27,8 +27,8 @@ std::vector<dev_t> active_swap_devices();
 
 /// Mounts `source` (a block device) on `target` with libmount's context
 /// (fstype "auto" probes). Throws Error{Io} with libmount's message.
-void mount_filesystem(const std::string& source, const std::string& target,
-                      const std::string& fstype = "auto", const std::string& options = "");
+void mount_filesystem(const std::string& source, const std::string& target, const std::string& fstype = "auto",
+                      const std::string& options = "");
 
 /// Unmounts `target` (a mount point). Throws Error{Io} with the reason (e.g. EBUSY).
 void unmount_filesystem(const std::string& target);

@@ -1,8 +1,8 @@
 #include "core/units.hpp"
 
+#include <fmt/format.h>
 #include <cctype>
 #include <cmath>
-#include <fmt/format.h>
 #include <limits>
 
 #include "core/error.hpp"
@@ -11,7 +11,9 @@ namespace piprov {
 
 std::uint64_t parse_size(std::string_view text, std::string_view what) {
   auto bad = [&] {
-    return Error(ErrorKind::Usage, fmt::format("invalid {} '{}': use a number with an optional k/M/G/T suffix (binary, e.g. 4k = 4096)", what, text));
+    return Error(ErrorKind::Usage,
+                 fmt::format("invalid {} '{}': use a number with an optional k/M/G/T suffix (binary, e.g. 4k = 4096)",
+                             what, text));
   };
   std::size_t i = 0;
   std::uint64_t value = 0;
@@ -23,7 +25,8 @@ std::uint64_t parse_size(std::string_view text, std::string_view what) {
   std::string suffix;
   for (; i < text.size(); ++i) suffix += static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
   std::uint64_t mult = 1;
-  if (suffix.empty() || suffix == "b") mult = 1;
+  if (suffix.empty() || suffix == "b")
+    mult = 1;
   else {
     const char unit = suffix[0];
     const std::string rest = suffix.substr(1);
@@ -36,9 +39,12 @@ std::uint64_t parse_size(std::string_view text, std::string_view what) {
       default: throw bad();
     }
     std::uint64_t base = 1024;
-    if (rest.empty() || rest == "ib") base = 1024;
-    else if (rest == "b") base = 1000;
-    else throw bad();
+    if (rest.empty() || rest == "ib")
+      base = 1024;
+    else if (rest == "b")
+      base = 1000;
+    else
+      throw bad();
     for (int p = 0; p < power; ++p) mult *= base;
   }
   if (mult != 0 && value > std::numeric_limits<std::uint64_t>::max() / mult) throw bad();
@@ -49,7 +55,10 @@ std::string format_bytes(std::uint64_t bytes) {
   static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   double v = static_cast<double>(bytes);
   int u = 0;
-  while (v >= 1024.0 && u < 5) { v /= 1024.0; ++u; }
+  while (v >= 1024.0 && u < 5) {
+    v /= 1024.0;
+    ++u;
+  }
   if (u == 0) return fmt::format("{} B", bytes);
   return fmt::format("{:.1f} {}", v, units[u]);
 }

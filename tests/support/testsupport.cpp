@@ -1,11 +1,11 @@
 #include "support/testsupport.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <array>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -23,12 +23,16 @@ TempDir::~TempDir() {
 
 RunResult run(const std::string& command) {
   TempDir d("piprov-run");
-  std::string full = "( " + command + " ) >" + (d.path / "out").string() + " 2>" + (d.path / "err").string() + " </dev/null";
+  std::string full =
+      "( " + command + " ) >" + (d.path / "out").string() + " 2>" + (d.path / "err").string() + " </dev/null";
   int st = std::system(full.c_str());
   RunResult r;
-  if (st == -1) r.exit_code = -1;
-  else if (WIFEXITED(st)) r.exit_code = WEXITSTATUS(st);
-  else if (WIFSIGNALED(st)) r.exit_code = 128 + WTERMSIG(st);
+  if (st == -1)
+    r.exit_code = -1;
+  else if (WIFEXITED(st))
+    r.exit_code = WEXITSTATUS(st);
+  else if (WIFSIGNALED(st))
+    r.exit_code = 128 + WTERMSIG(st);
   r.out = read_file(d.path / "out");
   r.err = read_file(d.path / "err");
   return r;

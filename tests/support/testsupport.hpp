@@ -58,13 +58,13 @@ void write_file(const std::filesystem::path& p, const std::string& content);
 
 }  // namespace piprov::test
 
-#define PIPROV_REQUIRE_LOOP()                                                      \
-  do {                                                                             \
-    auto why_ = ::piprov::test::loop_unavailable_reason();                         \
-    if (!why_.empty()) GTEST_SKIP() << "needs loop devices: " << why_;             \
+#define PIPROV_REQUIRE_LOOP()                                          \
+  do {                                                                 \
+    auto why_ = ::piprov::test::loop_unavailable_reason();             \
+    if (!why_.empty()) GTEST_SKIP() << "needs loop devices: " << why_; \
   } while (0)
 
-#define PIPROV_REQUIRE_SHARED(rel, var)                                            \
-  auto var##_opt_ = ::piprov::test::shared_data(rel);                              \
+#define PIPROV_REQUIRE_SHARED(rel, var)                                             \
+  auto var##_opt_ = ::piprov::test::shared_data(rel);                               \
   if (!var##_opt_) GTEST_SKIP() << "../shared/data/" << (rel) << " is not present"; \
   const std::filesystem::path var = *var##_opt_

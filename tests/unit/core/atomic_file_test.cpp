@@ -1,7 +1,7 @@
-#include <filesystem>
-#include <fstream>
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <filesystem>
+#include <fstream>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -31,7 +31,10 @@ TEST(AtomicFile, ReplacesContentAndLeavesNoTemp) {
   atomic_write(target, "new kernel");
   EXPECT_EQ(slurp(target), "new kernel");
   int n = 0;
-  for (auto& e : fs::directory_iterator(d.path)) { (void)e; ++n; }
+  for (auto& e : fs::directory_iterator(d.path)) {
+    (void)e;
+    ++n;
+  }
   EXPECT_EQ(n, 1);
 }
 
@@ -46,7 +49,10 @@ TEST(AtomicFile, WithoutCommitTargetIsUntouched) {
   }
   EXPECT_EQ(slurp(target), "kept");
   int n = 0;
-  for (auto& e : fs::directory_iterator(d.path)) { (void)e; ++n; }
+  for (auto& e : fs::directory_iterator(d.path)) {
+    (void)e;
+    ++n;
+  }
   EXPECT_EQ(n, 1);
 }
 

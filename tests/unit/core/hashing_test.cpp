@@ -1,5 +1,5 @@
-#include <cstdio>
 #include <gtest/gtest.h>
+#include <cstdio>
 #include <string>
 
 #include "core/hashing.hpp"
@@ -7,7 +7,9 @@
 using namespace piprov;
 
 namespace {
-std::span<const std::byte> bytes(const std::string& s) { return {reinterpret_cast<const std::byte*>(s.data()), s.size()}; }
+std::span<const std::byte> bytes(const std::string& s) {
+  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
 }  // namespace
 
 TEST(Sha256, KnownVectors) {

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# bench-write.sh: piprov write against its peers on one loop device, one run.
+#
+# Builds the ~2 GiB Ubuntu-layout test image (scripts/make-test-image.sh,
+# ROOT 1750 MiB, xz -0 -T0), attaches a 2.1 GiB loop device with
+# --direct-io=on backed by a file in /var/tmp (disk, not tmpfs), then times:
+#   decode only     xz -dc -T0 IMAGE > /dev/null          (the decode limit)
+#   xz | dd         xz -dc -T0 IMAGE | dd of=DEV bs=4M oflag=direct iflag=fullblock
+#   bmaptool        bmaptool copy --nobmap IMAGE DEV
+#   piprov          piprov write --no-verify --yes IMAGE DEV   (+ peak RSS)
+#   piprov verify   piprov write --yes IMAGE DEV: its verify phase, against
+#   device read     dd if=DEV of=/dev/null bs=4M iflag=direct (the image's bytes)
+# and prints wall times and ratios. Targets (issue 2): piprov <= 1.10x decode,
+# faster than xz|dd, >= 1.8x faster than bmaptool, peak RSS < 100 MiB,
+# verify <= device read + 10%. A benchmark, not a test: numbers are noisy on
+# a shared machine. Needs root. Env: BENCH_DIR (/var/tmp/piprov-bench),
+# ROOT_MIB (1750), BUILD_DIR (build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${BENCH_DIR:-/var/tmp/piprov-bench}
+root_mib=${ROOT_MIB:-1750}
+build=${BUILD_DIR:-build}
+piprov=$build/src/cli/piprov
+[ "$(id -u)" = 0 ] || { echo "bench-write.sh: needs root (loop devices)" >&2; exit 2; }
+for t in xz dd bmaptool losetup /usr/bin/time; do
+  command -v "$t" >/dev/null || { echo "bench-write.sh: $t is missing: run scripts/install-deps.sh" >&2; exit 3; }
+done
+
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j2 --target piprov >/dev/null
+
+mkdir -p "$dir"
+scripts/make-test-image.sh "$dir/bench.img" "$root_mib" >/dev/null
+image=$dir/bench.img.xz
+img_bytes=$(stat -c %s "$dir/bench.img")
+rm -f "$dir/bench.img"  # only the .xz is needed
+dev_bytes=$(( (img_bytes / 1048576 + 64) * 1048576 ))
+rm -f "$dir/dev.img"
+truncate -s "$dev_bytes" "$dir/dev.img"
+dev=$(losetup -f --show --direct-io=on "$dir/dev.img")
+cleanup() { losetup -d "$dev" 2>/dev/null || true; rm -f "$dir/dev.img"; }
+trap cleanup EXIT
+
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", b - a}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a / b}'; }
+
+cat "$image" > /dev/null  # same warm page cache for every contender
+echo "image: $image ($(stat -c %s "$image") bytes xz, $img_bytes bytes raw); device: $dev ($dev_bytes bytes, direct-io)"
+echo "cores: $(nproc); xz $(xz --version | head -1 | awk '{print $NF}'); $(bmaptool --version 2>&1 | head -1)"
+
+t0=$(now); xz -dc -T0 "$image" > /dev/null; t1=$(now); decode=$(secs "$t0" "$t1")
+t0=$(now); xz -dc -T0 "$image" | dd of="$dev" bs=4M oflag=direct iflag=fullblock status=none; t1=$(now); xzdd=$(secs "$t0" "$t1")
+t0=$(now); bmaptool -q copy --nobmap "$image" "$dev" 2>/dev/null; t1=$(now); bmap=$(secs "$t0" "$t1")
+t0=$(now)
+/usr/bin/time -f %M -o "$dir/rss" "$piprov" -q write --no-verify --yes --progress none "$image" "$dev" > /dev/null
+t1=$(now); pw=$(secs "$t0" "$t1")
+rss_kib=$(tail -n1 "$dir/rss")
+
+"$piprov" -q write --yes --progress none --json "$image" "$dev" > "$dir/verify.json"
+verify=$(awk -F': ' '/"verify_seconds"/{gsub(/,/,"",$2); printf "%.2f", $2}' "$dir/verify.json")
+blocks=$(( (img_bytes + 4194303) / 4194304 ))
+t0=$(now); dd if="$dev" of=/dev/null bs=4M count="$blocks" iflag=direct status=none; t1=$(now); readt=$(secs "$t0" "$t1")
+
+printf '%-34s %8s s\n' "decode only (xz -dc -T0)" "$decode" \
+  "xz -dc -T0 | dd oflag=direct" "$xzdd" "bmaptool copy --nobmap" "$bmap" \
+  "piprov write --no-verify" "$pw" "piprov verify phase" "$verify" "device read (dd iflag=direct)" "$readt"
+echo "piprov / decode-only:   $(ratio "$pw" "$decode")x   (target <= 1.10)"
+echo "xz|dd / piprov:         $(ratio "$xzdd" "$pw")x   (target > 1.00)"
+echo "bmaptool / piprov:      $(ratio "$bmap" "$pw")x   (target >= 1.80)"
+echo "verify / device read:   $(ratio "$verify" "$readt")x   (target <= 1.10)"
+echo "piprov peak RSS:        $((rss_kib / 1024)) MiB ($rss_kib KiB; target < 100 MiB)"

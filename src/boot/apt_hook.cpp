@@ -1,0 +1,129 @@
+#include "boot/apt_hook.hpp"
+
+#include <fstream>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov::boot {
+namespace {
+
+std::optional<std::string> slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The seed's script lives in the boot partition; on a mounted image that is
+// BOOT_DIR, on the Pi ROOT_DIR/boot/firmware.
+fs::path find_seed_script(const fs::path& root_dir, const fs::path& boot_dir) {
+  std::error_code ec;
+  for (const auto& p : {boot_dir / kSeedHookScriptName, root_dir / "boot/firmware" / kSeedHookScriptName})
+    if (!p.empty() && fs::is_regular_file(p, ec)) return p;
+  return {};
+}
+
+// Every snippet in apt.conf.d that runs the seed's auto_decompress_kernel.
+std::vector<fs::path> seed_snippets(const fs::path& root_dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root_dir / "etc/apt/apt.conf.d", ec)) {
+    if (!e.is_regular_file(ec)) continue;
+    auto text = slurp(e.path());
+    if (e.path().filename() == fs::path(kSeedHookConfRel).filename() ||
+        (text && text->find(kSeedHookScriptName) != std::string::npos))
+      out.push_back(e.path());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> seed_hook_faults(std::string_view script_text) {
+  std::string s(script_text);
+  std::vector<std::string> f;
+  auto has = [&](const char* re) { return std::regex_search(s, std::regex(re)); };
+  if (has(R"((^|\n)\s*CKPATH=/vmlinuz)") || has(R"((^|\n)\s*DKPATH=/vmlinux)"))
+    f.push_back("1: written through an unquoted heredoc, so $BTPATH expanded at install time: the script reads "
+                "CKPATH=/vmlinuz (the wrong file)");
+  if (has(R"(^#!\s*/bin/bash\s+-e)") && s.find("$?") != std::string::npos)
+    f.push_back("2: '#!/bin/bash -e' with '$?' checks: under -e the checks are dead, and apt runs it as "
+                "'/bin/bash script', which ignores the -e");
+  if (has(R"(\bmv\s+\S*(DKPATH|vmlinux)\S*\s+\S*\.bak)"))
+    f.push_back("3: 'mv vmlinux vmlinux.bak' fails on the first run (no vmlinux yet) and apt reports a failed hook");
+  if (s.find("--ignore-missing") != std::string::npos)
+    f.push_back("4: 'md5sum --ignore-missing' passes when vmlinux was deleted, so it is never regenerated");
+  if (has(R"(zcat\s+\S+\s*>\s*\S*(DKPATH|vmlinux)\b)"))
+    f.push_back("5: 'zcat vmlinuz > vmlinux' writes in place: a power cut or a full FAT leaves a truncated kernel");
+  if (s.find("will be compressed") != std::string::npos)
+    f.push_back("6: says \"kernel will be compressed\" when it decompresses");
+  return f;
+}
+
+std::vector<std::string> install_hook(const fs::path& root_dir, const fs::path& boot_dir, bool dry_run) {
+  std::error_code ec;
+  if (!fs::is_directory(root_dir / "etc/apt", ec))
+    throw Error(ErrorKind::Usage, root_dir.string() +
+                                      " has no etc/apt: not the root filesystem of a Debian/Ubuntu system (pass the "
+                                      "mounted 'writable' partition as --root)");
+  std::vector<std::string> actions;
+  auto put = [&](const char* rel, std::string_view content, unsigned mode) {
+    fs::path p = root_dir / rel;
+    auto cur = slurp(p);
+    struct stat sb {};
+    bool mode_ok = ::stat(p.c_str(), &sb) == 0 && (sb.st_mode & 07777) == mode;
+    if (cur && *cur == content && mode_ok) return;
+    if (!dry_run) {
+      fs::create_directories(p.parent_path(), ec);
+      if (ec) throw io_error("cannot create " + p.parent_path().string(), ec.value());
+      atomic_write(p, content, mode);
+    }
+    actions.push_back((dry_run ? (cur ? "would update " : "would install ") : (cur ? "updated " : "installed ")) + p.string() +
+                      (mode == 0755 ? " (mode 0755)" : " (mode 0644)"));
+  };
+  put(kHookScriptRel, hook_script(), 0755);
+  put(kHookConfRel, hook_conf(), 0644);
+  for (const auto& snippet : seed_snippets(root_dir)) {
+    if (!dry_run && !fs::remove(snippet, ec) && ec) throw io_error("cannot remove " + snippet.string(), ec.value());
+    actions.push_back((dry_run ? "would remove" : "removed") + std::string(" the seed's hook ") + snippet.string() +
+                      " (replaced by 99-piprov-kernel)");
+  }
+  for (const auto& dir : {boot_dir, root_dir / "boot/firmware"}) {
+    for (const char* name : {kSeedHookScriptName, kSeedHookMd5Name}) {
+      fs::path p = dir / name;
+      if (!fs::is_regular_file(p, ec)) continue;
+      if (!dry_run && !fs::remove(p, ec) && ec) throw io_error("cannot remove " + p.string(), ec.value());
+      actions.push_back((dry_run ? "would remove" : "removed") + std::string(" the seed's ") + p.string());
+    }
+  }
+  return actions;
+}
+
+HookStatus inspect_hooks(const fs::path& root_dir, const fs::path& boot_dir) {
+  HookStatus st;
+  auto conf = slurp(root_dir / kHookConfRel);
+  st.conf_installed = conf.has_value();
+  st.conf_current = conf && *conf == hook_conf();
+  auto script = slurp(root_dir / kHookScriptRel);
+  st.script_installed = script.has_value();
+  st.script_current = script && *script == hook_script();
+  auto seeds = seed_snippets(root_dir);
+  if (!seeds.empty()) {
+    st.seed_hook = true;
+    st.seed_hook_conf = seeds.front().string();
+    auto sp = find_seed_script(root_dir, boot_dir);
+    st.seed_script = sp.string();
+    if (auto text = sp.empty() ? std::nullopt : slurp(sp)) st.seed_faults = seed_hook_faults(*text);
+  }
+  return st;
+}
+
+}  // namespace piprov::boot

@@ -1,0 +1,268 @@
+#include "boot/check.hpp"
+
+#include <fstream>
+
+#include "boot/apt_hook.hpp"
+#include "boot/cmdline_txt.hpp"
+#include "boot/config_txt.hpp"
+#include "boot/firmware.hpp"
+#include "boot/kernel_image.hpp"
+#include "boot/patch.hpp"
+#include "core/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov::boot {
+namespace {
+
+std::string shell_quote(const std::string& s) {
+  if (s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:=") ==
+      std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\0')) s.pop_back();
+  return s;
+}
+
+std::string sysfs_read(const fs::path& p) {
+  std::ifstream in(p);
+  std::string s;
+  std::getline(in, s);
+  return trim(s);
+}
+
+struct Ctx {
+  const CheckOptions& o;
+  CheckReport& r;
+  std::string boot_q, patch_cmd;
+  void add(Severity s, std::string code, std::string msg, std::string fix = "") {
+    r.findings.push_back({s, std::move(code), std::move(msg), std::move(fix)});
+  }
+};
+
+void check_kernel(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
+  const fs::path& boot = c.o.boot_dir;
+  auto eff = config.effective("kernel", Board{"pi4"}, loader);
+  c.r.kernel_file = eff ? eff->value : "";
+  std::string where = eff ? " (" + eff->file + " line " + std::to_string(eff->line) + ")" : "";
+  std::string name = eff ? eff->value : "kernel8.img";
+  std::error_code ec;
+  c.r.kernel = kernel_status(boot, true);
+  if (!fs::is_regular_file(boot / name, ec)) {
+    c.add(Severity::Error, "kernel-missing",
+          "the Pi 4 kernel " + name + where + " does not exist in " + boot.string() +
+              (eff ? "" : " (no kernel= for [pi4]: the firmware loads kernel8.img)"),
+          c.patch_cmd + " (sets [pi4] kernel=vmlinux and makes vmlinux)");
+    return;
+  }
+  if (name.rfind("uboot", 0) == 0) {
+    c.add(Severity::Error, "kernel-uboot",
+          "the Pi 4 boots U-Boot, kernel=" + name + where + ", which cannot boot from USB mass storage",
+          c.patch_cmd + " (sets [pi4] kernel=vmlinux)");
+    return;
+  }
+  auto comp = detect_compression_file(boot / name);
+  if (comp != KernelCompression::None) {
+    auto fw = firmware_info(boot);
+    if (comp == KernelCompression::Gzip && fw.decompresses_gzip.value_or(false))
+      c.add(Severity::Info, "kernel-gzip", "kernel=" + name + " is gzip-compressed; " + fw.summary);
+    else
+      c.add(Severity::Warning, "kernel-compressed",
+            "kernel=" + name + where + " is " + to_string(comp) +
+                "-compressed: only firmware built since " + kGzipKernelFirmwareDate +
+                " boots gzip kernels itself, and the firmware here is " +
+                (fw.build_date.empty() ? "unknown" : "from " + fw.build_date),
+            c.patch_cmd + " (boots the uncompressed vmlinux instead)");
+    return;
+  }
+  if (!file_is_arm64_image(boot / name)) {
+    c.add(Severity::Error, "kernel-invalid",
+          boot.string() + "/" + name + " is not an arm64 Image (no \"ARM\\x64\" magic at byte 0x38)",
+          "piprov boot sync-kernel " + c.boot_q + " --force");
+    return;
+  }
+  if (name == kVmlinux) {
+    switch (c.r.kernel.state) {
+      case KernelState::Fresh: break;
+      case KernelState::NoStamp:
+      case KernelState::Stale:
+      case KernelState::Missing:
+      case KernelState::Invalid:
+        c.add(Severity::Error, std::string("vmlinux-") + to_string(c.r.kernel.state),
+              "vmlinux is " + std::string(to_string(c.r.kernel.state)) + ": " + c.r.kernel.detail,
+              "piprov boot sync-kernel " + c.boot_q);
+        break;
+      case KernelState::NoVmlinuz:
+        c.add(Severity::Warning, "no-vmlinuz",
+              c.r.kernel.detail + ": the apt hook cannot refresh vmlinux after a kernel update",
+              "reinstall the kernel package (apt install --reinstall linux-image-raspi)");
+        break;
+    }
+  }
+}
+
+void check_initramfs(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
+  auto eff = config.effective("initramfs", Board{"pi4"}, loader);
+  c.r.initramfs = eff ? eff->value : "";
+  if (!eff) {
+    if (c.r.kernel_file == kVmlinux)
+      c.add(Severity::Error, "initramfs-missing",
+            "no `initramfs` for [pi4]: Ubuntu's kernel needs initrd.img to mount root=LABEL=writable",
+            c.patch_cmd + " (adds `initramfs initrd.img followkernel` to [pi4])");
+    return;
+  }
+  std::string file = eff->value.substr(0, eff->value.find_first_of(" \t"));
+  std::error_code ec;
+  if (!fs::is_regular_file(c.o.boot_dir / file, ec))
+    c.add(Severity::Error, "initramfs-file-missing",
+          "initramfs " + file + " (" + eff->file + " line " + std::to_string(eff->line) + ") does not exist in " +
+              c.o.boot_dir.string(),
+          "restore " + file + " (apt install --reinstall linux-image-raspi) or " + c.patch_cmd);
+}
+
+void check_lint(Ctx& c, const ConfigTxt& config, const std::string& name, const IncludeLoader& loader, int depth) {
+  for (const auto& f : config.lint())
+    c.add(Severity::Warning, "config-" + f.code, name + ": " + f.message, f.fix + " (" + name + " line " +
+                                                                              std::to_string(f.line) + ")");
+  if (depth >= 4) return;
+  for (const auto& l : config.lines())
+    if (l.kind == LineKind::Directive && l.key == "include") {
+      if (auto inc = loader(l.value)) check_lint(c, *inc, l.value, loader, depth + 1);
+      else
+        c.add(Severity::Warning, "include-missing", name + ": `include " + l.value + "` names a missing file",
+              "create an empty " + l.value + " or remove the include line");
+    }
+}
+
+void check_cmdline(Ctx& c, const ConfigTxt& config, std::optional<CmdlineTxt>& out) {
+  c.r.cmdline_file = effective_cmdline_name(config, c.o.boot_dir);
+  auto text = read_optional_file(c.o.boot_dir / c.r.cmdline_file);
+  if (!text) {
+    c.add(Severity::Error, "cmdline-missing", c.r.cmdline_file + " (the cmdline file config.txt names) does not exist",
+          "create " + c.r.cmdline_file + " with one line, e.g. console=tty1 root=LABEL=writable rootfstype=ext4 rootwait");
+    return;
+  }
+  out = CmdlineTxt::parse(*text);
+  for (const auto& f : out->lint()) c.add(Severity::Error, "cmdline-" + f.code, c.r.cmdline_file + ": " + f.message, f.fix);
+}
+
+void check_hook(Ctx& c) {
+  std::optional<fs::path> root = c.o.root_dir;
+  std::error_code ec;
+  if (!root && fs::equivalent(c.o.boot_dir, "/boot/firmware", ec)) root = "/";
+  if (!root) {
+    c.add(Severity::Info, "hook-not-checked", "the apt hook was not checked: pass --root ROOT_DIR (the mounted 'writable' partition)");
+    return;
+  }
+  std::string root_q = shell_quote(root->string());
+  std::string fix = c.patch_cmd + " --root " + root_q;
+  auto st = inspect_hooks(*root, c.o.boot_dir);
+  if (st.seed_hook) {
+    c.add(Severity::Error, "seed-hook",
+          "the hand-made hook " + st.seed_hook_conf + " (seeds/004) is installed" +
+              (st.seed_script.empty() ? " and its script auto_decompress_kernel is missing: apt reports a failed hook "
+                                        "after every dpkg run"
+                                      : ", running " + st.seed_script),
+          fix + " (replaces it)");
+    for (const auto& f : st.seed_faults)
+      c.add(Severity::Error, "seed-hook-fault", "the seed hook's fault " + f, fix + " (replaces it)");
+  }
+  if (!st.conf_installed) {
+    c.add(Severity::Error, "hook-missing",
+          std::string("the apt hook ") + (*root / kHookConfRel).string() +
+              " is not installed: the next kernel update leaves vmlinux stale and the Pi boots the old kernel "
+              "with new modules",
+          fix);
+    return;
+  }
+  if (!st.script_installed) {
+    c.add(Severity::Error, "hook-script-missing",
+          std::string("the apt hook runs ") + (*root / kHookScriptRel).string() + ", which does not exist", fix);
+    return;
+  }
+  if (!st.conf_current || !st.script_current)
+    c.add(Severity::Warning, "hook-outdated", "the installed apt hook differs from this piprov's version", fix);
+}
+
+void check_usb(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
+  std::vector<std::pair<std::string, std::string>> ids;  // vid:pid, where seen
+  for (const auto& id : c.o.usb_ids) ids.emplace_back(normalize_vid_pid(id), "--usb-id");
+  bool scan = c.o.scan_usb.value_or(running_on_pi());
+  if (scan) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/sys/bus/usb/devices", ec)) {
+      auto vid = sysfs_read(e.path() / "idVendor"), pid = sysfs_read(e.path() / "idProduct");
+      if (vid.size() == 4 && pid.size() == 4) ids.emplace_back(vid + ":" + pid, "USB device " + e.path().filename().string());
+    }
+  }
+  for (const auto& [id, seen] : ids) {
+    const auto* known = find_known_bridge(id);
+    if (!known) {
+      if (seen == "--usb-id") c.add(Severity::Info, "usb-ok", id + " is not a USB-SATA bridge known to need the UAS quirk");
+      continue;
+    }
+    if (cmdline && cmdline->has_uas_quirk(id)) {
+      c.add(Severity::Info, "uas-quirk-set", std::string(known->name) + " (" + id + "): usb-storage.quirks=" + id + ":u is set");
+      continue;
+    }
+    c.add(Severity::Warning, "uas-quirk-missing",
+          std::string(known->name) + " (" + id + ", " + seen + ") is known to hang or corrupt data with UAS on a Pi 4; " +
+              c.r.cmdline_file + " lacks usb-storage.quirks=" + id + ":u",
+          c.patch_cmd + " --uas-quirk " + id + " (appends ' usb-storage.quirks=" + id + ":u' to the line in " +
+              c.r.cmdline_file + ")");
+  }
+}
+
+}  // namespace
+
+const char* to_string(Severity s) {
+  switch (s) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    case Severity::Info: return "info";
+  }
+  return "?";
+}
+
+bool CheckReport::ok() const {
+  for (const auto& f : findings)
+    if (f.severity != Severity::Info) return false;
+  return true;
+}
+
+bool running_on_pi() {
+  std::ifstream in("/proc/device-tree/model");
+  std::string model;
+  std::getline(in, model, '\0');
+  return model.find("Raspberry Pi") != std::string::npos;
+}
+
+CheckReport check_boot(const CheckOptions& o) {
+  CheckReport r;
+  std::error_code ec;
+  if (!fs::is_directory(o.boot_dir, ec))
+    throw Error(ErrorKind::Usage, o.boot_dir.string() + " is not a directory: pass the mounted boot partition");
+  auto text = read_optional_file(o.boot_dir / kConfigTxt);
+  if (!text) throw Error(ErrorKind::Usage, o.boot_dir.string() + " has no config.txt: not a Raspberry Pi boot partition");
+  Ctx c{o, r, shell_quote(o.boot_dir.string()), ""};
+  c.patch_cmd = "piprov boot patch " + c.boot_q;
+  auto config = ConfigTxt::parse(*text);
+  auto loader = include_loader(o.boot_dir);
+  r.firmware = firmware_info(o.boot_dir).summary;
+  check_kernel(c, config, loader);
+  check_initramfs(c, config, loader);
+  check_lint(c, config, kConfigTxt, loader, 0);
+  std::optional<CmdlineTxt> cmdline;
+  check_cmdline(c, config, cmdline);
+  check_hook(c);
+  check_usb(c, cmdline);
+  c.add(Severity::Info, "firmware", r.firmware);
+  return r;
+}
+
+}  // namespace piprov::boot

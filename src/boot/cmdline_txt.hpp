@@ -1,0 +1,54 @@
+#pragma once
+// cmdline.txt: the kernel command line the Pi firmware passes on. It must be a
+// single line (the firmware reads only the first one); root= must be present.
+// UAS quirks: broken UAS USB-SATA bridges on a Pi 4 need
+// `usb-storage.quirks=VID:PID:u` here (field-notes.md §2; known bridges below).
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace piprov::boot {
+
+/// A USB-SATA bridge known to need the `u` (ignore UAS) quirk on a Pi 4.
+struct KnownBridge {
+  const char* vid_pid;  ///< "152d:0578"
+  const char* name;
+};
+/// field-notes.md §2: JMicron JMS567/578, ASMedia ASM1051/1053 (174c:55aa), ASMedia 174c:1156, 0634:5605.
+const std::vector<KnownBridge>& known_uas_bridges();
+/// The bridge for "vvvv:pppp" (case-insensitive), or nullptr.
+const KnownBridge* find_known_bridge(std::string_view vid_pid);
+/// Validates and lower-cases "VID:PID" (4+4 hex digits). Throws Error{Usage}.
+std::string normalize_vid_pid(std::string_view text);
+
+struct CmdlineFinding {
+  std::string code;  ///< "multiple-lines", "no-root", "empty"
+  std::string message;
+  std::string fix;
+};
+
+/// The parsed first line: parameters split on spaces. Lossless: keeps the
+/// file's bytes and edits only the parameter it changes.
+class CmdlineTxt {
+ public:
+  static CmdlineTxt parse(std::string_view bytes);
+  std::string to_string() const { return text_; }
+
+  /// Parameters of the first line, in order ("root=LABEL=writable", "rootwait").
+  std::vector<std::string> params() const;
+  /// Value of "name=value" (first match); nullopt when absent.
+  std::optional<std::string> get(std::string_view name) const;
+  /// Problems: more than one non-empty line, no root=, empty.
+  std::vector<CmdlineFinding> lint() const;
+  /// True when usb-storage.quirks lists VID:PID with the `u` flag.
+  bool has_uas_quirk(std::string_view vid_pid) const;
+  /// Adds VID:PID:u to usb-storage.quirks (appending to an existing list, or a
+  /// new parameter at the end of the first line). Returns true when changed.
+  bool add_uas_quirk(std::string_view vid_pid);
+
+ private:
+  std::string text_;
+};
+
+}  // namespace piprov::boot

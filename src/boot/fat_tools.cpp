@@ -1,0 +1,135 @@
+#include "boot/fat_tools.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/error.hpp"
+#include "core/hashing.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov::boot {
+namespace {
+
+// Runs argv (no shell) with MTOOLS_SKIP_CHECK=1; returns exit status and stderr.
+std::pair<int, std::string> run_tool(const std::vector<std::string>& argv) {
+  char tmpl[] = "/tmp/piprov-mtools-XXXXXX";
+  int errfd = ::mkstemp(tmpl);
+  if (errfd < 0) throw io_error("cannot create a temporary file", errno);
+  ::unlink(tmpl);
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(errfd);
+    throw io_error("fork", errno);
+  }
+  if (pid == 0) {
+    ::dup2(errfd, 2);
+    int devnull = ::open("/dev/null", O_RDWR);
+    if (devnull >= 0) {
+      ::dup2(devnull, 0);
+      ::dup2(devnull, 1);
+    }
+    ::setenv("MTOOLS_SKIP_CHECK", "1", 1);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  std::string err;
+  ::lseek(errfd, 0, SEEK_SET);
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(errfd, buf, sizeof buf)) > 0) err.append(buf, static_cast<std::size_t>(n));
+  ::close(errfd);
+  int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
+  return {code, err};
+}
+
+void tool_or_throw(const std::vector<std::string>& argv) {
+  auto [code, err] = run_tool(argv);
+  if (code != 0) {
+    std::string cmd;
+    for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+    throw Error(ErrorKind::Io, cmd + " failed (exit " + std::to_string(code) + (err.empty() ? "" : ": " + err) + ")");
+  }
+}
+
+bool last_to_write(const std::string& name) {
+  return name == "config.txt" || name.find("cmdline") != std::string::npos;
+}
+
+}  // namespace
+
+bool mtools_available() { return run_tool({"mcopy", "-V"}).first == 0; }
+
+void fat_copy_out(const std::string& device, const fs::path& dir) {
+  fs::create_directories(dir);
+  tool_or_throw({"mcopy", "-s", "-p", "-m", "-n", "-i", device, "::/", dir.string() + "/"});
+}
+
+std::map<std::string, std::string> tree_hashes(const fs::path& dir) {
+  std::map<std::string, std::string> m;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) m[fs::relative(e.path(), dir).string()] = sha256_file(e.path());
+  return m;
+}
+
+std::vector<std::string> fat_write_back(const std::string& device, const fs::path& dir,
+                                        const std::map<std::string, std::string>& before) {
+  auto after = tree_hashes(dir);
+  std::vector<std::string> changed, removed, actions;
+  for (const auto& [name, h] : after) {
+    auto it = before.find(name);
+    if (it == before.end() || it->second != h) changed.push_back(name);
+  }
+  for (const auto& [name, h] : before)
+    if (!after.count(name)) removed.push_back(name);
+  for (const auto& n : changed)
+    if (n.find('/') != std::string::npos)
+      throw Error(ErrorKind::Io, "cannot write " + n + " back with mtools: only top-level files are written back");
+  // Kernel files first, the files that name them last: a failure in between
+  // leaves config.txt pointing at what was there before.
+  std::stable_partition(changed.begin(), changed.end(), [](const std::string& n) { return !last_to_write(n); });
+  for (const auto& n : changed) {
+    tool_or_throw({"mcopy", "-o", "-p", "-m", "-n", "-i", device, (dir / n).string(), "::/" + n});
+    actions.push_back("wrote " + n + " to " + device + " (mtools)");
+  }
+  for (const auto& n : removed) {
+    tool_or_throw({"mdel", "-i", device, "::/" + n});
+    actions.push_back("deleted " + n + " from " + device + " (mtools)");
+  }
+  // Read back and compare.
+  char tmpl[] = "/tmp/piprov-readback-XXXXXX";
+  if (!::mkdtemp(tmpl)) throw io_error("cannot create a temporary directory", errno);
+  fs::path rb = tmpl;
+  try {
+    fat_copy_out(device, rb);
+    auto back = tree_hashes(rb);
+    for (const auto& [name, h] : after) {
+      auto it = back.find(name);
+      if (it == back.end() || it->second != h)
+        throw Error(ErrorKind::Verify, "read-back of " + name + " from " + device + " differs from what was written");
+    }
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(rb, ec);
+    throw;
+  }
+  std::error_code ec;
+  fs::remove_all(rb, ec);
+  actions.push_back("read back " + std::to_string(after.size()) + " files from " + device + ": all match");
+  return actions;
+}
+
+}  // namespace piprov::boot

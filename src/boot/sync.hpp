@@ -1,0 +1,75 @@
+#pragma once
+// vmlinuz -> vmlinux on a Pi boot partition, done the way the apt hook must do
+// it (field-notes.md §3): a hash check first (fast no-op when vmlinuz is
+// unchanged), regenerate when vmlinux is missing or stale, decode into a temp
+// file, verify it is an arm64 Image, copy the current vmlinux to vmlinux.bak,
+// rename the new one into place, fsync the directory, then write vmlinux.stamp.
+// A crash at any point leaves a complete vmlinux (old or new).
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace piprov::boot {
+
+/// File names on the boot partition.
+inline constexpr const char* kVmlinuz = "vmlinuz";
+inline constexpr const char* kVmlinux = "vmlinux";
+inline constexpr const char* kVmlinuxBak = "vmlinux.bak";
+inline constexpr const char* kVmlinuxStamp = "vmlinux.stamp";
+
+/// Contents of vmlinux.stamp (key=value lines, shared with apt-hooks/piprov-kernel-sync):
+/// vmlinuz_sha256=HEX, vmlinux_sha256=HEX, vmlinux_size=BYTES, compression=gzip.
+struct KernelStamp {
+  std::string vmlinuz_sha256;
+  std::string vmlinux_sha256;
+  std::uint64_t vmlinux_size = 0;
+  std::string compression;
+};
+
+/// Parses a stamp file; nullopt when it is missing or lacks a field.
+std::optional<KernelStamp> read_stamp(const std::filesystem::path& stamp_file);
+/// The stamp's text.
+std::string format_stamp(const KernelStamp& s);
+
+/// State of vmlinux against vmlinuz.
+enum class KernelState {
+  Fresh,       ///< stamp matches vmlinuz, vmlinux has the recorded size (and hash when checked) and magic
+  NoVmlinuz,   ///< BOOT_DIR has no vmlinuz: not a Ubuntu Pi boot partition
+  Missing,     ///< vmlinux does not exist
+  NoStamp,     ///< vmlinux exists but was not made by piprov (no/invalid vmlinux.stamp): freshness unknown
+  Stale,       ///< vmlinuz changed since vmlinux was made, or vmlinux differs from what was made
+  Invalid,     ///< vmlinux is not an arm64 Image
+};
+const char* to_string(KernelState s);
+
+/// Freshness of BOOT_DIR/vmlinux. `full` also hashes vmlinux (27 MB) against the
+/// stamp; without it size + magic are compared (what the hook's fast path does).
+struct KernelStatus {
+  KernelState state = KernelState::Missing;
+  std::string detail;  ///< one sentence for the user
+  std::string vmlinuz_sha256;
+};
+KernelStatus kernel_status(const std::filesystem::path& boot_dir, bool full = false);
+
+/// What sync_kernel() did.
+struct SyncResult {
+  enum class Outcome { UpToDate, Regenerated, Failed, NotAPi } outcome = Outcome::UpToDate;
+  std::string message;              ///< one line for the user (warning text when Failed/NotAPi)
+  std::vector<std::string> actions; ///< file actions done (or planned with dry_run)
+};
+
+struct SyncOptions {
+  bool force = false;    ///< regenerate even when fresh
+  bool dry_run = false;  ///< say what would be done, change nothing
+  bool full = false;     ///< hash vmlinux too when deciding freshness
+};
+
+/// Brings BOOT_DIR/vmlinux up to date with BOOT_DIR/vmlinuz. Never throws for
+/// expected failures (corrupt vmlinuz, full disk): returns Outcome::Failed
+/// with the old vmlinux kept, so the apt hook can warn and exit 0. Returns
+/// NotAPi when BOOT_DIR or its vmlinuz does not exist.
+SyncResult sync_kernel(const std::filesystem::path& boot_dir, const SyncOptions& opts = {});
+
+}  // namespace piprov::boot

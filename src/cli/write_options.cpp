@@ -1,0 +1,81 @@
+#include "cli/write_options.hpp"
+
+#include <cstdio>
+#include <fmt/format.h>
+#include <iostream>
+#include <unistd.h>
+
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace piprov::cli {
+namespace {
+
+/// The default confirmation: the summary and a y/N question on the terminal.
+bool ask_on_terminal(const std::string& summary) {
+  if (!::isatty(STDIN_FILENO))
+    throw Error(ErrorKind::Usage, "no terminal to ask for confirmation on: pass --yes to write without asking");
+  std::fprintf(stderr, "%s\nContinue? Everything on the target will be lost. [y/N] ", summary.c_str());
+  std::fflush(stderr);
+  std::string answer;
+  if (!std::getline(std::cin, answer)) return false;
+  return answer == "y" || answer == "Y" || answer == "yes" || answer == "YES";
+}
+
+double rate(std::uint64_t bytes, double seconds) { return seconds > 0 ? static_cast<double>(bytes) / seconds : 0; }
+
+}  // namespace
+
+void add_write_options(CLI::App* cmd, image::WriteOptions& o) {
+  cmd->add_option("IMAGE", o.image, "Image file: .img, .xz, .gz, .bz2, .zst, .lz4 or a .zip holding one image "
+                                    "(detected by content)")
+      ->required();
+  cmd->add_option("DEVICE", o.target, "Whole disk (/dev/sdX, /dev/loopN; see 'piprov devices') or a regular file")
+      ->required();
+  cmd->add_flag("!--no-verify", o.verify, "Skip reading the target back and comparing (verify is on by default)");
+  cmd->add_flag("-y,--yes", o.assume_yes, "Do not ask for confirmation (needed without a terminal)");
+  cmd->add_flag("--unmount", o.unmount, "Unmount the target's mounted partitions first (they are listed)");
+  cmd->add_option("--sha256", o.sha256, "Expected SHA-256 (hex) of the IMAGE file as downloaded");
+  cmd->add_option("--sha256-file", o.sha256_file, "SHA256SUMS file listing the IMAGE file's name")
+      ->check(CLI::ExistingFile);
+  cmd->add_option_function<std::string>(
+         "--progress", [&o](const std::string& s) { o.progress = parse_progress_mode(s); },
+         "Progress on stderr: auto (tty when stderr is a terminal), tty, plain, json, none")
+      ->type_name("MODE");
+  cmd->add_option("--threads", o.threads, "xz decoder threads (default: all cores)")->check(CLI::Range(0u, 256u));
+  o.confirm = ask_on_terminal;
+}
+
+std::string write_summary(const image::WriteResult& r) {
+  std::string s = fmt::format("wrote {} ({} {}) to {} in {} ({})", format_bytes(r.bytes_written), r.format,
+                              format_bytes(r.input_bytes), r.target, format_duration(r.write_seconds),
+                              format_mib_s(rate(r.bytes_written, r.write_seconds)));
+  if (r.verified)
+    s += fmt::format("; verified in {} ({})", format_duration(r.verify_seconds),
+                     format_mib_s(rate(r.bytes_written, r.verify_seconds)));
+  else
+    s += "; not verified (--no-verify)";
+  if (!r.sha256.empty()) s += "; SHA-256 ok";
+  s += "; XXH3-128 " + r.xxh3_128;
+  return s;
+}
+
+nlohmann::json write_result_json(const image::WriteResult& r) {
+  return {{"image", r.image},
+          {"target", r.target},
+          {"format", r.format},
+          {"decoder_threads", r.decoder_threads},
+          {"input_bytes", r.input_bytes},
+          {"bytes_written", r.bytes_written},
+          {"write_seconds", r.write_seconds},
+          {"write_bytes_per_second", rate(r.bytes_written, r.write_seconds)},
+          {"verified", r.verified},
+          {"verify_seconds", r.verify_seconds},
+          {"verify_bytes_per_second", r.verified ? rate(r.bytes_written, r.verify_seconds) : 0.0},
+          {"xxh3_128", r.xxh3_128},
+          {"sha256", r.sha256.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.sha256)},
+          {"unmounted", r.unmounted},
+          {"partitions", r.partitions}};
+}
+
+}  // namespace piprov::cli

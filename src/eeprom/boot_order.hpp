@@ -1,0 +1,66 @@
+#pragma once
+// BOOT_ORDER: one boot mode per hex nibble, read from the least significant
+// nibble, at most 8 nibbles; 0xe (STOP) and 0xf (RESTART) end the walk.
+// Source: ../shared/docs/field-notes.md §4 (raspberrypi bootloader docs).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "eeprom/board.hpp"
+#include "eeprom/finding.hpp"
+
+namespace piprov::eeprom {
+
+/// What the user wants the Pi to boot from (`--want`).
+enum class Want { Usb, Nvme, Sd, Network };
+std::optional<Want> parse_want(std::string_view s);  ///< "usb"|"nvme"|"sd"|"network"
+std::string_view want_name(Want w);
+/// The boot-mode nibble that satisfies `w`: usb 4, nvme 6, sd 1, network 2.
+int want_mode(Want w);
+
+/// A parsed BOOT_ORDER value.
+struct BootOrder {
+  std::uint32_t value = 0;
+  std::vector<int> modes;  ///< nibbles in the order tried (least significant first)
+};
+
+/// Result of parse_boot_order: `order` or a one-line `error`.
+struct BootOrderParse {
+  std::optional<BootOrder> order;
+  std::string error;
+};
+
+/// Parses "0xf41": `0x`/`0X` then 1..8 hex digits, value != 0. Never throws.
+BootOrderParse parse_boot_order(std::string_view text);
+/// Builds a BootOrder from a number (e.g. a board default).
+BootOrder boot_order_from_value(std::uint32_t value);
+/// "0xf41" (lower-case hex).
+std::string format_boot_order(std::uint32_t value);
+
+/// Short name of a mode: "SD card", "USB mass storage", "restart from the top"...
+/// "unknown mode 0x9" for nibbles 8..d.
+std::string mode_name(int nibble);
+/// Whether `nibble` is a defined mode (0..7, e, f).
+bool mode_known(int nibble);
+/// Number of modes actually tried: up to and including the first STOP/RESTART.
+std::size_t reachable_count(const BootOrder& o);
+
+/// The order in words: "SD card, then USB mass storage, then restart from the top".
+/// Modes the board lacks get "(not on <board>: skipped)", nibbles after STOP/RESTART
+/// are listed as never reached.
+std::string boot_order_words(const BootOrder& o, std::optional<Board> board = std::nullopt);
+
+/// A BOOT_ORDER with the wanted mode first, the other reachable modes the board
+/// has after it, ending in RESTART: 0x1 + usb -> 0xf14, 0x21 + usb -> 0xf214.
+std::uint32_t suggest_boot_order(const BootOrder& o, Want want, Board board);
+
+/// Findings about one BOOT_ORDER value (structure, board, wanted mode).
+/// `line` 0 means the board default. `conditional` names the section
+/// ("[gpio3=1]") when the value only applies under it ("" = unconditional);
+/// missing-mode is an error only for the unconditional order.
+Findings check_boot_order(const BootOrder& o, int line, Board board, std::optional<Want> want,
+                          const std::string& conditional = "");
+
+}  // namespace piprov::eeprom

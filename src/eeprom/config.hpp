@@ -1,0 +1,70 @@
+#pragma once
+// Lossless parser for the bootloader config (bootconf.txt, the output of
+// `vcgencmd bootloader_config` / `rpi-eeprom-config`). Keeps every line with its
+// number; tolerant of what users paste (CRLF, trailing spaces, the 2019
+// space-padded format) but reports what the bootloader would not accept:
+// inline `#` comments, spaces around `=`, several keys on one line, `include`,
+// EDID filters. Sources: field-notes.md §4; config.txt syntax rules (Raspberry
+// Pi docs: comments only at the start of a line, no spaces around `=`).
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "eeprom/finding.hpp"
+
+namespace piprov::eeprom {
+
+/// What a `[...]` header selects.
+enum class SectionKind {
+  All,        ///< [all]: applies always
+  None,       ///< [none]: never applies (release images park FREEZE_VERSION there)
+  Gpio,       ///< [gpioN=0|1]: applies when the GPIO reads that level at boot
+  Serial,     ///< [0x1234abcd]: applies on the board with that serial number
+  ConfigTxt,  ///< [config.txt]: config.txt properties, not bootloader keys
+  Edid,       ///< [EDID=...]: a config.txt filter the bootloader does not support
+  Unknown,    ///< anything else
+};
+
+struct Section {
+  int line = 0;          ///< line of the header
+  std::string text;      ///< between the brackets, e.g. "gpio3=1"
+  SectionKind kind = SectionKind::Unknown;
+  /// true when keys under it apply only sometimes (gpio, serial)
+  bool conditional() const { return kind == SectionKind::Gpio || kind == SectionKind::Serial; }
+  /// true when keys under it are never bootloader settings ([none], unknown, EDID, [config.txt])
+  bool ignored() const { return !conditional() && kind != SectionKind::All; }
+};
+
+enum class LineKind { Blank, Comment, Section, Setting, Include, Invalid };
+
+struct ConfigLine {
+  int number = 0;        ///< 1-based
+  std::string raw;       ///< the line without its terminator ("\n" or "\r\n")
+  LineKind kind = LineKind::Blank;
+  std::string key;       ///< Setting: the key as written, trimmed
+  std::string value;     ///< Setting: the value, trimmed, without an inline comment
+  int section = -1;      ///< index into Config::sections; -1 = before any header (applies always)
+};
+
+struct Config {
+  std::string text;                 ///< the input, unchanged
+  std::vector<ConfigLine> lines;
+  std::vector<Section> sections;
+  Findings findings;                ///< syntax findings (rule ids in docs/eeprom.md)
+  std::size_t newline_count = 0;    ///< "\n" bytes: what `wc -l` counts (rpi-eeprom-update)
+  bool space_padded = false;        ///< 2019 format: long whitespace-only padding lines
+
+  /// Section of line `l`, or nullptr when before any header.
+  const Section* section_of(const ConfigLine& l) const {
+    return l.section < 0 ? nullptr : &sections[static_cast<std::size_t>(l.section)];
+  }
+};
+
+/// Parses `text` (any bytes; never throws). Syntax findings go to Config::findings.
+Config parse_config(std::string_view text);
+
+/// Classifies the text between `[` and `]`.
+SectionKind classify_section(std::string_view inner);
+
+}  // namespace piprov::eeprom

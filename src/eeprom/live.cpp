@@ -1,0 +1,116 @@
+#include "eeprom/live.hpp"
+
+#include <cstdio>
+#include <fmt/format.h>
+#include <fstream>
+#include <sys/wait.h>
+
+#include "core/error.hpp"
+
+namespace piprov::eeprom {
+namespace {
+namespace fs = std::filesystem;
+
+std::optional<std::string> slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return std::nullopt;
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+fs::path under(const fs::path& root, const char* abs) { return root / fs::path(abs).relative_path(); }
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs `prog arg`, returns {exit status, stdout}. -1 when it could not start.
+std::pair<int, std::string> run(const std::string& prog, const char* arg) {
+  std::string cmd = shell_quote(prog) + " " + arg + " 2>/dev/null";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return {-1, ""};
+  std::string out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int st = ::pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+}  // namespace
+
+std::optional<Board> board_from_compatible(std::string_view c) {
+  if (c.find("bcm2712") != std::string_view::npos) return Board::Pi5;
+  if (c.find("bcm2711") == std::string_view::npos) return std::nullopt;
+  if (c.find("raspberrypi,4-compute-module") != std::string_view::npos) return Board::Cm4;
+  if (c.find("raspberrypi,400") != std::string_view::npos) return Board::Pi400;
+  return Board::Pi4;
+}
+
+BootloaderInfo parse_bootloader_version(std::string_view text) {
+  BootloaderInfo bl;
+  bl.source = "vcgencmd bootloader_version";
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+    if (line.substr(0, 10) == "timestamp ") {
+      std::int64_t v = 0;
+      std::size_t digits = 0;
+      for (char ch : line.substr(10)) {
+        if (ch < '0' || ch > '9' || digits >= 12) break;
+        v = v * 10 + (ch - '0');
+        ++digits;
+      }
+      if (digits > 0 && v > 0) bl.build_timestamp = v;
+    } else if (line.substr(0, 8) == "version ") {
+      auto rest = line.substr(8);
+      bl.version = std::string(rest.substr(0, rest.find(' ')));
+    }
+  }
+  return bl;
+}
+
+LiveData read_live(const LiveOptions& opt) {
+  LiveData d;
+  auto compat = slurp(under(opt.root, "/proc/device-tree/compatible"));
+  if (!compat) compat = slurp(under(opt.root, "/sys/firmware/devicetree/base/compatible"));
+  std::string shown = compat.value_or("");
+  for (auto& ch : shown)
+    if (ch == '\0') ch = ',';
+  while (!shown.empty() && shown.back() == ',') shown.pop_back();
+  auto board = compat ? board_from_compatible(*compat) : std::nullopt;
+  if (!board)
+    throw Error(ErrorKind::Usage,
+                fmt::format("--live: this is not a Raspberry Pi 4 or 5 ({}); check a saved config instead: piprov "
+                            "eeprom check FILE, or --image pieeprom.bin",
+                            compat ? "device tree compatible is \"" + shown + "\"" : "no /proc/device-tree/compatible"));
+  d.board = *board;
+  d.compatible = shown;
+
+  auto [rc, cfg] = run(opt.vcgencmd, "bootloader_config");
+  if (rc != 0)
+    throw Error(ErrorKind::Io, fmt::format("--live: `{} bootloader_config` failed ({}); install the Raspberry Pi "
+                                           "userland tools (vcgencmd) or check a saved config FILE",
+                                           opt.vcgencmd, rc < 0 ? "could not run it" : "exit " + std::to_string(rc)));
+  d.config_text = cfg;
+
+  auto [vrc, ver] = run(opt.vcgencmd, "bootloader_version");
+  if (vrc == 0) d.bootloader = parse_bootloader_version(ver);
+  if (!d.bootloader.build_timestamp) {
+    auto ts = slurp(under(opt.root, "/proc/device-tree/chosen/bootloader/build-timestamp"));
+    if (ts && ts->size() >= 4) {
+      auto u = [&](int i) { return static_cast<std::int64_t>(static_cast<unsigned char>((*ts)[i])); };
+      d.bootloader.build_timestamp = u(0) << 24 | u(1) << 16 | u(2) << 8 | u(3);
+      d.bootloader.source = "device tree";
+      auto v = slurp(under(opt.root, "/proc/device-tree/chosen/bootloader/version"));
+      if (v) d.bootloader.version = v->substr(0, v->find('\0'));
+    }
+  }
+  d.release_channel_file = under(opt.root, "/etc/default/rpi-eeprom-update").string();
+  if (auto f = slurp(d.release_channel_file)) d.release_channel = parse_release_status(*f);
+  return d;
+}
+
+}  // namespace piprov::eeprom

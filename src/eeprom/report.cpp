@@ -1,0 +1,150 @@
+#include "eeprom/report.hpp"
+
+#include <fmt/format.h>
+
+namespace piprov::eeprom {
+namespace {
+nlohmann::json opt_str(const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); }
+
+nlohmann::json bootloader_json(const BootloaderInfo& b) {
+  nlohmann::json j{{"source", b.source}, {"version", opt_str(b.version)}};
+  if (b.build_timestamp) {
+    j["build_timestamp"] = *b.build_timestamp;
+    j["build_date"] = format_date(*b.build_timestamp);
+  } else {
+    j["build_timestamp"] = nullptr;
+    j["build_date"] = nullptr;
+  }
+  return j;
+}
+
+nlohmann::json modes_json(const BootOrder& o, std::optional<Board> board) {
+  nlohmann::json a = nlohmann::json::array();
+  std::size_t reach = reachable_count(o);
+  for (std::size_t i = 0; i < o.modes.size(); ++i) {
+    int n = o.modes[i];
+    nlohmann::json m{{"nibble", fmt::format("{:x}", n)}, {"name", mode_name(n)}, {"known", mode_known(n)},
+                     {"reachable", i < reach}};
+    if (board) m["on_board"] = mode_known(n) && board_has_mode(*board, n);
+    a.push_back(m);
+  }
+  return a;
+}
+}  // namespace
+
+std::string dump_json(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::json finding_json(const Finding& f) {
+  return {{"rule", f.rule},
+          {"severity", std::string(severity_name(f.severity))},
+          {"line", f.line == 0 ? nlohmann::json(nullptr) : nlohmann::json(f.line)},
+          {"key", opt_str(f.key)},
+          {"message", f.message},
+          {"fix", f.fix},
+          {"source", f.source}};
+}
+
+nlohmann::json explain_json(const BootOrder& o, std::optional<Board> board) {
+  nlohmann::json j{{"boot_order", format_boot_order(o.value)},
+                   {"value", o.value},
+                   {"modes", modes_json(o, board)},
+                   {"words", boot_order_words(o, board)}};
+  j["board"] = board ? nlohmann::json(std::string(board_name(*board))) : nlohmann::json(nullptr);
+  return j;
+}
+
+nlohmann::json check_json(const CheckReport& r, const CheckOptions& opt, const CheckContext& ctx) {
+  nlohmann::json j;
+  j["schema"] = "piprov.eeprom.check/1";
+  nlohmann::json src{{"kind", ctx.source_kind}, {"path", opt_str(ctx.path)}};
+  j["source"] = src;
+  j["board"] = std::string(board_name(opt.board));
+  j["board_from"] = ctx.board_from;
+  j["want"] = opt.want ? nlohmann::json(std::string(want_name(*opt.want))) : nlohmann::json(nullptr);
+  if (ctx.image_size)
+    j["image"] = {{"size_bytes", *ctx.image_size},
+                  {"chip", ctx.image_chip ? fmt::format("BCM{}", *ctx.image_chip) : ""},
+                  {"bootconf_offset", ctx.bootconf_offset ? nlohmann::json(*ctx.bootconf_offset) : nlohmann::json(nullptr)}};
+  else
+    j["image"] = nullptr;
+  j["bootloader"] = ctx.bootloader ? bootloader_json(*ctx.bootloader) : nlohmann::json(nullptr);
+  if (ctx.source_kind == "live")
+    j["release_channel"] = {{"value", ctx.release_channel ? nlohmann::json(*ctx.release_channel) : nlohmann::json(nullptr)},
+                            {"file", ctx.release_channel_file}};
+  else
+    j["release_channel"] = nullptr;
+  j["config"] = {{"bytes", r.config.text.size()}, {"lines", r.config.lines.size()}, {"text", r.config.text}};
+
+  const auto& e = r.boot_order;
+  nlohmann::json bo{{"value", e.text},
+                    {"valid", e.order.has_value()},
+                    {"line", e.line == 0 ? nlohmann::json(nullptr) : nlohmann::json(e.line)},
+                    {"is_default", e.is_default()}};
+  bo["modes"] = e.order ? modes_json(*e.order, opt.board) : nlohmann::json::array();
+  bo["words"] = e.order ? nlohmann::json(boot_order_words(*e.order, opt.board)) : nlohmann::json(nullptr);
+  nlohmann::json cond = nlohmann::json::array();
+  for (const auto& c : e.conditional)
+    cond.push_back({{"section", c.section},
+                    {"line", c.line},
+                    {"value", c.text},
+                    {"words", c.order ? nlohmann::json(boot_order_words(*c.order, opt.board)) : nlohmann::json(nullptr)}});
+  bo["conditional"] = cond;
+  j["boot_order"] = bo;
+
+  nlohmann::json fs = nlohmann::json::array();
+  for (const auto& f : r.findings) fs.push_back(finding_json(f));
+  j["findings"] = fs;
+  j["summary"] = {{"errors", r.count(Severity::Error)},
+                  {"warnings", r.count(Severity::Warning)},
+                  {"infos", r.count(Severity::Info)},
+                  {"strict", ctx.strict},
+                  {"exit_code", check_exit_code(r, ctx.strict)}};
+  return j;
+}
+
+std::string check_text(const CheckReport& r, const CheckOptions& opt, const CheckContext& ctx) {
+  std::string out;
+  std::string what = ctx.source_kind == "live"    ? "live bootloader (vcgencmd bootloader_config)"
+                     : ctx.source_kind == "stdin" ? "config from stdin"
+                     : ctx.source_kind == "image" ? "bootconf.txt in " + ctx.path
+                                                  : ctx.path;
+  out += fmt::format("checked:    {}", what);
+  if (ctx.image_size)
+    out += fmt::format(" ({} bytes, BCM{}, bootconf.txt at offset {})", *ctx.image_size, ctx.image_chip.value_or(0),
+                       ctx.bootconf_offset.value_or(0));
+  out += "\n";
+  if (ctx.bootloader) {
+    const auto& b = *ctx.bootloader;
+    out += fmt::format("bootloader: {}{}\n",
+                       b.build_timestamp ? fmt::format("{} (BUILD_TIMESTAMP={})", format_datetime(*b.build_timestamp),
+                                                       *b.build_timestamp)
+                                         : std::string("build date unknown"),
+                       b.version.empty() ? "" : ", version " + b.version);
+  }
+  if (ctx.source_kind == "live")
+    out += fmt::format("channel:    FIRMWARE_RELEASE_STATUS={} ({})\n",
+                       ctx.release_channel ? "\"" + *ctx.release_channel + "\"" : "not set", ctx.release_channel_file);
+  out += fmt::format("board:      {} ({}; from {})   want: {}\n", board_name(opt.board), board_title(opt.board),
+                     ctx.board_from, opt.want ? std::string(want_name(*opt.want)) : "-");
+  const auto& e = r.boot_order;
+  out += fmt::format("BOOT_ORDER: {} ({}): {}\n", e.text,
+                     e.is_default() ? "not set: board default" : fmt::format("line {}", e.line),
+                     e.order ? boot_order_words(*e.order, opt.board) : "invalid value");
+  for (const auto& c : e.conditional)
+    out += fmt::format("            {} when {} (line {}): {}\n", c.text, c.section, c.line,
+                       c.order ? boot_order_words(*c.order, opt.board) : "invalid value");
+  out += "\n";
+  for (const auto& f : r.findings) {
+    out += fmt::format("{:<8} {:<7}  {}: {}\n", f.line == 0 ? std::string("-") : fmt::format("line {}", f.line),
+                       severity_name(f.severity), f.rule, f.message);
+    out += fmt::format("{:<17}fix: {}\n{:<17}source: {}\n", "", f.fix, "", f.source);
+  }
+  int errs = r.count(Severity::Error), warns = r.count(Severity::Warning), infos = r.count(Severity::Info);
+  out += fmt::format("{}{} error(s), {} warning(s), {} info{}\n", r.findings.empty() ? "" : "\n", errs, warns, infos,
+                     errs == 0 && (warns == 0 || !ctx.strict) ? " — OK" : "");
+  return out;
+}
+
+}  // namespace piprov::eeprom

@@ -1,0 +1,136 @@
+#include "image/partitions.hpp"
+
+#include <algorithm>
+#include <blkid/blkid.h>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <linux/blkpg.h>
+#include <linux/fs.h>
+#include <linux/loop.h>
+#include <spdlog/spdlog.h>
+#include <sys/ioctl.h>
+#include <thread>
+#include <unistd.h>
+
+#include "core/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov::image {
+namespace {
+
+struct TablePart {
+  int number;
+  std::uint64_t start_bytes, size_bytes;
+};
+
+/// Partitions in the table on `disk_path` (libblkid), sorted by number;
+/// extended-partition containers are left out (they hold no file system).
+std::vector<TablePart> read_table(const std::string& disk_path) {
+  std::vector<TablePart> out;
+  blkid_probe pr = blkid_new_probe_from_filename(disk_path.c_str());
+  if (!pr) return out;
+  blkid_probe_enable_partitions(pr, 1);
+  blkid_probe_enable_superblocks(pr, 0);
+  if (blkid_do_fullprobe(pr) == 0) {
+    if (blkid_partlist ls = blkid_probe_get_partitions(pr)) {
+      int n = blkid_partlist_numof_partitions(ls);
+      for (int i = 0; i < n; ++i) {
+        blkid_partition p = blkid_partlist_get_partition(ls, i);
+        if (!p || blkid_partition_is_extended(p)) continue;
+        out.push_back({blkid_partition_get_partno(p), static_cast<std::uint64_t>(blkid_partition_get_start(p)) * 512,
+                       static_cast<std::uint64_t>(blkid_partition_get_size(p)) * 512});
+      }
+    }
+  }
+  blkid_free_probe(pr);
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.number < b.number; });
+  return out;
+}
+
+bool in_sysfs(const std::string& disk_path, int number) {
+  std::string name = fs::path(partition_path(disk_path, number)).filename().string();
+  return fs::exists(fs::path("/sys/class/block") / name);
+}
+
+/// Adds one partition the kernel did not find itself (its partition-table
+/// parser may be missing, e.g. CONFIG_MSDOS_PARTITION=n), as partx -a does.
+void add_partition(int fd, const std::string& disk_path, const TablePart& p) {
+  blkpg_partition part{};
+  part.start = static_cast<long long>(p.start_bytes);
+  part.length = static_cast<long long>(p.size_bytes);
+  part.pno = p.number;
+  blkpg_ioctl_arg arg{};
+  arg.op = BLKPG_ADD_PARTITION;
+  arg.datalen = sizeof(part);
+  arg.data = &part;
+  if (::ioctl(fd, BLKPG, &arg) != 0 && errno != EBUSY)
+    spdlog::warn("{}: cannot add partition {} (BLKPG): {}", disk_path, p.number, std::strerror(errno));
+}
+
+}  // namespace
+
+std::string partition_path(const std::string& disk_path, int number) {
+  bool digit = !disk_path.empty() && std::isdigit(static_cast<unsigned char>(disk_path.back()));
+  return disk_path + (digit ? "p" : "") + std::to_string(number);
+}
+
+std::vector<std::string> reread_partitions(const std::string& given_path, std::chrono::milliseconds timeout) {
+  std::error_code ec;
+  std::string disk_path = fs::canonical(given_path, ec).string();  // by-id symlinks -> /dev/sdX
+  if (ec) disk_path = given_path;
+  int fd = ::open(disk_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw io_error("cannot open " + disk_path + " to re-read its partition table", errno);
+  bool rescanned = false;
+  loop_info64 li{};
+  if (::ioctl(fd, LOOP_GET_STATUS64, &li) == 0 && !(li.lo_flags & LO_FLAGS_PARTSCAN)) {
+    // A loop device attached without --partscan: turning the flag on rescans.
+    li.lo_flags |= LO_FLAGS_PARTSCAN;
+    if (::ioctl(fd, LOOP_SET_STATUS64, &li) == 0) rescanned = true;
+    else spdlog::warn("{}: cannot enable partition scanning: {}", disk_path, std::strerror(errno));
+  }
+  if (!rescanned) {
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (::ioctl(fd, BLKRRPART) != 0) {
+      int e = errno;
+      if (e != EBUSY || std::chrono::steady_clock::now() > until) {
+        spdlog::warn("{}: the kernel did not re-read the partition table (BLKRRPART: {}); replug the disk to see "
+                     "the new partitions", disk_path, std::strerror(e));
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  std::vector<TablePart> table = read_table(disk_path);
+  auto all_in_sysfs = [&] {
+    return std::all_of(table.begin(), table.end(), [&](auto& p) { return in_sysfs(disk_path, p.number); });
+  };
+  // Give the kernel's own scan a moment, then add what it did not find.
+  auto settle = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+  while (!all_in_sysfs() && std::chrono::steady_clock::now() < settle)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (const auto& p : table)
+    if (!in_sysfs(disk_path, p.number)) {
+      spdlog::info("{}: the kernel did not list partition {}; adding it with BLKPG", disk_path, p.number);
+      add_partition(fd, disk_path, p);
+    }
+  ::close(fd);
+
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::vector<std::string> present;
+  for (;;) {
+    present.clear();
+    for (const auto& p : table)
+      if (fs::exists(partition_path(disk_path, p.number))) present.push_back(partition_path(disk_path, p.number));
+    if (present.size() == table.size() || std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (present.size() != table.size())
+    spdlog::warn("{}: {} of {} partition nodes appeared within {} ms", disk_path, present.size(), table.size(),
+                 timeout.count());
+  return present;
+}
+
+}  // namespace piprov::image

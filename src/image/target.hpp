@@ -1,0 +1,55 @@
+#pragma once
+// The DEVICE of `piprov write`: what it is, whether writing it is allowed,
+// and opening it for O_DIRECT|O_EXCL writes. Safety rules: issue 2 item 4
+// ("the target must be a whole disk (not a partition) or a regular file; a
+// system disk is refused always; mounted partitions refused unless --unmount;
+// a read-only device is refused") and rpi-imager's wrong-disk issues.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/blockdev.hpp"
+
+namespace piprov::image {
+
+/// A checked target. Sizes in bytes.
+struct TargetInfo {
+  std::string path;
+  bool is_file = false;          ///< regular file (existing or to be created)
+  bool exists = false;           ///< file exists and is not empty
+  std::uint64_t size = 0;        ///< block device size, or existing file size
+  std::uint64_t capacity = 0;    ///< most bytes that fit (device size; file: free space + current size)
+  unsigned logical_block = 512;  ///< O_DIRECT alignment unit
+  std::size_t io_bytes = 4 << 20;  ///< write size: <= 4 MiB, a multiple of max_sectors_kb and of logical_block
+  Disk disk;                     ///< block devices only
+};
+
+/// Classifies and checks `path`. Throws Error{Usage} for a partition (naming
+/// the whole disk), a system disk (with the reasons), a read-only device, a
+/// missing path under /dev, a directory or any other kind of file.
+TargetInfo inspect_target(const std::string& path);
+
+/// Throws Error{Usage} when `image` is the target itself or is stored on it.
+void check_image_not_on_target(const std::string& image, const TargetInfo& t);
+
+/// Write size for a device: the largest multiple of max_sectors_kb (KiB) that is
+/// <= 4 MiB (4 MiB when unknown), rounded down to `logical_block`.
+std::size_t choose_io_bytes(unsigned max_sectors_kb, unsigned logical_block);
+
+/// Multi-line text for the confirmation question: model, size, transport,
+/// partitions (label, fs, mounts) that will be lost.
+std::string describe_target(const TargetInfo& t);
+
+/// Unmounts every mounted partition (and the disk itself); returns "DEV on DIR"
+/// for each. Throws Error{Io} naming the mount point that could not be unmounted.
+std::vector<std::string> unmount_target(const TargetInfo& t);
+
+/// Opens for writing: block devices O_WRONLY|O_DIRECT|O_EXCL (EBUSY -> "in use");
+/// files O_WRONLY|O_CREAT|O_TRUNC|O_DIRECT, without O_DIRECT where the file
+/// system refuses it (`*direct` says which). Throws Error{Io}/{Usage}.
+int open_target_for_write(const TargetInfo& t, bool* direct);
+
+/// Opens for reading back with O_DIRECT (buffered + cache dropped when refused).
+int open_target_for_read(const TargetInfo& t);
+
+}  // namespace piprov::image

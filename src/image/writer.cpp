@@ -1,0 +1,92 @@
+#include "image/writer.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "core/cancel.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+
+namespace piprov::image {
+
+TargetWriter::TargetWriter(const TargetInfo& t, int fd, bool direct)
+    : t_(t), fd_(fd), direct_(direct), head_(kHeadBytes) {}
+
+TargetWriter::~TargetWriter() { close(); }
+
+void TargetWriter::close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+void TargetWriter::pwrite_all(const std::byte* p, std::size_t n, std::uint64_t offset, std::size_t image_len) {
+  std::size_t done = 0;
+  while (done < n) {
+    ssize_t w = ::pwrite(fd_, p + done, n - done, static_cast<off_t>(offset + done));
+    if (w > 0) {
+      done += static_cast<std::size_t>(w);
+      continue;
+    }
+    int e = w == 0 ? ENOSPC : errno;
+    if (e == EINTR) continue;  // cancellation is checked between buffers
+    std::uint64_t at = offset + std::min(done, image_len);
+    throw Error(ErrorKind::Io, fmt::format("writing {} failed at byte offset {} ({}): {} ({})", t_.path, at,
+                                           format_bytes(at), std::strerror(e), errno_name(e)));
+  }
+}
+
+void TargetWriter::wipe_edges() {
+  if (t_.is_file) return;  // opened with O_TRUNC: nothing old is left
+  std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kHeadBytes, t_.capacity));
+  n = n / t_.logical_block * t_.logical_block;
+  pwrite_all(head_.data(), n, 0, n);
+  if (t_.capacity >= 2 * kHeadBytes) pwrite_all(head_.data(), kHeadBytes, t_.capacity - kHeadBytes, kHeadBytes);
+  sync();
+}
+
+void TargetWriter::write(AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
+  throw_if_cancelled("while writing");
+  if (!t_.is_file && offset + len > t_.capacity)
+    throw Error(ErrorKind::Io, fmt::format("{} is full: the image does not fit in its {} (stopped at byte offset {})",
+                                           t_.path, format_bytes(t_.capacity), t_.capacity));
+  std::size_t skip = 0;
+  if (offset < kHeadBytes) {  // hold the first MiB back
+    skip = static_cast<std::size_t>(std::min<std::uint64_t>(len, kHeadBytes - offset));
+    std::memcpy(head_.data() + offset, buf.data(), skip);
+    head_len_ = static_cast<std::size_t>(offset) + skip;
+  }
+  if (skip < len) {
+    std::size_t n = len - skip;
+    std::size_t padded = n;
+    if (direct_) {
+      padded = (n + t_.logical_block - 1) / t_.logical_block * t_.logical_block;
+      std::memset(buf.data() + skip + n, 0, padded - n);  // capacity is a multiple of the block size
+    }
+    pwrite_all(buf.data() + skip, padded, offset + skip, n);
+  }
+  written_ = offset + len;
+}
+
+void TargetWriter::sync() {
+  if (::fdatasync(fd_) != 0) {
+    int e = errno;
+    throw Error(ErrorKind::Io, fmt::format("flushing {} failed (fdatasync): {} ({}); the data may not be on the disk",
+                                           t_.path, std::strerror(e), errno_name(e)));
+  }
+}
+
+void TargetWriter::commit_head(std::uint64_t image_bytes) {
+  if (head_len_ > 0) {
+    std::size_t n = head_len_;
+    if (direct_) n = (n + t_.logical_block - 1) / t_.logical_block * t_.logical_block;
+    pwrite_all(head_.data(), n, 0, head_len_);
+  }
+  if (t_.is_file && ::ftruncate(fd_, static_cast<off_t>(image_bytes)) != 0)
+    throw io_error("truncating " + t_.path + " to the image size", errno);
+  sync();
+}
+
+}  // namespace piprov::image

@@ -1,0 +1,53 @@
+#pragma once
+// Writes the image stream to an opened target: aligned O_DIRECT writes (the
+// final partial block padded; files truncated back), the first MiB held back
+// and written last so an interrupted write never leaves a disk that looks
+// bootable (issue 2 item 4; rpi-imager zeroes the first and last MiB first).
+#include <cstdint>
+#include <string>
+
+#include "image/pipeline.hpp"
+#include "image/target.hpp"
+
+namespace piprov::image {
+
+/// Bytes at the start of the image written only after everything else is
+/// written and synced: the MBR/GPT and boot code live there.
+inline constexpr std::size_t kHeadBytes = 1u << 20;
+
+class TargetWriter {
+ public:
+  /// Takes ownership of `fd` (from open_target_for_write).
+  TargetWriter(const TargetInfo& t, int fd, bool direct);
+  ~TargetWriter();
+  TargetWriter(const TargetWriter&) = delete;
+  TargetWriter& operator=(const TargetWriter&) = delete;
+
+  /// Zeroes the first MiB (and the last MiB of a disk, where a backup GPT
+  /// lives), then fdatasync, so an old partition table cannot survive a failed write.
+  void wipe_edges();
+  /// Writes `len` stream bytes at `offset` (buffer capacity is used for padding).
+  /// Throws Error{Io} "... at byte offset N: <strerror> (<ERRNO>)", or when the
+  /// image does not fit ("device is full").
+  void write(AlignedBuffer& buf, std::size_t len, std::uint64_t offset);
+  /// fdatasync. Throws Error{Io}.
+  void sync();
+  /// Writes the held-back first MiB, fdatasync; files are truncated to
+  /// `image_bytes`. Call after sync() and any checksum check.
+  void commit_head(std::uint64_t image_bytes);
+  /// Closes the fd (BLKRRPART is done on a fresh open afterwards).
+  void close();
+
+  std::uint64_t written() const { return written_; }
+
+ private:
+  void pwrite_all(const std::byte* p, std::size_t n, std::uint64_t offset, std::size_t image_len);
+  const TargetInfo& t_;
+  int fd_;
+  bool direct_;
+  AlignedBuffer head_;
+  std::size_t head_len_ = 0;
+  std::uint64_t written_ = 0;  ///< stream bytes accepted so far (incl. the held-back head)
+};
+
+}  // namespace piprov::image

@@ -1,0 +1,143 @@
+// SIGKILL at random points while vmlinux is being regenerated, for the POSIX sh
+// hook and for `piprov boot sync-kernel`: the boot dir must always hold a
+// complete, valid vmlinux equal to gunzip() of the old or the new vmlinuz.
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <random>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+#include "boot/kernel_image.hpp"
+#include "boot/sync.hpp"
+#include "core/hashing.hpp"
+#include "support/testsupport.hpp"
+
+namespace fs = std::filesystem;
+using namespace piprov::boot;
+using piprov::test::read_file;
+using piprov::test::run;
+using piprov::test::TempDir;
+using piprov::test::write_file;
+
+namespace {
+
+std::string sha(const std::string& s) {
+  piprov::Sha256 h;
+  h.update({reinterpret_cast<const std::byte*>(s.data()), s.size()});
+  return h.hex();
+}
+
+// Starts the implementation in its own process group; kills the group after `delay`
+// (nullopt: let it finish). Returns the wall time it ran.
+std::chrono::microseconds run_impl(const std::string& impl, const fs::path& boot,
+                                   std::optional<std::chrono::microseconds> delay) {
+  auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    int devnull = ::open("/dev/null", O_WRONLY);
+    ::dup2(devnull, 1);
+    ::dup2(devnull, 2);
+    if (impl == "sh") {
+      ::setenv("PIPROV_FORCE_SH", "1", 1);
+      ::setenv("PIPROV_BOOT_DIR", boot.c_str(), 1);
+      std::string script = (piprov::test::source_dir() / "apt-hooks/piprov-kernel-sync").string();
+      ::execl("/bin/sh", "sh", script.c_str(), static_cast<char*>(nullptr));
+    } else {
+      std::string bin = piprov::test::piprov_bin();
+      ::execl(bin.c_str(), bin.c_str(), "boot", "sync-kernel", boot.c_str(), static_cast<char*>(nullptr));
+    }
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);
+  if (delay) {
+    std::this_thread::sleep_for(*delay);
+    ::kill(-pid, SIGKILL);
+  }
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  // Let orphans of the group (gzip, mv under sh) die before the directory is inspected.
+  ::kill(-pid, SIGKILL);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+}
+
+// Kills `impl` `runs` times at random points, alternating vmlinuz between two kernels.
+void kill_many(const std::string& impl, const std::string& gz_a, const std::string& gz_b, const std::string& img_a,
+               const std::string& img_b, int runs) {
+  TempDir d("piprov-kill");
+  write_file(d.path / "vmlinuz", gz_a);
+  run_impl(impl, d.path, std::nullopt);  // start from a complete vmlinux = A
+  ASSERT_EQ(read_file(d.path / "vmlinux"), img_a);
+  const std::string ha = sha(img_a), hb = sha(img_b);
+  // Duration of one uninterrupted regeneration (to spread the kills over it).
+  write_file(d.path / "vmlinuz", gz_b);
+  auto full = run_impl(impl, d.path, std::nullopt);
+  ASSERT_EQ(sha(read_file(d.path / "vmlinux")), hb);
+  std::mt19937 rng(12345);
+  std::uniform_int_distribution<long> pick(0, static_cast<long>(full.count() * 12 / 10));
+  int killed_mid_way = 0;
+  for (int i = 0; i < runs; ++i) {
+    write_file(d.path / "vmlinuz", i % 2 ? gz_b : gz_a);
+    std::string before = sha(read_file(d.path / "vmlinux"));
+    run_impl(impl, d.path, std::chrono::microseconds(pick(rng)));
+    ASSERT_TRUE(fs::exists(d.path / "vmlinux")) << impl << " run " << i;
+    ASSERT_TRUE(file_is_arm64_image(d.path / "vmlinux")) << impl << " run " << i;
+    std::string now = sha(read_file(d.path / "vmlinux"));
+    ASSERT_TRUE(now == ha || now == hb) << impl << " run " << i << ": vmlinux is neither kernel";
+    if (now == before) ++killed_mid_way;
+  }
+  // Then an uninterrupted run converges on the current vmlinuz.
+  run_impl(impl, d.path, std::nullopt);
+  EXPECT_EQ(sha(read_file(d.path / "vmlinux")), runs % 2 ? ha : hb);
+  EXPECT_EQ(kernel_status(d.path, true).state, KernelState::Fresh);
+  // Some kills must have landed before the rename, or the test proved nothing.
+  EXPECT_GT(killed_mid_way, 0);
+}
+
+std::string fake_image(std::size_t size, std::uint32_t seed) {
+  std::string s(size, '\0');
+  std::uint32_t x = seed;
+  for (std::size_t i = 64; i < size; ++i) {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    s[i] = (i / 512) % 2 ? static_cast<char>(x) : '\0';
+  }
+  s.replace(0x38, 4, std::string("ARM\x64", 4));
+  return s;
+}
+
+std::string gzip(const std::string& s) {
+  TempDir d("piprov-gz");
+  write_file(d.path / "in", s);
+  run("gzip -n -c '" + (d.path / "in").string() + "' > '" + (d.path / "out").string() + "'");
+  return read_file(d.path / "out");
+}
+
+}  // namespace
+
+class KillDuringRegeneration : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(KillDuringRegeneration, FiftyKillsWithAFakeKernel) {
+  auto a = fake_image(6 << 20, 1), b = fake_image(7 << 20, 2);
+  kill_many(GetParam(), gzip(a), gzip(b), a, b, 50);
+}
+
+TEST_P(KillDuringRegeneration, AFewKillsWithTheRealKernel) {
+  TempDir d("piprov-kill-real");
+  auto mk = run((piprov::test::source_dir() / "scripts/make-test-image.sh").string() + " " +
+                (d.path / "u.img").string() + " 64");
+  if (mk.exit_code != 0) GTEST_SKIP() << "make-test-image.sh failed (offline?): " << mk.err;
+  ASSERT_EQ(run("MTOOLS_SKIP_CHECK=1 mcopy -n -i '" + (d.path / "u.img").string() + "@@1M' ::/vmlinuz '" +
+                (d.path / "vmlinuz").string() + "'").exit_code, 0);
+  std::string gz_a = read_file(d.path / "vmlinuz");
+  ASSERT_EQ(run("gzip -dc '" + (d.path / "vmlinuz").string() + "' > '" + (d.path / "Image").string() + "'").exit_code, 0);
+  std::string img_a = read_file(d.path / "Image");
+  std::string img_b = img_a;  // "a newer kernel": same header, different body
+  for (std::size_t i = 4096; i < img_b.size(); i += 4096) img_b[i] = static_cast<char>(img_b[i] ^ 0x5a);
+  kill_many(GetParam(), gz_a, gzip(img_b), img_a, img_b, 4);
+}
+
+INSTANTIATE_TEST_SUITE_P(Impl, KillDuringRegeneration, ::testing::Values("sh", "piprov"));

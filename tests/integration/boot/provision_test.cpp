@@ -1,0 +1,128 @@
+// End to end on a loop device with scripts/make-test-image.sh's image (real
+// Debian arm64 kernel): piprov provision, then inspect the disk.
+#include <gtest/gtest.h>
+#include <map>
+
+#include "boot/apt_hook.hpp"
+#include "boot/config_txt.hpp"
+#include "boot/kernel_image.hpp"
+#include "support/testsupport.hpp"
+
+namespace fs = std::filesystem;
+using namespace piprov::boot;
+using piprov::test::read_file;
+using piprov::test::run;
+using piprov::test::TempDir;
+
+namespace {
+
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> m;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) m[fs::relative(e.path(), dir).string()] = read_file(e.path());
+  return m;
+}
+
+struct Mount {
+  fs::path dir;
+  bool ok = false;
+  Mount(const std::string& dev, fs::path d) : dir(std::move(d)) {
+    fs::create_directories(dir);
+    ok = run("mount -t ext4 " + dev + " '" + dir.string() + "'").exit_code == 0;
+  }
+  ~Mount() {
+    if (ok) run("umount '" + dir.string() + "'");
+  }
+};
+
+}  // namespace
+
+TEST(Provision, EndToEndOnALoopDevice) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir d("piprov-prov");
+  auto mk = run((piprov::test::source_dir() / "scripts/make-test-image.sh").string() + " " +
+                (d.path / "ubuntu.img").string() + " 64");
+  if (mk.exit_code != 0) GTEST_SKIP() << "make-test-image.sh failed (offline?): " << mk.err;
+  piprov::test::LoopDevice loop(d.path / "disk.img", 1ull << 30);
+
+  auto p = run(piprov::test::piprov_bin() + " provision " + (d.path / "ubuntu.img.xz").string() + " " + loop.path +
+               " --yes --progress none");
+  ASSERT_EQ(p.exit_code, 0) << p.out << p.err;
+  for (const char* step : {"[1/7] write", "[2/7] partitions boot " , "[3/7] mount", "[4/7] patch", "[5/7] check      OK",
+                           "[6/7] sync", "[7/7] unmount"})
+    EXPECT_NE(p.out.find(step), std::string::npos) << step << "\n" << p.out;
+  EXPECT_NE(p.out.find("LABEL=system-boot"), std::string::npos);
+  EXPECT_NE(p.out.find("provision: " + loop.path + " is ready"), std::string::npos) << p.out;
+  EXPECT_EQ(run("grep -q piprov-provision /proc/self/mounts").exit_code, 1) << "a mount was left behind";
+
+  // The boot partition, read without mounting (this kernel may lack vfat).
+  fs::path boot = d.path / "boot";
+  fs::create_directories(boot);
+  auto cp = run("MTOOLS_SKIP_CHECK=1 mcopy -s -n -i " + loop.path + "p1 ::/ '" + boot.string() + "/'");
+  ASSERT_EQ(cp.exit_code, 0) << cp.err;
+  ASSERT_EQ(run("gzip -dc '" + (boot / "vmlinuz").string() + "' > '" + (d.path / "gunzipped").string() + "'").exit_code, 0);
+  std::string vmlinux = read_file(boot / "vmlinux");
+  EXPECT_GT(vmlinux.size(), 20u << 20);
+  EXPECT_TRUE(vmlinux == read_file(d.path / "gunzipped")) << "vmlinux != gunzip(vmlinuz)";
+  EXPECT_TRUE(file_is_arm64_image(boot / "vmlinux"));
+
+  // config.txt: [pi4] kernel=vmlinux + initramfs, every other line as shipped.
+  std::string original = read_file(boot / "config.txt.piprov-orig");
+  std::string want = original;
+  const std::string old_block = "[pi4]\nkernel=uboot_rpi_4.bin\nmax_framebuffers=2\n";
+  ASSERT_NE(want.find(old_block), std::string::npos);
+  want.replace(want.find(old_block), old_block.size(),
+               "[pi4]\nkernel=vmlinux\nmax_framebuffers=2\ninitramfs initrd.img followkernel\n");
+  std::string cfg = read_file(boot / "config.txt");
+  EXPECT_EQ(cfg, want);
+  auto config = ConfigTxt::parse(cfg);
+  EXPECT_EQ(config.effective("kernel", Board{"pi4"})->value, "vmlinux");
+  EXPECT_EQ(config.effective("kernel", Board{"pi3"})->value, "uboot_rpi_3.bin");
+
+  // The root fs has the hook.
+  Mount root(loop.path + "p2", d.path / "root");
+  ASSERT_TRUE(root.ok);
+  EXPECT_EQ(read_file(root.dir / kHookScriptRel), read_file(piprov::test::source_dir() / "apt-hooks/piprov-kernel-sync"));
+  EXPECT_EQ(read_file(root.dir / kHookConfRel), read_file(piprov::test::source_dir() / "apt-hooks/99-piprov-kernel"));
+  EXPECT_EQ(fs::status(root.dir / kHookScriptRel).permissions(), static_cast<fs::perms>(0755));
+
+  auto chk = run(piprov::test::piprov_bin() + " boot check '" + boot.string() + "' --root '" + root.dir.string() + "'");
+  EXPECT_EQ(chk.exit_code, 0) << chk.out << chk.err;
+
+  // boot patch again: no byte changes.
+  auto before_boot = snapshot(boot), before_root = snapshot(root.dir / "etc/apt");
+  auto again = run(piprov::test::piprov_bin() + " boot patch '" + boot.string() + "' --root '" + root.dir.string() + "'");
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("already patched, nothing changed"), std::string::npos) << again.out;
+  EXPECT_TRUE(snapshot(boot) == before_boot);
+  EXPECT_TRUE(snapshot(root.dir / "etc/apt") == before_root);
+}
+
+TEST(Provision, FailureAfterTheWriteSaysWhatStateTheDiskIsIn) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir d("piprov-prov");
+  // An image with an ext4 partition only: written fine, but no system-boot partition.
+  auto mk = run("cd '" + d.path.string() + "' && truncate -s 16M root.ext4 && mke2fs -q -F -t ext4 -L writable root.ext4 "
+                "&& truncate -s 20M x.img && printf 'label: dos\\nstart=2048, type=83\\n' | sfdisk -q x.img "
+                "&& dd if=root.ext4 of=x.img bs=1M seek=1 conv=notrunc status=none");
+  ASSERT_EQ(mk.exit_code, 0) << mk.err;
+  piprov::test::LoopDevice loop(d.path / "disk.img", 64ull << 20);
+  auto p = run(piprov::test::piprov_bin() + " provision " + (d.path / "x.img").string() + " " + loop.path +
+               " --yes --progress none");
+  EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
+  EXPECT_NE(p.out.find("[1/7] write"), std::string::npos) << p.out;
+  EXPECT_NE(p.err.find("provision failed at step 'partitions': cannot find the system-boot (FAT) partition on " +
+                       loop.path),
+            std::string::npos)
+      << p.err;
+  EXPECT_NE(p.err.find("Disk state: " + loop.path +
+                       " holds the image as written and verified; its boot partition is NOT patched yet"),
+            std::string::npos)
+      << p.err;
+  EXPECT_NE(p.err.find("nothing of it is mounted any more"), std::string::npos) << p.err;
+  // Not a whole disk: refused before anything is written.
+  auto f = run(piprov::test::piprov_bin() + " provision " + (d.path / "x.img").string() + " " +
+               (d.path / "file.img").string() + " --yes");
+  EXPECT_EQ(f.exit_code, 2);
+  EXPECT_FALSE(fs::exists(d.path / "file.img"));
+}

@@ -1,0 +1,157 @@
+// Failures say what and where, exit with the documented code, never say
+// "wrote", and never leave the image's MBR on the disk (issue 2 "Done when").
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "fixtures.hpp"
+#include "support/testsupport.hpp"
+
+namespace piprov::test {
+namespace {
+
+constexpr std::uint64_t kDevBytes = 400ull << 20;
+
+std::string write_cmd(const std::string& image, const std::string& dev, const std::string& extra = "") {
+  return piprov_bin() + " write --yes --progress none " + extra + " " + q(image) + " " + dev;
+}
+
+bool all_zero(const std::string& s) { return s.find_first_not_of('\0') == std::string::npos; }
+
+TEST(WriteFailure, TruncatedXzFailsBeforeWritingAnything) {
+  PIPROV_REQUIRE_LOOP();
+  const auto& fx = image_fixtures();
+  TempDir tmp("piprov-fail");
+  LoopDevice dev(tmp.path / "dev.img", kDevBytes);
+  auto r = run(write_cmd((fx / "trunc.img.xz").string(), dev.path));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "piprov: error: " + (fx / "trunc.img.xz").string() +
+                       " is truncated or corrupt: the xz index at its end cannot be read, so the file is incomplete "
+                       "or damaged; download it again\n");
+  EXPECT_TRUE(all_zero(read_bytes(dev.backing, 0, 8 << 20)));
+}
+
+TEST(WriteFailure, FlippedByteInXzFailsAndLeavesNoMbr) {
+  PIPROV_REQUIRE_LOOP();
+  const auto& fx = image_fixtures();
+  TempDir tmp("piprov-fail");
+  LoopDevice dev(tmp.path / "dev.img", kDevBytes);
+  auto r = run(write_cmd((fx / "flip.img.xz").string(), dev.path));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("piprov: error: " + (fx / "flip.img.xz").string() + " is corrupt: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("the first MiB was not written, so " + dev.path + " does not look bootable"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(all_zero(read_bytes(dev.backing, 0, 1 << 20)));
+}
+
+TEST(WriteFailure, IoErrorMidWriteNamesOffsetAndExits3) {
+  PIPROV_REQUIRE_LOOP();
+  const auto& fx = image_fixtures();
+  TempDir tmp("piprov-fail");
+  auto mnt = tmp.path / "tmpfs";
+  std::filesystem::create_directories(mnt);
+  ASSERT_EQ(run("mount -t tmpfs -o size=96m tmpfs " + q(mnt.string())).exit_code, 0);
+  std::string err, mbr;
+  int code = -1;
+  {
+    LoopDevice dev(mnt / "dev.img", kDevBytes);  // 400 MiB on a 96 MiB tmpfs: fills up mid-write
+    auto r = run(write_cmd((fx / "t.img.xz").string(), dev.path));
+    code = r.exit_code;
+    err = r.err;
+    mbr = read_bytes(dev.path, 0, 512);
+    EXPECT_EQ(r.out, "");
+  }
+  run("umount " + q(mnt.string()));
+  EXPECT_EQ(code, 3) << err;
+  EXPECT_EQ(err.rfind("piprov: error: writing /dev/loop", 0), 0u) << err;
+  EXPECT_NE(err.find(" failed at byte offset "), std::string::npos) << err;
+  EXPECT_TRUE(err.find("(ENOSPC)") != std::string::npos || err.find("(EIO)") != std::string::npos) << err;
+  EXPECT_NE(err.find("the first MiB was not written"), std::string::npos) << err;
+  EXPECT_NE(mbr, read_bytes(fx / "t.img", 0, 512));
+}
+
+TEST(WriteFailure, Sha256MismatchExits4AndLeavesNoMbr) {
+  PIPROV_REQUIRE_LOOP();
+  const auto& fx = image_fixtures();
+  TempDir tmp("piprov-fail");
+  LoopDevice dev(tmp.path / "dev.img", kDevBytes);
+  std::string zeros(64, '0');
+  auto r = run(write_cmd((fx / "t.img.xz").string(), dev.path, "--sha256 " + zeros));
+  EXPECT_EQ(r.exit_code, 4);
+  auto sha = run("sha256sum " + q((fx / "t.img.xz").string())).out.substr(0, 64);
+  EXPECT_EQ(r.err.rfind("piprov: error: SHA-256 of " + (fx / "t.img.xz").string() + " is " + sha + ", expected " +
+                            zeros + ": the file is not the published one; download it again; ",
+                        0),
+            0u)
+      << r.err;
+  EXPECT_TRUE(all_zero(read_bytes(dev.backing, 0, 1 << 20)));
+}
+
+TEST(VerifyStep, ChangedByteIsReportedAtItsOffsetWithExit4) {
+  PIPROV_REQUIRE_LOOP();
+  const auto& fx = image_fixtures();
+  TempDir tmp("piprov-fail");
+  LoopDevice dev(tmp.path / "dev.img", kDevBytes);
+  ASSERT_EQ(run(write_cmd((fx / "t.img.xz").string(), dev.path, "--no-verify")).exit_code, 0);
+  auto ok = run(piprov_bin() + " verify --progress none " + q((fx / "t.img.xz").string()) + " " + dev.path);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out.rfind("verified: " + dev.path + " matches ", 0), 0u) << ok.out;
+
+  const std::uint64_t at = 200000003;  // inside the ext4 partition, not 4 KiB aligned
+  unsigned char was = static_cast<unsigned char>(read_bytes(dev.backing, at, 1)[0]);
+  ASSERT_EQ(run("printf '\\377' | dd of=" + q(dev.backing.string()) + " bs=1 seek=" + std::to_string(at) +
+                " conv=notrunc status=none")
+                .exit_code,
+            0);
+  ASSERT_NE(was, 0xff);
+  auto bad = run(piprov_bin() + " verify --progress none " + q((fx / "t.img.xz").string()) + " " + dev.path);
+  EXPECT_EQ(bad.exit_code, 4);
+  EXPECT_EQ(bad.out, "");
+  char expect[200];
+  std::snprintf(expect, sizeof expect, "at byte offset %llu (0xbebc203, 190.7 MiB): expected 0x%02x, read 0xff\n",
+                static_cast<unsigned long long>(at), was);
+  EXPECT_EQ(bad.err, "piprov: error: verify failed: " + dev.path + " differs from " + (fx / "t.img.xz").string() +
+                         " " + expect);
+}
+
+}  // namespace
+}  // namespace piprov::test
+
+namespace piprov::test {
+namespace {
+
+// Ctrl-C mid-write: exit 130, says how far it got, no MBR left. The write is
+// slowed down by ../shared/tools/emulate-device (usb2-stick: 12 MiB/s) so the
+// signal arrives while it runs; the signal is sent after the first progress
+// line, not after a fixed time.
+TEST(WriteInterrupt, SigintStopsCleanlyWithExit130) {
+  PIPROV_REQUIRE_LOOP();
+  auto emulate = shared_dir() / "tools/emulate-device";
+  if (!std::filesystem::exists(emulate)) GTEST_SKIP() << "../shared/tools/emulate-device is not present";
+  const auto& fx = image_fixtures();
+  TempDir tmp("piprov-int");
+  std::string e = "EMULATE_DIR=" + q(tmp.path.string()) + " " + q(emulate.string());
+  std::string name = "image-int-" + std::to_string(::getpid());
+  auto created = run(e + " create " + name + " usb2-stick 512M");
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  std::string dev = created.out.substr(0, created.out.find('\n'));
+  std::string err = (tmp.path / "err").string();
+  auto r = run(e + " run -- " + piprov_bin() + " write --yes --progress json " + q((fx / "t.img.xz").string()) + " " +
+               dev + " 2>" + q(err) + " & pid=$!; i=0; while [ $i -lt 1200 ] && ! grep -q '\"phase\":\"write\"' " +
+               q(err) + "; do sleep 0.05; i=$((i+1)); done; kill -INT $pid; wait $pid; echo $?");
+  std::string mbr = read_bytes(dev, 0, 512);
+  run(e + " destroy " + name);
+  std::string log = read_file(err);
+  if (r.out == "0\n") GTEST_SKIP() << "the write finished before the signal (device not throttled here?)";
+  EXPECT_EQ(r.out, "130\n") << log;
+  EXPECT_NE(log.find("piprov: error: interrupted while writing; "), std::string::npos) << log;
+  EXPECT_NE(log.find(" of 321.0 MiB written; the first MiB was not written, so " + dev + " does not look bootable"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(mbr, read_bytes(fx / "t.img", 0, 512));
+}
+
+}  // namespace
+}  // namespace piprov::test

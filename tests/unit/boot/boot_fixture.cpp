@@ -1,0 +1,85 @@
+#include "boot_fixture.hpp"
+
+#include <stdexcept>
+
+#include "core/hashing.hpp"
+#include "support/testsupport.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov::boot::test {
+
+std::string fake_image(std::size_t size, std::uint32_t seed) {
+  std::string s(size, '\0');
+  std::uint32_t x = seed ? seed : 1;
+  for (std::size_t i = 64; i < size; ++i) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    // Half the bytes zero so gzip has something to do, like a real kernel.
+    s[i] = (i / 512) % 2 ? static_cast<char>(x) : '\0';
+  }
+  s[0] = 'M';
+  s[1] = 'Z';
+  s.replace(0x38, 4, std::string("ARM\x64", 4));
+  return s;
+}
+
+void compress_to(const fs::path& out, const std::string& content, const std::string& tool) {
+  piprov::test::TempDir d("piprov-fixture");
+  piprov::test::write_file(d.path / "in", content);
+  std::string cmd = tool == "cat" ? "cat" : tool + " -c";
+  auto r = piprov::test::run(cmd + " < '" + (d.path / "in").string() + "' > '" + out.string() + "'");
+  if (r.exit_code != 0) throw std::runtime_error(tool + " failed: " + r.err);
+}
+
+std::string sha256(const std::string& s) {
+  Sha256 h;
+  h.update({reinterpret_cast<const std::byte*>(s.data()), s.size()});
+  return h.hex();
+}
+
+const char* const kUbuntuGaConfig =
+    "# Please DO NOT modify this file; if you need to modify the boot config, the\n"
+    "# \"usercfg.txt\" file is the place to include user changes. Please refer to\n"
+    "# the README file for a description of the various configuration files on\n"
+    "# the boot partition.\n"
+    "\n"
+    "[pi4]\n"
+    "kernel=uboot_rpi_4.bin\n"
+    "max_framebuffers=2\n"
+    "\n"
+    "[pi2]\n"
+    "kernel=uboot_rpi_2.bin\n"
+    "\n"
+    "[pi3]\n"
+    "kernel=uboot_rpi_3.bin\n"
+    "\n"
+    "[all]\n"
+    "arm_64bit=1\n"
+    "device_tree_address=0x03000000\n"
+    "\n"
+    "enable_uart=1\n"
+    "cmdline=nobtcmd.txt\n"
+    "\n"
+    "include syscfg.txt\n"
+    "include usercfg.txt\n";
+
+const char* const kUbuntuCmdline =
+    "net.ifnames=0 dwc_otg.lpm_enable=0 console=serial0,115200 console=tty1 root=LABEL=writable rootfstype=ext4 "
+    "elevator=deadline rootwait fixrtc\n";
+
+void make_boot_dir(const fs::path& dir, const std::string& image) {
+  using piprov::test::write_file;
+  fs::create_directories(dir);
+  compress_to(dir / "vmlinuz", image);
+  write_file(dir / "initrd.img", std::string("\x1f\x8b fake initrd", 15));
+  write_file(dir / "config.txt", kUbuntuGaConfig);
+  write_file(dir / "syscfg.txt", "enable_uart=1\ndtparam=audio=on\ncmdline=cmdline.txt\n");
+  write_file(dir / "usercfg.txt", "# Place \"config.txt\" changes in this file.\n");
+  write_file(dir / "cmdline.txt", kUbuntuCmdline);
+  write_file(dir / "nobtcmd.txt", kUbuntuCmdline);
+  write_file(dir / "uboot_rpi_4.bin", "u-boot");
+}
+
+}  // namespace piprov::boot::test

@@ -1,0 +1,23 @@
+#pragma once
+// Fixtures for boot tests: fake arm64 Images (real header magic, pseudo-random
+// body), compressed with the real tools, and an Ubuntu 20.04-style boot dir.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace piprov::boot::test {
+
+/// `size` bytes: an arm64 Image header ("ARM\x64" at 0x38) and a pseudo-random body from `seed`.
+std::string fake_image(std::size_t size, std::uint32_t seed);
+/// Writes `content` compressed with `tool` ("gzip -n", "xz", "zstd -q", "lz4 -l", "bzip2", "cat") to `out`.
+void compress_to(const std::filesystem::path& out, const std::string& content, const std::string& tool = "gzip -n");
+/// SHA-256 hex of a string.
+std::string sha256(const std::string& s);
+/// Ubuntu 20.04 GA config.txt (as in scripts/make-test-image.sh).
+extern const char* const kUbuntuGaConfig;
+extern const char* const kUbuntuCmdline;
+/// Fills `dir` like Ubuntu 20.04's system-boot: vmlinuz (gzip of `image`), initrd.img,
+/// config.txt, syscfg.txt, usercfg.txt, cmdline.txt, nobtcmd.txt, uboot_rpi_4.bin.
+void make_boot_dir(const std::filesystem::path& dir, const std::string& image);
+
+}  // namespace piprov::boot::test

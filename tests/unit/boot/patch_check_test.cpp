@@ -1,0 +1,223 @@
+// boot patch + boot check on an Ubuntu 20.04-style boot dir (fake kernel), library and CLI.
+#include <gtest/gtest.h>
+#include <map>
+
+#include "boot/apt_hook.hpp"
+#include "boot/check.hpp"
+#include "boot/patch.hpp"
+#include "boot_fixture.hpp"
+#include "core/error.hpp"
+#include "support/testsupport.hpp"
+
+namespace fs = std::filesystem;
+using namespace piprov::boot;
+using piprov::test::read_file;
+using piprov::test::run;
+using piprov::test::TempDir;
+using piprov::test::write_file;
+
+namespace {
+
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> m;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) m[fs::relative(e.path(), dir).string()] = read_file(e.path());
+  return m;
+}
+
+std::vector<std::string> codes(const CheckReport& r, bool with_info = false) {
+  std::vector<std::string> v;
+  for (const auto& f : r.findings)
+    if (with_info || f.severity != Severity::Info) v.push_back(f.code);
+  return v;
+}
+
+struct Tree {
+  TempDir t;
+  fs::path boot = t.path / "boot", root = t.path / "root";
+  std::string image = test::fake_image(400000, 11);
+  Tree() {
+    test::make_boot_dir(boot, image);
+    fs::create_directories(root / "etc/apt/apt.conf.d");
+  }
+};
+
+const char* kPatchedConfig =
+    "# Please DO NOT modify this file; if you need to modify the boot config, the\n"
+    "# \"usercfg.txt\" file is the place to include user changes. Please refer to\n"
+    "# the README file for a description of the various configuration files on\n"
+    "# the boot partition.\n"
+    "\n"
+    "[pi4]\n"
+    "kernel=vmlinux\n"
+    "max_framebuffers=2\n"
+    "initramfs initrd.img followkernel\n"
+    "\n"
+    "[pi2]\n";
+
+}  // namespace
+
+TEST(BootPatch, PatchesOnceAndIsIdempotent) {
+  Tree tr;
+  std::string original = read_file(tr.boot / "config.txt");
+  auto rep = patch_boot({.boot_dir = tr.boot, .root_dir = tr.root});
+  std::string cfg = read_file(tr.boot / "config.txt");
+  EXPECT_EQ(cfg.substr(0, std::string(kPatchedConfig).size()), kPatchedConfig);
+  // Everything after [pi2] is untouched.
+  EXPECT_EQ(cfg.substr(cfg.find("[pi2]")), original.substr(original.find("[pi2]")));
+  EXPECT_EQ(read_file(tr.boot / "config.txt.piprov-orig"), original);
+  EXPECT_EQ(read_file(tr.boot / "vmlinux"), tr.image);
+  EXPECT_EQ(read_file(tr.root / kHookScriptRel), hook_script());
+  EXPECT_EQ(read_file(tr.root / kHookConfRel), hook_conf());
+  EXPECT_EQ(fs::status(tr.root / kHookScriptRel).permissions(), static_cast<fs::perms>(0755));
+  EXPECT_EQ(read_file(piprov::test::source_dir() / "apt-hooks/piprov-kernel-sync"), hook_script());
+
+  auto before = snapshot(tr.t.path);
+  auto again = patch_boot({.boot_dir = tr.boot, .root_dir = tr.root});
+  EXPECT_FALSE(again.changed());
+  EXPECT_TRUE(again.config_diff.empty());
+  EXPECT_EQ(snapshot(tr.t.path), before);
+
+  auto chk = check_boot({.boot_dir = tr.boot, .root_dir = tr.root});
+  EXPECT_TRUE(chk.ok()) << testing::PrintToString(codes(chk));
+  EXPECT_EQ(chk.kernel_file, "vmlinux");
+  EXPECT_EQ(chk.initramfs, "initrd.img followkernel");
+  EXPECT_EQ(chk.cmdline_file, "cmdline.txt");
+}
+
+TEST(BootPatch, DryRunPrintsDiffAndChangesNothing) {
+  Tree tr;
+  auto before = snapshot(tr.t.path);
+  auto rep = patch_boot({.boot_dir = tr.boot, .root_dir = tr.root, .dry_run = true});
+  EXPECT_EQ(snapshot(tr.t.path), before);
+  std::string b = tr.boot.string();
+  EXPECT_EQ(rep.config_diff, "--- " + b + "/config.txt\n+++ " + b + "/config.txt (patched)\n" +
+                                 "@@ -4,8 +4,9 @@\n # the boot partition.\n \n [pi4]\n-kernel=uboot_rpi_4.bin\n"
+                                 "+kernel=vmlinux\n max_framebuffers=2\n+initramfs initrd.img followkernel\n \n"
+                                 " [pi2]\n kernel=uboot_rpi_2.bin\n");
+  std::vector<std::string> want = {
+      "would decompress vmlinuz to vmlinux (atomic replace)",
+      "would write vmlinux.stamp",
+      "would keep the original config.txt as " + b + "/config.txt.piprov-orig",
+      "would update " + b + "/config.txt",
+      "would install " + (tr.root / kHookScriptRel).string() + " (mode 0755)",
+      "would install " + (tr.root / kHookConfRel).string() + " (mode 0644)",
+  };
+  EXPECT_EQ(rep.actions, want);
+}
+
+TEST(BootPatch, SeedSettingsQuirkAndOverridingAllSection) {
+  TempDir t;
+  test::make_boot_dir(t.path, test::fake_image(100000, 1));
+  // Ubuntu 20.10 style: [all] kernel=vmlinuz after [pi4] would override an edit inside [pi4].
+  write_file(t.path / "config.txt", "[pi4]\nmax_framebuffers=2\nboot_delay\n\n[all]\nkernel=vmlinuz\ncmdline=cmdline.txt\n");
+  patch_boot({.boot_dir = t.path, .gpu_mem = 16, .boot_delay = 1, .fkms = true, .uas_quirks = {"152d:0578"}});
+  EXPECT_EQ(read_file(t.path / "config.txt"),
+            "[pi4]\nmax_framebuffers=2\nboot_delay=1\n\n[all]\nkernel=vmlinuz\ncmdline=cmdline.txt\n\n[pi4]\n"
+            "kernel=vmlinux\ninitramfs initrd.img followkernel\ngpu_mem=16\ndtoverlay=vc4-fkms-v3d\n");
+  EXPECT_EQ(read_file(t.path / "cmdline.txt"),
+            std::string(test::kUbuntuCmdline).insert(std::string(test::kUbuntuCmdline).size() - 1,
+                                                      " usb-storage.quirks=152d:0578:u"));
+  EXPECT_EQ(read_file(t.path / "cmdline.txt.piprov-orig"), test::kUbuntuCmdline);
+  auto chk = check_boot({.boot_dir = t.path, .usb_ids = {"152d:0578"}, .scan_usb = false});
+  EXPECT_TRUE(chk.ok()) << testing::PrintToString(codes(chk));
+  EXPECT_EQ(codes(chk, true), (std::vector<std::string>{"hook-not-checked", "uas-quirk-set", "firmware"}));
+}
+
+TEST(BootPatch, CorruptVmlinuzLeavesConfigAlone) {
+  Tree tr;
+  write_file(tr.boot / "vmlinuz", std::string("\x1f\x8b\x08\x00garbage", 12));
+  std::string before = read_file(tr.boot / "config.txt");
+  try {
+    patch_boot({.boot_dir = tr.boot});
+    FAIL();
+  } catch (const piprov::Error& e) {
+    EXPECT_EQ(e.kind(), piprov::ErrorKind::Verify);
+    EXPECT_NE(std::string(e.what()).find("config.txt was not changed"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_file(tr.boot / "config.txt"), before);
+  EXPECT_FALSE(fs::exists(tr.boot / "vmlinux"));
+}
+
+TEST(BootPatch, ReplacesTheSeedHook) {
+  Tree tr;
+  write_file(tr.root / kSeedHookConfRel, "DPkg::Post-Invoke {\"/bin/bash /boot/firmware/auto_decompress_kernel\"; };\n");
+  // The seed's script as its unquoted heredoc installed it (field-notes.md §3).
+  write_file(tr.boot / "auto_decompress_kernel",
+             "#!/bin/bash -e\nBTPATH=/boot/firmware\nCKPATH=/vmlinuz\nDKPATH=/vmlinux\n"
+             "if [ -e /check.md5 ]; then\n\tif md5sum --status --ignore-missing -c /check.md5; then\n\texit 0\n"
+             "\telse echo -e \"\\e[31mHash failed, kernel will be compressed\\e[0m\"\n\tfi\nfi\n"
+             "mv /vmlinux /vmlinux.bak\nif [ ! 0 == 0 ]; then exit 1; fi\nzcat /vmlinuz > /vmlinux\n"
+             "if [ ! $? == 0 ]; then exit 1; fi\n");
+  patch_boot({.boot_dir = tr.boot});  // no --root: the hook is not touched
+  auto chk = check_boot({.boot_dir = tr.boot, .root_dir = tr.root});
+  EXPECT_EQ(codes(chk), (std::vector<std::string>{"seed-hook", "seed-hook-fault", "seed-hook-fault",
+                                                  "seed-hook-fault", "seed-hook-fault", "seed-hook-fault",
+                                                  "seed-hook-fault", "hook-missing"}));
+  EXPECT_FALSE(chk.ok());
+  auto rep = patch_boot({.boot_dir = tr.boot, .root_dir = tr.root});
+  EXPECT_FALSE(fs::exists(tr.root / kSeedHookConfRel));
+  EXPECT_FALSE(fs::exists(tr.boot / "auto_decompress_kernel"));
+  EXPECT_TRUE(check_boot({.boot_dir = tr.boot, .root_dir = tr.root}).ok());
+}
+
+TEST(BootCheck, PatchedThenBrokenTreeReportsEachProblem) {
+  Tree tr;
+  patch_boot({.boot_dir = tr.boot, .root_dir = tr.root});
+  // stale vmlinux (kernel update without the hook), bare boot_delay, missing hook.
+  test::compress_to(tr.boot / "vmlinuz", test::fake_image(400000, 12));
+  std::string cfg = read_file(tr.boot / "config.txt");
+  cfg.replace(cfg.find("max_framebuffers=2\n"), 19, "max_framebuffers=2\nboot_delay\n");
+  write_file(tr.boot / "config.txt", cfg);
+  fs::remove(tr.root / kHookConfRel);
+  auto chk = check_boot({.boot_dir = tr.boot, .root_dir = tr.root});
+  EXPECT_EQ(codes(chk), (std::vector<std::string>{"vmlinux-stale", "config-bare-key", "hook-missing"}));
+  EXPECT_FALSE(chk.ok());
+  for (const auto& f : chk.findings)
+    if (f.severity != Severity::Info) {
+      EXPECT_FALSE(f.fix.empty()) << f.code;
+    }
+
+  // kernel= pointing at a missing file.
+  cfg.replace(cfg.find("kernel=vmlinux"), 14, "kernel=vmlinux-5.4");
+  write_file(tr.boot / "config.txt", cfg);
+  chk = check_boot({.boot_dir = tr.boot, .root_dir = tr.root});
+  EXPECT_EQ(codes(chk), (std::vector<std::string>{"kernel-missing", "config-bare-key", "hook-missing"}));
+  EXPECT_EQ(chk.findings[0].message, "the Pi 4 kernel vmlinux-5.4 (config.txt line 7) does not exist in " +
+                                         tr.boot.string());
+}
+
+TEST(BootCheck, UnpatchedUbuntuAndQuirks) {
+  Tree tr;
+  auto chk = check_boot({.boot_dir = tr.boot, .root_dir = tr.root, .usb_ids = {"174c:55aa", "1234:5678"}, .scan_usb = false});
+  EXPECT_EQ(codes(chk), (std::vector<std::string>{"kernel-uboot", "hook-missing", "uas-quirk-missing"}));
+  EXPECT_EQ(chk.findings.back().code, "firmware");
+  for (const auto& f : chk.findings)
+    if (f.code == "uas-quirk-missing") {
+      EXPECT_EQ(f.fix, "piprov boot patch " + tr.boot.string() +
+                           " --uas-quirk 174c:55aa (appends ' usb-storage.quirks=174c:55aa:u' to the line in cmdline.txt)");
+    }
+}
+
+TEST(BootCli, PatchCheckAndExitCodes) {
+  Tree tr;
+  std::string bin = piprov::test::piprov_bin(), b = tr.boot.string(), r = tr.root.string();
+  auto c1 = run(bin + " boot check " + b + " --root " + r);
+  EXPECT_EQ(c1.exit_code, 1) << c1.out << c1.err;
+  EXPECT_NE(c1.out.find("error: the Pi 4 boots U-Boot, kernel=uboot_rpi_4.bin (config.txt line 7), which cannot boot from "
+                        "USB mass storage -- fix: piprov boot patch " + b + " (sets [pi4] kernel=vmlinux)\n"),
+            std::string::npos)
+      << c1.out;
+  auto p = run(bin + " boot patch " + b + " --root " + r);
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  auto c2 = run(bin + " boot check " + b + " --root " + r + " --json");
+  EXPECT_EQ(c2.exit_code, 0) << c2.out;
+  EXPECT_NE(c2.out.find("\"vmlinux_state\": \"fresh\""), std::string::npos) << c2.out;
+  auto p2 = run(bin + " boot patch " + b + " --root " + r);
+  EXPECT_EQ(p2.out.substr(0, p2.out.find('\n')), b + ": already patched, nothing changed");
+  auto bad = run(bin + " boot patch " + tr.t.path.string() + "/nope");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "piprov: error: " + tr.t.path.string() + "/nope is not a directory: pass the mounted boot partition (system-boot)\n");
+  auto q = run(bin + " boot patch " + b + " --uas-quirk 12345678");
+  EXPECT_EQ(q.exit_code, 2);
+}

@@ -1,0 +1,233 @@
+// Runs the piprov binary: exit codes, text and the documented --json schema
+// (docs/eeprom.md). Inputs are written here, or read from ../shared/data.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "eeprom/image.hpp"
+#include "helpers.hpp"
+#include "support/testsupport.hpp"
+
+using namespace piprov::test;
+using piprov::eeprom::EepromImage;
+using piprov::eeprom::test::make_image;
+using nlohmann::json;
+
+namespace {
+std::string bin() { return "'" + piprov_bin() + "'"; }
+
+std::set<std::string> keys(const json& j) {
+  std::set<std::string> k;
+  for (auto it = j.begin(); it != j.end(); ++it) k.insert(it.key());
+  return k;
+}
+}  // namespace
+
+TEST(EepromCli, ExplainSaysTheOrderInWords) {
+  auto r = run(bin() + " eeprom explain 0xf41");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "0xf41: SD card, then USB mass storage, then restart from the top\n"
+            "  1. 1  SD card\n  2. 4  USB mass storage\n  3. f  restart from the top\n");
+  auto j = json::parse(run(bin() + " eeprom explain 0xf461 --board pi4 --json").out);
+  EXPECT_EQ(j["boot_order"], "0xf461");
+  EXPECT_EQ(j["value"], 0xf461);
+  EXPECT_EQ(j["board"], "pi4");
+  EXPECT_EQ(j["modes"][1]["nibble"], "6");
+  EXPECT_EQ(j["modes"][1]["on_board"], false);
+  EXPECT_EQ(j["words"],
+            "SD card, then NVMe (not on a Raspberry Pi 4B: skipped), then USB mass storage, then restart from the top");
+  auto bad = run(bin() + " eeprom explain f41");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "piprov: error: BOOT_ORDER \"f41\" is not hex with a 0x prefix (e.g. 0xf41)\n");
+}
+
+TEST(EepromCli, CheckExitCodes) {
+  TempDir d("piprov-eeprom-cli");
+  write_file(d.path / "sd-only.txt", "[all]\nBOOT_UART=0\nBOOT_ORDER=0x1\n");
+  write_file(d.path / "usb.txt", "[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n");
+  write_file(d.path / "warn.txt", "[all]\nBOOT_UART=0\nBOOT_ODER=0xf14\nBOOT_ORDER=0xf14\n");
+  EXPECT_EQ(run(bin() + " eeprom check " + (d.path / "sd-only.txt").string()).exit_code, 1);
+  EXPECT_EQ(run(bin() + " eeprom check --want sd " + (d.path / "sd-only.txt").string()).exit_code, 0);
+  EXPECT_EQ(run(bin() + " eeprom check --want sd --strict " + (d.path / "sd-only.txt").string()).exit_code, 1);
+  EXPECT_EQ(run(bin() + " eeprom check " + (d.path / "usb.txt").string()).exit_code, 0);
+  EXPECT_EQ(run(bin() + " eeprom check " + (d.path / "warn.txt").string()).exit_code, 0);
+  EXPECT_EQ(run(bin() + " eeprom check --strict " + (d.path / "warn.txt").string()).exit_code, 1);
+  auto stdin_run = run("printf '[all]\\nBOOT_UART=0\\nBOOT_ORDER=0x1\\n' | " + bin() + " eeprom check -");
+  EXPECT_EQ(stdin_run.exit_code, 1);
+  EXPECT_NE(stdin_run.out.find("line 3   error    boot-order-missing-mode: BOOT_ORDER=0x1 never tries USB mass "
+                               "storage (4)"),
+            std::string::npos)
+      << stdin_run.out;
+  EXPECT_NE(stdin_run.out.find("1 error(s), 1 warning(s), 0 info\n"), std::string::npos) << stdin_run.out;
+}
+
+TEST(EepromCli, UsageAndIoErrors) {
+  auto none = run(bin() + " eeprom check");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.err, "piprov: error: eeprom check: give exactly one of a config FILE (- for stdin), --image "
+                      "pieeprom.bin or --live\n");
+  auto missing = run(bin() + " eeprom check /nonexistent/bootconf.txt");
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_EQ(missing.err.substr(0, 54), "piprov: error: cannot open config /nonexistent/bootcon");
+  EXPECT_EQ(run(bin() + " eeprom check /tmp").err, "piprov: error: /tmp is a directory; give the config file (e.g. "
+                                                   "bootconf.txt)\n");
+  EXPECT_EQ(run(bin() + " eeprom check --want usb-c -").exit_code, 2);
+  EXPECT_EQ(run(bin() + " eeprom check --board pi3 -").exit_code, 2);
+  TempDir d("piprov-eeprom-cli");
+  write_file(d.path / "short.bin", std::string(1000, '\xff'));
+  auto trunc = run(bin() + " eeprom check --image " + (d.path / "short.bin").string());
+  EXPECT_EQ(trunc.exit_code, 2);
+  EXPECT_EQ(trunc.err, "piprov: error: " + (d.path / "short.bin").string() +
+                           ": 1000 bytes, expected 524288 (Pi 4) or 2097152 (Pi 5): truncated or not a pieeprom.bin\n");
+  write_file(d.path / "pi4.bin", make_image(524288, {{"bootconf.txt", "[all]\n"}}));
+  auto as_text = run(bin() + " eeprom check " + (d.path / "pi4.bin").string());
+  EXPECT_EQ(as_text.exit_code, 2);
+  EXPECT_EQ(as_text.err, "piprov: error: " + (d.path / "pi4.bin").string() +
+                             " looks like an EEPROM image (pieeprom.bin), not config text: use piprov eeprom check "
+                             "--image " + (d.path / "pi4.bin").string() + "\n");
+  auto mismatch = run(bin() + " eeprom check --board pi5 --image " + (d.path / "pi4.bin").string());
+  EXPECT_EQ(mismatch.exit_code, 2);
+  EXPECT_NE(mismatch.err.find("--board pi5 does not match"), std::string::npos) << mismatch.err;
+}
+
+TEST(EepromCli, LiveOffAPiSaysSo) {
+  std::ifstream c("/proc/device-tree/compatible");
+  std::string compat((std::istreambuf_iterator<char>(c)), std::istreambuf_iterator<char>());
+  if (compat.find("bcm2711") != std::string::npos || compat.find("bcm2712") != std::string::npos)
+    GTEST_SKIP() << "this machine is a Pi 4/5";
+  auto r = run(bin() + " eeprom check --live");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("piprov: error: --live: this is not a Raspberry Pi 4 or 5"), std::string::npos) << r.err;
+}
+
+TEST(EepromCli, JsonSchema) {
+  TempDir d("piprov-eeprom-cli");
+  write_file(d.path / "c.txt", "[all]\nBOOT_UART=0\nBOOT_ORDER=0x1\n[gpio3=1]\nBOOT_ORDER=0xf14\n");
+  auto r = run(bin() + " eeprom check --json " + (d.path / "c.txt").string());
+  EXPECT_EQ(r.exit_code, 1);
+  auto j = json::parse(r.out);
+  EXPECT_EQ(keys(j), (std::set<std::string>{"schema", "source", "board", "board_from", "want", "image", "bootloader",
+                                             "release_channel", "config", "boot_order", "findings", "summary"}));
+  EXPECT_EQ(j["schema"], "piprov.eeprom.check/1");
+  EXPECT_EQ(j["source"], json({{"kind", "file"}, {"path", (d.path / "c.txt").string()}}));
+  EXPECT_EQ(j["board"], "pi4");
+  EXPECT_EQ(j["board_from"], "default");
+  EXPECT_EQ(j["want"], "usb");
+  EXPECT_TRUE(j["image"].is_null());
+  EXPECT_TRUE(j["bootloader"].is_null());
+  EXPECT_TRUE(j["release_channel"].is_null());
+  EXPECT_EQ(j["config"]["bytes"], 60);
+  EXPECT_EQ(j["config"]["lines"], 5);
+  EXPECT_EQ(keys(j["boot_order"]),
+            (std::set<std::string>{"value", "valid", "line", "is_default", "modes", "words", "conditional"}));
+  EXPECT_EQ(j["boot_order"]["value"], "0x1");
+  EXPECT_EQ(j["boot_order"]["line"], 3);
+  EXPECT_EQ(j["boot_order"]["is_default"], false);
+  EXPECT_EQ(j["boot_order"]["modes"],
+            json::parse(R"([{"nibble":"1","name":"SD card","known":true,"reachable":true,"on_board":true}])"));
+  EXPECT_EQ(j["boot_order"]["conditional"],
+            json::parse(R"([{"section":"[gpio3=1]","line":5,"value":"0xf14",
+                             "words":"USB mass storage, then SD card, then restart from the top"}])"));
+  ASSERT_TRUE(j["findings"].is_array());
+  ASSERT_EQ(j["findings"].size(), 3u);
+  for (const auto& f : j["findings"]) {
+    EXPECT_EQ(keys(f), (std::set<std::string>{"rule", "severity", "line", "key", "message", "fix", "source"}));
+    EXPECT_TRUE(f["severity"] == "error" || f["severity"] == "warning" || f["severity"] == "info");
+  }
+  EXPECT_EQ(j["findings"][1]["rule"], "boot-order-missing-mode");
+  EXPECT_EQ(j["findings"][1]["severity"], "error");
+  EXPECT_EQ(j["findings"][1]["line"], 3);
+  EXPECT_EQ(j["findings"][1]["key"], "BOOT_ORDER");
+  EXPECT_EQ(j["findings"][2]["rule"], "boot-order-conditional");
+  EXPECT_EQ(j["summary"], json({{"errors", 1}, {"warnings", 1}, {"infos", 1}, {"strict", false}, {"exit_code", 1}}));
+}
+
+TEST(EepromCli, JsonForAnImage) {
+  TempDir d("piprov-eeprom-cli");
+  write_file(d.path / "p.bin", make_image(2097152, {{"bootconf.txt", "[all]\nBOOT_UART=1\nBOOT_ORDER=0xf461\n"}},
+                                          "BUILD_TIMESTAMP=1779807685 VERSION:086b83e3"));
+  auto r = run(bin() + " eeprom check --json --image " + (d.path / "p.bin").string());
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["source"]["kind"], "image");
+  EXPECT_EQ(j["board"], "pi5");
+  EXPECT_EQ(j["board_from"], "image (BCM2712)");
+  EXPECT_EQ(j["image"], json({{"size_bytes", 2097152}, {"chip", "BCM2712"}, {"bootconf_offset", 4096}}));
+  EXPECT_EQ(j["bootloader"], json({{"source", "image"},
+                                   {"version", "086b83e3"},
+                                   {"build_timestamp", 1779807685},
+                                   {"build_date", "2026-05-26"}}));
+  EXPECT_EQ(j["boot_order"]["value"], "0xf461");
+}
+
+TEST(EepromCli, SetBootOrderWritesAFlashableImage) {
+  TempDir d("piprov-eeprom-cli");
+  const std::string cfg = "[all]\nBOOT_UART=0\nBOOT_ORDER=0x1\nSD_BOOT_MAX_RETRIES=3\n[none]\nFREEZE_VERSION=0\n";
+  write_file(d.path / "in.bin", make_image(524288, {{"bootconf.txt", cfg}}));
+  auto r = run(bin() + " eeprom set-boot-order 0xF14 --image " + (d.path / "in.bin").string() + " --out " +
+               (d.path / "out.bin").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')),
+            "BOOT_ORDER 0x1 -> 0xf14 (line 3): USB mass storage, then SD card, then restart from the top");
+  auto out = EepromImage::load(d.path / "out.bin");
+  EXPECT_EQ(out.bootconf(), "[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\nSD_BOOT_MAX_RETRIES=3\n[none]\nFREEZE_VERSION=0\n");
+  EXPECT_EQ(run(bin() + " eeprom check --image " + (d.path / "out.bin").string()).exit_code, 0);
+  // JSON, and a BOOT_ORDER that is not set yet: appended under [all].
+  write_file(d.path / "in2.bin", make_image(524288, {{"bootconf.txt", "[all]\nBOOT_UART=0\n[none]\nX=1\n"}}));
+  auto j = json::parse(run(bin() + " eeprom set-boot-order 0xf461 --json --image " + (d.path / "in2.bin").string() +
+                           " --out " + (d.path / "out2.bin").string())
+                           .out);
+  EXPECT_TRUE(j["old_boot_order"].is_null());
+  EXPECT_EQ(j["boot_order"], "0xf461");
+  EXPECT_EQ(j["line"], 6);
+  EXPECT_EQ(j["config"], "[all]\nBOOT_UART=0\n[none]\nX=1\n[all]\nBOOT_ORDER=0xf461\n");
+  EXPECT_EQ(j["findings"][0]["rule"], "boot-order-mode-unsupported");  // NVMe on a Pi 4 image
+  EXPECT_EQ(EepromImage::load(d.path / "out2.bin").bootconf(), j["config"].get<std::string>());
+  // Refused: invalid order, or a result that would not fit.
+  EXPECT_EQ(run(bin() + " eeprom set-boot-order 0x0 --image " + (d.path / "in.bin").string() + " --out " +
+                (d.path / "x.bin").string())
+                .exit_code,
+            2);
+  write_file(d.path / "big.bin", make_image(524288, {{"bootconf.txt", std::string(4070, '#') + "\n"}}));
+  auto big = run(bin() + " eeprom set-boot-order 0xf14 --image " + (d.path / "big.bin").string() + " --out " +
+                 (d.path / "x.bin").string());
+  EXPECT_EQ(big.exit_code, 2);
+  EXPECT_EQ(big.err, "piprov: error: bootconf.txt would be 4088 bytes; the maximum is 4076 bytes (rpi-eeprom-config "
+                     "MAX_FILE_SIZE): shorten the config\n");
+  EXPECT_FALSE(std::filesystem::exists(d.path / "x.bin"));
+}
+
+TEST(EepromCli, RealImageUsbNeverTriedThenFixed) {
+  PIPROV_REQUIRE_SHARED("eeprom-images/2711-pieeprom-2020-04-16.bin", img);
+  auto r = run(bin() + " eeprom check --image " + img.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("bootloader: 2020-04-16 17:11:26 UTC (BUILD_TIMESTAMP=1587057086), version "
+                       "a5e1b95f320810c69441557c5f5f0a7f2460dfb8\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("BOOT_ORDER: 0x1 (line 10): SD card, then stop (no RESTART)\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("-        error    bootloader-too-old-for-usb: bootloader 2020-04-16 (image)"),
+            std::string::npos)
+      << r.out;
+  TempDir d("piprov-eeprom-cli");
+  auto s = run(bin() + " eeprom set-boot-order 0xf14 --image " + img.string() + " --out " + (d.path / "o.bin").string());
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  // The order is fixed; the 2020-04-16 bootloader itself is still too old for USB boot.
+  auto j = json::parse(run(bin() + " eeprom check --json --image " + (d.path / "o.bin").string()).out);
+  EXPECT_EQ(j["boot_order"]["value"], "0xf14");
+  ASSERT_EQ(j["findings"].size(), 2u);
+  EXPECT_EQ(j["findings"][0]["rule"], "section-none-ignored");
+  EXPECT_EQ(j["findings"][1]["rule"], "bootloader-too-old-for-usb");
+}
+
+TEST(EepromCli, JsonSurvivesBytesThatAreNotUtf8) {
+  // Found by fuzz_eeprom_config: a 0xb8 byte in a value made the JSON dump throw.
+  auto r = run("printf '[all]\\nDHCP_TIMEOUT=\\27045000\\nBOOT_ORDER=0xf14\\n' | " + bin() + " eeprom check --json -");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["config"]["text"], "[all]\nDHCP_TIMEOUT=\xef\xbf\xbd" "45000\nBOOT_ORDER=0xf14\n");
+  EXPECT_EQ(j["findings"][0]["rule"], "value-invalid");
+  EXPECT_EQ(j["findings"][0]["message"], "DHCP_TIMEOUT=?45000 is not a decimal integer");
+}

@@ -1,0 +1,142 @@
+// One test per real config in ../shared/data/bootloader-configs: the exact
+// findings (rule id, line, severity) for a Pi 4 with --want usb unless noted.
+#include <gtest/gtest.h>
+
+#include "eeprom/check.hpp"
+#include "helpers.hpp"
+#include "support/testsupport.hpp"
+
+using namespace piprov::eeprom;
+using piprov::eeprom::test::ids;
+using V = std::vector<std::string>;
+
+namespace {
+CheckReport check_file(const std::filesystem::path& p, Board board = Board::Pi4,
+                       std::optional<Want> want = Want::Usb) {
+  CheckInput in;
+  in.config_text = piprov::test::read_file(p);
+  CheckOptions opt;
+  opt.board = board;
+  opt.want = want;
+  return check_config(in, opt);
+}
+}  // namespace
+
+#define REAL_CONFIG(name) PIPROV_REQUIRE_SHARED(std::string("bootloader-configs/") + name, path)
+
+TEST(RealConfigs, C01_Default20200903) {
+  REAL_CONFIG("01-default-2020-09-03.txt");
+  auto r = check_file(path);
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-wanted-not-first@10:info"}));
+  EXPECT_EQ(r.boot_order.text, "0xf41");
+  EXPECT_EQ(check_exit_code(r, true), 0);
+}
+
+TEST(RealConfigs, C02_Default20200416_SdOnly) {
+  REAL_CONFIG("02-default-2020-04-16.txt");
+  auto r = check_file(path);
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-no-restart@10:warning", "boot-order-missing-mode@10:error",
+                                "section-none-ignored@13:info"}));
+  EXPECT_EQ(check_exit_code(r, false), 1);
+}
+
+TEST(RealConfigs, C03_2019SpacePaddedParses) {
+  REAL_CONFIG("03-2019-07-15-space-padded.txt");
+  auto r = check_file(path);
+  EXPECT_EQ(r.config.lines.size(), 16u);
+  int settings = 0;
+  for (const auto& l : r.config.lines) settings += l.kind == LineKind::Setting;
+  EXPECT_EQ(settings, 3);
+  EXPECT_EQ(r.config.lines[2].key, "POWER_OFF_ON_HALT");
+  EXPECT_TRUE(r.config.space_padded);
+  EXPECT_EQ(ids(r.findings),
+            (V{"space-padded-format@4:info", "boot-order-default@-:info", "boot-order-wanted-not-first@-:info"}));
+  EXPECT_EQ(r.boot_order.text, "0xf41");
+  EXPECT_TRUE(r.boot_order.is_default());
+  EXPECT_EQ(check_exit_code(r, true), 0);
+}
+
+TEST(RealConfigs, C04_Cm4Manufacturing) {
+  REAL_CONFIG("04-cm4-mfg-2020-10-02.txt");
+  EXPECT_EQ(ids(check_file(path, Board::Cm4).findings), (V{"boot-order-wanted-not-first@6:info"}));
+  // NVMe wanted on a CM4: 0xf41 never tries it.
+  EXPECT_EQ(ids(check_file(path, Board::Cm4, Want::Nvme).findings), (V{"boot-order-missing-mode@6:error"}));
+}
+
+TEST(RealConfigs, C05_Pi4Default2026_NoBootOrderLine) {
+  REAL_CONFIG("05-pi4-default-2026-05-17.txt");
+  auto r = check_file(path);
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-default@-:info", "boot-order-wanted-not-first@-:info"}));
+  EXPECT_EQ(r.boot_order.text, "0xf41");
+  EXPECT_TRUE(r.boot_order.is_default());
+}
+
+TEST(RealConfigs, C06_Pi5Default2026) {
+  REAL_CONFIG("06-pi5-default-2026-05-26.txt");
+  EXPECT_EQ(ids(check_file(path, Board::Pi5).findings), (V{"boot-order-wanted-not-first@3:info"}));
+  EXPECT_TRUE(check_file(path, Board::Pi5, Want::Sd).findings.empty());
+  // The same config on a Pi 4B: NVMe (6) does not exist there.
+  EXPECT_EQ(ids(check_file(path, Board::Pi4).findings),
+            (V{"boot-order-mode-unsupported@3:warning", "boot-order-wanted-not-first@3:info"}));
+}
+
+TEST(RealConfigs, C07_Issue163Before_SdThenNetwork) {
+  REAL_CONFIG("07-issue163-before.txt");
+  auto r = check_file(path);
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-no-restart@9:warning", "boot-order-missing-mode@9:error",
+                                "section-none-ignored@12:info"}));
+  EXPECT_EQ(ids(check_file(path, Board::Pi4, Want::Network).findings),
+            (V{"boot-order-no-restart@9:warning", "boot-order-wanted-not-first@9:info", "section-none-ignored@12:info"}));
+}
+
+TEST(RealConfigs, C08_Issue163After) {
+  REAL_CONFIG("08-issue163-after.txt");
+  EXPECT_EQ(ids(check_file(path).findings),
+            (V{"boot-order-wanted-not-first@9:info", "section-none-ignored@14:info"}));
+}
+
+TEST(RealConfigs, C09_StaleSdOnlyIsAnErrorWithWantUsb) {
+  REAL_CONFIG("09-issue272-stale-sd-only.txt");
+  auto r = check_file(path);
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-no-restart@10:warning", "boot-order-missing-mode@10:error",
+                                "section-none-ignored@13:info"}));
+  EXPECT_EQ(r.findings[1].message,
+            "BOOT_ORDER=0x1 never tries USB mass storage (4): SD card, then stop (no RESTART) — USB boot is never tried");
+  EXPECT_EQ(r.findings[1].fix,
+            "set BOOT_ORDER=0xf14 (USB mass storage, then SD card, then restart from the top) under [all]: piprov "
+            "eeprom set-boot-order 0xf14 --image pieeprom.bin --out new.bin, or sudo rpi-eeprom-config --edit");
+  EXPECT_EQ(check_exit_code(r, false), 1);
+  // Wanting SD only, it is merely missing a RESTART.
+  EXPECT_EQ(check_exit_code(check_file(path, Board::Pi4, Want::Sd), false), 0);
+}
+
+TEST(RealConfigs, C10_UsbFirstIsClean) {
+  REAL_CONFIG("10-issue423-usb-first.txt");
+  auto r = check_file(path);
+  EXPECT_TRUE(r.findings.empty()) << ids(r.findings).size();
+  EXPECT_EQ(r.boot_order.text, "0xf14");
+  EXPECT_EQ(r.boot_order.line, 6);
+  EXPECT_EQ(check_exit_code(r, true), 0);
+}
+
+TEST(RealConfigs, C11_NoPowerOffLine) {
+  REAL_CONFIG("11-issue430-no-poweroff-line.txt");
+  auto r = check_file(path);
+  EXPECT_TRUE(r.findings.empty());
+  EXPECT_EQ(r.boot_order.line, 5);
+}
+
+TEST(RealConfigs, C12_GpioConditionalBootOrder) {
+  REAL_CONFIG("12-issue493-gpio-conditional.txt");
+  auto r = check_file(path);
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-conditional@6:info", "boot-order-default@-:info",
+                                "boot-order-wanted-not-first@-:info"}));
+  EXPECT_EQ(r.findings[0].message,
+            "BOOT_ORDER=0xf14 applies only when GPIO 3 reads 1 at boot ([gpio3=1]); otherwise 0xf41 (board default) "
+            "applies");
+  EXPECT_EQ(r.boot_order.text, "0xf41");
+  ASSERT_EQ(r.boot_order.conditional.size(), 1u);
+  EXPECT_EQ(r.boot_order.conditional[0].section, "[gpio3=1]");
+  EXPECT_EQ(r.boot_order.conditional[0].line, 6);
+  EXPECT_EQ(r.boot_order.conditional[0].text, "0xf14");
+}

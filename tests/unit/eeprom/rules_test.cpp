@@ -1,0 +1,180 @@
+#include <gtest/gtest.h>
+
+#include "eeprom/check.hpp"
+#include "eeprom/keys.hpp"
+#include "helpers.hpp"
+
+using namespace piprov::eeprom;
+using piprov::eeprom::test::ids;
+using V = std::vector<std::string>;
+
+static CheckReport run(const std::string& text, Board board = Board::Pi4, std::optional<Want> want = Want::Usb) {
+  CheckInput in;
+  in.config_text = text;
+  CheckOptions opt;
+  opt.board = board;
+  opt.want = want;
+  return check_config(in, opt);
+}
+
+TEST(KeyTable, EveryFieldNotesKeyIsThere) {
+  for (const char* k :
+       {"BOOT_UART", "WAKE_ON_GPIO", "POWER_OFF_ON_HALT", "BOOT_ORDER", "DHCP_TIMEOUT", "DHCP_REQ_TIMEOUT",
+        "TFTP_FILE_TIMEOUT", "TFTP_PREFIX", "TFTP_PREFIX_STR", "SD_BOOT_MAX_RETRIES", "NET_BOOT_MAX_RETRIES",
+        "ENABLE_SELF_UPDATE", "DISABLE_HDMI", "FREEZE_VERSION", "USB_MSD_DISCOVER_TIMEOUT", "USB_MSD_LUN_TIMEOUT",
+        "USB_MSD_PWR_OFF_TIME", "USB_MSD_STARTUP_DELAY", "USB_MSD_EXCLUDE_VID_PID", "PCIE_PROBE", "PSU_MAX_CURRENT",
+        "NET_INSTALL_ENABLED", "NET_INSTALL_AT_POWER_ON", "PARTITION_WALK", "HDMI_DELAY"}) {
+    const KeyRule* r = find_key(k);
+    ASSERT_NE(r, nullptr) << k;
+    EXPECT_EQ(r->source, "field-notes.md §4") << k;
+  }
+  EXPECT_EQ(find_key("DHCP_TIMEOUT")->min, 5000);
+  EXPECT_EQ(find_key("DHCP_TIMEOUT")->default_value, "45000");
+  EXPECT_EQ(find_key("PCIE_PROBE")->boards, unsigned(kPi5));
+  EXPECT_EQ(find_key("USB_MSD_PWR_OFF_TIME")->boards, unsigned(kPi4Family));
+}
+
+TEST(KeyTable, UnknownKeysGetTheNearestName) {
+  EXPECT_EQ(nearest_key("BOOT_ODER"), "BOOT_ORDER");
+  EXPECT_EQ(nearest_key("boot_order"), "BOOT_ORDER");
+  EXPECT_EQ(nearest_key("DHCP_TIMOUT"), "DHCP_TIMEOUT");
+  EXPECT_EQ(nearest_key("USB_MSD_STARTUP_DELAYS"), "USB_MSD_STARTUP_DELAY");
+  EXPECT_FALSE(nearest_key("ARM_FREQ"));
+  auto f = check_setting("BOOT_ODER", "0xf14", 3, Board::Pi4);
+  ASSERT_EQ(ids(f), (V{"unknown-key@3:warning"}));
+  EXPECT_EQ(f[0].message, "unknown key BOOT_ODER: the bootloader ignores it (did you mean BOOT_ORDER?)");
+  EXPECT_EQ(f[0].fix, "did you mean BOOT_ORDER?");
+}
+
+TEST(KeyTable, LimitsFromFieldNotes) {
+  EXPECT_EQ(ids(check_setting("DHCP_TIMEOUT", "4999", 2, Board::Pi4)), (V{"value-out-of-range@2:error"}));
+  EXPECT_TRUE(check_setting("DHCP_TIMEOUT", "5000", 2, Board::Pi4).empty());
+  EXPECT_EQ(ids(check_setting("DHCP_REQ_TIMEOUT", "499", 2, Board::Pi4)), (V{"value-out-of-range@2:error"}));
+  EXPECT_EQ(ids(check_setting("TFTP_FILE_TIMEOUT", "4000", 2, Board::Pi4)), (V{"value-out-of-range@2:error"}));
+  EXPECT_EQ(ids(check_setting("TFTP_PREFIX", "3", 2, Board::Pi4)), (V{"value-out-of-range@2:error"}));
+  EXPECT_EQ(ids(check_setting("TFTP_PREFIX_STR", std::string(33, 'a'), 2, Board::Pi4)),
+            (V{"value-out-of-range@2:error"}));
+  EXPECT_TRUE(check_setting("TFTP_PREFIX_STR", std::string(32, 'a'), 2, Board::Pi4).empty());
+  EXPECT_TRUE(check_setting("SD_BOOT_MAX_RETRIES", "-1", 2, Board::Pi4).empty());
+  EXPECT_EQ(ids(check_setting("NET_BOOT_MAX_RETRIES", "-2", 2, Board::Pi4)), (V{"value-out-of-range@2:error"}));
+  EXPECT_EQ(ids(check_setting("USB_MSD_DISCOVER_TIMEOUT", "100", 2, Board::Pi4)), (V{"value-out-of-range@2:error"}));
+  EXPECT_EQ(ids(check_setting("USB_MSD_LUN_TIMEOUT", "99", 2, Board::Pi4)), (V{"value-out-of-range@2:error"}));
+  EXPECT_EQ(ids(check_setting("USB_MSD_PWR_OFF_TIME", "5001", 2, Board::Pi4)), (V{"value-out-of-range@2:error"}));
+  EXPECT_EQ(ids(check_setting("USB_MSD_STARTUP_DELAY", "30001", 2, Board::Pi4)), (V{"value-out-of-range@2:error"}));
+  EXPECT_EQ(ids(check_setting("BOOT_UART", "yes", 2, Board::Pi4)), (V{"value-invalid@2:error"}));
+  EXPECT_EQ(ids(check_setting("BOOT_UART", "", 2, Board::Pi4)), (V{"value-invalid@2:error"}));
+  auto w = check_setting("WAKE_ON_GPIO", "2", 2, Board::Pi4);
+  ASSERT_EQ(ids(w), (V{"value-out-of-range@2:error"}));
+  EXPECT_EQ(w[0].message, "WAKE_ON_GPIO=2 is out of range: WAKE_ON_GPIO must be 0..1 (2 is for the Pi 400 only)");
+  EXPECT_TRUE(check_setting("WAKE_ON_GPIO", "2", 2, Board::Pi400).empty());
+}
+
+TEST(KeyTable, VidPidList) {
+  EXPECT_TRUE(check_setting("USB_MSD_EXCLUDE_VID_PID", "0bc22322", 1, Board::Pi4).empty());
+  EXPECT_TRUE(check_setting("USB_MSD_EXCLUDE_VID_PID", "0bc22322,0bc22323,12345678,abcdef01", 1, Board::Pi4).empty());
+  for (const char* bad : {"0bc2:2322", "0bc22322,", "0bc22322,0bc22323,12345678,abcdef01,abcdef02", "xyz"})
+    EXPECT_EQ(ids(check_setting("USB_MSD_EXCLUDE_VID_PID", bad, 1, Board::Pi4)), (V{"value-invalid@1:error"})) << bad;
+}
+
+TEST(KeyTable, BoardOnlyKeys) {
+  auto f = check_setting("PCIE_PROBE", "1", 4, Board::Pi4);
+  ASSERT_EQ(ids(f), (V{"key-wrong-board@4:warning"}));
+  EXPECT_EQ(f[0].message, "PCIE_PROBE is a Pi 5-only setting; a Raspberry Pi 4B ignores it");
+  EXPECT_TRUE(check_setting("PCIE_PROBE", "1", 4, Board::Pi5).empty());
+  EXPECT_EQ(ids(check_setting("PSU_MAX_CURRENT", "5000", 4, Board::Cm4)), (V{"key-wrong-board@4:warning"}));
+  EXPECT_EQ(ids(check_setting("USB_MSD_PWR_OFF_TIME", "1000", 4, Board::Pi5)), (V{"key-wrong-board@4:warning"}));
+}
+
+TEST(CheckRules, PowerOffOnHaltNeedsWakeOnGpioOff) {
+  auto r = run("[all]\nWAKE_ON_GPIO=1\nPOWER_OFF_ON_HALT=1\nBOOT_ORDER=0xf14\n");
+  EXPECT_EQ(ids(r.findings), (V{"power-off-on-halt-ignored@3:warning"}));
+  EXPECT_EQ(r.findings[0].message, "POWER_OFF_ON_HALT=1 has no effect while WAKE_ON_GPIO=1 (line 2)");
+  // Absent WAKE_ON_GPIO means its default 1.
+  EXPECT_EQ(ids(run("[all]\nPOWER_OFF_ON_HALT=1\nBOOT_ORDER=0xf14\n").findings),
+            (V{"power-off-on-halt-ignored@2:warning"}));
+  EXPECT_TRUE(run("[all]\nWAKE_ON_GPIO=0\nPOWER_OFF_ON_HALT=1\nBOOT_ORDER=0xf14\n").findings.empty());
+}
+
+TEST(CheckRules, FreezeVersion) {
+  EXPECT_EQ(ids(run("[all]\nBOOT_ORDER=0xf14\nFREEZE_VERSION=1\n").findings), (V{"freeze-version-set@3:warning"}));
+  // Under [none] (as release images have it) it is never applied.
+  EXPECT_EQ(ids(run("[all]\nBOOT_ORDER=0xf14\n[none]\nFREEZE_VERSION=1\n").findings),
+            (V{"section-none-ignored@3:info"}));
+}
+
+TEST(CheckRules, SizeAndLineCount) {
+  std::string big = "[all]\nBOOT_ORDER=0xf14\n";
+  while (big.size() <= 4076) big += "# padding comment line to make the config too large for the EEPROM\n";
+  auto r = run(big);
+  EXPECT_EQ(ids(r.findings), (V{"config-too-large@-:error"}));
+  EXPECT_EQ(r.findings[0].message, "the config is " + std::to_string(big.size()) +
+                                       " bytes; an EEPROM holds at most 4076 bytes of bootconf.txt");
+  EXPECT_EQ(ids(run("[all]\nBOOT_ORDER=0xf14\n").findings), (V{"config-too-short@-:warning"}));
+  EXPECT_EQ(ids(run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14").findings), (V{"config-too-short@-:warning"}));
+  EXPECT_TRUE(run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n").findings.empty());
+}
+
+TEST(CheckRules, DuplicatesAndUnknownSections) {
+  EXPECT_EQ(ids(run("[all]\nBOOT_ORDER=0x1\nBOOT_UART=0\nBOOT_ORDER=0xf14\n").findings),
+            (V{"boot-order-no-restart@2:warning", "duplicate-key@4:warning"}));
+  auto r = run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n[pi4]\nBOOT_ORDER=0x1\n");
+  EXPECT_EQ(ids(r.findings), (V{"unknown-section@4:warning"}));
+  EXPECT_EQ(r.boot_order.text, "0xf14");
+}
+
+TEST(CheckRules, EffectiveBootOrderRespectsSections) {
+  auto r = run("[all]\nBOOT_UART=0\nBOOT_ORDER=0x1\n[none]\nBOOT_ORDER=0xf14\n[0x1234abcd]\nBOOT_ORDER=0xf41\n");
+  EXPECT_EQ(r.boot_order.text, "0x1");
+  EXPECT_EQ(r.boot_order.line, 3);
+  ASSERT_EQ(r.boot_order.conditional.size(), 1u);
+  EXPECT_EQ(r.boot_order.conditional[0].section, "[0x1234abcd]");
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-no-restart@3:warning", "boot-order-missing-mode@3:error",
+                                "section-none-ignored@4:info", "boot-order-conditional@7:info",
+                                "boot-order-wanted-not-first@7:info"}));
+  EXPECT_EQ(r.findings[3].message,
+            "BOOT_ORDER=0xf41 applies only when the board's serial number is 0x1234abcd ([0x1234abcd]); otherwise "
+            "0x1 applies");
+}
+
+TEST(CheckRules, BadBootOrderValue) {
+  auto r = run("[all]\nBOOT_UART=0\nBOOT_ORDER=f14\n");
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-format@3:error"}));
+  EXPECT_FALSE(r.boot_order.order);
+  EXPECT_EQ(check_exit_code(r, false), 1);
+}
+
+TEST(CheckRules, WantNoneAndStrict) {
+  auto r = run("[all]\nBOOT_UART=0\nBOOT_ORDER=0x1\n", Board::Pi4, std::nullopt);
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-no-restart@3:warning"}));
+  EXPECT_EQ(check_exit_code(r, false), 0);
+  EXPECT_EQ(check_exit_code(r, true), 1);
+}
+
+TEST(CheckRules, BootloaderVersionAndChannel) {
+  CheckInput in;
+  in.config_text = "[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n";
+  in.bootloader = BootloaderInfo{1587057086, "", "image"};  // 2020-04-16
+  CheckOptions opt;
+  auto r = check_config(in, opt);
+  ASSERT_EQ(ids(r.findings), (V{"bootloader-too-old-for-usb@-:error"}));
+  EXPECT_EQ(r.findings[0].message,
+            "bootloader 2020-04-16 (image) predates USB mass-storage boot in the default channel (2020-09-03; stable "
+            "channel from 2020-06-15)");
+  in.bootloader = BootloaderInfo{1593000000, "", "image"};  // 2020-06-24, a stable-channel release
+  in.release_channel = "stable";
+  EXPECT_EQ(ids(check_config(in, opt).findings),
+            (V{"release-channel-legacy@-:info", "bootloader-too-old-for-usb@-:warning"}));
+  in.release_channel = "critical";
+  EXPECT_EQ(ids(check_config(in, opt).findings),
+            (V{"release-channel-legacy@-:info", "bootloader-too-old-for-usb@-:error"}));
+  in.bootloader = BootloaderInfo{1599135103, "", "image"};  // 2020-09-03
+  in.release_channel = "latest";
+  EXPECT_TRUE(check_config(in, opt).findings.empty());
+  in.release_channel = "lastest";
+  EXPECT_EQ(ids(check_config(in, opt).findings), (V{"release-channel-unknown@-:error"}));
+  opt.want = Want::Sd;
+  in.release_channel = "default";
+  in.bootloader = BootloaderInfo{1587057086, "", "image"};
+  EXPECT_EQ(ids(check_config(in, opt).findings),
+            (V{"boot-order-wanted-not-first@3:info", "bootloader-too-old-for-usb@-:info"}));
+}

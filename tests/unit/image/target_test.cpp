@@ -1,0 +1,70 @@
+// Target rules that need no root: write sizes, partition names, files.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "image/partitions.hpp"
+#include "image/target.hpp"
+#include "support/testsupport.hpp"
+
+namespace piprov::image {
+namespace {
+
+TEST(ChooseIoBytes, LargestMultipleOfMaxSectorsUpTo4MiB) {
+  EXPECT_EQ(choose_io_bytes(0, 512), 4u << 20);         // unknown: 4 MiB
+  EXPECT_EQ(choose_io_bytes(1280, 512), 3840u * 1024);  // loop default: 3 x 1280 KiB
+  EXPECT_EQ(choose_io_bytes(120, 512), 4080u * 1024);   // old USB bridges: 34 x 120 KiB
+  EXPECT_EQ(choose_io_bytes(512, 4096), 4u << 20);
+  EXPECT_EQ(choose_io_bytes(32767, 512), 4u << 20);     // larger than 4 MiB: capped
+}
+
+TEST(PartitionPath, DigitEndingNamesTakeP) {
+  EXPECT_EQ(partition_path("/dev/sdb", 1), "/dev/sdb1");
+  EXPECT_EQ(partition_path("/dev/loop3", 2), "/dev/loop3p2");
+  EXPECT_EQ(partition_path("/dev/mmcblk0", 1), "/dev/mmcblk0p1");
+  EXPECT_EQ(partition_path("/dev/nvme0n1", 1), "/dev/nvme0n1p1");
+}
+
+TEST(InspectTarget, NewRegularFileIsAllowed) {
+  test::TempDir d;
+  auto t = inspect_target((d.path / "out.img").string());
+  EXPECT_TRUE(t.is_file);
+  EXPECT_FALSE(t.exists);
+  EXPECT_GT(t.capacity, 0u);
+  EXPECT_EQ(t.io_bytes, 4u << 20);
+}
+
+TEST(InspectTarget, ExistingFileIsMarkedForConfirmation) {
+  test::TempDir d;
+  test::write_file(d.path / "old.img", "12345");
+  auto t = inspect_target((d.path / "old.img").string());
+  EXPECT_TRUE(t.is_file);
+  EXPECT_TRUE(t.exists);
+  EXPECT_EQ(t.size, 5u);
+  EXPECT_EQ(describe_target(t), (d.path / "old.img").string() + ": existing file, 5 B (it will be overwritten)");
+}
+
+TEST(InspectTarget, RefusesMissingDeviceDirectoryAndMissingParent) {
+  try {
+    inspect_target("/dev/sdzz9");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_EQ(std::string(e.what()), "/dev/sdzz9 does not exist; run 'piprov devices' to list disks");
+  }
+  test::TempDir d;
+  EXPECT_THROW(inspect_target(d.path.string()), Error);  // a directory
+  EXPECT_THROW(inspect_target((d.path / "no/such/dir/x.img").string()), Error);
+  EXPECT_THROW(inspect_target("/dev/null"), Error);  // a character device
+}
+
+TEST(CheckImageNotOnTarget, SameFileIsRefused) {
+  test::TempDir d;
+  test::write_file(d.path / "a.img", "x");
+  auto t = inspect_target((d.path / "a.img").string());
+  EXPECT_THROW(check_image_not_on_target((d.path / "a.img").string(), t), Error);
+  test::write_file(d.path / "b.img", "x");
+  EXPECT_NO_THROW(check_image_not_on_target((d.path / "b.img").string(), t));
+}
+
+}  // namespace
+}  // namespace piprov::image

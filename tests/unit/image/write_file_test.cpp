@@ -1,0 +1,127 @@
+// write_image() onto regular files (no root needed): exact content, tail
+// handling, confirmation rules, cleanup after a failure.
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "core/hashing.hpp"
+#include "image/write.hpp"
+#include "shell.hpp"
+#include "support/testsupport.hpp"
+
+namespace piprov::image {
+namespace {
+
+std::string pattern(std::size_t n) {
+  std::string s(n, '\0');
+  std::uint32_t x = 7;
+  for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>((x = x * 1664525u + 1013904223u) >> 24);
+  return s;
+}
+
+std::string xxh3(const std::string& s) {
+  Xxh3_128 h;
+  h.update(std::as_bytes(std::span(s.data(), s.size())));
+  return h.hex();
+}
+
+WriteOptions opts(const std::string& img, const std::string& target) {
+  WriteOptions o;
+  o.image = img;
+  o.target = target;
+  o.progress = ProgressMode::None;
+  return o;
+}
+
+TEST(WriteToFile, UnalignedImageIsWrittenExactlyAndVerified) {
+  test::TempDir d;
+  for (std::size_t n : {std::size_t{1000}, std::size_t{(1u << 20) + 4097}, std::size_t{(9u << 20) + 1}}) {
+    std::string data = pattern(n);
+    test::write_file(d.path / "in.img", data);
+    auto out = (d.path / "out.img").string();
+    std::filesystem::remove(out);
+    auto r = write_image(opts((d.path / "in.img").string(), out));
+    EXPECT_EQ(test::read_file(out), data) << n;
+    EXPECT_EQ(r.bytes_written, n);
+    EXPECT_EQ(r.input_bytes, n);
+    EXPECT_EQ(r.format, "raw");
+    EXPECT_TRUE(r.verified);
+    EXPECT_EQ(r.xxh3_128, xxh3(data));
+    EXPECT_TRUE(r.partitions.empty());
+  }
+}
+
+TEST(WriteToFile, XzImageDecodesIntoTheFile) {
+  test::TempDir d;
+  std::string data = pattern(3u << 20);
+  test::write_file(d.path / "in.img", data);
+  ASSERT_EQ(test::run("xz -0 -T2 --block-size=1MiB -k " + test::q((d.path / "in.img").string())).exit_code, 0);
+  auto r = write_image(opts((d.path / "in.img.xz").string(), (d.path / "out.img").string()));
+  EXPECT_EQ(r.format, "xz");
+  EXPECT_EQ(test::read_file(d.path / "out.img"), data);
+}
+
+TEST(WriteToFile, ExistingFileNeedsConfirmation) {
+  test::TempDir d;
+  test::write_file(d.path / "in.img", pattern(5u << 20));
+  test::write_file(d.path / "old.img", "12345");
+  auto o = opts((d.path / "in.img").string(), (d.path / "old.img").string());
+  try {
+    write_image(o);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_EQ(std::string(e.what()),
+              "refusing to write " + (d.path / "old.img").string() + " without confirmation: pass --yes");
+  }
+  std::string asked;
+  o.confirm = [&](const std::string& summary) {
+    asked = summary;
+    return false;
+  };
+  EXPECT_THROW(write_image(o), Error);
+  EXPECT_EQ(asked, "piprov will OVERWRITE the file:\n  " + (d.path / "old.img").string() +
+                       ": existing file, 5 B (it will be overwritten)\nwith " + (d.path / "in.img").string() +
+                       " (raw, 5.0 MiB)");
+  EXPECT_EQ(test::read_file(d.path / "old.img"), "12345");
+  o.confirm = [](const std::string&) { return true; };
+  EXPECT_EQ(write_image(o).bytes_written, 5u << 20);
+}
+
+TEST(WriteToFile, CorruptInputRemovesTheIncompleteFile) {
+  test::TempDir d;
+  test::write_file(d.path / "in.img", pattern(3u << 20));
+  ASSERT_EQ(test::run("cd " + test::q(d.path.string()) + " && gzip -c in.img | head -c 2000000 > bad.img.gz").exit_code,
+            0);
+  auto out = d.path / "out.img";
+  try {
+    write_image(opts((d.path / "bad.img.gz").string(), out.string()));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    std::string m = e.what();
+    EXPECT_NE(m.find("is truncated or corrupt (gzip data)"), std::string::npos) << m;
+    EXPECT_NE(m.find("the incomplete file " + out.string() + " was removed"), std::string::npos) << m;
+  }
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST(WriteToFile, Sha256IsCheckedOnTheInputFile) {
+  test::TempDir d;
+  test::write_file(d.path / "in.img", pattern(2u << 20));
+  auto sha = test::run("sha256sum " + test::q((d.path / "in.img").string())).out.substr(0, 64);
+  auto o = opts((d.path / "in.img").string(), (d.path / "out.img").string());
+  o.sha256 = sha;
+  EXPECT_EQ(write_image(o).sha256, sha);
+  std::filesystem::remove(d.path / "out.img");
+  o.sha256 = std::string(64, 'f');
+  try {
+    write_image(o);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Verify);
+  }
+  EXPECT_FALSE(std::filesystem::exists(d.path / "out.img"));
+}
+
+}  // namespace
+}  // namespace piprov::image
