@@ -2,19 +2,21 @@
 # bench-vs-fio.sh: piprov bench vs fio on the same devices in the same run.
 #  1. Two emulated devices (../shared/tools/emulate-device: microsd, usb-ssd),
 #     profile "pi" (seeds/004's four tests) at RUNTIME s per test: fio and
-#     piprov alternate per device; prints IOPS and MiB/s side by side + ratios.
+#     `piprov bench --profile pi --only TEST` alternate test by test, ROUNDS
+#     times (medians); prints IOPS and MiB/s side by side + ratios (piprov/fio).
 #  2. Engine overhead: 4k QD1 random reads on a file in the page cache (no
 #     O_DIRECT), psync engine, fio vs piprov; prints the IOPS ratio.
-# Usage: scripts/bench-vs-fio.sh [RUNTIME_SECONDS=12] (root; needs fio, jq).
-# Env: PIPROV (binary, default build/src/cli/piprov), SIZE (device size, 2G), RAMP (s, 0),
+# Usage: scripts/bench-vs-fio.sh [RUNTIME_SECONDS=8] (root; needs fio, jq; ~7 min at 8 s x 3 rounds).
+# Env: PIPROV (binary, default build/src/cli/piprov), SIZE (device size, 2G), RAMP (s, 0), ROUNDS (3),
 #      EMULATE_DIR (default /var/tmp/bench-vs-fio).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runtime=${1:-12}
+runtime=${1:-8}
 # fio's "iops" with ramp_time > 0 misses the I/Os in flight at the end of the
 # ramp (fio 3.33: total_ios 379 vs io_bytes/bs 410 at 4M QD32), so both tools
 # run without a ramp by default for an even comparison.
 ramp=${RAMP:-0}
+rounds=${ROUNDS:-3}
 piprov=${PIPROV:-build/src/cli/piprov}
 emu=../shared/tools/emulate-device
 size=${SIZE:-2G}
@@ -35,40 +37,63 @@ run_fio() { # dev name rw bs qd sync -> json file
     --norandommap --refill_buffers --output-format=json > "$work/fio-$(basename "$dev")-$name.json"
 }
 
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+runs=()
+echo "median of $rounds interleaved runs each, ${runtime}s per run"
 printf '%-12s %-10s %10s %10s %7s   %10s %10s %7s\n' device test "fio IOPS" "piprov" ratio "fio MiB/s" "piprov" ratio
 for spec in "bench-vs-sd microsd" "bench-vs-ssd usb-ssd"; do
   read -r emu_name emu_profile <<< "$spec"
   dev=$("$emu" create "$emu_name" "$emu_profile" "$size")
+  # fio and piprov alternate test by test, ROUNDS times (fio first in odd
+  # rounds, piprov first in even ones), and each side is the median of its
+  # runs: on a shared machine single runs of the QD1 tests vary a lot (sync
+  # writes end in flushes of the host disk), and the median of interleaved
+  # runs lets that noise hit both tools alike.
   for t in "${tests[@]}"; do
     read -r -a args <<< "$t"
-    run_fio "$dev" "${args[@]}"
-  done
-  "$emu" run -- "$piprov" bench --profile pi --runtime "$runtime" --ramp "$ramp" --destructive --no-progress \
-    --format json "$dev" > "$work/piprov-$(basename "$dev").json"
-  for t in "${tests[@]}"; do
-    read -r name rw _ <<< "$t"
-    set -- "$name" "$rw"
-    f="$work/fio-$(basename "$dev")-$1.json"
-    case $2 in *read) dir="read" ;; *) dir="write" ;; esac
-    fio_iops=$(jq ".jobs[0].$dir.iops" "$f")
-    fio_mib=$(jq ".jobs[0].$dir.bw_bytes / 1048576" "$f")
-    pp_iops=$(jq ".targets[0].jobs[] | select(.name == \"$1\") | .$dir.iops" "$work/piprov-$(basename "$dev").json")
-    pp_mib=$(jq ".targets[0].jobs[] | select(.name == \"$1\") | .$dir.bw_mib_s" "$work/piprov-$(basename "$dev").json")
-    awk -v d="$emu_profile" -v t="$1" -v fi="$fio_iops" -v pi="$pp_iops" -v fm="$fio_mib" -v pm="$pp_mib" \
+    name=${args[0]}
+    case ${args[1]} in *read) dir="read" ;; *) dir="write" ;; esac
+    fi_all=() fm_all=() pi_all=() pm_all=()
+    for ((round = 1; round <= rounds; round++)); do
+      for who in $([ $((round % 2)) = 1 ] && echo "fio piprov" || echo "piprov fio"); do
+        if [ "$who" = fio ]; then
+          run_fio "$dev" "${args[@]}"
+          f="$work/fio-$(basename "$dev")-$name.json"
+          fi_all+=("$(jq ".jobs[0].$dir.iops" "$f")") fm_all+=("$(jq ".jobs[0].$dir.bw_bytes / 1048576" "$f")")
+        else
+          "$emu" run -- "$piprov" bench --profile pi --only "$name" --runtime "$runtime" --ramp "$ramp" \
+            --destructive --no-progress --format json "$dev" > "$work/piprov.json"
+          pi_all+=("$(jq ".targets[0].jobs[0].$dir.iops" "$work/piprov.json")")
+          pm_all+=("$(jq ".targets[0].jobs[0].$dir.bw_mib_s" "$work/piprov.json")")
+        fi
+      done
+    done
+    awk -v d="$emu_profile" -v t="$name" -v fi="$(median "${fi_all[@]}")" -v pi="$(median "${pi_all[@]}")" \
+      -v fm="$(median "${fm_all[@]}")" -v pm="$(median "${pm_all[@]}")" \
       'BEGIN{printf "%-12s %-10s %10.0f %10.0f %7.3f   %10.1f %10.1f %7.3f\n", d, t, fi, pi, pi/fi, fm, pm, pm/fm}'
+    runs+=("$emu_profile $name IOPS: fio $(printf '%.0f ' "${fi_all[@]}")| piprov $(printf '%.0f ' "${pi_all[@]}")")
   done
   "$emu" destroy "$emu_name" >/dev/null
 done
+
+echo
+echo "single runs (in run order per round):"
+printf '  %s\n' "${runs[@]}"
 
 # Engine overhead: page-cache 4k QD1 random reads, psync, buffered.
 f="$work/pagecache.dat"
 head -c 256M /dev/urandom > "$f"
 cat "$f" > /dev/null
-fio --name=pc --filename="$f" --ioengine=psync --direct=0 --invalidate=0 --rw=randread --bs=4k --size=256M --time_based \
-  --runtime="$runtime" --ramp_time=1 --randrepeat=0 --norandommap --output-format=json > "$work/fio-pc.json"
-"$piprov" bench --rw randread --bs 4k --engine psync --buffered --iodepth 1 --runtime "$runtime" --ramp 1 \
-  --no-progress --format json "$f" > "$work/piprov-pc.json"
-fi=$(jq '.jobs[0].read.iops' "$work/fio-pc.json")
-pi=$(jq '.targets[0].jobs[0].read.iops' "$work/piprov-pc.json")
+pc_fio=() pc_pp=()
+for ((round = 1; round <= rounds; round++)); do
+  fio --name=pc --filename="$f" --ioengine=psync --direct=0 --invalidate=0 --rw=randread --bs=4k --size=256M \
+    --time_based --runtime="$runtime" --randrepeat=0 --norandommap --output-format=json > "$work/fio-pc.json"
+  "$piprov" bench --rw randread --bs 4k --engine psync --buffered --iodepth 1 --runtime "$runtime" --ramp 0 \
+    --no-progress --format json "$f" > "$work/piprov-pc.json"
+  pc_fio+=("$(jq '.jobs[0].read.iops' "$work/fio-pc.json")")
+  pc_pp+=("$(jq '.targets[0].jobs[0].read.iops' "$work/piprov-pc.json")")
+done
 echo
-awk -v fi="$fi" -v pi="$pi" 'BEGIN{printf "page cache 4k QD1 randread psync: fio %.0f IOPS, piprov %.0f IOPS, piprov/fio %.3f\n", fi, pi, pi/fi}'
+awk -v fi="$(median "${pc_fio[@]}")" -v pi="$(median "${pc_pp[@]}")" -v n="$rounds" \
+  'BEGIN{printf "page cache 4k QD1 randread psync (median of %d): fio %.0f IOPS, piprov %.0f IOPS, piprov/fio %.3f\n", n, fi, pi, pi/fi}'
+echo "  single runs: fio $(printf '%.0f ' "${pc_fio[@]}")| piprov $(printf '%.0f ' "${pc_pp[@]}")"

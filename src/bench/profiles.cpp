@@ -1,5 +1,7 @@
 #include "bench/profiles.hpp"
 
+#include <algorithm>
+
 #include "core/error.hpp"
 
 namespace piprov::bench {
@@ -80,6 +82,27 @@ void apply_overrides(Profile& p, const Overrides& o) {
     if (o.direct) j.direct = *o.direct;
     if (o.dsync) j.dsync = *o.dsync;
   }
+}
+
+void select_jobs(Profile& p, const std::string& names) {
+  std::vector<std::string> want;
+  for (std::size_t b = 0; b <= names.size();) {
+    auto e = names.find(',', b);
+    if (e == std::string::npos) e = names.size();
+    if (e > b) want.push_back(names.substr(b, e - b));
+    b = e + 1;
+  }
+  std::string all;
+  for (const auto& j : p.jobs) all += (all.empty() ? "" : ", ") + j.name;
+  for (const auto& w : want) {
+    bool found = false;
+    for (const auto& j : p.jobs) found |= j.name == w;
+    if (!found) throw Error(ErrorKind::Usage, "--only '" + w + "': profile " + p.name + " has the jobs " + all);
+  }
+  std::vector<JobSpec> kept;
+  for (const auto& j : p.jobs)
+    if (std::find(want.begin(), want.end(), j.name) != want.end()) kept.push_back(j);
+  p.jobs = kept;
 }
 
 }  // namespace piprov::bench

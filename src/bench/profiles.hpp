@@ -38,4 +38,8 @@ struct Overrides {
 /// Applies `o` to every job of `p` (or replaces the jobs, see Overrides).
 void apply_overrides(Profile& p, const Overrides& o);
 
+/// Keeps only the jobs named in `names` (comma-separated: "seq-read,rand-write"),
+/// in profile order. Throws Error{Usage} naming the profile's jobs on an unknown name.
+void select_jobs(Profile& p, const std::string& names);
+
 }  // namespace piprov::bench

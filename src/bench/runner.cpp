@@ -69,7 +69,9 @@ namespace {
 struct Shared {
   const JobSpec& spec;
   const JobTarget& target;
-  std::uint64_t ramp_end = 0, end = 0;
+  std::atomic<std::uint64_t> ramp_end{0}, end{0};  // set when every worker is ready
+  std::atomic<unsigned> ready{0};
+  std::atomic<bool> go{false};
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> ios{0};
   std::mutex mu;
@@ -97,14 +99,14 @@ void worker(Shared& sh, unsigned idx, WorkerResult& res) {
   const JobTarget& t = sh.target;
   int flags = (s.has_writes() ? O_RDWR : O_RDONLY) | O_CLOEXEC | (s.direct ? O_DIRECT : 0) | (s.dsync ? O_DSYNC : 0);
   int fd = ::open(t.path.c_str(), flags);
-  if (fd < 0) return sh.fail(errno, "open " + t.path);
+  if (fd < 0) return sh.fail(errno, "open " + t.path), void(sh.ready.fetch_add(1));
   std::unique_ptr<Engine> eng;
   try {
     eng = make_engine(s.engine);
     eng->init(fd, s.iodepth);
   } catch (const Error& e) {
     ::close(fd);
-    return sh.fail(EIO, e.what());
+    return sh.fail(EIO, e.what()), void(sh.ready.fetch_add(1));
   }
   std::size_t align = std::max<std::size_t>(t.align, 4096);
   std::vector<std::unique_ptr<void, AlignedFree>> bufs;
@@ -115,9 +117,9 @@ void worker(Shared& sh, unsigned idx, WorkerResult& res) {
     void* p = nullptr;
     if (posix_memalign(&p, align, s.bs) != 0) {
       ::close(fd);
-      return sh.fail(ENOMEM, "allocating I/O buffers");
+      return sh.fail(ENOMEM, "allocating I/O buffers"), void(sh.ready.fetch_add(1));
     }
-    fill_random(p, s.bs, rng);
+    if (s.has_writes()) fill_random(p, s.bs, rng);
     bufs.emplace_back(p);
     units[i].buf = p;
     units[i].len = static_cast<std::uint32_t>(s.bs);
@@ -129,6 +131,7 @@ void worker(Shared& sh, unsigned idx, WorkerResult& res) {
   std::uint64_t seq_block = 0, writes = 0;
   bool measuring = false;
   unsigned inflight = 0;
+  std::uint64_t ramp_end = 0, end = 0;  // copied from sh once the clock starts
   std::vector<IoUnit*> done;
   done.reserve(s.iodepth);
 
@@ -141,10 +144,10 @@ void worker(Shared& sh, unsigned idx, WorkerResult& res) {
                      std::to_string(u->offset) + (u->res >= 0 ? " was short (" + std::to_string(u->res) + " bytes)" : ""));
       return;
     }
-    if (!measuring && now >= sh.ramp_end) {
+    if (!measuring && now >= ramp_end) {
       measuring = true;
       res = WorkerResult{};
-      res.measured_start = sh.ramp_end;
+      res.measured_start = ramp_end;
     }
     if (!measuring) return;
     (u->write ? res.wlat : res.rlat).record(now - u->start_ns);
@@ -166,10 +169,15 @@ void worker(Shared& sh, unsigned idx, WorkerResult& res) {
     if (measuring) res.sync.record(t1 - t0), res.last = t1;
   };
 
+  // The clock starts once every thread has its fd, engine and buffers.
+  sh.ready.fetch_add(1);
+  while (!sh.go.load() && !sh.stop.load() && !cancel_requested()) ::usleep(200);
+  ramp_end = sh.ramp_end.load();
+  end = sh.end.load();
   try {
     while (!sh.stop.load(std::memory_order_relaxed) && !cancel_requested()) {
       std::uint64_t now = now_ns();
-      if (now >= sh.end) break;
+      if (now >= end) break;
       bool queued = false;
       while (!free_units.empty() && !sh.stop.load(std::memory_order_relaxed) && !cancel_requested()) {
         IoUnit* u = free_units.back();
@@ -192,7 +200,7 @@ void worker(Shared& sh, unsigned idx, WorkerResult& res) {
           do_fsync();
           break;
         }
-        if (now_ns() >= sh.end) break;
+        if (now_ns() >= end) break;
       }
       if (queued) eng->commit();
       if (inflight) reap(1);
@@ -213,13 +221,15 @@ DiskCounters read_counters(const std::string& name) {
 JobResult run_job(const JobSpec& s, const JobTarget& t, const ProgressFn& progress) {
   validate(s, t);
   make_engine(s.engine);  // Usage error before any thread starts
-  Shared sh{s, t, 0, 0, {}, {}, {}, 0, {}};
-  std::uint64_t start = now_ns();
-  sh.ramp_end = start + static_cast<std::uint64_t>(s.ramp_s * 1e9);
-  sh.end = sh.ramp_end + static_cast<std::uint64_t>(s.runtime_s * 1e9);
+  Shared sh{s, t, {0}, {0}, {0}, {false}, {false}, {0}, {}, 0, {}};
   std::vector<WorkerResult> results(s.numjobs);
   std::vector<std::thread> threads;
   for (unsigned i = 0; i < s.numjobs; ++i) threads.emplace_back(worker, std::ref(sh), i, std::ref(results[i]));
+  while (sh.ready.load() < s.numjobs && !cancel_requested()) ::usleep(200);
+  std::uint64_t start = now_ns();
+  sh.ramp_end = start + static_cast<std::uint64_t>(s.ramp_s * 1e9);
+  sh.end = sh.ramp_end + static_cast<std::uint64_t>(s.runtime_s * 1e9);
+  sh.go = true;
 
   std::optional<DiskCounters> before;
   std::uint64_t before_t = 0, last_ios = 0, last_t = start;

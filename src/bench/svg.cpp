@@ -53,7 +53,7 @@ std::string render_svg(const Report& r) {
     for (std::size_t t = 0; t < nt; ++t) {
       const DirStats* c = row.cells[t];
       double v = c ? c->bw_bytes / 1048576.0 : 0;
-      double w = mx > 0 ? (W - left - 120) * v / mx : 0;
+      double w = mx > 0 ? (W - left - 170) * v / mx : 0;
       s += fmt::format("<rect x=\"{}\" y=\"{:.0f}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>", left, y, w, bar_h - 3,
                        kColors[t % 8]);
       s += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\">{} MiB/s, {} IOPS</text>\n", left + w + 4, y + bar_h - 6,

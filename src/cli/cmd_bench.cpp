@@ -47,7 +47,7 @@ void emit(bench::Report& rep, const Output& o) {
 struct BenchOpts {
   std::vector<std::string> targets;
   std::string profile = "pi";
-  std::string rw, engine, bs, size;
+  std::string rw, engine, bs, size, only;
   unsigned iodepth = 0, numjobs = 0, fsync = 0, rwmixread = 101;
   double runtime = 0, ramp = -1;
   bool sync = false, buffered = false, destructive = false, no_progress = false;
@@ -79,6 +79,7 @@ const CommandRegistrar reg(60, [](CLI::App& app, Globals& g, int& exit_code) {
                     "Directory or file on a mounted filesystem (a test file is created and removed), or a block device");
   bench->add_option("--profile", o->profile, "pi (seeds/004) | sync-write (seeds/000) | throughput (seeds/001) | quick")
       ->capture_default_str();
+  bench->add_option("--only", o->only, "Run only these jobs of the profile (comma-separated, e.g. seq-read,rand-write)");
   bench->add_option("--rw", o->rw, "Ad-hoc job instead of the profile: read write randread randwrite rw randrw");
   bench->add_option("--bs", o->bs, "Block size (4k, 4M)");
   bench->add_option("--iodepth", o->iodepth, "I/Os kept in flight per job");
@@ -112,7 +113,9 @@ const CommandRegistrar reg(60, [](CLI::App& app, Globals& g, int& exit_code) {
     if (imp->parsed()) return;
     if (o->targets.empty())
       throw Error(ErrorKind::Usage, "bench needs a TARGET (directory, file or block device), or use `bench import`");
+    (void)bench::parse_format(o->out.json ? "json" : o->out.format);  // a typo fails before minutes of I/O
     bench::Profile p = bench::profile(o->profile);
+    if (!o->only.empty()) bench::select_jobs(p, o->only);
     bench::Overrides ov;
     if (!o->rw.empty()) ov.rw = o->rw;
     if (!o->engine.empty()) ov.engine = o->engine;

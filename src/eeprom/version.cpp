@@ -76,7 +76,9 @@ Findings check_version(const std::optional<BootloaderInfo>& bl, const std::optio
   const std::int64_t ts = *bl->build_timestamp;
   if (ts >= kUsbBootDefault) return f;
   const bool usb = want && *want == Want::Usb;
-  const bool stable_ok = ts >= kUsbBootStable && channel && (*channel == "stable" || *channel == "beta");
+  // Builds dated 2020-06-15..2020-09-02 were only released on the stable/beta
+  // channels (the default channel stayed on 2020-04-16), and they boot from USB.
+  const bool stable_ok = ts >= kUsbBootStable;
   const std::string date = format_date(ts);
   std::string msg = fmt::format("bootloader {} ({}) predates USB mass-storage boot in the default channel "
                                 "(2020-09-03; stable channel from 2020-06-15)",
@@ -84,7 +86,7 @@ Findings check_version(const std::optional<BootloaderInfo>& bl, const std::optio
   std::string fix = "update the bootloader: sudo rpi-eeprom-update -a (FIRMWARE_RELEASE_STATUS=\"default\"), or "
                     "flash a 2020-09-03 or later pieeprom.bin with rpi-eeprom-update -d -f";
   Severity s = !usb ? Severity::Info : stable_ok ? Severity::Warning : Severity::Error;
-  if (stable_ok) msg += "; this stable/beta release can boot from USB, but update to a default-channel release";
+  if (stable_ok) msg += "; this stable/beta-channel build can boot from USB, but update to a default-channel release";
   f.push_back({"bootloader-too-old-for-usb", s, 0, "", msg, fix, kSource});
   return f;
 }

@@ -34,8 +34,10 @@ inline constexpr std::int64_t kUsbBootDefault = 1599091200;
 /// /etc/default/rpi-eeprom-update (quotes removed, last assignment wins).
 std::optional<std::string> parse_release_status(std::string_view file_text);
 
-/// Findings about the bootloader release and channel: bootloader-too-old-for-usb,
-/// release-channel-unknown, release-channel-legacy. `channel` nullopt = unknown.
+/// Findings about the bootloader release and channel: bootloader-too-old-for-usb
+/// (with --want usb: error before 2020-06-15, warning up to 2020-09-02, whose
+/// builds came from the stable/beta channels only), release-channel-unknown,
+/// release-channel-legacy. `channel` nullopt = unknown.
 Findings check_version(const std::optional<BootloaderInfo>& bl, const std::optional<std::string>& channel,
                        std::optional<Want> want);
 

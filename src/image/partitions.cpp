@@ -107,15 +107,14 @@ std::vector<std::string> reread_partitions(const std::string& given_path, std::c
   auto all_in_sysfs = [&] {
     return std::all_of(table.begin(), table.end(), [&](auto& p) { return in_sysfs(disk_path, p.number); });
   };
-  // Give the kernel's own scan a moment, then add what it did not find.
-  auto settle = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
-  while (!all_in_sysfs() && std::chrono::steady_clock::now() < settle)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  for (const auto& p : table)
-    if (!in_sysfs(disk_path, p.number)) {
-      spdlog::info("{}: the kernel did not list partition {}; adding it with BLKPG", disk_path, p.number);
-      add_partition(fd, disk_path, p);
-    }
+  // BLKRRPART and LOOP_SET_STATUS64 scan synchronously: what the kernel's own
+  // parsers found is in sysfs now. Add what they did not find.
+  if (!all_in_sysfs())
+    for (const auto& p : table)
+      if (!in_sysfs(disk_path, p.number)) {
+        spdlog::info("{}: the kernel did not list partition {}; adding it with BLKPG", disk_path, p.number);
+        add_partition(fd, disk_path, p);
+      }
   ::close(fd);
 
   auto deadline = std::chrono::steady_clock::now() + timeout;

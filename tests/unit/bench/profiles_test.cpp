@@ -58,3 +58,17 @@ TEST(Profiles, OverridesAndAdHoc) {
   EXPECT_EQ(p.jobs[0].bs, 8192u);
   EXPECT_THROW(profile("fast"), piprov::Error);
 }
+
+TEST(Profiles, SelectJobsByName) {
+  Profile p = profile("pi");
+  select_jobs(p, "rand-write,seq-read");
+  ASSERT_EQ(p.jobs.size(), 2u);
+  EXPECT_EQ(p.jobs[0].name, "seq-read");  // profile order kept
+  EXPECT_EQ(p.jobs[1].name, "rand-write");
+  try {
+    select_jobs(p, "seq-write");
+    FAIL();
+  } catch (const piprov::Error& e) {
+    EXPECT_EQ(std::string(e.what()), "--only 'seq-write': profile pi has the jobs seq-read, rand-write");
+  }
+}

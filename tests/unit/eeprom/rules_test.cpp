@@ -164,7 +164,14 @@ TEST(CheckRules, BootloaderVersionAndChannel) {
   in.release_channel = "stable";
   EXPECT_EQ(ids(check_config(in, opt).findings),
             (V{"release-channel-legacy@-:info", "bootloader-too-old-for-usb@-:warning"}));
+  in.release_channel = std::nullopt;  // e.g. --image: no channel known; the date alone decides
+  EXPECT_EQ(ids(check_config(in, opt).findings), (V{"bootloader-too-old-for-usb@-:warning"}));
+  in.bootloader = BootloaderInfo{1592179199, "", "image"};  // 2020-06-14 23:59:59 UTC
+  EXPECT_EQ(ids(check_config(in, opt).findings), (V{"bootloader-too-old-for-usb@-:error"}));
+  in.bootloader = BootloaderInfo{1599091200, "", "image"};  // 2020-09-03 00:00:00 UTC
+  EXPECT_TRUE(check_config(in, opt).findings.empty());
   in.release_channel = "critical";
+  in.bootloader = BootloaderInfo{1587057086, "", "image"};
   EXPECT_EQ(ids(check_config(in, opt).findings),
             (V{"release-channel-legacy@-:info", "bootloader-too-old-for-usb@-:error"}));
   in.bootloader = BootloaderInfo{1599135103, "", "image"};  // 2020-09-03
@@ -177,4 +184,25 @@ TEST(CheckRules, BootloaderVersionAndChannel) {
   in.bootloader = BootloaderInfo{1587057086, "", "image"};
   EXPECT_EQ(ids(check_config(in, opt).findings),
             (V{"boot-order-wanted-not-first@3:info", "bootloader-too-old-for-usb@-:info"}));
+}
+
+TEST(CheckRules, AllAfterAConditionalSectionAppliesAgain) {
+  auto r = run("[gpio8=0]\nBOOT_ORDER=0x1\n[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n");
+  EXPECT_EQ(r.boot_order.text, "0xf14");
+  EXPECT_EQ(r.boot_order.line, 5);
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-conditional@2:info", "boot-order-no-restart@2:warning",
+                                "boot-order-missing-mode@2:warning"}));
+  EXPECT_EQ(r.findings[2].message,
+            "BOOT_ORDER=0x1 (under [gpio8=0]) never tries USB mass storage (4): SD card, then stop (no RESTART) — USB "
+            "boot is never tried");
+}
+
+TEST(CheckRules, NvmeOnAPi5AndOnACm4) {
+  EXPECT_EQ(ids(run("[all]\nBOOT_UART=1\nBOOT_ORDER=0xf461\n", Board::Pi5, Want::Nvme).findings),
+            (V{"boot-order-wanted-not-first@3:info"}));
+  EXPECT_TRUE(run("[all]\nBOOT_UART=1\nBOOT_ORDER=0xf416\n", Board::Pi5, Want::Nvme).findings.empty());
+  // CM4 default (not set) 0xf641 reaches NVMe after the SD card/eMMC.
+  auto r = run("[all]\nBOOT_UART=0\nWAKE_ON_GPIO=1\n", Board::Cm4, Want::Nvme);
+  EXPECT_EQ(r.boot_order.text, "0xf641");
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-default@-:info", "boot-order-wanted-not-first@-:info"}));
 }
