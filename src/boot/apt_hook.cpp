@@ -1,10 +1,10 @@
 #include "boot/apt_hook.hpp"
 
+#include <sys/stat.h>
 #include <fstream>
 #include <optional>
 #include <regex>
 #include <sstream>
-#include <sys/stat.h>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
@@ -52,11 +52,13 @@ std::vector<std::string> seed_hook_faults(std::string_view script_text) {
   std::vector<std::string> f;
   auto has = [&](const char* re) { return std::regex_search(s, std::regex(re)); };
   if (has(R"((^|\n)\s*CKPATH=/vmlinuz)") || has(R"((^|\n)\s*DKPATH=/vmlinux)"))
-    f.push_back("1: written through an unquoted heredoc, so $BTPATH expanded at install time: the script reads "
-                "CKPATH=/vmlinuz (the wrong file)");
+    f.push_back(
+        "1: written through an unquoted heredoc, so $BTPATH expanded at install time: the script reads "
+        "CKPATH=/vmlinuz (the wrong file)");
   if (has(R"(^#!\s*/bin/bash\s+-e)") && s.find("$?") != std::string::npos)
-    f.push_back("2: '#!/bin/bash -e' with '$?' checks: under -e the checks are dead, and apt runs it as "
-                "'/bin/bash script', which ignores the -e");
+    f.push_back(
+        "2: '#!/bin/bash -e' with '$?' checks: under -e the checks are dead, and apt runs it as "
+        "'/bin/bash script', which ignores the -e");
   if (has(R"(\bmv\s+\S*(DKPATH|vmlinux)\S*\s+\S*\.bak)"))
     f.push_back("3: 'mv vmlinux vmlinux.bak' fails on the first run (no vmlinux yet) and apt reports a failed hook");
   if (s.find("--ignore-missing") != std::string::npos)
@@ -86,8 +88,8 @@ std::vector<std::string> install_hook(const fs::path& root_dir, const fs::path& 
       if (ec) throw io_error("cannot create " + p.parent_path().string(), ec.value());
       atomic_write(p, content, mode);
     }
-    actions.push_back((dry_run ? (cur ? "would update " : "would install ") : (cur ? "updated " : "installed ")) + p.string() +
-                      (mode == 0755 ? " (mode 0755)" : " (mode 0644)"));
+    actions.push_back((dry_run ? (cur ? "would update " : "would install ") : (cur ? "updated " : "installed ")) +
+                      p.string() + (mode == 0755 ? " (mode 0755)" : " (mode 0644)"));
   };
   put(kHookScriptRel, hook_script(), 0755);
   put(kHookConfRel, hook_conf(), 0644);

@@ -36,13 +36,13 @@ std::vector<std::string> seed_hook_faults(std::string_view script_text);
 
 /// State of the hooks under ROOT_DIR.
 struct HookStatus {
-  bool conf_installed = false;       ///< 99-piprov-kernel exists
-  bool conf_current = false;         ///< ... and equals hook_conf()
-  bool script_installed = false;     ///< usr/lib/piprov/piprov-kernel-sync exists
-  bool script_current = false;       ///< ... and equals hook_script()
-  bool seed_hook = false;            ///< 999_decompress_rpi_kernel (or another snippet running auto_decompress_kernel)
-  std::string seed_hook_conf;        ///< its path
-  std::string seed_script;           ///< path of auto_decompress_kernel, "" when missing
+  bool conf_installed = false;    ///< 99-piprov-kernel exists
+  bool conf_current = false;      ///< ... and equals hook_conf()
+  bool script_installed = false;  ///< usr/lib/piprov/piprov-kernel-sync exists
+  bool script_current = false;    ///< ... and equals hook_script()
+  bool seed_hook = false;         ///< 999_decompress_rpi_kernel (or another snippet running auto_decompress_kernel)
+  std::string seed_hook_conf;     ///< its path
+  std::string seed_script;        ///< path of auto_decompress_kernel, "" when missing
   std::vector<std::string> seed_faults;
 };
 HookStatus inspect_hooks(const std::filesystem::path& root_dir, const std::filesystem::path& boot_dir);

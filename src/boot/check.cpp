@@ -16,8 +16,7 @@ namespace piprov::boot {
 namespace {
 
 std::string shell_quote(const std::string& s) {
-  if (s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:=") ==
-      std::string::npos)
+  if (s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:=") == std::string::npos)
     return s;
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -73,9 +72,8 @@ void check_kernel(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) 
       c.add(Severity::Info, "kernel-gzip", "kernel=" + name + " is gzip-compressed; " + fw.summary);
     else
       c.add(Severity::Warning, "kernel-compressed",
-            "kernel=" + name + where + " is " + to_string(comp) +
-                "-compressed: only firmware built since " + kGzipKernelFirmwareDate +
-                " boots gzip kernels itself, and the firmware here is " +
+            "kernel=" + name + where + " is " + to_string(comp) + "-compressed: only firmware built since " +
+                kGzipKernelFirmwareDate + " boots gzip kernels itself, and the firmware here is " +
                 (fw.build_date.empty() ? "unknown" : "from " + fw.build_date),
             c.patch_cmd + " (boots the uncompressed vmlinux instead)");
     return;
@@ -127,12 +125,13 @@ void check_initramfs(Ctx& c, const ConfigTxt& config, const IncludeLoader& loade
 
 void check_lint(Ctx& c, const ConfigTxt& config, const std::string& name, const IncludeLoader& loader, int depth) {
   for (const auto& f : config.lint())
-    c.add(Severity::Warning, "config-" + f.code, name + ": " + f.message, f.fix + " (" + name + " line " +
-                                                                              std::to_string(f.line) + ")");
+    c.add(Severity::Warning, "config-" + f.code, name + ": " + f.message,
+          f.fix + " (" + name + " line " + std::to_string(f.line) + ")");
   if (depth >= 4) return;
   for (const auto& l : config.lines())
     if (l.kind == LineKind::Directive && l.key == "include") {
-      if (auto inc = loader(l.value)) check_lint(c, *inc, l.value, loader, depth + 1);
+      if (auto inc = loader(l.value))
+        check_lint(c, *inc, l.value, loader, depth + 1);
       else
         c.add(Severity::Warning, "include-missing", name + ": `include " + l.value + "` names a missing file",
               "create an empty " + l.value + " or remove the include line");
@@ -144,11 +143,13 @@ void check_cmdline(Ctx& c, const ConfigTxt& config, std::optional<CmdlineTxt>& o
   auto text = read_optional_file(c.o.boot_dir / c.r.cmdline_file);
   if (!text) {
     c.add(Severity::Error, "cmdline-missing", c.r.cmdline_file + " (the cmdline file config.txt names) does not exist",
-          "create " + c.r.cmdline_file + " with one line, e.g. console=tty1 root=LABEL=writable rootfstype=ext4 rootwait");
+          "create " + c.r.cmdline_file +
+              " with one line, e.g. console=tty1 root=LABEL=writable rootfstype=ext4 rootwait");
     return;
   }
   out = CmdlineTxt::parse(*text);
-  for (const auto& f : out->lint()) c.add(Severity::Error, "cmdline-" + f.code, c.r.cmdline_file + ": " + f.message, f.fix);
+  for (const auto& f : out->lint())
+    c.add(Severity::Error, "cmdline-" + f.code, c.r.cmdline_file + ": " + f.message, f.fix);
 }
 
 void check_hook(Ctx& c) {
@@ -156,7 +157,8 @@ void check_hook(Ctx& c) {
   std::error_code ec;
   if (!root && fs::equivalent(c.o.boot_dir, "/boot/firmware", ec)) root = "/";
   if (!root) {
-    c.add(Severity::Info, "hook-not-checked", "the apt hook was not checked: pass --root ROOT_DIR (the mounted 'writable' partition)");
+    c.add(Severity::Info, "hook-not-checked",
+          "the apt hook was not checked: pass --root ROOT_DIR (the mounted 'writable' partition)");
     return;
   }
   std::string root_q = shell_quote(root->string());
@@ -197,22 +199,26 @@ void check_usb(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator("/sys/bus/usb/devices", ec)) {
       auto vid = sysfs_read(e.path() / "idVendor"), pid = sysfs_read(e.path() / "idProduct");
-      if (vid.size() == 4 && pid.size() == 4) ids.emplace_back(vid + ":" + pid, "USB device " + e.path().filename().string());
+      if (vid.size() == 4 && pid.size() == 4)
+        ids.emplace_back(vid + ":" + pid, "USB device " + e.path().filename().string());
     }
   }
   for (const auto& [id, seen] : ids) {
     const auto* known = find_known_bridge(id);
     if (!known) {
-      if (seen == "--usb-id") c.add(Severity::Info, "usb-ok", id + " is not a USB-SATA bridge known to need the UAS quirk");
+      if (seen == "--usb-id")
+        c.add(Severity::Info, "usb-ok", id + " is not a USB-SATA bridge known to need the UAS quirk");
       continue;
     }
     if (cmdline && cmdline->has_uas_quirk(id)) {
-      c.add(Severity::Info, "uas-quirk-set", std::string(known->name) + " (" + id + "): usb-storage.quirks=" + id + ":u is set");
+      c.add(Severity::Info, "uas-quirk-set",
+            std::string(known->name) + " (" + id + "): usb-storage.quirks=" + id + ":u is set");
       continue;
     }
     c.add(Severity::Warning, "uas-quirk-missing",
-          std::string(known->name) + " (" + id + ", " + seen + ") is known to hang or corrupt data with UAS on a Pi 4; " +
-              c.r.cmdline_file + " lacks usb-storage.quirks=" + id + ":u",
+          std::string(known->name) + " (" + id + ", " + seen +
+              ") is known to hang or corrupt data with UAS on a Pi 4; " + c.r.cmdline_file +
+              " lacks usb-storage.quirks=" + id + ":u",
           c.patch_cmd + " --uas-quirk " + id + " (appends ' usb-storage.quirks=" + id + ":u' to the line in " +
               c.r.cmdline_file + ")");
   }
@@ -248,7 +254,8 @@ CheckReport check_boot(const CheckOptions& o) {
   if (!fs::is_directory(o.boot_dir, ec))
     throw Error(ErrorKind::Usage, o.boot_dir.string() + " is not a directory: pass the mounted boot partition");
   auto text = read_optional_file(o.boot_dir / kConfigTxt);
-  if (!text) throw Error(ErrorKind::Usage, o.boot_dir.string() + " has no config.txt: not a Raspberry Pi boot partition");
+  if (!text)
+    throw Error(ErrorKind::Usage, o.boot_dir.string() + " has no config.txt: not a Raspberry Pi boot partition");
   Ctx c{o, r, shell_quote(o.boot_dir.string()), ""};
   c.patch_cmd = "piprov boot patch " + c.boot_q;
   auto config = ConfigTxt::parse(*text);

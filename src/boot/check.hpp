@@ -34,11 +34,11 @@ struct CheckOptions {
 
 struct CheckReport {
   std::vector<Finding> findings;
-  KernelStatus kernel;               ///< state of vmlinux
-  std::string kernel_file;           ///< effective [pi4] kernel= ("" = firmware default)
-  std::string initramfs;             ///< effective [pi4] initramfs arguments
-  std::string cmdline_file;          ///< the cmdline file in use
-  std::string firmware;              ///< firmware summary
+  KernelStatus kernel;       ///< state of vmlinux
+  std::string kernel_file;   ///< effective [pi4] kernel= ("" = firmware default)
+  std::string initramfs;     ///< effective [pi4] initramfs arguments
+  std::string cmdline_file;  ///< the cmdline file in use
+  std::string firmware;      ///< firmware summary
   /// True when no finding is an Error or Warning (exit 0).
   bool ok() const;
 };

@@ -34,22 +34,30 @@ bool is_directive_word(std::string_view w) { return w == "include" || w == "init
 // Firmware model filters and the boards each matches (config_txt/conditional.adoc).
 bool model_matches(const std::string& filter, const std::string& board) {
   static const std::map<std::string, std::set<std::string>> table = {
-      {"pi1", {"pi1", "cm1"}},           {"pi2", {"pi2"}},
-      {"pi3", {"pi3", "pi3+", "cm3", "cm3+"}}, {"pi3+", {"pi3+"}},
-      {"pi4", {"pi4", "pi400", "cm4", "cm4s"}}, {"pi400", {"pi400"}},
-      {"cm4", {"cm4"}},                  {"cm4s", {"cm4s"}},
-      {"pi5", {"pi5", "pi500", "cm5"}},  {"pi500", {"pi500"}},
-      {"cm5", {"cm5"}},                  {"pi0", {"pi0", "pi0w", "pi02"}},
-      {"pi0w", {"pi0w"}},                {"pi02", {"pi02"}},
-      {"cm3", {"cm3", "cm3+"}},          {"cm3+", {"cm3+"}},
+      {"pi1", {"pi1", "cm1"}},
+      {"pi2", {"pi2"}},
+      {"pi3", {"pi3", "pi3+", "cm3", "cm3+"}},
+      {"pi3+", {"pi3+"}},
+      {"pi4", {"pi4", "pi400", "cm4", "cm4s"}},
+      {"pi400", {"pi400"}},
+      {"cm4", {"cm4"}},
+      {"cm4s", {"cm4s"}},
+      {"pi5", {"pi5", "pi500", "cm5"}},
+      {"pi500", {"pi500"}},
+      {"cm5", {"cm5"}},
+      {"pi0", {"pi0", "pi0w", "pi02"}},
+      {"pi0w", {"pi0w"}},
+      {"pi02", {"pi02"}},
+      {"cm3", {"cm3", "cm3+"}},
+      {"cm3+", {"cm3+"}},
   };
   auto it = table.find(filter);
   return it != table.end() && it->second.count(board) > 0;
 }
 
 bool is_model_filter(const std::string& f) {
-  static const std::set<std::string> models = {"pi1", "pi2", "pi3", "pi3+", "pi4", "pi400", "cm4", "cm4s",
-                                               "pi5", "pi500", "cm5", "pi0", "pi0w", "pi02", "cm3", "cm3+", "none"};
+  static const std::set<std::string> models = {"pi1",   "pi2", "pi3", "pi3+", "pi4",  "pi400", "cm4",  "cm4s", "pi5",
+                                               "pi500", "cm5", "pi0", "pi0w", "pi02", "cm3",   "cm3+", "none"};
   return models.count(f) > 0;
 }
 
@@ -134,8 +142,10 @@ std::string ConfigTxt::to_string() const {
 std::string ConfigTxt::dominant_eol() const {
   std::size_t crlf = 0, lf = 0;
   for (const auto& l : lines_) {
-    if (l.eol == "\r\n") ++crlf;
-    else if (l.eol == "\n") ++lf;
+    if (l.eol == "\r\n")
+      ++crlf;
+    else if (l.eol == "\n")
+      ++lf;
   }
   return crlf > lf ? "\r\n" : "\n";
 }
@@ -262,10 +272,10 @@ std::size_t ConfigTxt::remove(std::string_view section, std::string_view key) {
   return removed;
 }
 
-void ConfigTxt::walk(const Board& board, const IncludeLoader& loader, const std::string& self_name, int depth,
-                     std::map<std::string, std::string>& filters,
-                     const std::function<void(const ConfigLine&, const std::string&, std::size_t,
-                                              const std::string&)>& fn) const {
+void ConfigTxt::walk(
+    const Board& board, const IncludeLoader& loader, const std::string& self_name, int depth,
+    std::map<std::string, std::string>& filters,
+    const std::function<void(const ConfigLine&, const std::string&, std::size_t, const std::string&)>& fn) const {
   // filters[""] carries the text of the current section header (not a filter).
   auto active = [&] {
     for (const auto& [type, f] : filters) {
@@ -307,16 +317,14 @@ void ConfigTxt::walk(const Board& board, const IncludeLoader& loader, const std:
 }
 
 std::optional<EffectiveValue> ConfigTxt::effective(std::string_view key, const Board& board,
-                                                   const IncludeLoader& loader,
-                                                   const std::string& self_name) const {
+                                                   const IncludeLoader& loader, const std::string& self_name) const {
   auto all = effective_all(key, board, loader, self_name);
   if (all.empty()) return std::nullopt;
   return all.back();
 }
 
 std::vector<EffectiveValue> ConfigTxt::effective_all(std::string_view key, const Board& board,
-                                                     const IncludeLoader& loader,
-                                                     const std::string& self_name) const {
+                                                     const IncludeLoader& loader, const std::string& self_name) const {
   std::vector<EffectiveValue> out;
   std::map<std::string, std::string> filters;
   walk(board, loader, self_name, 0, filters,
@@ -370,11 +378,11 @@ std::vector<LintFinding> ConfigTxt::lint() const {
     auto hash = l.value.find('#');
     if (hash != std::string::npos) {
       std::string value = trim(std::string_view(l.value).substr(0, hash));
-      out.push_back({n, "inline-comment",
-                     "line " + std::to_string(n) + ": '#' after a value is not a comment, it becomes part of " +
-                         l.key + "'s value",
-                     "move the comment to its own line: " + l.key + (l.kind == LineKind::Directive ? " " : "=") +
-                         value});
+      out.push_back(
+          {n, "inline-comment",
+           "line " + std::to_string(n) + ": '#' after a value is not a comment, it becomes part of " + l.key +
+               "'s value",
+           "move the comment to its own line: " + l.key + (l.kind == LineKind::Directive ? " " : "=") + value});
     }
     if (!accumulates(l.key)) {
       auto [it, inserted] = seen.emplace(std::make_pair(section == "" ? "all" : section, l.key), n);

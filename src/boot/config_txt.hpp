@@ -120,7 +120,7 @@ class ConfigTxt {
 
  private:
   struct Block {
-    std::ptrdiff_t header = -1;  ///< index of the "[..]" line, -1 for the preamble
+    std::ptrdiff_t header = -1;      ///< index of the "[..]" line, -1 for the preamble
     std::size_t begin = 0, end = 0;  ///< lines [begin, end) after the header
   };
   std::vector<Block> blocks() const;
@@ -128,10 +128,10 @@ class ConfigTxt {
   bool upsert(std::string_view section, std::string_view key, const std::string& text, bool any_kind);
   void insert_line(std::size_t at, std::string text);
   void replace_text(std::size_t index, std::string text);
-  void walk(const Board& board, const IncludeLoader& loader, const std::string& self_name, int depth,
-            std::map<std::string, std::string>& filters,
-            const std::function<void(const ConfigLine&, const std::string&, std::size_t, const std::string&)>& fn)
-      const;
+  void walk(
+      const Board& board, const IncludeLoader& loader, const std::string& self_name, int depth,
+      std::map<std::string, std::string>& filters,
+      const std::function<void(const ConfigLine&, const std::string&, std::size_t, const std::string&)>& fn) const;
 
   std::vector<ConfigLine> lines_;
 };

@@ -24,7 +24,7 @@ std::vector<std::string> split_keep(std::string_view s) {
 }
 
 struct Op {
-  char tag;  // ' ', '-', '+'
+  char tag;          // ' ', '-', '+'
   std::size_t a, b;  // line indexes (0-based) in a / b at this op
   std::string text;
 };
@@ -37,8 +37,8 @@ std::string unified_diff(std::string_view a_text, std::string_view b_text, const
   auto a = split_keep(a_text), b = split_keep(b_text);
   const std::size_t n = a.size(), m = b.size();
   if (n * m > (4u << 20)) {  // not a config.txt: say "replaced" rather than build a huge table
-    std::string out = "--- " + a_label + "\n+++ " + b_label + "\n@@ -1," + std::to_string(n) + " +1," +
-                      std::to_string(m) + " @@\n";
+    std::string out =
+        "--- " + a_label + "\n+++ " + b_label + "\n@@ -1," + std::to_string(n) + " +1," + std::to_string(m) + " @@\n";
     for (const auto& l : a) out += "-" + l + (l.empty() || l.back() != '\n' ? "\n\\ No newline at end of file\n" : "");
     for (const auto& l : b) out += "+" + l + (l.empty() || l.back() != '\n' ? "\n\\ No newline at end of file\n" : "");
     return out;
@@ -73,8 +73,10 @@ std::string unified_diff(std::string_view a_text, std::string_view b_text, const
     std::size_t end = k;  // extend over changes separated by <= 2*ctx unchanged lines
     std::size_t last_change = k;
     while (end < ops.size()) {
-      if (ops[end].tag != ' ') last_change = end;
-      else if (end - last_change > 2 * ctx) break;
+      if (ops[end].tag != ' ')
+        last_change = end;
+      else if (end - last_change > 2 * ctx)
+        break;
       ++end;
     }
     end = std::min(ops.size(), last_change + ctx + 1);

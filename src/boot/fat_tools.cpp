@@ -1,13 +1,13 @@
 #include "boot/fat_tools.hpp"
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <fcntl.h>
 #include <fstream>
 #include <sstream>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "core/error.hpp"
 #include "core/hashing.hpp"

@@ -50,9 +50,10 @@ FirmwareInfo firmware_info(const std::filesystem::path& boot_dir) {
     return fi;
   }
   fi.decompresses_gzip = fi.build_date >= kGzipKernelFirmwareDate;
-  fi.summary = "start4.elf was built on " + fi.build_date +
-               (*fi.decompresses_gzip ? ": it decompresses gzip arm64 kernels itself, so kernel=vmlinuz would also boot"
-                                      : ": too old to decompress gzip kernels, kernel= must name an uncompressed Image");
+  fi.summary =
+      "start4.elf was built on " + fi.build_date +
+      (*fi.decompresses_gzip ? ": it decompresses gzip arm64 kernels itself, so kernel=vmlinuz would also boot"
+                             : ": too old to decompress gzip kernels, kernel= must name an uncompressed Image");
   return fi;
 }
 

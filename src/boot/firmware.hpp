@@ -18,7 +18,7 @@ struct FirmwareInfo {
   bool start4_present = false;  ///< BOOT_DIR/start4.elf exists
   std::string build_date;       ///< "2020-09-03" from the build date string inside start4.elf, "" when unknown
   std::optional<bool> decompresses_gzip;  ///< by build_date; nullopt when unknown
-  std::string summary;          ///< one sentence for the user
+  std::string summary;                    ///< one sentence for the user
 };
 
 /// Looks at BOOT_DIR/start4.elf (Pi 4 firmware). Never throws.

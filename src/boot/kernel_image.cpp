@@ -1,13 +1,13 @@
 #include "boot/kernel_image.hpp"
 
 #include <archive.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <memory>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <vector>
 
 #include "core/atomic_file.hpp"
@@ -127,9 +127,9 @@ DecompressResult decompress_kernel(const fs::path& src, AtomicFile& out) {
     throw Error(ErrorKind::Io, "cannot read " + src.string() + ": " + archive_error_string(a.get()));
   archive_entry* entry = nullptr;
   if (archive_read_next_header(a.get(), &entry) != ARCHIVE_OK)
-    throw Error(ErrorKind::Verify, src.string() + " is not a readable kernel (" +
-                                       std::string(archive_error_string(a.get()) ? archive_error_string(a.get()) : "?") +
-                                       ")");
+    throw Error(ErrorKind::Verify,
+                src.string() + " is not a readable kernel (" +
+                    std::string(archive_error_string(a.get()) ? archive_error_string(a.get()) : "?") + ")");
   Sha256 hash;
   Crc32 crc;
   std::vector<std::byte> buf(1 << 20);
@@ -138,15 +138,17 @@ DecompressResult decompress_kernel(const fs::path& src, AtomicFile& out) {
     la_ssize_t n = archive_read_data(a.get(), buf.data(), buf.size());
     if (n < 0) {
       const char* why = archive_error_string(a.get());
-      throw Error(ErrorKind::Verify, src.string() + " is corrupt or truncated (" + to_string(res.compression) +
-                                         ": " + (why ? why : "decode error") + "); nothing was replaced");
+      throw Error(ErrorKind::Verify, src.string() + " is corrupt or truncated (" + to_string(res.compression) + ": " +
+                                         (why ? why : "decode error") + "); nothing was replaced");
     }
     if (n == 0) break;
     std::span<const std::byte> chunk(buf.data(), static_cast<std::size_t>(n));
-    if (head.size() < 64) head.insert(head.end(), chunk.begin(), chunk.begin() + std::min<std::size_t>(64 - head.size(), chunk.size()));
+    if (head.size() < 64)
+      head.insert(head.end(), chunk.begin(), chunk.begin() + std::min<std::size_t>(64 - head.size(), chunk.size()));
     res.out_bytes += chunk.size();
     if (res.out_bytes > kMaxImageBytes)
-      throw Error(ErrorKind::Verify, src.string() + " decodes to more than 256 MiB: not a kernel; nothing was replaced");
+      throw Error(ErrorKind::Verify,
+                  src.string() + " decodes to more than 256 MiB: not a kernel; nothing was replaced");
     hash.update(chunk);
     if (res.compression == KernelCompression::Gzip) crc.update(chunk);
     out.write(chunk);
@@ -156,8 +158,9 @@ DecompressResult decompress_kernel(const fs::path& src, AtomicFile& out) {
   if (res.compression == KernelCompression::Gzip) {
     auto [want_crc, want_size] = gzip_trailer(src, res.in_bytes);
     if (crc.value() != want_crc || static_cast<std::uint32_t>(res.out_bytes) != want_size)
-      throw Error(ErrorKind::Verify, src.string() + " is corrupt (gzip CRC32/size trailer does not match the "
-                                                    "decoded data); nothing was replaced");
+      throw Error(ErrorKind::Verify, src.string() +
+                                         " is corrupt (gzip CRC32/size trailer does not match the "
+                                         "decoded data); nothing was replaced");
   }
   if (!is_arm64_image(head))
     throw Error(ErrorKind::Verify, src.string() + " (" + to_string(res.compression) +

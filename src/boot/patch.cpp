@@ -124,8 +124,8 @@ PatchReport patch_boot(const PatchOptions& o) {
   if (o.fkms) config.ensure_line(kPi4, "dtoverlay", "vc4-fkms-v3d");
   std::string updated = config.to_string();
   if (updated != *config_text) {
-    rep.config_diff = unified_diff(*config_text, updated, (boot / kConfigTxt).string(),
-                                   (boot / kConfigTxt).string() + " (patched)");
+    rep.config_diff =
+        unified_diff(*config_text, updated, (boot / kConfigTxt).string(), (boot / kConfigTxt).string() + " (patched)");
     write_with_backup(boot / kConfigTxt, *config_text, updated, boot / kConfigBackup, o.dry_run, rep.actions);
   }
 

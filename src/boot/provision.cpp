@@ -1,15 +1,15 @@
 #include "boot/provision.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <filesystem>
 #include <map>
 #include <thread>
-#include <unistd.h>
 
 #include "boot/fat_tools.hpp"
 #include "core/blockdev.hpp"
@@ -57,8 +57,8 @@ std::pair<Partition, Partition> find_partitions(const std::string& device) {
 }
 
 std::string describe(const Partition& p) {
-  return p.path + " (" + p.fstype + (p.label.empty() ? "" : ", LABEL=" + p.label) + ", " +
-         format_bytes(p.size_bytes) + ")";
+  return p.path + " (" + p.fstype + (p.label.empty() ? "" : ", LABEL=" + p.label) + ", " + format_bytes(p.size_bytes) +
+         ")";
 }
 
 void sync_fs(const fs::path& dir) {
@@ -116,10 +116,10 @@ ProvisionReport provision(const ProvisionOptions& o) {
   std::string parent;
   auto kind = classify_path(o.write.target, &parent);
   if (kind != TargetKind::WholeDisk)
-    throw Error(ErrorKind::Usage,
-                o.write.target + (kind == TargetKind::Partition ? " is a partition; provision the whole disk " + parent
-                                                                : " is not a whole disk: provision needs a block device "
-                                                                  "(for an image file, attach it with losetup --partscan)"));
+    throw Error(ErrorKind::Usage, o.write.target + (kind == TargetKind::Partition
+                                                        ? " is a partition; provision the whole disk " + parent
+                                                        : " is not a whole disk: provision needs a block device "
+                                                          "(for an image file, attach it with losetup --partscan)"));
 
   // 1. write (errors propagate as write reports them).
   rep.write = image::write_image(o.write);
@@ -128,8 +128,8 @@ ProvisionReport provision(const ProvisionOptions& o) {
                     (rep.write.verified ? "; verified in " + format_duration(rep.write.verify_seconds)
                                         : "; not verified (--no-verify)"));
 
-  std::string state = o.write.target + " holds the image as written" +
-                      (rep.write.verified ? " and verified" : "") + "; its boot partition is NOT patched yet";
+  std::string state = o.write.target + " holds the image as written" + (rep.write.verified ? " and verified" : "") +
+                      "; its boot partition is NOT patched yet";
   MountGuard guard;
   std::string current = "partitions";
   try {
@@ -160,11 +160,10 @@ ProvisionReport provision(const ProvisionOptions& o) {
       fat_before = tree_hashes(boot_dir);
       via_mtools = true;
     }
-    step("mount", via_mtools ? root.path + " on " + root_dir.string() + "; this kernel cannot mount vfat, so " +
-                                   boot.path + " is copied to " + boot_dir.string() +
-                                   " with mtools, patched there and written back"
-                             : boot.path + " on " + boot_dir.string() + ", " + root.path + " on " +
-                                   root_dir.string());
+    step("mount", via_mtools
+                      ? root.path + " on " + root_dir.string() + "; this kernel cannot mount vfat, so " + boot.path +
+                            " is copied to " + boot_dir.string() + " with mtools, patched there and written back"
+                      : boot.path + " on " + boot_dir.string() + ", " + root.path + " on " + root_dir.string());
 
     current = "patch";
     PatchOptions po = o.patch;
@@ -208,15 +207,16 @@ ProvisionReport provision(const ProvisionOptions& o) {
     current = "unmount";
     guard.unmount_all();
     if (!guard.problems.empty()) throw Error(ErrorKind::Io, guard.problems.front());
-    step("unmount", "unmounted " + (via_mtools ? root.path : boot.path + " and " + root.path) + "; removed " +
-                        guard.dir.string());
+    step("unmount",
+         "unmounted " + (via_mtools ? root.path : boot.path + " and " + root.path) + "; removed " + guard.dir.string());
   } catch (const Error& e) {
     guard.unmount_all();
-    std::string mounts = guard.problems.empty() ? "nothing of it is mounted any more"
-                                                : "WARNING: " + guard.problems.front();
+    std::string mounts =
+        guard.problems.empty() ? "nothing of it is mounted any more" : "WARNING: " + guard.problems.front();
     std::string redo = current == "patch" || current == "check" || current == "sync"
-                           ? " To finish by hand: mount " + (rep.boot_partition.empty() ? "the boot partition" : rep.boot_partition) +
-                                 " and " + (rep.root_partition.empty() ? "the root partition" : rep.root_partition) +
+                           ? " To finish by hand: mount " +
+                                 (rep.boot_partition.empty() ? "the boot partition" : rep.boot_partition) + " and " +
+                                 (rep.root_partition.empty() ? "the root partition" : rep.root_partition) +
                                  ", then run piprov boot patch BOOT_DIR --root ROOT_DIR."
                            : "";
     throw Error(e.kind(), "provision failed at step '" + current + "': " + e.what() + ". Disk state: " + state +

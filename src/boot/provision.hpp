@@ -15,8 +15,8 @@
 namespace piprov::boot {
 
 struct ProvisionOptions {
-  image::WriteOptions write;  ///< IMAGE, DEVICE and write's options
-  PatchOptions patch;         ///< optional [pi4] settings and UAS quirks (dirs are filled in)
+  image::WriteOptions write;         ///< IMAGE, DEVICE and write's options
+  PatchOptions patch;                ///< optional [pi4] settings and UAS quirks (dirs are filled in)
   std::vector<std::string> usb_ids;  ///< passed to boot check
   /// Called after each step with its name ("write", "partitions", "mount",
   /// "patch", "check", "sync", "unmount") and a one-line result.

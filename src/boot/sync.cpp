@@ -1,10 +1,10 @@
 #include "boot/sync.hpp"
 
-#include <cerrno>
 #include <fcntl.h>
+#include <unistd.h>
+#include <cerrno>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "boot/kernel_image.hpp"
 #include "core/atomic_file.hpp"
@@ -68,9 +68,12 @@ std::optional<KernelStamp> read_stamp(const fs::path& stamp_file) {
     auto eq = line.find('=');
     if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
     std::string k = line.substr(0, eq), v = line.substr(eq + 1);
-    if (k == "vmlinuz_sha256") s.vmlinuz_sha256 = v;
-    else if (k == "vmlinux_sha256") s.vmlinux_sha256 = v;
-    else if (k == "compression") s.compression = v;
+    if (k == "vmlinuz_sha256")
+      s.vmlinuz_sha256 = v;
+    else if (k == "vmlinux_sha256")
+      s.vmlinux_sha256 = v;
+    else if (k == "compression")
+      s.compression = v;
     else if (k == "vmlinux_size") {
       try {
         s.vmlinux_size = std::stoull(v);

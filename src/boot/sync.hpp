@@ -35,12 +35,12 @@ std::string format_stamp(const KernelStamp& s);
 
 /// State of vmlinux against vmlinuz.
 enum class KernelState {
-  Fresh,       ///< stamp matches vmlinuz, vmlinux has the recorded size (and hash when checked) and magic
-  NoVmlinuz,   ///< BOOT_DIR has no vmlinuz: not a Ubuntu Pi boot partition
-  Missing,     ///< vmlinux does not exist
-  NoStamp,     ///< vmlinux exists but was not made by piprov (no/invalid vmlinux.stamp): freshness unknown
-  Stale,       ///< vmlinuz changed since vmlinux was made, or vmlinux differs from what was made
-  Invalid,     ///< vmlinux is not an arm64 Image
+  Fresh,      ///< stamp matches vmlinuz, vmlinux has the recorded size (and hash when checked) and magic
+  NoVmlinuz,  ///< BOOT_DIR has no vmlinuz: not a Ubuntu Pi boot partition
+  Missing,    ///< vmlinux does not exist
+  NoStamp,    ///< vmlinux exists but was not made by piprov (no/invalid vmlinux.stamp): freshness unknown
+  Stale,      ///< vmlinuz changed since vmlinux was made, or vmlinux differs from what was made
+  Invalid,    ///< vmlinux is not an arm64 Image
 };
 const char* to_string(KernelState s);
 
@@ -56,8 +56,8 @@ KernelStatus kernel_status(const std::filesystem::path& boot_dir, bool full = fa
 /// What sync_kernel() did.
 struct SyncResult {
   enum class Outcome { UpToDate, Regenerated, Failed, NotAPi } outcome = Outcome::UpToDate;
-  std::string message;              ///< one line for the user (warning text when Failed/NotAPi)
-  std::vector<std::string> actions; ///< file actions done (or planned with dry_run)
+  std::string message;               ///< one line for the user (warning text when Failed/NotAPi)
+  std::vector<std::string> actions;  ///< file actions done (or planned with dry_run)
 };
 
 struct SyncOptions {

@@ -1,8 +1,8 @@
 // `piprov boot patch|check|sync-kernel`: wiring and printing only; the logic is
 // in src/boot/ (patch.hpp, check.hpp, sync.hpp). docs/boot.md has the details.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "boot/check.hpp"
 #include "boot/patch.hpp"
@@ -41,9 +41,14 @@ void run_patch(const PatchArgs& a) {
   o.uas_quirks = a.quirks;
   auto rep = boot::patch_boot(o);
   if (a.json) {
-    fmt::print("{}\n", json{{"boot_dir", a.boot}, {"root_dir", a.root}, {"dry_run", a.dry_run},
-                            {"changed", rep.changed()}, {"actions", rep.actions}, {"config_diff", rep.config_diff},
-                            {"cmdline_diff", rep.cmdline_diff}, {"notes", rep.notes}}
+    fmt::print("{}\n", json{{"boot_dir", a.boot},
+                            {"root_dir", a.root},
+                            {"dry_run", a.dry_run},
+                            {"changed", rep.changed()},
+                            {"actions", rep.actions},
+                            {"config_diff", rep.config_diff},
+                            {"cmdline_diff", rep.cmdline_diff},
+                            {"notes", rep.notes}}
                            .dump(2));
     return;
   }
@@ -77,11 +82,19 @@ void run_check(const std::string& boot_dir, const std::string& root, const std::
   if (js) {
     json fs = json::array();
     for (const auto& f : rep.findings)
-      fs.push_back({{"severity", boot::to_string(f.severity)}, {"code", f.code}, {"message", f.message}, {"fix", f.fix}});
-    fmt::print("{}\n", json{{"boot_dir", boot_dir}, {"root_dir", root}, {"ok", rep.ok()}, {"errors", errors},
-                            {"warnings", warnings}, {"kernel", rep.kernel_file},
-                            {"vmlinux_state", boot::to_string(rep.kernel.state)}, {"initramfs", rep.initramfs},
-                            {"cmdline_file", rep.cmdline_file}, {"firmware", rep.firmware}, {"findings", fs}}
+      fs.push_back(
+          {{"severity", boot::to_string(f.severity)}, {"code", f.code}, {"message", f.message}, {"fix", f.fix}});
+    fmt::print("{}\n", json{{"boot_dir", boot_dir},
+                            {"root_dir", root},
+                            {"ok", rep.ok()},
+                            {"errors", errors},
+                            {"warnings", warnings},
+                            {"kernel", rep.kernel_file},
+                            {"vmlinux_state", boot::to_string(rep.kernel.state)},
+                            {"initramfs", rep.initramfs},
+                            {"cmdline_file", rep.cmdline_file},
+                            {"firmware", rep.firmware},
+                            {"findings", fs}}
                            .dump(2));
   } else {
     for (const auto& f : rep.findings)
@@ -98,12 +111,15 @@ void run_check(const std::string& boot_dir, const std::string& root, const std::
 
 void run_sync(const std::string& boot_dir, bool force, bool dry_run, bool strict, bool js, int& exit_code) {
   auto r = boot::sync_kernel(boot_dir, {.force = force, .dry_run = dry_run, .full = false});
-  const char* outcome = r.outcome == boot::SyncResult::Outcome::UpToDate      ? "up-to-date"
-                        : r.outcome == boot::SyncResult::Outcome::Regenerated ? (dry_run ? "would-regenerate" : "regenerated")
-                        : r.outcome == boot::SyncResult::Outcome::Failed      ? "failed"
-                                                                               : "not-a-pi";
+  const char* outcome = r.outcome == boot::SyncResult::Outcome::UpToDate ? "up-to-date"
+                        : r.outcome == boot::SyncResult::Outcome::Regenerated
+                            ? (dry_run ? "would-regenerate" : "regenerated")
+                        : r.outcome == boot::SyncResult::Outcome::Failed ? "failed"
+                                                                         : "not-a-pi";
   if (js) {
-    fmt::print("{}\n", json{{"boot_dir", boot_dir}, {"outcome", outcome}, {"message", r.message}, {"actions", r.actions}}.dump(2));
+    fmt::print(
+        "{}\n",
+        json{{"boot_dir", boot_dir}, {"outcome", outcome}, {"message", r.message}, {"actions", r.actions}}.dump(2));
   } else if (r.outcome == boot::SyncResult::Outcome::Failed || r.outcome == boot::SyncResult::Outcome::NotAPi) {
     fmt::print(stderr, "piprov: warning: {}\n", r.message);
   } else if (r.outcome == boot::SyncResult::Outcome::Regenerated) {
@@ -125,12 +141,14 @@ const CommandRegistrar reg(30, [](CLI::App& app, Globals&, int& exit_code) {
   patch->add_option("BOOT_DIR", pa->boot, "Mounted boot partition (system-boot)")->required();
   patch->add_option("--root", pa->root, "Mounted root filesystem (writable): install the apt hook there");
   patch->add_flag("--dry-run", pa->dry_run, "Print the config.txt diff and the file actions; change nothing");
-  patch->add_option("--gpu-mem", pa->gpu_mem, "Also set [pi4] gpu_mem=N (MiB; seeds/004 uses 16)")->check(CLI::Range(16, 1024));
+  patch->add_option("--gpu-mem", pa->gpu_mem, "Also set [pi4] gpu_mem=N (MiB; seeds/004 uses 16)")
+      ->check(CLI::Range(16, 1024));
   patch->add_option("--max-framebuffers", pa->max_fb, "Also set [pi4] max_framebuffers=N")->check(CLI::Range(0, 4));
   patch->add_option("--boot-delay", pa->boot_delay, "Also set [pi4] boot_delay=N (seconds)")->check(CLI::Range(0, 60));
   patch->add_flag("--fkms", pa->fkms, "Also add [pi4] dtoverlay=vc4-fkms-v3d");
-  patch->add_flag("--seed-settings", pa->seed,
-                  "All of seeds/004's [pi4] settings: gpu_mem=16 max_framebuffers=2 dtoverlay=vc4-fkms-v3d boot_delay=1");
+  patch->add_flag(
+      "--seed-settings", pa->seed,
+      "All of seeds/004's [pi4] settings: gpu_mem=16 max_framebuffers=2 dtoverlay=vc4-fkms-v3d boot_delay=1");
   patch->add_option("--uas-quirk", pa->quirks, "Add usb-storage.quirks=VID:PID:u to cmdline.txt (repeatable)");
   patch->add_flag("--json", pa->json, "Print JSON");
   patch->callback([pa] { run_patch(*pa); });

@@ -51,8 +51,8 @@ const CommandRegistrar reg(40, [](CLI::App& app, Globals&, int& exit_code) {
     auto rep = boot::provision(o);
     nlohmann::json findings = nlohmann::json::array();
     for (const auto& f : rep.check.findings) {
-      findings.push_back({{"severity", boot::to_string(f.severity)}, {"code", f.code}, {"message", f.message},
-                          {"fix", f.fix}});
+      findings.push_back(
+          {{"severity", boot::to_string(f.severity)}, {"code", f.code}, {"message", f.message}, {"fix", f.fix}});
       if (!a->json && f.severity != boot::Severity::Info)
         fmt::print("  {}: {} -- fix: {}\n", boot::to_string(f.severity), f.message, f.fix);
     }
@@ -69,9 +69,10 @@ const CommandRegistrar reg(40, [](CLI::App& app, Globals&, int& exit_code) {
                                         {"steps", steps}}
                              .dump(2));
     } else if (rep.check.ok()) {
-      fmt::print("provision: {} is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinux), and the apt hook keeps "
-                 "vmlinux fresh after kernel updates\n",
-                 o.write.target);
+      fmt::print(
+          "provision: {} is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinux), and the apt hook keeps "
+          "vmlinux fresh after kernel updates\n",
+          o.write.target);
     } else {
       fmt::print("provision: {} was written and patched, but boot check found problems (above)\n", o.write.target);
     }

@@ -1,14 +1,14 @@
 // SIGKILL at random points while vmlinux is being regenerated, for the POSIX sh
 // hook and for `piprov boot sync-kernel`: the boot dir must always hold a
 // complete, valid vmlinux equal to gunzip() of the old or the new vmlinuz.
-#include <chrono>
-#include <csignal>
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <random>
 #include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
+#include <chrono>
+#include <csignal>
+#include <random>
+#include <thread>
 
 #include "boot/kernel_image.hpp"
 #include "boot/sync.hpp"
@@ -131,9 +131,12 @@ TEST_P(KillDuringRegeneration, AFewKillsWithTheRealKernel) {
                 (d.path / "u.img").string() + " 64");
   if (mk.exit_code != 0) GTEST_SKIP() << "make-test-image.sh failed (offline?): " << mk.err;
   ASSERT_EQ(run("MTOOLS_SKIP_CHECK=1 mcopy -n -i '" + (d.path / "u.img").string() + "@@1M' ::/vmlinuz '" +
-                (d.path / "vmlinuz").string() + "'").exit_code, 0);
+                (d.path / "vmlinuz").string() + "'")
+                .exit_code,
+            0);
   std::string gz_a = read_file(d.path / "vmlinuz");
-  ASSERT_EQ(run("gzip -dc '" + (d.path / "vmlinuz").string() + "' > '" + (d.path / "Image").string() + "'").exit_code, 0);
+  ASSERT_EQ(run("gzip -dc '" + (d.path / "vmlinuz").string() + "' > '" + (d.path / "Image").string() + "'").exit_code,
+            0);
   std::string img_a = read_file(d.path / "Image");
   std::string img_b = img_a;  // "a newer kernel": same header, different body
   for (std::size_t i = 4096; i < img_b.size(); i += 4096) img_b[i] = static_cast<char>(img_b[i] ^ 0x5a);

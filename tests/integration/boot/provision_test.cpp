@@ -48,7 +48,7 @@ TEST(Provision, EndToEndOnALoopDevice) {
   auto p = run(piprov::test::piprov_bin() + " provision " + (d.path / "ubuntu.img.xz").string() + " " + loop.path +
                " --yes --progress none");
   ASSERT_EQ(p.exit_code, 0) << p.out << p.err;
-  for (const char* step : {"[1/7] write", "[2/7] partitions boot " , "[3/7] mount", "[4/7] patch", "[5/7] check      OK",
+  for (const char* step : {"[1/7] write", "[2/7] partitions boot ", "[3/7] mount", "[4/7] patch", "[5/7] check      OK",
                            "[6/7] sync", "[7/7] unmount"})
     EXPECT_NE(p.out.find(step), std::string::npos) << step << "\n" << p.out;
   EXPECT_NE(p.out.find("LABEL=system-boot"), std::string::npos);
@@ -60,7 +60,8 @@ TEST(Provision, EndToEndOnALoopDevice) {
   fs::create_directories(boot);
   auto cp = run("MTOOLS_SKIP_CHECK=1 mcopy -s -n -i " + loop.path + "p1 ::/ '" + boot.string() + "/'");
   ASSERT_EQ(cp.exit_code, 0) << cp.err;
-  ASSERT_EQ(run("gzip -dc '" + (boot / "vmlinuz").string() + "' > '" + (d.path / "gunzipped").string() + "'").exit_code, 0);
+  ASSERT_EQ(run("gzip -dc '" + (boot / "vmlinuz").string() + "' > '" + (d.path / "gunzipped").string() + "'").exit_code,
+            0);
   std::string vmlinux = read_file(boot / "vmlinux");
   EXPECT_GT(vmlinux.size(), 20u << 20);
   EXPECT_TRUE(vmlinux == read_file(d.path / "gunzipped")) << "vmlinux != gunzip(vmlinuz)";
@@ -82,7 +83,8 @@ TEST(Provision, EndToEndOnALoopDevice) {
   // The root fs has the hook.
   Mount root(loop.path + "p2", d.path / "root");
   ASSERT_TRUE(root.ok);
-  EXPECT_EQ(read_file(root.dir / kHookScriptRel), read_file(piprov::test::source_dir() / "apt-hooks/piprov-kernel-sync"));
+  EXPECT_EQ(read_file(root.dir / kHookScriptRel),
+            read_file(piprov::test::source_dir() / "apt-hooks/piprov-kernel-sync"));
   EXPECT_EQ(read_file(root.dir / kHookConfRel), read_file(piprov::test::source_dir() / "apt-hooks/99-piprov-kernel"));
   EXPECT_EQ(fs::status(root.dir / kHookScriptRel).permissions(), static_cast<fs::perms>(0755));
 
@@ -91,7 +93,8 @@ TEST(Provision, EndToEndOnALoopDevice) {
 
   // boot patch again: no byte changes.
   auto before_boot = snapshot(boot), before_root = snapshot(root.dir / "etc/apt");
-  auto again = run(piprov::test::piprov_bin() + " boot patch '" + boot.string() + "' --root '" + root.dir.string() + "'");
+  auto again =
+      run(piprov::test::piprov_bin() + " boot patch '" + boot.string() + "' --root '" + root.dir.string() + "'");
   EXPECT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("already patched, nothing changed"), std::string::npos) << again.out;
   EXPECT_TRUE(snapshot(boot) == before_boot);
@@ -102,7 +105,8 @@ TEST(Provision, FailureAfterTheWriteSaysWhatStateTheDiskIsIn) {
   PIPROV_REQUIRE_LOOP();
   TempDir d("piprov-prov");
   // An image with an ext4 partition only: written fine, but no system-boot partition.
-  auto mk = run("cd '" + d.path.string() + "' && truncate -s 16M root.ext4 && mke2fs -q -F -t ext4 -L writable root.ext4 "
+  auto mk = run("cd '" + d.path.string() +
+                "' && truncate -s 16M root.ext4 && mke2fs -q -F -t ext4 -L writable root.ext4 "
                 "&& truncate -s 20M x.img && printf 'label: dos\\nstart=2048, type=83\\n' | sfdisk -q x.img "
                 "&& dd if=root.ext4 of=x.img bs=1M seek=1 conv=notrunc status=none");
   ASSERT_EQ(mk.exit_code, 0) << mk.err;
@@ -111,9 +115,9 @@ TEST(Provision, FailureAfterTheWriteSaysWhatStateTheDiskIsIn) {
                " --yes --progress none");
   EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
   EXPECT_NE(p.out.find("[1/7] write"), std::string::npos) << p.out;
-  EXPECT_NE(p.err.find("provision failed at step 'partitions': cannot find the system-boot (FAT) partition on " +
-                       loop.path),
-            std::string::npos)
+  EXPECT_NE(
+      p.err.find("provision failed at step 'partitions': cannot find the system-boot (FAT) partition on " + loop.path),
+      std::string::npos)
       << p.err;
   EXPECT_NE(p.err.find("Disk state: " + loop.path +
                        " holds the image as written and verified; its boot partition is NOT patched yet"),

@@ -1,10 +1,10 @@
 // The job runner on a temp file: engines, data, fsync timing, errors.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <fcntl.h>
-#include <set>
 #include <unistd.h>
+#include <cmath>
+#include <set>
 
 #include "bench/engines/engine.hpp"
 #include "bench/job.hpp"
@@ -40,7 +40,8 @@ TEST(Runner, EachEngineReadsWithODirect) {
   JobTarget t = file_target(dir.path / "f", 1 << 20);
   for (const char* e : {"psync", "libaio", "io_uring"}) {
     JobResult r = run_job(spec("randread", e, true), t);
-    if (r.err == EPERM || r.err == ENOSYS || (r.err && std::string(e) == "io_uring" && r.error.find("io_uring") != std::string::npos)) {
+    if (r.err == EPERM || r.err == ENOSYS ||
+        (r.err && std::string(e) == "io_uring" && r.error.find("io_uring") != std::string::npos)) {
       std::cerr << e << " unavailable here: " << r.error << "\n";
       continue;
     }

@@ -79,7 +79,8 @@ TEST(ConfigTxtEdit, AppendSectionWins) {
   EXPECT_EQ(c.effective("kernel")->value, "vmlinuz");
   c.append_section_with("pi4", "kernel=vmlinux");
   EXPECT_EQ(c.effective("kernel")->value, "vmlinux");
-  EXPECT_EQ(c.to_string(), "[pi4]\nmax_framebuffers=2\nkernel=vmlinux\n\n[all]\nkernel=vmlinuz\n\n[pi4]\nkernel=vmlinux\n");
+  EXPECT_EQ(c.to_string(),
+            "[pi4]\nmax_framebuffers=2\nkernel=vmlinux\n\n[all]\nkernel=vmlinuz\n\n[pi4]\nkernel=vmlinux\n");
 }
 
 TEST(ConfigTxtEdit, SharedUbuntuFilesChangeOnlyIntendedLines) {

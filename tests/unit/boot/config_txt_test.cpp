@@ -1,6 +1,6 @@
 // config.txt model: lossless round trip, line classification, effective values.
-#include <filesystem>
 #include <gtest/gtest.h>
+#include <filesystem>
 #include <map>
 
 #include "boot/config_txt.hpp"
@@ -26,13 +26,13 @@ TEST(ConfigTxtRoundTrip, GeneratedEdgeCases) {
       "",
       "\n",
       "\r\n\r\n",
-      "[pi4]\r\nkernel=vmlinux\r\n",                   // CRLF
-      "[pi4]\nkernel=vmlinux",                         // no final newline
-      "[pi4]\r\nkernel=vmlinux",                       // CRLF, no final newline
-      "\tkernel\t=\tvmlinux \t\n  # indented comment\n",  // tabs and odd spacing
+      "[pi4]\r\nkernel=vmlinux\r\n",                                        // CRLF
+      "[pi4]\nkernel=vmlinux",                                              // no final newline
+      "[pi4]\r\nkernel=vmlinux",                                            // CRLF, no final newline
+      "\tkernel\t=\tvmlinux \t\n  # indented comment\n",                    // tabs and odd spacing
       std::string(200, 'x') + "\n" + "dtoverlay=" + std::string(190, 'a'),  // 200-char lines
-      "a=b\rc=d\n",                                    // lone CR mid-line
-      std::string("x=\0y\n", 5) + "\n",                // NUL byte
+      "a=b\rc=d\n",                                                         // lone CR mid-line
+      std::string("x=\0y\n", 5) + "\n",                                     // NUL byte
       "[pi4\nboot_delay\ninitramfs initrd.img followkernel\ninitramfs=initrd.img\n",
       "mixed=1\r\nendings=2\nhere=3\r\n",
       "\n\n\n[all]\n\n",
@@ -137,8 +137,8 @@ TEST(ConfigTxtLint, EveryRule) {
   std::vector<std::pair<std::size_t, std::string>> got;
   for (const auto& x : f) got.emplace_back(x.line, x.code);
   std::vector<std::pair<std::size_t, std::string>> want = {
-      {2, "bare-key"},      {3, "spaces-around-equals"}, {4, "inline-comment"},      {5, "line-too-long"},
-      {6, "duplicate"},     {7, "initramfs-equals"},     {8, "unterminated-section"}};
+      {2, "bare-key"},  {3, "spaces-around-equals"}, {4, "inline-comment"},      {5, "line-too-long"},
+      {6, "duplicate"}, {7, "initramfs-equals"},     {8, "unterminated-section"}};
   EXPECT_EQ(got, want);
   EXPECT_EQ(f[0].fix, "write boot_delay=1");
   EXPECT_EQ(f[1].fix, "write gpu_mem=16");

@@ -97,13 +97,12 @@ TEST_P(HookImpl, StampIsCompatibleBothWays) {
   EXPECT_EQ(read_file(d.path / "vmlinux.stamp"), stamp);
 }
 
-INSTANTIATE_TEST_SUITE_P(Impl, HookImpl, ::testing::Values("sh", "sh-via-piprov", "piprov"),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (auto& c : s)
-                             if (c == '-') c = '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(Impl, HookImpl, ::testing::Values("sh", "sh-via-piprov", "piprov"), [](const auto& info) {
+  std::string s = info.param;
+  for (auto& c : s)
+    if (c == '-') c = '_';
+  return s;
+});
 
 TEST(HookScript, ShellcheckClean) {
   if (run("command -v shellcheck").exit_code != 0) GTEST_SKIP() << "shellcheck is not installed";

@@ -110,14 +110,15 @@ TEST(BootPatch, SeedSettingsQuirkAndOverridingAllSection) {
   TempDir t;
   test::make_boot_dir(t.path, test::fake_image(100000, 1));
   // Ubuntu 20.10 style: [all] kernel=vmlinuz after [pi4] would override an edit inside [pi4].
-  write_file(t.path / "config.txt", "[pi4]\nmax_framebuffers=2\nboot_delay\n\n[all]\nkernel=vmlinuz\ncmdline=cmdline.txt\n");
+  write_file(t.path / "config.txt",
+             "[pi4]\nmax_framebuffers=2\nboot_delay\n\n[all]\nkernel=vmlinuz\ncmdline=cmdline.txt\n");
   patch_boot({.boot_dir = t.path, .gpu_mem = 16, .boot_delay = 1, .fkms = true, .uas_quirks = {"152d:0578"}});
   EXPECT_EQ(read_file(t.path / "config.txt"),
             "[pi4]\nmax_framebuffers=2\nboot_delay=1\n\n[all]\nkernel=vmlinuz\ncmdline=cmdline.txt\n\n[pi4]\n"
             "kernel=vmlinux\ninitramfs initrd.img followkernel\ngpu_mem=16\ndtoverlay=vc4-fkms-v3d\n");
   EXPECT_EQ(read_file(t.path / "cmdline.txt"),
-            std::string(test::kUbuntuCmdline).insert(std::string(test::kUbuntuCmdline).size() - 1,
-                                                      " usb-storage.quirks=152d:0578:u"));
+            std::string(test::kUbuntuCmdline)
+                .insert(std::string(test::kUbuntuCmdline).size() - 1, " usb-storage.quirks=152d:0578:u"));
   EXPECT_EQ(read_file(t.path / "cmdline.txt.piprov-orig"), test::kUbuntuCmdline);
   auto chk = check_boot({.boot_dir = t.path, .usb_ids = {"152d:0578"}, .scan_usb = false});
   EXPECT_TRUE(chk.ok()) << testing::PrintToString(codes(chk));
@@ -141,7 +142,8 @@ TEST(BootPatch, CorruptVmlinuzLeavesConfigAlone) {
 
 TEST(BootPatch, ReplacesTheSeedHook) {
   Tree tr;
-  write_file(tr.root / kSeedHookConfRel, "DPkg::Post-Invoke {\"/bin/bash /boot/firmware/auto_decompress_kernel\"; };\n");
+  write_file(tr.root / kSeedHookConfRel,
+             "DPkg::Post-Invoke {\"/bin/bash /boot/firmware/auto_decompress_kernel\"; };\n");
   // The seed's script as its unquoted heredoc installed it (field-notes.md §3).
   write_file(tr.boot / "auto_decompress_kernel",
              "#!/bin/bash -e\nBTPATH=/boot/firmware\nCKPATH=/vmlinuz\nDKPATH=/vmlinux\n"
@@ -151,9 +153,9 @@ TEST(BootPatch, ReplacesTheSeedHook) {
              "if [ ! $? == 0 ]; then exit 1; fi\n");
   patch_boot({.boot_dir = tr.boot});  // no --root: the hook is not touched
   auto chk = check_boot({.boot_dir = tr.boot, .root_dir = tr.root});
-  EXPECT_EQ(codes(chk), (std::vector<std::string>{"seed-hook", "seed-hook-fault", "seed-hook-fault",
-                                                  "seed-hook-fault", "seed-hook-fault", "seed-hook-fault",
-                                                  "seed-hook-fault", "hook-missing"}));
+  EXPECT_EQ(codes(chk),
+            (std::vector<std::string>{"seed-hook", "seed-hook-fault", "seed-hook-fault", "seed-hook-fault",
+                                      "seed-hook-fault", "seed-hook-fault", "seed-hook-fault", "hook-missing"}));
   EXPECT_FALSE(chk.ok());
   auto rep = patch_boot({.boot_dir = tr.boot, .root_dir = tr.root});
   EXPECT_FALSE(fs::exists(tr.root / kSeedHookConfRel));
@@ -183,19 +185,21 @@ TEST(BootCheck, PatchedThenBrokenTreeReportsEachProblem) {
   write_file(tr.boot / "config.txt", cfg);
   chk = check_boot({.boot_dir = tr.boot, .root_dir = tr.root});
   EXPECT_EQ(codes(chk), (std::vector<std::string>{"kernel-missing", "config-bare-key", "hook-missing"}));
-  EXPECT_EQ(chk.findings[0].message, "the Pi 4 kernel vmlinux-5.4 (config.txt line 7) does not exist in " +
-                                         tr.boot.string());
+  EXPECT_EQ(chk.findings[0].message,
+            "the Pi 4 kernel vmlinux-5.4 (config.txt line 7) does not exist in " + tr.boot.string());
 }
 
 TEST(BootCheck, UnpatchedUbuntuAndQuirks) {
   Tree tr;
-  auto chk = check_boot({.boot_dir = tr.boot, .root_dir = tr.root, .usb_ids = {"174c:55aa", "1234:5678"}, .scan_usb = false});
+  auto chk =
+      check_boot({.boot_dir = tr.boot, .root_dir = tr.root, .usb_ids = {"174c:55aa", "1234:5678"}, .scan_usb = false});
   EXPECT_EQ(codes(chk), (std::vector<std::string>{"kernel-uboot", "hook-missing", "uas-quirk-missing"}));
   EXPECT_EQ(chk.findings.back().code, "firmware");
   for (const auto& f : chk.findings)
     if (f.code == "uas-quirk-missing") {
-      EXPECT_EQ(f.fix, "piprov boot patch " + tr.boot.string() +
-                           " --uas-quirk 174c:55aa (appends ' usb-storage.quirks=174c:55aa:u' to the line in cmdline.txt)");
+      EXPECT_EQ(f.fix,
+                "piprov boot patch " + tr.boot.string() +
+                    " --uas-quirk 174c:55aa (appends ' usb-storage.quirks=174c:55aa:u' to the line in cmdline.txt)");
     }
 }
 
@@ -204,9 +208,11 @@ TEST(BootCli, PatchCheckAndExitCodes) {
   std::string bin = piprov::test::piprov_bin(), b = tr.boot.string(), r = tr.root.string();
   auto c1 = run(bin + " boot check " + b + " --root " + r);
   EXPECT_EQ(c1.exit_code, 1) << c1.out << c1.err;
-  EXPECT_NE(c1.out.find("error: the Pi 4 boots U-Boot, kernel=uboot_rpi_4.bin (config.txt line 7), which cannot boot from "
-                        "USB mass storage -- fix: piprov boot patch " + b + " (sets [pi4] kernel=vmlinux)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      c1.out.find("error: the Pi 4 boots U-Boot, kernel=uboot_rpi_4.bin (config.txt line 7), which cannot boot from "
+                  "USB mass storage -- fix: piprov boot patch " +
+                  b + " (sets [pi4] kernel=vmlinux)\n"),
+      std::string::npos)
       << c1.out;
   auto p = run(bin + " boot patch " + b + " --root " + r);
   EXPECT_EQ(p.exit_code, 0) << p.err;
@@ -217,7 +223,8 @@ TEST(BootCli, PatchCheckAndExitCodes) {
   EXPECT_EQ(p2.out.substr(0, p2.out.find('\n')), b + ": already patched, nothing changed");
   auto bad = run(bin + " boot patch " + tr.t.path.string() + "/nope");
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(bad.err, "piprov: error: " + tr.t.path.string() + "/nope is not a directory: pass the mounted boot partition (system-boot)\n");
+  EXPECT_EQ(bad.err, "piprov: error: " + tr.t.path.string() +
+                         "/nope is not a directory: pass the mounted boot partition (system-boot)\n");
   auto q = run(bin + " boot patch " + b + " --uas-quirk 12345678");
   EXPECT_EQ(q.exit_code, 2);
 }
