@@ -56,8 +56,8 @@ Report run_bench(const BenchRequest& req, const std::function<void(const BenchPr
       try {
         jr = run_job(js, pt.job_target, [&](const JobProgress& p) {
           if (progress)
-            progress({pt.label, "job", js.name, ji + 1, static_cast<unsigned>(req.jobs.size()), p.elapsed_s,
-                      p.total_s, p.iops_now, left - p.elapsed_s + later});
+            progress({pt.label, "job", js.name, ji + 1, static_cast<unsigned>(req.jobs.size()), p.elapsed_s, p.total_s,
+                      p.iops_now, left - p.elapsed_s + later});
         });
       } catch (const Error& e) {
         if (e.kind() == ErrorKind::Usage) throw;

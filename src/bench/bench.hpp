@@ -25,7 +25,7 @@ struct BenchProgress {
   unsigned job_index = 0, job_count = 0;
   double done = 0, total = 0;  ///< bytes (prefill) or seconds (job)
   double iops_now = 0;
-  double eta_s = 0;            ///< seconds left for all targets
+  double eta_s = 0;  ///< seconds left for all targets
 };
 
 /// Runs everything. Throws Error{Usage} for refused/invalid targets or

@@ -1,11 +1,11 @@
 #include "bench/devinfo.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include "core/blockdev.hpp"
 
@@ -115,7 +115,7 @@ DeviceInfo device_info_for(unsigned long devno) {
 
 unsigned dio_alignment(const std::string& path, unsigned lbs) {
 #ifdef STATX_DIOALIGN
-  struct statx sx{};
+  struct statx sx {};
   if (statx(AT_FDCWD, path.c_str(), 0, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN) &&
       sx.stx_dio_offset_align)
     return std::max(sx.stx_dio_offset_align, sx.stx_dio_mem_align);

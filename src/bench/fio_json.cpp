@@ -73,9 +73,12 @@ std::optional<DirStats> dir_from(const json& dir, const FioVersion& v, std::uint
   d.bytes = static_cast<std::uint64_t>(kib ? io * 1024 : io);
   d.iops = num(dir, "iops");
   d.bw_bytes = dir.contains("bw_bytes") ? num(dir, "bw_bytes") : num(dir, "bw") * 1024.0;
-  if (dir.contains("total_ios")) d.ios = static_cast<std::uint64_t>(num(dir, "total_ios"));
-  else if (bs) d.ios = d.bytes / bs;
-  else d.ios = static_cast<std::uint64_t>(std::llround(d.iops * d.runtime_s));
+  if (dir.contains("total_ios"))
+    d.ios = static_cast<std::uint64_t>(num(dir, "total_ios"));
+  else if (bs)
+    d.ios = d.bytes / bs;
+  else
+    d.ios = static_cast<std::uint64_t>(std::llround(d.iops * d.runtime_s));
   d.lat = lat_of(dir, "lat");
   d.clat = lat_of(dir, "clat");
   d.slat = lat_of(dir, "slat");
@@ -85,8 +88,9 @@ std::optional<DirStats> dir_from(const json& dir, const FioVersion& v, std::uint
 
 std::vector<ImportedJob> jobs_from(const json& doc, const std::string& source) {
   if (!doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_array())
-    throw Error(ErrorKind::Usage, source + ": a JSON document without \"jobs\" is not fio output; pass fio's "
-                                           "--output-format=json output");
+    throw Error(ErrorKind::Usage, source +
+                                      ": a JSON document without \"jobs\" is not fio output; pass fio's "
+                                      "--output-format=json output");
   FioVersion v = FioVersion::parse(str(doc, "fio version"));
   json global = doc.value("global options", json::object());
   std::string disk;

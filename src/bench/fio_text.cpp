@@ -94,8 +94,7 @@ class TextParser {
   void command(const std::string& args, std::size_t lineno) {
     cmd_ = FioOptions{};
     const auto& P = pat();
-    for (std::sregex_iterator it(args.begin(), args.end(), P.opt), end; it != end; ++it)
-      cmd_.set((*it)[1], (*it)[2]);
+    for (std::sregex_iterator it(args.begin(), args.end(), P.opt), end; it != end; ++it) cmd_.set((*it)[1], (*it)[2]);
     cmd_line_ = lineno;
     run_start_ = out_.size();
     cur_.reset();

@@ -29,7 +29,8 @@ std::uint64_t size_of(const std::string& v) {
   // "4k", "4M", "4096", "4KiB"; ranges "4k-4k" and "(R) 4096B-4096B" use the first value
   std::string s = v;
   if (auto d = s.find_first_of("-,:"); d != std::string::npos) s = s.substr(0, d);
-  if (!s.empty() && (s.back() == 'B' || s.back() == 'b') && s.size() > 1 && std::isdigit(static_cast<unsigned char>(s[s.size() - 2])))
+  if (!s.empty() && (s.back() == 'B' || s.back() == 'b') && s.size() > 1 &&
+      std::isdigit(static_cast<unsigned char>(s[s.size() - 2])))
     s.pop_back();
   try {
     return parse_size(s, "bs");
@@ -41,16 +42,26 @@ unsigned uint_of(const std::string& v) { return static_cast<unsigned>(std::strto
 }  // namespace
 
 void FioOptions::set(const std::string& key, const std::string& value) {
-  if (key == "name") name = value;
-  else if (key == "filename") filename = value;
-  else if (key == "rw" || key == "readwrite") rw = value.substr(0, value.find(':'));
-  else if (key == "ioengine") ioengine = value;
-  else if (key == "bs" || key == "blocksize") bs = size_of(value);
-  else if (key == "iodepth") iodepth = uint_of(value);
-  else if (key == "numjobs") numjobs = uint_of(value);
-  else if (key == "fsync" || key == "fdatasync") fsync = uint_of(value);
-  else if (key == "direct") direct = uint_of(value) ? 1 : 0;
-  else if (key == "sync") dsync = (value == "0" || value == "none") ? 0 : 1;
+  if (key == "name")
+    name = value;
+  else if (key == "filename")
+    filename = value;
+  else if (key == "rw" || key == "readwrite")
+    rw = value.substr(0, value.find(':'));
+  else if (key == "ioengine")
+    ioengine = value;
+  else if (key == "bs" || key == "blocksize")
+    bs = size_of(value);
+  else if (key == "iodepth")
+    iodepth = uint_of(value);
+  else if (key == "numjobs")
+    numjobs = uint_of(value);
+  else if (key == "fsync" || key == "fdatasync")
+    fsync = uint_of(value);
+  else if (key == "direct")
+    direct = uint_of(value) ? 1 : 0;
+  else if (key == "sync")
+    dsync = (value == "0" || value == "none") ? 0 : 1;
 }
 
 void FioOptions::apply(JobResult& r) const {
@@ -75,10 +86,14 @@ bool parse_fio_number(std::string_view s, double& out) {
   double v = std::strtod(t.c_str(), &end);
   if (end == t.c_str()) return false;
   double m = 1;
-  if (*end == 'k' || *end == 'K') m = 1e3;
-  else if (*end == 'M') m = 1e6;
-  else if (*end == 'G') m = 1e9;
-  else if (*end == 'T') m = 1e12;
+  if (*end == 'k' || *end == 'K')
+    m = 1e3;
+  else if (*end == 'M')
+    m = 1e6;
+  else if (*end == 'G')
+    m = 1e9;
+  else if (*end == 'T')
+    m = 1e12;
   out = v * m;
   return true;
 }
@@ -125,12 +140,18 @@ std::vector<std::pair<std::size_t, std::size_t>> find_json_objects(std::string_v
     for (; j < t.size(); ++j) {
       char c = t[j];
       if (in_str) {
-        if (esc) esc = false;
-        else if (c == '\\') esc = true;
-        else if (c == '"') in_str = false;
-      } else if (c == '"') in_str = true;
-      else if (c == '{') ++depth;
-      else if (c == '}' && --depth == 0) break;
+        if (esc)
+          esc = false;
+        else if (c == '\\')
+          esc = true;
+        else if (c == '"')
+          in_str = false;
+      } else if (c == '"')
+        in_str = true;
+      else if (c == '{')
+        ++depth;
+      else if (c == '}' && --depth == 0)
+        break;
     }
     if (j >= t.size()) break;
     out.emplace_back(i, j + 1);

@@ -74,8 +74,7 @@ double Histogram::percentile(double p) const {
   std::uint64_t seen = 0;
   for (std::size_t i = 0; i < counts_.size(); ++i) {
     seen += counts_[i];
-    if (seen >= want)
-      return std::clamp(midpoint_of(i), static_cast<double>(min_), static_cast<double>(max_));
+    if (seen >= want) return std::clamp(midpoint_of(i), static_cast<double>(min_), static_cast<double>(max_));
   }
   return static_cast<double>(max_);
 }

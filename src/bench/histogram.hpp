@@ -14,10 +14,10 @@ namespace piprov::bench {
 
 class Histogram {
  public:
-  static constexpr unsigned kSubBucketBits = 11;                 ///< 2048 sub-buckets
+  static constexpr unsigned kSubBucketBits = 11;  ///< 2048 sub-buckets
   static constexpr std::uint64_t kSubBuckets = 1ull << kSubBucketBits;
-  static constexpr std::uint64_t kHalf = kSubBuckets / 2;        ///< 1024
-  static constexpr std::uint64_t kMaxValue = (1ull << 46) - 1;   ///< ~19.5 h in ns; larger values clamp
+  static constexpr std::uint64_t kHalf = kSubBuckets / 2;       ///< 1024
+  static constexpr std::uint64_t kMaxValue = (1ull << 46) - 1;  ///< ~19.5 h in ns; larger values clamp
 
   Histogram();
 
@@ -30,8 +30,8 @@ class Histogram {
   std::uint64_t count() const { return total_; }
   std::uint64_t min() const { return total_ ? min_ : 0; }  ///< exact
   std::uint64_t max() const { return max_; }               ///< exact
-  double mean() const;                                      ///< exact (from the running sum)
-  double stdev() const;                                     ///< population standard deviation
+  double mean() const;                                     ///< exact (from the running sum)
+  double stdev() const;                                    ///< population standard deviation
 
   /// Value at percentile `p` in [0, 100]: the smallest bucket whose cumulative
   /// count reaches ceil(p/100 * count), reported as its midpoint and clamped
@@ -47,8 +47,8 @@ class Histogram {
   /// Non-empty buckets as (lowest value, count), ascending (for JSON).
   std::vector<std::pair<std::uint64_t, std::uint64_t>> buckets() const;
   /// Rebuilds from buckets() output plus the exact min/max/sum kept beside it.
-  static Histogram from_buckets(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& buckets,
-                                std::uint64_t min, std::uint64_t max, double sum, double sum_sq);
+  static Histogram from_buckets(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& buckets, std::uint64_t min,
+                                std::uint64_t max, double sum, double sum_sq);
   double sum() const { return sum_; }
   double sum_sq() const { return sum_sq_; }
 

@@ -10,18 +10,18 @@ namespace piprov::bench {
 
 /// fio-like job options. Times in seconds, sizes in bytes.
 struct JobSpec {
-  std::string name;          ///< "seq-read", shown in progress
+  std::string name;             ///< "seq-read", shown in progress
   std::string rw = "randread";  ///< read | write | randread | randwrite | rw | randrw
   std::uint64_t bs = 4096;
   unsigned iodepth = 1;
-  unsigned numjobs = 1;      ///< threads, each with its own fd and engine
-  double runtime_s = 5;      ///< measured time (time_based)
-  double ramp_s = 1;         ///< not counted (fio ramp_time)
+  unsigned numjobs = 1;  ///< threads, each with its own fd and engine
+  double runtime_s = 5;  ///< measured time (time_based)
+  double ramp_s = 1;     ///< not counted (fio ramp_time)
   std::string engine = "libaio";
-  bool direct = true;        ///< O_DIRECT
-  bool dsync = false;        ///< O_DSYNC (--sync; fio sync=1)
-  unsigned fsync = 0;        ///< fsync after every N writes, timed as the sync section
-  unsigned rwmixread = 50;   ///< percent reads for rw/randrw
+  bool direct = true;       ///< O_DIRECT
+  bool dsync = false;       ///< O_DSYNC (--sync; fio sync=1)
+  unsigned fsync = 0;       ///< fsync after every N writes, timed as the sync section
+  unsigned rwmixread = 50;  ///< percent reads for rw/randrw
   bool has_reads() const { return rw == "read" || rw == "randread" || rw == "rw" || rw == "randrw"; }
   bool has_writes() const { return rw == "write" || rw == "randwrite" || rw == "rw" || rw == "randrw"; }
   bool random() const { return rw.rfind("rand", 0) == 0; }

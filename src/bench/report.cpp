@@ -1,8 +1,8 @@
 #include "bench/report.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "bench/verdict.hpp"
 #include "core/error.hpp"
@@ -18,7 +18,9 @@ Format parse_format(const std::string& n) {
   throw Error(ErrorKind::Usage, "unknown --format '" + n + "': use table, markdown, csv or json");
 }
 
-std::string fmt_iops(double v) { return v < 0 ? "-" : v < 10 && v != std::floor(v) ? fmt::format("{:.1f}", v) : fmt::format("{:.0f}", v); }
+std::string fmt_iops(double v) {
+  return v < 0 ? "-" : v < 10 && v != std::floor(v) ? fmt::format("{:.1f}", v) : fmt::format("{:.0f}", v);
+}
 std::string fmt_mib(double v) {
   if (v < 0) return "-";
   if (v >= 100) return fmt::format("{:.0f}", v);
@@ -48,7 +50,8 @@ std::vector<Row> table_rows(const Report& r) {
   auto row_for = [&](const std::string& key) -> Row& {
     for (auto& row : rows)
       if (row.test == key) return row;
-    rows.push_back(Row{key, std::vector<const DirStats*>(r.targets.size()), std::vector<const JobResult*>(r.targets.size())});
+    rows.push_back(
+        Row{key, std::vector<const DirStats*>(r.targets.size()), std::vector<const JobResult*>(r.targets.size())});
     return rows.back();
   };
   for (std::size_t t = 0; t < r.targets.size(); ++t)
@@ -69,7 +72,9 @@ std::vector<Row> table_rows(const Report& r) {
 
 namespace {
 
-std::string letter(std::size_t i) { return i < 26 ? std::string(1, static_cast<char>('A' + i)) : fmt::format("T{}", i + 1); }
+std::string letter(std::size_t i) {
+  return i < 26 ? std::string(1, static_cast<char>('A' + i)) : fmt::format("T{}", i + 1);
+}
 
 struct Grid {
   std::vector<std::string> head;
@@ -129,12 +134,12 @@ std::vector<std::string> notes(const Report& r) {
     const auto& t = r.targets[i];
     if (t.device && !t.device->name.empty()) {
       const auto& d = *t.device;
-      n.push_back(fmt::format("{} device {}: {}, logical/physical block {}/{}, nr_requests {}, max_hw_sectors_kb "
-                              "{}, max_sectors_kb {}, optimal_io_size {}, rotational {}, scheduler {}, write cache {}",
-                              letter(i), d.name, format_bytes(d.size_bytes), d.logical_block_size, d.physical_block_size,
-                              d.nr_requests, d.max_hw_sectors_kb, d.max_sectors_kb, d.optimal_io_size,
-                              d.rotational ? "yes" : "no", d.scheduler.empty() ? "-" : d.scheduler,
-                              d.write_cache.empty() ? "-" : d.write_cache));
+      n.push_back(fmt::format(
+          "{} device {}: {}, logical/physical block {}/{}, nr_requests {}, max_hw_sectors_kb "
+          "{}, max_sectors_kb {}, optimal_io_size {}, rotational {}, scheduler {}, write cache {}",
+          letter(i), d.name, format_bytes(d.size_bytes), d.logical_block_size, d.physical_block_size, d.nr_requests,
+          d.max_hw_sectors_kb, d.max_sectors_kb, d.optimal_io_size, d.rotational ? "yes" : "no",
+          d.scheduler.empty() ? "-" : d.scheduler, d.write_cache.empty() ? "-" : d.write_cache));
     }
     if (!t.error.empty()) n.push_back(fmt::format("{} ({}) FAILED: {}", letter(i), t.label, t.error));
     for (const auto& j : t.jobs) {
@@ -148,10 +153,11 @@ std::vector<std::string> notes(const Report& r) {
       }
       if (j.disk && j.disk->elapsed_s > 0) {
         const auto& d = *j.disk;
-        n.push_back(fmt::format("{} {}: {} tps {:.0f} rkB/s {:.0f} wkB/s {:.0f} areq-sz {:.1f}kB aqu-sz {:.2f} "
-                                "await {:.2f}ms %util {:.1f} (merges {}/{})",
-                                letter(i), j.test_label(), d.device, d.tps(), d.rkb_s(), d.wkb_s(), d.areq_sz_kb(),
-                                d.aqu_sz(), d.await_ms(), d.util_pct(), d.read_merges, d.write_merges));
+        n.push_back(
+            fmt::format("{} {}: {} tps {:.0f} rkB/s {:.0f} wkB/s {:.0f} areq-sz {:.1f}kB aqu-sz {:.2f} "
+                        "await {:.2f}ms %util {:.1f} (merges {}/{})",
+                        letter(i), j.test_label(), d.device, d.tps(), d.rkb_s(), d.wkb_s(), d.areq_sz_kb(), d.aqu_sz(),
+                        d.await_ms(), d.util_pct(), d.read_merges, d.write_merges));
       }
     }
     if (auto v = sd_verdict(t, r.sd_verdict_all)) n.push_back(v->text);

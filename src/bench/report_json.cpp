@@ -14,7 +14,10 @@ namespace {
 using nlohmann::json;
 
 json lat_json(const LatStats& l) {
-  json j{{"samples", l.samples}, {"min_ns", l.min_ns}, {"max_ns", l.max_ns}, {"mean_ns", l.mean_ns},
+  json j{{"samples", l.samples},
+         {"min_ns", l.min_ns},
+         {"max_ns", l.max_ns},
+         {"mean_ns", l.mean_ns},
          {"stdev_ns", l.stdev_ns}};
   json p = json::object();
   for (const auto& [q, v] : l.percentiles) p[fmt::format("{:.6f}", q)] = v;
@@ -53,10 +56,14 @@ LatStats lat_from(const json& j) {
 }
 
 json dir_json(const DirStats& d) {
-  json j{{"ios", d.ios},           {"bytes", d.bytes},
-         {"runtime_s", d.runtime_s}, {"iops", d.iops},
-         {"bw_bytes", d.bw_bytes}, {"bw_mib_s", d.bw_bytes / 1048576.0},
-         {"bw_mb_s", d.bw_bytes / 1e6}, {"lat", lat_json(d.lat)}};
+  json j{{"ios", d.ios},
+         {"bytes", d.bytes},
+         {"runtime_s", d.runtime_s},
+         {"iops", d.iops},
+         {"bw_bytes", d.bw_bytes},
+         {"bw_mib_s", d.bw_bytes / 1048576.0},
+         {"bw_mb_s", d.bw_bytes / 1e6},
+         {"lat", lat_json(d.lat)}};
   if (d.clat.present()) j["clat"] = lat_json(d.clat);
   if (d.slat.present()) j["slat"] = lat_json(d.slat);
   return j;
@@ -76,12 +83,25 @@ DirStats dir_from(const json& j) {
 }
 
 json disk_json(const DiskStats& d) {
-  return {{"device", d.device}, {"elapsed_s", d.elapsed_s}, {"read_ios", d.read_ios}, {"write_ios", d.write_ios},
-          {"read_merges", d.read_merges}, {"write_merges", d.write_merges}, {"read_sectors", d.read_sectors},
-          {"write_sectors", d.write_sectors}, {"read_ticks_ms", d.read_ticks_ms}, {"write_ticks_ms", d.write_ticks_ms},
-          {"io_ticks_ms", d.io_ticks_ms}, {"time_in_queue_ms", d.time_in_queue_ms}, {"tps", d.tps()},
-          {"rkB_s", d.rkb_s()}, {"wkB_s", d.wkb_s()}, {"areq_sz_kB", d.areq_sz_kb()}, {"aqu_sz", d.aqu_sz()},
-          {"await_ms", d.await_ms()}, {"util_pct", d.util_pct()}};
+  return {{"device", d.device},
+          {"elapsed_s", d.elapsed_s},
+          {"read_ios", d.read_ios},
+          {"write_ios", d.write_ios},
+          {"read_merges", d.read_merges},
+          {"write_merges", d.write_merges},
+          {"read_sectors", d.read_sectors},
+          {"write_sectors", d.write_sectors},
+          {"read_ticks_ms", d.read_ticks_ms},
+          {"write_ticks_ms", d.write_ticks_ms},
+          {"io_ticks_ms", d.io_ticks_ms},
+          {"time_in_queue_ms", d.time_in_queue_ms},
+          {"tps", d.tps()},
+          {"rkB_s", d.rkb_s()},
+          {"wkB_s", d.wkb_s()},
+          {"areq_sz_kB", d.areq_sz_kb()},
+          {"aqu_sz", d.aqu_sz()},
+          {"await_ms", d.await_ms()},
+          {"util_pct", d.util_pct()}};
 }
 
 DiskStats disk_from(const json& j) {
@@ -89,19 +109,37 @@ DiskStats disk_from(const json& j) {
   d.device = j.value("device", "");
   d.elapsed_s = j.value("elapsed_s", 0.0);
 #define F(x) d.x = j.value(#x, std::uint64_t{0})
-  F(read_ios); F(write_ios); F(read_merges); F(write_merges); F(read_sectors); F(write_sectors);
-  F(read_ticks_ms); F(write_ticks_ms); F(io_ticks_ms); F(time_in_queue_ms);
+  F(read_ios);
+  F(write_ios);
+  F(read_merges);
+  F(write_merges);
+  F(read_sectors);
+  F(write_sectors);
+  F(read_ticks_ms);
+  F(write_ticks_ms);
+  F(io_ticks_ms);
+  F(time_in_queue_ms);
 #undef F
   return d;
 }
 
 json device_json(const DeviceInfo& d) {
-  return {{"name", d.name}, {"stat_name", d.stat_name}, {"model", d.model}, {"vendor", d.vendor},
-          {"transport", d.transport}, {"driver", d.driver}, {"usb_speed_mbps", d.usb_speed},
-          {"size_bytes", d.size_bytes}, {"logical_block_size", d.logical_block_size},
-          {"physical_block_size", d.physical_block_size}, {"nr_requests", d.nr_requests},
-          {"max_hw_sectors_kb", d.max_hw_sectors_kb}, {"max_sectors_kb", d.max_sectors_kb},
-          {"optimal_io_size", d.optimal_io_size}, {"rotational", d.rotational}, {"scheduler", d.scheduler},
+  return {{"name", d.name},
+          {"stat_name", d.stat_name},
+          {"model", d.model},
+          {"vendor", d.vendor},
+          {"transport", d.transport},
+          {"driver", d.driver},
+          {"usb_speed_mbps", d.usb_speed},
+          {"size_bytes", d.size_bytes},
+          {"logical_block_size", d.logical_block_size},
+          {"physical_block_size", d.physical_block_size},
+          {"nr_requests", d.nr_requests},
+          {"max_hw_sectors_kb", d.max_hw_sectors_kb},
+          {"max_sectors_kb", d.max_sectors_kb},
+          {"optimal_io_size", d.optimal_io_size},
+          {"rotational", d.rotational},
+          {"scheduler", d.scheduler},
           {"write_cache", d.write_cache}};
 }
 
@@ -128,10 +166,11 @@ DeviceInfo device_from(const json& j) {
 }
 
 json job_json(const JobResult& r) {
-  json j{{"name", r.name},       {"test", r.test_label()}, {"rw", r.rw},         {"bs", r.bs},
-         {"iodepth", r.iodepth}, {"numjobs", r.numjobs},   {"engine", r.engine}, {"direct", r.direct},
-         {"sync", r.dsync},      {"fsync", r.fsync},       {"source", r.source}, {"errno", r.err},
-         {"error", r.error},     {"interrupted", r.interrupted}};
+  json j{{"name", r.name},     {"test", r.test_label()},      {"rw", r.rw},
+         {"bs", r.bs},         {"iodepth", r.iodepth},        {"numjobs", r.numjobs},
+         {"engine", r.engine}, {"direct", r.direct},          {"sync", r.dsync},
+         {"fsync", r.fsync},   {"source", r.source},          {"errno", r.err},
+         {"error", r.error},   {"interrupted", r.interrupted}};
   j["read"] = r.read ? dir_json(*r.read) : json(nullptr);
   j["write"] = r.write ? dir_json(*r.write) : json(nullptr);
   j["sync_section"] = r.sync ? json{{"ios", r.sync_ios}, {"lat", lat_json(*r.sync)}} : json(nullptr);

@@ -1,7 +1,7 @@
 #include "bench/result.hpp"
 
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 
 namespace piprov::bench {
 
@@ -19,8 +19,8 @@ LatStats LatStats::from_histogram(const Histogram& h) {
   s.max_ns = static_cast<double>(h.max());
   s.mean_ns = h.mean();
   s.stdev_ns = h.stdev();
-  for (double p : {1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
-                   99.99})
+  for (double p :
+       {1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99})
     s.percentiles.emplace_back(p, h.percentile(p));
   s.hist = h;
   return s;
@@ -31,7 +31,9 @@ double per_s(double v, double s) { return s > 0 ? v / s : 0.0; }
 }  // namespace
 
 double DiskStats::tps() const { return per_s(static_cast<double>(read_ios + write_ios), elapsed_s); }
-double DiskStats::util_pct() const { return std::min(100.0, per_s(static_cast<double>(io_ticks_ms) / 10.0, elapsed_s)); }
+double DiskStats::util_pct() const {
+  return std::min(100.0, per_s(static_cast<double>(io_ticks_ms) / 10.0, elapsed_s));
+}
 double DiskStats::aqu_sz() const { return per_s(static_cast<double>(time_in_queue_ms) / 1000.0, elapsed_s); }
 double DiskStats::await_ms() const {
   auto ios = read_ios + write_ios;
@@ -59,13 +61,20 @@ std::string size_label(std::uint64_t bs) {
 std::string JobResult::test_label() const {
   if (rw.empty()) return name.empty() ? "job" : name;
   std::string kind;
-  if (rw == "read") kind = "seq read";
-  else if (rw == "write") kind = "seq write";
-  else if (rw == "randread") kind = "rand read";
-  else if (rw == "randwrite") kind = "rand write";
-  else if (rw == "rw" || rw == "readwrite") kind = "seq rw";
-  else if (rw == "randrw") kind = "rand rw";
-  else kind = rw;
+  if (rw == "read")
+    kind = "seq read";
+  else if (rw == "write")
+    kind = "seq write";
+  else if (rw == "randread")
+    kind = "rand read";
+  else if (rw == "randwrite")
+    kind = "rand write";
+  else if (rw == "rw" || rw == "readwrite")
+    kind = "seq rw";
+  else if (rw == "randrw")
+    kind = "rand rw";
+  else
+    kind = rw;
   std::string s = fmt::format("{} {} QD{}", kind, size_label(bs), iodepth ? iodepth : 1);
   if (dsync) s += " sync";
   if (fsync) s += fmt::format(" fsync={}", fsync);

@@ -74,8 +74,8 @@ struct DeviceInfo {
 
 /// One job (one fio job or group, or one piprov test) on one target.
 struct JobResult {
-  std::string name;    ///< job name ("test", "seq-read")
-  std::string rw;      ///< fio's rw: read write randread randwrite rw randrw ("" when unknown)
+  std::string name;  ///< job name ("test", "seq-read")
+  std::string rw;    ///< fio's rw: read write randread randwrite rw randrw ("" when unknown)
   std::uint64_t bs = 0;
   unsigned iodepth = 0, numjobs = 1;
   std::string engine;  ///< psync | libaio | io_uring | fio's name

@@ -1,15 +1,15 @@
 // The job runner: threads x (engine, fd, iodepth buffers), time-based with a
 // ramp, latency histograms, fsync timing. Model: fio's backend.c/io_u.c.
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <memory>
 #include <mutex>
 #include <thread>
-#include <time.h>
-#include <unistd.h>
 
 #include "bench/devinfo.hpp"
 #include "bench/engines/engine.hpp"
@@ -141,7 +141,8 @@ void worker(Shared& sh, unsigned idx, WorkerResult& res) {
     if (u->res != static_cast<long>(u->len)) {
       int e = u->res < 0 ? static_cast<int>(-u->res) : EIO;
       sh.fail(e, std::string(u->write ? "write" : "read") + " of " + std::to_string(u->len) + " bytes at offset " +
-                     std::to_string(u->offset) + (u->res >= 0 ? " was short (" + std::to_string(u->res) + " bytes)" : ""));
+                     std::to_string(u->offset) +
+                     (u->res >= 0 ? " was short (" + std::to_string(u->res) + " bytes)" : ""));
       return;
     }
     if (!measuring && now >= ramp_end) {
@@ -212,9 +213,7 @@ void worker(Shared& sh, unsigned idx, WorkerResult& res) {
   ::close(fd);
 }
 
-DiskCounters read_counters(const std::string& name) {
-  return name.empty() ? DiskCounters{} : read_disk_counters(name);
-}
+DiskCounters read_counters(const std::string& name) { return name.empty() ? DiskCounters{} : read_disk_counters(name); }
 
 }  // namespace
 

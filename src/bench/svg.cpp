@@ -1,8 +1,8 @@
 #include "bench/svg.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "bench/report.hpp"
 
@@ -14,11 +14,16 @@ const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", 
 std::string esc(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else if (c == '"') o += "&quot;";
-    else o += c;
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else if (c == '"')
+      o += "&quot;";
+    else
+      o += c;
   }
   return o;
 }
@@ -41,21 +46,23 @@ std::string render_svg(const Report& r) {
       W, H);
   s += "<text x=\"10\" y=\"20\" font-size=\"15\" font-weight=\"bold\">Bandwidth per test (MiB/s)</text>\n";
   for (std::size_t t = 0; t < nt; ++t)
-    s += fmt::format("<rect x=\"{}\" y=\"30\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"41\">{}</text>\n",
-                     left + 220.0 * static_cast<double>(t), kColors[t % 8], left + 16 + 220.0 * static_cast<double>(t),
-                     esc(r.targets[t].label));
+    s += fmt::format(
+        "<rect x=\"{}\" y=\"30\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"41\">{}</text>\n",
+        left + 220.0 * static_cast<double>(t), kColors[t % 8], left + 16 + 220.0 * static_cast<double>(t),
+        esc(r.targets[t].label));
   double y = 60;
   for (const auto& row : rows) {
     double mx = 0;
     for (const auto* c : row.cells)
       if (c) mx = std::max(mx, c->bw_bytes / 1048576.0);
-    s += fmt::format("<text x=\"10\" y=\"{:.0f}\">{}</text>\n", y + bar_h * static_cast<double>(nt) / 2 + 4, esc(row.test));
+    s += fmt::format("<text x=\"10\" y=\"{:.0f}\">{}</text>\n", y + bar_h * static_cast<double>(nt) / 2 + 4,
+                     esc(row.test));
     for (std::size_t t = 0; t < nt; ++t) {
       const DirStats* c = row.cells[t];
       double v = c ? c->bw_bytes / 1048576.0 : 0;
       double w = mx > 0 ? (W - left - 170) * v / mx : 0;
-      s += fmt::format("<rect x=\"{}\" y=\"{:.0f}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>", left, y, w, bar_h - 3,
-                       kColors[t % 8]);
+      s += fmt::format("<rect x=\"{}\" y=\"{:.0f}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>", left, y, w,
+                       bar_h - 3, kColors[t % 8]);
       s += fmt::format("<text x=\"{:.1f}\" y=\"{:.0f}\">{} MiB/s, {} IOPS</text>\n", left + w + 4, y + bar_h - 6,
                        c ? fmt_mib(v) : "-", c ? fmt_iops(c->iops) : "-");
       y += bar_h;
@@ -64,8 +71,9 @@ std::string render_svg(const Report& r) {
   }
   for (std::size_t t = 0; t < nt; ++t) {
     double top = plots_top + static_cast<double>(t) * (plot_h + 40), pl = 70, pw = W - pl - 200, ph = plot_h - 60;
-    s += fmt::format("<text x=\"10\" y=\"{:.0f}\" font-size=\"15\" font-weight=\"bold\">Latency percentiles: {}</text>\n",
-                     top, esc(r.targets[t].label));
+    s += fmt::format(
+        "<text x=\"10\" y=\"{:.0f}\" font-size=\"15\" font-weight=\"bold\">Latency percentiles: {}</text>\n", top,
+        esc(r.targets[t].label));
     double lo = 1e300, hi = 0;
     for (const auto& j : r.targets[t].jobs)
       for (const auto* d : {j.read ? &*j.read : nullptr, j.write ? &*j.write : nullptr}) {
@@ -80,8 +88,8 @@ std::string render_svg(const Report& r) {
     double y0 = top + 20 + ph;
     auto X = [&](double p) { return pl + pw * nines(p) / 4.0; };
     auto Y = [&](double ms) { return y0 - ph * (std::log10(ms) - llo) / (lhi - llo); };
-    s += fmt::format("<rect x=\"{}\" y=\"{:.0f}\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"none\" stroke=\"#999\"/>\n", pl,
-                     top + 20, pw, ph);
+    s += fmt::format("<rect x=\"{}\" y=\"{:.0f}\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"none\" stroke=\"#999\"/>\n",
+                     pl, top + 20, pw, ph);
     for (double e = llo; e <= lhi; ++e)
       s += fmt::format("<text x=\"{}\" y=\"{:.0f}\" text-anchor=\"end\">{} ms</text>\n", pl - 4, Y(std::pow(10, e)) + 4,
                        fmt_ms(std::pow(10, e)));
@@ -89,7 +97,8 @@ std::string render_svg(const Report& r) {
       s += fmt::format("<text x=\"{:.0f}\" y=\"{:.0f}\" text-anchor=\"middle\">p{}</text>\n", X(p), y0 + 16, p);
     std::size_t k = 0;
     for (const auto& j : r.targets[t].jobs)
-      for (const auto& [name, d] : {std::pair{"read", j.read ? &*j.read : nullptr}, std::pair{"write", j.write ? &*j.write : nullptr}}) {
+      for (const auto& [name, d] :
+           {std::pair{"read", j.read ? &*j.read : nullptr}, std::pair{"write", j.write ? &*j.write : nullptr}}) {
         if (!d) continue;
         const LatStats& l = d->lat.percentiles.empty() ? d->clat : d->lat;
         if (l.percentiles.empty()) continue;

@@ -1,13 +1,13 @@
 #include "bench/target.hpp"
 
-#include <cerrno>
 #include <fcntl.h>
-#include <filesystem>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+#include <cerrno>
+#include <filesystem>
 
 #include "bench/devinfo.hpp"
 #include "core/blockdev.hpp"
@@ -62,7 +62,7 @@ void check_raw_writable(const std::string& path, const TargetOptions& opt) {
     refuse("refusing to write to block device " + path +
            ": write tests destroy its data. Pass --destructive if you mean it, or give a directory on a mounted "
            "filesystem for a non-destructive test file");
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw io_error("stat " + path, errno);
   std::string parent;
   TargetKind k = classify_path(path, &parent);
@@ -86,7 +86,7 @@ PreparedTarget resolve_target(const std::string& arg, const TargetOptions& opt) 
   PreparedTarget t;
   t.label = arg;
   TargetKind kind = classify_path(arg);
-  struct stat st{};
+  struct stat st {};
   if (kind == TargetKind::WholeDisk || kind == TargetKind::Partition) {
     if (opt.writes) check_raw_writable(arg, opt);
     ::stat(arg.c_str(), &st);
@@ -97,8 +97,9 @@ PreparedTarget resolve_target(const std::string& arg, const TargetOptions& opt) 
     t.job_target.size = opt.size ? std::min(opt.size, have) : have;
   } else if (kind == TargetKind::RegularFile) {
     if (opt.writes && !opt.destructive)
-      refuse("refusing to write to existing file " + arg +
-             ": write tests overwrite it. Pass --destructive, or give a directory (piprov then uses its own test file)");
+      refuse(
+          "refusing to write to existing file " + arg +
+          ": write tests overwrite it. Pass --destructive, or give a directory (piprov then uses its own test file)");
     ::stat(arg.c_str(), &st);
     t.device = device_info_for(st.st_dev);
     t.job_target.path = arg;
@@ -110,7 +111,7 @@ PreparedTarget resolve_target(const std::string& arg, const TargetOptions& opt) 
     fs::path dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
     if (!fs::is_directory(dir))
       refuse("bench target " + arg + " does not exist and its directory " + dir.string() + " is missing");
-    struct statvfs sv{};
+    struct statvfs sv {};
     if (::statvfs(dir.c_str(), &sv) != 0) throw io_error("statvfs " + dir.string(), errno);
     ::stat(dir.c_str(), &st);
     t.device = device_info_for(st.st_dev);

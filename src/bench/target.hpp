@@ -20,9 +20,9 @@ namespace piprov::bench {
 
 struct TargetOptions {
   bool destructive = false;
-  bool writes = false;         ///< some job writes
-  bool direct = true;          ///< some job uses O_DIRECT (pre-fill and alignment)
-  std::uint64_t size = 0;      ///< wanted bytes (0: whole device/file, or 1 GiB for a new file)
+  bool writes = false;     ///< some job writes
+  bool direct = true;      ///< some job uses O_DIRECT (pre-fill and alignment)
+  std::uint64_t size = 0;  ///< wanted bytes (0: whole device/file, or 1 GiB for a new file)
 };
 
 /// A target ready for jobs; removes its own test file when destroyed.
@@ -35,11 +35,11 @@ class PreparedTarget {
   PreparedTarget(const PreparedTarget&) = delete;
   PreparedTarget& operator=(const PreparedTarget&) = delete;
 
-  std::string label;       ///< as the user typed it
-  JobTarget job_target;    ///< path, range, alignment, stat name
+  std::string label;     ///< as the user typed it
+  JobTarget job_target;  ///< path, range, alignment, stat name
   DeviceInfo device;
   bool raw_device = false;
-  bool own_file = false;   ///< created by piprov, removed at the end
+  bool own_file = false;  ///< created by piprov, removed at the end
   /// Removes the test file now (idempotent).
   void cleanup();
 };

@@ -1,7 +1,7 @@
 #include "bench/verdict.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 namespace piprov::bench {
 
@@ -11,21 +11,27 @@ std::optional<SdVerdict> sd_verdict(const TargetResult& t, bool force) {
   SdVerdict v;
   for (const auto& j : t.jobs) {
     if (j.bs == 4096 && j.rw == "randread" && j.read) v.rand_read_iops = std::max(v.rand_read_iops, j.read->iops);
-    if (j.bs == 4096 && j.rw == "randwrite" && j.write)
-      v.rand_write_iops = std::max(v.rand_write_iops, j.write->iops);
+    if (j.bs == 4096 && j.rw == "randwrite" && j.write) v.rand_write_iops = std::max(v.rand_write_iops, j.write->iops);
     if (j.rw == "write" && j.write) v.seq_write_mb_s = std::max(v.seq_write_mb_s, j.write->bw_bytes / 1e6);
   }
-  std::string figures = fmt::format("4k random read {:.0f} IOPS, 4k random write {:.0f} IOPS, sequential write {:.1f} MB/s",
-                                    v.rand_read_iops, v.rand_write_iops, v.seq_write_mb_s);
+  std::string figures =
+      fmt::format("4k random read {:.0f} IOPS, 4k random write {:.0f} IOPS, sequential write {:.1f} MB/s",
+                  v.rand_read_iops, v.rand_write_iops, v.seq_write_mb_s);
   if (v.rand_read_iops < 0 || v.rand_write_iops < 0 || v.seq_write_mb_s < 0) {
     v.cls = "incomplete";
-    v.text = t.label + ": SD A1/A2 verdict needs 4k random read, 4k random write and sequential write tests (profile pi)";
+    v.text =
+        t.label + ": SD A1/A2 verdict needs 4k random read, 4k random write and sequential write tests (profile pi)";
     return v;
   }
-  auto meets = [&](double r, double w) { return v.rand_read_iops >= r && v.rand_write_iops >= w && v.seq_write_mb_s >= 10; };
-  if (meets(4000, 2000)) v.cls = "A2";
-  else if (meets(1500, 500)) v.cls = "A1";
-  else v.cls = "below A1";
+  auto meets = [&](double r, double w) {
+    return v.rand_read_iops >= r && v.rand_write_iops >= w && v.seq_write_mb_s >= 10;
+  };
+  if (meets(4000, 2000))
+    v.cls = "A2";
+  else if (meets(1500, 500))
+    v.cls = "A1";
+  else
+    v.cls = "below A1";
   std::string why;
   if (v.cls == "below A1") {
     if (v.rand_read_iops < 1500) why += fmt::format("; read IOPS < 1500");

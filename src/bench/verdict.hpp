@@ -11,8 +11,8 @@ namespace piprov::bench {
 
 struct SdVerdict {
   double rand_read_iops = -1, rand_write_iops = -1, seq_write_mb_s = -1;  ///< -1: not measured
-  std::string cls;   ///< "A2", "A1", "below A1", or "incomplete"
-  std::string text;  ///< one line for the report
+  std::string cls;                                                        ///< "A2", "A1", "below A1", or "incomplete"
+  std::string text;                                                       ///< one line for the report
 };
 
 /// Verdict for an SD target: the best 4k random read / write IOPS and the best

@@ -1,10 +1,10 @@
 // `piprov bench TARGET...` and `piprov bench import FIO_OUTPUT...` (issue 5).
 // Wiring and printing only; the work is in src/bench/.
+#include <fmt/format.h>
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
-#include <fmt/format.h>
 #include <fstream>
-#include <unistd.h>
 
 #include "bench/bench.hpp"
 #include "bench/fio_import.hpp"
@@ -73,20 +73,24 @@ void progress_line(const bench::BenchProgress& p) {
 
 const CommandRegistrar reg(60, [](CLI::App& app, Globals& g, int& exit_code) {
   auto* bench = app.add_subcommand(
-      "bench", "Benchmark storage targets side by side (profiles pi, sync-write, throughput, quick), or tabulate fio outputs");
+      "bench",
+      "Benchmark storage targets side by side (profiles pi, sync-write, throughput, quick), or tabulate fio outputs");
   auto o = std::make_shared<BenchOpts>();
-  bench->add_option("TARGET", o->targets,
-                    "Directory or file on a mounted filesystem (a test file is created and removed), or a block device");
+  bench->add_option(
+      "TARGET", o->targets,
+      "Directory or file on a mounted filesystem (a test file is created and removed), or a block device");
   bench->add_option("--profile", o->profile, "pi (seeds/004) | sync-write (seeds/000) | throughput (seeds/001) | quick")
       ->capture_default_str();
-  bench->add_option("--only", o->only, "Run only these jobs of the profile (comma-separated, e.g. seq-read,rand-write)");
+  bench->add_option("--only", o->only,
+                    "Run only these jobs of the profile (comma-separated, e.g. seq-read,rand-write)");
   bench->add_option("--rw", o->rw, "Ad-hoc job instead of the profile: read write randread randwrite rw randrw");
   bench->add_option("--bs", o->bs, "Block size (4k, 4M)");
   bench->add_option("--iodepth", o->iodepth, "I/Os kept in flight per job");
   bench->add_option("--numjobs", o->numjobs, "Threads, each with its own fd");
   bench->add_option("--runtime", o->runtime, "Seconds measured per test");
   bench->add_option("--ramp", o->ramp, "Seconds run before measuring (not counted)");
-  bench->add_option("--size", o->size, "Bytes of the target to use (capped to what it holds; new test file default 1G)");
+  bench->add_option("--size", o->size,
+                    "Bytes of the target to use (capped to what it holds; new test file default 1G)");
   bench->add_option("--engine", o->engine, "psync | libaio | io_uring");
   bench->add_flag("--sync", o->sync, "Open with O_DSYNC (fio sync=1)");
   bench->add_option("--fsync", o->fsync, "fsync after every N writes, timed as a separate sync section");

@@ -1,7 +1,7 @@
 // `piprov eeprom check|explain|set-boot-order`: Raspberry Pi 4/5 bootloader
 // EEPROM config. Wiring and printing only; logic lives in src/eeprom/.
-#include <filesystem>
 #include <fmt/format.h>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -60,12 +60,14 @@ std::string read_text(const std::string& path) {
 int run_check(const CheckArgs& a) {
   int sources = (!a.file.empty()) + (!a.image.empty()) + (a.live ? 1 : 0);
   if (sources != 1)
-    throw Error(ErrorKind::Usage, "eeprom check: give exactly one of a config FILE (- for stdin), --image "
-                                  "pieeprom.bin or --live");
+    throw Error(ErrorKind::Usage,
+                "eeprom check: give exactly one of a config FILE (- for stdin), --image "
+                "pieeprom.bin or --live");
   CheckOptions opt;
   if (a.want != "none") {
     opt.want = parse_want(a.want);
-    if (!opt.want) throw Error(ErrorKind::Usage, fmt::format("--want {}: expected usb, nvme, sd, network or none", a.want));
+    if (!opt.want)
+      throw Error(ErrorKind::Usage, fmt::format("--want {}: expected usb, nvme, sd, network or none", a.want));
   } else {
     opt.want = std::nullopt;
   }
@@ -163,23 +165,23 @@ void run_set(const SetArgs& a) {
   if (a.json) {
     nlohmann::json w = nlohmann::json::array();
     for (const auto& f : notes) w.push_back(finding_json(f));
-    nlohmann::json j{{"image", a.image},
-                     {"out", a.out},
-                     {"board", std::string(board_name(board))},
-                     {"old_boot_order", edit.old_value.empty() ? nlohmann::json(nullptr) : nlohmann::json(edit.old_value)},
-                     {"boot_order", value},
-                     {"line", edit.line},
-                     {"words", boot_order_words(o, board)},
-                     {"config", edit.text},
-                     {"config_bytes", edit.text.size()},
-                     {"image_bytes", bytes.size()},
-                     {"findings", w}};
+    nlohmann::json j{
+        {"image", a.image},
+        {"out", a.out},
+        {"board", std::string(board_name(board))},
+        {"old_boot_order", edit.old_value.empty() ? nlohmann::json(nullptr) : nlohmann::json(edit.old_value)},
+        {"boot_order", value},
+        {"line", edit.line},
+        {"words", boot_order_words(o, board)},
+        {"config", edit.text},
+        {"config_bytes", edit.text.size()},
+        {"image_bytes", bytes.size()},
+        {"findings", w}};
     fmt::print("{}\n", dump_json(j));
     return;
   }
-  fmt::print("BOOT_ORDER {} -> {} (line {}): {}\n",
-             edit.old_value.empty() ? std::string("(not set)") : edit.old_value, value, edit.line,
-             boot_order_words(o, board));
+  fmt::print("BOOT_ORDER {} -> {} (line {}): {}\n", edit.old_value.empty() ? std::string("(not set)") : edit.old_value,
+             value, edit.line, boot_order_words(o, board));
   for (const auto& f : notes) fmt::print("{}: {}: {}\n", severity_name(f.severity), f.rule, f.message);
   fmt::print("wrote {} ({} bytes, bootconf.txt {} bytes); flash it on the Pi with: sudo rpi-eeprom-update -d -f {}\n",
              a.out, bytes.size(), edit.text.size(), a.out);

@@ -21,13 +21,16 @@ const CommandRegistrar reg_write(20, [](CLI::App& app, Globals&, int&) {
   cmd->add_flag("--json", *json, "Print the result as JSON on stdout");
   cmd->callback([opts, json] {
     auto r = image::write_image(*opts);
-    if (*json) fmt::print("{}\n", write_result_json(r).dump(2));
-    else fmt::print("{}\n", write_summary(r));
+    if (*json)
+      fmt::print("{}\n", write_result_json(r).dump(2));
+    else
+      fmt::print("{}\n", write_summary(r));
   });
 });
 
 const CommandRegistrar reg_verify(21, [](CLI::App& app, Globals&, int&) {
-  auto* cmd = app.add_subcommand("verify", "Compare a disk or file with an image, byte for byte (exit 4 on a mismatch)");
+  auto* cmd =
+      app.add_subcommand("verify", "Compare a disk or file with an image, byte for byte (exit 4 on a mismatch)");
   struct Args {
     std::string image, target;
     unsigned threads = 0;
@@ -47,13 +50,18 @@ const CommandRegistrar reg_verify(21, [](CLI::App& app, Globals&, int&) {
     auto r = image::verify_image(a->image, a->target, a->threads, a->progress);
     double rate = r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds : 0;
     if (a->json)
-      fmt::print("{}\n", nlohmann::json{{"image", r.image}, {"target", r.target}, {"format", r.format},
-                                        {"bytes", r.bytes}, {"seconds", r.seconds}, {"bytes_per_second", rate},
-                                        {"xxh3_128", r.xxh3_128}, {"match", true}}
+      fmt::print("{}\n", nlohmann::json{{"image", r.image},
+                                        {"target", r.target},
+                                        {"format", r.format},
+                                        {"bytes", r.bytes},
+                                        {"seconds", r.seconds},
+                                        {"bytes_per_second", rate},
+                                        {"xxh3_128", r.xxh3_128},
+                                        {"match", true}}
                              .dump(2));
     else
-      fmt::print("verified: {} matches {} ({}, {}) in {} ({}); XXH3-128 {}\n", r.target, r.image,
-                 format_bytes(r.bytes), r.format, format_duration(r.seconds), format_mib_s(rate), r.xxh3_128);
+      fmt::print("verified: {} matches {} ({}, {}) in {} ({}); XXH3-128 {}\n", r.target, r.image, format_bytes(r.bytes),
+                 r.format, format_duration(r.seconds), format_mib_s(rate), r.xxh3_128);
   });
 });
 

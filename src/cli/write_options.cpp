@@ -1,9 +1,9 @@
 #include "cli/write_options.hpp"
 
-#include <cstdio>
 #include <fmt/format.h>
-#include <iostream>
 #include <unistd.h>
+#include <cstdio>
+#include <iostream>
 
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -27,13 +27,15 @@ double rate(std::uint64_t bytes, double seconds) { return seconds > 0 ? static_c
 }  // namespace
 
 void add_write_options(CLI::App* cmd, image::WriteOptions& o) {
-  cmd->add_option("IMAGE", o.image, "Image file: .img, .xz, .gz, .bz2, .zst, .lz4 or a .zip holding one image "
-                                    "(detected by content)")
+  cmd->add_option("IMAGE", o.image,
+                  "Image file: .img, .xz, .gz, .bz2, .zst, .lz4 or a .zip holding one image "
+                  "(detected by content)")
       ->required();
   cmd->add_option("DEVICE", o.target, "Whole disk (/dev/sdX, /dev/loopN; see 'piprov devices') or a regular file")
       ->required();
-  cmd->add_flag_callback("--no-verify", [&o] { o.verify = false; },
-                         "Skip reading the target back and comparing (verify is on by default)");
+  cmd->add_flag_callback(
+      "--no-verify", [&o] { o.verify = false; },
+      "Skip reading the target back and comparing (verify is on by default)");
   cmd->add_flag("-y,--yes", o.assume_yes, "Do not ask for confirmation (needed without a terminal)");
   cmd->add_flag("--unmount", o.unmount, "Unmount the target's mounted partitions first (they are listed)");
   cmd->add_option("--sha256", o.sha256, "Expected SHA-256 (hex) of the IMAGE file as downloaded");

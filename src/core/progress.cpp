@@ -1,8 +1,8 @@
 #include "core/progress.hpp"
 
-#include <cstdio>
 #include <fmt/format.h>
 #include <unistd.h>
+#include <cstdio>
 
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -55,7 +55,7 @@ void Progress::update(std::uint64_t done_bytes, double fraction) {
   fraction_ = fraction;
   if (mode_ == ProgressMode::None || !active_) return;
   auto now = std::chrono::steady_clock::now();
-  auto every = mode_ == ProgressMode::Tty ? std::chrono::milliseconds(200)
+  auto every = mode_ == ProgressMode::Tty    ? std::chrono::milliseconds(200)
                : mode_ == ProgressMode::Json ? std::chrono::milliseconds(1000)
                                              : std::chrono::milliseconds(2000);
   if (now - last_ < every) return;
@@ -65,8 +65,10 @@ void Progress::update(std::uint64_t done_bytes, double fraction) {
 
 void Progress::end() {
   if (!active_) return;
-  if (mode_ == ProgressMode::Tty) std::fputs("\r\033[K", stderr);
-  else if (mode_ != ProgressMode::None) emit(true);
+  if (mode_ == ProgressMode::Tty)
+    std::fputs("\r\033[K", stderr);
+  else if (mode_ != ProgressMode::None)
+    emit(true);
   std::fflush(stderr);
   active_ = false;
 }
@@ -92,10 +94,14 @@ void Progress::emit(bool final) {
   if (total_ > 0) line += " of " + format_bytes(total_);
   if (frac >= 0) line += fmt::format(" ({:.0f}%)", frac * 100.0);
   line += ", " + format_mib_s(rate);
-  if (final) line += ", " + format_duration(secs);
-  else if (eta >= 0) line += ", ETA " + format_duration(eta);
-  if (mode_ == ProgressMode::Tty) std::fprintf(stderr, "\r\033[K%s", line.c_str());
-  else std::fprintf(stderr, "%s\n", line.c_str());
+  if (final)
+    line += ", " + format_duration(secs);
+  else if (eta >= 0)
+    line += ", ETA " + format_duration(eta);
+  if (mode_ == ProgressMode::Tty)
+    std::fprintf(stderr, "\r\033[K%s", line.c_str());
+  else
+    std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);
 }
 

@@ -1,7 +1,7 @@
 #include "eeprom/boot_order.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 namespace piprov::eeprom {
 namespace {
@@ -195,24 +195,25 @@ Findings check_boot_order(const BootOrder& o, int line, Board board, std::option
   auto first = std::find(o.modes.begin(), o.modes.begin() + static_cast<long>(reach), wm);
   if (first == o.modes.begin() + static_cast<long>(reach) || !board_has_mode(board, wm)) {
     bool exists = board_has_mode(board, wm);
-    std::string msg = !exists ? fmt::format("--want {}: a {} has no {} boot mode", want_name(*want),
-                                            board_title(board), mode_name(wm))
-                              : fmt::format("BOOT_ORDER={}{} never tries {} ({}): {}", value, where, mode_name(wm),
-                                            wm, boot_order_words(o, board));
+    std::string msg = !exists ? fmt::format("--want {}: a {} has no {} boot mode", want_name(*want), board_title(board),
+                                            mode_name(wm))
+                              : fmt::format("BOOT_ORDER={}{} never tries {} ({}): {}", value, where, mode_name(wm), wm,
+                                            boot_order_words(o, board));
     if (exists && *want == Want::Usb) msg += " — USB boot is never tried";
-    std::string fix = exists ? fmt::format("set BOOT_ORDER={} ({}) under [all]: piprov eeprom set-boot-order {} "
-                                           "--image pieeprom.bin --out new.bin, or sudo rpi-eeprom-config --edit",
-                                           format_boot_order(suggest_boot_order(o, *want, board)),
-                                           boot_order_words(boot_order_from_value(suggest_boot_order(o, *want, board))),
-                                           format_boot_order(suggest_boot_order(o, *want, board)))
+    std::string fix = exists ? fmt::format(
+                                   "set BOOT_ORDER={} ({}) under [all]: piprov eeprom set-boot-order {} "
+                                   "--image pieeprom.bin --out new.bin, or sudo rpi-eeprom-config --edit",
+                                   format_boot_order(suggest_boot_order(o, *want, board)),
+                                   boot_order_words(boot_order_from_value(suggest_boot_order(o, *want, board))),
+                                   format_boot_order(suggest_boot_order(o, *want, board)))
                              : "boot from a mode this board has, or check --board";
     add("boot-order-missing-mode", conditional.empty() ? Severity::Error : Severity::Warning, msg, fix);
   } else if (first != o.modes.begin()) {
     std::string before;
     for (auto it = o.modes.begin(); it != first; ++it) before += (before.empty() ? "" : ", ") + mode_name(*it);
     add("boot-order-wanted-not-first", Severity::Info,
-        fmt::format("BOOT_ORDER={}{} tries {} before {}: if that succeeds the Pi boots from it instead", value,
-                    where, before, mode_name(wm)),
+        fmt::format("BOOT_ORDER={}{} tries {} before {}: if that succeeds the Pi boots from it instead", value, where,
+                    before, mode_name(wm)),
         fmt::format("to try {} first: BOOT_ORDER={}", mode_name(wm),
                     format_boot_order(suggest_boot_order(o, *want, board))));
   }

@@ -1,7 +1,7 @@
 #include "eeprom/check.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <limits>
 #include <map>
 
@@ -36,7 +36,8 @@ std::optional<std::pair<std::string, int>> unconditional_value(const Config& cfg
 }  // namespace
 
 int CheckReport::count(Severity s) const {
-  return static_cast<int>(std::count_if(findings.begin(), findings.end(), [&](const Finding& f) { return f.severity == s; }));
+  return static_cast<int>(
+      std::count_if(findings.begin(), findings.end(), [&](const Finding& f) { return f.severity == s; }));
 }
 
 EffectiveBootOrder effective_boot_order(const Config& cfg, Board board) {
@@ -98,7 +99,8 @@ CheckReport check_config(const CheckInput& in, const CheckOptions& opt) {
       if (auto it = seen.find(l.key); it != seen.end())
         f.push_back({"duplicate-key", Severity::Warning, l.number, l.key,
                      fmt::format("{} is set again (first at line {}); the last value wins", l.key, it->second),
-                     fmt::format("keep one {} line", l.key), "config.txt syntax: later settings override earlier ones"});
+                     fmt::format("keep one {} line", l.key),
+                     "config.txt syntax: later settings override earlier ones"});
       seen[l.key] = l.number;
     }
     if (l.key != "BOOT_ORDER") {
@@ -115,12 +117,12 @@ CheckReport check_config(const CheckInput& in, const CheckOptions& opt) {
       continue;
     }
     if (conditional) {
-      f.push_back({"boot-order-conditional", Severity::Info, l.number, "BOOT_ORDER",
-                   fmt::format("BOOT_ORDER={} applies only when {} ({}); otherwise {}{} applies", l.value,
-                               condition_words(*s), header(*s), eff.text, eff.is_default() ? " (board default)" : ""),
-                   fmt::format("to make it unconditional, move it under [all] (e.g. piprov eeprom set-boot-order {})",
-                               l.value),
-                   "field-notes.md §4 (conditional sections)"});
+      f.push_back(
+          {"boot-order-conditional", Severity::Info, l.number, "BOOT_ORDER",
+           fmt::format("BOOT_ORDER={} applies only when {} ({}); otherwise {}{} applies", l.value, condition_words(*s),
+                       header(*s), eff.text, eff.is_default() ? " (board default)" : ""),
+           fmt::format("to make it unconditional, move it under [all] (e.g. piprov eeprom set-boot-order {})", l.value),
+           "field-notes.md §4 (conditional sections)"});
       auto bf = check_boot_order(*parsed.order, l.number, opt.board, opt.want, header(*s));
       f.insert(f.end(), bf.begin(), bf.end());
     } else {

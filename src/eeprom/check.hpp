@@ -21,23 +21,23 @@ struct CheckOptions {
 
 struct CheckInput {
   std::string config_text;
-  std::optional<BootloaderInfo> bootloader;     ///< from --image or --live
-  std::optional<std::string> release_channel;   ///< FIRMWARE_RELEASE_STATUS, --live only
+  std::optional<BootloaderInfo> bootloader;    ///< from --image or --live
+  std::optional<std::string> release_channel;  ///< FIRMWARE_RELEASE_STATUS, --live only
 };
 
 /// A BOOT_ORDER that only applies under a conditional section.
 struct ConditionalBootOrder {
-  std::string section;                 ///< "[gpio3=1]"
+  std::string section;  ///< "[gpio3=1]"
   int line = 0;
-  std::string text;                    ///< value as written
-  std::optional<BootOrder> order;      ///< nullopt when invalid
+  std::string text;                ///< value as written
+  std::optional<BootOrder> order;  ///< nullopt when invalid
 };
 
 /// What the bootloader uses when no conditional section matches.
 struct EffectiveBootOrder {
-  std::optional<BootOrder> order;      ///< nullopt when the value set is invalid
-  std::string text;                    ///< as written, or the board default ("0xf41")
-  int line = 0;                        ///< 0 = board default (BOOT_ORDER not set)
+  std::optional<BootOrder> order;  ///< nullopt when the value set is invalid
+  std::string text;                ///< as written, or the board default ("0xf41")
+  int line = 0;                    ///< 0 = board default (BOOT_ORDER not set)
   std::vector<ConditionalBootOrder> conditional;
   bool is_default() const { return line == 0; }
 };

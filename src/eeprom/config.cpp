@@ -1,12 +1,13 @@
 #include "eeprom/config.hpp"
 
-#include <cctype>
 #include <fmt/format.h>
+#include <cctype>
 
 namespace piprov::eeprom {
 namespace {
-constexpr const char* kSyntaxSource = "field-notes.md §4; config.txt syntax (Raspberry Pi docs: one KEY=value per "
-                                      "line, no spaces around '=', comments only at the start of a line)";
+constexpr const char* kSyntaxSource =
+    "field-notes.md §4; config.txt syntax (Raspberry Pi docs: one KEY=value per "
+    "line, no spaces around '=', comments only at the start of a line)";
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
@@ -69,7 +70,8 @@ SectionKind classify_section(std::string_view inner) {
     return SectionKind::Serial;
   if (inner.size() >= 7 && lower_eq(inner.substr(0, 4), "gpio")) {
     auto eq = inner.find('=');
-    if (eq != std::string_view::npos && eq > 4 && eq + 2 == inner.size() && (inner[eq + 1] == '0' || inner[eq + 1] == '1')) {
+    if (eq != std::string_view::npos && eq > 4 && eq + 2 == inner.size() &&
+        (inner[eq + 1] == '0' || inner[eq + 1] == '1')) {
       auto num = inner.substr(4, eq - 4);
       bool digits = num.size() <= 2;
       for (char c : num) digits = digits && std::isdigit(static_cast<unsigned char>(c));
@@ -123,7 +125,8 @@ Config parse_config(std::string_view text) {
       continue;
     }
     if (t.size() != raw.size())
-      add("trailing-whitespace", Severity::Info, number, "", "trailing whitespace after the line; ignored for this check",
+      add("trailing-whitespace", Severity::Info, number, "",
+          "trailing whitespace after the line; ignored for this check",
           "strip trailing spaces before writing the config to an EEPROM image");
     if (body.size() != t.size() && body.front() != '#')
       add("leading-whitespace", Severity::Warning, number, "",
@@ -159,8 +162,7 @@ Config parse_config(std::string_view text) {
         cfg.sections.push_back(std::move(s));
         line.section = static_cast<int>(cfg.sections.size()) - 1;
       }
-    } else if (body.size() >= 7 && lower_eq(body.substr(0, 7), "include") &&
-               (body.size() == 7 || is_space(body[7]))) {
+    } else if (body.size() >= 7 && lower_eq(body.substr(0, 7), "include") && (body.size() == 7 || is_space(body[7]))) {
       line.kind = LineKind::Include;
       add("include-not-supported", Severity::Error, number, "",
           "include is config.txt syntax; the bootloader config cannot include other files",
@@ -198,8 +200,7 @@ Config parse_config(std::string_view text) {
                         printable(rstrip(hash == std::string_view::npos ? written : written.substr(0, hash)))));
       if (hash != std::string_view::npos) {
         add("inline-comment", Severity::Error, number, line.key,
-            fmt::format("inline comment after {}=: the bootloader takes the rest of the line as the value",
-                        line.key),
+            fmt::format("inline comment after {}=: the bootloader takes the rest of the line as the value", line.key),
             "move the comment to a line of its own starting with #");
         tvalue = rstrip(tvalue.substr(0, hash));
       }

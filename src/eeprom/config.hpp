@@ -27,8 +27,8 @@ enum class SectionKind {
 };
 
 struct Section {
-  int line = 0;          ///< line of the header
-  std::string text;      ///< between the brackets, e.g. "gpio3=1"
+  int line = 0;      ///< line of the header
+  std::string text;  ///< between the brackets, e.g. "gpio3=1"
   SectionKind kind = SectionKind::Unknown;
   /// true when keys under it apply only sometimes (gpio, serial)
   bool conditional() const { return kind == SectionKind::Gpio || kind == SectionKind::Serial; }
@@ -39,21 +39,21 @@ struct Section {
 enum class LineKind { Blank, Comment, Section, Setting, Include, Invalid };
 
 struct ConfigLine {
-  int number = 0;        ///< 1-based
-  std::string raw;       ///< the line without its terminator ("\n" or "\r\n")
+  int number = 0;   ///< 1-based
+  std::string raw;  ///< the line without its terminator ("\n" or "\r\n")
   LineKind kind = LineKind::Blank;
-  std::string key;       ///< Setting: the key as written, trimmed
-  std::string value;     ///< Setting: the value, trimmed, without an inline comment
-  int section = -1;      ///< index into Config::sections; -1 = before any header (applies always)
+  std::string key;    ///< Setting: the key as written, trimmed
+  std::string value;  ///< Setting: the value, trimmed, without an inline comment
+  int section = -1;   ///< index into Config::sections; -1 = before any header (applies always)
 };
 
 struct Config {
-  std::string text;                 ///< the input, unchanged
+  std::string text;  ///< the input, unchanged
   std::vector<ConfigLine> lines;
   std::vector<Section> sections;
-  Findings findings;                ///< syntax findings (rule ids in docs/eeprom.md)
-  std::size_t newline_count = 0;    ///< "\n" bytes: what `wc -l` counts (rpi-eeprom-update)
-  bool space_padded = false;        ///< 2019 format: long whitespace-only padding lines
+  Findings findings;              ///< syntax findings (rule ids in docs/eeprom.md)
+  std::size_t newline_count = 0;  ///< "\n" bytes: what `wc -l` counts (rpi-eeprom-update)
+  bool space_padded = false;      ///< 2019 format: long whitespace-only padding lines
 
   /// Section of line `l`, or nullptr when before any header.
   const Section* section_of(const ConfigLine& l) const {

@@ -6,9 +6,9 @@
 namespace piprov::eeprom {
 
 struct BootOrderEdit {
-  std::string text;        ///< the new config
-  int line = 0;            ///< line now holding BOOT_ORDER (1-based)
-  std::string old_value;   ///< the unconditional value replaced ("" when it was not set)
+  std::string text;       ///< the new config
+  int line = 0;           ///< line now holding BOOT_ORDER (1-based)
+  std::string old_value;  ///< the unconditional value replaced ("" when it was not set)
 };
 
 /// Sets the unconditional BOOT_ORDER to `value` (already validated, e.g. "0xf14"):

@@ -15,13 +15,13 @@ enum class Severity { Error, Warning, Info };
 std::string_view severity_name(Severity s);
 
 struct Finding {
-  std::string rule;      ///< stable id, e.g. "boot-order-missing-mode"
+  std::string rule;  ///< stable id, e.g. "boot-order-missing-mode"
   Severity severity = Severity::Info;
-  int line = 0;          ///< 1-based line in the config text; 0 = whole config / default
-  std::string key;       ///< bootloader key concerned ("" when none)
-  std::string message;   ///< what is wrong, one sentence
-  std::string fix;       ///< a concrete change that resolves it
-  std::string source;    ///< where the rule comes from (doc, tool, spec)
+  int line = 0;         ///< 1-based line in the config text; 0 = whole config / default
+  std::string key;      ///< bootloader key concerned ("" when none)
+  std::string message;  ///< what is wrong, one sentence
+  std::string fix;      ///< a concrete change that resolves it
+  std::string source;   ///< where the rule comes from (doc, tool, spec)
 };
 
 using Findings = std::vector<Finding>;

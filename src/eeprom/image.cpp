@@ -1,7 +1,7 @@
 #include "eeprom/image.hpp"
 
-#include <cctype>
 #include <fmt/format.h>
+#include <cctype>
 #include <fstream>
 
 #include "core/error.hpp"

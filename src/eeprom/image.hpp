@@ -22,17 +22,17 @@ inline constexpr std::uint32_t kMagic = 0x55aaf00f;
 inline constexpr std::uint32_t kMagicMask = 0xfffff00f;
 inline constexpr std::uint32_t kFileMagic = 0x55aaf11f;
 inline constexpr std::uint32_t kPadMagic = 0x55aafeef;
-inline constexpr std::size_t kFileHeaderLen = 20;   ///< magic is not counted: length + name + 4 zero bytes
-inline constexpr std::size_t kEraseAlign = 4096;    ///< last 4 KiB are the bootloader's scratch page
+inline constexpr std::size_t kFileHeaderLen = 20;  ///< magic is not counted: length + name + 4 zero bytes
+inline constexpr std::size_t kEraseAlign = 4096;   ///< last 4 KiB are the bootloader's scratch page
 inline constexpr std::size_t kMaxFileSize = kEraseAlign - kFileHeaderLen;  ///< 4076 B (rpi-eeprom-config MAX_FILE_SIZE)
 inline constexpr std::size_t kPi4ImageSize = 512 * 1024;
 inline constexpr std::size_t kPi5ImageSize = 2 * 1024 * 1024;
 
 struct ImageSection {
   std::uint32_t magic = 0;
-  std::size_t offset = 0;     ///< of the magic, bytes from the image start
-  std::uint32_t length = 0;   ///< the header's length field
-  std::string filename;       ///< file sections only, NULs removed
+  std::size_t offset = 0;    ///< of the magic, bytes from the image start
+  std::uint32_t length = 0;  ///< the header's length field
+  std::string filename;      ///< file sections only, NULs removed
   bool is_file() const { return magic == kFileMagic; }
   bool is_pad() const { return magic == kPadMagic; }
 };

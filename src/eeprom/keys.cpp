@@ -1,10 +1,10 @@
 #include "eeprom/keys.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
-#include <fmt/format.h>
 #include <limits>
 #include <vector>
 
@@ -141,9 +141,7 @@ std::optional<std::string_view> nearest_key(std::string_view key) {
   return std::nullopt;
 }
 
-bool key_on_board(const KeyRule& r, Board board) {
-  return (r.boards & (is_bcm2712(board) ? kPi5 : kPi4Family)) != 0;
-}
+bool key_on_board(const KeyRule& r, Board board) { return (r.boards & (is_bcm2712(board) ? kPi5 : kPi4Family)) != 0; }
 
 Findings check_setting(std::string_view key, std::string_view value, int line, Board board) {
   Findings f;
@@ -151,8 +149,9 @@ Findings check_setting(std::string_view key, std::string_view value, int line, B
   if (!r) {
     auto near = nearest_key(key);
     std::string msg = fmt::format("unknown key {}: the bootloader ignores it", shown(key));
-    std::string fix = near ? fmt::format("did you mean {}?", *near) : "remove it, or check the spelling against the "
-                                                                      "bootloader documentation";
+    std::string fix = near ? fmt::format("did you mean {}?", *near)
+                           : "remove it, or check the spelling against the "
+                             "bootloader documentation";
     if (near) msg += fmt::format(" (did you mean {}?)", *near);
     f.push_back({"unknown-key", Severity::Warning, line, std::string(key), msg, fix, kNotes});
     return f;

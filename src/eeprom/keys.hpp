@@ -15,11 +15,11 @@
 namespace piprov::eeprom {
 
 enum class ValueType {
-  Int,          ///< decimal integer within [min, max]
-  BootOrder,    ///< checked by boot_order.hpp
-  String,       ///< free text, at most `max` characters when max > 0
-  VidPidList,   ///< up to 4 comma-separated 8-hex-digit VID:PID items
-  Any,          ///< not checked
+  Int,         ///< decimal integer within [min, max]
+  BootOrder,   ///< checked by boot_order.hpp
+  String,      ///< free text, at most `max` characters when max > 0
+  VidPidList,  ///< up to 4 comma-separated 8-hex-digit VID:PID items
+  Any,         ///< not checked
 };
 
 /// Which boards have the key.

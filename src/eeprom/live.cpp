@@ -1,9 +1,9 @@
 #include "eeprom/live.hpp"
 
-#include <cstdio>
 #include <fmt/format.h>
-#include <fstream>
 #include <sys/wait.h>
+#include <cstdio>
+#include <fstream>
 
 #include "core/error.hpp"
 
@@ -82,10 +82,11 @@ LiveData read_live(const LiveOptions& opt) {
   while (!shown.empty() && shown.back() == ',') shown.pop_back();
   auto board = compat ? board_from_compatible(*compat) : std::nullopt;
   if (!board)
-    throw Error(ErrorKind::Usage,
-                fmt::format("--live: this is not a Raspberry Pi 4 or 5 ({}); check a saved config instead: piprov "
-                            "eeprom check FILE, or --image pieeprom.bin",
-                            compat ? "device tree compatible is \"" + shown + "\"" : "no /proc/device-tree/compatible"));
+    throw Error(
+        ErrorKind::Usage,
+        fmt::format("--live: this is not a Raspberry Pi 4 or 5 ({}); check a saved config instead: piprov "
+                    "eeprom check FILE, or --image pieeprom.bin",
+                    compat ? "device tree compatible is \"" + shown + "\"" : "no /proc/device-tree/compatible"));
   d.board = *board;
   d.compatible = shown;
 

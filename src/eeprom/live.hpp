@@ -15,17 +15,17 @@
 namespace piprov::eeprom {
 
 struct LiveOptions {
-  std::filesystem::path root = "/";  ///< prefix for /proc, /sys and /etc (tests use a fake tree)
-  std::string vcgencmd = "vcgencmd"; ///< program to run (PATH lookup)
+  std::filesystem::path root = "/";   ///< prefix for /proc, /sys and /etc (tests use a fake tree)
+  std::string vcgencmd = "vcgencmd";  ///< program to run (PATH lookup)
 };
 
 struct LiveData {
   Board board = Board::Pi4;
-  std::string compatible;                     ///< device-tree compatible, NULs as ", "
-  std::string config_text;                    ///< `vcgencmd bootloader_config` output
+  std::string compatible;   ///< device-tree compatible, NULs as ", "
+  std::string config_text;  ///< `vcgencmd bootloader_config` output
   BootloaderInfo bootloader;
-  std::optional<std::string> release_channel; ///< nullopt when not set
-  std::string release_channel_file;           ///< path that was read
+  std::optional<std::string> release_channel;  ///< nullopt when not set
+  std::string release_channel_file;            ///< path that was read
 };
 
 /// Board from a device-tree compatible string ("raspberrypi,4-model-b\0brcm,bcm2711"),

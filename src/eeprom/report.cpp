@@ -23,8 +23,8 @@ nlohmann::json modes_json(const BootOrder& o, std::optional<Board> board) {
   std::size_t reach = reachable_count(o);
   for (std::size_t i = 0; i < o.modes.size(); ++i) {
     int n = o.modes[i];
-    nlohmann::json m{{"nibble", fmt::format("{:x}", n)}, {"name", mode_name(n)}, {"known", mode_known(n)},
-                     {"reachable", i < reach}};
+    nlohmann::json m{
+        {"nibble", fmt::format("{:x}", n)}, {"name", mode_name(n)}, {"known", mode_known(n)}, {"reachable", i < reach}};
     if (board) m["on_board"] = mode_known(n) && board_has_mode(*board, n);
     a.push_back(m);
   }
@@ -64,15 +64,17 @@ nlohmann::json check_json(const CheckReport& r, const CheckOptions& opt, const C
   j["board_from"] = ctx.board_from;
   j["want"] = opt.want ? nlohmann::json(std::string(want_name(*opt.want))) : nlohmann::json(nullptr);
   if (ctx.image_size)
-    j["image"] = {{"size_bytes", *ctx.image_size},
-                  {"chip", ctx.image_chip ? fmt::format("BCM{}", *ctx.image_chip) : ""},
-                  {"bootconf_offset", ctx.bootconf_offset ? nlohmann::json(*ctx.bootconf_offset) : nlohmann::json(nullptr)}};
+    j["image"] = {
+        {"size_bytes", *ctx.image_size},
+        {"chip", ctx.image_chip ? fmt::format("BCM{}", *ctx.image_chip) : ""},
+        {"bootconf_offset", ctx.bootconf_offset ? nlohmann::json(*ctx.bootconf_offset) : nlohmann::json(nullptr)}};
   else
     j["image"] = nullptr;
   j["bootloader"] = ctx.bootloader ? bootloader_json(*ctx.bootloader) : nlohmann::json(nullptr);
   if (ctx.source_kind == "live")
-    j["release_channel"] = {{"value", ctx.release_channel ? nlohmann::json(*ctx.release_channel) : nlohmann::json(nullptr)},
-                            {"file", ctx.release_channel_file}};
+    j["release_channel"] = {
+        {"value", ctx.release_channel ? nlohmann::json(*ctx.release_channel) : nlohmann::json(nullptr)},
+        {"file", ctx.release_channel_file}};
   else
     j["release_channel"] = nullptr;
   j["config"] = {{"bytes", r.config.text.size()}, {"lines", r.config.lines.size()}, {"text", r.config.text}};
@@ -86,10 +88,11 @@ nlohmann::json check_json(const CheckReport& r, const CheckOptions& opt, const C
   bo["words"] = e.order ? nlohmann::json(boot_order_words(*e.order, opt.board)) : nlohmann::json(nullptr);
   nlohmann::json cond = nlohmann::json::array();
   for (const auto& c : e.conditional)
-    cond.push_back({{"section", c.section},
-                    {"line", c.line},
-                    {"value", c.text},
-                    {"words", c.order ? nlohmann::json(boot_order_words(*c.order, opt.board)) : nlohmann::json(nullptr)}});
+    cond.push_back(
+        {{"section", c.section},
+         {"line", c.line},
+         {"value", c.text},
+         {"words", c.order ? nlohmann::json(boot_order_words(*c.order, opt.board)) : nlohmann::json(nullptr)}});
   bo["conditional"] = cond;
   j["boot_order"] = bo;
 

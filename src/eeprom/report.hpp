@@ -12,13 +12,13 @@ namespace piprov::eeprom {
 
 /// What was checked, for the report header.
 struct CheckContext {
-  std::string source_kind;   ///< "file" | "stdin" | "image" | "live"
-  std::string path;          ///< file or image path ("-" for stdin, "" for live)
-  std::string board_from;    ///< "--board" | "image" | "device tree" | "default"
+  std::string source_kind;  ///< "file" | "stdin" | "image" | "live"
+  std::string path;         ///< file or image path ("-" for stdin, "" for live)
+  std::string board_from;   ///< "--board" | "image" | "device tree" | "default"
   bool strict = false;
   // --image only
   std::optional<std::size_t> image_size;
-  std::optional<int> image_chip;             ///< 2711 | 2712
+  std::optional<int> image_chip;  ///< 2711 | 2712
   std::optional<std::size_t> bootconf_offset;
   // --image / --live
   std::optional<BootloaderInfo> bootloader;

@@ -1,7 +1,7 @@
 #include "eeprom/version.hpp"
 
-#include <ctime>
 #include <fmt/format.h>
+#include <ctime>
 
 namespace piprov::eeprom {
 namespace {
@@ -64,7 +64,8 @@ Findings check_version(const std::optional<BootloaderInfo>& bl, const std::optio
                    fmt::format("FIRMWARE_RELEASE_STATUS=\"{}\" is not a release channel: rpi-eeprom-update finds no "
                                "images and never updates",
                                c),
-                   "set FIRMWARE_RELEASE_STATUS=\"default\" (or \"latest\") in /etc/default/rpi-eeprom-update", kSource});
+                   "set FIRMWARE_RELEASE_STATUS=\"default\" (or \"latest\") in /etc/default/rpi-eeprom-update",
+                   kSource});
     else if (c == "critical" || c == "stable" || c == "beta")
       f.push_back({"release-channel-legacy", Severity::Info, 0, "FIRMWARE_RELEASE_STATUS",
                    fmt::format("FIRMWARE_RELEASE_STATUS=\"{}\" is a 2020 channel name; today it is a symlink to {}", c,
@@ -80,11 +81,13 @@ Findings check_version(const std::optional<BootloaderInfo>& bl, const std::optio
   // channels (the default channel stayed on 2020-04-16), and they boot from USB.
   const bool stable_ok = ts >= kUsbBootStable;
   const std::string date = format_date(ts);
-  std::string msg = fmt::format("bootloader {} ({}) predates USB mass-storage boot in the default channel "
-                                "(2020-09-03; stable channel from 2020-06-15)",
-                                date, bl->source);
-  std::string fix = "update the bootloader: sudo rpi-eeprom-update -a (FIRMWARE_RELEASE_STATUS=\"default\"), or "
-                    "flash a 2020-09-03 or later pieeprom.bin with rpi-eeprom-update -d -f";
+  std::string msg = fmt::format(
+      "bootloader {} ({}) predates USB mass-storage boot in the default channel "
+      "(2020-09-03; stable channel from 2020-06-15)",
+      date, bl->source);
+  std::string fix =
+      "update the bootloader: sudo rpi-eeprom-update -a (FIRMWARE_RELEASE_STATUS=\"default\"), or "
+      "flash a 2020-09-03 or later pieeprom.bin with rpi-eeprom-update -d -f";
   Severity s = !usb ? Severity::Info : stable_ok ? Severity::Warning : Severity::Error;
   if (stable_ok) msg += "; this stable/beta-channel build can boot from USB, but update to a default-channel release";
   f.push_back({"bootloader-too-old-for-usb", s, 0, "", msg, fix, kSource});

@@ -4,8 +4,8 @@
 // single-threaded (field-notes.md §1, libarchive issue 1964).
 #include <archive.h>
 #include <archive_entry.h>
-#include <exception>
 #include <fmt/format.h>
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -38,8 +38,9 @@ la_ssize_t read_cb(struct archive* a, void* p, const void** out) {
 la_int64_t seek_cb(struct archive* a, void* p, la_int64_t offset, int whence) {
   auto* c = static_cast<Client*>(p);
   try {
-    std::int64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? static_cast<std::int64_t>(c->in->consumed())
-                                                                    : static_cast<std::int64_t>(c->in->size());
+    std::int64_t base = whence == SEEK_SET   ? 0
+                        : whence == SEEK_CUR ? static_cast<std::int64_t>(c->in->consumed())
+                                             : static_cast<std::int64_t>(c->in->size());
     std::int64_t pos = base + offset;
     if (pos < 0) pos = 0;
     return static_cast<la_int64_t>(c->in->seek(static_cast<std::uint64_t>(pos)));
@@ -81,7 +82,8 @@ class ArchiveSource final : public Source {
     archive_read_set_read_callback(a_, read_cb);
     archive_read_set_callback_data(a_, &client_);
     check(archive_read_open1(a_), "open");
-    if (f == Format::Zip) select_zip_entry();
+    if (f == Format::Zip)
+      select_zip_entry();
     else {
       archive_entry* e = nullptr;
       check(archive_read_next_header(a_, &e), "read");
@@ -155,7 +157,7 @@ class ArchiveSource final : public Source {
   }
 
   Client client_;
-  ArchivePtr holder_;           ///< owns a_, also when a constructor check throws
+  ArchivePtr holder_;  ///< owns a_, also when a constructor check throws
   struct archive* a_ = nullptr;
   std::optional<std::uint64_t> size_;
   std::uint64_t total_ = 0;

@@ -1,8 +1,8 @@
 #include "image/checksum.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
 #include <regex>
 
@@ -34,14 +34,17 @@ std::string expected_sha256(const std::string& hex, const std::string& sums_file
   std::smatch m;
   while (std::getline(in, line)) {
     std::string h, file;
-    if (std::regex_match(line, m, gnu)) h = m[1], file = m[2];
-    else if (std::regex_match(line, m, bsd)) file = m[1], h = m[2];
-    else continue;
+    if (std::regex_match(line, m, gnu))
+      h = m[1], file = m[2];
+    else if (std::regex_match(line, m, bsd))
+      file = m[1], h = m[2];
+    else
+      continue;
     if (file == image || std::filesystem::path(file).filename().string() == name)
       return lower_hex(h, "in " + sums_file);
   }
-  throw Error(ErrorKind::Usage, fmt::format("{} has no SHA-256 line for {}: check the file names it lists", sums_file,
-                                            name));
+  throw Error(ErrorKind::Usage,
+              fmt::format("{} has no SHA-256 line for {}: check the file names it lists", sums_file, name));
 }
 
 }  // namespace piprov::image

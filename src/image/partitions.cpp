@@ -1,18 +1,18 @@
 #include "image/partitions.hpp"
 
-#include <algorithm>
 #include <blkid/blkid.h>
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
-#include <filesystem>
 #include <linux/blkpg.h>
 #include <linux/fs.h>
 #include <linux/loop.h>
 #include <spdlog/spdlog.h>
 #include <sys/ioctl.h>
-#include <thread>
 #include <unistd.h>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <thread>
 
 #include "core/error.hpp"
 
@@ -88,16 +88,20 @@ std::vector<std::string> reread_partitions(const std::string& given_path, std::c
   if (::ioctl(fd, LOOP_GET_STATUS64, &li) == 0 && !(li.lo_flags & LO_FLAGS_PARTSCAN)) {
     // A loop device attached without --partscan: turning the flag on rescans.
     li.lo_flags |= LO_FLAGS_PARTSCAN;
-    if (::ioctl(fd, LOOP_SET_STATUS64, &li) == 0) rescanned = true;
-    else spdlog::warn("{}: cannot enable partition scanning: {}", disk_path, std::strerror(errno));
+    if (::ioctl(fd, LOOP_SET_STATUS64, &li) == 0)
+      rescanned = true;
+    else
+      spdlog::warn("{}: cannot enable partition scanning: {}", disk_path, std::strerror(errno));
   }
   if (!rescanned) {
     auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
     while (::ioctl(fd, BLKRRPART) != 0) {
       int e = errno;
       if (e != EBUSY || std::chrono::steady_clock::now() > until) {
-        spdlog::warn("{}: the kernel did not re-read the partition table (BLKRRPART: {}); replug the disk to see "
-                     "the new partitions", disk_path, std::strerror(e));
+        spdlog::warn(
+            "{}: the kernel did not re-read the partition table (BLKRRPART: {}); replug the disk to see "
+            "the new partitions",
+            disk_path, std::strerror(e));
         break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -64,8 +64,10 @@ std::uint64_t run_pipeline(std::size_t buffers, std::size_t capacity, const Prod
         }
         std::size_t n = produce(b->span(), offset);
         std::lock_guard lk(ch.m);
-        if (n > 0) ch.filled.push_back({b, n, offset});
-        else ch.free.push_back(b);
+        if (n > 0)
+          ch.filled.push_back({b, n, offset});
+        else
+          ch.free.push_back(b);
         offset += n;
         ch.cv.notify_all();
         if (n < capacity) break;

@@ -1,14 +1,14 @@
 #include "image/source.hpp"
 
-#include <algorithm>
-#include <array>
-#include <vector>
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <vector>
 
 #include "core/cancel.hpp"
 #include "core/error.hpp"
@@ -90,7 +90,8 @@ Format detect_format(std::span<const std::byte> h, const std::string& path) {
   if (starts_with(h, {0x02, 0x21, 0x4c, 0x18})) throw unsupported("legacy lz4");
   if (starts_with(h, {'Q', 'F', 'I', 0xfb})) throw unsupported("qcow2");
   if (starts_with(h, {'u', 's', 't', 'a', 'r'}, 257)) throw unsupported("tar");
-  if (starts_with(h, {'P', 'K', 0x05, 0x06})) throw Error(ErrorKind::Usage, path + " is an empty zip archive: it holds no image");
+  if (starts_with(h, {'P', 'K', 0x05, 0x06}))
+    throw Error(ErrorKind::Usage, path + " is an empty zip archive: it holds no image");
   // A compressed-looking name with raw content is a broken or mislabelled download.
   static const char* compressed[] = {"xz", "gz", "bz2", "zst", "lz4", "zip", "7z", "lzma", "tgz"};
   std::string ext = extension(path);

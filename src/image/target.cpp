@@ -1,10 +1,6 @@
 #include "image/target.hpp"
 
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
-#include <filesystem>
 #include <fmt/format.h>
 #include <linux/fs.h>
 #include <spdlog/spdlog.h>
@@ -12,6 +8,10 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 
 #include "core/error.hpp"
 #include "core/mounts.hpp"
@@ -51,8 +51,9 @@ TargetInfo inspect_target(const std::string& path) {
     case TargetKind::Partition:
       throw Error(ErrorKind::Usage, fmt::format("{} is a partition; give the whole disk ({}) instead", path, parent));
     case TargetKind::Other:
-      throw Error(ErrorKind::Usage,
-                  fmt::format("{} is neither a whole disk nor a regular file; run 'piprov devices' to list disks", path));
+      throw Error(
+          ErrorKind::Usage,
+          fmt::format("{} is neither a whole disk nor a regular file; run 'piprov devices' to list disks", path));
     case TargetKind::Missing: {
       if (path.rfind("/dev/", 0) == 0)
         throw Error(ErrorKind::Usage, path + " does not exist; run 'piprov devices' to list disks");
@@ -73,11 +74,12 @@ TargetInfo inspect_target(const std::string& path) {
     case TargetKind::WholeDisk: {
       t.disk = probe_disk(path);
       if (t.disk.system_disk)
-        throw Error(ErrorKind::Usage, fmt::format("{} is a system disk ({}): piprov never writes it",
-                                                  path, join(t.disk.system_reasons, "; ")));
+        throw Error(ErrorKind::Usage, fmt::format("{} is a system disk ({}): piprov never writes it", path,
+                                                  join(t.disk.system_reasons, "; ")));
       if (t.disk.read_only)
         throw Error(ErrorKind::Usage, fmt::format("{} is read-only: check the write-protect switch "
-                                                  "(SD adapters) or the device's ro flag", path));
+                                                  "(SD adapters) or the device's ro flag",
+                                                  path));
       t.size = t.capacity = t.disk.size_bytes;
       t.logical_block = t.disk.logical_block_size ? t.disk.logical_block_size : 512;
       t.io_bytes = choose_io_bytes(t.disk.max_sectors_kb, t.logical_block);
@@ -95,7 +97,8 @@ TargetInfo inspect_target(const std::string& path) {
 }
 
 void check_image_not_on_target(const std::string& image, const TargetInfo& t) {
-  struct stat si {}, st {};
+  struct stat si {
+  }, st{};
   if (::stat(image.c_str(), &si) != 0) return;  // open_source reports it
   if (t.is_file) {
     if (::stat(t.path.c_str(), &st) == 0 && si.st_dev == st.st_dev && si.st_ino == st.st_ino)
@@ -114,8 +117,7 @@ std::string describe_target(const TargetInfo& t) {
   const Disk& d = t.disk;
   std::string model = d.model.empty() ? (d.vendor.empty() ? "unknown model" : d.vendor) : d.model;
   std::string s = fmt::format("{}: {}, {} ({:.1f} GB), transport {}{}", d.path, model, format_bytes(d.size_bytes),
-                              static_cast<double>(d.size_bytes) / 1e9, d.transport,
-                              d.removable ? ", removable" : "");
+                              static_cast<double>(d.size_bytes) / 1e9, d.transport, d.removable ? ", removable" : "");
   if (!d.backing_file.empty()) s += ", backed by " + d.backing_file;
   for (const auto& p : d.partitions) {
     s += fmt::format("\n  {} {} {}{}", p.path, format_bytes(p.size_bytes), p.fstype.empty() ? "?" : p.fstype,
@@ -150,10 +152,12 @@ int open_target_for_write(const TargetInfo& t, bool* direct) {
       int e = errno;
       if (e == EBUSY)
         throw Error(ErrorKind::Usage, fmt::format("{} is in use (mounted, or held by another program): "
-                                                  "close it or pass --unmount", t.path));
+                                                  "close it or pass --unmount",
+                                                  t.path));
       if (e == EROFS || e == EACCES || e == EPERM)
         throw Error(ErrorKind::Usage, fmt::format("{} cannot be opened for writing: {} (are you root? is it "
-                                                  "read-only?)", t.path, std::strerror(e)));
+                                                  "read-only?)",
+                                                  t.path, std::strerror(e)));
       throw io_error("cannot open " + t.path, e);
     }
     return fd;

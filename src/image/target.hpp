@@ -15,13 +15,13 @@ namespace piprov::image {
 /// A checked target. Sizes in bytes.
 struct TargetInfo {
   std::string path;
-  bool is_file = false;          ///< regular file (existing or to be created)
-  bool exists = false;           ///< file exists and is not empty
-  std::uint64_t size = 0;        ///< block device size, or existing file size
-  std::uint64_t capacity = 0;    ///< most bytes that fit (device size; file: free space + current size)
-  unsigned logical_block = 512;  ///< O_DIRECT alignment unit
+  bool is_file = false;            ///< regular file (existing or to be created)
+  bool exists = false;             ///< file exists and is not empty
+  std::uint64_t size = 0;          ///< block device size, or existing file size
+  std::uint64_t capacity = 0;      ///< most bytes that fit (device size; file: free space + current size)
+  unsigned logical_block = 512;    ///< O_DIRECT alignment unit
   std::size_t io_bytes = 4 << 20;  ///< write size: <= 4 MiB, a multiple of max_sectors_kb and of logical_block
-  Disk disk;                     ///< block devices only
+  Disk disk;                       ///< block devices only
 };
 
 /// Classifies and checks `path`. Throws Error{Usage} for a partition (naming

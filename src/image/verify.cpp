@@ -1,11 +1,11 @@
 #include "image/verify.hpp"
 
-#include <cerrno>
-#include <chrono>
-#include <cstring>
 #include <fmt/format.h>
 #include <unistd.h>
 #include <xxhash.h>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 
 #include "core/cancel.hpp"
 #include "core/error.hpp"
@@ -40,8 +40,8 @@ std::size_t read_at(int fd, const TargetInfo& t, std::byte* buf, std::size_t cap
         continue;
       }
       int e = errno;
-      throw Error(ErrorKind::Io, fmt::format("reading {} back at byte offset {} failed: {} ({})", t.path,
-                                             offset + got, std::strerror(e), errno_name(e)));
+      throw Error(ErrorKind::Io, fmt::format("reading {} back at byte offset {} failed: {} ({})", t.path, offset + got,
+                                             std::strerror(e), errno_name(e)));
     }
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
@@ -50,8 +50,8 @@ std::size_t read_at(int fd, const TargetInfo& t, std::byte* buf, std::size_t cap
 }
 
 [[noreturn]] void too_short(const TargetInfo& t, std::uint64_t at) {
-  throw Error(ErrorKind::Verify, fmt::format("{} ends at byte offset {} ({}), before the image does", t.path, at,
-                                             format_bytes(at)));
+  throw Error(ErrorKind::Verify,
+              fmt::format("{} ends at byte offset {} ({}), before the image does", t.path, at, format_bytes(at)));
 }
 
 struct MismatchAt {
@@ -65,8 +65,8 @@ std::pair<std::uint64_t, std::uint64_t> chunk_hash(const void* data, std::size_t
   return {h.low64, h.high64};
 }
 
-std::string verify_readback(const TargetInfo& t, const std::string& image, unsigned threads,
-                            std::uint64_t image_bytes, const ChunkHashes& expected, Progress& progress) {
+std::string verify_readback(const TargetInfo& t, const std::string& image, unsigned threads, std::uint64_t image_bytes,
+                            const ChunkHashes& expected, Progress& progress) {
   Fd fd{open_target_for_read(t)};
   Xxh3_128 whole;
   progress.begin("verify", image_bytes);
@@ -104,20 +104,19 @@ std::string verify_readback(const TargetInfo& t, const std::string& image, unsig
   return whole.hex();
 }
 
-VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads,
-                                Progress& progress, std::uint64_t from) {
+VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads, Progress& progress,
+                                std::uint64_t from) {
   auto start = std::chrono::steady_clock::now();
   auto src = open_source(image, threads, false);
   if (auto sz = src->size(); sz && t.capacity && *sz > t.capacity)
-    throw Error(ErrorKind::Verify, fmt::format("{} ({}) is smaller than the image {} ({}): it cannot hold it",
-                                               t.path, format_bytes(t.capacity), image, format_bytes(*sz)));
+    throw Error(ErrorKind::Verify, fmt::format("{} ({}) is smaller than the image {} ({}): it cannot hold it", t.path,
+                                               format_bytes(t.capacity), image, format_bytes(*sz)));
   Fd fd{open_target_for_read(t)};
   AlignedBuffer dev(kChunk);
   Xxh3_128 whole;
   progress.begin("verify", src->size().value_or(0));
   std::uint64_t total = run_pipeline(
-      4, kChunk,
-      [&](std::span<std::byte> buf, std::uint64_t) { return src->read_full(buf); },
+      4, kChunk, [&](std::span<std::byte> buf, std::uint64_t) { return src->read_full(buf); },
       [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
         whole.update({buf.data(), len});
         if (offset + len > from) {
@@ -158,8 +157,7 @@ VerifyResult verify_image(const std::string& image, const std::string& target, u
     case TargetKind::Partition:
       throw Error(ErrorKind::Usage, fmt::format("{} is a partition; give the whole disk ({}) instead", target, parent));
     case TargetKind::Missing: throw Error(ErrorKind::Usage, target + " does not exist");
-    case TargetKind::Other:
-      throw Error(ErrorKind::Usage, target + " is neither a whole disk nor a regular file");
+    case TargetKind::Other: throw Error(ErrorKind::Usage, target + " is neither a whole disk nor a regular file");
     case TargetKind::RegularFile:
       t.path = target;
       t.is_file = true;

@@ -27,27 +27,26 @@ std::pair<std::uint64_t, std::uint64_t> chunk_hash(const void* data, std::size_t
 /// Returns the XXH3-128 hex of what was read. Throws Error{Verify} naming the
 /// first bad byte offset (found by decoding `image` again), Error{Io} on read
 /// errors (errno, offset).
-std::string verify_readback(const TargetInfo& t, const std::string& image, unsigned threads,
-                            std::uint64_t image_bytes, const ChunkHashes& expected, Progress& progress);
+std::string verify_readback(const TargetInfo& t, const std::string& image, unsigned threads, std::uint64_t image_bytes,
+                            const ChunkHashes& expected, Progress& progress);
 
 /// What verify_image() found.
 struct VerifyResult {
   std::string image, target, format;
   std::uint64_t bytes = 0;  ///< image bytes compared
   double seconds = 0;
-  std::string xxh3_128;     ///< XXH3-128 of the image stream
+  std::string xxh3_128;  ///< XXH3-128 of the image stream
 };
 
 /// Decodes `image` and compares it with the target from byte `from` on
 /// (0 = everything). Throws Error{Verify} "DEVICE differs from IMAGE at byte
 /// offset N" (exit 4), Error{Verify} when the target is shorter, Error{Usage}
 /// for a bad image, Error{Io} for read errors.
-VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads,
-                                Progress& progress, std::uint64_t from = 0);
+VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads, Progress& progress,
+                                std::uint64_t from = 0);
 
 /// `piprov verify IMAGE DEVICE`: checks the target like write does (whole
 /// disk or regular file; partitions refused) but only reads it.
-VerifyResult verify_image(const std::string& image, const std::string& target, unsigned threads,
-                          ProgressMode progress);
+VerifyResult verify_image(const std::string& image, const std::string& target, unsigned threads, ProgressMode progress);
 
 }  // namespace piprov::image

@@ -1,9 +1,9 @@
 #include "image/write.hpp"
 
-#include <chrono>
-#include <filesystem>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <chrono>
+#include <filesystem>
 
 #include "core/error.hpp"
 #include "core/hashing.hpp"
@@ -41,8 +41,8 @@ std::string confirm_text(const WriteOptions& o, const TargetInfo& t, const Sourc
 void refuse_mounted(const TargetInfo& t) {
   std::string list;
   for (const auto& m : t.disk.mounted()) list += (list.empty() ? "" : ", ") + m;
-  throw Error(ErrorKind::Usage, fmt::format("{} has mounted file systems ({}): unmount them or pass --unmount",
-                                            t.path, list));
+  throw Error(ErrorKind::Usage,
+              fmt::format("{} has mounted file systems ({}): unmount them or pass --unmount", t.path, list));
 }
 
 /// What a failed write left behind, appended to the error.
@@ -98,8 +98,7 @@ WriteResult write_image(const WriteOptions& o) {
     w.wipe_edges();
     progress.begin("write", size.value_or(0));
     std::uint64_t total = run_pipeline(
-        kBuffers, t.io_bytes,
-        [&](std::span<std::byte> buf, std::uint64_t) { return src->read_full(buf); },
+        kBuffers, t.io_bytes, [&](std::span<std::byte> buf, std::uint64_t) { return src->read_full(buf); },
         [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
           std::span<const std::byte> data(buf.data(), len);
           whole.update(data);
@@ -139,8 +138,8 @@ WriteResult write_image(const WriteOptions& o) {
     auto vstart = std::chrono::steady_clock::now();
     std::string back = verify_readback(t, o.image, o.threads, r.bytes_written, chunks, progress);
     if (back != r.xxh3_128)
-      throw Error(ErrorKind::Verify, fmt::format("verify failed: XXH3-128 of {} read back is {}, written {}", t.path,
-                                                 back, r.xxh3_128));
+      throw Error(ErrorKind::Verify,
+                  fmt::format("verify failed: XXH3-128 of {} read back is {}, written {}", t.path, back, r.xxh3_128));
     r.verify_seconds = since(vstart);
     r.verified = true;
   }

@@ -14,13 +14,13 @@ namespace piprov::image {
 
 /// Everything `piprov write` takes. Paths are as the user typed them.
 struct WriteOptions {
-  std::string image;   ///< IMAGE: .img/.xz/.gz/.bz2/.zst/.lz4/.zip (detected by content)
-  std::string target;  ///< DEVICE: a whole disk (/dev/sdX, /dev/loopN) or a regular file (created/overwritten)
-  bool verify = true;        ///< read back with O_DIRECT and compare (--no-verify turns off)
-  bool assume_yes = false;   ///< --yes: do not ask for confirmation
-  bool unmount = false;      ///< --unmount: unmount the target's mounted partitions first
-  std::string sha256;        ///< --sha256 HEX: expected SHA-256 of the IMAGE file itself ("" = none)
-  std::string sha256_file;   ///< --sha256-file SHA256SUMS: look IMAGE's name up there ("" = none)
+  std::string image;        ///< IMAGE: .img/.xz/.gz/.bz2/.zst/.lz4/.zip (detected by content)
+  std::string target;       ///< DEVICE: a whole disk (/dev/sdX, /dev/loopN) or a regular file (created/overwritten)
+  bool verify = true;       ///< read back with O_DIRECT and compare (--no-verify turns off)
+  bool assume_yes = false;  ///< --yes: do not ask for confirmation
+  bool unmount = false;     ///< --unmount: unmount the target's mounted partitions first
+  std::string sha256;       ///< --sha256 HEX: expected SHA-256 of the IMAGE file itself ("" = none)
+  std::string sha256_file;  ///< --sha256-file SHA256SUMS: look IMAGE's name up there ("" = none)
   ProgressMode progress = ProgressMode::Auto;  ///< --progress auto|tty|plain|json|none
   /// Asked with a multi-line summary (model/size/transport, what will be lost)
   /// before anything is written, unless assume_yes. Returns true to go on.
@@ -33,15 +33,15 @@ struct WriteOptions {
 struct WriteResult {
   std::string image;
   std::string target;
-  std::string format;               ///< "xz", "gzip", "bzip2", "zstd", "lz4", "zip", "raw"
-  unsigned decoder_threads = 1;     ///< threads the decoder used (xz MT; 1 otherwise)
-  std::uint64_t input_bytes = 0;    ///< size of the IMAGE file (compressed)
-  std::uint64_t bytes_written = 0;  ///< uncompressed image bytes written to the target
-  double write_seconds = 0;         ///< decode + write + first MiB + fdatasync
-  double verify_seconds = 0;        ///< read-back and compare (0 when not verified)
-  std::string xxh3_128;             ///< XXH3-128 of the uncompressed stream, 32 hex digits
-  std::string sha256;               ///< SHA-256 of the IMAGE file when checked ("" otherwise)
-  bool verified = false;            ///< read-back matched every byte
+  std::string format;                   ///< "xz", "gzip", "bzip2", "zstd", "lz4", "zip", "raw"
+  unsigned decoder_threads = 1;         ///< threads the decoder used (xz MT; 1 otherwise)
+  std::uint64_t input_bytes = 0;        ///< size of the IMAGE file (compressed)
+  std::uint64_t bytes_written = 0;      ///< uncompressed image bytes written to the target
+  double write_seconds = 0;             ///< decode + write + first MiB + fdatasync
+  double verify_seconds = 0;            ///< read-back and compare (0 when not verified)
+  std::string xxh3_128;                 ///< XXH3-128 of the uncompressed stream, 32 hex digits
+  std::string sha256;                   ///< SHA-256 of the IMAGE file when checked ("" otherwise)
+  bool verified = false;                ///< read-back matched every byte
   std::vector<std::string> unmounted;   ///< "DEV on DIR" unmounted because of --unmount
   std::vector<std::string> partitions;  ///< partition nodes present after BLKRRPART (block devices)
 };

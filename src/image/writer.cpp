@@ -1,10 +1,10 @@
 #include "image/writer.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fmt/format.h>
-#include <unistd.h>
 
 #include "core/cancel.hpp"
 #include "core/error.hpp"

@@ -3,13 +3,13 @@
 // through lzma_stream_decoder_mt (threads = cores, memlimit from physical
 // memory). Single-block files decode on one thread: liblzma can only run
 // blocks in parallel (field-notes.md §1; xz(1) "--threads").
-#include <algorithm>
-#include <cerrno>
 #include <fmt/format.h>
 #include <lzma.h>
 #include <spdlog/spdlog.h>
-#include <thread>
 #include <unistd.h>
+#include <algorithm>
+#include <cerrno>
+#include <thread>
 #include <vector>
 
 #include "core/cancel.hpp"
@@ -86,9 +86,10 @@ class XzSource final : public Source {
     unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     threads_ = threads ? threads : cores;
     if (info_.blocks <= 1 && threads_ > 1) {
-      spdlog::info("{} is a single-block .xz: liblzma decodes it on one thread (compress with xz -T0 for "
-                   "parallel decoding)",
-                   input_->path());
+      spdlog::info(
+          "{} is a single-block .xz: liblzma decodes it on one thread (compress with xz -T0 for "
+          "parallel decoding)",
+          input_->path());
       threads_ = 1;
     }
     lzma_mt mt{};

@@ -18,7 +18,7 @@ struct IoUnit {
   bool write = false;
   std::uint64_t start_ns = 0;  ///< CLOCK_MONOTONIC when queued (submit)
   long res = 0;
-  unsigned index = 0;          ///< slot number in the job's pool
+  unsigned index = 0;  ///< slot number in the job's pool
 };
 
 class Engine {

@@ -1,7 +1,7 @@
 // io_uring through liburing (fio engines/io_uring.c): one SQE per I/O,
 // io_uring_submit on commit, completions from the CQ ring.
-#include <cerrno>
 #include <liburing.h>
+#include <cerrno>
 
 #include "bench/engines/engine.hpp"
 #include "core/error.hpp"
@@ -28,8 +28,10 @@ class IoUring final : public Engine {
       sqe = io_uring_get_sqe(&ring_);
       if (!sqe) throw io_error("io_uring_get_sqe", EBUSY);
     }
-    if (u.write) io_uring_prep_write(sqe, fd_, u.buf, u.len, u.offset);
-    else io_uring_prep_read(sqe, fd_, u.buf, u.len, u.offset);
+    if (u.write)
+      io_uring_prep_write(sqe, fd_, u.buf, u.len, u.offset);
+    else
+      io_uring_prep_read(sqe, fd_, u.buf, u.len, u.offset);
     io_uring_sqe_set_data(sqe, &u);
     return false;
   }

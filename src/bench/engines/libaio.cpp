@@ -1,7 +1,7 @@
 // libaio: io_submit(2)/io_getevents(2) through libaio (fio engines/libaio.c).
 // Needs O_DIRECT for real asynchrony; buffered I/O completes inside io_submit.
-#include <cerrno>
 #include <libaio.h>
+#include <cerrno>
 
 #include "bench/engines/engine.hpp"
 #include "core/error.hpp"
@@ -25,8 +25,10 @@ class Libaio final : public Engine {
   }
   bool queue(IoUnit& u) override {
     iocb& cb = iocbs_[u.index];
-    if (u.write) io_prep_pwrite(&cb, fd_, u.buf, u.len, static_cast<long long>(u.offset));
-    else io_prep_pread(&cb, fd_, u.buf, u.len, static_cast<long long>(u.offset));
+    if (u.write)
+      io_prep_pwrite(&cb, fd_, u.buf, u.len, static_cast<long long>(u.offset));
+    else
+      io_prep_pread(&cb, fd_, u.buf, u.len, static_cast<long long>(u.offset));
     cb.data = &u;
     pending_.push_back(&cb);
     return false;

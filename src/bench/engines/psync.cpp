@@ -1,6 +1,6 @@
 // psync: pread(2)/pwrite(2), one I/O at a time (fio engines/sync.c "psync").
-#include <cerrno>
 #include <unistd.h>
+#include <cerrno>
 
 #include "bench/engines/engine.hpp"
 #include "core/error.hpp"

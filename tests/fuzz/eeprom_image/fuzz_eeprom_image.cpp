@@ -1,8 +1,8 @@
 // Fuzz target: an input of exactly 512 KiB or 2 MiB is an image as is (the
 // real images in ../shared/data are seeds); any other input is a first byte
 // then the start of an image whose rest up to 512 KiB is 0xff (erased flash),
-// or, when the first byte is 0, the remaining bytes exactly (size check). Parse, extract every file, read the timestamp and, when
-// bootconf.txt exists, rewrite it and check extract(set(x)) == x.
+// or, when the first byte is 0, the remaining bytes exactly (size check). Parse, extract every file, read the timestamp
+// and, when bootconf.txt exists, rewrite it and check extract(set(x)) == x.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

@@ -2,9 +2,9 @@
 // a target failing mid-run (device-mapper error target), JSON/SVG output.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include "support/testsupport.hpp"
 
@@ -34,7 +34,8 @@ TEST(BenchCli, RawWriteRefusedWithoutDestructive) {
   // reads are non-destructive and allowed
   r = run(bin() + " bench --rw randread --runtime 0.2 --ramp 0 --no-progress --format csv " + loop.path);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("\n" + loop.path + ",rand read 4k QD1,read,randread,4096,1,1,libaio,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n" + loop.path + ",rand read 4k QD1,read,randread,4096,1,1,libaio,"), std::string::npos)
+      << r.out;
 }
 
 TEST(BenchCli, RawWriteRefusedOnMountedDeviceEvenWithDestructive) {
@@ -58,9 +59,12 @@ TEST(BenchCli, RawWriteRefusedOnMountedDeviceEvenWithDestructive) {
 TEST(BenchCli, CtrlCRemovesTheTestFileAndPrintsWhatFinished) {
   piprov::test::TempDir dir("bench-cli");
   std::string d = dir.path.string();
-  auto r = run("(" + bin() + " bench --profile quick --runtime 3 --ramp 0 --size 8M --no-progress " + d +
-               " > " + d + "/out.txt 2> " + d + "/err.txt) & pid=$!; "
-               "for i in $(seq 300); do ls " + d + "/.piprov-bench-* >/dev/null 2>&1 && break; sleep 0.05; done; "
+  auto r = run("(" + bin() + " bench --profile quick --runtime 3 --ramp 0 --size 8M --no-progress " + d + " > " + d +
+               "/out.txt 2> " + d +
+               "/err.txt) & pid=$!; "
+               "for i in $(seq 300); do ls " +
+               d +
+               "/.piprov-bench-* >/dev/null 2>&1 && break; sleep 0.05; done; "
                "sleep 4.5; kill -INT $(pgrep -P $pid || echo $pid); wait $pid; echo rc=$?");
   std::string out = piprov::test::read_file(dir.path / "out.txt");
   std::string err = piprov::test::read_file(dir.path / "err.txt");
@@ -144,7 +148,8 @@ TEST(BenchCli, ImportSeed004) {
   if (!fs::exists(seed)) GTEST_SKIP() << seed << " is not present";
   auto r = run(bin() + " bench import --format csv " + seed.string());
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("/dev/mmcblk0,seq read 4M QD32,read,read,4194304,32,1,libaio,665,61.469,10,43.3,45.4033,2935.76,"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("/dev/mmcblk0,seq read 4M QD32,read,read,4194304,32,1,libaio,665,61.469,10,43.3,45.4033,2935.76,"),
+      std::string::npos)
       << r.out;
 }

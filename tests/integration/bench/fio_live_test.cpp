@@ -91,7 +91,8 @@ class FioLive : public ::testing::Test {
 }  // namespace
 
 TEST_F(FioLive, RandReadPsync) {
-  FioRun r = run_fio(dir.path, "--name=rr --filename=f --size=16M --bs=4k --rw=randread --ioengine=psync --time_based --runtime=1");
+  FioRun r = run_fio(
+      dir.path, "--name=rr --filename=f --size=16M --bs=4k --rw=randread --ioengine=psync --time_based --runtime=1");
   compare(r);
   EXPECT_EQ(r.from_text[0].job.test_label(), "rand read 4k QD1");
   EXPECT_EQ(r.from_json[0].job.test_label(), "rand read 4k QD1");
@@ -99,16 +100,19 @@ TEST_F(FioLive, RandReadPsync) {
 }
 
 TEST_F(FioLive, WriteWithFsyncSection) {
-  FioRun r = run_fio(dir.path, "--name=sw --filename=f --size=8M --bs=4k --rw=write --fsync=4 --ioengine=psync --time_based --runtime=1");
+  FioRun r = run_fio(
+      dir.path,
+      "--name=sw --filename=f --size=8M --bs=4k --rw=write --fsync=4 --ioengine=psync --time_based --runtime=1");
   compare(r);
   EXPECT_EQ(r.from_json[0].job.fsync, 4u);
   ASSERT_TRUE(r.from_text[0].job.sync);
 }
 
 TEST_F(FioLive, RandRwLibaioAndTwoJobs) {
-  FioRun r = run_fio(dir.path,
-                  "--name=mix --filename=f --size=16M --bs=8k --rw=randrw --rwmixread=60 --ioengine=libaio --iodepth=4 "
-                  "--numjobs=2 --time_based --runtime=1");
+  FioRun r =
+      run_fio(dir.path,
+              "--name=mix --filename=f --size=16M --bs=8k --rw=randrw --rwmixread=60 --ioengine=libaio --iodepth=4 "
+              "--numjobs=2 --time_based --runtime=1");
   compare(r);
   ASSERT_EQ(r.from_text.size(), 2u);
   EXPECT_EQ(r.from_text[1].job.test_label(), "rand rw 8k QD4");
@@ -116,8 +120,8 @@ TEST_F(FioLive, RandRwLibaioAndTwoJobs) {
 
 TEST_F(FioLive, GroupReportingSeqRead) {
   FioRun r = run_fio(dir.path,
-                  "--name=g --filename=f --size=16M --bs=64k --rw=read --ioengine=io_uring --iodepth=8 --numjobs=2 "
-                  "--group_reporting --time_based --runtime=1");
+                     "--name=g --filename=f --size=16M --bs=64k --rw=read --ioengine=io_uring --iodepth=8 --numjobs=2 "
+                     "--group_reporting --time_based --runtime=1");
   if (r.raw["jobs"][0]["error"].get<int>() != 0) GTEST_SKIP() << "io_uring unavailable to fio here";
   compare(r);
   ASSERT_EQ(r.from_text.size(), 1u);

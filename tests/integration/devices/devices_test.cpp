@@ -20,8 +20,8 @@ struct PreparedLoop {
     dev = std::make_unique<LoopDevice>(tmp.path / "disk.img", 200ull << 20);
     auto r = run("printf 'label: dos\\nstart=2048, size=131072, type=c\\nstart=133120, type=83\\n' | sfdisk -q " +
                  dev->path + " && partx -u " + dev->path + " 2>/dev/null; partx -a " + dev->path +
-                 " 2>/dev/null; mkfs.vfat -F 32 -n system-boot " + dev->path + "p1 >/dev/null && mke2fs -q -F -t ext4 -L writable " +
-                 dev->path + "p2");
+                 " 2>/dev/null; mkfs.vfat -F 32 -n system-boot " + dev->path +
+                 "p1 >/dev/null && mke2fs -q -F -t ext4 -L writable " + dev->path + "p2");
     if (r.exit_code != 0) throw std::runtime_error("preparing the loop device failed: " + r.err);
   }
 };

@@ -40,8 +40,7 @@ TEST(WriteFailure, FlippedByteInXzFailsAndLeavesNoMbr) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err.rfind("piprov: error: " + (fx / "flip.img.xz").string() + " is corrupt: ", 0), 0u) << r.err;
-  EXPECT_NE(r.err.find("the first MiB was not written, so " + dev.path + " does not look bootable"),
-            std::string::npos)
+  EXPECT_NE(r.err.find("the first MiB was not written, so " + dev.path + " does not look bootable"), std::string::npos)
       << r.err;
   EXPECT_TRUE(all_zero(read_bytes(dev.backing, 0, 1 << 20)));
 }
@@ -80,13 +79,13 @@ TEST(WriteFailure, StreamOfUnknownSizeStopsWhenTheDeviceIsFull) {
   auto r = run(write_cmd((fx / "t.img.gz").string(), dev.path));
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err.rfind("piprov: error: " + dev.path + " is full: the image does not fit in its 64.0 MiB (stopped at "
-                        "byte offset 67108864); ",
+  EXPECT_EQ(r.err.rfind("piprov: error: " + dev.path +
+                            " is full: the image does not fit in its 64.0 MiB (stopped at "
+                            "byte offset 67108864); ",
                         0),
             0u)
       << r.err;
-  EXPECT_NE(r.err.find("the first MiB was not written, so " + dev.path + " does not look bootable"),
-            std::string::npos);
+  EXPECT_NE(r.err.find("the first MiB was not written, so " + dev.path + " does not look bootable"), std::string::npos);
   EXPECT_TRUE(all_zero(read_bytes(dev.backing, 0, 1 << 20)));
 }
 
@@ -130,8 +129,8 @@ TEST(VerifyStep, ChangedByteIsReportedAtItsOffsetWithExit4) {
   char expect[200];
   std::snprintf(expect, sizeof expect, "at byte offset %llu (0xbebc203, 190.7 MiB): expected 0x%02x, read 0xff\n",
                 static_cast<unsigned long long>(at), was);
-  EXPECT_EQ(bad.err, "piprov: error: verify failed: " + dev.path + " differs from " + (fx / "t.img.xz").string() +
-                         " " + expect);
+  EXPECT_EQ(bad.err,
+            "piprov: error: verify failed: " + dev.path + " differs from " + (fx / "t.img.xz").string() + " " + expect);
 }
 
 }  // namespace

@@ -37,8 +37,8 @@ TEST(WriteSafety, PartitionIsRefusedNamingTheWholeDisk) {
   prepare(dev);
   auto r = run(write_cmd((image_fixtures() / "t.img.xz").string(), dev.path + "p1"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "piprov: error: " + dev.path + "p1 is a partition; give the whole disk (" + dev.path +
-                       ") instead\n");
+  EXPECT_EQ(r.err,
+            "piprov: error: " + dev.path + "p1 is a partition; give the whole disk (" + dev.path + ") instead\n");
 }
 
 TEST(WriteSafety, MountedTargetIsRefusedAndUnmountWorks) {

@@ -31,8 +31,8 @@ TEST_P(WriteFormat, LoopDeviceHoldsExactlyTheDecodedImage) {
   EXPECT_NE(r.out.find(" to " + dev.path + " in "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("; verified in "), std::string::npos) << r.out;
   // Same bytes as xz -dc of the .xz.
-  auto cmp = run("xz -dc " + q((fx / "t.img.xz").string()) + " | cmp -n " + std::to_string(fx.img_size) + " - " +
-                 dev.path);
+  auto cmp =
+      run("xz -dc " + q((fx / "t.img.xz").string()) + " | cmp -n " + std::to_string(fx.img_size) + " - " + dev.path);
   EXPECT_EQ(cmp.exit_code, 0) << cmp.out << cmp.err;
   // The partitions appeared (BLKRRPART, or BLKPG where the kernel lacks the parser).
   EXPECT_TRUE(std::filesystem::exists(dev.path + "p1"));

@@ -22,7 +22,7 @@ TEST(FioData, Json214UsecLatenciesAndKiBIoBytes) {
   EXPECT_EQ(jobs[0].target, "sdb");  // no filename option in 2.1.4 JSON: the disk_util device
   EXPECT_EQ(w.name, "sequential_write");
   EXPECT_EQ(w.test_label(), "sequential_write");  // rw unknown in 2.1.4 JSON
-  EXPECT_FALSE(w.read);  // zero read section dropped
+  EXPECT_FALSE(w.read);                           // zero read section dropped
   ASSERT_TRUE(w.write);
   EXPECT_EQ(w.write->bytes, 361984ull * 1024);  // io_bytes is KiB before 2.21
   EXPECT_DOUBLE_EQ(w.write->bw_bytes, 68118.0 * 1024);
@@ -81,7 +81,7 @@ TEST(FioData, Text31TwoRunsInOneFile) {
 TEST(FioData, Text325SyncSectionsAndKSuffix) {
   PIPROV_REQUIRE_SHARED("fio/08_fio-3.25_text_write_fdatasync1_sync-section_nsec-usec-msec_IOPS-18.6k.txt", f);
   auto jobs = load(f);
-  ASSERT_EQ(jobs.size(), 15u);  // 15 "(groupid=" blocks
+  ASSERT_EQ(jobs.size(), 15u);           // 15 "(groupid=" blocks
   const JobResult& first = jobs[0].job;  // its command line is far above (in a code block): not applied
   EXPECT_DOUBLE_EQ(first.write->iops, 4801);
   EXPECT_DOUBLE_EQ(first.write->clat.mean_ns, 13462.14);
@@ -90,7 +90,7 @@ TEST(FioData, Text325SyncSectionsAndKSuffix) {
   EXPECT_DOUBLE_EQ(*first.sync->pct(99.0), 260e3);
   const JobResult& slow = jobs[1].job;
   EXPECT_EQ(jobs[1].target, "test-data");
-  EXPECT_EQ(slow.fsync, 1u);  // --fdatasync=1 from "user@host# fio ..."
+  EXPECT_EQ(slow.fsync, 1u);                      // --fdatasync=1 from "user@host# fio ..."
   EXPECT_DOUBLE_EQ(slow.sync->mean_ns, 10.45e6);  // sync (msec)
   bool found = false;
   for (const auto& j : jobs)

@@ -132,11 +132,14 @@ TEST(Seed004, TableRendering) {
   if (!fs::exists(seed004())) GTEST_SKIP() << seed004() << " is not present";
   Report rep = group_imported(parse_fio_output(piprov::test::read_file(seed004()), "004.txt"));
   std::string t = render(rep, Format::Table);
-  EXPECT_NE(t.find("test                    A IOPS  A MiB/s  A lat ms  A p99 ms  B IOPS  B MiB/s  B lat ms  B p99 ms  B/A MiB/s\n"
-                   "seq read 4M QD32            94      379       337       334      10     43.3      2936      3675       0.11\n"),
+  EXPECT_NE(t.find("test                    A IOPS  A MiB/s  A lat ms  A p99 ms  B IOPS  B MiB/s  B lat ms  B p99 ms  "
+                   "B/A MiB/s\n"
+                   "seq read 4M QD32            94      379       337       334      10     43.3      2936      3675   "
+                   "    0.11\n"),
             std::string::npos)
       << t;
-  EXPECT_NE(t.find("rand write 4k QD1 sync     551      2.2       1.8       2.2     163      0.6       6.1      13.0       0.30\n"),
+  EXPECT_NE(t.find("rand write 4k QD1 sync     551      2.2       1.8       2.2     163      0.6       6.1      13.0   "
+                   "    0.30\n"),
             std::string::npos)
       << t;
   EXPECT_NE(t.find("/dev/mmcblk0: SD class below A1 (4k random read 1875 IOPS, 4k random write 163 IOPS, sequential "

@@ -49,15 +49,17 @@ TEST(Report, RowsAndRatio) {
   EXPECT_EQ(rows[0].test, "rand read 4k QD1");
   EXPECT_EQ(rows[2].test, "seq write 4M QD1");
   std::string t = render(r, Format::Table);
-  EXPECT_NE(t.find("rand read 4k QD1     5000     19.5      0.22      0.20    1875      7.3      0.55      0.50       0.38"),
-            std::string::npos)
+  EXPECT_NE(
+      t.find("rand read 4k QD1     5000     19.5      0.22      0.20    1875      7.3      0.55      0.50       0.38"),
+      std::string::npos)
       << t;
 }
 
 TEST(Report, CsvHasOneLinePerTargetAndTest) {
   std::string c = render(two_targets(), Format::Csv);
   EXPECT_EQ(std::count(c.begin(), c.end(), '\n'), 7);
-  EXPECT_NE(c.find("\n/dev/mmcblk0,rand read 4k QD1,read,randread,4096,1,1,,100,0.0533333,1875,7.32422,7.68,0.545,0.5,5,0.500096,"),
+  EXPECT_NE(c.find("\n/dev/mmcblk0,rand read 4k "
+                   "QD1,read,randread,4096,1,1,,100,0.0533333,1875,7.32422,7.68,0.545,0.5,5,0.500096,"),
             std::string::npos)
       << c;
 }

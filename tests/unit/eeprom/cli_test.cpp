@@ -10,9 +10,9 @@
 #include "support/testsupport.hpp"
 
 using namespace piprov::test;
+using nlohmann::json;
 using piprov::eeprom::EepromImage;
 using piprov::eeprom::test::make_image;
-using nlohmann::json;
 
 namespace {
 std::string bin() { return "'" + piprov_bin() + "'"; }
@@ -66,13 +66,15 @@ TEST(EepromCli, CheckExitCodes) {
 TEST(EepromCli, UsageAndIoErrors) {
   auto none = run(bin() + " eeprom check");
   EXPECT_EQ(none.exit_code, 2);
-  EXPECT_EQ(none.err, "piprov: error: eeprom check: give exactly one of a config FILE (- for stdin), --image "
-                      "pieeprom.bin or --live\n");
+  EXPECT_EQ(none.err,
+            "piprov: error: eeprom check: give exactly one of a config FILE (- for stdin), --image "
+            "pieeprom.bin or --live\n");
   auto missing = run(bin() + " eeprom check /nonexistent/bootconf.txt");
   EXPECT_EQ(missing.exit_code, 3);
   EXPECT_EQ(missing.err.substr(0, 54), "piprov: error: cannot open config /nonexistent/bootcon");
-  EXPECT_EQ(run(bin() + " eeprom check /tmp").err, "piprov: error: /tmp is a directory; give the config file (e.g. "
-                                                   "bootconf.txt)\n");
+  EXPECT_EQ(run(bin() + " eeprom check /tmp").err,
+            "piprov: error: /tmp is a directory; give the config file (e.g. "
+            "bootconf.txt)\n");
   EXPECT_EQ(run(bin() + " eeprom check --want usb-c -").exit_code, 2);
   EXPECT_EQ(run(bin() + " eeprom check --board pi3 -").exit_code, 2);
   TempDir d("piprov-eeprom-cli");
@@ -86,7 +88,8 @@ TEST(EepromCli, UsageAndIoErrors) {
   EXPECT_EQ(as_text.exit_code, 2);
   EXPECT_EQ(as_text.err, "piprov: error: " + (d.path / "pi4.bin").string() +
                              " looks like an EEPROM image (pieeprom.bin), not config text: use piprov eeprom check "
-                             "--image " + (d.path / "pi4.bin").string() + "\n");
+                             "--image " +
+                             (d.path / "pi4.bin").string() + "\n");
   auto mismatch = run(bin() + " eeprom check --board pi5 --image " + (d.path / "pi4.bin").string());
   EXPECT_EQ(mismatch.exit_code, 2);
   EXPECT_NE(mismatch.err.find("--board pi5 does not match"), std::string::npos) << mismatch.err;
@@ -109,7 +112,7 @@ TEST(EepromCli, JsonSchema) {
   EXPECT_EQ(r.exit_code, 1);
   auto j = json::parse(r.out);
   EXPECT_EQ(keys(j), (std::set<std::string>{"schema", "source", "board", "board_from", "want", "image", "bootloader",
-                                             "release_channel", "config", "boot_order", "findings", "summary"}));
+                                            "release_channel", "config", "boot_order", "findings", "summary"}));
   EXPECT_EQ(j["schema"], "piprov.eeprom.check/1");
   EXPECT_EQ(j["source"], json({{"kind", "file"}, {"path", (d.path / "c.txt").string()}}));
   EXPECT_EQ(j["board"], "pi4");
@@ -127,8 +130,7 @@ TEST(EepromCli, JsonSchema) {
   EXPECT_EQ(j["boot_order"]["is_default"], false);
   EXPECT_EQ(j["boot_order"]["modes"],
             json::parse(R"([{"nibble":"1","name":"SD card","known":true,"reachable":true,"on_board":true}])"));
-  EXPECT_EQ(j["boot_order"]["conditional"],
-            json::parse(R"([{"section":"[gpio3=1]","line":5,"value":"0xf14",
+  EXPECT_EQ(j["boot_order"]["conditional"], json::parse(R"([{"section":"[gpio3=1]","line":5,"value":"0xf14",
                              "words":"USB mass storage, then SD card, then restart from the top"}])"));
   ASSERT_TRUE(j["findings"].is_array());
   ASSERT_EQ(j["findings"].size(), 3u);
@@ -194,8 +196,9 @@ TEST(EepromCli, SetBootOrderWritesAFlashableImage) {
   auto big = run(bin() + " eeprom set-boot-order 0xf14 --image " + (d.path / "big.bin").string() + " --out " +
                  (d.path / "x.bin").string());
   EXPECT_EQ(big.exit_code, 2);
-  EXPECT_EQ(big.err, "piprov: error: bootconf.txt would be 4088 bytes; the maximum is 4076 bytes (rpi-eeprom-config "
-                     "MAX_FILE_SIZE): shorten the config\n");
+  EXPECT_EQ(big.err,
+            "piprov: error: bootconf.txt would be 4088 bytes; the maximum is 4076 bytes (rpi-eeprom-config "
+            "MAX_FILE_SIZE): shorten the config\n");
   EXPECT_FALSE(std::filesystem::exists(d.path / "x.bin"));
 }
 
@@ -212,7 +215,8 @@ TEST(EepromCli, RealImageUsbNeverTriedThenFixed) {
             std::string::npos)
       << r.out;
   TempDir d("piprov-eeprom-cli");
-  auto s = run(bin() + " eeprom set-boot-order 0xf14 --image " + img.string() + " --out " + (d.path / "o.bin").string());
+  auto s =
+      run(bin() + " eeprom set-boot-order 0xf14 --image " + img.string() + " --out " + (d.path / "o.bin").string());
   ASSERT_EQ(s.exit_code, 0) << s.err;
   // The order is fixed; the 2020-04-16 bootloader itself is still too old for USB boot.
   auto j = json::parse(run(bin() + " eeprom check --json --image " + (d.path / "o.bin").string()).out);
@@ -227,7 +231,9 @@ TEST(EepromCli, JsonSurvivesBytesThatAreNotUtf8) {
   auto r = run("printf '[all]\\nDHCP_TIMEOUT=\\27045000\\nBOOT_ORDER=0xf14\\n' | " + bin() + " eeprom check --json -");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   auto j = json::parse(r.out);
-  EXPECT_EQ(j["config"]["text"], "[all]\nDHCP_TIMEOUT=\xef\xbf\xbd" "45000\nBOOT_ORDER=0xf14\n");
+  EXPECT_EQ(j["config"]["text"],
+            "[all]\nDHCP_TIMEOUT=\xef\xbf\xbd"
+            "45000\nBOOT_ORDER=0xf14\n");
   EXPECT_EQ(j["findings"][0]["rule"], "value-invalid");
   EXPECT_EQ(j["findings"][0]["message"], "DHCP_TIMEOUT=?45000 is not a decimal integer");
 }

@@ -56,10 +56,10 @@ TEST(ConfigParser, ReportsWhatTheBootloaderRejects) {
       "[all\n"
       "  DISABLE_HDMI=1\n"
       "BAD-KEY=1\n");
-  EXPECT_EQ(ids(c.findings), (V{"inline-comment@2:error", "space-around-equals@3:error",
-                                "multiple-keys-on-line@4:error", "include-not-supported@5:error",
-                                "edid-filter-not-supported@6:error", "invalid-line@7:error", "invalid-line@8:error",
-                                "leading-whitespace@9:warning", "invalid-line@10:error"}));
+  EXPECT_EQ(ids(c.findings),
+            (V{"inline-comment@2:error", "space-around-equals@3:error", "multiple-keys-on-line@4:error",
+               "include-not-supported@5:error", "edid-filter-not-supported@6:error", "invalid-line@7:error",
+               "invalid-line@8:error", "leading-whitespace@9:warning", "invalid-line@10:error"}));
   // Values are still read the way the user meant, so the other rules can run.
   EXPECT_EQ(c.lines[1].value, "0xf14");
   EXPECT_EQ(c.lines[2].key, "BOOT_UART");

@@ -54,9 +54,10 @@ void expect_rest_identical(const EepromImage& a, const EepromImage& b) {
 
 TEST(EepromImage, ReadsBootconfFromASyntheticImage) {
   const std::string cfg = "[all]\nBOOT_UART=0\nBOOT_ORDER=0xf41\n";
-  auto img = EepromImage::parse(make_image(kPi4ImageSize, {{"pubkey.bin", std::string(264, 'k')}, {"bootconf.txt", cfg}},
-                                           "BUILD_TIMESTAMP=1599135103\nVERSION:c305221a\n"),
-                                "syn.bin");
+  auto img =
+      EepromImage::parse(make_image(kPi4ImageSize, {{"pubkey.bin", std::string(264, 'k')}, {"bootconf.txt", cfg}},
+                                    "BUILD_TIMESTAMP=1599135103\nVERSION:c305221a\n"),
+                         "syn.bin");
   EXPECT_EQ(img.bootconf(), cfg);
   EXPECT_EQ(img.chip(), 2711);
   EXPECT_EQ(img.build_timestamp(), 1599135103);
@@ -98,7 +99,7 @@ TEST(EepromImage, RewriteRoundTripsAndKeepsOtherSections) {
       make_image(kPi4ImageSize, {{"bootconf.txt", "[all]\nBOOT_ORDER=0x1\n"}, {"pubkey.bin", std::string(264, 'k')}}),
       "syn.bin");
   for (const std::string& cfg : {std::string("[all]\nBOOT_ORDER=0xf14\n"), std::string(""), std::string(4072, '#'),
-                                std::string("[all]\nBOOT_UART=1\nBOOT_ORDER=0xf41\nDHCP_TIMEOUT=45000\n")}) {
+                                 std::string("[all]\nBOOT_UART=1\nBOOT_ORDER=0xf41\nDHCP_TIMEOUT=45000\n")}) {
     auto out = EepromImage::parse(src.with_file("bootconf.txt", cfg), "out.bin");
     EXPECT_EQ(out.bootconf(), cfg);
     expect_rest_identical(src, out);
@@ -208,8 +209,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "TFTP_FILE_TIMEOUT=30000\nENABLE_SELF_UPDATE=1\nDISABLE_HDMI=0\nBOOT_ORDER=0xf41\n\n",
                   "0xf41", true, 1599135103, "c305221a6d7e532693cc7ff57fddfc8649def167"},
         RealImage{"2711-pieeprom-2026-05-17.bin",
-                  "[all]\nBOOT_UART=0\nWAKE_ON_GPIO=1\nPOWER_OFF_ON_HALT=0\nNET_INSTALL_AT_POWER_ON=1\n", "0xf41", false,
-                  1779045198, "224877da90f82a72dbcc9db10bcf059259f54680"},
+                  "[all]\nBOOT_UART=0\nWAKE_ON_GPIO=1\nPOWER_OFF_ON_HALT=0\nNET_INSTALL_AT_POWER_ON=1\n", "0xf41",
+                  false, 1779045198, "224877da90f82a72dbcc9db10bcf059259f54680"},
         RealImage{"2712-pieeprom-2026-05-26.bin", "[all]\nBOOT_UART=1\nBOOT_ORDER=0xf461\nNET_INSTALL_AT_POWER_ON=1\n",
                   "0xf461", true, 1779807685, "086b83e3332dfc8927c56762771d082f3077a1ae"}),
     [](const auto& info) {

@@ -20,9 +20,11 @@ struct FakePi {
                "#!/bin/sh\n"
                "case \"$1\" in\n"
                "bootloader_config) printf '[all]\\nBOOT_UART=0\\nBOOT_ORDER=0xf14\\n' ;;\n"
-               "bootloader_version) printf '" + version_out + "'; exit " + std::to_string(version_rc) + " ;;\n"
-               "*) exit 2 ;;\n"
-               "esac\n");
+               "bootloader_version) printf '" +
+                   version_out + "'; exit " + std::to_string(version_rc) +
+                   " ;;\n"
+                   "*) exit 2 ;;\n"
+                   "esac\n");
     std::filesystem::permissions(vcgencmd, std::filesystem::perms::owner_all);
   }
   LiveOptions opt() const { return {dir.path, vcgencmd}; }
@@ -60,8 +62,9 @@ TEST(Live, ParsesFirmwareReleaseStatus) {
 
 TEST(Live, ReadsEverythingOnAPi) {
   using namespace std::string_literals;
-  FakePi pi("raspberrypi,4-model-b\0brcm,bcm2711\0"s,
-            "2020/04/16 17:11:26\\nversion a5e1b95f320810c69441557c5f5f0a7f2460dfb8 (release)\\ntimestamp 1587057086\\n");
+  FakePi pi(
+      "raspberrypi,4-model-b\0brcm,bcm2711\0"s,
+      "2020/04/16 17:11:26\\nversion a5e1b95f320810c69441557c5f5f0a7f2460dfb8 (release)\\ntimestamp 1587057086\\n");
   write_file(pi.dir.path / "etc/default/rpi-eeprom-update", "FIRMWARE_RELEASE_STATUS=\"critical\"\n");
   auto d = read_live(pi.opt());
   EXPECT_EQ(d.board, Board::Pi4);

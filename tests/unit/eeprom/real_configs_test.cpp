@@ -11,8 +11,7 @@ using piprov::eeprom::test::ids;
 using V = std::vector<std::string>;
 
 namespace {
-CheckReport check_file(const std::filesystem::path& p, Board board = Board::Pi4,
-                       std::optional<Want> want = Want::Usb) {
+CheckReport check_file(const std::filesystem::path& p, Board board = Board::Pi4, std::optional<Want> want = Want::Usb) {
   CheckInput in;
   in.config_text = piprov::test::read_file(p);
   CheckOptions opt;
@@ -83,16 +82,16 @@ TEST(RealConfigs, C06_Pi5Default2026) {
 TEST(RealConfigs, C07_Issue163Before_SdThenNetwork) {
   REAL_CONFIG("07-issue163-before.txt");
   auto r = check_file(path);
-  EXPECT_EQ(ids(r.findings), (V{"boot-order-no-restart@9:warning", "boot-order-missing-mode@9:error",
-                                "section-none-ignored@12:info"}));
-  EXPECT_EQ(ids(check_file(path, Board::Pi4, Want::Network).findings),
-            (V{"boot-order-no-restart@9:warning", "boot-order-wanted-not-first@9:info", "section-none-ignored@12:info"}));
+  EXPECT_EQ(ids(r.findings),
+            (V{"boot-order-no-restart@9:warning", "boot-order-missing-mode@9:error", "section-none-ignored@12:info"}));
+  EXPECT_EQ(
+      ids(check_file(path, Board::Pi4, Want::Network).findings),
+      (V{"boot-order-no-restart@9:warning", "boot-order-wanted-not-first@9:info", "section-none-ignored@12:info"}));
 }
 
 TEST(RealConfigs, C08_Issue163After) {
   REAL_CONFIG("08-issue163-after.txt");
-  EXPECT_EQ(ids(check_file(path).findings),
-            (V{"boot-order-wanted-not-first@9:info", "section-none-ignored@14:info"}));
+  EXPECT_EQ(ids(check_file(path).findings), (V{"boot-order-wanted-not-first@9:info", "section-none-ignored@14:info"}));
 }
 
 TEST(RealConfigs, C09_StaleSdOnlyIsAnErrorWithWantUsb) {
@@ -100,8 +99,9 @@ TEST(RealConfigs, C09_StaleSdOnlyIsAnErrorWithWantUsb) {
   auto r = check_file(path);
   EXPECT_EQ(ids(r.findings), (V{"boot-order-no-restart@10:warning", "boot-order-missing-mode@10:error",
                                 "section-none-ignored@13:info"}));
-  EXPECT_EQ(r.findings[1].message,
-            "BOOT_ORDER=0x1 never tries USB mass storage (4): SD card, then stop (no RESTART) — USB boot is never tried");
+  EXPECT_EQ(
+      r.findings[1].message,
+      "BOOT_ORDER=0x1 never tries USB mass storage (4): SD card, then stop (no RESTART) — USB boot is never tried");
   EXPECT_EQ(r.findings[1].fix,
             "set BOOT_ORDER=0xf14 (USB mass storage, then SD card, then restart from the top) under [all]: piprov "
             "eeprom set-boot-order 0xf14 --image pieeprom.bin --out new.bin, or sudo rpi-eeprom-config --edit");
@@ -129,8 +129,8 @@ TEST(RealConfigs, C11_NoPowerOffLine) {
 TEST(RealConfigs, C12_GpioConditionalBootOrder) {
   REAL_CONFIG("12-issue493-gpio-conditional.txt");
   auto r = check_file(path);
-  EXPECT_EQ(ids(r.findings), (V{"boot-order-conditional@6:info", "boot-order-default@-:info",
-                                "boot-order-wanted-not-first@-:info"}));
+  EXPECT_EQ(ids(r.findings),
+            (V{"boot-order-conditional@6:info", "boot-order-default@-:info", "boot-order-wanted-not-first@-:info"}));
   EXPECT_EQ(r.findings[0].message,
             "BOOT_ORDER=0xf14 applies only when GPIO 3 reads 1 at boot ([gpio3=1]); otherwise 0xf41 (board default) "
             "applies");

@@ -18,12 +18,31 @@ static CheckReport run(const std::string& text, Board board = Board::Pi4, std::o
 }
 
 TEST(KeyTable, EveryFieldNotesKeyIsThere) {
-  for (const char* k :
-       {"BOOT_UART", "WAKE_ON_GPIO", "POWER_OFF_ON_HALT", "BOOT_ORDER", "DHCP_TIMEOUT", "DHCP_REQ_TIMEOUT",
-        "TFTP_FILE_TIMEOUT", "TFTP_PREFIX", "TFTP_PREFIX_STR", "SD_BOOT_MAX_RETRIES", "NET_BOOT_MAX_RETRIES",
-        "ENABLE_SELF_UPDATE", "DISABLE_HDMI", "FREEZE_VERSION", "USB_MSD_DISCOVER_TIMEOUT", "USB_MSD_LUN_TIMEOUT",
-        "USB_MSD_PWR_OFF_TIME", "USB_MSD_STARTUP_DELAY", "USB_MSD_EXCLUDE_VID_PID", "PCIE_PROBE", "PSU_MAX_CURRENT",
-        "NET_INSTALL_ENABLED", "NET_INSTALL_AT_POWER_ON", "PARTITION_WALK", "HDMI_DELAY"}) {
+  for (const char* k : {"BOOT_UART",
+                        "WAKE_ON_GPIO",
+                        "POWER_OFF_ON_HALT",
+                        "BOOT_ORDER",
+                        "DHCP_TIMEOUT",
+                        "DHCP_REQ_TIMEOUT",
+                        "TFTP_FILE_TIMEOUT",
+                        "TFTP_PREFIX",
+                        "TFTP_PREFIX_STR",
+                        "SD_BOOT_MAX_RETRIES",
+                        "NET_BOOT_MAX_RETRIES",
+                        "ENABLE_SELF_UPDATE",
+                        "DISABLE_HDMI",
+                        "FREEZE_VERSION",
+                        "USB_MSD_DISCOVER_TIMEOUT",
+                        "USB_MSD_LUN_TIMEOUT",
+                        "USB_MSD_PWR_OFF_TIME",
+                        "USB_MSD_STARTUP_DELAY",
+                        "USB_MSD_EXCLUDE_VID_PID",
+                        "PCIE_PROBE",
+                        "PSU_MAX_CURRENT",
+                        "NET_INSTALL_ENABLED",
+                        "NET_INSTALL_AT_POWER_ON",
+                        "PARTITION_WALK",
+                        "HDMI_DELAY"}) {
     const KeyRule* r = find_key(k);
     ASSERT_NE(r, nullptr) << k;
     EXPECT_EQ(r->source, "field-notes.md §4") << k;
@@ -128,9 +147,9 @@ TEST(CheckRules, EffectiveBootOrderRespectsSections) {
   EXPECT_EQ(r.boot_order.line, 3);
   ASSERT_EQ(r.boot_order.conditional.size(), 1u);
   EXPECT_EQ(r.boot_order.conditional[0].section, "[0x1234abcd]");
-  EXPECT_EQ(ids(r.findings), (V{"boot-order-no-restart@3:warning", "boot-order-missing-mode@3:error",
-                                "section-none-ignored@4:info", "boot-order-conditional@7:info",
-                                "boot-order-wanted-not-first@7:info"}));
+  EXPECT_EQ(ids(r.findings),
+            (V{"boot-order-no-restart@3:warning", "boot-order-missing-mode@3:error", "section-none-ignored@4:info",
+               "boot-order-conditional@7:info", "boot-order-wanted-not-first@7:info"}));
   EXPECT_EQ(r.findings[3].message,
             "BOOT_ORDER=0xf41 applies only when the board's serial number is 0x1234abcd ([0x1234abcd]); otherwise "
             "0x1 applies");

@@ -13,9 +13,7 @@ const std::string kB = std::string(63, 'c') + "d";
 
 TEST(ExpectedSha256, NoneGivenIsEmpty) { EXPECT_EQ(expected_sha256("", "", "x.img.xz"), ""); }
 
-TEST(ExpectedSha256, HexIsLowercased) {
-  EXPECT_EQ(expected_sha256("AB" + std::string(62, '1'), "", "x"), kA);
-}
+TEST(ExpectedSha256, HexIsLowercased) { EXPECT_EQ(expected_sha256("AB" + std::string(62, '1'), "", "x"), kA); }
 
 TEST(ExpectedSha256, BadHexIsAUsageError) {
   try {

@@ -38,8 +38,9 @@ TEST(DetectFormat, UnsupportedArchivesAreNamed) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Usage);
-    EXPECT_EQ(std::string(e.what()), "x.7z is a 7-Zip file, which piprov cannot write: unpack it and give the .img "
-                                     "(or an .img.xz/.gz/.zst/.bz2/.lz4/.zip)");
+    EXPECT_EQ(std::string(e.what()),
+              "x.7z is a 7-Zip file, which piprov cannot write: unpack it and give the .img "
+              "(or an .img.xz/.gz/.zst/.bz2/.lz4/.zip)");
   }
   std::vector<std::byte> tar(512);
   const char* ustar = "ustar";
@@ -52,8 +53,9 @@ TEST(DetectFormat, CompressedNameWithRawContentIsABrokenDownload) {
     detect_format(bytes({'<', 'h', 't', 'm', 'l', '>'}), "/tmp/ubuntu.img.XZ");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "/tmp/ubuntu.img.XZ is named .xz but its content is not xz data (starts with "
-                                     "3c 68 74 6d 6c 3e 00 00): the download is probably broken; fetch it again");
+    EXPECT_EQ(std::string(e.what()),
+              "/tmp/ubuntu.img.XZ is named .xz but its content is not xz data (starts with "
+              "3c 68 74 6d 6c 3e 00 00): the download is probably broken; fetch it again");
   }
 }
 

@@ -1,8 +1,8 @@
 // Progress modes and their output on stderr.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <unistd.h>
+#include <cstdio>
 
 #include "core/error.hpp"
 #include "core/progress.hpp"

@@ -90,8 +90,10 @@ TEST_F(Sources, LibarchiveFormatsDecodeExactly) {
     auto s = open_source(make(c.name, c.cmd), 0, false);
     EXPECT_EQ(s->format(), c.f) << c.name;
     EXPECT_EQ(decode_all(*s), data_) << c.name;
-    if (c.f == Format::Zip) EXPECT_EQ(s->size(), data_.size());
-    else EXPECT_EQ(s->size(), std::nullopt) << c.name;
+    if (c.f == Format::Zip)
+      EXPECT_EQ(s->size(), data_.size());
+    else
+      EXPECT_EQ(s->size(), std::nullopt) << c.name;
   }
 }
 
@@ -135,8 +137,8 @@ TEST_F(Sources, MissingAndEmptyFilesAreUsageErrors) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Usage);
-    EXPECT_EQ(std::string(e.what()), (dir_.path / "nope.img").string() +
-                                         " does not exist: give the path of the image file");
+    EXPECT_EQ(std::string(e.what()),
+              (dir_.path / "nope.img").string() + " does not exist: give the path of the image file");
   }
   test::write_file(dir_.path / "empty.img", "");
   EXPECT_THROW(open_source((dir_.path / "empty.img").string(), 0, false), Error);

@@ -15,7 +15,7 @@ TEST(ChooseIoBytes, LargestMultipleOfMaxSectorsUpTo4MiB) {
   EXPECT_EQ(choose_io_bytes(1280, 512), 3840u * 1024);  // loop default: 3 x 1280 KiB
   EXPECT_EQ(choose_io_bytes(120, 512), 4080u * 1024);   // old USB bridges: 34 x 120 KiB
   EXPECT_EQ(choose_io_bytes(512, 4096), 4u << 20);
-  EXPECT_EQ(choose_io_bytes(32767, 512), 4u << 20);     // larger than 4 MiB: capped
+  EXPECT_EQ(choose_io_bytes(32767, 512), 4u << 20);  // larger than 4 MiB: capped
 }
 
 TEST(PartitionPath, DigitEndingNamesTakeP) {
