@@ -62,11 +62,11 @@ for arch in "${cross[@]}"; do
     *) echo "install-deps.sh: unknown cross arch '$arch' (arm64|armhf)" >&2; exit 2 ;;
   esac
   xpkgs=(g++-"$triplet" qemu-user)
-  # The target's copy of every library -dev package above that is
+  # The target's copy of every -dev package above that is
   # Multi-Arch: same (arch-independent ones such as CLI11 and nlohmann-json
   # serve both), so a library added to pkgs is cross-installed too.
   for l in "${pkgs[@]}"; do
-    case "$l" in lib*-dev) ;; *) continue ;; esac
+    case "$l" in *-dev) ;; *) continue ;; esac
     case "$l" in libclang-rt-*) continue ;; esac   # fuzz/sanitizer runtime of the native clang
     [ "$(dpkg-query -W -f='${Multi-Arch}' "$l:$(dpkg --print-architecture)" 2>/dev/null)" = same ] || continue
     xpkgs+=("$l:$arch")
