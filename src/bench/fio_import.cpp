@@ -58,10 +58,16 @@ Report import_fio_files(const std::vector<std::string>& paths) {
   for (const auto& p : paths) {
     std::ifstream in(p, std::ios::binary);
     if (!in) throw io_error("cannot read fio output " + p, errno);
-    std::stringstream ss;
-    ss << in.rdbuf();
+    // fio outputs are kilobytes to a few MiB (a JSON with histograms); read at
+    // most 64 MiB so /dev/zero or a disk image is refused, not slurped.
+    constexpr std::size_t kMaxInput = 64u << 20;
+    std::string content(kMaxInput + 1, '\0');
+    in.read(content.data(), static_cast<std::streamsize>(content.size()));
+    content.resize(static_cast<std::size_t>(in.gcount()));
+    if (content.size() > kMaxInput)
+      throw Error(ErrorKind::Usage,
+                  "fio output " + p + " is over 64 MiB: not a fio output (give fio's json or text output)");
     std::string source = std::filesystem::path(p).filename().string();
-    std::string content = ss.str();
     if (content.find("\"piprov_bench\"") != std::string::npos) {  // a saved `piprov bench --format json` run
       for (auto& t : report_from_json(content, p).targets)
         for (auto& j : t.jobs) all.push_back({t.label, std::move(j)});

@@ -111,6 +111,16 @@ PreparedTarget resolve_target(const std::string& arg, const TargetOptions& opt) 
     fs::path dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
     if (!fs::is_directory(dir))
       refuse("bench target " + arg + " does not exist and its directory " + dir.string() + " is missing");
+    // A missing /dev/sdb1 is a typo for a device, not a test file to create on
+    // devtmpfs (which is RAM): the numbers would be nonsense.
+    std::error_code ec;
+    const std::string real_dir = fs::weakly_canonical(dir, ec).string();
+    for (const char* pseudo : {"/dev", "/proc", "/sys", "/run"})
+      if (real_dir == pseudo || real_dir.rfind(std::string(pseudo) + "/", 0) == 0)
+        refuse(kind == TargetKind::Missing && real_dir.rfind("/dev", 0) == 0
+                   ? arg + " does not exist; run 'piprov devices' to list disks"
+                   : "bench target " + arg + " is on " + pseudo +
+                         " (a memory filesystem, not storage): give a directory on the disk to measure");
     struct statvfs sv {};
     if (::statvfs(dir.c_str(), &sv) != 0) throw io_error("statvfs " + dir.string(), errno);
     ::stat(dir.c_str(), &st);

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include "bench/bench.hpp"
@@ -17,6 +19,21 @@
 
 namespace piprov::cli {
 namespace {
+
+// CLI11's Range lets NaN through (every comparison with NaN is false): seconds
+// must be finite numbers within [lo, hi].
+CLI::Validator finite_range(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0' || !std::isfinite(v) || v < lo || v > hi)
+          return "must be a number of seconds from " + CLI::detail::to_string(lo) + " to " +
+                 CLI::detail::to_string(hi) + ", got '" + text + "'";
+        return {};
+      },
+      "SECONDS");
+}
 
 struct Output {
   std::string format = "table";
@@ -85,16 +102,16 @@ const CommandRegistrar reg(60, [](CLI::App& app, Globals& g, int& exit_code) {
                     "Run only these jobs of the profile (comma-separated, e.g. seq-read,rand-write)");
   bench->add_option("--rw", o->rw, "Ad-hoc job instead of the profile: read write randread randwrite rw randrw");
   bench->add_option("--bs", o->bs, "Block size (4k, 4M)");
-  bench->add_option("--iodepth", o->iodepth, "I/Os kept in flight per job");
-  bench->add_option("--numjobs", o->numjobs, "Threads, each with its own fd");
-  bench->add_option("--runtime", o->runtime, "Seconds measured per test");
-  bench->add_option("--ramp", o->ramp, "Seconds run before measuring (not counted)");
+  bench->add_option("--iodepth", o->iodepth, "I/Os kept in flight per job")->check(CLI::Range(1u, 65536u));
+  bench->add_option("--numjobs", o->numjobs, "Threads, each with its own fd")->check(CLI::Range(1u, 1024u));
+  bench->add_option("--runtime", o->runtime, "Seconds measured per test")->check(finite_range(0.01, 86400.0));
+  bench->add_option("--ramp", o->ramp, "Seconds run before measuring (not counted)")->check(finite_range(0.0, 3600.0));
   bench->add_option("--size", o->size,
                     "Bytes of the target to use (capped to what it holds; new test file default 1G)");
   bench->add_option("--engine", o->engine, "psync | libaio | io_uring");
   bench->add_flag("--sync", o->sync, "Open with O_DSYNC (fio sync=1)");
   bench->add_option("--fsync", o->fsync, "fsync after every N writes, timed as a separate sync section");
-  bench->add_option("--rwmixread", o->rwmixread, "Percent reads for rw/randrw");
+  bench->add_option("--rwmixread", o->rwmixread, "Percent reads for rw/randrw")->check(CLI::Range(0u, 100u));
   bench->add_flag("--buffered", o->buffered, "Use the page cache (no O_DIRECT)");
   bench->add_flag("--destructive", o->destructive,
                   "Allow write tests on a block device or an existing file (never a mounted or system disk)");

@@ -48,13 +48,26 @@ Board board_for_image(const EepromImage& img, std::optional<Board> given) {
   return given.value_or(from_image);
 }
 
+// Reads a config file or stdin, at most 1 MiB (a bootconf.txt holds at most
+// 4076 bytes; field-notes.md §4): /dev/zero or a disk is refused, not slurped.
 std::string read_text(const std::string& path) {
-  if (path == "-") return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  if (std::filesystem::is_directory(path))
+  constexpr std::size_t kMaxConfig = 1 << 20;
+  if (path != "-" && std::filesystem::is_directory(path))
     throw Error(ErrorKind::Usage, fmt::format("{} is a directory; give the config file (e.g. bootconf.txt)", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw io_error(fmt::format("cannot open config {}", path), errno);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::ifstream file;
+  if (path != "-") {
+    file.open(path, std::ios::binary);
+    if (!file) throw io_error(fmt::format("cannot open config {}", path), errno);
+  }
+  std::istream& in = path == "-" ? std::cin : file;
+  std::string text(kMaxConfig + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxConfig)
+    throw Error(ErrorKind::Usage, fmt::format("{} is over 1 MiB: not a bootloader config (bootconf.txt holds at most "
+                                              "4076 bytes); give the output of 'vcgencmd bootloader_config'",
+                                              path == "-" ? "standard input" : path));
+  return text;
 }
 
 int run_check(const CheckArgs& a) {

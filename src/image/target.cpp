@@ -96,6 +96,24 @@ TargetInfo inspect_target(const std::string& path) {
   return t;
 }
 
+void check_file_target_allowed(const TargetInfo& t, bool overwrite) {
+  if (!t.is_file || !t.exists) return;
+  std::error_code ec;
+  const std::string real = fs::weakly_canonical(t.path, ec).string();
+  for (const char* dir : {"/etc/", "/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/boot/",
+                          "/var/lib/", "/root/"}) {
+    if (real.rfind(dir, 0) == 0)
+      throw Error(ErrorKind::Usage,
+                  fmt::format("{} is an existing system file: piprov never overwrites files under {}; "
+                              "give a disk (see 'piprov devices') or a new file name",
+                              t.path, std::string(dir, std::strlen(dir) - 1)));
+  }
+  if (!overwrite)
+    throw Error(ErrorKind::Usage, fmt::format("{} is an existing file ({}): pass --overwrite to replace it, or give a "
+                                              "disk (see 'piprov devices')",
+                                              t.path, format_bytes(t.size)));
+}
+
 void check_image_not_on_target(const std::string& image, const TargetInfo& t) {
   struct stat si {
   }, st{};

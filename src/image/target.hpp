@@ -29,6 +29,14 @@ struct TargetInfo {
 /// missing path under /dev, a directory or any other kind of file.
 TargetInfo inspect_target(const std::string& path);
 
+/// For a regular-file target that exists and is not empty: refuses it
+/// (Error{Usage}) unless `overwrite` (--overwrite; --yes alone is not enough:
+/// a mistyped DEVICE must not replace a file), and always when it lies under a
+/// system directory (/etc /usr /bin /sbin /lib* /boot /var/lib /root).
+/// No-op for disks and new or empty files. Source: the tester's finding that
+/// `write --yes IMG /etc/passwd` replaced /etc/passwd.
+void check_file_target_allowed(const TargetInfo& t, bool overwrite);
+
 /// Throws Error{Usage} when `image` is the target itself or is stored on it.
 void check_image_not_on_target(const std::string& image, const TargetInfo& t);
 

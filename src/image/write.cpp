@@ -59,6 +59,7 @@ WriteResult write_image(const WriteOptions& o) {
   const std::string want_sha = expected_sha256(o.sha256, o.sha256_file, o.image);
   TargetInfo t = inspect_target(o.target);
   check_image_not_on_target(o.image, t);
+  check_file_target_allowed(t, o.overwrite);
   auto src = open_source(o.image, o.threads, !want_sha.empty());
   auto size = src->size();
   if (size && t.capacity && *size > t.capacity)

@@ -19,6 +19,7 @@ struct WriteOptions {
   bool verify = true;       ///< read back with O_DIRECT and compare (--no-verify turns off)
   bool assume_yes = false;  ///< --yes: do not ask for confirmation
   bool unmount = false;     ///< --unmount: unmount the target's mounted partitions first
+  bool overwrite = false;   ///< --overwrite: replace an existing non-empty regular file (--yes alone does not)
   std::string sha256;       ///< --sha256 HEX: expected SHA-256 of the IMAGE file itself ("" = none)
   std::string sha256_file;  ///< --sha256-file SHA256SUMS: look IMAGE's name up there ("" = none)
   ProgressMode progress = ProgressMode::Auto;  ///< --progress auto|tty|plain|json|none

@@ -153,3 +153,41 @@ TEST(BenchCli, ImportSeed004) {
       std::string::npos)
       << r.out;
 }
+
+TEST(BenchCli, MissingDevicePathIsATypoNotATestFileOnDevtmpfs) {
+  auto r = run(bin() + " bench --destructive --profile quick --no-progress /dev/piprov-no-such-disk1");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err, "piprov: error: /dev/piprov-no-such-disk1 does not exist; run 'piprov devices' to list disks\n");
+  EXPECT_FALSE(fs::exists("/dev/piprov-no-such-disk1"));
+}
+
+TEST(BenchCli, OutOfRangeJobOptionsAreUsageErrors) {
+  piprov::test::TempDir d;
+  const std::string base = bin() + " bench --rw read --size 1M --no-progress ";
+  struct Case {
+    const char* opt;
+    const char* err;
+  } cases[] = {
+      {"--runtime -1",
+       "piprov: error: --runtime: must be a number of seconds from 0.01 to 86400, got '-1' (see --help)\n"},
+      {"--runtime nan",
+       "piprov: error: --runtime: must be a number of seconds from 0.01 to 86400, got 'nan' (see --help)\n"},
+      {"--ramp -5", "piprov: error: --ramp: must be a number of seconds from 0 to 3600, got '-5' (see --help)\n"},
+      {"--iodepth 0", "piprov: error: --iodepth: Value 0 not in range 1 to 65536 (see --help)\n"},
+      {"--numjobs 0", "piprov: error: --numjobs: Value 0 not in range 1 to 1024 (see --help)\n"},
+      {"--rwmixread 200", "piprov: error: --rwmixread: Value 200 not in range 0 to 100 (see --help)\n"},
+  };
+  for (const auto& c : cases) {
+    auto r = run(base + c.opt + " " + d.path.string());
+    EXPECT_EQ(r.exit_code, 2) << c.opt;
+    EXPECT_EQ(r.err, c.err) << c.opt;
+    EXPECT_EQ(leftover_test_files(d.path), 0) << c.opt;
+  }
+}
+
+TEST(BenchCli, ImportRefusesAnEndlessInput) {
+  auto r = run(bin() + " bench import /dev/zero");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "piprov: error: fio output /dev/zero is over 64 MiB: not a fio output (give fio's json or text output)\n");
+}

@@ -237,3 +237,16 @@ TEST(EepromCli, JsonSurvivesBytesThatAreNotUtf8) {
   EXPECT_EQ(j["findings"][0]["rule"], "value-invalid");
   EXPECT_EQ(j["findings"][0]["message"], "DHCP_TIMEOUT=?45000 is not a decimal integer");
 }
+
+TEST(EepromCli, EndlessInputsAreRefusedNotSlurped) {
+  auto img = run(bin() + " eeprom check --image /dev/zero");
+  EXPECT_EQ(img.exit_code, 2);
+  EXPECT_EQ(img.err,
+            "piprov: error: /dev/zero is larger than any bootloader EEPROM image (512 KiB Pi 4, 2 MiB Pi 5); give a "
+            "pieeprom.bin\n");
+  auto text = run("head -c 1048577 /dev/zero | " + bin() + " eeprom check -");
+  EXPECT_EQ(text.exit_code, 2);
+  EXPECT_EQ(text.err,
+            "piprov: error: standard input is over 1 MiB: not a bootloader config (bootconf.txt holds at most 4076 "
+            "bytes); give the output of 'vcgencmd bootloader_config'\n");
+}

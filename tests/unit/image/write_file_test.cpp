@@ -70,6 +70,17 @@ TEST(WriteToFile, ExistingFileNeedsConfirmation) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_EQ(std::string(e.what()), (d.path / "old.img").string() +
+                                         " is an existing file (5 B): pass --overwrite to replace it, or give a "
+                                         "disk (see 'piprov devices')");
+  }
+  EXPECT_EQ(test::read_file(d.path / "old.img"), "12345");
+  o.overwrite = true;
+  try {
+    write_image(o);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
     EXPECT_EQ(std::string(e.what()),
               "refusing to write " + (d.path / "old.img").string() + " without confirmation: pass --yes");
   }
@@ -121,6 +132,25 @@ TEST(WriteToFile, Sha256IsCheckedOnTheInputFile) {
     EXPECT_EQ(e.kind(), ErrorKind::Verify);
   }
   EXPECT_FALSE(std::filesystem::exists(d.path / "out.img"));
+}
+
+TEST(WriteToFile, SystemFilesAreRefusedEvenWithOverwriteAndYes) {
+  test::TempDir d;
+  test::write_file(d.path / "in.img", pattern(1u << 20));
+  auto o = opts((d.path / "in.img").string(), "/etc/passwd");
+  o.overwrite = true;
+  o.assume_yes = true;
+  const std::string before = test::read_file("/etc/passwd");
+  try {
+    write_image(o);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_EQ(std::string(e.what()),
+              "/etc/passwd is an existing system file: piprov never overwrites files under /etc; give a disk (see "
+              "'piprov devices') or a new file name");
+  }
+  EXPECT_EQ(test::read_file("/etc/passwd"), before);
 }
 
 }  // namespace
