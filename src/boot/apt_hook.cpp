@@ -52,21 +52,21 @@ std::vector<std::string> seed_hook_faults(std::string_view script_text) {
   std::vector<std::string> f;
   auto has = [&](const char* re) { return std::regex_search(s, std::regex(re)); };
   if (has(R"((^|\n)\s*CKPATH=/vmlinuz)") || has(R"((^|\n)\s*DKPATH=/vmlinux)"))
-    f.push_back(
+    f.emplace_back(
         "1: written through an unquoted heredoc, so $BTPATH expanded at install time: the script reads "
         "CKPATH=/vmlinuz (the wrong file)");
   if (has(R"(^#!\s*/bin/bash\s+-e)") && s.find("$?") != std::string::npos)
-    f.push_back(
+    f.emplace_back(
         "2: '#!/bin/bash -e' with '$?' checks: under -e the checks are dead, and apt runs it as "
         "'/bin/bash script', which ignores the -e");
   if (has(R"(\bmv\s+\S*(DKPATH|vmlinux)\S*\s+\S*\.bak)"))
-    f.push_back("3: 'mv vmlinux vmlinux.bak' fails on the first run (no vmlinux yet) and apt reports a failed hook");
+    f.emplace_back("3: 'mv vmlinux vmlinux.bak' fails on the first run (no vmlinux yet) and apt reports a failed hook");
   if (s.find("--ignore-missing") != std::string::npos)
-    f.push_back("4: 'md5sum --ignore-missing' passes when vmlinux was deleted, so it is never regenerated");
+    f.emplace_back("4: 'md5sum --ignore-missing' passes when vmlinux was deleted, so it is never regenerated");
   if (has(R"(zcat\s+\S+\s*>\s*\S*(DKPATH|vmlinux)\b)"))
-    f.push_back("5: 'zcat vmlinuz > vmlinux' writes in place: a power cut or a full FAT leaves a truncated kernel");
+    f.emplace_back("5: 'zcat vmlinuz > vmlinux' writes in place: a power cut or a full FAT leaves a truncated kernel");
   if (s.find("will be compressed") != std::string::npos)
-    f.push_back("6: says \"kernel will be compressed\" when it decompresses");
+    f.emplace_back("6: says \"kernel will be compressed\" when it decompresses");
   return f;
 }
 

@@ -1,5 +1,6 @@
 #include "boot/check.hpp"
 
+#include <fmt/format.h>
 #include <fstream>
 
 #include "boot/apt_hook.hpp"
@@ -200,27 +201,27 @@ void check_usb(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
     for (const auto& e : fs::directory_iterator("/sys/bus/usb/devices", ec)) {
       auto vid = sysfs_read(e.path() / "idVendor"), pid = sysfs_read(e.path() / "idProduct");
       if (vid.size() == 4 && pid.size() == 4)
-        ids.emplace_back(vid + ":" + pid, "USB device " + e.path().filename().string());
+        ids.emplace_back(fmt::format("{}:{}", vid, pid), fmt::format("USB device {}", e.path().filename().string()));
     }
   }
   for (const auto& [id, seen] : ids) {
     const auto* known = find_known_bridge(id);
     if (!known) {
       if (seen == "--usb-id")
-        c.add(Severity::Info, "usb-ok", id + " is not a USB-SATA bridge known to need the UAS quirk");
+        c.add(Severity::Info, "usb-ok", fmt::format("{} is not a USB-SATA bridge known to need the UAS quirk", id));
       continue;
     }
     if (cmdline && cmdline->has_uas_quirk(id)) {
       c.add(Severity::Info, "uas-quirk-set",
-            std::string(known->name) + " (" + id + "): usb-storage.quirks=" + id + ":u is set");
+            fmt::format("{} ({}): usb-storage.quirks={}:u is set", known->name, id, id));
       continue;
     }
     c.add(Severity::Warning, "uas-quirk-missing",
-          std::string(known->name) + " (" + id + ", " + seen +
-              ") is known to hang or corrupt data with UAS on a Pi 4; " + c.r.cmdline_file +
-              " lacks usb-storage.quirks=" + id + ":u",
-          c.patch_cmd + " --uas-quirk " + id + " (appends ' usb-storage.quirks=" + id + ":u' to the line in " +
-              c.r.cmdline_file + ")");
+          fmt::format("{} ({}, {}) is known to hang or corrupt data with UAS on a Pi 4; {} lacks "
+                      "usb-storage.quirks={}:u",
+                      known->name, id, seen, c.r.cmdline_file, id),
+          fmt::format("{} --uas-quirk {} (appends ' usb-storage.quirks={}:u' to the line in {})", c.patch_cmd, id, id,
+                      c.r.cmdline_file));
   }
 }
 

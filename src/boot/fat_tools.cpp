@@ -1,6 +1,7 @@
 #include "boot/fat_tools.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
@@ -37,6 +38,7 @@ std::pair<int, std::string> run_tool(const std::vector<std::string>& argv) {
     }
     ::setenv("MTOOLS_SKIP_CHECK", "1", 1);
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     ::execvp(args[0], args.data());
@@ -97,17 +99,18 @@ std::vector<std::string> fat_write_back(const std::string& device, const fs::pat
     if (!after.count(name)) removed.push_back(name);
   for (const auto& n : changed)
     if (n.find('/') != std::string::npos)
-      throw Error(ErrorKind::Io, "cannot write " + n + " back with mtools: only top-level files are written back");
+      throw Error(ErrorKind::Io,
+                  fmt::format("cannot write {} back with mtools: only top-level files are written back", n));
   // Kernel files first, the files that name them last: a failure in between
   // leaves config.txt pointing at what was there before.
   std::stable_partition(changed.begin(), changed.end(), [](const std::string& n) { return !last_to_write(n); });
   for (const auto& n : changed) {
     tool_or_throw({"mcopy", "-o", "-p", "-m", "-n", "-i", device, (dir / n).string(), "::/" + n});
-    actions.push_back("wrote " + n + " to " + device + " (mtools)");
+    actions.push_back(fmt::format("wrote {} to {} (mtools)", n, device));
   }
   for (const auto& n : removed) {
     tool_or_throw({"mdel", "-i", device, "::/" + n});
-    actions.push_back("deleted " + n + " from " + device + " (mtools)");
+    actions.push_back(fmt::format("deleted {} from {} (mtools)", n, device));
   }
   // Read back and compare.
   char tmpl[] = "/tmp/piprov-readback-XXXXXX";
@@ -119,7 +122,8 @@ std::vector<std::string> fat_write_back(const std::string& device, const fs::pat
     for (const auto& [name, h] : after) {
       auto it = back.find(name);
       if (it == back.end() || it->second != h)
-        throw Error(ErrorKind::Verify, "read-back of " + name + " from " + device + " differs from what was written");
+        throw Error(ErrorKind::Verify,
+                    fmt::format("read-back of {} from {} differs from what was written", name, device));
     }
   } catch (...) {
     std::error_code ec;

@@ -11,6 +11,7 @@
 #include <map>
 #include <thread>
 
+#include "boot/cmdline_txt.hpp"
 #include "boot/fat_tools.hpp"
 #include "core/blockdev.hpp"
 #include "core/error.hpp"
@@ -120,6 +121,10 @@ ProvisionReport provision(const ProvisionOptions& o) {
                                                         ? " is a partition; provision the whole disk " + parent
                                                         : " is not a whole disk: provision needs a block device "
                                                           "(for an image file, attach it with losetup --partscan)"));
+
+  // Bad VID:PIDs are usage errors before anything is written.
+  for (const auto& q : o.patch.uas_quirks) normalize_vid_pid(q);
+  for (const auto& q : o.usb_ids) normalize_vid_pid(q);
 
   // 1. write (errors propagate as write reports them).
   rep.write = image::write_image(o.write);

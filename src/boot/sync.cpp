@@ -180,16 +180,16 @@ SyncResult sync_kernel(const fs::path& boot_dir, const SyncOptions& opts) {
     if (opts.dry_run) {
       r.outcome = SyncResult::Outcome::Regenerated;
       r.message = "would regenerate vmlinux (" + why + ")";
-      if (had_old) r.actions.push_back("copy vmlinux to vmlinux.bak");
-      r.actions.push_back("decompress vmlinuz to vmlinux (atomic replace)");
-      r.actions.push_back("write vmlinux.stamp");
+      if (had_old) r.actions.emplace_back("copy vmlinux to vmlinux.bak");
+      r.actions.emplace_back("decompress vmlinuz to vmlinux (atomic replace)");
+      r.actions.emplace_back("write vmlinux.stamp");
       return r;
     }
     AtomicFile tmp(vmlinux, 0755);
     auto dec = decompress_kernel(boot_dir / kVmlinuz, tmp);  // verifies the arm64 magic before anything moves
     if (had_old) {
       atomic_copy(vmlinux, boot_dir / kVmlinuxBak);
-      r.actions.push_back("kept the previous vmlinux as vmlinux.bak");
+      r.actions.emplace_back("kept the previous vmlinux as vmlinux.bak");
     }
     tmp.commit();
     std::string how = dec.compression == KernelCompression::None
@@ -199,7 +199,7 @@ SyncResult sync_kernel(const fs::path& boot_dir, const SyncOptions& opts) {
     r.actions.push_back(how);
     atomic_write(boot_dir / kVmlinuxStamp,
                  format_stamp({st.vmlinuz_sha256, dec.out_sha256, dec.out_bytes, to_string(dec.compression)}));
-    r.actions.push_back("wrote vmlinux.stamp");
+    r.actions.emplace_back("wrote vmlinux.stamp");
     r.outcome = SyncResult::Outcome::Regenerated;
     r.message = "regenerated vmlinux (" + why + ")";
   } catch (const Error& e) {

@@ -129,4 +129,9 @@ TEST(Provision, FailureAfterTheWriteSaysWhatStateTheDiskIsIn) {
                (d.path / "file.img").string() + " --yes");
   EXPECT_EQ(f.exit_code, 2);
   EXPECT_FALSE(fs::exists(d.path / "file.img"));
+  // A bad --uas-quirk is refused before the write.
+  auto q = run(piprov::test::piprov_bin() + " provision " + (d.path / "x.img").string() + " " + loop.path +
+               " --yes --progress none --uas-quirk 152d0578");
+  EXPECT_EQ(q.exit_code, 2);
+  EXPECT_EQ(q.out, "");
 }
