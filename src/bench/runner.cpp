@@ -1,12 +1,12 @@
 // The job runner: threads x (engine, fd, iodepth buffers), time-based with a
 // ramp, latency histograms, fsync timing. Model: fio's backend.c/io_u.c.
 #include <fcntl.h>
-#include <time.h>
 #include <unistd.h>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>  // clock_gettime (POSIX, through <time.h>)
 #include <memory>
 #include <mutex>
 #include <thread>
