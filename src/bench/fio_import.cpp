@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -8,6 +7,7 @@
 #include "bench/fio_import.hpp"
 #include "bench/report.hpp"
 #include "core/error.hpp"
+#include "core/read_capped.hpp"
 
 namespace piprov::bench {
 
@@ -56,17 +56,13 @@ Report group_imported(const std::vector<ImportedJob>& jobs) {
 Report import_fio_files(const std::vector<std::string>& paths) {
   std::vector<ImportedJob> all;
   for (const auto& p : paths) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw io_error("cannot read fio output " + p, errno);
     // fio outputs are kilobytes to a few MiB (a JSON with histograms); read at
     // most 64 MiB so /dev/zero or a disk image is refused, not slurped.
-    constexpr std::size_t kMaxInput = 64u << 20;
-    std::string content(kMaxInput + 1, '\0');
-    in.read(content.data(), static_cast<std::streamsize>(content.size()));
-    content.resize(static_cast<std::size_t>(in.gcount()));
-    if (content.size() > kMaxInput)
+    auto read = read_file_capped(p, 64u << 20, "fio output");
+    if (!read)
       throw Error(ErrorKind::Usage,
                   "fio output " + p + " is over 64 MiB: not a fio output (give fio's json or text output)");
+    std::string content = std::move(*read);
     std::string source = std::filesystem::path(p).filename().string();
     if (content.find("\"piprov_bench\"") != std::string::npos) {  // a saved `piprov bench --format json` run
       for (auto& t : report_from_json(content, p).targets)

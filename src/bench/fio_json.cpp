@@ -1,5 +1,6 @@
 // fio JSON output -> result model. Handles fio 2.x (usec "lat"/"clat", io_bytes
 // in KiB before 2.21) and 3.x ("lat_ns", bw_bytes, "sync" section).
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -12,18 +13,27 @@ namespace {
 
 using nlohmann::json;
 
+// A field whose value fio never prints: beyond +-1e18 (an exabyte, 31 years
+// in ns) or not finite. parse_fio_json() turns it into an Error naming the file.
+struct BadNumber {
+  std::string key, value;
+};
+
 double num(const json& j, const char* key, double dflt = 0) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return dflt;
-  if (it->is_number()) return it->get<double>();
-  if (it->is_string()) {
+  double v = dflt;
+  if (it->is_number()) {
+    v = it->get<double>();
+  } else if (it->is_string()) {
     try {
-      return std::stod(it->get<std::string>());
+      v = std::stod(it->get<std::string>());
     } catch (...) {
       return dflt;
     }
   }
-  return dflt;
+  if (!std::isfinite(v) || std::fabs(v) > 1e18) throw BadNumber{key, it->dump()};
+  return v;
 }
 
 std::string str(const json& j, const char* key) {
@@ -42,7 +52,7 @@ LatStats lat_from(const json& j, double scale) {
   s.max_ns = num(j, "max") * scale;
   s.mean_ns = num(j, "mean") * scale;
   s.stdev_ns = num(j, "stddev") * scale;
-  s.samples = static_cast<std::uint64_t>(num(j, "N"));
+  s.samples = to_u64(num(j, "N"));
   if (auto p = j.find("percentile"); p != j.end() && p->is_object())
     for (auto it = p->begin(); it != p->end(); ++it) {
       double pct = 0;
@@ -51,8 +61,10 @@ LatStats lat_from(const json& j, double scale) {
       } catch (...) {
         continue;
       }
-      if (pct <= 0 || !it->is_number()) continue;
-      s.percentiles.emplace_back(pct, it->get<double>() * scale);
+      if (!(pct > 0 && pct <= 100) || !it->is_number()) continue;
+      double v = it->get<double>();
+      if (!std::isfinite(v) || std::fabs(v) > 1e18) throw BadNumber{"percentile " + it.key(), it->dump()};
+      s.percentiles.emplace_back(pct, v * scale);
     }
   return s;
 }
@@ -70,15 +82,15 @@ std::optional<DirStats> dir_from(const json& dir, const FioVersion& v, std::uint
   d.runtime_s = num(dir, "runtime") / 1000.0;
   double io = num(dir, "io_bytes");
   bool kib = dir.contains("io_kbytes") ? false : v.known() ? v.before(2, 21) : false;
-  d.bytes = static_cast<std::uint64_t>(kib ? io * 1024 : io);
+  d.bytes = to_u64(kib ? io * 1024 : io);
   d.iops = num(dir, "iops");
   d.bw_bytes = dir.contains("bw_bytes") ? num(dir, "bw_bytes") : num(dir, "bw") * 1024.0;
   if (dir.contains("total_ios"))
-    d.ios = static_cast<std::uint64_t>(num(dir, "total_ios"));
+    d.ios = to_u64(num(dir, "total_ios"));
   else if (bs)
     d.ios = d.bytes / bs;
   else
-    d.ios = static_cast<std::uint64_t>(std::llround(d.iops * d.runtime_s));
+    d.ios = to_u64(std::round(d.iops * d.runtime_s));
   d.lat = lat_of(dir, "lat");
   d.clat = lat_of(dir, "clat");
   d.slat = lat_of(dir, "slat");
@@ -107,13 +119,13 @@ std::vector<ImportedJob> jobs_from(const json& doc, const std::string& source) {
     r.name = str(j, "jobname");
     fo.apply(r);
     r.source = (v.text.empty() ? std::string("fio") : v.text) + " (" + source + ")";
-    r.err = static_cast<int>(num(j, "error"));
+    r.err = static_cast<int>(std::clamp(num(j, "error"), -1e9, 1e9));
     if (r.err) r.error = "fio reported error " + std::to_string(r.err);
     if (auto it = j.find("read"); it != j.end()) r.read = dir_from(*it, v, r.bs);
     if (auto it = j.find("write"); it != j.end()) r.write = dir_from(*it, v, r.bs);
     if (auto it = j.find("sync"); it != j.end() && it->is_object()) {
       LatStats s = lat_of(*it, "lat");
-      r.sync_ios = static_cast<std::uint64_t>(num(*it, "total_ios"));
+      r.sync_ios = to_u64(num(*it, "total_ios"));
       if (s.present()) r.sync = s;
     }
     if (!r.read && !r.write && !r.sync) continue;
@@ -135,7 +147,13 @@ std::vector<ImportedJob> parse_fio_json(std::string_view text, const std::string
       continue;  // a brace-balanced fragment of prose, not JSON
     }
     if (!doc.is_object() || !doc.contains("jobs")) continue;
-    auto jobs = jobs_from(doc, source);
+    std::vector<ImportedJob> jobs;
+    try {
+      jobs = jobs_from(doc, source);
+    } catch (const BadNumber& b) {
+      throw Error(ErrorKind::Usage, source + ": fio JSON field \"" + b.key + "\" = " + b.value.substr(0, 40) +
+                                        " is not a value fio prints (out of range); give fio's unedited output");
+    }
     out.insert(out.end(), jobs.begin(), jobs.end());
   }
   return out;

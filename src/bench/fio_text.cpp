@@ -2,12 +2,18 @@
 // update the current job, everything else (prose, status lines) is skipped.
 // Layouts: fio >= 2.17 "read: IOPS=94, BW=379MiB/s (397MB/s)(22.2GiB/60078msec)";
 // before "read : io=353500KB, bw=68118KB/s, iops=133, runt=  5314msec".
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <climits>
 #include <map>
 #include <optional>
 #include <regex>
 
 #include "bench/fio_import.hpp"
 #include "bench/fio_util.hpp"
+#include "core/error.hpp"
 
 namespace piprov::bench {
 namespace {
@@ -49,6 +55,7 @@ class TextParser {
   explicit TextParser(std::string source) : source_(std::move(source)) {}
 
   void line(std::string_view raw, std::size_t lineno) {
+    lineno_ = lineno;
     std::string l(raw.size() > 2000 ? raw.substr(raw.size() - 2000) : raw);
     if (!l.empty() && l.back() == '\r') l.pop_back();
     const auto& P = pat();
@@ -78,8 +85,8 @@ class TextParser {
     pct_target_.clear();
     if (l.find("issued") != std::string::npos) {
       if (std::regex_search(l, m, P.issued_new) || std::regex_search(l, m, P.issued_old)) {
-        if (cur().read) cur().read->ios = std::stoull(m[1]);
-        if (cur().write) cur().write->ios = std::stoull(m[2]);
+        if (cur().read) cur().read->ios = u64(m[1]);
+        if (cur().write) cur().write->ios = u64(m[2]);
       }
       return;
     }
@@ -90,6 +97,38 @@ class TextParser {
 
  private:
   JobResult& cur() { return out_[*cur_].job; }
+
+  // Numbers of a line that matched a fio pattern. fio prints uint64 counters
+  // and values far below 1e18 (an exabyte, 31 years in ns); anything else
+  // (overflow, "1.2.3", inf) comes from a damaged or hand-made file and would
+  // overflow the conversions below, so the import stops with the line named.
+  [[noreturn]] void bad_number(const std::string& s) const {
+    throw Error(ErrorKind::Usage, fmt::format("{}:{}: '{}' is not a number fio prints (out of range or malformed); "
+                                              "give fio's unedited output",
+                                              source_, lineno_, s.size() > 40 ? s.substr(0, 40) + "..." : s));
+  }
+  std::uint64_t u64(const std::string& s) const {
+    std::uint64_t v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size()) bad_number(s);
+    return v;
+  }
+  unsigned u32(const std::string& s) const {
+    std::uint64_t v = u64(s);
+    if (v > UINT_MAX) bad_number(s);
+    return static_cast<unsigned>(v);
+  }
+  double real(const std::string& s) const {  // plain decimal ("99.50", "60078")
+    double v = 0;
+    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || !(v >= 0 && v < 1e18)) bad_number(s);
+    return v;
+  }
+  double fio_number(const std::string& s) const {  // with fio's k/M/G suffix ("18.6k")
+    double v = 0;
+    if (!parse_fio_number(s, v) || !(v >= 0 && v < 1e18)) bad_number(s);
+    return v;
+  }
 
   void command(const std::string& args, std::size_t lineno) {
     cmd_ = FioOptions{};
@@ -111,7 +150,7 @@ class TextParser {
     std::smatch r;
     if (std::regex_search(l, r, pat().header_rest)) {
       h.engine = r[1];
-      h.iodepth = static_cast<unsigned>(std::stoul(r[2]));
+      h.iodepth = u32(r[2]);
     }
     headers_[m[1]] = h;
     // A command line counts for this run only when printed just before it.
@@ -128,8 +167,8 @@ class TextParser {
       r.engine = h->second.engine;
       r.iodepth = h->second.iodepth;
     }
-    r.numjobs = static_cast<unsigned>(std::stoul(m[3]));
-    r.err = std::stoi(m[4]);
+    r.numjobs = u32(m[3]);
+    r.err = static_cast<int>(std::min<unsigned>(u32(m[4]), INT_MAX));
     if (r.err) r.error = "fio reported err=" + std::to_string(r.err);
     if (cmd_line_) cmd_.apply(r);
     if (!r.rw.empty() && !r.iodepth) r.iodepth = 1;
@@ -154,25 +193,19 @@ class TextParser {
 
   void dir_new(const std::smatch& m) {
     DirStats& d = open_dir(m[1]);
-    parse_fio_number(m[2].str(), d.iops);
-    double bw = 0, io = 0;
-    parse_fio_number(m[3].str(), bw);
-    parse_fio_number(m[5].str(), io);
-    d.bw_bytes = bw * unit_bytes(m[4].str());
-    d.bytes = static_cast<std::uint64_t>(io * unit_bytes(m[6].str()));
-    d.runtime_s = std::stod(m[7]) / 1000.0;
+    d.iops = fio_number(m[2]);
+    d.bw_bytes = fio_number(m[3]) * unit_bytes(m[4].str());
+    d.bytes = to_u64(fio_number(m[5]) * unit_bytes(m[6].str()));
+    d.runtime_s = real(m[7]) / 1000.0;
     if (cur().bs) d.ios = d.bytes / cur().bs;
   }
 
   void dir_old(const std::smatch& m) {
     DirStats& d = open_dir(m[1]);
-    double io = 0, bw = 0;
-    parse_fio_number(m[2].str(), io);
-    parse_fio_number(m[4].str(), bw);
-    d.bytes = static_cast<std::uint64_t>(io * unit_bytes(m[3].str(), true));
-    d.bw_bytes = bw * unit_bytes(m[5].str(), true);
-    parse_fio_number(m[6].str(), d.iops);
-    d.runtime_s = std::stod(m[7]) / 1000.0;
+    d.bytes = to_u64(fio_number(m[2]) * unit_bytes(m[3].str(), true));
+    d.bw_bytes = fio_number(m[4]) * unit_bytes(m[5].str(), true);
+    d.iops = fio_number(m[6]);
+    d.runtime_s = real(m[7]) / 1000.0;
     if (cur().bs) d.ios = d.bytes / cur().bs;
   }
 
@@ -190,11 +223,11 @@ class TextParser {
   void lat(const std::smatch& m) {
     LatStats* s = lat_slot(m[1]);
     if (!s) return;
-    double scale = unit_ns(m[2].str()), v = 0;
-    parse_fio_number(m[3].str(), v), s->min_ns = v * scale;
-    parse_fio_number(m[4].str(), v), s->max_ns = v * scale;
-    parse_fio_number(m[5].str(), v), s->mean_ns = v * scale;
-    parse_fio_number(m[6].str(), v), s->stdev_ns = v * scale;
+    double scale = unit_ns(m[2].str());
+    s->min_ns = fio_number(m[3]) * scale;
+    s->max_ns = fio_number(m[4]) * scale;
+    s->mean_ns = fio_number(m[5]) * scale;
+    s->stdev_ns = fio_number(m[6]) * scale;
   }
 
   void pct(const std::string& l) {
@@ -203,20 +236,20 @@ class TextParser {
     if (!s) return;
     const auto& P = pat();
     for (std::sregex_iterator it(l.begin(), l.end(), P.pct), end; it != end; ++it)
-      s->percentiles.emplace_back(std::stod((*it)[1]), std::stod((*it)[2]) * pct_scale_);
+      s->percentiles.emplace_back(real((*it)[1]), real((*it)[2]) * pct_scale_);
   }
 
   void disk(const std::smatch& m) {
     DiskStats d;
     d.device = m[1];
-    d.read_ios = std::stoull(m[2]);
-    d.write_ios = std::stoull(m[3]);
-    if (m[4].matched) d.read_sectors = std::stoull(m[4]), d.write_sectors = std::stoull(m[5]);
-    d.read_merges = std::stoull(m[6]);
-    d.write_merges = std::stoull(m[7]);
-    d.read_ticks_ms = std::stoull(m[8]);
-    d.write_ticks_ms = std::stoull(m[9]);
-    d.time_in_queue_ms = std::stoull(m[10]);
+    d.read_ios = u64(m[2]);
+    d.write_ios = u64(m[3]);
+    if (m[4].matched) d.read_sectors = u64(m[4]), d.write_sectors = u64(m[5]);
+    d.read_merges = u64(m[6]);
+    d.write_merges = u64(m[7]);
+    d.read_ticks_ms = u64(m[8]);
+    d.write_ticks_ms = u64(m[9]);
+    d.time_in_queue_ms = u64(m[10]);
     for (std::size_t i = run_start_; i < out_.size(); ++i) {
       if (!out_[i].job.disk) out_[i].job.disk = d;
       if (out_[i].target.empty()) out_[i].target = d.device;
@@ -234,6 +267,7 @@ class TextParser {
   DirStats trim_;
   std::string pct_target_;
   double pct_scale_ = 1;
+  std::size_t lineno_ = 0;
 };
 
 }  // namespace

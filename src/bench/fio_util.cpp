@@ -98,6 +98,13 @@ bool parse_fio_number(std::string_view s, double& out) {
   return true;
 }
 
+std::uint64_t to_u64(double v) {
+  constexpr double kMax = 9223372036854775808.0;  // 2^63
+  if (!(v > 0)) return 0;
+  if (v >= kMax) return std::uint64_t{1} << 63;
+  return static_cast<std::uint64_t>(v);
+}
+
 double unit_bytes(std::string_view u, bool legacy) {
   if (u.ends_with("/s")) u.remove_suffix(2);
   if (legacy && u.size() == 2 && u[1] == 'B') {

@@ -36,6 +36,10 @@ struct FioOptions {
 /// multipliers as fio's num2str prints them. Returns false when not a number.
 bool parse_fio_number(std::string_view s, double& out);
 
+/// `v` as a count or size: 0 for NaN or negative, saturated at 2^63 (a plain
+/// cast of a larger double is undefined behaviour; only damaged files get there).
+std::uint64_t to_u64(double v);
+
 /// Bytes in `unit` (a trailing "/s" is ignored): B, KiB, MiB, GiB, TiB
 /// (binary), kB/MB/GB/TB (decimal); with `legacy` (pre-2.17 text) KB/MB/GB are
 /// binary as fio meant them. 0 when unknown.

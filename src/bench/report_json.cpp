@@ -2,8 +2,13 @@
 // kept, histograms included (sparse buckets), so runs can be compared later
 // with `piprov bench import a.json b.json`.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "bench/fio_util.hpp"
 #include "bench/report.hpp"
 #include "bench/verdict.hpp"
 #include "core/error.hpp"
@@ -12,6 +17,23 @@ namespace piprov::bench {
 namespace {
 
 using nlohmann::json;
+
+// Unsigned fields of a (possibly hand-edited) saved run: an integer as it is,
+// a float saturated by to_u64() (a plain cast of 1e300 is undefined
+// behaviour), anything else `dflt`. Found by fuzz_bench_import.
+std::uint64_t u64(const json& v, std::uint64_t dflt = 0) {
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer()) return v.get<std::int64_t>() < 0 ? 0 : v.get<std::uint64_t>();
+  if (v.is_number_float()) return to_u64(v.get<double>());
+  return dflt;
+}
+std::uint64_t u64_of(const json& j, const char* key, std::uint64_t dflt = 0) {
+  auto it = j.find(key);
+  return it == j.end() ? dflt : u64(*it, dflt);
+}
+unsigned u32_of(const json& j, const char* key, unsigned dflt = 0) {
+  return static_cast<unsigned>(std::min<std::uint64_t>(u64_of(j, key, dflt), UINT32_MAX));
+}
 
 json lat_json(const LatStats& l) {
   json j{{"samples", l.samples},
@@ -39,7 +61,7 @@ json lat_json(const LatStats& l) {
 LatStats lat_from(const json& j) {
   LatStats l;
   if (!j.is_object()) return l;
-  l.samples = j.value("samples", std::uint64_t{0});
+  l.samples = u64_of(j, "samples");
   l.min_ns = j.value("min_ns", 0.0);
   l.max_ns = j.value("max_ns", 0.0);
   l.mean_ns = j.value("mean_ns", 0.0);
@@ -48,9 +70,9 @@ LatStats lat_from(const json& j) {
     for (auto it = p->begin(); it != p->end(); ++it) l.percentiles.emplace_back(std::stod(it.key()), it->get<double>());
   if (auto h = j.find("histogram"); h != j.end() && h->is_object()) {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> b;
-    for (const auto& e : (*h)["buckets"]) b.emplace_back(e[0].get<std::uint64_t>(), e[1].get<std::uint64_t>());
-    l.hist = Histogram::from_buckets(b, h->value("min", std::uint64_t{0}), h->value("max", std::uint64_t{0}),
-                                     h->value("sum", 0.0), h->value("sum_sq", 0.0));
+    for (const auto& e : (*h)["buckets"]) b.emplace_back(u64(e.at(0)), u64(e.at(1)));
+    l.hist =
+        Histogram::from_buckets(b, u64_of(*h, "min"), u64_of(*h, "max"), h->value("sum", 0.0), h->value("sum_sq", 0.0));
   }
   return l;
 }
@@ -71,8 +93,8 @@ json dir_json(const DirStats& d) {
 
 DirStats dir_from(const json& j) {
   DirStats d;
-  d.ios = j.value("ios", std::uint64_t{0});
-  d.bytes = j.value("bytes", std::uint64_t{0});
+  d.ios = u64_of(j, "ios");
+  d.bytes = u64_of(j, "bytes");
   d.runtime_s = j.value("runtime_s", 0.0);
   d.iops = j.value("iops", 0.0);
   d.bw_bytes = j.value("bw_bytes", 0.0);
@@ -108,7 +130,7 @@ DiskStats disk_from(const json& j) {
   DiskStats d;
   d.device = j.value("device", "");
   d.elapsed_s = j.value("elapsed_s", 0.0);
-#define F(x) d.x = j.value(#x, std::uint64_t{0})
+#define F(x) d.x = u64_of(j, #x)
   F(read_ios);
   F(write_ios);
   F(read_merges);
@@ -152,13 +174,13 @@ DeviceInfo device_from(const json& j) {
   d.transport = j.value("transport", "");
   d.driver = j.value("driver", "");
   d.usb_speed = j.value("usb_speed_mbps", "");
-  d.size_bytes = j.value("size_bytes", std::uint64_t{0});
-  d.logical_block_size = j.value("logical_block_size", 0u);
-  d.physical_block_size = j.value("physical_block_size", 0u);
-  d.nr_requests = j.value("nr_requests", 0u);
-  d.max_hw_sectors_kb = j.value("max_hw_sectors_kb", 0u);
-  d.max_sectors_kb = j.value("max_sectors_kb", 0u);
-  d.optimal_io_size = j.value("optimal_io_size", 0u);
+  d.size_bytes = u64_of(j, "size_bytes");
+  d.logical_block_size = u32_of(j, "logical_block_size", 0);
+  d.physical_block_size = u32_of(j, "physical_block_size", 0);
+  d.nr_requests = u32_of(j, "nr_requests", 0);
+  d.max_hw_sectors_kb = u32_of(j, "max_hw_sectors_kb", 0);
+  d.max_sectors_kb = u32_of(j, "max_sectors_kb", 0);
+  d.optimal_io_size = u32_of(j, "optimal_io_size", 0);
   d.rotational = j.value("rotational", false);
   d.scheduler = j.value("scheduler", "");
   d.write_cache = j.value("write_cache", "");
@@ -182,22 +204,22 @@ JobResult job_from(const json& j) {
   JobResult r;
   r.name = j.value("name", "");
   r.rw = j.value("rw", "");
-  r.bs = j.value("bs", std::uint64_t{0});
-  r.iodepth = j.value("iodepth", 1u);
-  r.numjobs = j.value("numjobs", 1u);
+  r.bs = u64_of(j, "bs");
+  r.iodepth = u32_of(j, "iodepth", 1);
+  r.numjobs = u32_of(j, "numjobs", 1);
   r.engine = j.value("engine", "");
   r.direct = j.value("direct", false);
   r.dsync = j.value("sync", false);
-  r.fsync = j.value("fsync", 0u);
+  r.fsync = u32_of(j, "fsync", 0);
   r.source = j.value("source", "");
-  r.err = j.value("errno", 0);
+  r.err = static_cast<int>(std::min<std::uint64_t>(u64_of(j, "errno"), INT32_MAX));
   r.error = j.value("error", "");
   r.interrupted = j.value("interrupted", false);
   if (j.contains("read") && j["read"].is_object()) r.read = dir_from(j["read"]);
   if (j.contains("write") && j["write"].is_object()) r.write = dir_from(j["write"]);
   if (j.contains("sync_section") && j["sync_section"].is_object()) {
     r.sync = lat_from(j["sync_section"]["lat"]);
-    r.sync_ios = j["sync_section"].value("ios", std::uint64_t{0});
+    r.sync_ios = u64_of(j["sync_section"], "ios");
   }
   if (j.contains("disk") && j["disk"].is_object()) r.disk = disk_from(j["disk"]);
   return r;
@@ -235,16 +257,22 @@ Report report_from_json(std::string_view text, const std::string& source) {
   if (!doc.is_object() || !doc.contains("piprov_bench"))
     throw Error(ErrorKind::Usage, source + ": not a piprov bench JSON report (no \"piprov_bench\" key)");
   Report r;
-  r.interrupted = doc.value("interrupted", false);
-  for (const auto& tj : doc["targets"]) {
-    TargetResult t;
-    t.label = tj.value("label", "");
-    t.path = tj.value("path", "");
-    t.err = tj.value("errno", 0);
-    t.error = tj.value("error", "");
-    if (tj.contains("device") && tj["device"].is_object()) t.device = device_from(tj["device"]);
-    for (const auto& jj : tj["jobs"]) t.jobs.push_back(job_from(jj));
-    r.targets.push_back(std::move(t));
+  try {
+    r.interrupted = doc.value("interrupted", false);
+    for (const auto& tj : doc.at("targets")) {
+      TargetResult t;
+      t.label = tj.value("label", "");
+      t.path = tj.value("path", "");
+      t.err = static_cast<int>(std::min<std::uint64_t>(u64_of(tj, "errno"), INT32_MAX));
+      t.error = tj.value("error", "");
+      if (tj.contains("device") && tj["device"].is_object()) t.device = device_from(tj["device"]);
+      for (const auto& jj : tj.at("jobs")) t.jobs.push_back(job_from(jj));
+      r.targets.push_back(std::move(t));
+    }
+  } catch (const json::exception& e) {  // a field of the wrong type: a damaged or hand-edited file
+    throw Error(ErrorKind::Usage, source + ": not a piprov bench JSON report as piprov writes it: " + e.what());
+  } catch (const std::logic_error& e) {  // std::stod of a percentile key
+    throw Error(ErrorKind::Usage, source + ": not a piprov bench JSON report as piprov writes it: " + e.what());
   }
   return r;
 }

@@ -91,11 +91,23 @@ void check_kernel(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) 
       case KernelState::NoStamp:
       case KernelState::Stale:
       case KernelState::Missing:
-      case KernelState::Invalid:
+      case KernelState::Invalid: {
+        // sync-kernel is the fix only when vmlinuz itself decodes to a valid Image.
+        std::string fix = "piprov boot sync-kernel " + c.boot_q;
+        try {
+          (void)decode_kernel(boot / kVmlinuz, [](std::span<const std::byte>) {});
+        } catch (const Error& e) {
+          if (e.kind() != ErrorKind::Verify) throw;
+          std::string why = e.what();
+          if (auto cut = why.find("; nothing was replaced"); cut != std::string::npos) why.erase(cut);
+          c.add(Severity::Error, "vmlinuz-corrupt", why + ": sync-kernel cannot make vmlinux from it",
+                "reinstall the kernel package (apt install --reinstall linux-image-raspi), then " + fix);
+          fix = "(after the reinstall) " + fix;
+        }
         c.add(Severity::Error, std::string("vmlinux-") + to_string(c.r.kernel.state),
-              "vmlinux is " + std::string(to_string(c.r.kernel.state)) + ": " + c.r.kernel.detail,
-              "piprov boot sync-kernel " + c.boot_q);
+              "vmlinux is " + std::string(to_string(c.r.kernel.state)) + ": " + c.r.kernel.detail, fix);
         break;
+      }
       case KernelState::NoVmlinuz:
         c.add(Severity::Warning, "no-vmlinuz",
               c.r.kernel.detail + ": the apt hook cannot refresh vmlinux after a kernel update",

@@ -7,6 +7,7 @@
 #include <zlib.h>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -112,7 +113,7 @@ KernelCompression detect_compression_file(const fs::path& path) { return detect_
 
 bool file_is_arm64_image(const fs::path& path) { return is_arm64_image(read_head(path, 64)); }
 
-DecompressResult decompress_kernel(const fs::path& src, AtomicFile& out) {
+DecompressResult decode_kernel(const fs::path& src, const std::function<void(std::span<const std::byte>)>& sink) {
   DecompressResult res;
   res.compression = detect_compression_file(src);
   std::error_code ec;
@@ -151,7 +152,7 @@ DecompressResult decompress_kernel(const fs::path& src, AtomicFile& out) {
                   src.string() + " decodes to more than 256 MiB: not a kernel; nothing was replaced");
     hash.update(chunk);
     if (res.compression == KernelCompression::Gzip) crc.update(chunk);
-    out.write(chunk);
+    sink(chunk);
   }
   // libarchive's gzip reader does not check the trailer: do it, so a flipped bit is caught.
   // (Kernel packages write single-member gzip files; the trailer covers the whole output.)
@@ -168,6 +169,10 @@ DecompressResult decompress_kernel(const fs::path& src, AtomicFile& out) {
                                        "byte 0x38); nothing was replaced");
   res.out_sha256 = hash.hex();
   return res;
+}
+
+DecompressResult decompress_kernel(const fs::path& src, AtomicFile& out) {
+  return decode_kernel(src, [&out](std::span<const std::byte> chunk) { out.write(chunk); });
 }
 
 }  // namespace piprov::boot

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 
@@ -57,5 +58,11 @@ inline constexpr std::uint64_t kMaxImageBytes = 256ull << 20;
 /// larger than kMaxImageBytes; Error{Io} when reading/writing fails. `out` is
 /// then left uncommitted, so the caller's target stays untouched.
 DecompressResult decompress_kernel(const std::filesystem::path& src, AtomicFile& out);
+
+/// decompress_kernel() with the decoded Image handed to `sink` in chunks of at
+/// most 1 MiB instead of a file; the same checks and errors. With a sink that
+/// drops the data, it tells whether `src` would make a valid vmlinux.
+DecompressResult decode_kernel(const std::filesystem::path& src,
+                               const std::function<void(std::span<const std::byte>)>& sink);
 
 }  // namespace piprov::boot

@@ -2,14 +2,13 @@
 // EEPROM config. Wiring and printing only; logic lives in src/eeprom/.
 #include <fmt/format.h>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "cli/registry.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/read_capped.hpp"
 #include "eeprom/check.hpp"
 #include "eeprom/edit.hpp"
 #include "eeprom/image.hpp"
@@ -54,20 +53,12 @@ std::string read_text(const std::string& path) {
   constexpr std::size_t kMaxConfig = 1 << 20;
   if (path != "-" && std::filesystem::is_directory(path))
     throw Error(ErrorKind::Usage, fmt::format("{} is a directory; give the config file (e.g. bootconf.txt)", path));
-  std::ifstream file;
-  if (path != "-") {
-    file.open(path, std::ios::binary);
-    if (!file) throw io_error(fmt::format("cannot open config {}", path), errno);
-  }
-  std::istream& in = path == "-" ? std::cin : file;
-  std::string text(kMaxConfig + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxConfig)
+  auto text = read_file_capped(path, kMaxConfig, "config");
+  if (!text)
     throw Error(ErrorKind::Usage, fmt::format("{} is over 1 MiB: not a bootloader config (bootconf.txt holds at most "
                                               "4076 bytes); give the output of 'vcgencmd bootloader_config'",
                                               path == "-" ? "standard input" : path));
-  return text;
+  return std::move(*text);
 }
 
 int run_check(const CheckArgs& a) {
@@ -120,6 +111,11 @@ int run_check(const CheckArgs& a) {
       throw Error(ErrorKind::Usage, fmt::format("{} looks like an EEPROM image (pieeprom.bin), not config text: use "
                                                 "piprov eeprom check --image {}",
                                                 a.file, a.file));
+    if (auto nul = in.config_text.find('\0'); nul != std::string::npos)
+      throw Error(ErrorKind::Usage,
+                  fmt::format("{} holds binary data (a NUL byte at offset {}), not a bootloader config: give the "
+                              "output of 'vcgencmd bootloader_config', a bootconf.txt, or --image pieeprom.bin",
+                              a.file == "-" ? "standard input" : a.file, nul));
     ctx.source_kind = a.file == "-" ? "stdin" : "file";
     ctx.path = a.file;
   }

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 #include <cctype>
-#include <fstream>
 
 #include "core/error.hpp"
+#include "core/read_capped.hpp"
 
 namespace piprov::eeprom {
 namespace {
@@ -55,20 +55,14 @@ EepromImage EepromImage::parse(std::string bytes, std::string name) {
 }
 
 EepromImage EepromImage::load(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw io_error(fmt::format("cannot open EEPROM image {}", path.string()), errno);
-  // Read at most one byte more than the largest image (Pi 5, 2 MiB): a device
-  // such as /dev/zero or a disk image must not be slurped whole.
-  constexpr std::size_t kMaxRead = 2097152 + 1;
-  std::string bytes(kMaxRead, '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (in.bad()) throw io_error(fmt::format("cannot read EEPROM image {}", path.string()), errno);
-  bytes.resize(static_cast<std::size_t>(in.gcount()));
-  if (bytes.size() == kMaxRead)
+  // Read at most the largest image (Pi 5, 2 MiB): a device such as /dev/zero
+  // or a disk image must not be slurped whole.
+  auto bytes = read_file_capped(path.string(), 2097152, "EEPROM image");
+  if (!bytes)
     throw Error(ErrorKind::Usage, fmt::format("{} is larger than any bootloader EEPROM image (512 KiB Pi 4, 2 MiB "
                                               "Pi 5); give a pieeprom.bin",
                                               path.string()));
-  return parse(std::move(bytes), path.string());
+  return parse(std::move(*bytes), path.string());
 }
 
 std::optional<std::size_t> EepromImage::find_file(std::string_view name) const {

@@ -137,7 +137,14 @@ WriteResult write_image(const WriteOptions& o) {
 
   if (o.verify) {
     auto vstart = std::chrono::steady_clock::now();
-    std::string back = verify_readback(t, o.image, o.threads, r.bytes_written, chunks, progress);
+    std::string back;
+    try {
+      back = verify_readback(t, o.image, o.threads, r.bytes_written, chunks, progress);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Interrupted) throw;
+      throw Error(e.kind(), fmt::format("{}; all {} were written to {} but not verified: run piprov verify {} {}",
+                                        e.what(), format_bytes(r.bytes_written), t.path, o.image, t.path));
+    }
     if (back != r.xxh3_128)
       throw Error(ErrorKind::Verify,
                   fmt::format("verify failed: XXH3-128 of {} read back is {}, written {}", t.path, back, r.xxh3_128));

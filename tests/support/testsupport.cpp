@@ -79,4 +79,11 @@ void write_file(const fs::path& p, const std::string& content) {
   out << content;
 }
 
+std::map<std::string, std::string> read_tree(const std::filesystem::path& dir) {
+  std::map<std::string, std::string> m;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) m[std::filesystem::relative(e.path(), dir).string()] = read_file(e.path());
+  return m;
+}
+
 }  // namespace piprov::test

@@ -3,6 +3,7 @@
 // and the optional ../shared/data inputs. Tests that need what is missing call
 // GTEST_SKIP() with a message through the REQUIRE_* macros below.
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -55,6 +56,8 @@ struct LoopDevice {
 std::string read_file(const std::filesystem::path& p);
 /// Writes a whole file (binary), creating parent dirs.
 void write_file(const std::filesystem::path& p, const std::string& content);
+/// Every regular file below `dir`: relative path -> content (to assert a tree is unchanged).
+std::map<std::string, std::string> read_tree(const std::filesystem::path& dir);
 
 }  // namespace piprov::test
 

@@ -11,17 +11,11 @@
 namespace fs = std::filesystem;
 using namespace piprov::boot;
 using piprov::test::read_file;
+using piprov::test::read_tree;
 using piprov::test::run;
 using piprov::test::TempDir;
 
 namespace {
-
-std::map<std::string, std::string> snapshot(const fs::path& dir) {
-  std::map<std::string, std::string> m;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) m[fs::relative(e.path(), dir).string()] = read_file(e.path());
-  return m;
-}
 
 struct Mount {
   fs::path dir;
@@ -92,13 +86,13 @@ TEST(Provision, EndToEndOnALoopDevice) {
   EXPECT_EQ(chk.exit_code, 0) << chk.out << chk.err;
 
   // boot patch again: no byte changes.
-  auto before_boot = snapshot(boot), before_root = snapshot(root.dir / "etc/apt");
+  auto before_boot = read_tree(boot), before_root = read_tree(root.dir / "etc/apt");
   auto again =
       run(piprov::test::piprov_bin() + " boot patch '" + boot.string() + "' --root '" + root.dir.string() + "'");
   EXPECT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("already patched, nothing changed"), std::string::npos) << again.out;
-  EXPECT_TRUE(snapshot(boot) == before_boot);
-  EXPECT_TRUE(snapshot(root.dir / "etc/apt") == before_root);
+  EXPECT_TRUE(read_tree(boot) == before_boot);
+  EXPECT_TRUE(read_tree(root.dir / "etc/apt") == before_root);
 }
 
 TEST(Provision, FailureAfterTheWriteSaysWhatStateTheDiskIsIn) {

@@ -4,6 +4,7 @@
 
 #include "bench/fio_import.hpp"
 #include "bench/report.hpp"
+#include "core/error.hpp"
 #include "support/testsupport.hpp"
 
 using namespace piprov::bench;
@@ -183,4 +184,45 @@ TEST(FioJson, JunkBeforeAndAfterIsSkipped) {
   EXPECT_EQ(jobs[0].job.read->bytes, 4096000u);
   EXPECT_DOUBLE_EQ(jobs[0].job.read->lat.mean_ns, 5000.5);
   EXPECT_EQ(jobs[0].job.read->lat.samples, 1000u);
+}
+
+// Numbers fio never prints (found by fuzz_bench_import: a disk line with a
+// 37-digit ios= made std::stoull throw out of bench import) stop the import
+// with one error naming the file and line, in text and JSON alike.
+TEST(FioText, OutOfRangeNumberNamesFileAndLine) {
+  std::string text =
+      "seqw: (groupid=0, jobs=1): err= 0: pid=1: Tue Oct  1 10:00:00 2013\n"
+      "  write: IOPS=204, BW=102MiB/s (107MB/s)(6144MiB/60001msec)\n"
+      "Disk stats (read/write):\n"
+      "  sdb: ios=0/2555555555555555555555555555555555550, merge=0/0, ticks=0/958000, in_queue=958100, "
+      "util=99.90%\n";
+  try {
+    (void)parse_fio_output(text, "big.txt");
+    FAIL() << "no error";
+  } catch (const piprov::Error& e) {
+    EXPECT_EQ(e.kind(), piprov::ErrorKind::Usage);
+    EXPECT_EQ(std::string(e.what()),
+              "big.txt:4: '2555555555555555555555555555555555550' is not a number fio prints (out of range or "
+              "malformed); give fio's unedited output");
+  }
+  // An io= of 1e23 MiB would overflow the byte count: refused too.
+  std::string huge = text.substr(0, text.find("Disk stats"));
+  huge.replace(huge.find("6144MiB"), 7, "99999999999999999999999MiB");
+  EXPECT_THROW((void)parse_fio_output(huge, "huge.txt"), piprov::Error);
+}
+
+TEST(FioJson, OutOfRangeValueNamesFileAndField) {
+  std::string text =
+      "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"j\", \"error\": 0,"
+      " \"job options\": {\"rw\": \"read\", \"bs\": \"1M\"},"
+      " \"read\": {\"io_bytes\": 1e308, \"bw_bytes\": 1, \"iops\": 1, \"runtime\": 1}}]}\n";
+  try {
+    (void)parse_fio_output(text, "big.json");
+    FAIL() << "no error";
+  } catch (const piprov::Error& e) {
+    EXPECT_EQ(e.kind(), piprov::ErrorKind::Usage);
+    EXPECT_EQ(std::string(e.what()),
+              "big.json: fio JSON field \"io_bytes\" = 1e+308 is not a value fio prints (out of range); give fio's "
+              "unedited output");
+  }
 }

@@ -85,6 +85,31 @@ TEST(Report, BadFormatIsUsageError) {
   EXPECT_THROW(report_from_json("{\"jobs\":[]}", "f"), piprov::Error);
 }
 
+// A hand-edited saved run: a field of the wrong type is one Usage error (not
+// an uncaught json exception); an absurd float is saturated, not cast (UB).
+TEST(Report, DamagedSavedRunIsAUsageErrorOrSaturated) {
+  try {
+    (void)report_from_json(R"({"piprov_bench": 1, "targets": [{"label": 5, "jobs": []}]})", "edited.json");
+    FAIL() << "no error";
+  } catch (const piprov::Error& e) {
+    EXPECT_EQ(e.kind(), piprov::ErrorKind::Usage);
+    EXPECT_EQ(std::string(e.what()).rfind("edited.json: not a piprov bench JSON report as piprov writes it: ", 0), 0u)
+        << e.what();
+  }
+  Report r = report_from_json(
+      R"({"piprov_bench": 1, "targets": [{"label": "ssd", "jobs": [{"name": "j", "rw": "read", "bs": 1e300,)"
+      R"( "iodepth": -4, "read": {"ios": 2.5, "bytes": -1, "iops": 1}}]}]})",
+      "edited.json");
+  ASSERT_EQ(r.targets.size(), 1u);
+  ASSERT_EQ(r.targets[0].jobs.size(), 1u);
+  const JobResult& j = r.targets[0].jobs[0];
+  EXPECT_EQ(j.bs, std::uint64_t{1} << 63);
+  EXPECT_EQ(j.iodepth, 0u);
+  ASSERT_TRUE(j.read);
+  EXPECT_EQ(j.read->ios, 2u);
+  EXPECT_EQ(j.read->bytes, 0u);
+}
+
 TEST(Verdict, Classes) {
   TargetResult t;
   t.label = "/dev/mmcblk0";

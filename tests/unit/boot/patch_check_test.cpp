@@ -12,18 +12,12 @@
 namespace fs = std::filesystem;
 using namespace piprov::boot;
 using piprov::test::read_file;
+using piprov::test::read_tree;
 using piprov::test::run;
 using piprov::test::TempDir;
 using piprov::test::write_file;
 
 namespace {
-
-std::map<std::string, std::string> snapshot(const fs::path& dir) {
-  std::map<std::string, std::string> m;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) m[fs::relative(e.path(), dir).string()] = read_file(e.path());
-  return m;
-}
 
 std::vector<std::string> codes(const CheckReport& r, bool with_info = false) {
   std::vector<std::string> v;
@@ -72,11 +66,11 @@ TEST(BootPatch, PatchesOnceAndIsIdempotent) {
   EXPECT_EQ(fs::status(tr.root / kHookScriptRel).permissions(), static_cast<fs::perms>(0755));
   EXPECT_EQ(read_file(piprov::test::source_dir() / "apt-hooks/piprov-kernel-sync"), hook_script());
 
-  auto before = snapshot(tr.t.path);
+  auto before = read_tree(tr.t.path);
   auto again = patch_boot({.boot_dir = tr.boot, .root_dir = tr.root});
   EXPECT_FALSE(again.changed());
   EXPECT_TRUE(again.config_diff.empty());
-  EXPECT_EQ(snapshot(tr.t.path), before);
+  EXPECT_EQ(read_tree(tr.t.path), before);
 
   auto chk = check_boot({.boot_dir = tr.boot, .root_dir = tr.root});
   EXPECT_TRUE(chk.ok()) << testing::PrintToString(codes(chk));
@@ -87,9 +81,9 @@ TEST(BootPatch, PatchesOnceAndIsIdempotent) {
 
 TEST(BootPatch, DryRunPrintsDiffAndChangesNothing) {
   Tree tr;
-  auto before = snapshot(tr.t.path);
+  auto before = read_tree(tr.t.path);
   auto rep = patch_boot({.boot_dir = tr.boot, .root_dir = tr.root, .dry_run = true});
-  EXPECT_EQ(snapshot(tr.t.path), before);
+  EXPECT_EQ(read_tree(tr.t.path), before);
   std::string b = tr.boot.string();
   EXPECT_EQ(rep.config_diff, "--- " + b + "/config.txt\n+++ " + b + "/config.txt (patched)\n" +
                                  "@@ -4,8 +4,9 @@\n # the boot partition.\n \n [pi4]\n-kernel=uboot_rpi_4.bin\n"
@@ -187,6 +181,28 @@ TEST(BootCheck, PatchedThenBrokenTreeReportsEachProblem) {
   EXPECT_EQ(codes(chk), (std::vector<std::string>{"kernel-missing", "config-bare-key", "hook-missing"}));
   EXPECT_EQ(chk.findings[0].message,
             "the Pi 4 kernel vmlinux-5.4 (config.txt line 7) does not exist in " + tr.boot.string());
+}
+
+TEST(BootCheck, CorruptVmlinuzIsNamedAndSyncKernelIsNotTheOnlyFix) {
+  Tree tr;
+  patch_boot({.boot_dir = tr.boot, .root_dir = tr.root});
+  // A kernel update cut short: vmlinuz truncated, so vmlinux is stale and
+  // sync-kernel would fail on it; the fix is reinstalling the kernel package.
+  std::string z = read_file(tr.boot / "vmlinuz");
+  write_file(tr.boot / "vmlinuz", z.substr(0, z.size() / 2));
+  auto chk = check_boot({.boot_dir = tr.boot, .root_dir = tr.root});
+  EXPECT_EQ(codes(chk), (std::vector<std::string>{"vmlinuz-corrupt", "vmlinux-stale"}));
+  EXPECT_FALSE(chk.ok());
+  ASSERT_FALSE(chk.findings.empty());
+  EXPECT_NE(chk.findings[0].message.find((tr.boot / "vmlinuz").string() + " is corrupt or truncated"),
+            std::string::npos)
+      << chk.findings[0].message;
+  EXPECT_EQ(chk.findings[0].message.find("nothing was replaced"), std::string::npos) << chk.findings[0].message;
+  EXPECT_EQ(chk.findings[0].fix,
+            "reinstall the kernel package (apt install --reinstall linux-image-raspi), then "
+            "piprov boot sync-kernel " +
+                tr.boot.string());
+  EXPECT_EQ(chk.findings[1].fix, "(after the reinstall) piprov boot sync-kernel " + tr.boot.string());
 }
 
 TEST(BootCheck, UnpatchedUbuntuAndQuirks) {

@@ -90,6 +90,16 @@ TEST(EepromCli, UsageAndIoErrors) {
                              " looks like an EEPROM image (pieeprom.bin), not config text: use piprov eeprom check "
                              "--image " +
                              (d.path / "pi4.bin").string() + "\n");
+  // A binary file (an ELF, a disk image) is one error line, not a report of garbage keys.
+  write_file(d.path / "elf", std::string("\x7f"
+                                         "ELF\x02\x01\x01\0\0\0BOOT_ORDER=0xf41\n",
+                                         27));
+  auto binary = run(bin() + " eeprom check " + (d.path / "elf").string());
+  EXPECT_EQ(binary.exit_code, 2);
+  EXPECT_EQ(binary.out, "");
+  EXPECT_EQ(binary.err, "piprov: error: " + (d.path / "elf").string() +
+                            " holds binary data (a NUL byte at offset 7), not a bootloader config: give the output "
+                            "of 'vcgencmd bootloader_config', a bootconf.txt, or --image pieeprom.bin\n");
   auto mismatch = run(bin() + " eeprom check --board pi5 --image " + (d.path / "pi4.bin").string());
   EXPECT_EQ(mismatch.exit_code, 2);
   EXPECT_NE(mismatch.err.find("--board pi5 does not match"), std::string::npos) << mismatch.err;

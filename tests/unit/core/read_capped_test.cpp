@@ -1,0 +1,57 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "core/error.hpp"
+#include "core/read_capped.hpp"
+#include "support/testsupport.hpp"
+
+using namespace piprov;
+
+TEST(ReadCapped, StreamUpToTheCapIsReturnedWhole) {
+  std::istringstream exact("abcdefgh");
+  auto got = read_capped(exact, 8, "input");
+  ASSERT_TRUE(got);
+  EXPECT_EQ(*got, "abcdefgh");
+  std::istringstream shorter("abc");
+  EXPECT_EQ(read_capped(shorter, 8, "input").value(), "abc");
+  std::istringstream empty("");
+  EXPECT_EQ(read_capped(empty, 8, "input").value(), "");
+}
+
+TEST(ReadCapped, OneByteOverTheCapIsRefused) {
+  std::istringstream over("abcdefghi");
+  EXPECT_FALSE(read_capped(over, 8, "input"));
+}
+
+TEST(ReadCapped, EndlessDeviceIsRefusedAfterABoundedRead) {
+  // /dev/zero never ends: the read must stop one byte past the cap.
+  auto got = read_file_capped("/dev/zero", 4096, "config");
+  EXPECT_FALSE(got);
+}
+
+TEST(ReadCapped, FileIsReadAndMissingFileIsAnIoErrorNamingIt) {
+  test::TempDir d;
+  test::write_file(d.path / "bootconf.txt", "[all]\nBOOT_ORDER=0xf41\n");
+  EXPECT_EQ(read_file_capped((d.path / "bootconf.txt").string(), 1024, "config").value(), "[all]\nBOOT_ORDER=0xf41\n");
+  auto missing = (d.path / "nope.txt").string();
+  try {
+    (void)read_file_capped(missing, 1024, "config");
+    FAIL() << "no error for a missing file";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Io);
+    EXPECT_NE(std::string(e.what()).find("cannot open config " + missing), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("ENOENT"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ReadCapped, DirectoryIsAUsageError) {
+  test::TempDir d;
+  try {
+    (void)read_file_capped(d.path.string(), 1024, "fio output");
+    FAIL() << "no error for a directory";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_EQ(std::string(e.what()), d.path.string() + " is a directory; give the fio output file");
+  }
+}
