@@ -7,6 +7,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "bench/devinfo.hpp"
@@ -100,6 +101,17 @@ PreparedTarget resolve_target(const std::string& arg, const TargetOptions& opt) 
       refuse(
           "refusing to write to existing file " + arg +
           ": write tests overwrite it. Pass --destructive, or give a directory (piprov then uses its own test file)");
+    if (opt.writes) {
+      // The same rule as `piprov write` (src/image/target.cpp): system files and
+      // pseudo-fs files are never written, --destructive or not.
+      std::error_code ec;
+      const std::string real = fs::weakly_canonical(arg, ec).string();
+      for (const char* dir : {"/etc/", "/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/boot/",
+                              "/var/lib/", "/root/", "/proc/", "/sys/", "/dev/", "/run/"})
+        if (real.rfind(dir, 0) == 0)
+          refuse("bench target " + arg + " is a system file under " + std::string(dir).substr(0, std::strlen(dir) - 1) +
+                 ": piprov never writes there; give a directory for a test file of its own");
+    }
     ::stat(arg.c_str(), &st);
     t.device = device_info_for(st.st_dev);
     t.job_target.path = arg;

@@ -1,6 +1,7 @@
 // `piprov eeprom check|explain|set-boot-order`: Raspberry Pi 4/5 bootloader
 // EEPROM config. Wiring and printing only; logic lives in src/eeprom/.
 #include <fmt/format.h>
+#include <algorithm>
 #include <filesystem>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -111,6 +112,11 @@ int run_check(const CheckArgs& a) {
       throw Error(ErrorKind::Usage, fmt::format("{} looks like an EEPROM image (pieeprom.bin), not config text: use "
                                                 "piprov eeprom check --image {}",
                                                 a.file, a.file));
+    if (in.config_text.find_first_not_of(" \t\r\n") == std::string::npos)
+      throw Error(ErrorKind::Usage,
+                  fmt::format("{} is empty: nothing to check (on the Pi, 'vcgencmd bootloader_config' prints the "
+                              "config; is vcgencmd installed and is this a Pi?)",
+                              a.file == "-" ? "standard input" : a.file));
     if (auto nul = in.config_text.find('\0'); nul != std::string::npos)
       throw Error(ErrorKind::Usage,
                   fmt::format("{} holds binary data (a NUL byte at offset {}), not a bootloader config: give the "
@@ -152,6 +158,11 @@ void run_explain(const ExplainArgs& a) {
 void run_set(const SetArgs& a) {
   BootOrder o = order_arg(a.order);
   const std::string value = format_boot_order(o.value);
+  std::error_code same_ec;
+  if (std::filesystem::exists(a.out, same_ec) && std::filesystem::equivalent(a.image, a.out, same_ec))
+    throw Error(ErrorKind::Usage, fmt::format("--out {} is the input image: give a new file name (keep the original "
+                                              "to roll back with rpi-eeprom-update -d -f {})",
+                                              a.out, a.image));
   auto img = EepromImage::load(a.image);
   Board board = board_for_image(img, board_arg(a.board));
   const std::string old_cfg = img.bootconf();
@@ -161,6 +172,15 @@ void run_set(const SetArgs& a) {
   if (check.bootconf() != edit.text)
     throw Error(ErrorKind::Verify, fmt::format("{}: the new bootconf.txt does not read back as written", a.out));
   Findings notes = check_boot_order(o, edit.line, board, std::nullopt);
+  // A USB mode in BOOT_ORDER does nothing on a bootloader older than USB boot:
+  // say so here, not only on the next `eeprom check --image OUT`.
+  CheckInput in{edit.text, BootloaderInfo{img.build_timestamp(), img.version(), "image"}, std::nullopt};
+  CheckOptions copt;
+  copt.board = board;
+  copt.want =
+      std::find(o.modes.begin(), o.modes.end(), 4) != o.modes.end() ? std::optional<Want>(Want::Usb) : std::nullopt;
+  for (auto& f : check_config(in, copt).findings)
+    if (f.rule == "bootloader-too-old-for-usb") notes.push_back(std::move(f));
   Config cfg = parse_config(edit.text);
   for (const auto& l : cfg.lines)
     if (l.kind == LineKind::Setting && l.key == "SIGNED_BOOT" && l.value == "1" && img.find_file("bootconf.sig"))

@@ -6,12 +6,14 @@
 #include <spdlog/spdlog.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "core/error.hpp"
 #include "core/mounts.hpp"
@@ -68,7 +70,7 @@ TargetInfo inspect_target(const std::string& path) {
     case TargetKind::RegularFile: {
       t.is_file = true;
       t.size = fs::file_size(path);
-      t.exists = t.size > 0;
+      t.exists = true;
       break;
     }
     case TargetKind::WholeDisk: {
@@ -96,10 +98,59 @@ TargetInfo inspect_target(const std::string& path) {
   return t;
 }
 
+namespace {
+
+/// The loop device whose backing file is `real` (canonical path), or "".
+std::string loop_backed_by(const std::string& real) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/sys/block", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("loop", 0) != 0) continue;
+    std::ifstream in(e.path() / "loop" / "backing_file");
+    std::string backing;
+    if (in && std::getline(in, backing) && backing == real) return "/dev/" + name;
+  }
+  return "";
+}
+
+bool on_pseudo_filesystem(const std::string& real) {
+  for (const char* dir : {"/proc/", "/sys/", "/dev/"})
+    if (real.rfind(dir, 0) == 0) return true;
+  struct statfs sf {};
+  fs::path dir = fs::path(real).parent_path();
+  if (::statfs(dir.empty() ? "." : dir.c_str(), &sf) != 0) return false;
+  switch (static_cast<unsigned long>(sf.f_type)) {
+    case 0x9fa0:      // PROC_SUPER_MAGIC
+    case 0x62656572:  // SYSFS_MAGIC
+    case 0x64626720:  // DEBUGFS_MAGIC
+    case 0x74726163:  // TRACEFS_MAGIC
+    case 0x73636673:  // SECURITYFS_MAGIC
+    case 0x63677270:  // CGROUP2_SUPER_MAGIC
+    case 0x27e0eb:    // CGROUP_SUPER_MAGIC
+    case 0xcafe4a11:  // BPF_FS_MAGIC
+    case 0x62656570:  // CONFIGFS_MAGIC
+    case 0xde5e81e4:  // EFIVARFS_MAGIC
+    case 0x1cd1:      // DEVPTS_SUPER_MAGIC
+      return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
 void check_file_target_allowed(const TargetInfo& t, bool overwrite) {
-  if (!t.is_file || !t.exists) return;
+  if (!t.is_file) return;
   std::error_code ec;
   const std::string real = fs::weakly_canonical(t.path, ec).string();
+  if (on_pseudo_filesystem(real))
+    throw Error(ErrorKind::Usage, fmt::format("{} is on a kernel pseudo file system (/proc, /sys, /dev, ...): piprov "
+                                              "never writes there; give a disk (see 'piprov devices') or a file",
+                                              t.path));
+  if (!t.exists) return;
+  if (auto loop = loop_backed_by(real); !loop.empty())
+    throw Error(ErrorKind::Usage, fmt::format("{} is the backing file of {}: writing it would corrupt that disk under "
+                                              "its users; detach it first (losetup -d {})",
+                                              t.path, loop, loop));
   for (const char* dir : {"/etc/", "/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/boot/",
                           "/var/lib/", "/root/"}) {
     if (real.rfind(dir, 0) == 0)

@@ -16,7 +16,7 @@ namespace piprov::image {
 struct TargetInfo {
   std::string path;
   bool is_file = false;            ///< regular file (existing or to be created)
-  bool exists = false;             ///< file exists and is not empty
+  bool exists = false;             ///< the file exists (even empty): never removed on failure
   std::uint64_t size = 0;          ///< block device size, or existing file size
   std::uint64_t capacity = 0;      ///< most bytes that fit (device size; file: free space + current size)
   unsigned logical_block = 512;    ///< O_DIRECT alignment unit
@@ -29,12 +29,14 @@ struct TargetInfo {
 /// missing path under /dev, a directory or any other kind of file.
 TargetInfo inspect_target(const std::string& path);
 
-/// For a regular-file target that exists and is not empty: refuses it
-/// (Error{Usage}) unless `overwrite` (--overwrite; --yes alone is not enough:
-/// a mistyped DEVICE must not replace a file), and always when it lies under a
-/// system directory (/etc /usr /bin /sbin /lib* /boot /var/lib /root).
-/// No-op for disks and new or empty files. Source: the tester's finding that
-/// `write --yes IMG /etc/passwd` replaced /etc/passwd.
+/// For a regular-file target: always refuses (Error{Usage}) a file on a pseudo
+/// file system (/proc, /sys, /dev, debugfs, ...); for an existing file (even an
+/// empty one) refuses it unless `overwrite` (--overwrite; --yes alone is not
+/// enough: a mistyped DEVICE must not replace a file), and always when it lies
+/// under a system directory (/etc /usr /bin /sbin /lib* /boot /var/lib /root)
+/// or backs a loop device (its file systems would be corrupted under it).
+/// No-op for disks. Source: new-user tests of 2026-11-30 (`write --yes IMG
+/// /etc/passwd`, an empty /etc/subuid, /proc/version, a mounted loop's backing file).
 void check_file_target_allowed(const TargetInfo& t, bool overwrite);
 
 /// Throws Error{Usage} when `image` is the target itself or is stored on it.

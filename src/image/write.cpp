@@ -48,7 +48,8 @@ void refuse_mounted(const TargetInfo& t) {
 /// What a failed write left behind, appended to the error.
 std::string aftermath(const TargetInfo& t, std::uint64_t written, std::optional<std::uint64_t> total) {
   std::string how_far = format_bytes(written) + (total ? " of " + format_bytes(*total) : std::string()) + " written";
-  if (t.is_file) return fmt::format("{}; the incomplete file {} was removed", how_far, t.path);
+  if (t.is_file && !t.exists) return fmt::format("{}; the incomplete file {} was removed", how_far, t.path);
+  if (t.is_file) return fmt::format("{}; {} holds an incomplete image", how_far, t.path);
   return fmt::format("{}; the first MiB was not written, so {} does not look bootable", how_far, t.path);
 }
 
@@ -124,7 +125,7 @@ WriteResult write_image(const WriteOptions& o) {
     progress.end();
     std::uint64_t written = w.written();
     w.close();
-    if (t.is_file) {
+    if (t.is_file && !t.exists) {  // only a file this run created; an existing one is never removed
       std::error_code ec;
       std::filesystem::remove(t.path, ec);
     }

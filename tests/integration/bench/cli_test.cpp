@@ -161,6 +161,18 @@ TEST(BenchCli, MissingDevicePathIsATypoNotATestFileOnDevtmpfs) {
   EXPECT_FALSE(fs::exists("/dev/piprov-no-such-disk1"));
 }
 
+// --destructive is consent to overwrite a test file, never a system file
+// (the rule `piprov write` has; new-user test of 2026-11-30).
+TEST(BenchCli, DestructiveNeverWritesSystemFiles) {
+  const std::string before = piprov::test::read_file("/etc/passwd");
+  auto r = run(bin() + " bench --destructive --profile quick --runtime 1 --no-progress /etc/passwd");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err,
+            "piprov: error: bench target /etc/passwd is a system file under /etc: piprov never writes there; give a "
+            "directory for a test file of its own\n");
+  EXPECT_EQ(piprov::test::read_file("/etc/passwd"), before);
+}
+
 TEST(BenchCli, OutOfRangeJobOptionsAreUsageErrors) {
   piprov::test::TempDir d;
   const std::string base = bin() + " bench --rw read --size 1M --no-progress ";

@@ -86,6 +86,22 @@ TEST(WriteSafety, ReadOnlyDeviceIsRefused) {
                        " is read-only: check the write-protect switch (SD adapters) or the device's ro flag\n");
 }
 
+// The backing file of a loop device is that disk: writing it as a "file"
+// would corrupt its (possibly mounted) file systems (new-user test 2026-11-30).
+TEST(WriteSafety, LoopBackingFileIsRefusedEvenWithOverwrite) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir tmp("piprov-safety");
+  LoopDevice dev(tmp.path / "dev.img", 64ull << 20);
+  write_file(tmp.path / "small.img", std::string(1 << 20, 'x'));
+  auto backing = std::filesystem::canonical(dev.backing).string();
+  auto r = run(write_cmd((tmp.path / "small.img").string(), backing, "--yes --overwrite"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "piprov: error: " + backing + " is the backing file of " + dev.path +
+                       ": writing it would corrupt that disk under its users; detach it first (losetup -d " + dev.path +
+                       ")\n");
+  EXPECT_EQ(std::filesystem::file_size(dev.backing), 64ull << 20);
+}
+
 TEST(WriteSafety, NoTerminalAndNoYesRefusesBeforeWriting) {
   PIPROV_REQUIRE_LOOP();
   TempDir tmp("piprov-safety");

@@ -90,6 +90,12 @@ TEST(EepromCli, UsageAndIoErrors) {
                              " looks like an EEPROM image (pieeprom.bin), not config text: use piprov eeprom check "
                              "--image " +
                              (d.path / "pi4.bin").string() + "\n");
+  // `vcgencmd bootloader_config | piprov eeprom check -` off a Pi pipes nothing in: not "OK".
+  auto empty = run("printf '\\n' | " + bin() + " eeprom check -");
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_EQ(empty.err,
+            "piprov: error: standard input is empty: nothing to check (on the Pi, 'vcgencmd bootloader_config' "
+            "prints the config; is vcgencmd installed and is this a Pi?)\n");
   // A binary file (an ELF, a disk image) is one error line, not a report of garbage keys.
   write_file(d.path / "elf", std::string("\x7f"
                                          "ELF\x02\x01\x01\0\0\0BOOT_ORDER=0xf41\n",
@@ -210,6 +216,20 @@ TEST(EepromCli, SetBootOrderWritesAFlashableImage) {
             "piprov: error: bootconf.txt would be 4088 bytes; the maximum is 4076 bytes (rpi-eeprom-config "
             "MAX_FILE_SIZE): shorten the config\n");
   EXPECT_FALSE(std::filesystem::exists(d.path / "x.bin"));
+}
+
+TEST(EepromCli, SetBootOrderNeverReplacesItsInput) {
+  TempDir d("piprov-eeprom-cli");
+  const std::string image = make_image(524288, {{"bootconf.txt", "[all]\nBOOT_ORDER=0x1\n"}});
+  write_file(d.path / "in.bin", image);
+  const std::string in = (d.path / "in.bin").string();
+  auto r = run(bin() + " eeprom set-boot-order 0xf14 --image " + in + " --out " + d.path.string() + "/./in.bin");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "piprov: error: --out " + d.path.string() +
+                       "/./in.bin is the input image: give a new file name (keep the original to roll back with "
+                       "rpi-eeprom-update -d -f " +
+                       in + ")\n");
+  EXPECT_EQ(read_file(d.path / "in.bin"), image);
 }
 
 TEST(EepromCli, RealImageUsbNeverTriedThenFixed) {

@@ -153,5 +153,50 @@ TEST(WriteToFile, SystemFilesAreRefusedEvenWithOverwriteAndYes) {
   EXPECT_EQ(test::read_file("/etc/passwd"), before);
 }
 
+// An empty file is a file (0-byte /etc/subuid, /proc/version): it needs
+// --overwrite, a system or pseudo-fs one is always refused, and a failed write
+// never removes a file that existed before (new-user test of 2026-11-30).
+TEST(WriteToFile, EmptyExistingFileIsProtectedAndNeverRemoved) {
+  test::TempDir d;
+  test::write_file(d.path / "in.img", pattern(1u << 20));
+  test::write_file(d.path / "empty", "");
+  auto o = opts((d.path / "in.img").string(), (d.path / "empty").string());
+  o.assume_yes = true;
+  try {
+    write_image(o);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_EQ(std::string(e.what()), (d.path / "empty").string() +
+                                         " is an existing file (0 B): pass --overwrite to replace it, or give a disk "
+                                         "(see 'piprov devices')");
+  }
+  // With --overwrite, a corrupt input leaves the (existing) file in place and says so.
+  ASSERT_EQ(test::run("cd " + test::q(d.path.string()) + " && gzip -c in.img | head -c 500000 > bad.img.gz").exit_code,
+            0);
+  o.image = (d.path / "bad.img.gz").string();
+  o.overwrite = true;
+  try {
+    write_image(o);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find((d.path / "empty").string() + " holds an incomplete image"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(std::filesystem::exists(d.path / "empty"));
+  for (const char* pseudo : {"/proc/version", "/proc/piprov-new-file"}) {
+    auto p = opts((d.path / "in.img").string(), pseudo);
+    p.overwrite = p.assume_yes = true;
+    try {
+      write_image(p);
+      FAIL() << pseudo;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), std::string(pseudo) +
+                                           " is on a kernel pseudo file system (/proc, /sys, /dev, ...): piprov never "
+                                           "writes there; give a disk (see 'piprov devices') or a file");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace piprov::image
