@@ -15,6 +15,7 @@
 #include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "core/mounts.hpp"
+#include "core/protected_paths.hpp"
 #include "core/units.hpp"
 
 namespace piprov::bench {
@@ -106,11 +107,9 @@ PreparedTarget resolve_target(const std::string& arg, const TargetOptions& opt) 
       // pseudo-fs files are never written, --destructive or not.
       std::error_code ec;
       const std::string real = fs::weakly_canonical(arg, ec).string();
-      for (const char* dir : {"/etc/", "/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/boot/",
-                              "/var/lib/", "/root/", "/proc/", "/sys/", "/dev/", "/run/"})
-        if (real.rfind(dir, 0) == 0)
-          refuse("bench target " + arg + " is a system file under " + std::string(dir).substr(0, std::strlen(dir) - 1) +
-                 ": piprov never writes there; give a directory for a test file of its own");
+      if (auto dir = protected_dir_of(real); !dir.empty())
+        refuse("bench target " + arg + " is a system file under " + dir +
+               ": piprov never writes there; give a directory for a test file of its own");
     }
     ::stat(arg.c_str(), &st);
     t.device = device_info_for(st.st_dev);

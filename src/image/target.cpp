@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "core/mounts.hpp"
+#include "core/protected_paths.hpp"
 #include "core/units.hpp"
 
 namespace fs = std::filesystem;
@@ -151,14 +152,10 @@ void check_file_target_allowed(const TargetInfo& t, bool overwrite) {
     throw Error(ErrorKind::Usage, fmt::format("{} is the backing file of {}: writing it would corrupt that disk under "
                                               "its users; detach it first (losetup -d {})",
                                               t.path, loop, loop));
-  for (const char* dir : {"/etc/", "/usr/", "/bin/", "/sbin/", "/lib/", "/lib32/", "/lib64/", "/libx32/", "/boot/",
-                          "/var/lib/", "/root/"}) {
-    if (real.rfind(dir, 0) == 0)
-      throw Error(ErrorKind::Usage,
-                  fmt::format("{} is an existing system file: piprov never overwrites files under {}; "
-                              "give a disk (see 'piprov devices') or a new file name",
-                              t.path, std::string(dir, std::strlen(dir) - 1)));
-  }
+  if (auto dir = protected_dir_of(real); !dir.empty())
+    throw Error(ErrorKind::Usage, fmt::format("{} is an existing system file: piprov never overwrites files under {}; "
+                                              "give a disk (see 'piprov devices') or a new file name",
+                                              t.path, dir));
   if (!overwrite)
     throw Error(ErrorKind::Usage, fmt::format("{} is an existing file ({}): pass --overwrite to replace it, or give a "
                                               "disk (see 'piprov devices')",
