@@ -26,7 +26,7 @@ lint_tidy() {
   if [ ! -f "$build/compile_commands.json" ]; then
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
   fi
-  # src/ translation units the build knows about (modules appear as they land).
+  # src/ translation units of the build.
   mapfile -t files < <(sed -n 's/^ *"file": "\(.*\)",\{0,1\}$/\1/p' "$build/compile_commands.json" \
     | grep "^$PWD/src/" | sort -u)
   echo "== clang-tidy: ${#files[@]} translation units under src/"

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "bench/fio_util.hpp"
+#include "bench/fio/util.hpp"
 #include "bench/report.hpp"
 #include "bench/verdict.hpp"
 #include "core/error.hpp"

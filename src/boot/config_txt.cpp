@@ -345,7 +345,8 @@ std::vector<LintFinding> ConfigTxt::lint() const {
   for (std::size_t i = 0; i < lines_.size(); ++i) {
     const auto& l = lines_[i];
     const std::size_t n = i + 1;
-    if (l.text.size() > kConfigLineLimit)
+    // A cut comment is still a comment: only settings and filters count.
+    if (l.text.size() > kConfigLineLimit && l.kind != LineKind::Comment)
       out.push_back({n, "line-too-long",
                      "line " + std::to_string(n) + " is " + std::to_string(l.text.size()) +
                          " characters; the firmware reads only the first 98",

@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "bench/bench.hpp"
-#include "bench/fio_import.hpp"
+#include "bench/fio/import.hpp"
 #include "bench/profiles.hpp"
 #include "bench/report.hpp"
 #include "bench/svg.hpp"

@@ -1,18 +1,18 @@
 // `piprov provision IMAGE DEVICE`: write + find partitions + mount + boot patch
-// --root + boot check + sync + unmount, printing each step (src/boot/provision.hpp).
+// --root + boot check + sync + unmount, printing each step (src/provision/provision.hpp).
 #include <fmt/format.h>
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "boot/provision.hpp"
 #include "cli/registry.hpp"
 #include "cli/write_options.hpp"
+#include "provision/provision.hpp"
 
 namespace piprov::cli {
 namespace {
 
 struct ProvisionArgs {
-  boot::ProvisionOptions opts;
+  provision::ProvisionOptions opts;
   bool json = false, seed = false;
   int gpu_mem = -1, max_fb = -1, boot_delay = -1;
 };
@@ -48,7 +48,7 @@ const CommandRegistrar reg(40, [](CLI::App& app, Globals&, int& exit_code) {
         fmt::print("[{}/7] {:<10} {}\n", ++n, step, text);
         std::fflush(stdout);
       };
-    auto rep = boot::provision(o);
+    auto rep = provision::provision(o);
     nlohmann::json findings = nlohmann::json::array();
     for (const auto& f : rep.check.findings) {
       findings.push_back(

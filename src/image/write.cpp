@@ -12,8 +12,8 @@
 #include "image/partitions.hpp"
 #include "image/source.hpp"
 #include "image/target.hpp"
+#include "image/target_writer.hpp"
 #include "image/verify.hpp"
-#include "image/writer.hpp"
 
 namespace piprov::image {
 namespace {

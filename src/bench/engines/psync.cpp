@@ -3,7 +3,6 @@
 #include <cerrno>
 
 #include "bench/engines/engine.hpp"
-#include "core/error.hpp"
 
 namespace piprov::bench {
 namespace {
@@ -31,12 +30,5 @@ class Psync final : public Engine {
 }  // namespace
 
 std::unique_ptr<Engine> make_psync_engine() { return std::make_unique<Psync>(); }
-
-std::unique_ptr<Engine> make_engine(const std::string& name) {
-  if (name == "psync" || name == "sync") return make_psync_engine();
-  if (name == "libaio") return make_libaio_engine();
-  if (name == "io_uring") return make_io_uring_engine();
-  throw Error(ErrorKind::Usage, "unknown --engine '" + name + "': use psync, libaio or io_uring");
-}
 
 }  // namespace piprov::bench

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "bench/fio_import.hpp"
+#include "bench/fio/import.hpp"
 #include "bench/report.hpp"
 #include "core/error.hpp"
 

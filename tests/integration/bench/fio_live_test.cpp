@@ -6,7 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "bench/fio_import.hpp"
+#include "bench/fio/import.hpp"
 #include "support/testsupport.hpp"
 
 using namespace piprov::bench;

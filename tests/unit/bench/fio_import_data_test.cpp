@@ -2,7 +2,7 @@
 // json and text): each file's parsed figures, checked against the file.
 #include <gtest/gtest.h>
 
-#include "bench/fio_import.hpp"
+#include "bench/fio/import.hpp"
 #include "bench/report.hpp"
 #include "core/error.hpp"
 #include "support/testsupport.hpp"

@@ -6,7 +6,7 @@
 #include <map>
 #include <sstream>
 
-#include "bench/fio_import.hpp"
+#include "bench/fio/import.hpp"
 #include "bench/report.hpp"
 #include "support/testsupport.hpp"
 

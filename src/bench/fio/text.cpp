@@ -11,8 +11,8 @@
 #include <optional>
 #include <regex>
 
-#include "bench/fio_import.hpp"
-#include "bench/fio_util.hpp"
+#include "bench/fio/import.hpp"
+#include "bench/fio/util.hpp"
 #include "core/error.hpp"
 
 namespace piprov::bench {

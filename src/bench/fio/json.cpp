@@ -4,8 +4,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "bench/fio_import.hpp"
-#include "bench/fio_util.hpp"
+#include "bench/fio/import.hpp"
+#include "bench/fio/util.hpp"
 #include "core/error.hpp"
 
 namespace piprov::bench {

@@ -1,4 +1,4 @@
-#include "image/writer.hpp"
+#include "image/target_writer.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -4,7 +4,7 @@
 #include <set>
 #include <sstream>
 
-#include "bench/fio_import.hpp"
+#include "bench/fio/import.hpp"
 #include "bench/report.hpp"
 #include "core/error.hpp"
 #include "core/read_capped.hpp"

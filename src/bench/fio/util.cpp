@@ -1,4 +1,4 @@
-#include "bench/fio_util.hpp"
+#include "bench/fio/util.hpp"
 
 #include <charconv>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "boot/provision.hpp"
+#include "provision/provision.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -20,7 +20,7 @@
 
 namespace fs = std::filesystem;
 
-namespace piprov::boot {
+namespace piprov::provision {
 namespace {
 
 std::string lower(std::string s) {
@@ -123,8 +123,8 @@ ProvisionReport provision(const ProvisionOptions& o) {
                                                           "(for an image file, attach it with losetup --partscan)"));
 
   // Bad VID:PIDs are usage errors before anything is written.
-  for (const auto& q : o.patch.uas_quirks) normalize_vid_pid(q);
-  for (const auto& q : o.usb_ids) normalize_vid_pid(q);
+  for (const auto& q : o.patch.uas_quirks) boot::normalize_vid_pid(q);
+  for (const auto& q : o.usb_ids) boot::normalize_vid_pid(q);
 
   // 1. write (errors propagate as write reports them).
   rep.write = image::write_image(o.write);
@@ -160,9 +160,10 @@ ProvisionReport provision(const ProvisionOptions& o) {
       guard.mounted.push_back(boot_dir.string());
     } catch (const Error& e) {
       // A kernel without vfat (some containers/CI hosts): work on a copy through mtools.
-      if (std::string(e.what()).find("unknown filesystem type") == std::string::npos || !mtools_available()) throw;
-      fat_copy_out(boot.path, boot_dir);
-      fat_before = tree_hashes(boot_dir);
+      if (std::string(e.what()).find("unknown filesystem type") == std::string::npos || !boot::mtools_available())
+        throw;
+      boot::fat_copy_out(boot.path, boot_dir);
+      fat_before = boot::tree_hashes(boot_dir);
       via_mtools = true;
     }
     step("mount", via_mtools
@@ -171,25 +172,25 @@ ProvisionReport provision(const ProvisionOptions& o) {
                       : boot.path + " on " + boot_dir.string() + ", " + root.path + " on " + root_dir.string());
 
     current = "patch";
-    PatchOptions po = o.patch;
+    boot::PatchOptions po = o.patch;
     po.boot_dir = boot_dir;
     po.root_dir = root_dir;
     po.dry_run = false;
-    rep.patch = patch_boot(po);
+    rep.patch = boot::patch_boot(po);
     state = o.write.target + " holds the image, and its boot partition is patched";
     std::string acts;
     for (const auto& a : rep.patch.actions) acts += (acts.empty() ? "" : "; ") + a;
     step("patch", acts.empty() ? "nothing to change" : acts);
 
     current = "check";
-    CheckOptions co;
+    boot::CheckOptions co;
     co.boot_dir = boot_dir;
     co.root_dir = root_dir;
     co.usb_ids = o.usb_ids;
     co.scan_usb = false;  // the host's USB devices say nothing about the Pi's
-    rep.check = check_boot(co);
+    rep.check = boot::check_boot(co);
     std::size_t problems = std::count_if(rep.check.findings.begin(), rep.check.findings.end(),
-                                         [](const Finding& f) { return f.severity != Severity::Info; });
+                                         [](const boot::Finding& f) { return f.severity != boot::Severity::Info; });
     step("check", rep.check.ok() ? "OK: [pi4] kernel=" + rep.check.kernel_file + " (vmlinux " +
                                        to_string(rep.check.kernel.state) + "), initramfs " + rep.check.initramfs +
                                        ", cmdline " + rep.check.cmdline_file + ", apt hook installed"
@@ -197,7 +198,7 @@ ProvisionReport provision(const ProvisionOptions& o) {
 
     current = "sync";
     if (via_mtools) {
-      auto wb = fat_write_back(boot.path, boot_dir, fat_before);
+      auto wb = boot::fat_write_back(boot.path, boot_dir, fat_before);
       sync_fs(root_dir);
       step("sync", std::to_string(wb.size() - 1) + " file(s) written back to " + boot.path + " with mtools, " +
                        wb.back() + "; root fs flushed (syncfs)");
@@ -230,4 +231,4 @@ ProvisionReport provision(const ProvisionOptions& o) {
   return rep;
 }
 
-}  // namespace piprov::boot
+}  // namespace piprov::provision

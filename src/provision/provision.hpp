@@ -12,11 +12,11 @@
 #include "boot/patch.hpp"
 #include "image/write.hpp"
 
-namespace piprov::boot {
+namespace piprov::provision {
 
 struct ProvisionOptions {
   image::WriteOptions write;         ///< IMAGE, DEVICE and write's options
-  PatchOptions patch;                ///< optional [pi4] settings and UAS quirks (dirs are filled in)
+  boot::PatchOptions patch;          ///< optional [pi4] settings and UAS quirks (dirs are filled in)
   std::vector<std::string> usb_ids;  ///< passed to boot check
   /// Called after each step with its name ("write", "partitions", "mount",
   /// "patch", "check", "sync", "unmount") and a one-line result.
@@ -27,8 +27,8 @@ struct ProvisionReport {
   image::WriteResult write;
   std::string boot_partition, root_partition;  ///< "/dev/loop3p1"
   std::string mount_dir;                       ///< the private temp dir (removed at the end)
-  PatchReport patch;
-  CheckReport check;
+  boot::PatchReport patch;
+  boot::CheckReport check;
   std::vector<std::pair<std::string, std::string>> steps;  ///< (step, text) in order
 };
 
@@ -39,4 +39,4 @@ struct ProvisionReport {
 /// is not an exception: see report.check.ok().
 ProvisionReport provision(const ProvisionOptions& opts);
 
-}  // namespace piprov::boot
+}  // namespace piprov::provision
