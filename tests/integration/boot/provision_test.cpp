@@ -18,9 +18,7 @@ using piprov::test::TempDir;
 TEST(Provision, EndToEndOnALoopDevice) {
   PIPROV_REQUIRE_LOOP();
   TempDir d("piprov-prov");
-  auto mk = run((piprov::test::source_dir() / "scripts/make-test-image.sh").string() + " " +
-                (d.path / "ubuntu.img").string() + " 64");
-  if (mk.exit_code != 0) PIPROV_SKIP("make-test-image.sh failed (offline?): " << mk.err);
+  if (auto why = piprov::test::make_test_image(d.path / "ubuntu.img", 64); !why.empty()) PIPROV_SKIP(why);
   piprov::test::LoopDevice loop(d.path / "disk.img", 1ull << 30);
 
   auto p = run(piprov::test::piprov_bin() + " provision " + (d.path / "ubuntu.img.xz").string() + " " + loop.path +
