@@ -191,6 +191,10 @@ SyncResult sync_kernel(const fs::path& boot_dir, const SyncOptions& opts) {
       atomic_copy(vmlinux, boot_dir / kVmlinuxBak);
       r.actions.emplace_back("kept the previous vmlinux as vmlinux.bak");
     }
+    // The old stamp goes first: a kill between the rename and the new stamp
+    // then leaves "no stamp" (regenerate next time), never a stamp that
+    // describes the other kernel (two kernels of one size would look fresh).
+    fs::remove(boot_dir / kVmlinuxStamp, ec);
     tmp.commit();
     std::string how = dec.compression == KernelCompression::None
                           ? "vmlinuz is already an uncompressed arm64 Image: copied as is to vmlinux"
