@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "core/read_capped.hpp"
+#include "core/file.hpp"
 #include "support/testsupport.hpp"
 
 using namespace piprov;
