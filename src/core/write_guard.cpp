@@ -37,7 +37,7 @@ constexpr RuleCell kTable[][4] = {
     /* LoopBackingFile  */ {R, R, R, R},
     /* ProtectedDir     */ {R, R, R, R},
     /* Mounted          */ {Unmount, R, R, R},  // write may unmount first; bench never does
-    /* ExistingData     */ {A, Overwrite, Destructive, A},  // a disk: write asks for confirmation
+    /* ExistingData     */ {A, Overwrite, Destructive, R},  // a disk: write asks for confirmation
 };
 static_assert(std::size(kTable) == std::size(kWriteRules));
 
@@ -129,7 +129,7 @@ std::string message(WriteRule r, const WriteSubject& s, WriteIntent i, const Rul
       return fmt::format("{} has mounted file systems ({}): unmount them or {}", p, join(s.mounted, ", "),
                          cell.verdict == Verdict::NeedsFlag ? "pass " + std::string(flag_name(cell.flag)) : alt);
     case WriteRule::ExistingData:
-      return fmt::format("{} is an existing {} and {} would overwrite its data: {}", p,
+      return fmt::format("{} is an existing {}: {} would overwrite its data; {}", p,
                          is_block(s.kind) ? std::string("block device") : "file (" + format_bytes(s.size) + ")",
                          action(i),
                          cell.verdict == Verdict::NeedsFlag
