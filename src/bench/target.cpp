@@ -72,7 +72,8 @@ void resolve_existing(PreparedTarget& t, const std::string& arg, TargetKind kind
 // A directory or a new path: a test file of piprov's own (intent BenchTestFile).
 void resolve_test_file(PreparedTarget& t, const std::string& arg, const TargetOptions& opt) {
   WriteSubject s = check_write(arg, WriteIntent::BenchTestFile);
-  fs::path file = s.directory ? fs::path(arg) / (".piprov-bench-" + std::to_string(::getpid()) + ".tmp") : fs::path(arg);
+  fs::path file =
+      s.directory ? fs::path(arg) / (".piprov-bench-" + std::to_string(::getpid()) + ".tmp") : fs::path(arg);
   fs::path dir = file.parent_path().empty() ? fs::path(".") : file.parent_path();
   struct statvfs sv {};
   if (::statvfs(dir.c_str(), &sv) != 0) throw io_error("statvfs " + dir.string(), errno);
@@ -102,9 +103,8 @@ PreparedTarget resolve_target(const std::string& arg, const TargetOptions& opt) 
   else
     resolve_test_file(t, arg, opt);
   t.job_target.stat_name = t.device.stat_name;
-  t.job_target.align =
-      dio_alignment(existing ? t.job_target.path : fs::path(t.job_target.path).parent_path().string(),
-                    t.device.logical_block_size);
+  t.job_target.align = dio_alignment(existing ? t.job_target.path : fs::path(t.job_target.path).parent_path().string(),
+                                     t.device.logical_block_size);
   if (t.job_target.align == 0 || t.job_target.align > 65536) t.job_target.align = 4096;
   return t;
 }

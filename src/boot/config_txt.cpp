@@ -11,7 +11,6 @@ namespace {
 
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
-
 bool iequals(std::string_view a, std::string_view b) { return to_lower(a) == to_lower(b); }
 
 // Keys that accumulate instead of last-wins (config_txt docs: dtoverlay/dtparam).

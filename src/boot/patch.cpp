@@ -1,6 +1,5 @@
 #include "boot/patch.hpp"
 
-
 #include "boot/apt_hook.hpp"
 #include "boot/cmdline_txt.hpp"
 #include "boot/firmware.hpp"

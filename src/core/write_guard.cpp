@@ -36,7 +36,7 @@ constexpr RuleCell kTable[][4] = {
     /* RamFs            */ {A, A, R, R},  // an image file may live in RAM; a benchmark of RAM is not of storage
     /* LoopBackingFile  */ {R, R, R, R},
     /* ProtectedDir     */ {R, R, R, R},
-    /* Mounted          */ {Unmount, R, R, R},  // write may unmount first; bench never does
+    /* Mounted          */ {Unmount, R, R, R},              // write may unmount first; bench never does
     /* ExistingData     */ {A, Overwrite, Destructive, R},  // a disk: write asks for confirmation
 };
 static_assert(std::size(kTable) == std::size(kWriteRules));
@@ -67,8 +67,7 @@ bool is_block(TargetKind k) { return k == TargetKind::WholeDisk || k == TargetKi
 // Whether the subject has the fact the rule is about.
 bool applies(WriteRule r, const WriteSubject& s) {
   switch (r) {
-    case WriteRule::MissingDevPath:
-      return s.kind == TargetKind::Missing && s.path.rfind("/dev/", 0) == 0;
+    case WriteRule::MissingDevPath: return s.kind == TargetKind::Missing && s.path.rfind("/dev/", 0) == 0;
     case WriteRule::MissingDirectory: return s.kind == TargetKind::Missing && !s.missing_dir.empty();
     case WriteRule::Directory: return s.directory;
     case WriteRule::NotDiskOrFile: return s.kind == TargetKind::Other && !s.directory;
@@ -102,7 +101,8 @@ std::string message(WriteRule r, const WriteSubject& s, WriteIntent i, const Rul
   const std::string alt(alternative(i));
   switch (r) {
     case WriteRule::MissingDevPath: return p + " does not exist; run 'piprov devices' to list disks";
-    case WriteRule::MissingDirectory: return fmt::format("cannot create {}: directory {} does not exist", p, s.missing_dir);
+    case WriteRule::MissingDirectory:
+      return fmt::format("cannot create {}: directory {} does not exist", p, s.missing_dir);
     case WriteRule::Directory: return fmt::format("{} is a directory; {}", p, alt);
     case WriteRule::NotDiskOrFile: return fmt::format("{} is neither a block device nor a regular file; {}", p, alt);
     case WriteRule::Partition:
@@ -116,12 +116,12 @@ std::string message(WriteRule r, const WriteSubject& s, WriteIntent i, const Rul
     case WriteRule::PseudoFs:
       return fmt::format("{} is on a kernel pseudo file system (/proc, /sys, /dev, ...): piprov never writes there; {}",
                          p, alt);
-    case WriteRule::RamFs:
-      return fmt::format("{} is on {} (a memory file system, not storage): {}", p, s.ram_dir, alt);
+    case WriteRule::RamFs: return fmt::format("{} is on {} (a memory file system, not storage): {}", p, s.ram_dir, alt);
     case WriteRule::LoopBackingFile:
-      return fmt::format("{} is the backing file of {}: writing it would corrupt that disk under its users; detach it "
-                         "first (losetup -d {})",
-                         p, s.loop_device, s.loop_device);
+      return fmt::format(
+          "{} is the backing file of {}: writing it would corrupt that disk under its users; detach it "
+          "first (losetup -d {})",
+          p, s.loop_device, s.loop_device);
     case WriteRule::ProtectedDir:
       return fmt::format("{} is an existing system file: piprov never overwrites files under {}; {}", p,
                          s.protected_dir, alt);

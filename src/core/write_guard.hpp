@@ -45,9 +45,9 @@ enum class WriteRule {
   ExistingData,      ///< an existing device or file whose data would be overwritten
 };
 inline constexpr WriteRule kWriteRules[] = {
-    WriteRule::MissingDevPath, WriteRule::MissingDirectory, WriteRule::Directory,       WriteRule::NotDiskOrFile,
-    WriteRule::Partition,      WriteRule::SystemDisk,       WriteRule::ReadOnly,        WriteRule::PseudoFs,
-    WriteRule::RamFs,          WriteRule::LoopBackingFile,  WriteRule::ProtectedDir,    WriteRule::Mounted,
+    WriteRule::MissingDevPath, WriteRule::MissingDirectory, WriteRule::Directory,    WriteRule::NotDiskOrFile,
+    WriteRule::Partition,      WriteRule::SystemDisk,       WriteRule::ReadOnly,     WriteRule::PseudoFs,
+    WriteRule::RamFs,          WriteRule::LoopBackingFile,  WriteRule::ProtectedDir, WriteRule::Mounted,
     WriteRule::ExistingData};
 
 /// Stable rule name for logs and tests ("system-disk", "loop-backing-file", ...).
@@ -77,16 +77,16 @@ RuleCell rule_cell(WriteRule rule, WriteIntent intent);
 struct WriteSubject {
   std::string path;  ///< as the user gave it
   TargetKind kind = TargetKind::Missing;
-  bool directory = false;           ///< kind Other and a directory
-  Disk disk;                        ///< block devices: the whole disk (a partition's parent)
-  std::string partition_of;         ///< a partition: its whole disk ("/dev/sda")
+  bool directory = false;            ///< kind Other and a directory
+  Disk disk;                         ///< block devices: the whole disk (a partition's parent)
+  std::string partition_of;          ///< a partition: its whole disk ("/dev/sda")
   std::vector<std::string> mounted;  ///< "DEV on DIR" of the device (a disk: with its partitions)
-  std::uint64_t size = 0;           ///< existing file: bytes
-  std::string missing_dir;          ///< new file: its directory, when that does not exist
-  bool pseudo_fs = false;           ///< file or directory on a kernel pseudo file system
-  std::string ram_dir;              ///< file or directory under /run: "/run"
-  std::string loop_device;          ///< existing file backing a loop device: "/dev/loop3"
-  std::string protected_dir;        ///< existing file under a system directory: "/etc"
+  std::uint64_t size = 0;            ///< existing file: bytes
+  std::string missing_dir;           ///< new file: its directory, when that does not exist
+  bool pseudo_fs = false;            ///< file or directory on a kernel pseudo file system
+  std::string ram_dir;               ///< file or directory under /run: "/run"
+  std::string loop_device;           ///< existing file backing a loop device: "/dev/loop3"
+  std::string protected_dir;         ///< existing file under a system directory: "/etc"
 };
 
 /// Gathers the facts about `path`; /sys is read under `root` (tests fake it).

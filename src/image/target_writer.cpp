@@ -17,9 +17,7 @@ TargetWriter::TargetWriter(const TargetInfo& t, UniqueFd fd, bool direct)
 
 TargetWriter::~TargetWriter() { close(); }
 
-void TargetWriter::close() {
-  fd_.reset();
-}
+void TargetWriter::close() { fd_.reset(); }
 
 void TargetWriter::pwrite_all(const std::byte* p, std::size_t n, std::uint64_t offset, std::size_t image_len) {
   std::size_t done = 0;

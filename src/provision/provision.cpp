@@ -16,8 +16,8 @@
 #include "core/blockdev.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
-#include "core/strings.hpp"
 #include "core/mounts.hpp"
+#include "core/strings.hpp"
 #include "core/units.hpp"
 
 namespace fs = std::filesystem;

@@ -254,8 +254,8 @@ TEST(BenchCli, DestructiveRefusesEveryTargetWriteRefuses) {
   };
   std::vector<piprov::test::RunResult> writes, benches;
   for (const auto& c : cases) {
-    writes.push_back(run(bin() + " write --yes --overwrite --progress none " + (dir.path / "small.img").string() +
-                         " " + c.target));
+    writes.push_back(
+        run(bin() + " write --yes --overwrite --progress none " + (dir.path / "small.img").string() + " " + c.target));
     benches.push_back(run(bin() + " bench --destructive --profile quick --only rand-write --no-progress " + c.target));
   }
   run("umount " + (dir.path / "mnt").string());

@@ -112,7 +112,8 @@ TEST(SystemDiskRules, SystemMountPointsMakeASystemDisk) {
   }
   auto d = sys.read({mount_of(1, "/media/u/system-boot"), mount_of(2, "/mnt")});
   EXPECT_FALSE(d.system_disk);
-  EXPECT_EQ(d.mounted(), (std::vector<std::string>{"/dev/pvfake0p1 on /media/u/system-boot", "/dev/pvfake0p2 on /mnt"}));
+  EXPECT_EQ(d.mounted(),
+            (std::vector<std::string>{"/dev/pvfake0p1 on /media/u/system-boot", "/dev/pvfake0p2 on /mnt"}));
 }
 
 TEST(SystemDiskRules, SwapAndHoldersMakeASystemDisk) {

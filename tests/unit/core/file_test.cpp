@@ -68,7 +68,8 @@ TEST(ReadFile, WholeFileOrAnErrorNamingIt) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Io);
-    EXPECT_EQ(std::string(e.what()), "cannot read " + (d.path / "nope").string() + ": No such file or directory (ENOENT)");
+    EXPECT_EQ(std::string(e.what()),
+              "cannot read " + (d.path / "nope").string() + ": No such file or directory (ENOENT)");
   }
   try {
     (void)read_file(d.path);

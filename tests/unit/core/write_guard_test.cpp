@@ -53,10 +53,9 @@ WriteSubject subject_for(R rule) {
 // a = allow, r = refuse, f = needs the intent's flag.
 // Columns: WholeDiskImage, ImageFile, DestructiveBench, BenchTestFile.
 const std::map<R, std::string> kSpec = {
-    {R::MissingDevPath, "rrrr"}, {R::MissingDirectory, "rrrr"}, {R::Directory, "rrra"},
-    {R::NotDiskOrFile, "rrrr"},  {R::Partition, "rrar"},        {R::SystemDisk, "rrrr"},
-    {R::ReadOnly, "rrrr"},       {R::PseudoFs, "rrrr"},         {R::RamFs, "aarr"},
-    {R::LoopBackingFile, "rrrr"}, {R::ProtectedDir, "rrrr"},    {R::Mounted, "frrr"},
+    {R::MissingDevPath, "rrrr"}, {R::MissingDirectory, "rrrr"}, {R::Directory, "rrra"},    {R::NotDiskOrFile, "rrrr"},
+    {R::Partition, "rrar"},      {R::SystemDisk, "rrrr"},       {R::ReadOnly, "rrrr"},     {R::PseudoFs, "rrrr"},
+    {R::RamFs, "aarr"},          {R::LoopBackingFile, "rrrr"},  {R::ProtectedDir, "rrrr"}, {R::Mounted, "frrr"},
     {R::ExistingData, "affr"},
 };
 const I kIntents[] = {I::WholeDiskImage, I::ImageFile, I::DestructiveBench, I::BenchTestFile};
@@ -111,14 +110,16 @@ std::string message_of(R rule, I intent) {
 }
 
 TEST(WriteGuard, OneMessagePerRuleNamingThePathWhyAndWhatToDo) {
-  EXPECT_EQ(message_of(R::MissingDevPath, I::ImageFile), "/dev/sdz9 does not exist; run 'piprov devices' to list disks");
+  EXPECT_EQ(message_of(R::MissingDevPath, I::ImageFile),
+            "/dev/sdz9 does not exist; run 'piprov devices' to list disks");
   EXPECT_EQ(message_of(R::MissingDirectory, I::ImageFile),
             "cannot create /no/such/x.img: directory /no/such does not exist");
   EXPECT_EQ(message_of(R::Directory, I::ImageFile),
             "/srv/data is a directory; give a disk (see 'piprov devices') or a new file name");
   EXPECT_EQ(message_of(R::NotDiskOrFile, I::DestructiveBench),
             "/dev/null is neither a block device nor a regular file; give a directory for a test file of its own");
-  EXPECT_EQ(message_of(R::Partition, I::WholeDiskImage), "/dev/sdb1 is a partition; give the whole disk (/dev/sdb) instead");
+  EXPECT_EQ(message_of(R::Partition, I::WholeDiskImage),
+            "/dev/sdb1 is a partition; give the whole disk (/dev/sdb) instead");
   EXPECT_EQ(message_of(R::SystemDisk, I::WholeDiskImage),
             "/dev/sdb is a system disk (partition sdb2 is mounted at /; partition sdb3 is active swap): piprov never "
             "writes it");
@@ -209,8 +210,9 @@ TEST(WriteSubjectFacts, LoopBackingFileFoundThroughTheSysRoot) {
       FAIL() << "the backing file of /dev/loop7 was allowed";
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::Usage);
-      EXPECT_EQ(std::string(e.what()), real + " is the backing file of /dev/loop7: writing it would corrupt that disk "
-                                              "under its users; detach it first (losetup -d /dev/loop7)");
+      EXPECT_EQ(std::string(e.what()), real +
+                                           " is the backing file of /dev/loop7: writing it would corrupt that disk "
+                                           "under its users; detach it first (losetup -d /dev/loop7)");
     }
   }
   EXPECT_EQ(inspect_write_subject(real, SysRoot(d.path)).loop_device, "");  // no loop devices there
