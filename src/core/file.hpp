@@ -6,9 +6,9 @@
 //  - User-named inputs that could be a device or an endless stream are read
 //    with a cap (read_file_capped): nullopt when over the cap, never slurped
 //    whole (`eeprom check /dev/zero` must not run out of memory).
-//  - Kernel files under /sys and /proc (through a SysRoot): absence is
-//    normal (attributes differ per device and kernel), so these never throw:
-//    read_system_file() returns nullopt, read_attr() "".
+//  - System files (under /sys, /proc and /etc/default, through a SysRoot):
+//    absence is normal (attributes differ per device, kernel and board), so
+//    these never throw: read_system_file() returns nullopt, read_attr() "".
 #include <cstddef>
 #include <filesystem>
 #include <istream>
@@ -36,8 +36,9 @@ std::optional<std::string> read_capped(std::istream& in, std::size_t max_bytes, 
 /// when it cannot be opened (errno in the message).
 std::optional<std::string> read_file_capped(const std::string& path, std::size_t max_bytes, const std::string& what);
 
-/// A kernel file (/sys, /proc, /proc/device-tree), whole and binary, at most
-/// 1 MiB; std::nullopt when it cannot be opened or read. Never throws.
+/// A system file (/sys, /proc, /proc/device-tree, /etc/default), whole and
+/// binary, at most 1 MiB; std::nullopt when it cannot be opened or read.
+/// Never throws.
 std::optional<std::string> read_system_file(const std::filesystem::path& path);
 
 /// A sysfs/procfs attribute: the first line of read_system_file(), without
