@@ -2,8 +2,9 @@
 // Block devices as a user sees them: whole disks with their partitions, from
 // sysfs (/sys/block) + libblkid (labels, fs types) + libmount (mount points).
 // A "system disk" holds /, /boot, /boot/firmware, /boot/efi, /home, /var or
-// /usr, active swap, or has holders (LVM, MD, device-mapper): the disks a
-// running Linux needs (Filesystem Hierarchy Standard 3.0, chapters 3-4).
+// /usr, active swap, or has holders such as LVM/MD/device-mapper (sysfs ABI,
+// Documentation/ABI/stable/sysfs-block: holders/): the disks a running Linux
+// needs.
 #include <sys/types.h>
 #include <cstdint>
 #include <string>

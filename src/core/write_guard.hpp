@@ -113,7 +113,8 @@ WriteSubject check_write(const std::string& path, WriteIntent intent, const Writ
 
 /// The protected directory ("/etc", "/usr", "/bin", "/sbin", "/lib*", "/boot",
 /// "/var/lib", "/root", "/proc", "/sys", "/dev", "/run") that holds `real` (a
-/// canonical absolute path), or "" when none does. Throws nothing.
+/// canonical absolute path), or "" when none does (directories: FHS 3.0).
+/// Throws nothing.
 std::string protected_dir_of(const std::string& real);
 
 }  // namespace piprov
