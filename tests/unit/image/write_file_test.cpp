@@ -70,8 +70,9 @@ TEST(WriteToFile, ExistingFileNeedsConfirmation) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Usage);
     EXPECT_EQ(std::string(e.what()), (d.path / "old.img").string() +
-                                         " is an existing file (5 B): pass --overwrite to replace it, or give a "
-                                         "disk (see 'piprov devices')");
+                                         " is an existing file (5 B): writing the image would overwrite its data; pass "
+                                         "--overwrite if you mean it, or give a disk (see 'piprov devices') or a new "
+                                         "file name");
   }
   EXPECT_EQ(test::read_file(d.path / "old.img"), "12345");
   o.overwrite = true;
@@ -167,8 +168,9 @@ TEST(WriteToFile, EmptyExistingFileIsProtectedAndNeverRemoved) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Usage);
     EXPECT_EQ(std::string(e.what()), (d.path / "empty").string() +
-                                         " is an existing file (0 B): pass --overwrite to replace it, or give a disk "
-                                         "(see 'piprov devices')");
+                                         " is an existing file (0 B): writing the image would overwrite its data; pass "
+                                         "--overwrite if you mean it, or give a disk (see 'piprov devices') or a new "
+                                         "file name");
   }
   // With --overwrite, a corrupt input leaves the (existing) file in place and says so.
   ASSERT_EQ(test::run("cd " + test::q(d.path.string()) + " && gzip -c in.img | head -c 500000 > bad.img.gz").exit_code,
@@ -192,7 +194,7 @@ TEST(WriteToFile, EmptyExistingFileIsProtectedAndNeverRemoved) {
     } catch (const Error& e) {
       EXPECT_EQ(std::string(e.what()), std::string(pseudo) +
                                            " is on a kernel pseudo file system (/proc, /sys, /dev, ...): piprov never "
-                                           "writes there; give a disk (see 'piprov devices') or a file");
+                                           "writes there; give a disk (see 'piprov devices') or a new file name");
     }
   }
 }
