@@ -11,6 +11,7 @@
 
 namespace fs = std::filesystem;
 using namespace piprov::boot;
+using piprov::Severity;
 using piprov::test::read_file;
 using piprov::test::read_tree;
 using piprov::test::run;
@@ -22,7 +23,7 @@ namespace {
 std::vector<std::string> codes(const CheckReport& r, bool with_info = false) {
   std::vector<std::string> v;
   for (const auto& f : r.findings)
-    if (with_info || f.severity != Severity::Info) v.push_back(f.code);
+    if (with_info || f.severity != Severity::Info) v.push_back(f.rule);
   return v;
 }
 
@@ -171,7 +172,7 @@ TEST(BootCheck, PatchedThenBrokenTreeReportsEachProblem) {
   EXPECT_FALSE(chk.ok());
   for (const auto& f : chk.findings)
     if (f.severity != Severity::Info) {
-      EXPECT_FALSE(f.fix.empty()) << f.code;
+      EXPECT_FALSE(f.fix.empty()) << f.rule;
     }
 
   // kernel= pointing at a missing file.
@@ -210,9 +211,9 @@ TEST(BootCheck, UnpatchedUbuntuAndQuirks) {
   auto chk =
       check_boot({.boot_dir = tr.boot, .root_dir = tr.root, .usb_ids = {"174c:55aa", "1234:5678"}, .scan_usb = false});
   EXPECT_EQ(codes(chk), (std::vector<std::string>{"kernel-uboot", "hook-missing", "uas-quirk-missing"}));
-  EXPECT_EQ(chk.findings.back().code, "firmware");
+  EXPECT_EQ(chk.findings.back().rule, "firmware");
   for (const auto& f : chk.findings)
-    if (f.code == "uas-quirk-missing") {
+    if (f.rule == "uas-quirk-missing") {
       EXPECT_EQ(f.fix,
                 "piprov boot patch " + tr.boot.string() +
                     " --uas-quirk 174c:55aa (appends ' usb-storage.quirks=174c:55aa:u' to the line in cmdline.txt)");
@@ -225,8 +226,9 @@ TEST(BootCli, PatchCheckAndExitCodes) {
   auto c1 = run(bin + " boot check " + b + " --root " + r);
   EXPECT_EQ(c1.exit_code, 1) << c1.out << c1.err;
   EXPECT_NE(
-      c1.out.find("error: the Pi 4 boots U-Boot, kernel=uboot_rpi_4.bin (config.txt line 7), which cannot boot from "
-                  "USB mass storage -- fix: piprov boot patch " +
+      c1.out.find("-        error    kernel-uboot: the Pi 4 boots U-Boot, kernel=uboot_rpi_4.bin (config.txt line 7), "
+                  "which cannot boot from USB mass storage\n"
+                  "                 fix: piprov boot patch " +
                   b + " (sets [pi4] kernel=vmlinux)\n"),
       std::string::npos)
       << c1.out;
