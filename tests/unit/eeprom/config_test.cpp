@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "eeprom/check.hpp"
 #include "eeprom/config.hpp"
 #include "helpers.hpp"
 
@@ -97,4 +98,15 @@ TEST(ConfigParser, NoFinalNewlineAndEmptyInput) {
   EXPECT_EQ(c.newline_count, 1u);
   EXPECT_EQ(c.lines[1].value, "0xf41");
   EXPECT_TRUE(parse_config("").lines.empty());
+}
+
+TEST(ConfigSyntax, ParsingRecordsWhatTheSyntaxPassReports) {
+  auto c = parse_config("[all]\nBOOT_UART = 0\nBOOT_ORDER=0xf14\n");
+  EXPECT_TRUE(c.lines[1].spaced_equals);
+  EXPECT_EQ(c.lines[1].value, "0");
+  EXPECT_EQ(ids(check_syntax(c)), (V{"space-around-equals@2:error"}));
+  // check_config runs the syntax pass before the other rules.
+  CheckInput in;
+  in.config_text = c.text;
+  EXPECT_EQ(ids(check_config(in, CheckOptions{}).findings), (V{"space-around-equals@2:error"}));
 }
