@@ -1,9 +1,10 @@
 #pragma once
 // `piprov boot patch`: make a mounted Ubuntu boot partition boot a Pi 4 from
-// USB (seeds/004, field-notes.md §2): vmlinuz -> vmlinux, and in config.txt's
-// [pi4] `kernel=vmlinux` + `initramfs initrd.img followkernel`; optionally the
-// seed's other [pi4] settings and the UAS quirk in cmdline.txt; with a root
-// fs, the apt hook. Idempotent: a second run changes no byte.
+// USB (Ubuntu 20.04's U-Boot cannot boot from USB mass storage): vmlinuz ->
+// vmlinux, and in config.txt's [pi4] `kernel=vmlinux` + `initramfs initrd.img
+// followkernel` (Raspberry Pi documentation, config_txt: kernel, initramfs);
+// optionally the usual Pi 4 USB-boot [pi4] settings and the UAS quirk in
+// cmdline.txt; with a root fs, the apt hook. Idempotent: a second run changes no byte.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>

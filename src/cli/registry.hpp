@@ -1,7 +1,7 @@
 #pragma once
 // Command registration: each cmd_*.cpp defines one static CommandRegistrar
 // that adds its subcommand(s) to the CLI11 app. main.cpp needs no edit when a
-// command is added. cli/ only wires and prints (architecture.md "Layout").
+// command is added. cli/ only wires and prints; the work is in the libraries.
 #include <CLI/CLI.hpp>
 #include <functional>
 

@@ -3,8 +3,7 @@
 // Modes: tty (one line redrawn in place, ~5 times a second), plain (one line
 // every 2 s, for logs), json (one JSON object per line every second, for
 // scripts), none. Auto picks tty when stderr is a terminal, else none.
-// Source of the behaviour: issue 2 ("progress on stderr when it is a TTY:
-// bytes written, MiB/s, ETA, phase; --progress plain|json|none").
+// Shown: bytes written, MiB/s, ETA, phase; --progress tty|plain|json|none.
 #include <chrono>
 #include <cstdint>
 #include <string>
