@@ -43,12 +43,13 @@ TEST(BenchCli, RawWriteRefusedOnMountedDeviceEvenWithDestructive) {
   piprov::test::TempDir dir("bench-cli");
   piprov::test::LoopDevice loop(dir.path / "disk.img", 64 << 20);
   ASSERT_EQ(run("mkfs.ext4 -q -F " + loop.path).exit_code, 0);
-  fs::create_directories(dir.path / "mnt");
-  ASSERT_EQ(run("mount " + loop.path + " " + (dir.path / "mnt").string()).exit_code, 0);
-  auto r = run(bin() + " bench --destructive --rw write --runtime 0.2 --ramp 0 --no-progress " + loop.path);
-  auto r_dir = run(bin() + " bench --rw randwrite --runtime 0.3 --ramp 0 --size 8M --no-progress --format csv " +
-                   (dir.path / "mnt").string());
-  run("umount " + (dir.path / "mnt").string());
+  piprov::test::RunResult r, r_dir;
+  {
+    piprov::test::Mount mnt(loop.path, dir.path / "mnt");
+    r = run(bin() + " bench --destructive --rw write --runtime 0.2 --ramp 0 --no-progress " + loop.path);
+    r_dir = run(bin() + " bench --rw randwrite --runtime 0.3 --ramp 0 --size 8M --no-progress --format csv " +
+                mnt.dir.string());
+  }
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("refusing to write to " + loop.path + ": it is mounted"), std::string::npos) << r.err;
   // the non-destructive way: a directory on that filesystem, test file removed afterwards
@@ -57,17 +58,20 @@ TEST(BenchCli, RawWriteRefusedOnMountedDeviceEvenWithDestructive) {
 }
 
 TEST(BenchCli, CtrlCRemovesTheTestFileAndPrintsWhatFinished) {
+  PIPROV_REQUIRE_TOOL("script");
   piprov::test::TempDir dir("bench-cli");
   std::string d = dir.path.string();
-  auto r = run("(" + bin() + " bench --profile quick --runtime 3 --ramp 0 --size 8M --no-progress " + d + " > " + d +
-               "/out.txt 2> " + d +
-               "/err.txt) & pid=$!; "
-               "for i in $(seq 300); do ls " +
-               d +
-               "/.piprov-bench-* >/dev/null 2>&1 && break; sleep 0.05; done; "
-               "sleep 4.5; kill -INT $(pgrep -P $pid || echo $pid); wait $pid; echo rc=$?");
+  using piprov::test::q;
+  // stderr on a terminal (script(1)'s pty, logged to tty.log) so the progress
+  // line names the running job; Ctrl-C goes to piprov once job 2 of 4 has
+  // started, i.e. when the first one has finished.
+  std::string inner = "echo $$ > " + q(d + "/pid") + "; exec " + bin() +
+                      " bench --profile quick --runtime 3 --ramp 0 " + "--size 8M " + q(d) + " > " + q(d + "/out.txt");
+  auto r = run("script -qfec " + q(inner) + " " + q(d + "/tty.log") + " >/dev/null & s=$!; i=0; " +
+               "while [ $i -lt 1200 ] && ! grep -qF '[2/4]' " + q(d + "/tty.log") + " 2>/dev/null; do sleep 0.05; " +
+               "i=$((i+1)); done; kill -INT $(cat " + q(d + "/pid") + "); wait $s; echo rc=$?");
   std::string out = piprov::test::read_file(dir.path / "out.txt");
-  std::string err = piprov::test::read_file(dir.path / "err.txt");
+  std::string err = piprov::test::read_file(dir.path / "tty.log");
   EXPECT_NE(r.out.find("rc=130"), std::string::npos) << r.out << err;
   EXPECT_EQ(leftover_test_files(dir.path), 0);
   EXPECT_NE(out.find("seq read 4M QD32"), std::string::npos) << out;
@@ -80,9 +84,7 @@ TEST(BenchCli, TargetFailingMidRunKeepsOtherResults) {
   piprov::test::TempDir dir("bench-cli");
   // A loop device whose 16 MiB sparse backing file sits on a 2 MiB tmpfs:
   // writes past the first 2 MiB fail (ENOSPC in the backing file -> EIO).
-  fs::create_directories(dir.path / "small");
-  auto mnt = run("mount -t tmpfs -o size=2M tmpfs " + (dir.path / "small").string());
-  if (mnt.exit_code != 0) GTEST_SKIP() << "cannot mount tmpfs: " << mnt.err;
+  piprov::test::Mount small("tmpfs", dir.path / "small", "tmpfs", "size=2M");
   std::string out, err;
   int code = -1;
   {
@@ -95,7 +97,6 @@ TEST(BenchCli, TargetFailingMidRunKeepsOtherResults) {
         << out;
     EXPECT_NE(err.find("piprov: error: " + loop.path), std::string::npos) << err;
   }
-  run("umount " + (dir.path / "small").string());
   EXPECT_EQ(code, 3) << out << err;
   EXPECT_NE(out.find("No space left on device (ENOSPC)"), std::string::npos) << out;  // loop passes the errno on
   EXPECT_NE(out.find("A = " + dir.path.string()), std::string::npos) << out;
@@ -145,7 +146,7 @@ TEST(BenchCli, UsageErrors) {
 
 TEST(BenchCli, ImportSeed004) {
   auto seed = piprov::test::shared_dir() / "seeds" / "004-pi4-usb-ssd-boot-and-benchmark.txt";
-  if (!fs::exists(seed)) GTEST_SKIP() << seed << " is not present";
+  if (!fs::exists(seed)) PIPROV_SKIP(seed << " is not present");
   auto r = run(bin() + " bench import --format csv " + seed.string());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
+
 #include <unistd.h>
+#include "support/testsupport.hpp"
 
 #include "core/blockdev.hpp"
 #include "core/error.hpp"
@@ -34,5 +36,5 @@ TEST(ListDisks, RootFilesystemDiskIsASystemDisk) {
       break;
     }
   }
-  if (!any_root) GTEST_SKIP() << "/ is not on a block device here";
+  if (!any_root) PIPROV_SKIP("/ is not on a block device here");
 }

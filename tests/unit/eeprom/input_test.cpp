@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "helpers.hpp"
+#include "support/eeprom_fixture.hpp"
 #include "support/testsupport.hpp"
 
 using namespace piprov::eeprom;

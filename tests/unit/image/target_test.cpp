@@ -79,7 +79,7 @@ TEST(InspectTarget, SystemDiskIsRefusedWithTheReason) {
   struct stat st {};
   ASSERT_EQ(::stat("/", &st), 0);
   std::string disk = disk_of_devno(st.st_dev);
-  if (disk.empty() || !std::filesystem::exists("/dev/" + disk)) GTEST_SKIP() << "/ is not on a block device here";
+  if (disk.empty() || !std::filesystem::exists("/dev/" + disk)) PIPROV_SKIP("/ is not on a block device here");
   try {
     inspect_target("/dev/" + disk);
     FAIL() << "/dev/" << disk << " holds / but was accepted";

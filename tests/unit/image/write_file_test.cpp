@@ -5,7 +5,6 @@
 #include "core/error.hpp"
 #include "core/hashing.hpp"
 #include "image/write.hpp"
-#include "shell.hpp"
 #include "support/testsupport.hpp"
 
 namespace piprov::image {
