@@ -19,12 +19,15 @@ namespace fs = std::filesystem;
 namespace piprov::boot {
 namespace {
 
+constexpr const char* kKernelDoc = "Raspberry Pi documentation, config_txt: boot options (kernel)";
+constexpr const char* kInitramfsDoc = "Raspberry Pi documentation, config_txt: boot options (initramfs)";
+
 struct Ctx {
   const CheckOptions& o;
   CheckReport& r;
   std::string boot_q, patch_cmd;
-  void add(Severity s, std::string code, std::string msg, std::string fix = "") {
-    r.findings.push_back({s, std::move(code), std::move(msg), std::move(fix)});
+  void add(Severity s, std::string rule, std::string msg, std::string fix = "", std::string source = "") {
+    r.findings.push_back({std::move(rule), s, 0, "", std::move(msg), std::move(fix), std::move(source)});
   }
 };
 
@@ -40,13 +43,13 @@ void check_kernel(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) 
     c.add(Severity::Error, "kernel-missing",
           "the Pi 4 kernel " + name + where + " does not exist in " + boot.string() +
               (eff ? "" : " (no kernel= for [pi4]: the firmware loads kernel8.img)"),
-          c.patch_cmd + " (sets [pi4] kernel=vmlinux and makes vmlinux)");
+          c.patch_cmd + " (sets [pi4] kernel=vmlinux and makes vmlinux)", kKernelDoc);
     return;
   }
   if (name.rfind("uboot", 0) == 0) {
     c.add(Severity::Error, "kernel-uboot",
           "the Pi 4 boots U-Boot, kernel=" + name + where + ", which cannot boot from USB mass storage",
-          c.patch_cmd + " (sets [pi4] kernel=vmlinux)");
+          c.patch_cmd + " (sets [pi4] kernel=vmlinux)", kKernelDoc);
     return;
   }
   auto comp = detect_compression_file(boot / name);
@@ -59,13 +62,14 @@ void check_kernel(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) 
             "kernel=" + name + where + " is " + to_string(comp) + "-compressed: only firmware built since " +
                 kGzipKernelFirmwareDate + " boots gzip kernels itself, and the firmware here is " +
                 (fw.build_date.empty() ? "unknown" : "from " + fw.build_date),
-            c.patch_cmd + " (boots the uncompressed vmlinux instead)");
+            c.patch_cmd + " (boots the uncompressed vmlinux instead)", kKernelDoc);
     return;
   }
   if (!file_is_arm64_image(boot / name)) {
     c.add(Severity::Error, "kernel-invalid",
           boot.string() + "/" + name + " is not an arm64 Image (no \"ARM\\x64\" magic at byte 0x38)",
-          "piprov boot sync-kernel " + c.boot_q + " --force");
+          "piprov boot sync-kernel " + c.boot_q + " --force",
+          "Linux Documentation/arch/arm64/booting.rst: Image header");
     return;
   }
   if (name == kVmlinux) {
@@ -107,7 +111,7 @@ void check_initramfs(Ctx& c, const ConfigTxt& config, const IncludeLoader& loade
     if (c.r.kernel_file == kVmlinux)
       c.add(Severity::Error, "initramfs-missing",
             "no `initramfs` for [pi4]: Ubuntu's kernel needs initrd.img to mount root=LABEL=writable",
-            c.patch_cmd + " (adds `initramfs initrd.img followkernel` to [pi4])");
+            c.patch_cmd + " (adds `initramfs initrd.img followkernel` to [pi4])", kInitramfsDoc);
     return;
   }
   std::string file = eff->value.substr(0, eff->value.find_first_of(" \t"));
@@ -116,13 +120,16 @@ void check_initramfs(Ctx& c, const ConfigTxt& config, const IncludeLoader& loade
     c.add(Severity::Error, "initramfs-file-missing",
           "initramfs " + file + " (" + eff->file + " line " + std::to_string(eff->line) + ") does not exist in " +
               c.o.boot_dir.string(),
-          "restore " + file + " (apt install --reinstall linux-image-raspi) or " + c.patch_cmd);
+          "restore " + file + " (apt install --reinstall linux-image-raspi) or " + c.patch_cmd, kInitramfsDoc);
 }
 
 void check_lint(Ctx& c, const ConfigTxt& config, const std::string& name, const IncludeLoader& loader, int depth) {
-  for (const auto& f : config.lint())
-    c.add(Severity::Warning, "config-" + f.code, name + ": " + f.message,
-          f.fix + " (" + name + " line " + std::to_string(f.line) + ")");
+  for (auto f : config.lint()) {
+    f.rule = "config-" + f.rule;
+    f.message = name + ": " + f.message;
+    f.fix += " (" + name + " line " + std::to_string(f.line) + ")";
+    c.r.findings.push_back(std::move(f));
+  }
   if (depth >= 4) return;
   for (const auto& l : config.lines())
     if (l.kind == LineKind::Directive && l.key == "include") {
@@ -144,8 +151,11 @@ void check_cmdline(Ctx& c, const ConfigTxt& config, std::optional<CmdlineTxt>& o
     return;
   }
   out = CmdlineTxt::parse(*text);
-  for (const auto& f : out->lint())
-    c.add(Severity::Error, "cmdline-" + f.code, c.r.cmdline_file + ": " + f.message, f.fix);
+  for (auto f : out->lint()) {
+    f.rule = "cmdline-" + f.rule;
+    f.message = c.r.cmdline_file + ": " + f.message;
+    c.r.findings.push_back(std::move(f));
+  }
 }
 
 void check_hook(Ctx& c) {
@@ -210,25 +220,30 @@ void check_usb(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
                       "usb-storage.quirks={}:u",
                       known->name, id, seen, c.r.cmdline_file, id),
           fmt::format("{} --uas-quirk {} (appends ' usb-storage.quirks={}:u' to the line in {})", c.patch_cmd, id, id,
-                      c.r.cmdline_file));
+                      c.r.cmdline_file),
+          "Linux admin-guide kernel-parameters: usb-storage.quirks (u = IGNORE_UAS)");
   }
 }
 
 }  // namespace
 
-const char* to_string(Severity s) {
-  switch (s) {
-    case Severity::Error: return "error";
-    case Severity::Warning: return "warning";
-    case Severity::Info: return "info";
-  }
-  return "?";
-}
+bool CheckReport::ok() const { return findings_exit_code(findings, kCheckFailOn) == 0; }
 
-bool CheckReport::ok() const {
-  for (const auto& f : findings)
-    if (f.severity != Severity::Info) return false;
-  return true;
+nlohmann::json check_json(const CheckOptions& o, const CheckReport& r) {
+  auto counts = count_findings(r.findings);
+  return {{"schema", "piprov.boot.check/2"},
+          {"boot_dir", o.boot_dir.string()},
+          {"root_dir", o.root_dir ? o.root_dir->string() : ""},
+          {"ok", r.ok()},
+          {"errors", counts.errors},
+          {"warnings", counts.warnings},
+          {"kernel", r.kernel_file},
+          {"vmlinux_state", to_string(r.kernel.state)},
+          {"initramfs", r.initramfs},
+          {"cmdline_file", r.cmdline_file},
+          {"firmware", r.firmware},
+          {"findings", findings_json(r.findings)},
+          {"summary", findings_summary_json(r.findings, kCheckFailOn)}};
 }
 
 CheckReport check_boot(const CheckOptions& o) {

@@ -5,24 +5,18 @@
 // config.txt lint; cmdline.txt one line with root=; the apt hook installed;
 // UAS quirks for known USB-SATA bridges (cmdline_txt.hpp).
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "boot/sync.hpp"
+#include "core/finding.hpp"
 
 namespace piprov::boot {
 
-enum class Severity { Error, Warning, Info };
-const char* to_string(Severity s);
-
-/// One finding: one line for the user plus the fix. code is stable for scripts.
-struct Finding {
-  Severity severity = Severity::Error;
-  std::string code;
-  std::string message;
-  std::string fix;  ///< "" for Info
-};
+/// What fails `boot check` (and `provision`): errors and warnings.
+inline constexpr FailOn kCheckFailOn = FailOn::Warning;
 
 struct CheckOptions {
   std::filesystem::path boot_dir;
@@ -33,18 +27,23 @@ struct CheckOptions {
 };
 
 struct CheckReport {
-  std::vector<Finding> findings;
+  /// In check order (kernel, initramfs, config lint, cmdline, apt hook, USB,
+  /// firmware); rule ids in docs/boot.md. line is in the file the message names.
+  Findings findings;
   KernelStatus kernel;       ///< state of vmlinux
   std::string kernel_file;   ///< effective [pi4] kernel= ("" = firmware default)
   std::string initramfs;     ///< effective [pi4] initramfs arguments
   std::string cmdline_file;  ///< the cmdline file in use
   std::string firmware;      ///< firmware summary
-  /// True when no finding is an Error or Warning (exit 0).
+  /// True when no finding fails under kCheckFailOn (exit 0).
   bool ok() const;
 };
 
 /// Runs every check. Throws Error{Usage} only when BOOT_DIR is not a directory
 /// or has no config.txt; everything else is a finding.
 CheckReport check_boot(const CheckOptions& opts);
+
+/// `boot check --json` (schema "piprov.boot.check/2", docs/boot.md).
+nlohmann::json check_json(const CheckOptions& o, const CheckReport& r);
 
 }  // namespace piprov::boot

@@ -79,12 +79,20 @@ std::optional<std::string> CmdlineTxt::get(std::string_view name) const {
   return std::nullopt;
 }
 
-std::vector<CmdlineFinding> CmdlineTxt::lint() const {
-  std::vector<CmdlineFinding> out;
+namespace {
+constexpr const char* kCmdlineDoc = "Raspberry Pi documentation, configuration: kernel command line (cmdline.txt)";
+Finding cmdline_finding(std::string rule, std::string message, std::string fix) {
+  return {std::move(rule), Severity::Error, 0, "", std::move(message), std::move(fix), kCmdlineDoc};
+}
+}  // namespace
+
+Findings CmdlineTxt::lint() const {
+  Findings out;
   auto ps = params();
   if (ps.empty()) {
-    out.push_back({"empty", "cmdline.txt's first line is empty: the kernel gets no root=",
-                   "write the kernel command line on one line, e.g. ... root=LABEL=writable rootfstype=ext4 rootwait"});
+    out.push_back(cmdline_finding(
+        "empty", "cmdline.txt's first line is empty: the kernel gets no root=",
+        "write the kernel command line on one line, e.g. ... root=LABEL=writable rootfstype=ext4 rootwait"));
     return out;
   }
   std::istringstream in(text_);
@@ -93,13 +101,14 @@ std::vector<CmdlineFinding> CmdlineTxt::lint() const {
   while (std::getline(in, line))
     if (!split_ws(line).empty()) ++non_empty;
   if (non_empty > 1)
-    out.push_back({"multiple-lines",
-                   "cmdline.txt has " + std::to_string(non_empty) +
-                       " non-empty lines; the firmware passes only the first to the kernel",
-                   "join all parameters onto the first line, separated by spaces"});
+    out.push_back(cmdline_finding("multiple-lines",
+                                  "cmdline.txt has " + std::to_string(non_empty) +
+                                      " non-empty lines; the firmware passes only the first to the kernel",
+                                  "join all parameters onto the first line, separated by spaces"));
   if (!get("root"))
-    out.push_back({"no-root", "cmdline.txt has no root= parameter: the kernel will not find the root filesystem",
-                   "add root=LABEL=writable (Ubuntu) to the first line"});
+    out.push_back(cmdline_finding("no-root",
+                                  "cmdline.txt has no root= parameter: the kernel will not find the root filesystem",
+                                  "add root=LABEL=writable (Ubuntu) to the first line"));
   return out;
 }
 

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/finding.hpp"
+
 namespace piprov::boot {
 
 /// A USB-SATA bridge known to need the `u` (ignore UAS) quirk on a Pi 4.
@@ -24,12 +26,6 @@ const KnownBridge* find_known_bridge(std::string_view vid_pid);
 /// Validates and lower-cases "VID:PID" (4+4 hex digits). Throws Error{Usage}.
 std::string normalize_vid_pid(std::string_view text);
 
-struct CmdlineFinding {
-  std::string code;  ///< "multiple-lines", "no-root", "empty"
-  std::string message;
-  std::string fix;
-};
-
 /// The parsed first line: parameters split on spaces. Lossless: keeps the
 /// file's bytes and edits only the parameter it changes.
 class CmdlineTxt {
@@ -41,8 +37,9 @@ class CmdlineTxt {
   std::vector<std::string> params() const;
   /// Value of "name=value" (first match); nullopt when absent.
   std::optional<std::string> get(std::string_view name) const;
-  /// Problems: more than one non-empty line, no root=, empty.
-  std::vector<CmdlineFinding> lint() const;
+  /// Problems, as Error findings (core/finding.hpp) with the rules
+  /// "multiple-lines" (more than one non-empty line), "no-root", "empty".
+  Findings lint() const;
   /// True when usb-storage.quirks lists VID:PID with the `u` flag.
   bool has_uas_quirk(std::string_view vid_pid) const;
   /// Adds VID:PID:u to usb-storage.quirks (appending to an existing list, or a

@@ -327,61 +327,74 @@ std::vector<EffectiveValue> ConfigTxt::effective_all(std::string_view key, const
   return out;
 }
 
-std::vector<LintFinding> ConfigTxt::lint() const {
-  std::vector<LintFinding> out;
+namespace {
+constexpr const char* kConfigTxtDoc = "Raspberry Pi documentation, config_txt: what is config.txt";
+
+Finding lint_finding(std::size_t n, std::string rule, std::string key, std::string message, std::string fix) {
+  return {std::move(rule),    Severity::Warning, static_cast<int>(n), std::move(key),
+          std::move(message), std::move(fix),    kConfigTxtDoc};
+}
+
+// bare-key, initramfs-equals, spaces-around-equals, inline-comment of one
+// setting or directive. False when the line sets no value (bare-key, initramfs-equals).
+bool lint_setting(const ConfigLine& l, std::size_t n, Findings& out) {
+  const std::string at = "line " + std::to_string(n);
+  if (l.kind == LineKind::Setting && !l.has_equals) {
+    std::string fix = l.key == "boot_delay" ? "boot_delay=1" : l.key + "=VALUE";
+    out.push_back(lint_finding(n, "bare-key", l.key, at + ": '" + l.key + "' has no value, the firmware ignores it",
+                               "write " + fix));
+    return false;
+  }
+  if (l.kind == LineKind::Setting && l.key == "initramfs") {
+    out.push_back(
+        lint_finding(n, "initramfs-equals", l.key, at + ": 'initramfs=' is not understood; the directive takes a space",
+                     "write initramfs " + l.value + (l.value.find(' ') == std::string::npos ? " followkernel" : "")));
+    return false;
+  }
+  if (l.spaced_equals)
+    out.push_back(lint_finding(n, "spaces-around-equals", l.key,
+                               at + ": spaces around '=' in '" + std::string(trim(l.text)) + "'",
+                               "write " + l.key + "=" + l.value));
+  if (auto hash = l.value.find('#'); hash != std::string::npos) {
+    std::string value(trim(std::string_view(l.value).substr(0, hash)));
+    out.push_back(lint_finding(
+        n, "inline-comment", l.key,
+        at + ": '#' after a value is not a comment, it becomes part of " + l.key + "'s value",
+        "move the comment to its own line: " + l.key + (l.kind == LineKind::Directive ? " " : "=") + value));
+  }
+  return true;
+}
+}  // namespace
+
+Findings ConfigTxt::lint() const {
+  Findings out;
   std::map<std::pair<std::string, std::string>, std::size_t> seen;  // (section, key) -> first line
   std::string section = "all";
   for (std::size_t i = 0; i < lines_.size(); ++i) {
     const auto& l = lines_[i];
     const std::size_t n = i + 1;
+    const std::string at = "line " + std::to_string(n);
     // A cut comment is still a comment: only settings and filters count.
     if (l.text.size() > kConfigLineLimit && l.kind != LineKind::Comment)
-      out.push_back({n, "line-too-long",
-                     "line " + std::to_string(n) + " is " + std::to_string(l.text.size()) +
-                         " characters; the firmware reads only the first 98",
-                     "shorten it to 98 characters or fewer"});
+      out.push_back(lint_finding(
+          n, "line-too-long", "",
+          at + " is " + std::to_string(l.text.size()) + " characters; the firmware reads only the first 98",
+          "shorten it to 98 characters or fewer"));
     if (l.kind == LineKind::Section) {
       section = to_lower(l.key);
       if (l.unterminated)
-        out.push_back({n, "unterminated-section", "line " + std::to_string(n) + " opens a section without ']'",
-                       "write [" + l.key + "]"});
+        out.push_back(
+            lint_finding(n, "unterminated-section", "", at + " opens a section without ']'", "write [" + l.key + "]"));
       continue;
     }
     if (l.kind != LineKind::Setting && l.kind != LineKind::Directive) continue;
-    if (l.kind == LineKind::Setting && !l.has_equals) {
-      std::string fix = l.key == "boot_delay" ? "boot_delay=1" : l.key + "=VALUE";
-      out.push_back({n, "bare-key",
-                     "line " + std::to_string(n) + ": '" + l.key + "' has no value, the firmware ignores it",
-                     "write " + fix});
-      continue;
-    }
-    if (l.kind == LineKind::Setting && l.key == "initramfs") {
-      out.push_back({n, "initramfs-equals",
-                     "line " + std::to_string(n) + ": 'initramfs=' is not understood; the directive takes a space",
-                     "write initramfs " + l.value + (l.value.find(' ') == std::string::npos ? " followkernel" : "")});
-      continue;
-    }
-    if (l.spaced_equals)
-      out.push_back({n, "spaces-around-equals",
-                     "line " + std::to_string(n) + ": spaces around '=' in '" + std::string(trim(l.text)) + "'",
-                     "write " + l.key + "=" + l.value});
-    auto hash = l.value.find('#');
-    if (hash != std::string::npos) {
-      std::string value(trim(std::string_view(l.value).substr(0, hash)));
-      out.push_back(
-          {n, "inline-comment",
-           "line " + std::to_string(n) + ": '#' after a value is not a comment, it becomes part of " + l.key +
-               "'s value",
-           "move the comment to its own line: " + l.key + (l.kind == LineKind::Directive ? " " : "=") + value});
-    }
-    if (!accumulates(l.key)) {
-      auto [it, inserted] = seen.emplace(std::make_pair(section == "" ? "all" : section, l.key), n);
-      if (!inserted)
-        out.push_back({n, "duplicate",
-                       "line " + std::to_string(n) + ": " + l.key + " is set again in [" + section +
-                           "] (first at line " + std::to_string(it->second) + "); the later value wins",
-                       "keep one " + l.key + " line in [" + section + "]"});
-    }
+    if (!lint_setting(l, n, out) || accumulates(l.key)) continue;
+    auto [it, inserted] = seen.emplace(std::make_pair(section == "" ? "all" : section, l.key), n);
+    if (!inserted)
+      out.push_back(lint_finding(n, "duplicate", l.key,
+                                 at + ": " + l.key + " is set again in [" + section + "] (first at line " +
+                                     std::to_string(it->second) + "); the later value wins",
+                                 "keep one " + l.key + " line in [" + section + "]"));
   }
   return out;
 }

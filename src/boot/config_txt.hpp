@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/finding.hpp"
+
 namespace piprov::boot {
 
 /// The firmware's line length limit (characters, without the line ending).
@@ -58,16 +60,6 @@ struct EffectiveValue {
   std::string file;  ///< config file name as included ("config.txt", "usercfg.txt")
   std::size_t line = 0;
   std::string section;  ///< text of the last section header above it ("" = none)
-};
-
-/// One lint finding. line is 1-based; code is stable for scripts
-/// ("line-too-long", "bare-key", "spaces-around-equals", "inline-comment",
-/// "duplicate", "initramfs-equals", "unterminated-section").
-struct LintFinding {
-  std::size_t line = 0;
-  std::string code;
-  std::string message;
-  std::string fix;
 };
 
 class ConfigTxt;
@@ -112,8 +104,11 @@ class ConfigTxt {
   /// Returns the number of lines removed.
   std::size_t remove(std::string_view section, std::string_view key);
 
-  /// Lint of this file alone (see LintFinding codes).
-  std::vector<LintFinding> lint() const;
+  /// Lint of this file alone: Warning findings (core/finding.hpp) with the
+  /// 1-based line and the rules "line-too-long", "bare-key",
+  /// "spaces-around-equals", "inline-comment", "duplicate",
+  /// "initramfs-equals", "unterminated-section".
+  Findings lint() const;
 
   /// The line ending the file mostly uses ("\r\n" when most lines do).
   std::string dominant_eol() const;

@@ -64,7 +64,46 @@ std::string effective_cmdline_name(const ConfigTxt& config, const fs::path& boot
   return eff && !eff->value.empty() ? eff->value : "cmdline.txt";
 }
 
-PatchReport patch_boot(const PatchOptions& o) {
+namespace {
+constexpr Pi4Setting kPi4Settings[] = {
+    {"gpu_mem", "--gpu-mem", "Also set [pi4] gpu_mem=N (MiB; 16 for a headless Pi)", 16, 1024, 16,
+     &PatchOptions::gpu_mem},
+    {"max_framebuffers", "--max-framebuffers", "Also set [pi4] max_framebuffers=N", 0, 4, 2,
+     &PatchOptions::max_framebuffers},
+    {"boot_delay", "--boot-delay", "Also set [pi4] boot_delay=N (seconds)", 0, 60, 1, &PatchOptions::boot_delay},
+};
+}  // namespace
+
+std::span<const Pi4Setting> pi4_settings() { return kPi4Settings; }
+
+std::string seed_settings_words() {
+  std::string out;
+  for (const auto& s : kPi4Settings) out += std::string(s.key) + "=" + std::to_string(s.recommended) + " ";
+  return out + "dtoverlay=vc4-fkms-v3d";
+}
+
+PatchOptions apply_seed_settings(PatchOptions o) {
+  if (!o.seed_settings) return o;
+  for (const auto& s : kPi4Settings)
+    if (!(o.*s.field)) o.*s.field = s.recommended;
+  o.fkms = true;
+  return o;
+}
+
+nlohmann::json patch_json(const PatchOptions& o, const PatchReport& r) {
+  return {{"schema", "piprov.boot.patch/1"},
+          {"boot_dir", o.boot_dir.string()},
+          {"root_dir", o.root_dir ? o.root_dir->string() : ""},
+          {"dry_run", o.dry_run},
+          {"changed", r.changed()},
+          {"actions", r.actions},
+          {"config_diff", r.config_diff},
+          {"cmdline_diff", r.cmdline_diff},
+          {"notes", r.notes}};
+}
+
+PatchReport patch_boot(const PatchOptions& opts) {
+  const PatchOptions o = apply_seed_settings(opts);
   PatchReport rep;
   const fs::path& boot = o.boot_dir;
   std::error_code ec;
@@ -105,9 +144,7 @@ PatchReport patch_boot(const PatchOptions& o) {
     std::string s = std::to_string(*v);
     set_effective(config, loader, key, s, std::string(key) + "=" + s, [&] { config.set(kPi4, key, s); });
   };
-  set_int("gpu_mem", o.gpu_mem);
-  set_int("max_framebuffers", o.max_framebuffers);
-  set_int("boot_delay", o.boot_delay);
+  for (const auto& s : pi4_settings()) set_int(s.key, o.*s.field);
   if (o.fkms) config.ensure_line(kPi4, "dtoverlay", "vc4-fkms-v3d");
   std::string updated = config.to_string();
   if (updated != *config_text) {

@@ -3,10 +3,12 @@
 // USB (Ubuntu 20.04's U-Boot cannot boot from USB mass storage): vmlinuz ->
 // vmlinux, and in config.txt's [pi4] `kernel=vmlinux` + `initramfs initrd.img
 // followkernel` (Raspberry Pi documentation, config_txt: kernel, initramfs);
-// optionally the usual Pi 4 USB-boot [pi4] settings and the UAS quirk in cmdline.txt; with a root
-// fs, the apt hook. Idempotent: a second run changes no byte.
+// optionally the usual Pi 4 USB-boot [pi4] settings and the UAS quirk in
+// cmdline.txt; with a root fs, the apt hook. Idempotent: a second run changes no byte.
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,13 +24,39 @@ struct PatchOptions {
   std::filesystem::path boot_dir;
   std::optional<std::filesystem::path> root_dir;  ///< install the apt hook there
   bool dry_run = false;
-  // Optional [pi4] settings (Raspberry Pi documentation, config_txt); unset = leave alone.
+  // Optional [pi4] settings (table: pi4_settings()); unset = leave alone.
   std::optional<int> gpu_mem;           ///< gpu_mem=N (MiB)
   std::optional<int> max_framebuffers;  ///< max_framebuffers=N
   std::optional<int> boot_delay;        ///< boot_delay=N (seconds; a bare boot_delay is invalid)
   bool fkms = false;                    ///< dtoverlay=vc4-fkms-v3d
+  /// --seed-settings: every unset setting takes its recommended value, and fkms (apply_seed_settings).
+  bool seed_settings = false;
   std::vector<std::string> uas_quirks;  ///< "VID:PID" -> usb-storage.quirks=VID:PID:u in cmdline.txt
 };
+
+/// One optional integer [pi4] setting of `boot patch` and `provision`. The
+/// one definition of the option name, help, accepted range and the value
+/// --seed-settings gives it (Raspberry Pi documentation, config_txt: memory
+/// options gpu_mem, video options max_framebuffers, boot options boot_delay).
+struct Pi4Setting {
+  const char* key;     ///< config.txt key, "gpu_mem"
+  const char* option;  ///< command-line option, "--gpu-mem"
+  const char* help;    ///< --help text
+  int min, max;        ///< accepted values (inclusive)
+  int recommended;     ///< the value --seed-settings uses
+  std::optional<int> PatchOptions::*field;
+};
+
+/// gpu_mem (16..1024 MiB, 16), max_framebuffers (0..4, 2), boot_delay (0..60 s, 1).
+std::span<const Pi4Setting> pi4_settings();
+
+/// "gpu_mem=16 max_framebuffers=2 boot_delay=1 dtoverlay=vc4-fkms-v3d": what --seed-settings sets.
+std::string seed_settings_words();
+
+/// With o.seed_settings: each unset setting of pi4_settings() gets its
+/// recommended value and fkms is set; values given explicitly are kept.
+/// Without: `o` unchanged.
+PatchOptions apply_seed_settings(PatchOptions o);
 
 struct PatchReport {
   std::vector<std::string> actions;  ///< file actions done (or planned with dry_run), in order
@@ -37,6 +65,9 @@ struct PatchReport {
   std::vector<std::string> notes;    ///< information (firmware)
   bool changed() const { return !actions.empty(); }
 };
+
+/// `boot patch --json` (schema "piprov.boot.patch/1", docs/boot.md).
+nlohmann::json patch_json(const PatchOptions& o, const PatchReport& r);
 
 /// Patches (or with dry_run plans) BOOT_DIR. Throws Error{Usage} when BOOT_DIR
 /// lacks config.txt/vmlinuz/initrd.img or ROOT_DIR is not a root fs;

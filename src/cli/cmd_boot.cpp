@@ -7,8 +7,10 @@
 #include "boot/check.hpp"
 #include "boot/patch.hpp"
 #include "boot/sync.hpp"
+#include "cli/patch_options.hpp"
 #include "cli/registry.hpp"
 #include "core/error.hpp"
+#include "core/finding.hpp"
 
 namespace piprov::cli {
 namespace {
@@ -16,53 +18,31 @@ namespace {
 using nlohmann::json;
 
 struct PatchArgs {
-  std::string boot, root;
-  bool dry_run = false, json = false, seed = false;
-  int gpu_mem = -1, max_fb = -1, boot_delay = -1;
-  bool fkms = false;
-  std::vector<std::string> quirks;
+  boot::PatchOptions opts;
+  std::string root;
+  bool json = false;
 };
 
-void run_patch(const PatchArgs& a) {
-  boot::PatchOptions o;
-  o.boot_dir = a.boot;
-  if (!a.root.empty()) o.root_dir = a.root;
-  o.dry_run = a.dry_run;
-  if (a.gpu_mem >= 0) o.gpu_mem = a.gpu_mem;
-  if (a.max_fb >= 0) o.max_framebuffers = a.max_fb;
-  if (a.boot_delay >= 0) o.boot_delay = a.boot_delay;
-  o.fkms = a.fkms;
-  if (a.seed) {  // the usual Pi 4 USB-boot [pi4] block, with boot_delay given the value it needs
-    if (!o.gpu_mem) o.gpu_mem = 16;
-    if (!o.max_framebuffers) o.max_framebuffers = 2;
-    if (!o.boot_delay) o.boot_delay = 1;
-    o.fkms = true;
-  }
-  o.uas_quirks = a.quirks;
+void run_patch(PatchArgs& a) {
+  if (!a.root.empty()) a.opts.root_dir = a.root;
+  const auto& o = a.opts;
   auto rep = boot::patch_boot(o);
   if (a.json) {
-    fmt::print("{}\n", json{{"boot_dir", a.boot},
-                            {"root_dir", a.root},
-                            {"dry_run", a.dry_run},
-                            {"changed", rep.changed()},
-                            {"actions", rep.actions},
-                            {"config_diff", rep.config_diff},
-                            {"cmdline_diff", rep.cmdline_diff},
-                            {"notes", rep.notes}}
-                           .dump(2));
+    fmt::print("{}\n", dump_json(boot::patch_json(o, rep)));
     return;
   }
-  if (a.dry_run) {
+  const std::string boot_dir = o.boot_dir.string();
+  if (o.dry_run) {
     fmt::print("{}{}", rep.config_diff, rep.cmdline_diff);
     if (rep.config_diff.empty()) fmt::print("config.txt: no change\n");
     fmt::print("file actions{}:\n", rep.changed() ? "" : " (none: already patched)");
     for (const auto& x : rep.actions) fmt::print("  {}\n", x);
   } else if (!rep.changed()) {
-    fmt::print("{}: already patched, nothing changed\n", a.boot);
+    fmt::print("{}: already patched, nothing changed\n", boot_dir);
   } else {
     for (const auto& x : rep.actions) fmt::print("{}\n", x);
     fmt::print("{}: patched for USB boot on a Pi 4 ([pi4] kernel=vmlinux, initramfs initrd.img followkernel)\n",
-               a.boot);
+               boot_dir);
   }
   for (const auto& n : rep.notes) fmt::print("note: {}\n", n);
 }
@@ -74,39 +54,18 @@ void run_check(const std::string& boot_dir, const std::string& root, const std::
   if (!root.empty()) o.root_dir = root;
   o.usb_ids = usb_ids;
   auto rep = boot::check_boot(o);
-  int errors = 0, warnings = 0;
-  for (const auto& f : rep.findings) {
-    if (f.severity == boot::Severity::Error) ++errors;
-    if (f.severity == boot::Severity::Warning) ++warnings;
-  }
   if (js) {
-    json fs = json::array();
-    for (const auto& f : rep.findings)
-      fs.push_back(
-          {{"severity", boot::to_string(f.severity)}, {"code", f.code}, {"message", f.message}, {"fix", f.fix}});
-    fmt::print("{}\n", json{{"boot_dir", boot_dir},
-                            {"root_dir", root},
-                            {"ok", rep.ok()},
-                            {"errors", errors},
-                            {"warnings", warnings},
-                            {"kernel", rep.kernel_file},
-                            {"vmlinux_state", boot::to_string(rep.kernel.state)},
-                            {"initramfs", rep.initramfs},
-                            {"cmdline_file", rep.cmdline_file},
-                            {"firmware", rep.firmware},
-                            {"findings", fs}}
-                           .dump(2));
+    fmt::print("{}\n", dump_json(boot::check_json(o, rep)));
   } else {
-    for (const auto& f : rep.findings)
-      fmt::print("{}: {}{}\n", boot::to_string(f.severity), f.message, f.fix.empty() ? "" : " -- fix: " + f.fix);
+    fmt::print("{}\n", findings_text(rep.findings));
     if (rep.ok())
       fmt::print("boot check: OK ([pi4] kernel={}, vmlinux {}, initramfs {})\n",
                  rep.kernel_file.empty() ? "(default)" : rep.kernel_file, boot::to_string(rep.kernel.state),
                  rep.initramfs.empty() ? "(none)" : rep.initramfs);
     else
-      fmt::print("boot check: {} error(s), {} warning(s)\n", errors, warnings);
+      fmt::print("boot check: {}\n", findings_summary_text(rep.findings, boot::kCheckFailOn));
   }
-  if (!rep.ok()) exit_code = 1;
+  exit_code = findings_exit_code(rep.findings, boot::kCheckFailOn);
 }
 
 void run_sync(const std::string& boot_dir, bool force, bool dry_run, bool strict, bool js, int& exit_code) {
@@ -138,19 +97,11 @@ const CommandRegistrar reg(30, [](CLI::App& app, Globals&, int& exit_code) {
   auto pa = std::make_shared<PatchArgs>();
   auto* patch = boot->add_subcommand(
       "patch", "vmlinuz -> vmlinux, [pi4] kernel=vmlinux + initramfs initrd.img followkernel, apt hook (--root)");
-  patch->add_option("BOOT_DIR", pa->boot, "Mounted boot partition (system-boot)")->required();
+  patch->add_option("BOOT_DIR", pa->opts.boot_dir, "Mounted boot partition (system-boot)")->required();
   patch->add_option("--root", pa->root, "Mounted root filesystem (writable): install the apt hook there");
-  patch->add_flag("--dry-run", pa->dry_run, "Print the config.txt diff and the file actions; change nothing");
-  patch->add_option("--gpu-mem", pa->gpu_mem, "Also set [pi4] gpu_mem=N (MiB; 16 for a headless Pi)")
-      ->check(CLI::Range(16, 1024));
-  patch->add_option("--max-framebuffers", pa->max_fb, "Also set [pi4] max_framebuffers=N")->check(CLI::Range(0, 4));
-  patch->add_option("--boot-delay", pa->boot_delay, "Also set [pi4] boot_delay=N (seconds)")->check(CLI::Range(0, 60));
-  patch->add_flag("--fkms", pa->fkms, "Also add [pi4] dtoverlay=vc4-fkms-v3d");
-  patch->add_flag(
-      "--seed-settings", pa->seed,
-      "The usual Pi 4 USB-boot [pi4] settings: gpu_mem=16 max_framebuffers=2 dtoverlay=vc4-fkms-v3d boot_delay=1");
-  patch->add_option("--uas-quirk", pa->quirks, "Add usb-storage.quirks=VID:PID:u to cmdline.txt (repeatable)");
-  patch->add_flag("--json", pa->json, "Print JSON");
+  patch->add_flag("--dry-run", pa->opts.dry_run, "Print the config.txt diff and the file actions; change nothing");
+  add_patch_options(patch, pa->opts);
+  patch->add_flag("--json", pa->json, "Print JSON (schema piprov.boot.patch/1, docs/boot.md)");
   patch->callback([pa] { run_patch(*pa); });
 
   struct CheckArgs {
@@ -163,7 +114,7 @@ const CommandRegistrar reg(30, [](CLI::App& app, Globals&, int& exit_code) {
   check->add_option("BOOT_DIR", ca->boot, "Mounted boot partition")->required();
   check->add_option("--root", ca->root, "Mounted root filesystem: check the apt hook there");
   check->add_option("--usb-id", ca->usb, "USB VID:PID of the SSD's bridge (as lsusb prints it), repeatable");
-  check->add_flag("--json", ca->json, "Print JSON");
+  check->add_flag("--json", ca->json, "Print JSON (schema piprov.boot.check/2, docs/boot.md)");
   check->callback([ca, &exit_code] { run_check(ca->boot, ca->root, ca->usb, ca->json, exit_code); });
 
   struct SyncArgs {

@@ -4,8 +4,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/patch_options.hpp"
 #include "cli/registry.hpp"
 #include "cli/write_options.hpp"
+#include "core/finding.hpp"
 #include "provision/provision.hpp"
 
 namespace piprov::cli {
@@ -13,8 +15,7 @@ namespace {
 
 struct ProvisionArgs {
   provision::ProvisionOptions opts;
-  bool json = false, seed = false;
-  int gpu_mem = -1, max_fb = -1, boot_delay = -1;
+  bool json = false;
 };
 
 const CommandRegistrar reg(40, [](CLI::App& app, Globals&, int& exit_code) {
@@ -22,27 +23,12 @@ const CommandRegistrar reg(40, [](CLI::App& app, Globals&, int& exit_code) {
       "provision", "Write an Ubuntu Pi image to a USB disk, then make it boot a Pi 4 from USB (patch + check)");
   auto a = std::make_shared<ProvisionArgs>();
   add_write_options(cmd, a->opts.write);
-  cmd->add_flag(
-      "--seed-settings", a->seed,
-      "Also the usual Pi 4 USB-boot [pi4] settings: gpu_mem=16 max_framebuffers=2 dtoverlay=vc4-fkms-v3d boot_delay=1");
-  cmd->add_option("--gpu-mem", a->gpu_mem, "Also set [pi4] gpu_mem=N (MiB)")->check(CLI::Range(16, 1024));
-  cmd->add_option("--max-framebuffers", a->max_fb, "Also set [pi4] max_framebuffers=N")->check(CLI::Range(0, 4));
-  cmd->add_option("--boot-delay", a->boot_delay, "Also set [pi4] boot_delay=N (seconds)")->check(CLI::Range(0, 60));
-  cmd->add_flag("--fkms", a->opts.patch.fkms, "Also add [pi4] dtoverlay=vc4-fkms-v3d");
-  cmd->add_option("--uas-quirk", a->opts.patch.uas_quirks, "Add usb-storage.quirks=VID:PID:u to cmdline.txt");
+  add_patch_options(cmd, a->opts.patch);
   cmd->add_option("--usb-id", a->opts.usb_ids, "USB VID:PID of the SSD's bridge, for the UAS quirk check");
-  cmd->add_flag("--json", a->json, "Print the result as JSON on stdout (no step lines)");
+  cmd->add_flag("--json", a->json,
+                "Print the result as JSON on stdout (schema piprov.provision/2, docs/boot.md; no step lines)");
   cmd->callback([a, &exit_code] {
     auto& o = a->opts;
-    if (a->gpu_mem >= 0) o.patch.gpu_mem = a->gpu_mem;
-    if (a->max_fb >= 0) o.patch.max_framebuffers = a->max_fb;
-    if (a->boot_delay >= 0) o.patch.boot_delay = a->boot_delay;
-    if (a->seed) {
-      if (!o.patch.gpu_mem) o.patch.gpu_mem = 16;
-      if (!o.patch.max_framebuffers) o.patch.max_framebuffers = 2;
-      if (!o.patch.boot_delay) o.patch.boot_delay = 1;
-      o.patch.fkms = true;
-    }
     int n = 0;
     if (!a->json)
       o.on_step = [&n](const std::string& step, const std::string& text) {
@@ -50,25 +36,24 @@ const CommandRegistrar reg(40, [](CLI::App& app, Globals&, int& exit_code) {
         std::fflush(stdout);
       };
     auto rep = provision::provision(o);
-    nlohmann::json findings = nlohmann::json::array();
-    for (const auto& f : rep.check.findings) {
-      findings.push_back(
-          {{"severity", boot::to_string(f.severity)}, {"code", f.code}, {"message", f.message}, {"fix", f.fix}});
-      if (!a->json && f.severity != boot::Severity::Info)
-        fmt::print("  {}: {} -- fix: {}\n", boot::to_string(f.severity), f.message, f.fix);
-    }
+    Findings problems;  // the text output lists what fails; --json has every finding
+    for (const auto& f : rep.check.findings)
+      if (f.severity != Severity::Info) problems.push_back(f);
+    if (!a->json) fmt::print("{}", findings_text(problems));
     if (a->json) {
       nlohmann::json steps = nlohmann::json::array();
       for (const auto& [s, t] : rep.steps) steps.push_back({{"step", s}, {"result", t}});
-      fmt::print("{}\n", nlohmann::json{{"write", write_result_json(rep.write)},
-                                        {"boot_partition", rep.boot_partition},
-                                        {"root_partition", rep.root_partition},
-                                        {"patch_actions", rep.patch.actions},
-                                        {"config_diff", rep.patch.config_diff},
-                                        {"check_ok", rep.check.ok()},
-                                        {"findings", findings},
-                                        {"steps", steps}}
-                             .dump(2));
+      fmt::print("{}\n",
+                 dump_json(nlohmann::json{{"schema", "piprov.provision/2"},
+                                          {"write", write_result_json(rep.write)},
+                                          {"boot_partition", rep.boot_partition},
+                                          {"root_partition", rep.root_partition},
+                                          {"patch_actions", rep.patch.actions},
+                                          {"config_diff", rep.patch.config_diff},
+                                          {"check_ok", rep.check.ok()},
+                                          {"findings", findings_json(rep.check.findings)},
+                                          {"summary", findings_summary_json(rep.check.findings, boot::kCheckFailOn)},
+                                          {"steps", steps}}));
     } else if (rep.check.ok()) {
       fmt::print(
           "provision: {} is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinux), and the apt hook keeps "
@@ -77,7 +62,7 @@ const CommandRegistrar reg(40, [](CLI::App& app, Globals&, int& exit_code) {
     } else {
       fmt::print("provision: {} was written and patched, but boot check found problems (above)\n", o.write.target);
     }
-    if (!rep.check.ok()) exit_code = 1;
+    exit_code = findings_exit_code(rep.check.findings, boot::kCheckFailOn);
   });
 });
 

@@ -52,16 +52,3 @@ bool board_has_mode(Board b, int nibble) {
 }
 
 }  // namespace piprov::eeprom
-
-#include "eeprom/finding.hpp"
-
-namespace piprov::eeprom {
-std::string_view severity_name(Severity s) {
-  switch (s) {
-    case Severity::Error: return "error";
-    case Severity::Warning: return "warning";
-    case Severity::Info: return "info";
-  }
-  return "info";
-}
-}  // namespace piprov::eeprom

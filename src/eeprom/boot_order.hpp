@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/finding.hpp"
 #include "eeprom/board.hpp"
-#include "eeprom/finding.hpp"
 
 namespace piprov::eeprom {
 

@@ -10,7 +10,8 @@
 
 namespace piprov::eeprom {
 namespace {
-constexpr const char* kNotes = "Raspberry Pi documentation, eeprom-bootloader: configuration properties";
+constexpr const char* kProperties = "Raspberry Pi documentation, eeprom-bootloader: configuration properties";
+constexpr const char* kBootOrderDoc = "Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER";
 
 std::string header(const Section& s) { return "[" + s.text + "]"; }
 
@@ -33,12 +34,143 @@ std::optional<std::pair<std::string, int>> unconditional_value(const Config& cfg
   }
   return out;
 }
-}  // namespace
 
-int CheckReport::count(Severity s) const {
-  return static_cast<int>(
-      std::count_if(findings.begin(), findings.end(), [&](const Finding& f) { return f.severity == s; }));
+void append(Findings& to, Findings more) {
+  to.insert(to.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
 }
+
+// A setting the bootloader applies (always or conditionally); [none]/ignored sections are not.
+bool applies(const Config& cfg, const ConfigLine& l) {
+  const Section* s = cfg.section_of(l);
+  return l.kind == LineKind::Setting && (!s || !s->ignored());
+}
+
+// --- rules: one function per rule id (or per group of ids on one thing) ---
+
+// config-too-large, config-too-short.
+void rule_config_size(const Config& cfg, Findings& f) {
+  if (cfg.text.size() > kMaxFileSize)
+    f.push_back({"config-too-large", Severity::Error, 0, "",
+                 fmt::format("the config is {} bytes; an EEPROM holds at most {} bytes of bootconf.txt",
+                             cfg.text.size(), kMaxFileSize),
+                 "remove comments, padding and settings left at their defaults",
+                 "rpi-eeprom-config MAX_FILE_SIZE (4096-byte sector minus the 20-byte file header)"});
+  if (cfg.newline_count < 3)
+    f.push_back({"config-too-short", Severity::Warning, 0, "",
+                 fmt::format("the config has {} line(s); rpi-eeprom-update drops a config of fewer than 3 lines on "
+                             "the next update and uses the image's default instead",
+                             cfg.newline_count),
+                 "start the config with [all] and keep at least 3 lines, each ending in a newline",
+                 "rpi-eeprom-update prepareImage (wc -l < 3 sets OVERWRITE_CONFIG)"});
+}
+
+// duplicate-key: a key set twice where both always apply.
+void rule_duplicate_key(const Config& cfg, Findings& f) {
+  std::map<std::string, int> seen;  // unconditional key -> line
+  for (const auto& l : cfg.lines) {
+    const Section* s = cfg.section_of(l);
+    if (!applies(cfg, l) || (s && s->conditional())) continue;
+    if (auto it = seen.find(l.key); it != seen.end())
+      f.push_back({"duplicate-key", Severity::Warning, l.number, l.key,
+                   fmt::format("{} is set again (first at line {}); the last value wins", l.key, it->second),
+                   fmt::format("keep one {} line", l.key), "config.txt syntax: later settings override earlier ones"});
+    seen[l.key] = l.number;
+  }
+}
+
+// The key table's rules for every applied setting but BOOT_ORDER (keys.hpp:
+// unknown-key, key-wrong-board, value-invalid, value-out-of-range).
+void rule_key_values(const Config& cfg, Board board, Findings& f) {
+  for (const auto& l : cfg.lines)
+    if (applies(cfg, l) && l.key != "BOOT_ORDER") append(f, check_setting(l.key, l.value, l.number, board));
+}
+
+// boot-order-format, boot-order-conditional and the BOOT_ORDER structure
+// rules (boot_order.hpp) for every applied BOOT_ORDER line; the wanted mode is
+// checked on the effective line and on conditional ones.
+void rule_boot_order_lines(const Config& cfg, const EffectiveBootOrder& eff, const CheckOptions& opt, Findings& f) {
+  for (const auto& l : cfg.lines) {
+    if (!applies(cfg, l) || l.key != "BOOT_ORDER") continue;
+    auto parsed = parse_boot_order(l.value);
+    if (!parsed.order) {
+      f.push_back({"boot-order-format", Severity::Error, l.number, "BOOT_ORDER", parsed.error,
+                   fmt::format("write it as 0x followed by up to 8 hex nibbles, e.g. BOOT_ORDER={}",
+                               format_boot_order(default_boot_order(opt.board))),
+                   kBootOrderDoc});
+      continue;
+    }
+    const Section* s = cfg.section_of(l);
+    if (!s || !s->conditional()) {
+      auto want = l.number == eff.line ? opt.want : std::nullopt;
+      append(f, check_boot_order(*parsed.order, l.number, opt.board, want));
+      continue;
+    }
+    f.push_back(
+        {"boot-order-conditional", Severity::Info, l.number, "BOOT_ORDER",
+         fmt::format("BOOT_ORDER={} applies only when {} ({}); otherwise {}{} applies", l.value, condition_words(*s),
+                     header(*s), eff.text, eff.is_default() ? " (board default)" : ""),
+         fmt::format("to make it unconditional, move it under [all] (e.g. piprov eeprom set-boot-order {})", l.value),
+         "Raspberry Pi documentation, config_txt: conditional filters"});
+    append(f, check_boot_order(*parsed.order, l.number, opt.board, opt.want, header(*s)));
+  }
+}
+
+// section-none-ignored: one finding per [none] header with settings under it.
+void rule_section_none_ignored(const Config& cfg, Findings& f) {
+  std::map<int, int> counts;  // [none] header line -> settings under it
+  for (const auto& l : cfg.lines) {
+    const Section* s = cfg.section_of(l);
+    if (l.kind == LineKind::Setting && s && s->kind == SectionKind::None) ++counts[s->line];
+  }
+  for (const auto& [line, n] : counts)
+    f.push_back({"section-none-ignored", Severity::Info, line, "",
+                 fmt::format("{} setting(s) under [none] are never applied (release images park FREEZE_VERSION=0 "
+                             "there)",
+                             n),
+                 "move a setting under [all] if you want it to take effect", kProperties});
+}
+
+// boot-order-default, then the BOOT_ORDER rules on the board default.
+void rule_boot_order_default(const EffectiveBootOrder& eff, const CheckOptions& opt, Findings& f) {
+  if (!eff.is_default()) return;
+  f.push_back({"boot-order-default", Severity::Info, 0, "BOOT_ORDER",
+               fmt::format("BOOT_ORDER is not set{}: the {} default {} applies ({})",
+                           eff.conditional.empty() ? "" : " outside conditional sections", board_title(opt.board),
+                           eff.text, boot_order_words(*eff.order, opt.board)),
+               "nothing to do unless you want another order", kBootOrderDoc});
+  append(f, check_boot_order(*eff.order, 0, opt.board, opt.want));
+}
+
+// freeze-version-set.
+void rule_freeze_version(const Config& cfg, Findings& f) {
+  auto freeze = unconditional_value(cfg, "FREEZE_VERSION");
+  if (freeze && freeze->first == "1")
+    f.push_back({"freeze-version-set", Severity::Warning, freeze->second, "FREEZE_VERSION",
+                 "FREEZE_VERSION=1: rpi-eeprom-update -a skips every bootloader update (including ones that add USB/"
+                 "NVMe boot fixes)",
+                 "set FREEZE_VERSION=0 unless you pin this release on purpose",
+                 "rpi-eeprom-update (\"EEPROM version is frozen. Skipping update\")"});
+}
+
+// power-off-on-halt-ignored: POWER_OFF_ON_HALT=1 while WAKE_ON_GPIO=1 (also by default).
+void rule_power_off_on_halt(const Config& cfg, Findings& f) {
+  auto poweroff = unconditional_value(cfg, "POWER_OFF_ON_HALT");
+  auto wake = unconditional_value(cfg, "WAKE_ON_GPIO");
+  if (poweroff && poweroff->first == "1" && (!wake || wake->first == "1"))
+    f.push_back({"power-off-on-halt-ignored", Severity::Warning, poweroff->second, "POWER_OFF_ON_HALT",
+                 fmt::format("POWER_OFF_ON_HALT=1 has no effect while WAKE_ON_GPIO=1{}",
+                             wake ? fmt::format(" (line {})", wake->second) : " (the default)"),
+                 "set WAKE_ON_GPIO=0 as well to power off on halt", kProperties});
+}
+
+// Line order; findings about the whole config (line 0) last.
+void sort_by_line(Findings& f) {
+  std::stable_sort(f.begin(), f.end(), [](const Finding& a, const Finding& b) {
+    auto key = [](const Finding& x) { return x.line == 0 ? std::numeric_limits<int>::max() : x.line; };
+    return key(a) < key(b);
+  });
+}
+}  // namespace
 
 EffectiveBootOrder effective_boot_order(const Config& cfg, Board board) {
   EffectiveBootOrder e;
@@ -64,120 +196,23 @@ EffectiveBootOrder effective_boot_order(const Config& cfg, Board board) {
 CheckReport check_config(const CheckInput& in, const CheckOptions& opt) {
   CheckReport r;
   r.config = parse_config(in.config_text);
+  r.boot_order = effective_boot_order(r.config, opt.board);
   const Config& cfg = r.config;
   Findings& f = r.findings;
-  f = cfg.findings;
-  r.boot_order = effective_boot_order(cfg, opt.board);
-  const auto& eff = r.boot_order;
-
-  if (cfg.text.size() > kMaxFileSize)
-    f.push_back({"config-too-large", Severity::Error, 0, "",
-                 fmt::format("the config is {} bytes; an EEPROM holds at most {} bytes of bootconf.txt",
-                             cfg.text.size(), kMaxFileSize),
-                 "remove comments, padding and settings left at their defaults",
-                 "rpi-eeprom-config MAX_FILE_SIZE (4096-byte sector minus the 20-byte file header)"});
-  if (cfg.newline_count < 3)
-    f.push_back({"config-too-short", Severity::Warning, 0, "",
-                 fmt::format("the config has {} line(s); rpi-eeprom-update drops a config of fewer than 3 lines on "
-                             "the next update and uses the image's default instead",
-                             cfg.newline_count),
-                 "start the config with [all] and keep at least 3 lines, each ending in a newline",
-                 "rpi-eeprom-update prepareImage (wc -l < 3 sets OVERWRITE_CONFIG)"});
-
-  std::map<std::string, int> seen;  // unconditional key -> line
-  std::map<int, int> none_counts;   // [none] header line -> settings under it
-  for (const auto& l : cfg.lines) {
-    if (l.kind != LineKind::Setting) continue;
-    const Section* s = cfg.section_of(l);
-    if (s && s->kind == SectionKind::None) {
-      ++none_counts[s->line];
-      continue;
-    }
-    if (s && s->ignored()) continue;  // unknown / EDID / [config.txt]: reported at the header
-    const bool conditional = s && s->conditional();
-    if (!conditional) {
-      if (auto it = seen.find(l.key); it != seen.end())
-        f.push_back({"duplicate-key", Severity::Warning, l.number, l.key,
-                     fmt::format("{} is set again (first at line {}); the last value wins", l.key, it->second),
-                     fmt::format("keep one {} line", l.key),
-                     "config.txt syntax: later settings override earlier ones"});
-      seen[l.key] = l.number;
-    }
-    if (l.key != "BOOT_ORDER") {
-      auto kf = check_setting(l.key, l.value, l.number, opt.board);
-      f.insert(f.end(), kf.begin(), kf.end());
-      continue;
-    }
-    auto parsed = parse_boot_order(l.value);
-    if (!parsed.order) {
-      f.push_back({"boot-order-format", Severity::Error, l.number, "BOOT_ORDER", parsed.error,
-                   fmt::format("write it as 0x followed by up to 8 hex nibbles, e.g. BOOT_ORDER={}",
-                               format_boot_order(default_boot_order(opt.board))),
-                   "Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER"});
-      continue;
-    }
-    if (conditional) {
-      f.push_back(
-          {"boot-order-conditional", Severity::Info, l.number, "BOOT_ORDER",
-           fmt::format("BOOT_ORDER={} applies only when {} ({}); otherwise {}{} applies", l.value, condition_words(*s),
-                       header(*s), eff.text, eff.is_default() ? " (board default)" : ""),
-           fmt::format("to make it unconditional, move it under [all] (e.g. piprov eeprom set-boot-order {})", l.value),
-           "Raspberry Pi documentation, config_txt: conditional filters"});
-      auto bf = check_boot_order(*parsed.order, l.number, opt.board, opt.want, header(*s));
-      f.insert(f.end(), bf.begin(), bf.end());
-    } else {
-      bool effective = l.number == eff.line;
-      auto bf = check_boot_order(*parsed.order, l.number, opt.board, effective ? opt.want : std::nullopt);
-      f.insert(f.end(), bf.begin(), bf.end());
-    }
-  }
-  for (const auto& [line, n] : none_counts)
-    f.push_back({"section-none-ignored", Severity::Info, line, "",
-                 fmt::format("{} setting(s) under [none] are never applied (release images park FREEZE_VERSION=0 "
-                             "there)",
-                             n),
-                 "move a setting under [all] if you want it to take effect", kNotes});
-
-  if (eff.is_default()) {
-    f.push_back({"boot-order-default", Severity::Info, 0, "BOOT_ORDER",
-                 fmt::format("BOOT_ORDER is not set{}: the {} default {} applies ({})",
-                             eff.conditional.empty() ? "" : " outside conditional sections", board_title(opt.board),
-                             eff.text, boot_order_words(*eff.order, opt.board)),
-                 "nothing to do unless you want another order",
-                 "Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER"});
-    auto bf = check_boot_order(*eff.order, 0, opt.board, opt.want);
-    f.insert(f.end(), bf.begin(), bf.end());
-  }
-
-  auto freeze = unconditional_value(cfg, "FREEZE_VERSION");
-  if (freeze && freeze->first == "1")
-    f.push_back({"freeze-version-set", Severity::Warning, freeze->second, "FREEZE_VERSION",
-                 "FREEZE_VERSION=1: rpi-eeprom-update -a skips every bootloader update (including ones that add USB/"
-                 "NVMe boot fixes)",
-                 "set FREEZE_VERSION=0 unless you pin this release on purpose",
-                 "rpi-eeprom-update (\"EEPROM version is frozen. Skipping update\")"});
-  auto poweroff = unconditional_value(cfg, "POWER_OFF_ON_HALT");
-  auto wake = unconditional_value(cfg, "WAKE_ON_GPIO");
-  if (poweroff && poweroff->first == "1" && (!wake || wake->first == "1"))
-    f.push_back({"power-off-on-halt-ignored", Severity::Warning, poweroff->second, "POWER_OFF_ON_HALT",
-                 fmt::format("POWER_OFF_ON_HALT=1 has no effect while WAKE_ON_GPIO=1{}",
-                             wake ? fmt::format(" (line {})", wake->second) : " (the default)"),
-                 "set WAKE_ON_GPIO=0 as well to power off on halt", kNotes});
-
-  auto vf = check_version(in.bootloader, in.release_channel, opt.want);
-  f.insert(f.end(), vf.begin(), vf.end());
-
-  std::stable_sort(f.begin(), f.end(), [](const Finding& a, const Finding& b) {
-    auto key = [](const Finding& x) { return x.line == 0 ? std::numeric_limits<int>::max() : x.line; };
-    return key(a) < key(b);
-  });
+  f = check_syntax(cfg);
+  rule_config_size(cfg, f);
+  rule_duplicate_key(cfg, f);
+  rule_key_values(cfg, opt.board, f);
+  rule_boot_order_lines(cfg, r.boot_order, opt, f);
+  rule_section_none_ignored(cfg, f);
+  rule_boot_order_default(r.boot_order, opt, f);
+  rule_freeze_version(cfg, f);
+  rule_power_off_on_halt(cfg, f);
+  append(f, check_version(in.bootloader, in.release_channel, opt.want));
+  sort_by_line(f);
   return r;
 }
 
-int check_exit_code(const CheckReport& r, bool strict) {
-  if (r.count(Severity::Error) > 0) return 1;
-  if (strict && r.count(Severity::Warning) > 0) return 1;
-  return 0;
-}
+FailOn check_fail_on(bool strict) { return strict ? FailOn::Warning : FailOn::Error; }
 
 }  // namespace piprov::eeprom

@@ -1,15 +1,16 @@
 #pragma once
 // `piprov eeprom check`: runs every rule over one bootloader config (plus the
 // bootloader version and release channel when known) and works out the
-// effective BOOT_ORDER. Rule ids: docs/eeprom.md.
+// effective BOOT_ORDER. Rule ids: docs/eeprom.md; the Finding shape and exit
+// policy: core/finding.hpp.
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/finding.hpp"
 #include "eeprom/board.hpp"
 #include "eeprom/boot_order.hpp"
 #include "eeprom/config.hpp"
-#include "eeprom/finding.hpp"
 #include "eeprom/version.hpp"
 
 namespace piprov::eeprom {
@@ -51,13 +52,14 @@ struct CheckReport {
   Config config;
   EffectiveBootOrder boot_order;
   Findings findings;  ///< sorted by line (whole-config findings last)
-  int count(Severity s) const;
 };
 
-/// Parses and checks. Never throws on any input text.
+/// Parses and checks: check_syntax, then the rules of docs/eeprom.md "Rules"
+/// in order. Never throws on any input text.
 CheckReport check_config(const CheckInput& in, const CheckOptions& opt);
 
-/// Exit status of `eeprom check`: 1 when errors (or warnings with `strict`), else 0.
-int check_exit_code(const CheckReport& r, bool strict);
+/// What fails `eeprom check`: errors; with `strict` (--strict) warnings too.
+/// Exit code: findings_exit_code(report.findings, check_fail_on(strict)).
+FailOn check_fail_on(bool strict);
 
 }  // namespace piprov::eeprom

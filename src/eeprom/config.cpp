@@ -1,6 +1,7 @@
 #include "eeprom/config.hpp"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cctype>
 
 namespace piprov::eeprom {
@@ -8,6 +9,7 @@ namespace {
 constexpr const char* kSyntaxSource =
     "Raspberry Pi documentation, eeprom-bootloader; config_txt syntax: one KEY=value per "
     "line, no spaces around '=', comments only at the start of a line)";
+constexpr std::size_t kPaddingLine = 16;  ///< a whitespace-only line this long is 2019 padding
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
@@ -58,6 +60,183 @@ std::size_t second_key(std::string_view value) {
   }
   return std::string_view::npos;
 }
+
+// Offset of an inline comment: a '#' at the start of the value or after whitespace; npos when none.
+std::size_t inline_hash(std::string_view value) {
+  for (std::size_t i = 0; i < value.size(); ++i)
+    if (value[i] == '#' && (i == 0 || is_space(value[i - 1]))) return i;
+  return std::string_view::npos;
+}
+
+bool is_include(std::string_view body) {
+  return body.size() >= 7 && lower_eq(body.substr(0, 7), "include") && (body.size() == 7 || is_space(body[7]));
+}
+
+// The line without surrounding whitespace.
+std::string_view body_of(const ConfigLine& l) { return lstrip(rstrip(l.raw)); }
+
+// Fills key/value of a `KEY=value` body; Invalid when the key is not one.
+void parse_setting(ConfigLine& line, std::string_view body, std::size_t eq) {
+  std::string_view key = body.substr(0, eq), value = body.substr(eq + 1);
+  std::string_view tkey = rstrip(key), tvalue = lstrip(value);
+  if (!is_key(tkey)) {
+    line.kind = LineKind::Invalid;
+    return;
+  }
+  line.kind = LineKind::Setting;
+  line.key = std::string(tkey);
+  line.spaced_equals = tkey.size() != key.size() || tvalue.size() != value.size();
+  if (auto hash = inline_hash(tvalue); hash != std::string_view::npos) {
+    line.inline_comment = true;
+    tvalue = rstrip(tvalue.substr(0, hash));
+  }
+  line.value_before_hash = std::string(tvalue);
+  if (auto k2 = second_key(tvalue); k2 != std::string_view::npos) {
+    line.multiple_keys = true;
+    tvalue = rstrip(tvalue.substr(0, k2));
+  }
+  line.value = std::string(tvalue);
+}
+
+// Classifies one line (raw: without its terminator); a section header is added to cfg.sections.
+void parse_line(Config& cfg, ConfigLine& line) {
+  std::string_view body = body_of(line);
+  if (body.empty()) {
+    line.kind = LineKind::Blank;
+    if (line.raw.size() >= kPaddingLine) cfg.space_padded = true;
+  } else if (body.front() == '#') {
+    line.kind = LineKind::Comment;
+  } else if (body.front() == '[') {
+    if (body.back() != ']' || body.size() < 2) {
+      line.kind = LineKind::Invalid;
+      return;
+    }
+    line.kind = LineKind::Section;
+    Section s{line.number, std::string(body.substr(1, body.size() - 2)), SectionKind::Unknown};
+    s.kind = classify_section(s.text);
+    cfg.sections.push_back(std::move(s));
+    line.section = static_cast<int>(cfg.sections.size()) - 1;
+  } else if (is_include(body)) {
+    line.kind = LineKind::Include;
+  } else if (auto eq = body.find('='); eq == std::string_view::npos) {
+    line.kind = LineKind::Invalid;
+  } else {
+    parse_setting(line, body, eq);
+  }
+}
+
+// --- syntax rules: one function per rule id (or group of ids on one construct) ---
+
+Finding syntax(std::string rule, Severity s, const ConfigLine& l, std::string key, std::string msg, std::string fix) {
+  return {std::move(rule), s, l.number, std::move(key), std::move(msg), std::move(fix), kSyntaxSource};
+}
+
+// crlf-line-endings: once, at the first CRLF line.
+void rule_crlf_line_endings(const Config& cfg, Findings& f) {
+  for (const auto& l : cfg.lines)
+    if (l.crlf) {
+      f.push_back(syntax("crlf-line-endings", Severity::Info, l, "",
+                         "the config has Windows (CRLF) line endings; they were ignored for this check",
+                         "convert to LF before writing it to an EEPROM image (e.g. dos2unix)"));
+      return;
+    }
+}
+
+// space-padded-format: once, at the first long whitespace-only line.
+void rule_space_padded_format(const Config& cfg, Findings& f) {
+  for (const auto& l : cfg.lines)
+    if (l.kind == LineKind::Blank && l.raw.size() >= kPaddingLine) {
+      f.push_back(syntax("space-padded-format", Severity::Info, l, "",
+                         "space-padded lines (the 2019 bootloader config format reserved room this way); the "
+                         "bootloader ignores them",
+                         "nothing to do; they can be dropped when the config is edited"));
+      return;
+    }
+}
+
+// trailing-whitespace and leading-whitespace (a comment may be indented).
+void rule_whitespace(const ConfigLine& l, Findings& f) {
+  std::string_view raw = l.raw, t = rstrip(raw), body = lstrip(t);
+  if (body.empty()) return;
+  if (t.size() != raw.size())
+    f.push_back(syntax("trailing-whitespace", Severity::Info, l, "",
+                       "trailing whitespace after the line; ignored for this check",
+                       "strip trailing spaces before writing the config to an EEPROM image"));
+  if (body.size() != t.size() && body.front() != '#')
+    f.push_back(syntax("leading-whitespace", Severity::Warning, l, "",
+                       "the line starts with whitespace; the bootloader expects KEY=value or [section] at the start "
+                       "of the line",
+                       "remove the leading whitespace"));
+}
+
+// invalid-line: an incomplete header, no '=', or a key with other characters.
+void rule_invalid_line(const ConfigLine& l, Findings& f) {
+  if (l.kind != LineKind::Invalid) return;
+  std::string_view body = body_of(l);
+  if (body.front() == '[')
+    f.push_back(syntax("invalid-line", Severity::Error, l, "",
+                       fmt::format("\"{}\" is not a complete [section] header", printable(body)),
+                       "write the filter alone on the line, e.g. [all]"));
+  else if (auto eq = body.find('='); eq == std::string_view::npos)
+    f.push_back(syntax("invalid-line", Severity::Error, l, "",
+                       fmt::format("\"{}\" is neither KEY=value, a [section] nor a # comment", printable(body)),
+                       "write KEY=value, or start the line with # to make it a comment"));
+  else
+    f.push_back(syntax(
+        "invalid-line", Severity::Error, l, "",
+        fmt::format("\"{}\" is not a valid key (letters, digits and _ only)", printable(rstrip(body.substr(0, eq)))),
+        "write KEY=value with the key alone before '='"));
+}
+
+// edid-filter-not-supported, unknown-section, config-txt-section.
+void rule_section_filter(const Config& cfg, const ConfigLine& l, Findings& f) {
+  if (l.kind != LineKind::Section) return;
+  const Section& s = *cfg.section_of(l);
+  if (s.kind == SectionKind::Edid)
+    f.push_back(
+        syntax("edid-filter-not-supported", Severity::Error, l, "",
+               fmt::format("[{}] is a config.txt EDID filter; the bootloader config does not support EDID filters",
+                           printable(s.text)),
+               "remove the section (and its settings) or use [all]"));
+  else if (s.kind == SectionKind::Unknown)
+    f.push_back(syntax(
+        "unknown-section", Severity::Warning, l, "",
+        fmt::format("[{}] is not a bootloader config filter; settings under it are not applied", printable(s.text)),
+        "use [all], [none], [gpioN=0|1] or [0xSERIAL]"));
+  else if (s.kind == SectionKind::ConfigTxt)
+    f.push_back(syntax("config-txt-section", Severity::Info, l, "",
+                       "[config.txt] holds config.txt properties, not bootloader settings; its keys are not checked "
+                       "here",
+                       "nothing to do"));
+}
+
+// include-not-supported.
+void rule_include_not_supported(const ConfigLine& l, Findings& f) {
+  if (l.kind == LineKind::Include)
+    f.push_back(syntax("include-not-supported", Severity::Error, l, "",
+                       "include is config.txt syntax; the bootloader config cannot include other files",
+                       "paste the settings themselves into the config"));
+}
+
+// space-around-equals, inline-comment, multiple-keys-on-line.
+void rule_setting_syntax(const ConfigLine& l, Findings& f) {
+  if (l.kind != LineKind::Setting) return;
+  std::string body(printable(body_of(l)));
+  if (l.spaced_equals)
+    f.push_back(syntax("space-around-equals", Severity::Error, l, l.key,
+                       fmt::format("spaces around '=' in \"{}\": the bootloader does not ignore them", body),
+                       fmt::format("write {}={}", l.key, printable(l.value_before_hash))));
+  if (l.inline_comment)
+    f.push_back(
+        syntax("inline-comment", Severity::Error, l, l.key,
+               fmt::format("inline comment after {}=: the bootloader takes the rest of the line as the value", l.key),
+               "move the comment to a line of its own starting with #"));
+  if (l.multiple_keys)
+    f.push_back(
+        syntax("multiple-keys-on-line", Severity::Error, l, l.key,
+               fmt::format("several settings on one line (\"{}\"); the bootloader reads one KEY=value per line", body),
+               "put each KEY=value on a line of its own"));
+}
 }  // namespace
 
 SectionKind classify_section(std::string_view inner) {
@@ -84,11 +263,6 @@ SectionKind classify_section(std::string_view inner) {
 Config parse_config(std::string_view text) {
   Config cfg;
   cfg.text = std::string(text);
-  bool crlf_reported = false, padding_reported = false;
-  auto add = [&](std::string rule, Severity s, int line, std::string key, std::string msg, std::string fix) {
-    cfg.findings.push_back({std::move(rule), s, line, std::move(key), std::move(msg), std::move(fix), kSyntaxSource});
-  };
-
   std::size_t pos = 0;
   int number = 0;
   while (pos < text.size()) {
@@ -101,121 +275,28 @@ Config parse_config(std::string_view text) {
     line.section = static_cast<int>(cfg.sections.size()) - 1;
     if (!raw.empty() && raw.back() == '\r') {
       raw.remove_suffix(1);
-      if (!crlf_reported) {
-        add("crlf-line-endings", Severity::Info, number, "",
-            "the config has Windows (CRLF) line endings; they were ignored for this check",
-            "convert to LF before writing it to an EEPROM image (e.g. dos2unix)");
-        crlf_reported = true;
-      }
+      line.crlf = true;
     }
     line.raw = std::string(raw);
-    std::string_view t = rstrip(raw);
-    std::string_view body = lstrip(t);
-    if (body.empty()) {
-      line.kind = LineKind::Blank;
-      if (raw.size() >= 16 && !padding_reported) {
-        cfg.space_padded = true;
-        padding_reported = true;
-        add("space-padded-format", Severity::Info, number, "",
-            "space-padded lines (the 2019 bootloader config format reserved room this way); the bootloader ignores "
-            "them",
-            "nothing to do; they can be dropped when the config is edited");
-      }
-      cfg.lines.push_back(std::move(line));
-      continue;
-    }
-    if (t.size() != raw.size())
-      add("trailing-whitespace", Severity::Info, number, "",
-          "trailing whitespace after the line; ignored for this check",
-          "strip trailing spaces before writing the config to an EEPROM image");
-    if (body.size() != t.size() && body.front() != '#')
-      add("leading-whitespace", Severity::Warning, number, "",
-          "the line starts with whitespace; the bootloader expects KEY=value or [section] at the start of the line",
-          "remove the leading whitespace");
-
-    if (body.front() == '#') {
-      line.kind = LineKind::Comment;
-    } else if (body.front() == '[') {
-      if (body.back() != ']' || body.size() < 2) {
-        line.kind = LineKind::Invalid;
-        add("invalid-line", Severity::Error, number, "",
-            fmt::format("\"{}\" is not a complete [section] header", printable(body)),
-            "write the filter alone on the line, e.g. [all]");
-      } else {
-        line.kind = LineKind::Section;
-        Section s{number, std::string(body.substr(1, body.size() - 2)), SectionKind::Unknown};
-        s.kind = classify_section(s.text);
-        if (s.kind == SectionKind::Edid)
-          add("edid-filter-not-supported", Severity::Error, number, "",
-              fmt::format("[{}] is a config.txt EDID filter; the bootloader config does not support EDID filters",
-                          printable(s.text)),
-              "remove the section (and its settings) or use [all]");
-        else if (s.kind == SectionKind::Unknown)
-          add("unknown-section", Severity::Warning, number, "",
-              fmt::format("[{}] is not a bootloader config filter; settings under it are not applied",
-                          printable(s.text)),
-              "use [all], [none], [gpioN=0|1] or [0xSERIAL]");
-        else if (s.kind == SectionKind::ConfigTxt)
-          add("config-txt-section", Severity::Info, number, "",
-              "[config.txt] holds config.txt properties, not bootloader settings; its keys are not checked here",
-              "nothing to do");
-        cfg.sections.push_back(std::move(s));
-        line.section = static_cast<int>(cfg.sections.size()) - 1;
-      }
-    } else if (body.size() >= 7 && lower_eq(body.substr(0, 7), "include") && (body.size() == 7 || is_space(body[7]))) {
-      line.kind = LineKind::Include;
-      add("include-not-supported", Severity::Error, number, "",
-          "include is config.txt syntax; the bootloader config cannot include other files",
-          "paste the settings themselves into the config");
-    } else if (auto eq = body.find('='); eq == std::string_view::npos) {
-      line.kind = LineKind::Invalid;
-      add("invalid-line", Severity::Error, number, "",
-          fmt::format("\"{}\" is neither KEY=value, a [section] nor a # comment", printable(body)),
-          "write KEY=value, or start the line with # to make it a comment");
-    } else {
-      std::string_view key = body.substr(0, eq), value = body.substr(eq + 1);
-      std::string_view tkey = rstrip(key), tvalue = lstrip(value);
-      if (!is_key(tkey)) {
-        line.kind = LineKind::Invalid;
-        add("invalid-line", Severity::Error, number, "",
-            fmt::format("\"{}\" is not a valid key (letters, digits and _ only)", printable(tkey)),
-            "write KEY=value with the key alone before '='");
-        cfg.lines.push_back(std::move(line));
-        continue;
-      }
-      line.kind = LineKind::Setting;
-      line.key = std::string(tkey);
-      const bool spaced = tkey.size() != key.size() || tvalue.size() != value.size();
-      const std::string_view written = tvalue;
-      std::size_t hash = std::string_view::npos;
-      for (std::size_t i = 0; i < tvalue.size(); ++i)
-        if (tvalue[i] == '#' && (i == 0 || is_space(tvalue[i - 1]))) {
-          hash = i;
-          break;
-        }
-      if (spaced)
-        add("space-around-equals", Severity::Error, number, line.key,
-            fmt::format("spaces around '=' in \"{}\": the bootloader does not ignore them", printable(body)),
-            fmt::format("write {}={}", line.key,
-                        printable(rstrip(hash == std::string_view::npos ? written : written.substr(0, hash)))));
-      if (hash != std::string_view::npos) {
-        add("inline-comment", Severity::Error, number, line.key,
-            fmt::format("inline comment after {}=: the bootloader takes the rest of the line as the value", line.key),
-            "move the comment to a line of its own starting with #");
-        tvalue = rstrip(tvalue.substr(0, hash));
-      }
-      if (auto k2 = second_key(tvalue); k2 != std::string_view::npos) {
-        add("multiple-keys-on-line", Severity::Error, number, line.key,
-            fmt::format("several settings on one line (\"{}\"); the bootloader reads one KEY=value per line",
-                        printable(body)),
-            "put each KEY=value on a line of its own");
-        tvalue = rstrip(tvalue.substr(0, k2));
-      }
-      line.value = std::string(tvalue);
-    }
+    parse_line(cfg, line);
     cfg.lines.push_back(std::move(line));
   }
   return cfg;
+}
+
+Findings check_syntax(const Config& cfg) {
+  Findings f;
+  rule_crlf_line_endings(cfg, f);
+  rule_space_padded_format(cfg, f);
+  for (const auto& l : cfg.lines) {
+    rule_whitespace(l, f);
+    rule_invalid_line(l, f);
+    rule_section_filter(cfg, l, f);
+    rule_include_not_supported(l, f);
+    rule_setting_syntax(l, f);
+  }
+  std::stable_sort(f.begin(), f.end(), [](const Finding& a, const Finding& b) { return a.line < b.line; });
+  return f;
 }
 
 }  // namespace piprov::eeprom

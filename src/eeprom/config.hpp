@@ -4,14 +4,16 @@
 // number; tolerant of what users paste (CRLF, trailing spaces, the 2019
 // space-padded format) but reports what the bootloader would not accept:
 // inline `#` comments, spaces around `=`, several keys on one line, `include`,
-// EDID filters. Sources: Raspberry Pi documentation, eeprom-bootloader; config_txt
-// syntax rules (comments only at the start of a line, no spaces around `=`).
+// EDID filters. Parsing (parse_config) and the syntax rules (check_syntax)
+// are separate passes. Sources: Raspberry Pi documentation, eeprom-bootloader;
+// config_txt syntax rules (comments only at the start of a line, no spaces
+// around `=`).
 #include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "eeprom/finding.hpp"
+#include "core/finding.hpp"
 
 namespace piprov::eeprom {
 
@@ -45,13 +47,18 @@ struct ConfigLine {
   std::string key;    ///< Setting: the key as written, trimmed
   std::string value;  ///< Setting: the value, trimmed, without an inline comment
   int section = -1;   ///< index into Config::sections; -1 = before any header (applies always)
+  bool crlf = false;  ///< the line ended in "\r\n" (the "\r" is not in raw)
+  // Setting only: what the parser tolerated (check_syntax reports each).
+  bool spaced_equals = false;     ///< spaces around '='
+  bool inline_comment = false;    ///< " # ..." after the value (cut from value)
+  bool multiple_keys = false;     ///< a second KEY= on the line (cut from value)
+  std::string value_before_hash;  ///< the value up to an inline comment, before a second key is cut
 };
 
 struct Config {
   std::string text;  ///< the input, unchanged
   std::vector<ConfigLine> lines;
   std::vector<Section> sections;
-  Findings findings;              ///< syntax findings (rule ids in docs/eeprom.md)
   std::size_t newline_count = 0;  ///< "\n" bytes: what `wc -l` counts (rpi-eeprom-update)
   bool space_padded = false;      ///< 2019 format: long whitespace-only padding lines
 
@@ -61,8 +68,15 @@ struct Config {
   }
 };
 
-/// Parses `text` (any bytes; never throws). Syntax findings go to Config::findings.
+/// Parses `text` (any bytes; never throws). Reports nothing: see check_syntax.
 Config parse_config(std::string_view text);
+
+/// The syntax rules (docs/eeprom.md "Rules"): crlf-line-endings,
+/// space-padded-format, trailing-whitespace, leading-whitespace, invalid-line,
+/// edid-filter-not-supported, unknown-section, config-txt-section,
+/// include-not-supported, space-around-equals, inline-comment,
+/// multiple-keys-on-line. Sorted by line; several on one line keep this order.
+Findings check_syntax(const Config& cfg);
 
 /// Classifies the text between `[` and `]`.
 SectionKind classify_section(std::string_view inner);

@@ -32,20 +32,6 @@ nlohmann::json modes_json(const BootOrder& o, std::optional<Board> board) {
 }
 }  // namespace
 
-std::string dump_json(const nlohmann::json& j) {
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-nlohmann::json finding_json(const Finding& f) {
-  return {{"rule", f.rule},
-          {"severity", std::string(severity_name(f.severity))},
-          {"line", f.line == 0 ? nlohmann::json(nullptr) : nlohmann::json(f.line)},
-          {"key", opt_str(f.key)},
-          {"message", f.message},
-          {"fix", f.fix},
-          {"source", f.source}};
-}
-
 nlohmann::json explain_json(const BootOrder& o, std::optional<Board> board) {
   nlohmann::json j{{"boot_order", format_boot_order(o.value)},
                    {"value", o.value},
@@ -96,14 +82,9 @@ nlohmann::json check_json(const CheckReport& r, const CheckOptions& opt, const C
   bo["conditional"] = cond;
   j["boot_order"] = bo;
 
-  nlohmann::json fs = nlohmann::json::array();
-  for (const auto& f : r.findings) fs.push_back(finding_json(f));
-  j["findings"] = fs;
-  j["summary"] = {{"errors", r.count(Severity::Error)},
-                  {"warnings", r.count(Severity::Warning)},
-                  {"infos", r.count(Severity::Info)},
-                  {"strict", ctx.strict},
-                  {"exit_code", check_exit_code(r, ctx.strict)}};
+  j["findings"] = findings_json(r.findings);
+  j["summary"] = findings_summary_json(r.findings, check_fail_on(ctx.strict));
+  j["summary"]["strict"] = ctx.strict;
   return j;
 }
 
@@ -139,15 +120,29 @@ std::string check_text(const CheckReport& r, const CheckOptions& opt, const Chec
     out += fmt::format("            {} when {} (line {}): {}\n", c.text, c.section, c.line,
                        c.order ? boot_order_words(*c.order, opt.board) : "invalid value");
   out += "\n";
-  for (const auto& f : r.findings) {
-    out += fmt::format("{:<8} {:<7}  {}: {}\n", f.line == 0 ? std::string("-") : fmt::format("line {}", f.line),
-                       severity_name(f.severity), f.rule, f.message);
-    out += fmt::format("{:<17}fix: {}\n{:<17}source: {}\n", "", f.fix, "", f.source);
-  }
-  int errs = r.count(Severity::Error), warns = r.count(Severity::Warning), infos = r.count(Severity::Info);
-  out += fmt::format("{}{} error(s), {} warning(s), {} info{}\n", r.findings.empty() ? "" : "\n", errs, warns, infos,
-                     errs == 0 && (warns == 0 || !ctx.strict) ? " — OK" : "");
+  out += findings_text(r.findings);
+  out += fmt::format("{}{}\n", r.findings.empty() ? "" : "\n",
+                     findings_summary_text(r.findings, check_fail_on(ctx.strict)));
   return out;
+}
+
+}  // namespace piprov::eeprom
+
+namespace piprov::eeprom {
+
+nlohmann::json boot_order_plan_json(const BootOrderPlan& p, const std::string& image, const std::string& out) {
+  return {{"schema", "piprov.eeprom.set-boot-order/1"},
+          {"image", image},
+          {"out", out},
+          {"board", std::string(board_name(p.board))},
+          {"old_boot_order", p.edit.old_value.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.edit.old_value)},
+          {"boot_order", p.value},
+          {"line", p.edit.line},
+          {"words", boot_order_words(p.order, p.board)},
+          {"config", p.edit.text},
+          {"config_bytes", p.edit.text.size()},
+          {"image_bytes", p.new_image.size()},
+          {"findings", findings_json(p.findings)}};
 }
 
 }  // namespace piprov::eeprom

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/finding.hpp"
 #include "eeprom/boot_order.hpp"
-#include "eeprom/finding.hpp"
 
 namespace piprov::eeprom {
 

@@ -185,8 +185,8 @@ ProvisionReport provision(const ProvisionOptions& o) {
     co.usb_ids = o.usb_ids;
     co.scan_usb = false;  // the host's USB devices say nothing about the Pi's
     rep.check = boot::check_boot(co);
-    std::size_t problems = std::count_if(rep.check.findings.begin(), rep.check.findings.end(),
-                                         [](const boot::Finding& f) { return f.severity != boot::Severity::Info; });
+    auto counts = count_findings(rep.check.findings);
+    int problems = counts.errors + counts.warnings;
     step("check", rep.check.ok() ? "OK: [pi4] kernel=" + rep.check.kernel_file + " (vmlinux " +
                                        to_string(rep.check.kernel.state) + "), initramfs " + rep.check.initramfs +
                                        ", cmdline " + rep.check.cmdline_file + ", apt hook installed"

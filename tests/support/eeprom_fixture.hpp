@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "eeprom/finding.hpp"
+#include "core/finding.hpp"
 
 namespace piprov::eeprom::test {
 

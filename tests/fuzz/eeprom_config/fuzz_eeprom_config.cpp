@@ -12,6 +12,7 @@
 #include "eeprom/report.hpp"
 
 using namespace piprov::eeprom;
+using piprov::dump_json;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

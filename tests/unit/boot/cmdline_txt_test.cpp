@@ -24,11 +24,11 @@ TEST(CmdlineTxt, UbuntuLineIsClean) {
 TEST(CmdlineTxt, Lint) {
   auto two = CmdlineTxt::parse("console=tty1\nroot=/dev/sda2 rootwait\n").lint();
   ASSERT_EQ(two.size(), 2u);
-  EXPECT_EQ(two[0].code, "multiple-lines");
-  EXPECT_EQ(two[1].code, "no-root");  // only the first line counts
+  EXPECT_EQ(two[0].rule, "multiple-lines");
+  EXPECT_EQ(two[1].rule, "no-root");  // only the first line counts
   auto empty = CmdlineTxt::parse("\n").lint();
   ASSERT_EQ(empty.size(), 1u);
-  EXPECT_EQ(empty[0].code, "empty");
+  EXPECT_EQ(empty[0].rule, "empty");
 }
 
 TEST(CmdlineTxt, AddsUasQuirkKeepingTheRest) {

@@ -136,7 +136,7 @@ TEST(ConfigTxtLint, EveryRule) {
                             "\nkernel=vmlinux\ninitramfs=initrd.img\n[pi3\ndtoverlay=a\ndtoverlay=b\n");
   auto f = c.lint();
   std::vector<std::pair<std::size_t, std::string>> got;
-  for (const auto& x : f) got.emplace_back(x.line, x.code);
+  for (const auto& x : f) got.emplace_back(x.line, x.rule);
   std::vector<std::pair<std::size_t, std::string>> want = {
       {2, "bare-key"},  {3, "spaces-around-equals"}, {4, "inline-comment"},      {5, "line-too-long"},
       {6, "duplicate"}, {7, "initramfs-equals"},     {8, "unterminated-section"}};
@@ -169,7 +169,7 @@ TEST(ConfigTxtLint, BootFixScriptOutputHasBareBootDelay) {
   PIPROV_REQUIRE_SHARED("config-txt/17-theremote-bootfix-generated.txt", file);
   auto f = ConfigTxt::parse(read_file(file)).lint();
   ASSERT_EQ(f.size(), 3u);
-  for (const auto& x : f) EXPECT_EQ(x.code, "bare-key") << x.message;
+  for (const auto& x : f) EXPECT_EQ(x.rule, "bare-key") << x.message;
   EXPECT_EQ(f[0].line, 17u);
 }
 

@@ -11,6 +11,7 @@
 
 namespace fs = std::filesystem;
 using namespace piprov::boot;
+using piprov::Severity;
 using piprov::test::read_file;
 using piprov::test::read_tree;
 using piprov::test::run;
@@ -22,7 +23,7 @@ namespace {
 std::vector<std::string> codes(const CheckReport& r, bool with_info = false) {
   std::vector<std::string> v;
   for (const auto& f : r.findings)
-    if (with_info || f.severity != Severity::Info) v.push_back(f.code);
+    if (with_info || f.severity != Severity::Info) v.push_back(f.rule);
   return v;
 }
 
@@ -158,7 +159,7 @@ TEST(BootCheck, PatchedThenBrokenTreeReportsEachProblem) {
   EXPECT_FALSE(chk.ok());
   for (const auto& f : chk.findings)
     if (f.severity != Severity::Info) {
-      EXPECT_FALSE(f.fix.empty()) << f.code;
+      EXPECT_FALSE(f.fix.empty()) << f.rule;
     }
 
   // kernel= pointing at a missing file.
@@ -197,11 +198,66 @@ TEST(BootCheck, UnpatchedUbuntuAndQuirks) {
   auto chk =
       check_boot({.boot_dir = tr.boot, .root_dir = tr.root, .usb_ids = {"174c:55aa", "1234:5678"}, .scan_usb = false});
   EXPECT_EQ(codes(chk), (std::vector<std::string>{"kernel-uboot", "hook-missing", "uas-quirk-missing"}));
-  EXPECT_EQ(chk.findings.back().code, "firmware");
+  EXPECT_EQ(chk.findings.back().rule, "firmware");
   for (const auto& f : chk.findings)
-    if (f.code == "uas-quirk-missing") {
+    if (f.rule == "uas-quirk-missing") {
       EXPECT_EQ(f.fix,
                 "piprov boot patch " + tr.boot.string() +
                     " --uas-quirk 174c:55aa (appends ' usb-storage.quirks=174c:55aa:u' to the line in cmdline.txt)");
     }
+}
+
+TEST(BootPatchSettings, SeedSettingsFillWhatIsNotGiven) {
+  EXPECT_EQ(seed_settings_words(), "gpu_mem=16 max_framebuffers=2 boot_delay=1 dtoverlay=vc4-fkms-v3d");
+  PatchOptions none = apply_seed_settings({.gpu_mem = 64});
+  EXPECT_EQ(none.gpu_mem, 64);
+  EXPECT_FALSE(none.max_framebuffers);
+  EXPECT_FALSE(none.fkms);
+  PatchOptions seed = apply_seed_settings({.gpu_mem = 64, .seed_settings = true});
+  EXPECT_EQ(seed.gpu_mem, 64);  // given explicitly: kept
+  EXPECT_EQ(seed.max_framebuffers, 2);
+  EXPECT_EQ(seed.boot_delay, 1);
+  EXPECT_TRUE(seed.fkms);
+  ASSERT_EQ(pi4_settings().size(), 3u);
+  EXPECT_STREQ(pi4_settings()[0].option, "--gpu-mem");
+  EXPECT_EQ(pi4_settings()[0].min, 16);
+  EXPECT_EQ(pi4_settings()[0].max, 1024);
+  EXPECT_EQ(pi4_settings()[2].max, 60);
+}
+
+TEST(BootPatchSettings, PatchAppliesTheSeedSettings) {
+  TempDir t;
+  test::make_boot_dir(t.path, test::fake_image(100000, 1));
+  write_file(t.path / "config.txt", "[pi4]\nmax_framebuffers=4\n");
+  patch_boot({.boot_dir = t.path, .max_framebuffers = 3, .seed_settings = true});
+  EXPECT_EQ(read_file(t.path / "config.txt"),
+            "[pi4]\nmax_framebuffers=3\nkernel=vmlinux\ninitramfs initrd.img followkernel\ngpu_mem=16\nboot_delay=1\n"
+            "dtoverlay=vc4-fkms-v3d\n");
+}
+
+TEST(BootJson, CheckAndPatchSchemas) {
+  Tree tr;
+  CheckOptions co{.boot_dir = tr.boot, .root_dir = tr.root};
+  auto chk = check_boot(co);
+  auto j = check_json(co, chk);
+  EXPECT_EQ(j["schema"], "piprov.boot.check/2");
+  EXPECT_EQ(j["boot_dir"], tr.boot.string());
+  EXPECT_EQ(j["root_dir"], tr.root.string());
+  EXPECT_EQ(j["ok"], false);
+  EXPECT_EQ(j["kernel"], "uboot_rpi_4.bin");
+  ASSERT_TRUE(j["findings"].is_array());
+  ASSERT_EQ(j["findings"].size(), chk.findings.size());
+  EXPECT_EQ(j["findings"][0]["rule"], "kernel-uboot");
+  EXPECT_EQ(j["findings"][0]["severity"], "error");
+  EXPECT_FALSE(j["findings"][0].contains("code"));
+  EXPECT_EQ(j["summary"]["exit_code"], 1);
+  EXPECT_EQ(j["summary"]["errors"], j["errors"]);
+
+  PatchOptions po{.boot_dir = tr.boot, .dry_run = true};
+  auto p = patch_json(po, patch_boot(po));
+  EXPECT_EQ(p["schema"], "piprov.boot.patch/1");
+  EXPECT_EQ(p["dry_run"], true);
+  EXPECT_EQ(p["changed"], true);
+  EXPECT_EQ(p["root_dir"], "");
+  EXPECT_NE(p["config_diff"].get<std::string>().find("+kernel=vmlinux"), std::string::npos);
 }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "eeprom/check.hpp"
 #include "eeprom/config.hpp"
 #include "support/eeprom_fixture.hpp"
 
@@ -10,7 +11,7 @@ using V = std::vector<std::string>;
 TEST(ConfigParser, KeepsLineNumbersAndSections) {
   auto c = parse_config("[all]\nBOOT_UART=0\n# note\n\n[gpio3=1]\nBOOT_ORDER=0xf14\n[none]\nFREEZE_VERSION=0\n");
   ASSERT_EQ(c.lines.size(), 8u);
-  EXPECT_TRUE(c.findings.empty());
+  EXPECT_TRUE(check_syntax(c).empty());
   EXPECT_EQ(c.lines[1].kind, LineKind::Setting);
   EXPECT_EQ(c.lines[1].key, "BOOT_UART");
   EXPECT_EQ(c.lines[1].value, "0");
@@ -38,7 +39,7 @@ TEST(ConfigParser, ClassifiesSections) {
 
 TEST(ConfigParser, ToleratesCrlfAndTrailingSpaces) {
   auto c = parse_config("[all]\r\nBOOT_UART=1  \r\nBOOT_ORDER=0xf14\r\n");
-  EXPECT_EQ(ids(c.findings), (V{"crlf-line-endings@1:info", "trailing-whitespace@2:info"}));
+  EXPECT_EQ(ids(check_syntax(c)), (V{"crlf-line-endings@1:info", "trailing-whitespace@2:info"}));
   EXPECT_EQ(c.lines[1].value, "1");
   EXPECT_EQ(c.lines[2].value, "0xf14");
   EXPECT_EQ(c.lines[2].raw, "BOOT_ORDER=0xf14");
@@ -56,7 +57,7 @@ TEST(ConfigParser, ReportsWhatTheBootloaderRejects) {
       "[all\n"
       "  DISABLE_HDMI=1\n"
       "BAD-KEY=1\n");
-  EXPECT_EQ(ids(c.findings),
+  EXPECT_EQ(ids(check_syntax(c)),
             (V{"inline-comment@2:error", "space-around-equals@3:error", "multiple-keys-on-line@4:error",
                "include-not-supported@5:error", "edid-filter-not-supported@6:error", "invalid-line@7:error",
                "invalid-line@8:error", "leading-whitespace@9:warning", "invalid-line@10:error"}));
@@ -66,20 +67,20 @@ TEST(ConfigParser, ReportsWhatTheBootloaderRejects) {
   EXPECT_EQ(c.lines[2].value, "1");
   EXPECT_EQ(c.lines[3].value, "1");
   EXPECT_EQ(c.lines[8].key, "DISABLE_HDMI");
-  EXPECT_EQ(c.findings[0].fix, "move the comment to a line of its own starting with #");
-  EXPECT_EQ(c.findings[1].fix, "write BOOT_UART=1");
+  EXPECT_EQ(check_syntax(c)[0].fix, "move the comment to a line of its own starting with #");
+  EXPECT_EQ(check_syntax(c)[1].fix, "write BOOT_UART=1");
 }
 
 TEST(ConfigParser, FixForSpacesLeavesTheCommentOut) {
   auto c = parse_config("BOOT_ORDER = 0xf14 # usb first\n");
-  EXPECT_EQ(ids(c.findings), (V{"space-around-equals@1:error", "inline-comment@1:error"}));
-  EXPECT_EQ(c.findings[0].fix, "write BOOT_ORDER=0xf14");
+  EXPECT_EQ(ids(check_syntax(c)), (V{"space-around-equals@1:error", "inline-comment@1:error"}));
+  EXPECT_EQ(check_syntax(c)[0].fix, "write BOOT_ORDER=0xf14");
   EXPECT_EQ(c.lines[0].value, "0xf14");
 }
 
 TEST(ConfigParser, HashInsideAValueIsNotAComment) {
   auto c = parse_config("[all]\nTFTP_PREFIX_STR=a#b\n");
-  EXPECT_TRUE(c.findings.empty());
+  EXPECT_TRUE(check_syntax(c).empty());
   EXPECT_EQ(c.lines[1].value, "a#b");
 }
 
@@ -87,7 +88,7 @@ TEST(ConfigParser, SpacePadded2019Format) {
   std::string pad(78, ' ');
   auto c = parse_config("BOOT_UART=0\nWAKE_ON_GPIO=1\n" + pad + "\n" + pad + "\n");
   EXPECT_TRUE(c.space_padded);
-  EXPECT_EQ(ids(c.findings), (V{"space-padded-format@3:info"}));
+  EXPECT_EQ(ids(check_syntax(c)), (V{"space-padded-format@3:info"}));
   EXPECT_EQ(c.lines[2].kind, LineKind::Blank);
 }
 
@@ -97,4 +98,15 @@ TEST(ConfigParser, NoFinalNewlineAndEmptyInput) {
   EXPECT_EQ(c.newline_count, 1u);
   EXPECT_EQ(c.lines[1].value, "0xf41");
   EXPECT_TRUE(parse_config("").lines.empty());
+}
+
+TEST(ConfigSyntax, ParsingRecordsWhatTheSyntaxPassReports) {
+  auto c = parse_config("[all]\nBOOT_UART = 0\nBOOT_ORDER=0xf14\n");
+  EXPECT_TRUE(c.lines[1].spaced_equals);
+  EXPECT_EQ(c.lines[1].value, "0");
+  EXPECT_EQ(ids(check_syntax(c)), (V{"space-around-equals@2:error"}));
+  // check_config runs the syntax pass before the other rules.
+  CheckInput in;
+  in.config_text = c.text;
+  EXPECT_EQ(ids(check_config(in, CheckOptions{}).findings), (V{"space-around-equals@2:error"}));
 }

@@ -159,14 +159,14 @@ TEST(CheckRules, BadBootOrderValue) {
   auto r = run("[all]\nBOOT_UART=0\nBOOT_ORDER=f14\n");
   EXPECT_EQ(ids(r.findings), (V{"boot-order-format@3:error"}));
   EXPECT_FALSE(r.boot_order.order);
-  EXPECT_EQ(check_exit_code(r, false), 1);
+  EXPECT_EQ(findings_exit_code(r.findings, check_fail_on(false)), 1);
 }
 
 TEST(CheckRules, WantNoneAndStrict) {
   auto r = run("[all]\nBOOT_UART=0\nBOOT_ORDER=0x1\n", Board::Pi4, std::nullopt);
   EXPECT_EQ(ids(r.findings), (V{"boot-order-no-restart@3:warning"}));
-  EXPECT_EQ(check_exit_code(r, false), 0);
-  EXPECT_EQ(check_exit_code(r, true), 1);
+  EXPECT_EQ(findings_exit_code(r.findings, check_fail_on(false)), 0);
+  EXPECT_EQ(findings_exit_code(r.findings, check_fail_on(true)), 1);
 }
 
 TEST(CheckRules, BootloaderVersionAndChannel) {
