@@ -4,7 +4,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "cli/registry.hpp"
+#include "cli/commands.hpp"
+#include "cli/progress_render.hpp"
 #include "cli/write_options.hpp"
 #include "provision/provision.hpp"
 
@@ -13,15 +14,29 @@ namespace {
 
 struct ProvisionArgs {
   provision::ProvisionOptions opts;
+  ProgressMode progress = ProgressMode::Auto;
   bool json = false, seed = false;
   int gpu_mem = -1, max_fb = -1, boot_delay = -1;
 };
 
-const CommandRegistrar reg(40, [](CLI::App& app, Globals&, int& exit_code) {
+/// Step events as "[n/7] ..." lines on stdout (unless --json); the write's
+/// phases to the progress renderer on stderr.
+ProgressSink provision_sink(ProgressRenderer& progress, bool json) {
+  return [&progress, json](const ProgressEvent& e) {
+    if (e.kind != ProgressEvent::Kind::Step) return progress(e);
+    if (json) return;
+    fmt::print("{}\n", step_text(e));
+    std::fflush(stdout);
+  };
+}
+
+}  // namespace
+
+void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "provision", "Write an Ubuntu Pi image to a USB disk, then make it boot a Pi 4 from USB (patch + check)");
   auto a = std::make_shared<ProvisionArgs>();
-  add_write_options(cmd, a->opts.write);
+  add_write_options(cmd, a->opts.write, a->progress);
   cmd->add_flag("--seed-settings", a->seed,
                 "Also seeds/004's [pi4] settings: gpu_mem=16 max_framebuffers=2 dtoverlay=vc4-fkms-v3d boot_delay=1");
   cmd->add_option("--gpu-mem", a->gpu_mem, "Also set [pi4] gpu_mem=N (MiB)")->check(CLI::Range(16, 1024));
@@ -42,12 +57,8 @@ const CommandRegistrar reg(40, [](CLI::App& app, Globals&, int& exit_code) {
       if (!o.patch.boot_delay) o.patch.boot_delay = 1;
       o.patch.fkms = true;
     }
-    int n = 0;
-    if (!a->json)
-      o.on_step = [&n](const std::string& step, const std::string& text) {
-        fmt::print("[{}/7] {:<10} {}\n", ++n, step, text);
-        std::fflush(stdout);
-      };
+    ProgressRenderer progress(resolve_on_stderr(a->progress));
+    o.progress = provision_sink(progress, a->json);
     auto rep = provision::provision(o);
     nlohmann::json findings = nlohmann::json::array();
     for (const auto& f : rep.check.findings) {
@@ -58,8 +69,8 @@ const CommandRegistrar reg(40, [](CLI::App& app, Globals&, int& exit_code) {
     }
     if (a->json) {
       nlohmann::json steps = nlohmann::json::array();
-      for (const auto& [s, t] : rep.steps) steps.push_back({{"step", s}, {"result", t}});
-      fmt::print("{}\n", nlohmann::json{{"write", write_result_json(rep.write)},
+      for (const auto& s : rep.steps) steps.push_back({{"step", s.step}, {"result", s.result}, {"seconds", s.seconds}});
+      fmt::print("{}\n", nlohmann::json{{"write", image::write_result_json(rep.write)},
                                         {"boot_partition", rep.boot_partition},
                                         {"root_partition", rep.root_partition},
                                         {"patch_actions", rep.patch.actions},
@@ -78,7 +89,6 @@ const CommandRegistrar reg(40, [](CLI::App& app, Globals&, int& exit_code) {
     }
     if (!rep.check.ok()) exit_code = 1;
   });
-});
+}
 
-}  // namespace
 }  // namespace piprov::cli

@@ -88,7 +88,6 @@ WriteResult write_image(const WriteOptions& o) {
   bool direct = true;
   int fd = open_target_for_write(t, &direct);
   TargetWriter w(t, fd, direct);
-  Progress progress(o.progress);
   Xxh3_128 whole;
   ChunkHashes chunks;
   chunks.chunk_bytes = t.io_bytes;
@@ -98,7 +97,7 @@ WriteResult write_image(const WriteOptions& o) {
   auto start = std::chrono::steady_clock::now();
   try {
     w.wipe_edges();
-    progress.begin("write", size.value_or(0));
+    ProgressPhase progress(o.progress, "write", static_cast<double>(size.value_or(0)));
     std::uint64_t total = run_pipeline(
         kBuffers, t.io_bytes, [&](std::span<std::byte> buf, std::uint64_t) { return src->read_full(buf); },
         [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
@@ -106,8 +105,9 @@ WriteResult write_image(const WriteOptions& o) {
           whole.update(data);
           if (o.verify) chunks.hashes.push_back(chunk_hash(buf.data(), len));
           w.write(buf, len, offset);
-          progress.update(offset + len, static_cast<double>(src->input().consumed()) /
-                                            static_cast<double>(std::max<std::uint64_t>(1, r.input_bytes)));
+          progress.update(static_cast<double>(offset + len),
+                          static_cast<double>(src->input().consumed()) /
+                              static_cast<double>(std::max<std::uint64_t>(1, r.input_bytes)));
         });
     if (total == 0) throw Error(ErrorKind::Usage, o.image + " holds no data (0 bytes once decoded)");
     w.sync();
@@ -122,7 +122,6 @@ WriteResult write_image(const WriteOptions& o) {
     progress.end();
     r.bytes_written = total;
   } catch (const Error& e) {
-    progress.end();
     std::uint64_t written = w.written();
     w.close();
     if (t.is_file && !t.exists) {  // only a file this run created; an existing one is never removed
@@ -140,7 +139,7 @@ WriteResult write_image(const WriteOptions& o) {
     auto vstart = std::chrono::steady_clock::now();
     std::string back;
     try {
-      back = verify_readback(t, o.image, o.threads, r.bytes_written, chunks, progress);
+      back = verify_readback(t, o.image, o.threads, r.bytes_written, chunks, o.progress);
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Interrupted) throw;
       throw Error(e.kind(), fmt::format("{}; all {} were written to {} but not verified: run piprov verify {} {}",
