@@ -5,7 +5,7 @@
 // Auto picks tty when stderr is a terminal, else none.
 // Line formats (docs/write.md "Output"):
 //   text  "write: 512.0 MiB of 1.9 GiB (26%), 160.2 MiB/s, ETA 9.1 s"
-//         bench: "TARGET: [2/4] rand-read 3.5/6.0 s, 812 IOPS, ETA 1 min 2 s"
+//         bench: "TARGET: [2/4] rand-read 3.5/6.0 s, 812 IOPS, ETA 1m02s"
 //         bench pre-fill: "TARGET: pre-filling test file 64.0 MiB / 256.0 MiB, ETA 25.0 s"
 //   json  {"phase":"write","bytes":N,"total_bytes":N|null,"bytes_per_second":X,
 //          "eta_seconds":X|null,"done":false}
