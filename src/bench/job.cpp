@@ -13,8 +13,8 @@
 
 #include "bench/devinfo.hpp"
 #include "bench/engines/engine.hpp"
-#include "bench/options.hpp"
 #include "bench/job.hpp"
+#include "bench/options.hpp"
 #include "core/cancel.hpp"
 #include "core/error.hpp"
 

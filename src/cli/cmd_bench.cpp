@@ -23,7 +23,8 @@ namespace {
 /// (the table validate() uses too).
 CLI::Validator limit_check(const char* option) {
   const bench::OptionLimit& l = bench::option_limit(option);
-  return CLI::Validator([&l](std::string& text) { return bench::limit_error(l, text); }, l.unit == "seconds" ? "SECONDS" : "");
+  return CLI::Validator([&l](std::string& text) { return bench::limit_error(l, text); },
+                        l.unit == "seconds" ? "SECONDS" : "");
 }
 
 struct Output {

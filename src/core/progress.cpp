@@ -7,8 +7,7 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 }  // namespace
 
-ProgressPhase::ProgressPhase(ProgressSink sink, std::string phase, double total, ProgressUnit unit,
-                             ProgressEvent tmpl)
+ProgressPhase::ProgressPhase(ProgressSink sink, std::string phase, double total, ProgressUnit unit, ProgressEvent tmpl)
     : sink_(std::move(sink)), event_(std::move(tmpl)), start_(std::chrono::steady_clock::now()) {
   event_.phase = std::move(phase);
   event_.unit = unit;

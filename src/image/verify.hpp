@@ -45,8 +45,7 @@ struct VerifyResult {
 /// offset N" (exit 4), Error{Verify} when the target is shorter, Error{Usage}
 /// for a bad image, Error{Io} for read errors.
 VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads,
-                                const ProgressSink& progress,
-                                std::uint64_t from = 0);
+                                const ProgressSink& progress, std::uint64_t from = 0);
 
 /// `piprov verify --json`: {"image", "target", "format", "bytes", "seconds",
 /// "bytes_per_second", "xxh3_128", "match": true} (docs/write.md "Output").

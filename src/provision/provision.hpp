@@ -29,9 +29,9 @@ inline constexpr unsigned kSteps = 7;
 
 /// One finished step, as its Step event reported it.
 struct StepResult {
-  std::string step;      ///< "write", "partitions", ...
-  std::string result;    ///< one line
-  double seconds = 0;    ///< wall-clock duration of the step
+  std::string step;    ///< "write", "partitions", ...
+  std::string result;  ///< one line
+  double seconds = 0;  ///< wall-clock duration of the step
 };
 
 struct ProvisionReport {

@@ -190,8 +190,7 @@ TEST(BenchCli, OutOfRangeJobOptionsAreUsageErrors) {
       {"--iodepth 4097", "piprov: error: --iodepth: must be a whole number from 1 to 4096, got '4097' (see --help)\n"},
       {"--numjobs 0", "piprov: error: --numjobs: must be a whole number from 1 to 256, got '0' (see --help)\n"},
       {"--numjobs 257", "piprov: error: --numjobs: must be a whole number from 1 to 256, got '257' (see --help)\n"},
-      {"--rwmixread 200",
-       "piprov: error: --rwmixread: must be a whole number from 0 to 100, got '200' (see --help)\n"},
+      {"--rwmixread 200", "piprov: error: --rwmixread: must be a whole number from 0 to 100, got '200' (see --help)\n"},
   };
   for (const auto& c : cases) {
     auto r = run(base + c.opt + " " + d.path.string());

@@ -44,9 +44,10 @@ TEST(Provision, EndToEndOnALoopDevice) {
                " --yes --progress none");
   ASSERT_EQ(p.exit_code, 0) << p.out << p.err;
   // "[n/7] STEP  DURATION  RESULT", one line per step, as each one ends.
-  for (const char* step : {R"(\[1/7\] write +\S+(?: s)?  wrote )", R"(\[2/7\] partitions +\S+(?: s)?  boot )",
-                           R"(\[3/7\] mount +\S+(?: s)?  )", R"(\[4/7\] patch +\S+(?: s)?  )", R"(\[5/7\] check +\S+(?: s)?  OK)",
-                           R"(\[6/7\] sync +\S+(?: s)?  )", R"(\[7/7\] unmount +\S+(?: s)?  unmounted )"})
+  for (const char* step :
+       {R"(\[1/7\] write +\S+(?: s)?  wrote )", R"(\[2/7\] partitions +\S+(?: s)?  boot )",
+        R"(\[3/7\] mount +\S+(?: s)?  )", R"(\[4/7\] patch +\S+(?: s)?  )", R"(\[5/7\] check +\S+(?: s)?  OK)",
+        R"(\[6/7\] sync +\S+(?: s)?  )", R"(\[7/7\] unmount +\S+(?: s)?  unmounted )"})
     EXPECT_TRUE(std::regex_search(p.out, std::regex(std::string("(^|\n)") + step))) << step << "\n" << p.out;
   EXPECT_NE(p.out.find("LABEL=system-boot"), std::string::npos);
   EXPECT_NE(p.out.find("provision: " + loop.path + " is ready"), std::string::npos) << p.out;

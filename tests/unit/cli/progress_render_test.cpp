@@ -115,10 +115,10 @@ TEST(StepText, NumberNameDurationResult) {
 }
 
 TEST(ProgressRenderer, PlainPrintsEveryTwoSecondsAndAtTheEnd) {
-  std::string out = render(ProgressMode::Plain, {ev(Kind::Begin, 0, 4 * kMiB, 0), ev(Kind::Update, kMiB, 4 * kMiB, 1),
-                                                 ev(Kind::Update, 2 * kMiB, 4 * kMiB, 2),
-                                                 ev(Kind::Update, 3 * kMiB, 4 * kMiB, 3),
-                                                 ev(Kind::End, 4 * kMiB, 4 * kMiB, 4)});
+  std::string out =
+      render(ProgressMode::Plain, {ev(Kind::Begin, 0, 4 * kMiB, 0), ev(Kind::Update, kMiB, 4 * kMiB, 1),
+                                   ev(Kind::Update, 2 * kMiB, 4 * kMiB, 2), ev(Kind::Update, 3 * kMiB, 4 * kMiB, 3),
+                                   ev(Kind::End, 4 * kMiB, 4 * kMiB, 4)});
   EXPECT_EQ(out,
             "write: 2.0 MiB of 4.0 MiB (50%), 1.0 MiB/s, ETA 2.00 s\n"
             "write: 4.0 MiB of 4.0 MiB (100%), 1.0 MiB/s, 4.00 s\n");
@@ -136,9 +136,9 @@ TEST(ProgressRenderer, JsonPrintsEverySecond) {
 }
 
 TEST(ProgressRenderer, TtyRedrawsOneLineAndClearsIt) {
-  std::string out = render(ProgressMode::Tty, {ev(Kind::Begin, 0, 2 * kMiB, 0), ev(Kind::Update, kMiB, 2 * kMiB, 0.1),
-                                               ev(Kind::Update, kMiB, 2 * kMiB, 0.5),
-                                               ev(Kind::End, 2 * kMiB, 2 * kMiB, 1)});
+  std::string out =
+      render(ProgressMode::Tty, {ev(Kind::Begin, 0, 2 * kMiB, 0), ev(Kind::Update, kMiB, 2 * kMiB, 0.1),
+                                 ev(Kind::Update, kMiB, 2 * kMiB, 0.5), ev(Kind::End, 2 * kMiB, 2 * kMiB, 1)});
   EXPECT_EQ(out, "\r\033[Kwrite: 1.0 MiB of 2.0 MiB (50%), 2.0 MiB/s, ETA 0.50 s\r\033[K");
 }
 
@@ -148,8 +148,9 @@ TEST(ProgressRenderer, TtyLineLeftOnScreenIsClearedAtDestruction) {
 }
 
 TEST(ProgressRenderer, NoneAndStepsPrintNothing) {
-  EXPECT_EQ(render(ProgressMode::None, {ev(Kind::Begin, 0, 10, 0), ev(Kind::Update, 5, 10, 5), ev(Kind::End, 10, 10, 9)}),
-            "");
+  EXPECT_EQ(
+      render(ProgressMode::None, {ev(Kind::Begin, 0, 10, 0), ev(Kind::Update, 5, 10, 5), ev(Kind::End, 10, 10, 9)}),
+      "");
   ProgressEvent step = ev(Kind::Step, 0, 0, 3, "write");
   EXPECT_EQ(render(ProgressMode::Plain, {step}), "");
   ProgressRenderer none(ProgressMode::None);
