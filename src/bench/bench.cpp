@@ -14,7 +14,7 @@ namespace {
 /// Forwards `sink`'s events with the target, job index/count and the ETA for
 /// everything (`left(e)`: seconds left after this event) filled in.
 ProgressSink tagged(const ProgressSink& sink, const std::string& target, unsigned index, unsigned count,
-                    std::function<double(const ProgressEvent&)> left) {
+                    const std::function<double(const ProgressEvent&)>& left) {
   if (!sink) return {};
   return [=, &sink](const ProgressEvent& e) {
     ProgressEvent t = e;
