@@ -2,7 +2,7 @@
 # bench-boot.sh [RUNS]: time `piprov boot patch` on the boot partition of
 # scripts/make-test-image.sh's image (real Debian arm64 kernel) and the no-op
 # `piprov boot sync-kernel` / apt-hooks/piprov-kernel-sync, RUNS times each
-# (default 10), next to the seeds/004 way (zcat + sed; md5sum -c check).
+# (default 10), next to the how-to way (zcat + sed; md5sum -c check).
 # Prints min/median/max per case and piprov/peer ratios. Needs mtools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,7 +42,7 @@ for _ in $(seq "$runs"); do
 done
 echo "boot partition of make-test-image.sh's image: vmlinux ${kernel_mb} MB"
 stats "piprov boot patch (fresh copy)" "$work/patch.ns"
-stats "peer: zcat vmlinuz > vmlinux; sync; sed config.txt (seeds/004)" "$work/peer_patch.ns"
+stats "peer: zcat vmlinuz > vmlinux; sync; sed config.txt (how-to)" "$work/peer_patch.ns"
 ratio "$work/patch.ns" "$work/peer_patch.ns" "piprov/peer (piprov also verifies, hashes, fsyncs, renames)"
 
 # 2. nothing to do: what the apt hook costs after every dpkg run.
@@ -57,6 +57,6 @@ for _ in $(seq "$runs"); do
 done
 stats "piprov boot sync-kernel, nothing to do" "$work/sync.ns"
 stats "apt-hooks/piprov-kernel-sync (sh), nothing to do" "$work/hook.ns"
-stats "peer: md5sum --ignore-missing -c check.md5 (seeds/004)" "$work/peer_sync.ns"
+stats "peer: md5sum --ignore-missing -c check.md5 (how-to)" "$work/peer_sync.ns"
 ratio "$work/sync.ns" "$work/peer_sync.ns" "sync-kernel/peer"
 ratio "$work/hook.ns" "$work/peer_sync.ns" "sh hook/peer"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench-vs-fio.sh: piprov bench vs fio on the same devices in the same run.
 #  1. Two emulated devices (../shared/tools/emulate-device: microsd, usb-ssd),
-#     profile "pi" (seeds/004's four tests) at RUNTIME s per test: fio and
+#     profile "pi" (its four fio tests) at RUNTIME s per test: fio and
 #     `piprov bench --profile pi --only TEST` alternate test by test, ROUNDS
 #     times (medians); prints IOPS and MiB/s side by side + ratios (piprov/fio).
 #  2. Engine overhead: 4k QD1 random reads on a file in the page cache (no
@@ -27,7 +27,7 @@ work=$(mktemp -d)
 cleanup() { "$emu" destroy bench-vs-sd >/dev/null 2>&1 || true; "$emu" destroy bench-vs-ssd >/dev/null 2>&1 || true; rm -rf "$work"; }
 trap cleanup EXIT
 
-# name rw bs iodepth sync (seeds/004)
+# name rw bs iodepth sync (profile pi, src/bench/profiles.cpp)
 tests=("seq-read read 4M 32 0" "rand-read randread 4k 1 1" "seq-write write 4M 32 0" "rand-write randwrite 4k 1 1")
 
 run_fio() { # dev name rw bs qd sync -> json file

@@ -10,7 +10,7 @@
 #   piprov          piprov write --no-verify --yes IMAGE DEV   (+ peak RSS)
 #   piprov verify   piprov write --yes IMAGE DEV: its verify phase, against
 #   device read     dd if=DEV of=/dev/null bs=4M iflag=direct (the image's bytes)
-# and prints wall times and ratios. Targets (issue 2): piprov <= 1.10x decode,
+# and prints wall times and ratios. Targets: piprov <= 1.10x decode,
 # faster than xz|dd, >= 1.8x faster than bmaptool, peak RSS < 100 MiB,
 # verify <= device read + 10%. A benchmark, not a test: numbers are noisy on
 # a shared machine: RUNS=N takes the fastest of N runs of each. Needs root.

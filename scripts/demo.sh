@@ -6,7 +6,7 @@
 #      BOOT_ORDER=0x1 mistake), and explain the fixed order;
 #   3. benchmark an emulated USB SSD against an emulated microSD (profile quick).
 # Emulated devices come from ../shared/tools/emulate-device when present (Pi 4
-# figures from seeds/004), plain loop devices otherwise. Env: DEMO_DIR
+# microSD and USB SSD figures), plain loop devices otherwise. Env: DEMO_DIR
 # (default /var/tmp/piprov-demo), DEMO_SKIP_BENCH=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."

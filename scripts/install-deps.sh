@@ -14,7 +14,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-# Build toolchain and libraries (architecture.md "Dependencies").
+# Build toolchain and libraries.
 pkgs=(
   build-essential cmake pkg-config ninja-build
   liblzma-dev libarchive-dev libblkid-dev libmount-dev

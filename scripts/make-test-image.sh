@@ -2,7 +2,7 @@
 # make-test-image.sh OUT.img [ROOT_MiB]
 #
 # Builds a disk image laid out like Ubuntu 20.04 arm64+raspi preinstalled server
-# (field-notes.md §1), without mounting anything:
+# (as `fdisk -l` shows Ubuntu's published .img), without mounting anything:
 #   MBR; p1 FAT32 (type 0x0c, bootable) label "system-boot", 256 MiB at sector 2048;
 #   p2 ext4 (type 0x83) label "writable" at sector 526336, ROOT_MiB (default 256) long.
 # The boot partition holds a real arm64 kernel (the Image from Debian's

@@ -2,7 +2,7 @@
 // The device behind a bench target (sysfs), its /sys/class/block/X/stat
 // counters, and the O_DIRECT alignment of a path (statx STATX_DIOALIGN where
 // the kernel has it, else the logical block size). Field meanings:
-// Documentation/block/stat.rst; sar -d columns as seeds/001 prints them.
+// Documentation/block/stat.rst; sar -d columns as sysstat's sar(1) prints them.
 #include <cstdint>
 #include <string>
 

@@ -1,9 +1,12 @@
 #pragma once
-// Bench profiles (issue 5 "Profiles"):
-//   pi (default)  seeds/004: seq read + seq write bs=4M iodepth=32 libaio direct;
-//                 rand read + rand write bs=4k iodepth=1 sync=1 direct; 60 s each
-//   sync-write    seeds/000: 4k write direct fsync=1 psync at numjobs 1, 8, 20; 60 s each
-//   throughput    seeds/001: 256k randwrite iodepth=256 numjobs=4 libaio direct; 60 s
+// Bench profiles:
+//   pi (default)  a Pi 4 USB SSD vs SD card comparison: seq read + seq write bs=4M
+//                 iodepth=32 libaio direct; rand read + rand write bs=4k iodepth=1
+//                 sync=1 direct; 60 s each
+//   sync-write    journal-style sync writes (an HBA/SSD fsync test): 4k write direct
+//                 fsync=1 psync at numjobs 1, 8, 20; 60 s each
+//   throughput    deep-queue throughput (SAS vs NVMe): 256k randwrite iodepth=256
+//                 numjobs=4 libaio direct; 60 s
 //   quick         the pi tests at 5 s each on a 256 MiB range (tests, demos)
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Rendering a bench Report: seeds/004-style comparison table (test rows; per
+// Rendering a bench Report: a side-by-side comparison table (test rows; per
 // target IOPS, MiB/s, mean lat ms, p99 ms; a B/A ratio column for two
 // targets), markdown, CSV (one row per target x test) and JSON (everything,
 // histograms included, readable back by report_from_json). SVG charts: svg.hpp.

@@ -1,7 +1,7 @@
 #pragma once
 // The result model shared by `piprov bench` runs and `piprov bench import`
 // (fio outputs): targets -> jobs -> read/write/sync statistics.
-// Definitions follow fio (field-notes.md §5): lat = issue to completion as the
+// Definitions follow fio (fio HOWTO: Interpreting the output): lat = issue to completion as the
 // caller sees it (fio: slat + clat); IOPS = ios / runtime; bandwidth in bytes/s
 // (printed as MiB/s = 2^20 and MB/s = 10^6, labelled).
 #include <cstdint>
@@ -43,7 +43,7 @@ struct DirStats {
   const LatStats& total_lat() const { return lat.present() ? lat : clat; }
 };
 
-/// /sys/block/DEV/stat deltas over a job (sar -d's columns, seeds/001).
+/// /sys/block/DEV/stat deltas over a job (Documentation/block/stat.rst; sar(1) -d's columns).
 struct DiskStats {
   std::string device;  ///< "sda", "loop3", "mmcblk0"
   double elapsed_s = 0;
@@ -59,7 +59,7 @@ struct DiskStats {
   double wkb_s() const;
 };
 
-/// The device behind a target, as sysfs describes it (issue 5 "Measurement").
+/// The device behind a target, as sysfs describes it (Documentation/ABI/stable/sysfs-block).
 struct DeviceInfo {
   std::string name;       ///< whole disk, "sda"
   std::string stat_name;  ///< what /sys/class/block/X/stat is read for (partition or disk)

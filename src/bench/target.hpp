@@ -1,5 +1,5 @@
 #pragma once
-// Bench targets and their safety rules (issue 5 "Targets and safety"):
+// Bench targets and their safety rules:
 // - a directory, or a path that does not exist yet: piprov creates its own
 //   test file there, pre-fills it with random data and removes it at the end
 //   (also on Ctrl-C and on errors) - the non-destructive default;

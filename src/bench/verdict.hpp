@@ -1,5 +1,5 @@
 #pragma once
-// SD Association application performance classes (field-notes.md §5):
+// SD Association application performance classes (SD Physical Layer Simplified Spec, A1/A2):
 // A1 >= 1500 random read IOPS and >= 500 random write IOPS at 4 KiB, with
 // >= 10 MB/s sustained sequential write; A2 >= 4000 / 2000 IOPS, >= 10 MB/s.
 #include <optional>

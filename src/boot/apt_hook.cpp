@@ -22,7 +22,7 @@ std::optional<std::string> slurp(const fs::path& p) {
   return s.str();
 }
 
-// The seed's script lives in the boot partition; on a mounted image that is
+// The hand-made hook's script lives in the boot partition; on a mounted image that is
 // BOOT_DIR, on the Pi ROOT_DIR/boot/firmware.
 fs::path find_seed_script(const fs::path& root_dir, const fs::path& boot_dir) {
   std::error_code ec;
@@ -31,7 +31,7 @@ fs::path find_seed_script(const fs::path& root_dir, const fs::path& boot_dir) {
   return {};
 }
 
-// Every snippet in apt.conf.d that runs the seed's auto_decompress_kernel.
+// Every snippet in apt.conf.d that runs the hand-made auto_decompress_kernel.
 std::vector<fs::path> seed_snippets(const fs::path& root_dir) {
   std::vector<fs::path> out;
   std::error_code ec;
@@ -95,7 +95,7 @@ std::vector<std::string> install_hook(const fs::path& root_dir, const fs::path& 
   put(kHookConfRel, hook_conf(), 0644);
   for (const auto& snippet : seed_snippets(root_dir)) {
     if (!dry_run && !fs::remove(snippet, ec) && ec) throw io_error("cannot remove " + snippet.string(), ec.value());
-    actions.push_back((dry_run ? "would remove" : "removed") + std::string(" the seed's hook ") + snippet.string() +
+    actions.push_back((dry_run ? "would remove" : "removed") + std::string(" the hand-made hook ") + snippet.string() +
                       " (replaced by 99-piprov-kernel)");
   }
   for (const auto& dir : {boot_dir, root_dir / "boot/firmware"}) {
@@ -103,7 +103,7 @@ std::vector<std::string> install_hook(const fs::path& root_dir, const fs::path& 
       fs::path p = dir / name;
       if (!fs::is_regular_file(p, ec)) continue;
       if (!dry_run && !fs::remove(p, ec) && ec) throw io_error("cannot remove " + p.string(), ec.value());
-      actions.push_back((dry_run ? "would remove" : "removed") + std::string(" the seed's ") + p.string());
+      actions.push_back((dry_run ? "would remove" : "removed") + std::string(" the hand-made hook's ") + p.string());
     }
   }
   return actions;

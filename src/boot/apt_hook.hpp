@@ -1,7 +1,7 @@
 #pragma once
 // The apt hook that keeps vmlinux fresh on the Pi (apt-hooks/ in the source
-// tree, embedded into piprov at build time) and what we know about the seed's
-// hand-made hook it replaces (field-notes.md §3).
+// tree, embedded into piprov at build time) and the faults of the hand-made
+// 999_decompress_rpi_kernel hook that Pi 4 USB-boot how-tos install, which it replaces.
 // On the Pi: root fs at ROOT_DIR, boot partition at ROOT_DIR/boot/firmware.
 #include <filesystem>
 #include <string>
@@ -22,7 +22,7 @@ std::string_view hook_script();
 std::string_view hook_conf();
 
 /// Installs (or, with dry_run, lists) the hook into ROOT_DIR: the script and
-/// the apt.conf snippet, only where their content differs; removes the seed's
+/// the apt.conf snippet, only where their content differs; removes the hand-made
 /// 999_decompress_rpi_kernel snippet and its script/check.md5 in BOOT_DIR (or
 /// ROOT_DIR/boot/firmware). Returns the file actions ("installed ...").
 /// Throws Error{Usage} when ROOT_DIR has no etc/apt (not a Debian/Ubuntu root),
@@ -30,8 +30,10 @@ std::string_view hook_conf();
 std::vector<std::string> install_hook(const std::filesystem::path& root_dir, const std::filesystem::path& boot_dir,
                                       bool dry_run);
 
-/// The seed hook's faults found in its script text (field-notes.md §3,
-/// numbered as there), e.g. "3: first run fails: `mv $DKPATH $DKPATH.bak` with no vmlinux yet".
+/// The hand-made hook's faults found in its script text (unquoted heredoc,
+/// dead `$?` checks under -e, first run fails, md5sum --ignore-missing, in-place
+/// zcat, wrong message; numbered in that order), e.g. "3: first run fails: `mv $DKPATH $DKPATH.bak` with no vmlinux
+/// yet".
 std::vector<std::string> seed_hook_faults(std::string_view script_text);
 
 /// State of the hooks under ROOT_DIR.

@@ -179,13 +179,13 @@ void check_hook(Ctx& c) {
   auto st = inspect_hooks(*root, c.o.boot_dir);
   if (st.seed_hook) {
     c.add(Severity::Error, "seed-hook",
-          "the hand-made hook " + st.seed_hook_conf + " (seeds/004) is installed" +
+          "the hand-made hook " + st.seed_hook_conf + " (from Pi 4 USB-boot how-tos) is installed" +
               (st.seed_script.empty() ? " and its script auto_decompress_kernel is missing: apt reports a failed hook "
                                         "after every dpkg run"
                                       : ", running " + st.seed_script),
           fix + " (replaces it)");
     for (const auto& f : st.seed_faults)
-      c.add(Severity::Error, "seed-hook-fault", "the seed hook's fault " + f, fix + " (replaces it)");
+      c.add(Severity::Error, "seed-hook-fault", "the hand-made hook's fault " + f, fix + " (replaces it)");
   }
   if (!st.conf_installed) {
     c.add(Severity::Error, "hook-missing",

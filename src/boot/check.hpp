@@ -1,9 +1,9 @@
 #pragma once
-// `piprov boot check`: the re-check users run after updates (issue 3 item 5).
+// `piprov boot check`: the re-check users run after updates.
 // Everything that keeps a Pi 4 booting Ubuntu from USB: vmlinux present,
 // valid and fresh; the effective [pi4] kernel=/initramfs name existing files;
 // config.txt lint; cmdline.txt one line with root=; the apt hook installed;
-// UAS quirks for known USB-SATA bridges (field-notes.md §2-3).
+// UAS quirks for known USB-SATA bridges (cmdline_txt.hpp).
 #include <filesystem>
 #include <optional>
 #include <string>

@@ -2,7 +2,8 @@
 // cmdline.txt: the kernel command line the Pi firmware passes on. It must be a
 // single line (the firmware reads only the first one); root= must be present.
 // UAS quirks: broken UAS USB-SATA bridges on a Pi 4 need
-// `usb-storage.quirks=VID:PID:u` here (field-notes.md §2; known bridges below).
+// `usb-storage.quirks=VID:PID:u` here (kernel admin-guide kernel-parameters:
+// usb-storage.quirks, flag u = IGNORE_UAS; known bridges below).
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,7 +16,8 @@ struct KnownBridge {
   const char* vid_pid;  ///< "152d:0578"
   const char* name;
 };
-/// field-notes.md §2: JMicron JMS567/578, ASMedia ASM1051/1053 (174c:55aa), ASMedia 174c:1156, 0634:5605.
+/// Raspberry Pi forums topic 245931 (Pi 4 USB 3.0 SSD speeds, UAS quirks): JMicron JMS567/578, ASMedia ASM1051/1053
+/// (174c:55aa), ASMedia 174c:1156, 0634:5605.
 const std::vector<KnownBridge>& known_uas_bridges();
 /// The bridge for "vvvv:pppp" (case-insensitive), or nullptr.
 const KnownBridge* find_known_bridge(std::string_view vid_pid);

@@ -3,7 +3,7 @@
 // edit and print back. to_string(parse(x)) == x for any bytes x (CRLF, missing
 // final newline, tabs, NULs, long lines are all kept); edits touch only the
 // lines they name.
-// Rules (raspberrypi/documentation config_txt/*.adoc, field-notes.md §2): one
+// Rules (Raspberry Pi documentation, config_txt: common options, conditional filters): one
 // `key=value` per line; `#` starts a comment only at the start of a line; the
 // firmware reads only the first 98 characters of a line; no spaces around `=`;
 // a repeated key: the later one wins (dtoverlay/dtparam accumulate instead);

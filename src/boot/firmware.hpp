@@ -2,8 +2,7 @@
 // What the Pi firmware on a boot partition can do, as far as the boot files
 // tell. Source: raspberrypi/firmware commit 086d9d9 (September 2020) added
 // gzip decompression of arm64 kernels ("64-bit kernel decompression has been
-// supported since September 2020", pelwell, raspberrypi/documentation#1858;
-// field-notes.md §2 says "late 2020"). The EEPROM/firmware actually running
+// supported since September 2020", pelwell, raspberrypi/documentation issue 1858). The EEPROM/firmware actually running
 // on a Pi cannot be known from the boot directory alone.
 #include <filesystem>
 #include <optional>

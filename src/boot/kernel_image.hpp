@@ -5,7 +5,7 @@
 // Documentation/arch/arm64/booting.rst); compressed-kernel magics: gzip 1f 8b
 // (RFC 1952), xz fd 37 7a 58 5a 00, zstd 28 b5 2f fd, lz4 frame 04 22 4d 18 and
 // lz4 legacy 02 21 4c 18 (what the kernel's own lz4 build uses), bzip2 "BZh".
-// Decoding goes through libarchive's raw reader (architecture.md "Dependencies").
+// Decoding goes through libarchive's raw reader (archive_read_support_format_raw(3)).
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>

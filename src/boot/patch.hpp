@@ -1,8 +1,9 @@
 #pragma once
 // `piprov boot patch`: make a mounted Ubuntu boot partition boot a Pi 4 from
-// USB (seeds/004, field-notes.md §2): vmlinuz -> vmlinux, and in config.txt's
-// [pi4] `kernel=vmlinux` + `initramfs initrd.img followkernel`; optionally the
-// seed's other [pi4] settings and the UAS quirk in cmdline.txt; with a root
+// USB (Ubuntu 20.04's U-Boot cannot boot from USB mass storage): vmlinuz ->
+// vmlinux, and in config.txt's [pi4] `kernel=vmlinux` + `initramfs initrd.img
+// followkernel` (Raspberry Pi documentation, config_txt: kernel, initramfs);
+// optionally the usual Pi 4 USB-boot [pi4] settings and the UAS quirk in cmdline.txt; with a root
 // fs, the apt hook. Idempotent: a second run changes no byte.
 #include <filesystem>
 #include <optional>
@@ -21,10 +22,10 @@ struct PatchOptions {
   std::filesystem::path boot_dir;
   std::optional<std::filesystem::path> root_dir;  ///< install the apt hook there
   bool dry_run = false;
-  // The seed's optional [pi4] settings (seeds/004); unset = leave alone.
+  // Optional [pi4] settings (Raspberry Pi documentation, config_txt); unset = leave alone.
   std::optional<int> gpu_mem;           ///< gpu_mem=N (MiB)
   std::optional<int> max_framebuffers;  ///< max_framebuffers=N
-  std::optional<int> boot_delay;        ///< boot_delay=N (seconds; the seed's bare boot_delay is invalid)
+  std::optional<int> boot_delay;        ///< boot_delay=N (seconds; a bare boot_delay is invalid)
   bool fkms = false;                    ///< dtoverlay=vc4-fkms-v3d
   std::vector<std::string> uas_quirks;  ///< "VID:PID" -> usb-storage.quirks=VID:PID:u in cmdline.txt
 };

@@ -1,6 +1,6 @@
 #pragma once
 // vmlinuz -> vmlinux on a Pi boot partition, done the way the apt hook must do
-// it (field-notes.md §3): a hash check first (fast no-op when vmlinuz is
+// it (after every dpkg run: fast, atomic, never a truncated kernel): a hash check first (fast no-op when vmlinuz is
 // unchanged), regenerate when vmlinux is missing or stale, decode into a temp
 // file, verify it is an arm64 Image, copy the current vmlinux to vmlinux.bak,
 // rename the new one into place, fsync the directory, then write vmlinux.stamp.

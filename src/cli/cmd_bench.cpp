@@ -1,4 +1,4 @@
-// `piprov bench TARGET...` and `piprov bench import FIO_OUTPUT...` (issue 5).
+// `piprov bench TARGET...` and `piprov bench import FIO_OUTPUT...`.
 // Wiring and printing only; the work is in src/bench/.
 #include <fmt/format.h>
 #include <unistd.h>
@@ -73,7 +73,10 @@ void add_bench_command(CLI::App& app, Globals& g, int& exit_code) {
   bench->add_option(
       "TARGET", o->targets,
       "Directory or file on a mounted filesystem (a test file is created and removed), or a block device");
-  bench->add_option("--profile", o->profile, "pi (seeds/004) | sync-write (seeds/000) | throughput (seeds/001) | quick")
+  bench
+      ->add_option("--profile", o->profile,
+                   "pi (4M seq + 4k sync random, SD vs USB SSD) | sync-write (4k fsync writes at 1/8/20 jobs) | "
+                   "throughput (256k randwrite, deep queue) | quick (pi, 5 s each)")
       ->capture_default_str();
   bench->add_option("--only", o->only,
                     "Run only these jobs of the profile (comma-separated, e.g. seq-read,rand-write)");

@@ -32,7 +32,7 @@ void run_patch(const PatchArgs& a) {
   if (a.max_fb >= 0) o.max_framebuffers = a.max_fb;
   if (a.boot_delay >= 0) o.boot_delay = a.boot_delay;
   o.fkms = a.fkms;
-  if (a.seed) {  // seeds/004's [pi4] block, with boot_delay given the value it needs
+  if (a.seed) {  // the usual Pi 4 USB-boot [pi4] block, with boot_delay given the value it needs
     if (!o.gpu_mem) o.gpu_mem = 16;
     if (!o.max_framebuffers) o.max_framebuffers = 2;
     if (!o.boot_delay) o.boot_delay = 1;
@@ -143,14 +143,14 @@ void add_boot_command(CLI::App& app, Globals&, int& exit_code) {
   patch->add_option("BOOT_DIR", pa->boot, "Mounted boot partition (system-boot)")->required();
   patch->add_option("--root", pa->root, "Mounted root filesystem (writable): install the apt hook there");
   patch->add_flag("--dry-run", pa->dry_run, "Print the config.txt diff and the file actions; change nothing");
-  patch->add_option("--gpu-mem", pa->gpu_mem, "Also set [pi4] gpu_mem=N (MiB; seeds/004 uses 16)")
+  patch->add_option("--gpu-mem", pa->gpu_mem, "Also set [pi4] gpu_mem=N (MiB; 16 for a headless Pi)")
       ->check(CLI::Range(16, 1024));
   patch->add_option("--max-framebuffers", pa->max_fb, "Also set [pi4] max_framebuffers=N")->check(CLI::Range(0, 4));
   patch->add_option("--boot-delay", pa->boot_delay, "Also set [pi4] boot_delay=N (seconds)")->check(CLI::Range(0, 60));
   patch->add_flag("--fkms", pa->fkms, "Also add [pi4] dtoverlay=vc4-fkms-v3d");
   patch->add_flag(
       "--seed-settings", pa->seed,
-      "All of seeds/004's [pi4] settings: gpu_mem=16 max_framebuffers=2 dtoverlay=vc4-fkms-v3d boot_delay=1");
+      "The usual Pi 4 USB-boot [pi4] settings: gpu_mem=16 max_framebuffers=2 dtoverlay=vc4-fkms-v3d boot_delay=1");
   patch->add_option("--uas-quirk", pa->quirks, "Add usb-storage.quirks=VID:PID:u to cmdline.txt (repeatable)");
   patch->add_flag("--json", pa->json, "Print JSON");
   patch->callback([pa] { run_patch(*pa); });

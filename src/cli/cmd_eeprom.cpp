@@ -49,7 +49,7 @@ Board board_for_image(const EepromImage& img, std::optional<Board> given) {
 }
 
 // Reads a config file or stdin, at most 1 MiB (a bootconf.txt holds at most
-// 4076 bytes; field-notes.md §4): /dev/zero or a disk is refused, not slurped.
+// 4076 bytes; raspberrypi/rpi-eeprom rpi-eeprom-config): /dev/zero or a disk is refused, not slurped.
 std::string read_text(const std::string& path) {
   constexpr std::size_t kMaxConfig = 1 << 20;
   if (path != "-" && std::filesystem::is_directory(path))

@@ -37,8 +37,9 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
       "provision", "Write an Ubuntu Pi image to a USB disk, then make it boot a Pi 4 from USB (patch + check)");
   auto a = std::make_shared<ProvisionArgs>();
   add_write_options(cmd, a->opts.write, a->progress);
-  cmd->add_flag("--seed-settings", a->seed,
-                "Also seeds/004's [pi4] settings: gpu_mem=16 max_framebuffers=2 dtoverlay=vc4-fkms-v3d boot_delay=1");
+  cmd->add_flag(
+      "--seed-settings", a->seed,
+      "Also the usual Pi 4 USB-boot [pi4] settings: gpu_mem=16 max_framebuffers=2 dtoverlay=vc4-fkms-v3d boot_delay=1");
   cmd->add_option("--gpu-mem", a->gpu_mem, "Also set [pi4] gpu_mem=N (MiB)")->check(CLI::Range(16, 1024));
   cmd->add_option("--max-framebuffers", a->max_fb, "Also set [pi4] max_framebuffers=N")->check(CLI::Range(0, 4));
   cmd->add_option("--boot-delay", a->boot_delay, "Also set [pi4] boot_delay=N (seconds)")->check(CLI::Range(0, 60));

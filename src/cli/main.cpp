@@ -1,6 +1,6 @@
 // piprov entry point: global options, the table of commands, error -> exit code.
-// Exit codes: architecture.md "Commands" (0 ok, 1 findings, 2 usage, 3 I/O,
-// 4 verify, 130 interrupted).
+// Exit codes (core/error.hpp): 0 ok, 1 findings, 2 usage, 3 I/O, 4 verify,
+// 130 interrupted (128 + SIGINT, as shells report it).
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <cstdio>

@@ -2,7 +2,8 @@
 // Atomic replacement of a file: write a temp file in the same directory,
 // fsync it, rename over the target, fsync the directory. A crash at any point
 // leaves either the old or the new file complete, never a mix.
-// Model: ccache src/ccache/core/atomicfile.cpp; rule: field-notes.md §3.
+// Model: ccache src/ccache/core/atomicfile.cpp; rule: rename(2) is atomic,
+// fsync(2) of the directory makes the rename durable.
 #include <cstddef>
 #include <filesystem>
 #include <span>

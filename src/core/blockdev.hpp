@@ -1,8 +1,9 @@
 #pragma once
 // Block devices as a user sees them: whole disks with their partitions, from
 // sysfs (/sys/block) + libblkid (labels, fs types) + libmount (mount points).
-// Rules for "system disk": issue 2 (holds /, /boot, /boot/firmware, /home,
-// /var, /usr or active swap, or has holders such as LVM/MD).
+// Rules for "system disk": it holds /, /boot, /boot/firmware, /home,
+// /var, /usr or active swap, or has holders such as LVM/MD (sysfs ABI,
+// Documentation/ABI/stable/sysfs-block: holders/).
 #include <sys/types.h>
 #include <cstdint>
 #include <string>

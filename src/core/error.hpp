@@ -1,6 +1,6 @@
 #pragma once
 // piprov::Error and the exit codes every command uses.
-// Source of the codes: ../shared/docs/architecture.md "Commands".
+// 130 = 128 + SIGINT, as shells report a process ended by Ctrl-C.
 #include <stdexcept>
 #include <string>
 

@@ -1,6 +1,6 @@
 #pragma once
 // The mount table and mount/umount, through libmount (correct with bind
-// mounts and escaped paths; architecture.md "Dependencies").
+// mounts and escaped paths; util-linux libmount).
 #include <sys/types.h>
 #include <string>
 #include <vector>

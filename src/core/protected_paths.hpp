@@ -1,8 +1,8 @@
 #pragma once
 // System directories piprov never writes a file in, for `write` onto a file
-// and `bench --destructive` on a file. Source: new-user tests of 2026-11-30
-// (`write --yes IMG /etc/passwd` replaced it; `bench --destructive` rewrote a
-// file under /usr).
+// and `bench --destructive` on a file (a mistyped `write --yes IMG /etc/passwd`
+// must not replace it; `bench --destructive` must not rewrite a file under /usr).
+// Directories: FHS 3.0 (/etc, /usr, /bin, /sbin, /lib*, /boot, /var/lib, /root).
 #include <string>
 
 namespace piprov {

@@ -2,7 +2,7 @@
 // Bounded reads of user-named inputs. piprov's text and EEPROM inputs are
 // kilobytes to a few MiB; a path such as /dev/zero, /dev/sda or a disk image
 // given by mistake must be refused after a bounded read, never slurped whole
-// (new-user test of 2026-11-30: `eeprom check /dev/zero` ran out of memory).
+// (`eeprom check /dev/zero` must fail fast, not run out of memory).
 #include <cstddef>
 #include <istream>
 #include <optional>

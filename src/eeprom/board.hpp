@@ -1,7 +1,7 @@
 #pragma once
 // Boards whose bootloader lives in an SPI EEPROM, and what differs between
 // them: BOOT_ORDER defaults and the boot modes each one has.
-// Source: ../shared/docs/field-notes.md §4.
+// Source: Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER.
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -19,10 +19,11 @@ std::string_view board_title(Board b);
 /// true for the BCM2712 (Pi 5), false for the BCM2711 family (Pi 4B, Pi 400, CM4).
 bool is_bcm2712(Board b);
 /// The bootloader's BOOT_ORDER when the key is absent: Pi 4B/400 0xf41,
-/// CM4 0xf641, Pi 5 0xf461 (field-notes.md §4).
+/// CM4 0xf641, Pi 5 0xf461 (Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER;
+/// raspberrypi/usbboot recovery5/boot.conf).
 std::uint32_t default_boot_order(Board b);
 /// Whether boot mode `nibble` exists on the board: 5 (BCM-USB-MSD) not on Pi 5,
-/// 6 (NVMe) only on CM4 and Pi 5 (field-notes.md §4).
+/// 6 (NVMe) only on CM4 and Pi 5 (Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER).
 bool board_has_mode(Board b, int nibble);
 
 }  // namespace piprov::eeprom

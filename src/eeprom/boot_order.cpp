@@ -5,7 +5,7 @@
 
 namespace piprov::eeprom {
 namespace {
-constexpr const char* kSource = "field-notes.md §4 (Raspberry Pi bootloader docs: BOOT_ORDER)";
+constexpr const char* kSource = "Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER";
 constexpr int kStop = 0xe, kRestart = 0xf, kRpiboot = 3;
 
 bool is_end(int n) { return n == kStop || n == kRestart; }

@@ -1,7 +1,7 @@
 #pragma once
 // BOOT_ORDER: one boot mode per hex nibble, read from the least significant
 // nibble, at most 8 nibbles; 0xe (STOP) and 0xf (RESTART) end the walk.
-// Source: ../shared/docs/field-notes.md §4 (raspberrypi bootloader docs).
+// Source: Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER.
 #include <cstdint>
 #include <optional>
 #include <string>

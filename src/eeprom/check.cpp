@@ -10,7 +10,7 @@
 
 namespace piprov::eeprom {
 namespace {
-constexpr const char* kNotes = "field-notes.md §4";
+constexpr const char* kNotes = "Raspberry Pi documentation, eeprom-bootloader: configuration properties";
 
 std::string header(const Section& s) { return "[" + s.text + "]"; }
 
@@ -113,7 +113,7 @@ CheckReport check_config(const CheckInput& in, const CheckOptions& opt) {
       f.push_back({"boot-order-format", Severity::Error, l.number, "BOOT_ORDER", parsed.error,
                    fmt::format("write it as 0x followed by up to 8 hex nibbles, e.g. BOOT_ORDER={}",
                                format_boot_order(default_boot_order(opt.board))),
-                   "field-notes.md §4 (BOOT_ORDER)"});
+                   "Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER"});
       continue;
     }
     if (conditional) {
@@ -122,7 +122,7 @@ CheckReport check_config(const CheckInput& in, const CheckOptions& opt) {
            fmt::format("BOOT_ORDER={} applies only when {} ({}); otherwise {}{} applies", l.value, condition_words(*s),
                        header(*s), eff.text, eff.is_default() ? " (board default)" : ""),
            fmt::format("to make it unconditional, move it under [all] (e.g. piprov eeprom set-boot-order {})", l.value),
-           "field-notes.md §4 (conditional sections)"});
+           "Raspberry Pi documentation, config_txt: conditional filters"});
       auto bf = check_boot_order(*parsed.order, l.number, opt.board, opt.want, header(*s));
       f.insert(f.end(), bf.begin(), bf.end());
     } else {
@@ -143,7 +143,8 @@ CheckReport check_config(const CheckInput& in, const CheckOptions& opt) {
                  fmt::format("BOOT_ORDER is not set{}: the {} default {} applies ({})",
                              eff.conditional.empty() ? "" : " outside conditional sections", board_title(opt.board),
                              eff.text, boot_order_words(*eff.order, opt.board)),
-                 "nothing to do unless you want another order", "field-notes.md §4 (BOOT_ORDER defaults)"});
+                 "nothing to do unless you want another order",
+                 "Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER"});
     auto bf = check_boot_order(*eff.order, 0, opt.board, opt.want);
     f.insert(f.end(), bf.begin(), bf.end());
   }

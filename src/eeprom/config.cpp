@@ -6,7 +6,7 @@
 namespace piprov::eeprom {
 namespace {
 constexpr const char* kSyntaxSource =
-    "field-notes.md §4; config.txt syntax (Raspberry Pi docs: one KEY=value per "
+    "Raspberry Pi documentation, eeprom-bootloader; config_txt syntax: one KEY=value per "
     "line, no spaces around '=', comments only at the start of a line)";
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }

@@ -4,8 +4,8 @@
 // number; tolerant of what users paste (CRLF, trailing spaces, the 2019
 // space-padded format) but reports what the bootloader would not accept:
 // inline `#` comments, spaces around `=`, several keys on one line, `include`,
-// EDID filters. Sources: field-notes.md §4; config.txt syntax rules (Raspberry
-// Pi docs: comments only at the start of a line, no spaces around `=`).
+// EDID filters. Sources: Raspberry Pi documentation, eeprom-bootloader; config_txt
+// syntax rules (comments only at the start of a line, no spaces around `=`).
 #include <cstddef>
 #include <string>
 #include <string_view>

@@ -3,7 +3,7 @@
 // 2097152 B) bootloader EEPROM image. Reads the embedded bootconf.txt and
 // writes a new image with another one, in the layout raspberrypi/rpi-eeprom's
 // `rpi-eeprom-config` uses (which `rpi-eeprom-update -f` flashes).
-// Format (field-notes.md §4, rpi-eeprom-config): sections of big-endian
+// Format (raspberrypi/rpi-eeprom rpi-eeprom-config): sections of big-endian
 // u32 magic + u32 length; magic valid when (magic & 0xfffff00f) == 0x55aaf00f;
 // 0x55aaf11f = file (12-byte NUL-padded name at +8, 4 zero bytes, data at +24,
 // data length = length - 16), 0x55aafeef = padding; next section at

@@ -11,8 +11,8 @@
 namespace piprov::eeprom {
 namespace {
 constexpr std::int64_t kMaxI = std::numeric_limits<std::int32_t>::max();
-constexpr const char* kNotes = "field-notes.md §4";
-constexpr const char* kDocs = "Raspberry Pi bootloader docs (no limits in field-notes.md)";
+constexpr const char* kNotes = "Raspberry Pi documentation, eeprom-bootloader: configuration properties";
+constexpr const char* kDocs = "Raspberry Pi documentation, eeprom-bootloader (value not checked)";
 
 // clang-format off
 constexpr std::array kRules{

@@ -1,8 +1,8 @@
 #pragma once
 // The rule table: every bootloader key piprov knows, with type, limits,
-// default, boards and source. Keys and limits: ../shared/docs/field-notes.md §4;
-// keys marked "docs" exist in the Raspberry Pi bootloader documentation but
-// field-notes gives no limits, so only their presence is known.
+// default, boards and source. Keys and limits: Raspberry Pi documentation,
+// eeprom-bootloader: configuration properties; keys of type Any exist there
+// but their values are not checked, so only their presence is known.
 #include <cstdint>
 #include <optional>
 #include <span>

@@ -5,7 +5,7 @@
 
 namespace piprov::eeprom {
 namespace {
-constexpr const char* kSource = "field-notes.md §4 (rpi-eeprom release notes: USB MSD boot)";
+constexpr const char* kSource = "raspberrypi/rpi-eeprom firmware release notes: USB MSD boot";
 
 std::tm utc(std::int64_t t) {
   std::time_t tt = static_cast<std::time_t>(t);

@@ -1,7 +1,7 @@
 #pragma once
 // Bootloader version (from an image's BUILD_TIMESTAMP or from a live Pi) and
 // the rpi-eeprom-update release channel, with the rules that depend on them.
-// Source: field-notes.md §4 (USB mass-storage boot: stable channel from the
+// Source: raspberrypi/rpi-eeprom firmware release notes (USB mass-storage boot: stable channel from the
 // 2020-06-15 release, default/critical channel from 2020-09-03;
 // FIRMWARE_RELEASE_STATUS critical/stable/beta in 2020, default/latest today).
 #include <cstdint>

@@ -1,7 +1,7 @@
 // gz, bz2, zstd, lz4 (libarchive's raw format + all filters) and a .zip
 // holding exactly one image file (libarchive's zip reader, seekable so the
 // central directory is used). xz never comes here: libarchive's xz filter is
-// single-threaded (field-notes.md §1, libarchive issue 1964).
+// single-threaded (libarchive/libarchive issue 1964).
 #include <archive.h>
 #include <archive_entry.h>
 #include <fmt/format.h>

@@ -2,7 +2,7 @@
 // Two threads joined by a bounded queue of aligned buffers: a producer thread
 // fills buffers (decoder, or device reader), the calling thread consumes them
 // in order (writer, or comparer). Memory is bounded by count * capacity
-// whatever the image size (issue 2 "peak RSS under 100 MiB").
+// whatever the image size (peak RSS stays under 100 MiB).
 #include <cstddef>
 #include <cstdint>
 #include <functional>

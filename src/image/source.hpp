@@ -1,7 +1,7 @@
 #pragma once
 // Sources: pull the uncompressed image bytes out of IMAGE, whatever its
 // format. Format is detected from the first bytes (magic numbers), not the
-// extension (issue 2 item 4). .xz goes through liblzma's multi-threaded
+// extension. .xz goes through liblzma's multi-threaded
 // decoder; gz/bz2/zst/lz4 and a .zip holding one image through libarchive;
 // anything else that is not a known archive/compressor is a raw image.
 // Magic numbers: xz "FD 37 7A 58 5A 00" (xz-file-format.txt 2.1.1.1),

@@ -1,9 +1,9 @@
 #pragma once
 // The DEVICE of `piprov write`: what it is, whether writing it is allowed,
-// and opening it for O_DIRECT|O_EXCL writes. Safety rules: issue 2 item 4
-// ("the target must be a whole disk (not a partition) or a regular file; a
-// system disk is refused always; mounted partitions refused unless --unmount;
-// a read-only device is refused") and rpi-imager's wrong-disk issues.
+// and opening it for O_DIRECT|O_EXCL writes. Safety rules: the target must be
+// a whole disk (not a partition) or a regular file; a system disk is refused
+// always; mounted partitions are refused unless --unmount; a read-only device
+// is refused (the wrong-disk reports against rpi-imager).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,8 +35,8 @@ TargetInfo inspect_target(const std::string& path);
 /// enough: a mistyped DEVICE must not replace a file), and always when it lies
 /// under a system directory (/etc /usr /bin /sbin /lib* /boot /var/lib /root)
 /// or backs a loop device (its file systems would be corrupted under it).
-/// No-op for disks. Source: new-user tests of 2026-11-30 (`write --yes IMG
-/// /etc/passwd`, an empty /etc/subuid, /proc/version, a mounted loop's backing file).
+/// No-op for disks. Examples refused: `write --yes IMG /etc/passwd`, an empty
+/// /etc/subuid, /proc/version, a mounted loop's backing file.
 void check_file_target_allowed(const TargetInfo& t, bool overwrite);
 
 /// Throws Error{Usage} when `image` is the target itself or is stored on it.

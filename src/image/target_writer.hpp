@@ -2,7 +2,7 @@
 // Writes the image stream to an opened target: aligned O_DIRECT writes (the
 // final partial block padded; files truncated back), the first MiB held back
 // and written last so an interrupted write never leaves a disk that looks
-// bootable (issue 2 item 4; rpi-imager zeroes the first and last MiB first).
+// bootable (as rpi-imager does: it zeroes the first and last MiB first).
 #include <cstdint>
 #include <string>
 

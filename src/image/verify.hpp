@@ -4,7 +4,7 @@
 // mismatch the image is decoded again up to that chunk so the first differing
 // byte is named. `piprov verify IMAGE DEVICE` (its own step, no hashes kept)
 // decodes the image and compares it with the device byte for byte.
-// Source: issue 2 item 4 ("verify ... a mismatch reports the first bad offset").
+// A mismatch reports the first bad offset.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,8 +1,8 @@
 #pragma once
 // `piprov write IMAGE DEVICE` as a library call, also used by `provision`.
-// Rules: issue 2 item 4 (formats, O_DIRECT|O_EXCL aligned writes, first MiB
-// written last, fdatasync, BLKRRPART, verify, safety checks, progress, Ctrl-C);
-// architecture.md "How data flows" (Source -> bounded queue -> Target).
+// Rules: formats by magic, O_DIRECT|O_EXCL aligned writes, first MiB written
+// last, fdatasync, BLKRRPART, verify, safety checks, progress, Ctrl-C. Data
+// flows Source -> bounded queue -> Target (pipeline.hpp).
 #include <cstdint>
 #include <functional>
 #include <string>

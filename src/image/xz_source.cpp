@@ -2,7 +2,7 @@
 // uncompressed size and block count before anything is written; the data goes
 // through lzma_stream_decoder_mt (threads = cores, memlimit from physical
 // memory). Single-block files decode on one thread: liblzma can only run
-// blocks in parallel (field-notes.md §1; xz(1) "--threads").
+// blocks in parallel (xz(1) "--threads"; Ubuntu's livecd-rootfs compresses with xz -T4).
 #include <fmt/format.h>
 #include <lzma.h>
 #include <spdlog/spdlog.h>

@@ -2,7 +2,7 @@
 // `piprov provision IMAGE DEVICE`: write (image::write_image, same safety and
 // verify), find `system-boot` and `writable` with libblkid (by label, else the
 // first FAT and ext4 partitions), mount both in a private temp dir, boot patch
-// --root, boot check, sync, unmount (architecture.md "How data flows").
+// --root, boot check, sync, unmount.
 // On a failure after the write it unmounts and says what state the disk is in.
 #include <string>
 #include <vector>

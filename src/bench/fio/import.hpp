@@ -1,7 +1,7 @@
 #pragma once
 // `piprov bench import`: fio outputs (JSON of fio 2.x/3.x, or the normal text
 // format incl. the pre-2.17 layout) into the bench result model.
-// Unit rules (field-notes.md §5): JSON lat_ns/clat_ns are ns, before fio 2.99
+// Unit rules (fio HOWTO: Interpreting the output; fio JSON output): JSON lat_ns/clat_ns are ns, before fio 2.99
 // lat/clat are usec; before fio 2.21 io_bytes is KiB; bw is KiB/s. Text lines
 // carry their own unit ("clat (msec)"), numbers may have k/M suffixes
 // ("IOPS=18.6k"), and pre-2.17 prints "io=..KB, bw=..KB/s, iops=.., runt=..msec"

@@ -1,5 +1,5 @@
 // Any bytes given as IMAGE must end in data or a piprov::Error, never a crash,
-// hang or unbounded memory (issue 2: "truncated or corrupt input ... one clear line").
+// hang or unbounded memory (truncated or corrupt input gives one clear error line).
 #include <sys/mman.h>
 #include <unistd.h>
 

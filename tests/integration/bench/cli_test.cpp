@@ -162,7 +162,7 @@ TEST(BenchCli, MissingDevicePathIsATypoNotATestFileOnDevtmpfs) {
 }
 
 // --destructive is consent to overwrite a test file, never a system file
-// (the rule `piprov write` has; new-user test of 2026-11-30).
+// (the rule `piprov write` has).
 TEST(BenchCli, DestructiveNeverWritesSystemFiles) {
   const std::string before = piprov::test::read_file("/etc/passwd");
   auto r = run(bin() + " bench --destructive --profile quick --runtime 1 --no-progress /etc/passwd");

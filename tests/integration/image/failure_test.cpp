@@ -1,5 +1,5 @@
 // Failures say what and where, exit with the documented code, never say
-// "wrote", and never leave the image's MBR on the disk (issue 2 "Done when").
+// "wrote", and never leave the image's MBR on the disk.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

@@ -1,6 +1,6 @@
 // The disk a user did not mean must be impossible to hit: partitions, mounted
 // disks (unless --unmount), read-only devices, images larger than the target,
-// no confirmation without a terminal (issue 2 item 4 "safety").
+// no confirmation without a terminal.
 #include <gtest/gtest.h>
 
 #include "core/mounts.hpp"
@@ -87,7 +87,7 @@ TEST(WriteSafety, ReadOnlyDeviceIsRefused) {
 }
 
 // The backing file of a loop device is that disk: writing it as a "file"
-// would corrupt its (possibly mounted) file systems (new-user test 2026-11-30).
+// would corrupt its (possibly mounted) file systems.
 TEST(WriteSafety, LoopBackingFileIsRefusedEvenWithOverwrite) {
   PIPROV_REQUIRE_LOOP();
   TempDir tmp("piprov-safety");

@@ -1,5 +1,5 @@
 // piprov write of the test image, in every format, to a loop device gives
-// exactly the bytes of `xz -dc t.img.xz` (issue 2 "Done when").
+// exactly the bytes of `xz -dc t.img.xz`.
 #include <gtest/gtest.h>
 
 #include "fixtures.hpp"

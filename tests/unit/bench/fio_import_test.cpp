@@ -1,4 +1,4 @@
-// bench import on seeds/004: the blog post's eight raw fio outputs must give
+// bench import on a Pi 4 USB SSD vs microSD blog post: its eight raw fio outputs must give
 // the summary table the post shows (IOPS, BW MiB/s, mean lat ms).
 #include <gtest/gtest.h>
 

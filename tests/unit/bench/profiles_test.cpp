@@ -1,4 +1,4 @@
-// Profiles match the seeds' fio runs.
+// Profiles match the published fio runs they are named for (what each measures: profiles.hpp).
 #include <gtest/gtest.h>
 
 #include "bench/profiles.hpp"

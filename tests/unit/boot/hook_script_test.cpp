@@ -29,7 +29,7 @@ TEST_P(HookImpl, RegeneratesOnUpdateAndDeletionKeepsOldOnCorruption) {
   TempDir d;
   auto a = test::fake_image(700000, 21), b = test::fake_image(650000, 22);
   test::compress_to(d.path / "vmlinuz", a);
-  // First run: no vmlinux yet (the seed hook failed here).
+  // First run: no vmlinux yet (the hand-made how-to hook failed here).
   auto r = run(hook_cmd(GetParam(), d.path));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read_file(d.path / "vmlinux"), a);

@@ -138,7 +138,7 @@ TEST(BootPatch, ReplacesTheSeedHook) {
   Tree tr;
   write_file(tr.root / kSeedHookConfRel,
              "DPkg::Post-Invoke {\"/bin/bash /boot/firmware/auto_decompress_kernel\"; };\n");
-  // The seed's script as its unquoted heredoc installed it (field-notes.md §3).
+  // The how-to's hand-made script as its unquoted heredoc installed it.
   write_file(tr.boot / "auto_decompress_kernel",
              "#!/bin/bash -e\nBTPATH=/boot/firmware\nCKPATH=/vmlinuz\nDKPATH=/vmlinux\n"
              "if [ -e /check.md5 ]; then\n\tif md5sum --status --ignore-missing -c /check.md5; then\n\texit 0\n"

@@ -37,7 +37,7 @@ TEST(SyncKernel, RegeneratesOnlyWhenNeeded) {
   EXPECT_EQ(read_file(d.path / "vmlinux"), b);
   EXPECT_EQ(read_file(d.path / "vmlinux.bak"), a);
 
-  fs::remove(d.path / "vmlinux");  // the seed hook's fault 4: a deleted vmlinux must come back
+  fs::remove(d.path / "vmlinux");  // the hand-made hook's fault 4: a deleted vmlinux must come back
   EXPECT_EQ(kernel_status(d.path).state, KernelState::Missing);
   EXPECT_EQ(sync_kernel(d.path).outcome, Outcome::Regenerated);
   EXPECT_EQ(read_file(d.path / "vmlinux"), b);

@@ -45,7 +45,7 @@ TEST(KeyTable, EveryFieldNotesKeyIsThere) {
                         "HDMI_DELAY"}) {
     const KeyRule* r = find_key(k);
     ASSERT_NE(r, nullptr) << k;
-    EXPECT_EQ(r->source, "field-notes.md §4") << k;
+    EXPECT_EQ(r->source, "Raspberry Pi documentation, eeprom-bootloader: configuration properties") << k;
   }
   EXPECT_EQ(find_key("DHCP_TIMEOUT")->min, 5000);
   EXPECT_EQ(find_key("DHCP_TIMEOUT")->default_value, "45000");

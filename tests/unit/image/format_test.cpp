@@ -1,4 +1,4 @@
-// Format detection by content (magic bytes), not by name (issue 2 item 4).
+// Format detection by content (magic bytes), not by name.
 #include <gtest/gtest.h>
 
 #include <string>

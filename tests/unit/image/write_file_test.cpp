@@ -178,7 +178,7 @@ TEST(WriteToFile, SystemFilesAreRefusedEvenWithOverwriteAndYes) {
 
 // An empty file is a file (0-byte /etc/subuid, /proc/version): it needs
 // --overwrite, a system or pseudo-fs one is always refused, and a failed write
-// never removes a file that existed before (new-user test of 2026-11-30).
+// never removes a file that existed before.
 TEST(WriteToFile, EmptyExistingFileIsProtectedAndNeverRemoved) {
   test::TempDir d;
   test::write_file(d.path / "in.img", pattern(1u << 20));
