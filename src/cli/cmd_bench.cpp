@@ -63,6 +63,35 @@ struct BenchOpts {
   Output out;
 };
 
+/// The profile, --only and the ad-hoc options as one request. Throws
+/// Error{Usage} for a missing TARGET, unknown names or bad sizes.
+bench::BenchRequest request_of(const BenchOpts& o) {
+  if (o.targets.empty())
+    throw Error(ErrorKind::Usage, "bench needs a TARGET (directory, file or block device), or use `bench import`");
+  (void)bench::parse_format(o.out.json ? "json" : o.out.format);  // a typo fails before minutes of I/O
+  bench::Profile p = bench::profile(o.profile);
+  if (!o.only.empty()) bench::select_jobs(p, o.only);
+  bench::Overrides ov;
+  if (!o.rw.empty()) ov.rw = o.rw;
+  if (!o.engine.empty()) ov.engine = o.engine;
+  if (!o.bs.empty()) ov.bs = parse_size(o.bs, "--bs");
+  if (o.iodepth) ov.iodepth = o.iodepth;
+  if (o.numjobs) ov.numjobs = o.numjobs;
+  if (o.fsync) ov.fsync = o.fsync;
+  if (o.rwmixread <= 100) ov.rwmixread = o.rwmixread;
+  if (o.runtime > 0) ov.runtime_s = o.runtime;
+  if (o.ramp >= 0) ov.ramp_s = o.ramp;
+  if (o.buffered) ov.direct = false;
+  if (o.sync) ov.dsync = true;
+  bench::apply_overrides(p, ov);
+  bench::BenchRequest req;
+  req.targets = o.targets;
+  req.jobs = p.jobs;
+  req.destructive = o.destructive;
+  req.size = !o.size.empty() ? parse_size(o.size, "--size") : p.default_size;
+  return req;
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app, Globals& g, int& exit_code) {
@@ -112,29 +141,7 @@ void add_bench_command(CLI::App& app, Globals& g, int& exit_code) {
 
   bench->callback([o, imp, &g, &exit_code] {
     if (imp->parsed()) return;
-    if (o->targets.empty())
-      throw Error(ErrorKind::Usage, "bench needs a TARGET (directory, file or block device), or use `bench import`");
-    (void)bench::parse_format(o->out.json ? "json" : o->out.format);  // a typo fails before minutes of I/O
-    bench::Profile p = bench::profile(o->profile);
-    if (!o->only.empty()) bench::select_jobs(p, o->only);
-    bench::Overrides ov;
-    if (!o->rw.empty()) ov.rw = o->rw;
-    if (!o->engine.empty()) ov.engine = o->engine;
-    if (!o->bs.empty()) ov.bs = parse_size(o->bs, "--bs");
-    if (o->iodepth) ov.iodepth = o->iodepth;
-    if (o->numjobs) ov.numjobs = o->numjobs;
-    if (o->fsync) ov.fsync = o->fsync;
-    if (o->rwmixread <= 100) ov.rwmixread = o->rwmixread;
-    if (o->runtime > 0) ov.runtime_s = o->runtime;
-    if (o->ramp >= 0) ov.ramp_s = o->ramp;
-    if (o->buffered) ov.direct = false;
-    if (o->sync) ov.dsync = true;
-    bench::apply_overrides(p, ov);
-    bench::BenchRequest req;
-    req.targets = o->targets;
-    req.jobs = p.jobs;
-    req.destructive = o->destructive;
-    req.size = !o->size.empty() ? parse_size(o->size, "--size") : p.default_size;
+    bench::BenchRequest req = request_of(*o);
     auto rep = [&] {  // the status line is cleared before the report is printed
       bool tty = !o->no_progress && !g.quiet && ::isatty(STDERR_FILENO);
       ProgressRenderer progress(tty ? ProgressMode::Tty : ProgressMode::None);

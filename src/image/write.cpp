@@ -53,6 +53,35 @@ std::string aftermath(const TargetInfo& t, std::uint64_t written, std::optional<
   return fmt::format("{}; the first MiB was not written, so {} does not look bootable", how_far, t.path);
 }
 
+/// SHA-256 of the IMAGE file as read; throws Error{Verify} when it is not `want`.
+std::string check_sha256(Source& src, const std::string& image, const std::string& want) {
+  std::string got = src.input().finish_sha256();
+  if (got != want)
+    throw Error(ErrorKind::Verify, fmt::format("SHA-256 of {} is {}, expected {}: the file is not the published "
+                                               "one; download it again",
+                                               image, got, want));
+  return got;
+}
+
+/// Reads the target back and compares it with the chunk hashes taken while
+/// writing; sets r.verified and r.verify_seconds. Throws as verify_readback().
+void verify_written(const WriteOptions& o, const TargetInfo& t, const ChunkHashes& chunks, WriteResult& r) {
+  auto start = std::chrono::steady_clock::now();
+  std::string back;
+  try {
+    back = verify_readback(t, o.image, o.threads, r.bytes_written, chunks, o.progress);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Interrupted) throw;
+    throw Error(e.kind(), fmt::format("{}; all {} were written to {} but not verified: run piprov verify {} {}",
+                                      e.what(), format_bytes(r.bytes_written), t.path, o.image, t.path));
+  }
+  if (back != r.xxh3_128)
+    throw Error(ErrorKind::Verify,
+                fmt::format("verify failed: XXH3-128 of {} read back is {}, written {}", t.path, back, r.xxh3_128));
+  r.verify_seconds = since(start);
+  r.verified = true;
+}
+
 }  // namespace
 
 WriteResult write_image(const WriteOptions& o) {
@@ -111,13 +140,7 @@ WriteResult write_image(const WriteOptions& o) {
         });
     if (total == 0) throw Error(ErrorKind::Usage, o.image + " holds no data (0 bytes once decoded)");
     w.sync();
-    if (!want_sha.empty()) {
-      r.sha256 = src->input().finish_sha256();
-      if (r.sha256 != want_sha)
-        throw Error(ErrorKind::Verify, fmt::format("SHA-256 of {} is {}, expected {}: the file is not the published "
-                                                   "one; download it again",
-                                                   o.image, r.sha256, want_sha));
-    }
+    if (!want_sha.empty()) r.sha256 = check_sha256(*src, o.image, want_sha);
     w.commit_head(total);
     progress.end();
     r.bytes_written = total;
@@ -135,22 +158,7 @@ WriteResult write_image(const WriteOptions& o) {
   r.xxh3_128 = whole.hex();
   if (!t.is_file) r.partitions = reread_partitions(t.path);
 
-  if (o.verify) {
-    auto vstart = std::chrono::steady_clock::now();
-    std::string back;
-    try {
-      back = verify_readback(t, o.image, o.threads, r.bytes_written, chunks, o.progress);
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::Interrupted) throw;
-      throw Error(e.kind(), fmt::format("{}; all {} were written to {} but not verified: run piprov verify {} {}",
-                                        e.what(), format_bytes(r.bytes_written), t.path, o.image, t.path));
-    }
-    if (back != r.xxh3_128)
-      throw Error(ErrorKind::Verify,
-                  fmt::format("verify failed: XXH3-128 of {} read back is {}, written {}", t.path, back, r.xxh3_128));
-    r.verify_seconds = since(vstart);
-    r.verified = true;
-  }
+  if (o.verify) verify_written(o, t, chunks, r);
   return r;
 }
 
