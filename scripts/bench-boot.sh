@@ -2,13 +2,16 @@
 # bench-boot.sh [RUNS]: time `piprov boot patch` on the boot partition of
 # scripts/make-test-image.sh's image (real Debian arm64 kernel) and the no-op
 # `piprov boot sync-kernel` / apt-hooks/piprov-kernel-sync, RUNS times each
-# (default 10), next to the how-to way (zcat + sed; md5sum -c check).
+# (default 10), next to the way Pi 4 USB-boot how-tos do it ("peer": zcat + sed; md5sum -c).
 # Prints min/median/max per case and piprov/peer ratios. Needs mtools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 runs=${1:-10}
 piprov=${PIPROV:-build/src/cli/piprov}
-[ -x "$piprov" ] || { cmake -S . -B build -G Ninja >/dev/null && cmake --build build -j2 >/dev/null; }
+[ -x "$piprov" ] || build_piprov build
+need_tools mcopy gzip md5sum
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 scripts/make-test-image.sh "$work/u.img" 64 >/dev/null
@@ -18,15 +21,16 @@ rm -f "$work/u.img" "$work/u.img.xz"
 kernel_mb=$(( $(gzip -dc "$work/pristine/vmlinuz" | wc -c) / 1000000 ))
 
 now_ns() { date +%s%N; }
-# stats NAME FILE-of-ns-per-line -> "min/median/max" in ms, and exports MEDIAN_MS
+# stats NAME FILE-of-ns-per-line: prints min/median/max in ms; the median goes to FILE.median
 stats() {
-  sort -n "$2" | awk -v name="$1" '{ a[NR] = $1 / 1e6 } END {
-    m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
-    printf "%-58s min %8.1f ms  median %8.1f ms  max %8.1f ms  (%d runs)\n", name, a[1], m, a[NR], NR
-    printf "%f\n", m > "/dev/stderr" }' 2> "$2.median"
+  local ms m
+  mapfile -t ms < <(awk '{ printf "%f\n", $1 / 1e6 }' "$2" | sort -g)
+  m=$(median "${ms[@]}")
+  echo "$m" > "$2.median"
+  printf '%-58s min %8.1f ms  median %8.1f ms  max %8.1f ms  (%d runs)\n' "$1" "${ms[0]}" "$m" "${ms[-1]}" "${#ms[@]}"
 }
-median() { cat "$1.median"; }
-ratio() { awk -v a="$(median "$1")" -v b="$(median "$2")" -v l="$3" 'BEGIN { printf "  ratio %s: %.2fx\n", l, a / b }'; }
+# compare A B LABEL: the ratio of the medians of stats files A and B
+compare() { printf '  ratio %s: %sx\n' "$3" "$(ratio "$(cat "$1.median")" "$(cat "$2.median")")"; }
 
 # 1. boot patch of a fresh copy (decompress 27+ MB kernel, edit config.txt, stamp).
 : > "$work/patch.ns"; : > "$work/peer_patch.ns"
@@ -42,8 +46,8 @@ for _ in $(seq "$runs"); do
 done
 echo "boot partition of make-test-image.sh's image: vmlinux ${kernel_mb} MB"
 stats "piprov boot patch (fresh copy)" "$work/patch.ns"
-stats "peer: zcat vmlinuz > vmlinux; sync; sed config.txt (how-to)" "$work/peer_patch.ns"
-ratio "$work/patch.ns" "$work/peer_patch.ns" "piprov/peer (piprov also verifies, hashes, fsyncs, renames)"
+stats "peer: zcat vmlinuz > vmlinux; sync; sed config.txt" "$work/peer_patch.ns"
+compare "$work/patch.ns" "$work/peer_patch.ns" "piprov/peer (piprov also verifies, hashes, fsyncs, renames)"
 
 # 2. nothing to do: what the apt hook costs after every dpkg run.
 ( cd "$work/b" && md5sum vmlinuz vmlinux > check.md5 )
@@ -57,6 +61,6 @@ for _ in $(seq "$runs"); do
 done
 stats "piprov boot sync-kernel, nothing to do" "$work/sync.ns"
 stats "apt-hooks/piprov-kernel-sync (sh), nothing to do" "$work/hook.ns"
-stats "peer: md5sum --ignore-missing -c check.md5 (how-to)" "$work/peer_sync.ns"
-ratio "$work/sync.ns" "$work/peer_sync.ns" "sync-kernel/peer"
-ratio "$work/hook.ns" "$work/peer_sync.ns" "sh hook/peer"
+stats "peer: md5sum --ignore-missing -c check.md5" "$work/peer_sync.ns"
+compare "$work/sync.ns" "$work/peer_sync.ns" "sync-kernel/peer"
+compare "$work/hook.ns" "$work/peer_sync.ns" "sh hook/peer"

@@ -11,6 +11,8 @@
 #      EMULATE_DIR (default /var/tmp/bench-vs-fio).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 runtime=${1:-8}
 # fio's "iops" with ramp_time > 0 misses the I/Os in flight at the end of the
 # ramp (fio 3.33: total_ios 379 vs io_bytes/bs 410 at 4M QD32), so both tools
@@ -18,13 +20,14 @@ runtime=${1:-8}
 ramp=${RAMP:-0}
 rounds=${ROUNDS:-3}
 piprov=${PIPROV:-build/src/cli/piprov}
-emu=../shared/tools/emulate-device
 size=${SIZE:-2G}
 export EMULATE_DIR=${EMULATE_DIR:-/var/tmp/bench-vs-fio}
-[ -x "$piprov" ] || { echo "build piprov first ($piprov missing)" >&2; exit 2; }
-if ! command -v fio >/dev/null || ! command -v jq >/dev/null; then echo "needs fio and jq" >&2; exit 2; fi
+need_root "emulated devices"
+need_tools fio jq
+have_emulator || die 2 "$emulator is missing"
+[ -x "$piprov" ] || build_piprov build
 work=$(mktemp -d)
-cleanup() { "$emu" destroy bench-vs-sd >/dev/null 2>&1 || true; "$emu" destroy bench-vs-ssd >/dev/null 2>&1 || true; rm -rf "$work"; }
+cleanup() { destroy_emulated bench-vs-sd bench-vs-ssd; rm -rf "$work"; }
 trap cleanup EXIT
 
 # name rw bs iodepth sync (profile pi, src/bench/profiles.cpp)
@@ -32,18 +35,17 @@ tests=("seq-read read 4M 32 0" "rand-read randread 4k 1 1" "seq-write write 4M 3
 
 run_fio() { # dev name rw bs qd sync -> json file
   local dev=$1 name=$2 rw=$3 bs=$4 qd=$5 sync=$6
-  "$emu" run -- fio --name="$name" --filename="$dev" --ioengine=libaio --direct=1 --sync="$sync" --bs="$bs" \
+  "$emulator" run -- fio --name="$name" --filename="$dev" --ioengine=libaio --direct=1 --sync="$sync" --bs="$bs" \
     --iodepth="$qd" --rw="$rw" --time_based --runtime="$runtime" --ramp_time="$ramp" --randrepeat=0 \
     --norandommap --refill_buffers --output-format=json > "$work/fio-$(basename "$dev")-$name.json"
 }
 
-median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 runs=()
 echo "median of $rounds interleaved runs each, ${runtime}s per run"
 printf '%-12s %-10s %10s %10s %7s   %10s %10s %7s\n' device test "fio IOPS" "piprov" ratio "fio MiB/s" "piprov" ratio
 for spec in "bench-vs-sd microsd" "bench-vs-ssd usb-ssd"; do
   read -r emu_name emu_profile <<< "$spec"
-  dev=$("$emu" create "$emu_name" "$emu_profile" "$size")
+  dev=$(emulated_device "$emu_name" "$emu_profile" "$size")
   # fio and piprov alternate test by test, ROUNDS times (fio first in odd
   # rounds, piprov first in even ones), and each side is the median of its
   # runs: on a shared machine single runs of the QD1 tests vary a lot (sync
@@ -61,7 +63,7 @@ for spec in "bench-vs-sd microsd" "bench-vs-ssd usb-ssd"; do
           f="$work/fio-$(basename "$dev")-$name.json"
           fi_all+=("$(jq ".jobs[0].$dir.iops" "$f")") fm_all+=("$(jq ".jobs[0].$dir.bw_bytes / 1048576" "$f")")
         else
-          "$emu" run -- "$piprov" bench --profile pi --only "$name" --runtime "$runtime" --ramp "$ramp" \
+          "$emulator" run -- "$piprov" bench --profile pi --only "$name" --runtime "$runtime" --ramp "$ramp" \
             --destructive --no-progress --format json "$dev" > "$work/piprov.json"
           pi_all+=("$(jq ".targets[0].jobs[0].$dir.iops" "$work/piprov.json")")
           pm_all+=("$(jq ".targets[0].jobs[0].$dir.bw_mib_s" "$work/piprov.json")")
@@ -73,7 +75,7 @@ for spec in "bench-vs-sd microsd" "bench-vs-ssd usb-ssd"; do
       'BEGIN{printf "%-12s %-10s %10.0f %10.0f %7.3f   %10.1f %10.1f %7.3f\n", d, t, fi, pi, pi/fi, fm, pm, pm/fm}'
     runs+=("$emu_profile $name IOPS: fio $(printf '%.0f ' "${fi_all[@]}")| piprov $(printf '%.0f ' "${pi_all[@]}")")
   done
-  "$emu" destroy "$emu_name" >/dev/null
+  destroy_emulated "$emu_name"
 done
 
 echo

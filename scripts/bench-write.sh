@@ -17,18 +17,16 @@
 # Env: BENCH_DIR (/var/tmp/piprov-bench), ROOT_MIB (1750), BUILD_DIR (build), RUNS (1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 dir=${BENCH_DIR:-/var/tmp/piprov-bench}
 root_mib=${ROOT_MIB:-1750}
 build=${BUILD_DIR:-build}
 runs=${RUNS:-1}
 piprov=$build/src/cli/piprov
-[ "$(id -u)" = 0 ] || { echo "bench-write.sh: needs root (loop devices)" >&2; exit 2; }
-for t in xz dd bmaptool losetup /usr/bin/time; do
-  command -v "$t" >/dev/null || { echo "bench-write.sh: $t is missing: run scripts/install-deps.sh" >&2; exit 3; }
-done
-
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j2 --target piprov >/dev/null
+need_root "loop devices"
+need_tools xz dd bmaptool losetup /usr/bin/time
+build_piprov "$build"
 
 mkdir -p "$dir"
 scripts/make-test-image.sh "$dir/bench.img" "$root_mib" >/dev/null
@@ -44,7 +42,6 @@ trap cleanup EXIT
 
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", b - a}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", a / b}'; }
 
 cat "$image" > /dev/null  # same warm page cache for every contender
 echo "image: $image ($(stat -c %s "$image") bytes xz, $img_bytes bytes raw); device: $dev ($dev_bytes bytes, direct-io)"

@@ -10,39 +10,39 @@
 # (default /var/tmp/piprov-demo), DEMO_SKIP_BENCH=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+need_root "loop devices"
 scripts/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j "$(nproc)"
+build_piprov build
 piprov=$PWD/build/src/cli/piprov
 demo_dir=${DEMO_DIR:-/var/tmp/piprov-demo}
 mkdir -p "$demo_dir"
-emu=../shared/tools/emulate-device
 mnt=$(mktemp -d)
 devices=()   # emulate-device names, or loop device paths, to remove at exit
 
 # make_device NAME PROFILE SIZE -> prints the device path
 make_device() {
-  if [ -x "$emu" ]; then
-    "$emu" destroy "$1" >/dev/null 2>&1 || true   # leftover of an interrupted demo
-    "$emu" create "$1" "$2" "$3"
+  if have_emulator; then
+    emulated_device "$1" "$2" "$3"
   else
     rm -f "$demo_dir/$1.img"; truncate -s "$3" "$demo_dir/$1.img"
     losetup -f --show --partscan "$demo_dir/$1.img"
   fi
 }
 under=()
-[ -x "$emu" ] && under=("$emu" run --)
+if have_emulator; then under=("$emulator" run --); fi
 cleanup() {
   umount "$mnt/root" 2>/dev/null || true
   umount "$mnt/boot" 2>/dev/null || true
   rm -rf "$mnt"
   for d in "${devices[@]}"; do
-    if [ -x "$emu" ]; then "$emu" destroy "$d" >/dev/null 2>&1 || true
+    if have_emulator; then destroy_emulated "$d"
     else losetup -d "$d" 2>/dev/null || true; fi
   done
 }
 trap cleanup EXIT
-[ -x "$emu" ] || echo "(../shared/tools/emulate-device not found: using unthrottled loop devices)"
+have_emulator || echo "($emulator not found: using unthrottled loop devices)"
 
 echo "== piprov devices"
 "$piprov" devices
@@ -52,7 +52,7 @@ echo
 echo "== building the demo image (Ubuntu 20.04 arm64+raspi layout; cached after the first run)"
 scripts/make-test-image.sh "$demo_dir/ubuntu.img" 256 >/dev/null
 ssd=$(make_device demo-ssd usb-ssd 3G)
-if [ -x "$emu" ]; then devices+=(demo-ssd); else devices+=("$ssd"); fi
+if have_emulator; then devices+=(demo-ssd); else devices+=("$ssd"); fi
 echo "== piprov provision $demo_dir/ubuntu.img.xz $ssd (emulated USB SSD)"
 "${under[@]}" "$piprov" provision "$demo_dir/ubuntu.img.xz" "$ssd" --yes --progress plain
 
@@ -95,7 +95,7 @@ if [ "${DEMO_SKIP_BENCH:-0}" != 1 ]; then
   echo "== piprov bench --profile quick: emulated USB SSD vs emulated microSD (raw devices, ~1 min)"
   bssd=$(make_device demo-bench-ssd usb-ssd 1G)
   bsd=$(make_device demo-bench-sd microsd 1G)
-  if [ -x "$emu" ]; then devices+=(demo-bench-ssd demo-bench-sd); else devices+=("$bssd" "$bsd"); fi
+  if have_emulator; then devices+=(demo-bench-ssd demo-bench-sd); else devices+=("$bssd" "$bsd"); fi
   "${under[@]}" "$piprov" bench --profile quick --destructive --no-progress --size 512M "$bssd" "$bsd"
 fi
 echo

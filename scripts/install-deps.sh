@@ -26,6 +26,7 @@ pkgs=(
   xz-utils gzip bzip2 zstd lz4 zip unzip xxhash
   dosfstools mtools e2fsprogs fdisk util-linux
   fio bmap-tools time file cpio dpkg-dev jq
+  dash bsdutils  # tests: the apt hook under dash; script(1) gives the bench Ctrl-C test a tty
   clang libclang-rt-14-dev llvm shellcheck
   # quality gates and packaging (scripts/lint.sh, scripts/package.sh)
   clang-tidy clang-format help2man lintian fakeroot bash-completion
@@ -46,14 +47,24 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   apt_update
 fi
 
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
+# install_missing [--arch ARCH] PKG...: installs the PKGs dpkg does not have
+# yet (with ARCH added as a foreign architecture first); nothing when all are there.
+install_missing() {
+  local arch=""
+  if [ "$1" = --arch ]; then arch=$2; shift 2; fi
+  local p missing=()
+  for p; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  if [ -n "$arch" ]; then
+    dpkg --print-foreign-architectures | grep -qx "$arch" || $SUDO dpkg --add-architecture "$arch"
+  fi
   apt_update
   $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
-fi
+}
+
+install_missing "${pkgs[@]}"
 
 for arch in "${cross[@]}"; do
   case "$arch" in
@@ -71,13 +82,5 @@ for arch in "${cross[@]}"; do
     [ "$(dpkg-query -W -f='${Multi-Arch}' "$l:$(dpkg --print-architecture)" 2>/dev/null)" = same ] || continue
     xpkgs+=("$l:$arch")
   done
-  xmissing=()
-  for p in "${xpkgs[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || xmissing+=("$p")
-  done
-  if [ ${#xmissing[@]} -gt 0 ]; then
-    dpkg --print-foreign-architectures | grep -qx "$arch" || $SUDO dpkg --add-architecture "$arch"
-    apt_update
-    $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${xmissing[@]}"
-  fi
+  install_missing --arch "$arch" "${xpkgs[@]}"
 done

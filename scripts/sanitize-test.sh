@@ -17,12 +17,14 @@
 #        (extra ctest arguments via CTEST_ARGS, e.g. CTEST_ARGS="-L unit")
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 
 fuzz_build=${FUZZ_BUILD_DIR:-build-fuzz}
 if [ "${1:-}" = --reuse-fuzz-build ] && [ -f "$fuzz_build/CMakeCache.txt" ] \
    && grep -q '^PIPROV_FUZZ:BOOL=ON' "$fuzz_build/CMakeCache.txt"; then
   build=$fuzz_build
-  echo "sanitize-test.sh: reusing the ASan+UBSan libFuzzer build in $build (adding the tests)"
+  echo "$lib_script: reusing the ASan+UBSan libFuzzer build in $build (adding the tests)"
   cmake -S . -B "$build" -DPIPROV_BUILD_TESTS=ON >/dev/null
 else
   build=${SAN_BUILD_DIR:-build-asan}
@@ -36,4 +38,4 @@ cmake --build "$build" -j "$(nproc)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # shellcheck disable=SC2086  # CTEST_ARGS is a list of arguments
-ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 900 ${CTEST_ARGS:-}
+run_ctest "$build" ${CTEST_ARGS:-}

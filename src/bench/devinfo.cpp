@@ -4,10 +4,10 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "core/blockdev.hpp"
+#include "core/file.hpp"
 
 namespace piprov::bench {
 
@@ -22,10 +22,7 @@ DiskCounters parse_disk_counters(const std::string& text) {
 }
 
 DiskCounters read_disk_counters(const std::string& name) {
-  std::ifstream in("/sys/class/block/" + name + "/stat");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_disk_counters(ss.str());
+  return parse_disk_counters(read_system_file("/sys/class/block/" + name + "/stat").value_or(""));
 }
 
 DiskStats disk_delta(const std::string& name, const DiskCounters& a, const DiskCounters& b, double elapsed_s) {
@@ -47,13 +44,6 @@ DiskStats disk_delta(const std::string& name, const DiskCounters& a, const DiskC
 }
 
 namespace {
-std::string read_trim(const fs::path& p) {
-  std::ifstream in(p);
-  std::string s;
-  std::getline(in, s);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\n')) s.pop_back();
-  return s;
-}
 unsigned to_u(const std::string& s) {
   try {
     return static_cast<unsigned>(std::stoul(s));
@@ -82,14 +72,14 @@ DeviceInfo device_info_for(unsigned long devno) {
   } catch (...) {
   }
   fs::path q = fs::path("/sys/block") / d.name / "queue";
-  d.logical_block_size = to_u(read_trim(q / "logical_block_size"));
-  d.physical_block_size = to_u(read_trim(q / "physical_block_size"));
-  d.nr_requests = to_u(read_trim(q / "nr_requests"));
-  d.max_hw_sectors_kb = to_u(read_trim(q / "max_hw_sectors_kb"));
-  d.max_sectors_kb = to_u(read_trim(q / "max_sectors_kb"));
-  d.optimal_io_size = to_u(read_trim(q / "optimal_io_size"));
-  d.write_cache = read_trim(q / "write_cache");
-  std::string sched = read_trim(q / "scheduler");
+  d.logical_block_size = to_u(read_attr(q / "logical_block_size"));
+  d.physical_block_size = to_u(read_attr(q / "physical_block_size"));
+  d.nr_requests = to_u(read_attr(q / "nr_requests"));
+  d.max_hw_sectors_kb = to_u(read_attr(q / "max_hw_sectors_kb"));
+  d.max_sectors_kb = to_u(read_attr(q / "max_sectors_kb"));
+  d.optimal_io_size = to_u(read_attr(q / "optimal_io_size"));
+  d.write_cache = read_attr(q / "write_cache");
+  std::string sched = read_attr(q / "scheduler");
   if (auto a = sched.find('['), b = sched.find(']'); a != std::string::npos && b != std::string::npos && b > a)
     sched = sched.substr(a + 1, b - a - 1);
   d.scheduler = sched;
@@ -104,7 +94,7 @@ DeviceInfo device_info_for(unsigned long devno) {
         if (drv == "uas" || drv == "usb-storage") d.driver = drv;
       }
       if (fs::exists(p / "speed") && fs::exists(p / "idVendor")) {
-        d.usb_speed = read_trim(p / "speed");
+        d.usb_speed = read_attr(p / "speed");
         break;
       }
     }

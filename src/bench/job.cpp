@@ -17,6 +17,7 @@
 #include "bench/options.hpp"
 #include "core/cancel.hpp"
 #include "core/error.hpp"
+#include "core/fd.hpp"
 
 namespace piprov::bench {
 
@@ -99,14 +100,14 @@ void worker(Shared& sh, unsigned idx, WorkerResult& res) {
   const JobSpec& s = sh.spec;
   const JobTarget& t = sh.target;
   int flags = (s.has_writes() ? O_RDWR : O_RDONLY) | O_CLOEXEC | (s.direct ? O_DIRECT : 0) | (s.dsync ? O_DSYNC : 0);
-  int fd = ::open(t.path.c_str(), flags);
+  UniqueFd file(::open(t.path.c_str(), flags));
+  const int fd = file.get();
   if (fd < 0) return sh.fail(errno, "open " + t.path), void(sh.ready.fetch_add(1));
   std::unique_ptr<Engine> eng;
   try {
     eng = make_engine(s.engine);
     eng->init(fd, s.iodepth);
   } catch (const Error& e) {
-    ::close(fd);
     return sh.fail(EIO, e.what()), void(sh.ready.fetch_add(1));
   }
   std::size_t align = std::max<std::size_t>(t.align, 4096);
@@ -117,7 +118,6 @@ void worker(Shared& sh, unsigned idx, WorkerResult& res) {
   for (unsigned i = 0; i < s.iodepth; ++i) {
     void* p = nullptr;
     if (posix_memalign(&p, align, s.bs) != 0) {
-      ::close(fd);
       return sh.fail(ENOMEM, "allocating I/O buffers"), void(sh.ready.fetch_add(1));
     }
     if (s.has_writes()) fill_random(p, s.bs, rng);
@@ -211,7 +211,6 @@ void worker(Shared& sh, unsigned idx, WorkerResult& res) {
   } catch (const Error& e) {
     sh.fail(EIO, e.what());
   }
-  ::close(fd);
 }
 
 DiskCounters read_counters(const std::string& name) { return name.empty() ? DiskCounters{} : read_disk_counters(name); }

@@ -1,12 +1,12 @@
 #pragma once
-// Bench targets and their safety rules:
+// Bench targets:
 // - a directory, or a path that does not exist yet: piprov creates its own
 //   test file there, pre-fills it with random data and removes it at the end
 //   (also on Ctrl-C and on errors) - the non-destructive default;
-// - an existing regular file: read tests only, unless --destructive;
-// - a block device (disk or partition): read tests anytime; writes only with
-//   --destructive and never when it or a partition of it is mounted, or when
-//   it is a system disk (core/blockdev.hpp rules).
+// - an existing regular file or a block device (disk or partition): read
+//   tests anytime; write tests only when core/write_guard.hpp allows them
+//   (intent DestructiveBench: --destructive, never a mounted or system disk,
+//   a system file or a loop device's backing file).
 // The size used is capped to what the target holds (free space minus 5% for
 // a new file, the device or file size otherwise).
 #include <cstdint>

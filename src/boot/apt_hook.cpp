@@ -1,26 +1,17 @@
 #include "boot/apt_hook.hpp"
 
 #include <sys/stat.h>
-#include <fstream>
 #include <optional>
 #include <regex>
-#include <sstream>
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/file.hpp"
 
 namespace fs = std::filesystem;
 
 namespace piprov::boot {
 namespace {
-
-std::optional<std::string> slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The hand-made hook's script lives in the boot partition; on a mounted image that is
 // BOOT_DIR, on the Pi ROOT_DIR/boot/firmware.
@@ -37,7 +28,7 @@ std::vector<fs::path> seed_snippets(const fs::path& root_dir) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(root_dir / "etc/apt/apt.conf.d", ec)) {
     if (!e.is_regular_file(ec)) continue;
-    auto text = slurp(e.path());
+    auto text = read_file_if_exists(e.path());
     if (e.path().filename() == fs::path(kSeedHookConfRel).filename() ||
         (text && text->find(kSeedHookScriptName) != std::string::npos))
       out.push_back(e.path());
@@ -79,7 +70,7 @@ std::vector<std::string> install_hook(const fs::path& root_dir, const fs::path& 
   std::vector<std::string> actions;
   auto put = [&](const char* rel, std::string_view content, unsigned mode) {
     fs::path p = root_dir / rel;
-    auto cur = slurp(p);
+    auto cur = read_file_if_exists(p);
     struct stat sb {};
     bool mode_ok = ::stat(p.c_str(), &sb) == 0 && (sb.st_mode & 07777) == mode;
     if (cur && *cur == content && mode_ok) return;
@@ -111,10 +102,10 @@ std::vector<std::string> install_hook(const fs::path& root_dir, const fs::path& 
 
 HookStatus inspect_hooks(const fs::path& root_dir, const fs::path& boot_dir) {
   HookStatus st;
-  auto conf = slurp(root_dir / kHookConfRel);
+  auto conf = read_file_if_exists(root_dir / kHookConfRel);
   st.conf_installed = conf.has_value();
   st.conf_current = conf && *conf == hook_conf();
-  auto script = slurp(root_dir / kHookScriptRel);
+  auto script = read_file_if_exists(root_dir / kHookScriptRel);
   st.script_installed = script.has_value();
   st.script_current = script && *script == hook_script();
   auto seeds = seed_snippets(root_dir);
@@ -123,7 +114,7 @@ HookStatus inspect_hooks(const fs::path& root_dir, const fs::path& boot_dir) {
     st.seed_hook_conf = seeds.front().string();
     auto sp = find_seed_script(root_dir, boot_dir);
     st.seed_script = sp.string();
-    if (auto text = sp.empty() ? std::nullopt : slurp(sp)) st.seed_faults = seed_hook_faults(*text);
+    if (auto text = sp.empty() ? std::nullopt : read_file_if_exists(sp)) st.seed_faults = seed_hook_faults(*text);
   }
   return st;
 }

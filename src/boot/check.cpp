@@ -1,7 +1,6 @@
 #include "boot/check.hpp"
 
 #include <fmt/format.h>
-#include <fstream>
 
 #include "boot/apt_hook.hpp"
 #include "boot/cmdline_txt.hpp"
@@ -9,32 +8,16 @@
 #include "boot/firmware.hpp"
 #include "boot/kernel_image.hpp"
 #include "boot/patch.hpp"
+#include "boot/usb.hpp"
+#include "core/board.hpp"
 #include "core/error.hpp"
+#include "core/file.hpp"
+#include "core/strings.hpp"
 
 namespace fs = std::filesystem;
 
 namespace piprov::boot {
 namespace {
-
-std::string shell_quote(const std::string& s) {
-  if (s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:=") == std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string trim(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\0')) s.pop_back();
-  return s;
-}
-
-std::string sysfs_read(const fs::path& p) {
-  std::ifstream in(p);
-  std::string s;
-  std::getline(in, s);
-  return trim(s);
-}
 
 struct Ctx {
   const CheckOptions& o;
@@ -153,7 +136,7 @@ void check_lint(Ctx& c, const ConfigTxt& config, const std::string& name, const 
 
 void check_cmdline(Ctx& c, const ConfigTxt& config, std::optional<CmdlineTxt>& out) {
   c.r.cmdline_file = effective_cmdline_name(config, c.o.boot_dir);
-  auto text = read_optional_file(c.o.boot_dir / c.r.cmdline_file);
+  auto text = read_file_if_exists(c.o.boot_dir / c.r.cmdline_file);
   if (!text) {
     c.add(Severity::Error, "cmdline-missing", c.r.cmdline_file + " (the cmdline file config.txt names) does not exist",
           "create " + c.r.cmdline_file +
@@ -207,15 +190,9 @@ void check_hook(Ctx& c) {
 void check_usb(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
   std::vector<std::pair<std::string, std::string>> ids;  // vid:pid, where seen
   for (const auto& id : c.o.usb_ids) ids.emplace_back(normalize_vid_pid(id), "--usb-id");
-  bool scan = c.o.scan_usb.value_or(running_on_pi());
-  if (scan) {
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator("/sys/bus/usb/devices", ec)) {
-      auto vid = sysfs_read(e.path() / "idVendor"), pid = sysfs_read(e.path() / "idProduct");
-      if (vid.size() == 4 && pid.size() == 4)
-        ids.emplace_back(fmt::format("{}:{}", vid, pid), fmt::format("USB device {}", e.path().filename().string()));
-    }
-  }
+  bool scan = c.o.scan_usb.value_or(detect_board().raspberry_pi());
+  if (scan)
+    for (const auto& dev : scan_usb_devices()) ids.emplace_back(dev.vid_pid, "USB device " + dev.name);
   for (const auto& [id, seen] : ids) {
     const auto* known = find_known_bridge(id);
     if (!known) {
@@ -254,19 +231,12 @@ bool CheckReport::ok() const {
   return true;
 }
 
-bool running_on_pi() {
-  std::ifstream in("/proc/device-tree/model");
-  std::string model;
-  std::getline(in, model, '\0');
-  return model.find("Raspberry Pi") != std::string::npos;
-}
-
 CheckReport check_boot(const CheckOptions& o) {
   CheckReport r;
   std::error_code ec;
   if (!fs::is_directory(o.boot_dir, ec))
     throw Error(ErrorKind::Usage, o.boot_dir.string() + " is not a directory: pass the mounted boot partition");
-  auto text = read_optional_file(o.boot_dir / kConfigTxt);
+  auto text = read_file_if_exists(o.boot_dir / kConfigTxt);
   if (!text)
     throw Error(ErrorKind::Usage, o.boot_dir.string() + " has no config.txt: not a Raspberry Pi boot partition");
   Ctx c{o, r, shell_quote(o.boot_dir.string()), ""};

@@ -47,7 +47,4 @@ struct CheckReport {
 /// or has no config.txt; everything else is a finding.
 CheckReport check_boot(const CheckOptions& opts);
 
-/// True when /proc/device-tree/model names a Raspberry Pi.
-bool running_on_pi();
-
 }  // namespace piprov::boot

@@ -5,15 +5,10 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/strings.hpp"
 
 namespace piprov::boot {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (auto& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return o;
-}
 
 // [begin, end) of the first line's content (without \r\n).
 std::pair<std::size_t, std::size_t> first_line(const std::string& t) {
@@ -48,7 +43,7 @@ const std::vector<KnownBridge>& known_uas_bridges() {
 }
 
 std::string normalize_vid_pid(std::string_view text) {
-  std::string s = lower(text);
+  std::string s = to_lower(text);
   bool ok = s.size() == 9 && s[4] == ':';
   for (std::size_t i = 0; ok && i < 9; ++i)
     if (i != 4 && !std::isxdigit(static_cast<unsigned char>(s[i]))) ok = false;
@@ -60,7 +55,7 @@ std::string normalize_vid_pid(std::string_view text) {
 }
 
 const KnownBridge* find_known_bridge(std::string_view vid_pid) {
-  std::string s = lower(vid_pid);
+  std::string s = to_lower(vid_pid);
   for (const auto& b : known_uas_bridges())
     if (s == b.vid_pid) return &b;
   return nullptr;
@@ -109,10 +104,10 @@ std::vector<CmdlineFinding> CmdlineTxt::lint() const {
 }
 
 bool CmdlineTxt::has_uas_quirk(std::string_view vid_pid) const {
-  std::string want = lower(vid_pid);
+  std::string want = to_lower(vid_pid);
   for (const auto& p : params()) {
     if (p.rfind("usb-storage.quirks=", 0) != 0) continue;
-    std::string list = lower(p.substr(19));
+    std::string list = to_lower(p.substr(19));
     std::size_t pos = 0;
     while (pos <= list.size()) {
       auto comma = list.find(',', pos);

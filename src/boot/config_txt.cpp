@@ -4,25 +4,14 @@
 #include <cctype>
 #include <set>
 
+#include "core/strings.hpp"
+
 namespace piprov::boot {
 namespace {
 
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && is_ws(s[b])) ++b;
-  while (e > b && is_ws(s[e - 1])) --e;
-  return std::string(s.substr(b, e - b));
-}
-
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (auto& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return o;
-}
-
-bool iequals(std::string_view a, std::string_view b) { return lower(a) == lower(b); }
+bool iequals(std::string_view a, std::string_view b) { return to_lower(a) == to_lower(b); }
 
 // Keys that accumulate instead of last-wins (config_txt docs: dtoverlay/dtparam).
 bool accumulates(std::string_view key) {
@@ -291,7 +280,7 @@ void ConfigTxt::walk(
   for (std::size_t i = 0; i < lines_.size(); ++i) {
     const auto& l = lines_[i];
     if (l.kind == LineKind::Section) {
-      std::string f = lower(l.key);
+      std::string f = to_lower(l.key);
       if (f == "all") {
         auto includes = filters["\x01includes"];
         filters.clear();
@@ -352,7 +341,7 @@ std::vector<LintFinding> ConfigTxt::lint() const {
                          " characters; the firmware reads only the first 98",
                      "shorten it to 98 characters or fewer"});
     if (l.kind == LineKind::Section) {
-      section = lower(l.key);
+      section = to_lower(l.key);
       if (l.unterminated)
         out.push_back({n, "unterminated-section", "line " + std::to_string(n) + " opens a section without ']'",
                        "write [" + l.key + "]"});
@@ -374,11 +363,11 @@ std::vector<LintFinding> ConfigTxt::lint() const {
     }
     if (l.spaced_equals)
       out.push_back({n, "spaces-around-equals",
-                     "line " + std::to_string(n) + ": spaces around '=' in '" + trim(l.text) + "'",
+                     "line " + std::to_string(n) + ": spaces around '=' in '" + std::string(trim(l.text)) + "'",
                      "write " + l.key + "=" + l.value});
     auto hash = l.value.find('#');
     if (hash != std::string::npos) {
-      std::string value = trim(std::string_view(l.value).substr(0, hash));
+      std::string value(trim(std::string_view(l.value).substr(0, hash)));
       out.push_back(
           {n, "inline-comment",
            "line " + std::to_string(n) + ": '#' after a value is not a comment, it becomes part of " + l.key +

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/fd.hpp"
 #include "core/hashing.hpp"
 
 namespace fs = std::filesystem;
@@ -21,16 +22,13 @@ namespace {
 // Runs argv (no shell) with MTOOLS_SKIP_CHECK=1; returns exit status and stderr.
 std::pair<int, std::string> run_tool(const std::vector<std::string>& argv) {
   char tmpl[] = "/tmp/piprov-mtools-XXXXXX";
-  int errfd = ::mkstemp(tmpl);
-  if (errfd < 0) throw io_error("cannot create a temporary file", errno);
+  UniqueFd errfd(::mkstemp(tmpl));
+  if (!errfd) throw io_error("cannot create a temporary file", errno);
   ::unlink(tmpl);
   pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(errfd);
-    throw io_error("fork", errno);
-  }
+  if (pid < 0) throw io_error("fork", errno);
   if (pid == 0) {
-    ::dup2(errfd, 2);
+    ::dup2(errfd.get(), 2);
     int devnull = ::open("/dev/null", O_RDWR);
     if (devnull >= 0) {
       ::dup2(devnull, 0);
@@ -48,11 +46,11 @@ std::pair<int, std::string> run_tool(const std::vector<std::string>& argv) {
   while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
   std::string err;
-  ::lseek(errfd, 0, SEEK_SET);
+  ::lseek(errfd.get(), 0, SEEK_SET);
   char buf[4096];
   ssize_t n;
-  while ((n = ::read(errfd, buf, sizeof buf)) > 0) err.append(buf, static_cast<std::size_t>(n));
-  ::close(errfd);
+  while ((n = ::read(errfd.get(), buf, sizeof buf)) > 0) err.append(buf, static_cast<std::size_t>(n));
+  errfd.reset();
   int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
   return {code, err};

@@ -1,9 +1,9 @@
 #include "boot/firmware.hpp"
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
-#include <vector>
+#include <string_view>
+
+#include "core/file.hpp"
 
 namespace piprov::boot {
 namespace {
@@ -11,7 +11,7 @@ namespace {
 // Finds the first compiler __DATE__-style string "Mmm dd yyyy" (day space-padded)
 // followed by a __TIME__ "hh:mm:ss", as the firmware's version banner has, and
 // returns it as "yyyy-mm-dd".
-std::string find_build_date(const std::vector<char>& data) {
+std::string find_build_date(std::string_view data) {
   static const char* months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
   auto digit = [](char c) { return c >= '0' && c <= '9'; };
   for (std::size_t i = 0; i + 20 <= data.size(); ++i) {
@@ -36,15 +36,14 @@ std::string find_build_date(const std::vector<char>& data) {
 
 FirmwareInfo firmware_info(const std::filesystem::path& boot_dir) {
   FirmwareInfo fi;
-  std::ifstream in(boot_dir / "start4.elf", std::ios::binary);
-  if (!in) {
+  const auto data = read_file_if_exists(boot_dir / "start4.elf");
+  if (!data) {
     fi.summary = "no start4.elf in the boot directory: the Pi 4 firmware version is unknown (firmware built since " +
                  std::string(kGzipKernelFirmwareDate) + " boots a gzip kernel= directly)";
     return fi;
   }
   fi.start4_present = true;
-  std::vector<char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  fi.build_date = find_build_date(data);
+  fi.build_date = find_build_date(*data);
   if (fi.build_date.empty()) {
     fi.summary = "start4.elf carries no readable build date: whether it decompresses gzip kernels is unknown";
     return fi;

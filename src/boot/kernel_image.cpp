@@ -13,6 +13,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/fd.hpp"
 #include "core/hashing.hpp"
 
 namespace fs = std::filesystem;
@@ -29,22 +30,17 @@ bool starts_with(std::span<const std::byte> head, std::initializer_list<unsigned
 }
 
 std::vector<std::byte> read_head(const fs::path& path, std::size_t n) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw io_error("cannot open " + path.string(), errno);
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) throw io_error("cannot open " + path.string(), errno);
   std::vector<std::byte> buf(n);
   std::size_t got = 0;
   while (got < n) {
-    ssize_t r = ::read(fd, buf.data() + got, n - got);
+    ssize_t r = ::read(fd.get(), buf.data() + got, n - got);
     if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      int e = errno;
-      ::close(fd);
-      throw io_error("cannot read " + path.string(), e);
-    }
+    if (r < 0) throw io_error("cannot read " + path.string(), errno);
     if (r == 0) break;
     got += static_cast<std::size_t>(r);
   }
-  ::close(fd);
   buf.resize(got);
   return buf;
 }
@@ -63,11 +59,10 @@ class Crc32 {
 
 // The last 8 bytes of a gzip file: CRC32 and ISIZE (size mod 2^32), little-endian.
 std::pair<std::uint32_t, std::uint32_t> gzip_trailer(const fs::path& path, std::uint64_t file_size) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw io_error("cannot open " + path.string(), errno);
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) throw io_error("cannot open " + path.string(), errno);
   unsigned char t[8] = {};
-  ssize_t n = file_size >= 8 ? ::pread(fd, t, 8, static_cast<off_t>(file_size - 8)) : -1;
-  ::close(fd);
+  ssize_t n = file_size >= 8 ? ::pread(fd.get(), t, 8, static_cast<off_t>(file_size - 8)) : -1;
   if (n != 8) throw Error(ErrorKind::Verify, path.string() + " is too short to be a gzip file");
   auto le = [&](int o) {
     return std::uint32_t(t[o]) | std::uint32_t(t[o + 1]) << 8 | std::uint32_t(t[o + 2]) << 16 |

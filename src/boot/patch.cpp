@@ -1,15 +1,12 @@
 #include "boot/patch.hpp"
 
-#include <cerrno>
-#include <fstream>
-#include <sstream>
-
 #include "boot/apt_hook.hpp"
 #include "boot/cmdline_txt.hpp"
 #include "boot/firmware.hpp"
 #include "boot/sync.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -49,21 +46,11 @@ void write_with_backup(const fs::path& file, const std::string& original, const 
 
 }  // namespace
 
-std::optional<std::string> read_optional_file(const fs::path& p) {
-  std::error_code ec;
-  if (!fs::exists(p, ec)) return std::nullopt;
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw io_error("cannot read " + p.string(), errno);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 IncludeLoader include_loader(const fs::path& boot_dir) {
   return [boot_dir](const std::string& name) -> std::optional<ConfigTxt> {
     if (name.empty() || name.find("..") != std::string::npos) return std::nullopt;
     try {
-      auto text = read_optional_file(boot_dir / name);
+      auto text = read_file_if_exists(boot_dir / name);
       if (!text) return std::nullopt;
       return ConfigTxt::parse(*text);
     } catch (const Error&) {
@@ -83,7 +70,7 @@ PatchReport patch_boot(const PatchOptions& o) {
   std::error_code ec;
   if (!fs::is_directory(boot, ec))
     throw Error(ErrorKind::Usage, boot.string() + " is not a directory: pass the mounted boot partition (system-boot)");
-  auto config_text = read_optional_file(boot / kConfigTxt);
+  auto config_text = read_file_if_exists(boot / kConfigTxt);
   if (!config_text)
     throw Error(ErrorKind::Usage, boot.string() + " has no config.txt: not a Raspberry Pi boot partition");
   if (!fs::is_regular_file(boot / kVmlinuz, ec))
@@ -133,7 +120,7 @@ PatchReport patch_boot(const PatchOptions& o) {
   if (!o.uas_quirks.empty()) {
     std::string name = effective_cmdline_name(config, boot);
     fs::path file = boot / name;
-    auto text = read_optional_file(file);
+    auto text = read_file_if_exists(file);
     if (!text) throw Error(ErrorKind::Usage, file.string() + " (the cmdline file config.txt names) does not exist");
     auto cmd = CmdlineTxt::parse(*text);
     for (const auto& q : o.uas_quirks) cmd.add_uas_quirk(q);

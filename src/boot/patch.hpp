@@ -44,9 +44,6 @@ struct PatchReport {
 /// is then left unchanged); Error{Io} on write failures.
 PatchReport patch_boot(const PatchOptions& opts);
 
-/// Reads a whole file; nullopt when it does not exist. Throws Error{Io} on read errors.
-std::optional<std::string> read_optional_file(const std::filesystem::path& p);
-
 /// Loads `include`d config files from BOOT_DIR.
 IncludeLoader include_loader(const std::filesystem::path& boot_dir);
 

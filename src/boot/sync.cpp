@@ -3,13 +3,15 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <cerrno>
-#include <fstream>
 #include <sstream>
 
 #include "boot/kernel_image.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/fd.hpp"
+#include "core/file.hpp"
 #include "core/hashing.hpp"
+#include "core/strings.hpp"
 #include "core/units.hpp"
 
 namespace fs = std::filesystem;
@@ -19,22 +21,17 @@ namespace {
 
 // Copies `from` to `to` atomically (temp file + fsync + rename + dir fsync).
 void atomic_copy(const fs::path& from, const fs::path& to) {
-  int fd = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw io_error("cannot open " + from.string(), errno);
+  UniqueFd fd(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) throw io_error("cannot open " + from.string(), errno);
   AtomicFile out(to);
   std::vector<std::byte> buf(1 << 20);
   for (;;) {
-    ssize_t n = ::read(fd, buf.data(), buf.size());
+    ssize_t n = ::read(fd.get(), buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      ::close(fd);
-      throw io_error("cannot read " + from.string(), e);
-    }
+    if (n < 0) throw io_error("cannot read " + from.string(), errno);
     if (n == 0) break;
     out.write(std::span<const std::byte>(buf.data(), static_cast<std::size_t>(n)));
   }
-  ::close(fd);
   out.commit();
 }
 
@@ -58,12 +55,11 @@ void remove_stale_temps(const fs::path& dir, std::vector<std::string>& actions) 
 }  // namespace
 
 std::optional<KernelStamp> read_stamp(const fs::path& stamp_file) {
-  std::ifstream in(stamp_file);
-  if (!in) return std::nullopt;
+  const auto text = read_file_if_exists(stamp_file);
+  if (!text) return std::nullopt;
   KernelStamp s;
-  std::string line;
   bool size_seen = false;
-  while (std::getline(in, line)) {
+  for (std::string line : split(*text, '\n')) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     auto eq = line.find('=');
     if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
@@ -191,6 +187,10 @@ SyncResult sync_kernel(const fs::path& boot_dir, const SyncOptions& opts) {
       atomic_copy(vmlinux, boot_dir / kVmlinuxBak);
       r.actions.emplace_back("kept the previous vmlinux as vmlinux.bak");
     }
+    // The old stamp goes first: a kill between the rename and the new stamp
+    // then leaves "no stamp" (regenerate next time), never a stamp that
+    // describes the other kernel (two kernels of one size would look fresh).
+    fs::remove(boot_dir / kVmlinuxStamp, ec);
     tmp.commit();
     std::string how = dec.compression == KernelCompression::None
                           ? "vmlinuz is already an uncompressed arm64 Image: copied as is to vmlinux"

@@ -9,7 +9,7 @@
 #include "cli/commands.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
-#include "core/read_capped.hpp"
+#include "core/file.hpp"
 #include "eeprom/check.hpp"
 #include "eeprom/edit.hpp"
 #include "eeprom/image.hpp"

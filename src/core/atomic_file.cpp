@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "core/error.hpp"
+#include "core/fd.hpp"
 
 namespace piprov {
 
@@ -14,14 +15,14 @@ AtomicFile::AtomicFile(std::filesystem::path target, unsigned mode) : target_(st
   auto dir = target_.parent_path();
   if (dir.empty()) dir = ".";
   std::string tmpl = (dir / ("." + target_.filename().string() + ".tmp.XXXXXX")).string();
-  fd_ = ::mkostemp(tmpl.data(), O_CLOEXEC);
-  if (fd_ < 0) throw io_error("cannot create a temporary file in " + dir.string(), errno);
+  fd_.reset(::mkostemp(tmpl.data(), O_CLOEXEC));
+  if (!fd_) throw io_error("cannot create a temporary file in " + dir.string(), errno);
   temp_ = tmpl;
-  ::fchmod(fd_, mode);
+  ::fchmod(fd_.get(), mode);
 }
 
 AtomicFile::~AtomicFile() {
-  if (fd_ >= 0) ::close(fd_);
+  fd_.reset();
   if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
 }
 
@@ -29,7 +30,7 @@ void AtomicFile::write(std::span<const std::byte> data) {
   const auto* p = reinterpret_cast<const char*>(data.data());
   std::size_t left = data.size();
   while (left > 0) {
-    ssize_t n = ::write(fd_, p, left);
+    ssize_t n = ::write(fd_.get(), p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
       throw io_error("cannot write " + temp_.string(), errno);
@@ -44,10 +45,8 @@ void AtomicFile::write(std::string_view text) {
 }
 
 void AtomicFile::commit() {
-  if (::fsync(fd_) != 0) throw io_error("cannot fsync " + temp_.string(), errno);
-  int fd = fd_;
-  fd_ = -1;
-  if (::close(fd) != 0) throw io_error("cannot close " + temp_.string(), errno);
+  if (::fsync(fd_.get()) != 0) throw io_error("cannot fsync " + temp_.string(), errno);
+  if (int err = fd_.close()) throw io_error("cannot close " + temp_.string(), err);
   if (::rename(temp_.c_str(), target_.c_str()) != 0)
     throw io_error("cannot rename " + temp_.string() + " to " + target_.string(), errno);
   committed_ = true;
@@ -62,11 +61,10 @@ void atomic_write(const std::filesystem::path& target, std::string_view content,
 }
 
 void fsync_directory(const std::filesystem::path& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) throw io_error("cannot open directory " + dir.string(), errno);
-  int rc = ::fsync(fd);
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd) throw io_error("cannot open directory " + dir.string(), errno);
+  int rc = ::fsync(fd.get());
   int err = errno;
-  ::close(fd);
   // Some filesystems (vfat on old kernels) return EINVAL for directory fsync: not an error.
   if (rc != 0 && err != EINVAL) throw io_error("cannot fsync directory " + dir.string(), err);
 }

@@ -9,6 +9,8 @@
 #include <span>
 #include <string>
 
+#include "core/fd.hpp"
+
 namespace piprov {
 
 /// One pending replacement of `target`. Write the new content with write(),
@@ -36,7 +38,7 @@ class AtomicFile {
  private:
   std::filesystem::path target_;
   std::filesystem::path temp_;
-  int fd_ = -1;
+  UniqueFd fd_;
   bool committed_ = false;
 };
 

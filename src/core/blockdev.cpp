@@ -5,10 +5,10 @@
 #include <sys/sysmacros.h>
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/mounts.hpp"
 
 namespace fs = std::filesystem;
@@ -17,21 +17,6 @@ namespace piprov {
 namespace {
 
 const fs::path kSysClassBlock = "/sys/class/block";
-
-std::string trim(std::string s) {
-  auto ws = [](unsigned char c) { return std::isspace(c); };
-  while (!s.empty() && ws(s.back())) s.pop_back();
-  std::size_t i = 0;
-  while (i < s.size() && ws(s[i])) ++i;
-  return s.substr(i);
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  if (!in) return {};
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return trim(s);
-}
 
 std::uint64_t to_u64(const std::string& s) {
   try {
@@ -56,12 +41,12 @@ std::vector<std::string> list_dir_names(const fs::path& p) {
   return out;
 }
 
-std::string transport_of(const std::string& name) {
+std::string transport_of(const SysRoot& root, const std::string& name) {
   if (name.rfind("loop", 0) == 0) return "loop";
   if (name.rfind("mmcblk", 0) == 0) return "mmc";
   if (name.rfind("nvme", 0) == 0) return "nvme";
   std::error_code ec;
-  std::string real = fs::canonical(kSysClassBlock / name, ec).string();
+  std::string real = root.system_path(fs::canonical(root("/sys/class/block") / name, ec));
   if (real.find("/usb") != std::string::npos) return "usb";
   if (real.find("/ata") != std::string::npos) return "sata";
   if (real.find("/virtio") != std::string::npos) return "virtio";
@@ -88,25 +73,28 @@ bool is_system_mountpoint(const std::string& m) {
   return sys.count(m) > 0;
 }
 
-Disk build_disk(const std::string& name, const std::vector<MountEntry>& mounts, const std::vector<dev_t>& swaps) {
-  const fs::path sys = kSysClassBlock / name;
+}  // namespace
+
+Disk read_disk(const SysRoot& root, const std::string& name, const std::vector<MountEntry>& mounts,
+               const std::vector<dev_t>& swaps) {
+  const fs::path sys = root("/sys/class/block") / name;
   Disk d;
   d.name = name;
   d.path = "/dev/" + name;
-  d.model = read_file(sys / "device/model");
-  d.vendor = read_file(sys / "device/vendor");
-  d.serial = read_file(sys / "device/serial");
-  if (d.serial.empty()) d.serial = read_file(sys / "serial");
-  d.transport = transport_of(name);
-  d.size_bytes = to_u64(read_file(sys / "size")) * 512;
-  d.removable = read_file(sys / "removable") == "1";
-  d.read_only = read_file(sys / "ro") == "1";
-  d.rotational = read_file(sys / "queue/rotational") == "1";
-  if (auto v = to_u64(read_file(sys / "queue/logical_block_size"))) d.logical_block_size = static_cast<unsigned>(v);
-  if (auto v = to_u64(read_file(sys / "queue/physical_block_size"))) d.physical_block_size = static_cast<unsigned>(v);
-  d.max_sectors_kb = static_cast<unsigned>(to_u64(read_file(sys / "queue/max_sectors_kb")));
-  d.backing_file = read_file(sys / "loop/backing_file");
-  d.devno = parse_devno(read_file(sys / "dev"));
+  d.model = read_attr(sys / "device/model");
+  d.vendor = read_attr(sys / "device/vendor");
+  d.serial = read_attr(sys / "device/serial");
+  if (d.serial.empty()) d.serial = read_attr(sys / "serial");
+  d.transport = transport_of(root, name);
+  d.size_bytes = to_u64(read_attr(sys / "size")) * 512;
+  d.removable = read_attr(sys / "removable") == "1";
+  d.read_only = read_attr(sys / "ro") == "1";
+  d.rotational = read_attr(sys / "queue/rotational") == "1";
+  if (auto v = to_u64(read_attr(sys / "queue/logical_block_size"))) d.logical_block_size = static_cast<unsigned>(v);
+  if (auto v = to_u64(read_attr(sys / "queue/physical_block_size"))) d.physical_block_size = static_cast<unsigned>(v);
+  d.max_sectors_kb = static_cast<unsigned>(to_u64(read_attr(sys / "queue/max_sectors_kb")));
+  d.backing_file = read_attr(sys / "loop/backing_file");
+  d.devno = parse_devno(read_attr(sys / "dev"));
   d.holders = list_dir_names(sys / "holders");
 
   auto mounts_of = [&](dev_t dn) {
@@ -127,10 +115,10 @@ Disk build_disk(const std::string& name, const std::vector<MountEntry>& mounts, 
     Partition p;
     p.name = child;
     p.path = "/dev/" + child;
-    p.number = static_cast<int>(to_u64(read_file(sys / child / "partition")));
-    p.start_bytes = to_u64(read_file(sys / child / "start")) * 512;
-    p.size_bytes = to_u64(read_file(sys / child / "size")) * 512;
-    p.devno = parse_devno(read_file(sys / child / "dev"));
+    p.number = static_cast<int>(to_u64(read_attr(sys / child / "partition")));
+    p.start_bytes = to_u64(read_attr(sys / child / "start")) * 512;
+    p.size_bytes = to_u64(read_attr(sys / child / "size")) * 512;
+    p.devno = parse_devno(read_attr(sys / child / "dev"));
     p.holders = list_dir_names(sys / child / "holders");
     p.mountpoints = mounts_of(p.devno);
     probe_fs(p);
@@ -146,6 +134,8 @@ Disk build_disk(const std::string& name, const std::vector<MountEntry>& mounts, 
   d.system_disk = !d.system_reasons.empty();
   return d;
 }
+
+namespace {
 
 std::string resolve_name(const std::string& path_or_name) {
   if (path_or_name.find('/') == std::string::npos) return path_or_name;
@@ -170,7 +160,7 @@ std::vector<std::string> Disk::mounted() const {
 }
 
 std::string sysfs_attr(const std::string& name, const std::string& attr) {
-  return read_file(kSysClassBlock / name / attr);
+  return read_attr(kSysClassBlock / name / attr);
 }
 
 std::string disk_of_devno(dev_t devno) {
@@ -182,16 +172,16 @@ std::string disk_of_devno(dev_t devno) {
   return sys.filename().string();
 }
 
-std::vector<Disk> list_disks() {
+std::vector<Disk> list_disks(const SysRoot& root) {
   std::error_code ec;
-  if (!fs::exists("/sys/block", ec)) throw Error(ErrorKind::Io, "cannot read /sys/block: is sysfs mounted?");
+  if (!fs::exists(root("/sys/block"), ec)) throw Error(ErrorKind::Io, "cannot read /sys/block: is sysfs mounted?");
   auto mounts = mount_table();
   auto swaps = active_swap_devices();
   std::vector<Disk> out;
-  for (const auto& name : list_dir_names("/sys/block")) {
+  for (const auto& name : list_dir_names(root("/sys/block"))) {
     if (name.rfind("ram", 0) == 0 || name.rfind("zram", 0) == 0) continue;
-    if (name.rfind("loop", 0) == 0 && read_file(fs::path("/sys/block") / name / "loop/backing_file").empty()) continue;
-    out.push_back(build_disk(name, mounts, swaps));
+    if (name.rfind("loop", 0) == 0 && read_attr(root("/sys/block") / name / "loop/backing_file").empty()) continue;
+    out.push_back(read_disk(root, name, mounts, swaps));
   }
   return out;
 }
@@ -221,7 +211,7 @@ Disk probe_disk(const std::string& path_or_name) {
       throw Error(ErrorKind::Usage, path + " does not exist; run 'piprov devices' to list disks");
     default: throw Error(ErrorKind::Usage, path + " is not a block device; run 'piprov devices' to list disks");
   }
-  return build_disk(resolve_name(path), mount_table(), active_swap_devices());
+  return read_disk(SysRoot::host(), resolve_name(path), mount_table(), active_swap_devices());
 }
 
 }  // namespace piprov

@@ -1,13 +1,17 @@
 #pragma once
 // Block devices as a user sees them: whole disks with their partitions, from
 // sysfs (/sys/block) + libblkid (labels, fs types) + libmount (mount points).
-// Rules for "system disk": it holds /, /boot, /boot/firmware, /home,
-// /var, /usr or active swap, or has holders such as LVM/MD (sysfs ABI,
-// Documentation/ABI/stable/sysfs-block: holders/).
+// A "system disk" holds /, /boot, /boot/firmware, /boot/efi, /home, /var or
+// /usr, active swap, or has holders such as LVM/MD/device-mapper (sysfs ABI,
+// Documentation/ABI/stable/sysfs-block: holders/): the disks a running Linux
+// needs.
 #include <sys/types.h>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "core/mounts.hpp"
+#include "core/sysroot.hpp"
 
 namespace piprov {
 
@@ -56,7 +60,15 @@ struct Disk {
 /// All whole disks a user could mean: /sys/block minus ram, zram and loop
 /// devices with no backing file, sorted by name. Throws Error{Io} only if
 /// /sys/block is unreadable.
-std::vector<Disk> list_disks();
+std::vector<Disk> list_disks(const SysRoot& root = SysRoot::host());
+
+/// Disk `name` ("sda") from ROOT/sys/class/block/NAME, with its partitions
+/// (children with a `partition` attribute), mount points from `mounts` and
+/// the system-disk rules applied (matching by the `dev` attribute "MAJ:MIN"
+/// against MountEntry::devno and `swaps`). Partition labels and fs types come
+/// from libblkid on /dev/PART ("" when that cannot be opened). Never throws.
+Disk read_disk(const SysRoot& root, const std::string& name, const std::vector<MountEntry>& mounts,
+               const std::vector<dev_t>& swaps);
 
 /// The whole disk named by `path_or_name` ("/dev/sda", "sda", a symlink in
 /// /dev/disk/by-id). Throws Error{Usage} when it is a partition (message names

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/fd.hpp"
 
 namespace piprov {
 
@@ -37,22 +38,19 @@ std::string Sha256::hex() {
 }
 
 std::string sha256_file(const std::filesystem::path& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw io_error("cannot open " + path.string(), errno);
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) throw io_error("cannot open " + path.string(), errno);
   Sha256 h;
   std::vector<std::byte> buf(1 << 20);
   for (;;) {
-    ssize_t n = ::read(fd, buf.data(), buf.size());
+    ssize_t n = ::read(fd.get(), buf.data(), buf.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      int e = errno;
-      ::close(fd);
-      throw io_error("cannot read " + path.string(), e);
+      throw io_error("cannot read " + path.string(), errno);
     }
     if (n == 0) break;
     h.update({buf.data(), static_cast<std::size_t>(n)});
   }
-  ::close(fd);
   return h.hex();
 }
 

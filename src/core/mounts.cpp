@@ -20,6 +20,18 @@ struct IterDel {
 struct CtxDel {
   void operator()(libmnt_context* c) const { mnt_free_context(c); }
 };
+
+// Throws Error{Io} "<what>: <reason><hint>" unless libmount's mount/umount
+// call (return code `rc`) succeeded; the reason is libmount's own message
+// (mnt_context_get_excode), else strerror of the syscall's errno.
+void check_mnt_result(libmnt_context* cxt, int rc, const std::string& what, const std::string& hint = "") {
+  if (rc == 0 && mnt_context_get_status(cxt) == 1) return;
+  int err = rc > 0 ? mnt_context_get_syscall_errno(cxt) : -rc;
+  char buf[BUFSIZ] = {0};
+  mnt_context_get_excode(cxt, rc, buf, sizeof buf);
+  throw Error(ErrorKind::Io,
+              what + ": " + (buf[0] ? std::string(buf) : std::string(std::strerror(err ? err : EIO))) + hint);
+}
 }  // namespace
 
 std::vector<MountEntry> mount_table() {
@@ -70,29 +82,15 @@ void mount_filesystem(const std::string& source, const std::string& target, cons
   if (!fstype.empty() && fstype != "auto") mnt_context_set_fstype(cxt.get(), fstype.c_str());
   if (!options.empty()) mnt_context_set_options(cxt.get(), options.c_str());
   mnt_context_disable_mtab(cxt.get(), 1);
-  int rc = mnt_context_mount(cxt.get());
-  if (rc != 0 || mnt_context_get_status(cxt.get()) != 1) {
-    int err = rc > 0 ? mnt_context_get_syscall_errno(cxt.get()) : -rc;
-    char buf[BUFSIZ] = {0};
-    mnt_context_get_excode(cxt.get(), rc, buf, sizeof buf);
-    throw Error(ErrorKind::Io, "cannot mount " + source + " on " + target + ": " +
-                                   (buf[0] ? std::string(buf) : std::string(std::strerror(err ? err : EIO))));
-  }
+  check_mnt_result(cxt.get(), mnt_context_mount(cxt.get()), "cannot mount " + source + " on " + target);
 }
 
 void unmount_filesystem(const std::string& target) {
   std::unique_ptr<libmnt_context, CtxDel> cxt(mnt_new_context());
   mnt_context_set_target(cxt.get(), target.c_str());
   mnt_context_disable_mtab(cxt.get(), 1);
-  int rc = mnt_context_umount(cxt.get());
-  if (rc != 0 || mnt_context_get_status(cxt.get()) != 1) {
-    int err = rc > 0 ? mnt_context_get_syscall_errno(cxt.get()) : -rc;
-    char buf[BUFSIZ] = {0};
-    mnt_context_get_excode(cxt.get(), rc, buf, sizeof buf);
-    throw Error(ErrorKind::Io, "cannot unmount " + target + ": " +
-                                   (buf[0] ? std::string(buf) : std::string(std::strerror(err ? err : EIO))) +
-                                   " (close programs using it and retry)");
-  }
+  check_mnt_result(cxt.get(), mnt_context_umount(cxt.get()), "cannot unmount " + target,
+                   " (close programs using it and retry)");
 }
 
 }  // namespace piprov

@@ -1,14 +1,13 @@
 #include "eeprom/board.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <string>
+
+#include "core/strings.hpp"
 
 namespace piprov::eeprom {
 
 std::optional<Board> parse_board(std::string_view name) {
-  std::string n(name);
-  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string n = to_lower(name);
   if (n == "pi4") return Board::Pi4;
   if (n == "pi400") return Board::Pi400;
   if (n == "cm4") return Board::Cm4;

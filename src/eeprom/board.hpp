@@ -6,9 +6,12 @@
 #include <optional>
 #include <string_view>
 
+#include "core/board.hpp"
+
 namespace piprov::eeprom {
 
-enum class Board { Pi4, Pi400, Cm4, Pi5 };
+/// The boards with an SPI EEPROM bootloader; detection is core/board.hpp.
+using Board = piprov::PiBoard;
 
 /// "pi4" | "pi400" | "cm4" | "pi5" (case-insensitive); nullopt otherwise.
 std::optional<Board> parse_board(std::string_view name);

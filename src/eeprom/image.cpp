@@ -4,7 +4,7 @@
 #include <cctype>
 
 #include "core/error.hpp"
-#include "core/read_capped.hpp"
+#include "core/file.hpp"
 
 namespace piprov::eeprom {
 namespace {

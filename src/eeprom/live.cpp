@@ -3,28 +3,13 @@
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <cstdio>
-#include <fstream>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
+#include "core/strings.hpp"
 
 namespace piprov::eeprom {
 namespace {
-namespace fs = std::filesystem;
-
-std::optional<std::string> slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-fs::path under(const fs::path& root, const char* abs) { return root / fs::path(abs).relative_path(); }
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 // Runs `prog arg`, returns {exit status, stdout}. -1 when it could not start.
 std::pair<int, std::string> run(const std::string& prog, const char* arg) {
   std::string cmd = shell_quote(prog) + " " + arg + " 2>/dev/null";
@@ -38,14 +23,6 @@ std::pair<int, std::string> run(const std::string& prog, const char* arg) {
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
 }
 }  // namespace
-
-std::optional<Board> board_from_compatible(std::string_view c) {
-  if (c.find("bcm2712") != std::string_view::npos) return Board::Pi5;
-  if (c.find("bcm2711") == std::string_view::npos) return std::nullopt;
-  if (c.find("raspberrypi,4-compute-module") != std::string_view::npos) return Board::Cm4;
-  if (c.find("raspberrypi,400") != std::string_view::npos) return Board::Pi400;
-  return Board::Pi4;
-}
 
 BootloaderInfo parse_bootloader_version(std::string_view text) {
   BootloaderInfo bl;
@@ -74,20 +51,15 @@ BootloaderInfo parse_bootloader_version(std::string_view text) {
 
 LiveData read_live(const LiveOptions& opt) {
   LiveData d;
-  auto compat = slurp(under(opt.root, "/proc/device-tree/compatible"));
-  if (!compat) compat = slurp(under(opt.root, "/sys/firmware/devicetree/base/compatible"));
-  std::string shown = compat.value_or("");
-  for (auto& ch : shown)
-    if (ch == '\0') ch = ',';
-  while (!shown.empty() && shown.back() == ',') shown.pop_back();
-  auto board = compat ? board_from_compatible(*compat) : std::nullopt;
-  if (!board)
+  const BoardId id = detect_board(opt.root);
+  const std::string shown = id.compatible_text();
+  if (!id.board)
     throw Error(
         ErrorKind::Usage,
         fmt::format("--live: this is not a Raspberry Pi 4 or 5 ({}); check a saved config instead: piprov "
                     "eeprom check FILE, or --image pieeprom.bin",
-                    compat ? "device tree compatible is \"" + shown + "\"" : "no /proc/device-tree/compatible"));
-  d.board = *board;
+                    id.compatible ? "device tree compatible is \"" + shown + "\"" : "no /proc/device-tree/compatible"));
+  d.board = *id.board;
   d.compatible = shown;
 
   auto [rc, cfg] = run(opt.vcgencmd, "bootloader_config");
@@ -100,17 +72,17 @@ LiveData read_live(const LiveOptions& opt) {
   auto [vrc, ver] = run(opt.vcgencmd, "bootloader_version");
   if (vrc == 0) d.bootloader = parse_bootloader_version(ver);
   if (!d.bootloader.build_timestamp) {
-    auto ts = slurp(under(opt.root, "/proc/device-tree/chosen/bootloader/build-timestamp"));
+    auto ts = read_system_file(opt.root("/proc/device-tree/chosen/bootloader/build-timestamp"));
     if (ts && ts->size() >= 4) {
       auto u = [&](int i) { return static_cast<std::int64_t>(static_cast<unsigned char>((*ts)[i])); };
       d.bootloader.build_timestamp = u(0) << 24 | u(1) << 16 | u(2) << 8 | u(3);
       d.bootloader.source = "device tree";
-      auto v = slurp(under(opt.root, "/proc/device-tree/chosen/bootloader/version"));
+      auto v = read_system_file(opt.root("/proc/device-tree/chosen/bootloader/version"));
       if (v) d.bootloader.version = v->substr(0, v->find('\0'));
     }
   }
-  d.release_channel_file = under(opt.root, "/etc/default/rpi-eeprom-update").string();
-  if (auto f = slurp(d.release_channel_file)) d.release_channel = parse_release_status(*f);
+  d.release_channel_file = opt.root("/etc/default/rpi-eeprom-update").string();
+  if (auto f = read_system_file(d.release_channel_file)) d.release_channel = parse_release_status(*f);
   return d;
 }
 

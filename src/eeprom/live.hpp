@@ -5,17 +5,18 @@
 // {build-timestamp (big-endian u32), version}; channel: FIRMWARE_RELEASE_STATUS
 // in /etc/default/rpi-eeprom-update. Board: /proc/device-tree/compatible
 // (bcm2711 = Pi 4 family, bcm2712 = Pi 5), as rpi-eeprom-config's rpi4()/rpi5().
-#include <filesystem>
 #include <optional>
 #include <string>
 
+#include "core/board.hpp"
+#include "core/sysroot.hpp"
 #include "eeprom/board.hpp"
 #include "eeprom/version.hpp"
 
 namespace piprov::eeprom {
 
 struct LiveOptions {
-  std::filesystem::path root = "/";   ///< prefix for /proc, /sys and /etc (tests use a fake tree)
+  SysRoot root;                       ///< where /proc, /sys and /etc are (tests use a fake tree)
   std::string vcgencmd = "vcgencmd";  ///< program to run (PATH lookup)
 };
 
@@ -28,9 +29,7 @@ struct LiveData {
   std::string release_channel_file;            ///< path that was read
 };
 
-/// Board from a device-tree compatible string ("raspberrypi,4-model-b\0brcm,bcm2711"),
-/// nullopt when it is not a Pi 4/400/CM4/5.
-std::optional<Board> board_from_compatible(std::string_view compatible);
+using piprov::board_from_compatible;
 
 /// Parses `vcgencmd bootloader_version` output into a BootloaderInfo.
 BootloaderInfo parse_bootloader_version(std::string_view text);

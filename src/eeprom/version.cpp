@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <ctime>
 
+#include "core/strings.hpp"
+
 namespace piprov::eeprom {
 namespace {
 constexpr const char* kSource = "raspberrypi/rpi-eeprom firmware release notes: USB MSD boot";
@@ -14,11 +16,6 @@ std::tm utc(std::int64_t t) {
   return tm;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 }  // namespace
 
 std::string format_date(std::int64_t t) {

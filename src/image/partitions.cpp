@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/fd.hpp"
 
 namespace fs = std::filesystem;
 
@@ -81,8 +82,9 @@ std::vector<std::string> reread_partitions(const std::string& given_path, std::c
   std::error_code ec;
   std::string disk_path = fs::canonical(given_path, ec).string();  // by-id symlinks -> /dev/sdX
   if (ec) disk_path = given_path;
-  int fd = ::open(disk_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw io_error("cannot open " + disk_path + " to re-read its partition table", errno);
+  UniqueFd dev(::open(disk_path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!dev) throw io_error("cannot open " + disk_path + " to re-read its partition table", errno);
+  const int fd = dev.get();
   bool rescanned = false;
   loop_info64 li{};
   if (::ioctl(fd, LOOP_GET_STATUS64, &li) == 0 && !(li.lo_flags & LO_FLAGS_PARTSCAN)) {
@@ -119,7 +121,7 @@ std::vector<std::string> reread_partitions(const std::string& given_path, std::c
         spdlog::info("{}: the kernel did not list partition {}; adding it with BLKPG", disk_path, p.number);
         add_partition(fd, disk_path, p);
       }
-  ::close(fd);
+  dev.reset();
 
   auto deadline = std::chrono::steady_clock::now() + timeout;
   std::vector<std::string> present;

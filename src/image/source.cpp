@@ -12,6 +12,7 @@
 
 #include "core/cancel.hpp"
 #include "core/error.hpp"
+#include "core/strings.hpp"
 
 namespace piprov::image {
 namespace {
@@ -29,8 +30,7 @@ std::string extension(const std::string& path) {
   auto dot = path.find_last_of('.');
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
   std::string e = path.substr(dot + 1);
-  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return e;
+  return to_lower(e);
 }
 
 std::string hex_head(std::span<const std::byte> h) {
@@ -104,18 +104,16 @@ Format detect_format(std::span<const std::byte> h, const std::string& path) {
 }
 
 InputFile::InputFile(const std::string& path, bool sha256) : path_(path) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) {
+  fd_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd_) {
     int e = errno;
     if (e == ENOENT) throw Error(ErrorKind::Usage, path + " does not exist: give the path of the image file");
     throw io_error("cannot open image " + path, e);
   }
   struct stat st {};
-  if (::fstat(fd_, &st) != 0) throw io_error("cannot stat image " + path, errno);
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd_);
+  if (::fstat(fd_.get(), &st) != 0) throw io_error("cannot stat image " + path, errno);
+  if (!S_ISREG(st.st_mode))
     throw Error(ErrorKind::Usage, path + " is not a regular file: give the path of the image file");
-  }
   size_ = static_cast<std::uint64_t>(st.st_size);
   hash_wanted_ = sha256;
   if (sha256) sha_ = std::make_unique<Sha256>();
@@ -123,20 +121,18 @@ InputFile::InputFile(const std::string& path, bool sha256) : path_(path) {
 
 std::uint64_t InputFile::seek(std::uint64_t pos) {
   if (pos == consumed_) return pos;
-  if (::lseek(fd_, static_cast<off_t>(pos), SEEK_SET) < 0) throw io_error("seeking in " + path_, errno);
+  if (::lseek(fd_.get(), static_cast<off_t>(pos), SEEK_SET) < 0) throw io_error("seeking in " + path_, errno);
   sequential_ = false;
   sha_.reset();
   consumed_ = pos;
   return pos;
 }
 
-InputFile::~InputFile() {
-  if (fd_ >= 0) ::close(fd_);
-}
+InputFile::~InputFile() = default;
 
 std::size_t InputFile::read(std::span<std::byte> out) {
   for (;;) {
-    ssize_t n = ::read(fd_, out.data(), out.size());
+    ssize_t n = ::read(fd_.get(), out.data(), out.size());
     if (n >= 0) {
       if (sha_) sha_->update(out.first(static_cast<std::size_t>(n)));
       consumed_ += static_cast<std::uint64_t>(n);

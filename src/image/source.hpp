@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/fd.hpp"
 #include "core/hashing.hpp"
 
 namespace piprov::image {
@@ -49,11 +50,11 @@ class InputFile {
   std::uint64_t size() const { return size_; }
   std::uint64_t consumed() const { return consumed_.load(std::memory_order_relaxed); }
   const std::string& path() const { return path_; }
-  int fd() const { return fd_; }
+  int fd() const { return fd_.get(); }
 
  private:
   std::string path_;
-  int fd_ = -1;
+  UniqueFd fd_;
   std::uint64_t size_ = 0;
   std::atomic<std::uint64_t> consumed_{0};  ///< current read position (read by the progress thread)
   std::unique_ptr<Sha256> sha_;

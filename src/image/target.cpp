@@ -6,33 +6,21 @@
 #include <spdlog/spdlog.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "core/error.hpp"
 #include "core/mounts.hpp"
-#include "core/protected_paths.hpp"
+#include "core/strings.hpp"
 #include "core/units.hpp"
 
 namespace fs = std::filesystem;
 
 namespace piprov::image {
-namespace {
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
-}  // namespace
-
 std::size_t choose_io_bytes(unsigned max_sectors_kb, unsigned logical_block) {
   const std::size_t cap = 4u << 20;
   std::size_t lbs = logical_block ? logical_block : 512;
@@ -46,50 +34,23 @@ std::size_t choose_io_bytes(unsigned max_sectors_kb, unsigned logical_block) {
   return (io / lbs) * lbs;
 }
 
-TargetInfo inspect_target(const std::string& path) {
+TargetInfo inspect_target(const std::string& path, const WriteFlags& flags) {
+  WriteSubject s = inspect_write_subject(path);
+  const bool block = s.kind == TargetKind::WholeDisk || s.kind == TargetKind::Partition;
+  enforce_write(s, block ? WriteIntent::WholeDiskImage : WriteIntent::ImageFile, flags);
   TargetInfo t;
   t.path = path;
-  std::string parent;
-  switch (classify_path(path, &parent)) {
-    case TargetKind::Partition:
-      throw Error(ErrorKind::Usage, fmt::format("{} is a partition; give the whole disk ({}) instead", path, parent));
-    case TargetKind::Other:
-      throw Error(
-          ErrorKind::Usage,
-          fmt::format("{} is neither a whole disk nor a regular file; run 'piprov devices' to list disks", path));
-    case TargetKind::Missing: {
-      if (path.rfind("/dev/", 0) == 0)
-        throw Error(ErrorKind::Usage, path + " does not exist; run 'piprov devices' to list disks");
-      fs::path dir = fs::path(path).parent_path();
-      if (dir.empty()) dir = ".";
-      std::error_code ec;
-      if (!fs::is_directory(dir, ec))
-        throw Error(ErrorKind::Usage, fmt::format("cannot create {}: directory {} does not exist", path, dir.string()));
-      t.is_file = true;
-      break;
-    }
-    case TargetKind::RegularFile: {
-      t.is_file = true;
-      t.size = fs::file_size(path);
-      t.exists = true;
-      break;
-    }
-    case TargetKind::WholeDisk: {
-      t.disk = probe_disk(path);
-      if (t.disk.system_disk)
-        throw Error(ErrorKind::Usage, fmt::format("{} is a system disk ({}): piprov never writes it", path,
-                                                  join(t.disk.system_reasons, "; ")));
-      if (t.disk.read_only)
-        throw Error(ErrorKind::Usage, fmt::format("{} is read-only: check the write-protect switch "
-                                                  "(SD adapters) or the device's ro flag",
-                                                  path));
-      t.size = t.capacity = t.disk.size_bytes;
-      t.logical_block = t.disk.logical_block_size ? t.disk.logical_block_size : 512;
-      t.io_bytes = choose_io_bytes(t.disk.max_sectors_kb, t.logical_block);
-      return t;
-    }
+  if (block) {
+    t.disk = std::move(s.disk);
+    t.size = t.capacity = t.disk.size_bytes;
+    t.logical_block = t.disk.logical_block_size ? t.disk.logical_block_size : 512;
+    t.io_bytes = choose_io_bytes(t.disk.max_sectors_kb, t.logical_block);
+    return t;
   }
   // Regular file: free space plus what overwriting frees.
+  t.is_file = true;
+  t.exists = s.kind == TargetKind::RegularFile;
+  t.size = s.size;
   fs::path dir = fs::path(path).parent_path();
   struct statvfs vfs {};
   if (::statvfs(dir.empty() ? "." : dir.c_str(), &vfs) == 0)
@@ -97,69 +58,6 @@ TargetInfo inspect_target(const std::string& path) {
   t.logical_block = 4096;
   t.io_bytes = 4u << 20;
   return t;
-}
-
-namespace {
-
-/// The loop device whose backing file is `real` (canonical path), or "".
-std::string loop_backed_by(const std::string& real) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator("/sys/block", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("loop", 0) != 0) continue;
-    std::ifstream in(e.path() / "loop" / "backing_file");
-    std::string backing;
-    if (in && std::getline(in, backing) && backing == real) return "/dev/" + name;
-  }
-  return "";
-}
-
-bool on_pseudo_filesystem(const std::string& real) {
-  for (const char* dir : {"/proc/", "/sys/", "/dev/"})
-    if (real.rfind(dir, 0) == 0) return true;
-  struct statfs sf {};
-  fs::path dir = fs::path(real).parent_path();
-  if (::statfs(dir.empty() ? "." : dir.c_str(), &sf) != 0) return false;
-  switch (static_cast<unsigned long>(sf.f_type)) {
-    case 0x9fa0:      // PROC_SUPER_MAGIC
-    case 0x62656572:  // SYSFS_MAGIC
-    case 0x64626720:  // DEBUGFS_MAGIC
-    case 0x74726163:  // TRACEFS_MAGIC
-    case 0x73636673:  // SECURITYFS_MAGIC
-    case 0x63677270:  // CGROUP2_SUPER_MAGIC
-    case 0x27e0eb:    // CGROUP_SUPER_MAGIC
-    case 0xcafe4a11:  // BPF_FS_MAGIC
-    case 0x62656570:  // CONFIGFS_MAGIC
-    case 0xde5e81e4:  // EFIVARFS_MAGIC
-    case 0x1cd1:      // DEVPTS_SUPER_MAGIC
-      return true;
-    default: return false;
-  }
-}
-
-}  // namespace
-
-void check_file_target_allowed(const TargetInfo& t, bool overwrite) {
-  if (!t.is_file) return;
-  std::error_code ec;
-  const std::string real = fs::weakly_canonical(t.path, ec).string();
-  if (on_pseudo_filesystem(real))
-    throw Error(ErrorKind::Usage, fmt::format("{} is on a kernel pseudo file system (/proc, /sys, /dev, ...): piprov "
-                                              "never writes there; give a disk (see 'piprov devices') or a file",
-                                              t.path));
-  if (!t.exists) return;
-  if (auto loop = loop_backed_by(real); !loop.empty())
-    throw Error(ErrorKind::Usage, fmt::format("{} is the backing file of {}: writing it would corrupt that disk under "
-                                              "its users; detach it first (losetup -d {})",
-                                              t.path, loop, loop));
-  if (auto dir = protected_dir_of(real); !dir.empty())
-    throw Error(ErrorKind::Usage, fmt::format("{} is an existing system file: piprov never overwrites files under {}; "
-                                              "give a disk (see 'piprov devices') or a new file name",
-                                              t.path, dir));
-  if (!overwrite)
-    throw Error(ErrorKind::Usage, fmt::format("{} is an existing file ({}): pass --overwrite to replace it, or give a "
-                                              "disk (see 'piprov devices')",
-                                              t.path, format_bytes(t.size)));
 }
 
 void check_image_not_on_target(const std::string& image, const TargetInfo& t) {
@@ -210,11 +108,11 @@ std::vector<std::string> unmount_target(const TargetInfo& t) {
   return done;
 }
 
-int open_target_for_write(const TargetInfo& t, bool* direct) {
+UniqueFd open_target_for_write(const TargetInfo& t, bool* direct) {
   *direct = true;
   if (!t.is_file) {
-    int fd = ::open(t.path.c_str(), O_WRONLY | O_DIRECT | O_EXCL | O_CLOEXEC);
-    if (fd < 0) {
+    UniqueFd fd(::open(t.path.c_str(), O_WRONLY | O_DIRECT | O_EXCL | O_CLOEXEC));
+    if (!fd) {
       int e = errno;
       if (e == EBUSY)
         throw Error(ErrorKind::Usage, fmt::format("{} is in use (mounted, or held by another program): "
@@ -228,23 +126,23 @@ int open_target_for_write(const TargetInfo& t, bool* direct) {
     }
     return fd;
   }
-  int fd = ::open(t.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT | O_CLOEXEC, 0644);
-  if (fd < 0 && errno == EINVAL) {
+  UniqueFd fd(::open(t.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT | O_CLOEXEC, 0644));
+  if (!fd && errno == EINVAL) {
     spdlog::info("{}: the file system refuses O_DIRECT; writing through the page cache", t.path);
     *direct = false;
-    fd = ::open(t.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    fd.reset(::open(t.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   }
-  if (fd < 0) throw io_error("cannot create " + t.path, errno);
+  if (!fd) throw io_error("cannot create " + t.path, errno);
   return fd;
 }
 
-int open_target_for_read(const TargetInfo& t) {
-  int fd = ::open(t.path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
-  if (fd < 0 && errno == EINVAL && t.is_file) {
-    fd = ::open(t.path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);  // read the disk, not the cache
+UniqueFd open_target_for_read(const TargetInfo& t) {
+  UniqueFd fd(::open(t.path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC));
+  if (!fd && errno == EINVAL && t.is_file) {
+    fd.reset(::open(t.path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd) ::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED);  // read the disk, not the cache
   }
-  if (fd < 0) throw io_error("cannot open " + t.path + " to verify it", errno);
+  if (!fd) throw io_error("cannot open " + t.path + " to verify it", errno);
   return fd;
 }
 

@@ -1,14 +1,15 @@
 #pragma once
-// The DEVICE of `piprov write`: what it is, whether writing it is allowed,
-// and opening it for O_DIRECT|O_EXCL writes. Safety rules: the target must be
-// a whole disk (not a partition) or a regular file; a system disk is refused
-// always; mounted partitions are refused unless --unmount; a read-only device
-// is refused (the wrong-disk reports against rpi-imager).
+// The DEVICE of `piprov write`: what it is, and opening it for
+// O_DIRECT|O_EXCL writes. Whether writing it is allowed is decided by
+// core/write_guard.hpp (intents WholeDiskImage and ImageFile); this file has
+// no safety rules of its own.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/blockdev.hpp"
+#include "core/fd.hpp"
+#include "core/write_guard.hpp"
 
 namespace piprov::image {
 
@@ -24,20 +25,10 @@ struct TargetInfo {
   Disk disk;                       ///< block devices only
 };
 
-/// Classifies and checks `path`. Throws Error{Usage} for a partition (naming
-/// the whole disk), a system disk (with the reasons), a read-only device, a
-/// missing path under /dev, a directory or any other kind of file.
-TargetInfo inspect_target(const std::string& path);
-
-/// For a regular-file target: always refuses (Error{Usage}) a file on a pseudo
-/// file system (/proc, /sys, /dev, debugfs, ...); for an existing file (even an
-/// empty one) refuses it unless `overwrite` (--overwrite; --yes alone is not
-/// enough: a mistyped DEVICE must not replace a file), and always when it lies
-/// under a system directory (/etc /usr /bin /sbin /lib* /boot /var/lib /root)
-/// or backs a loop device (its file systems would be corrupted under it).
-/// No-op for disks. Examples refused: `write --yes IMG /etc/passwd`, an empty
-/// /etc/subuid, /proc/version, a mounted loop's backing file.
-void check_file_target_allowed(const TargetInfo& t, bool overwrite);
+/// Checks `path` with check_write() (intent WholeDiskImage for a block
+/// device, ImageFile otherwise; `flags` --unmount/--overwrite) and describes
+/// it. Throws Error{Usage} with the write guard's message when refused.
+TargetInfo inspect_target(const std::string& path, const WriteFlags& flags = {});
 
 /// Throws Error{Usage} when `image` is the target itself or is stored on it.
 void check_image_not_on_target(const std::string& image, const TargetInfo& t);
@@ -57,9 +48,9 @@ std::vector<std::string> unmount_target(const TargetInfo& t);
 /// Opens for writing: block devices O_WRONLY|O_DIRECT|O_EXCL (EBUSY -> "in use");
 /// files O_WRONLY|O_CREAT|O_TRUNC|O_DIRECT, without O_DIRECT where the file
 /// system refuses it (`*direct` says which). Throws Error{Io}/{Usage}.
-int open_target_for_write(const TargetInfo& t, bool* direct);
+UniqueFd open_target_for_write(const TargetInfo& t, bool* direct);
 
 /// Opens for reading back with O_DIRECT (buffered + cache dropped when refused).
-int open_target_for_read(const TargetInfo& t);
+UniqueFd open_target_for_read(const TargetInfo& t);
 
 }  // namespace piprov::image

@@ -12,20 +12,17 @@
 
 namespace piprov::image {
 
-TargetWriter::TargetWriter(const TargetInfo& t, int fd, bool direct)
-    : t_(t), fd_(fd), direct_(direct), head_(kHeadBytes) {}
+TargetWriter::TargetWriter(const TargetInfo& t, UniqueFd fd, bool direct)
+    : t_(t), fd_(std::move(fd)), direct_(direct), head_(kHeadBytes) {}
 
 TargetWriter::~TargetWriter() { close(); }
 
-void TargetWriter::close() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-}
+void TargetWriter::close() { fd_.reset(); }
 
 void TargetWriter::pwrite_all(const std::byte* p, std::size_t n, std::uint64_t offset, std::size_t image_len) {
   std::size_t done = 0;
   while (done < n) {
-    ssize_t w = ::pwrite(fd_, p + done, n - done, static_cast<off_t>(offset + done));
+    ssize_t w = ::pwrite(fd_.get(), p + done, n - done, static_cast<off_t>(offset + done));
     if (w > 0) {
       done += static_cast<std::size_t>(w);
       continue;
@@ -74,7 +71,7 @@ void TargetWriter::write(AlignedBuffer& buf, std::size_t len, std::uint64_t offs
 }
 
 void TargetWriter::sync() {
-  if (::fdatasync(fd_) != 0) {
+  if (::fdatasync(fd_.get()) != 0) {
     int e = errno;
     throw Error(ErrorKind::Io, fmt::format("flushing {} failed (fdatasync): {} ({}); the data may not be on the disk",
                                            t_.path, std::strerror(e), errno_name(e)));
@@ -87,7 +84,7 @@ void TargetWriter::commit_head(std::uint64_t image_bytes) {
     if (direct_) n = (n + t_.logical_block - 1) / t_.logical_block * t_.logical_block;
     pwrite_all(head_.data(), n, 0, head_len_);
   }
-  if (t_.is_file && ::ftruncate(fd_, static_cast<off_t>(image_bytes)) != 0)
+  if (t_.is_file && ::ftruncate(fd_.get(), static_cast<off_t>(image_bytes)) != 0)
     throw io_error("truncating " + t_.path + " to the image size", errno);
   sync();
 }

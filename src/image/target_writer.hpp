@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/fd.hpp"
 #include "image/pipeline.hpp"
 #include "image/target.hpp"
 
@@ -18,7 +19,7 @@ inline constexpr std::size_t kHeadBytes = 1u << 20;
 class TargetWriter {
  public:
   /// Takes ownership of `fd` (from open_target_for_write).
-  TargetWriter(const TargetInfo& t, int fd, bool direct);
+  TargetWriter(const TargetInfo& t, UniqueFd fd, bool direct);
   ~TargetWriter();
   TargetWriter(const TargetWriter&) = delete;
   TargetWriter& operator=(const TargetWriter&) = delete;
@@ -43,7 +44,7 @@ class TargetWriter {
  private:
   void pwrite_all(const std::byte* p, std::size_t n, std::uint64_t offset, std::size_t image_len);
   const TargetInfo& t_;
-  int fd_;
+  UniqueFd fd_;
   bool direct_;
   AlignedBuffer head_;
   std::size_t head_len_ = 0;

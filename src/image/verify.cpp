@@ -9,6 +9,7 @@
 
 #include "core/cancel.hpp"
 #include "core/error.hpp"
+#include "core/fd.hpp"
 #include "core/hashing.hpp"
 #include "core/units.hpp"
 #include "image/pipeline.hpp"
@@ -18,13 +19,6 @@ namespace piprov::image {
 namespace {
 
 constexpr std::size_t kChunk = 4u << 20;
-
-struct Fd {
-  int fd;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
 
 /// Reads `len` bytes at `offset` into `buf` (O_DIRECT: the request is rounded
 /// up to `block`). Returns the bytes available (< len when the target ends).
@@ -67,7 +61,7 @@ std::pair<std::uint64_t, std::uint64_t> chunk_hash(const void* data, std::size_t
 
 std::string verify_readback(const TargetInfo& t, const std::string& image, unsigned threads, std::uint64_t image_bytes,
                             const ChunkHashes& expected, const ProgressSink& sink) {
-  Fd fd{open_target_for_read(t)};
+  UniqueFd fd = open_target_for_read(t);
   Xxh3_128 whole;
   ProgressPhase progress(sink, "verify", static_cast<double>(image_bytes));
   std::uint64_t done = 0;
@@ -78,7 +72,7 @@ std::string verify_readback(const TargetInfo& t, const std::string& image, unsig
           throw_if_cancelled("while verifying");
           if (offset >= image_bytes) return 0;
           std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), image_bytes - offset));
-          std::size_t got = read_at(fd.fd, t, buf.data(), buf.size(), len, offset);
+          std::size_t got = read_at(fd.get(), t, buf.data(), buf.size(), len, offset);
           if (got < len) too_short(t, offset + got);
           return len;
         },
@@ -110,7 +104,7 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
   if (auto sz = src->size(); sz && t.capacity && *sz > t.capacity)
     throw Error(ErrorKind::Verify, fmt::format("{} ({}) is smaller than the image {} ({}): it cannot hold it", t.path,
                                                format_bytes(t.capacity), image, format_bytes(*sz)));
-  Fd fd{open_target_for_read(t)};
+  UniqueFd fd = open_target_for_read(t);
   AlignedBuffer dev(kChunk);
   Xxh3_128 whole;
   ProgressPhase progress(sink, "verify", static_cast<double>(src->size().value_or(0)));
@@ -119,7 +113,7 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
       [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
         whole.update({buf.data(), len});
         if (offset + len > from) {
-          std::size_t got = read_at(fd.fd, t, dev.data(), dev.capacity(), len, offset);
+          std::size_t got = read_at(fd.get(), t, dev.data(), dev.capacity(), len, offset);
           std::size_t skip = offset >= from ? 0 : static_cast<std::size_t>(from - offset);
           std::size_t n = std::min(got, len);
           if (std::memcmp(buf.data() + skip, dev.data() + skip, n > skip ? n - skip : 0) != 0) {

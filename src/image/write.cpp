@@ -38,13 +38,6 @@ std::string confirm_text(const WriteOptions& o, const TargetInfo& t, const Sourc
   return s;
 }
 
-void refuse_mounted(const TargetInfo& t) {
-  std::string list;
-  for (const auto& m : t.disk.mounted()) list += (list.empty() ? "" : ", ") + m;
-  throw Error(ErrorKind::Usage,
-              fmt::format("{} has mounted file systems ({}): unmount them or pass --unmount", t.path, list));
-}
-
 /// What a failed write left behind, appended to the error.
 std::string aftermath(const TargetInfo& t, std::uint64_t written, std::optional<std::uint64_t> total) {
   std::string how_far = format_bytes(written) + (total ? " of " + format_bytes(*total) : std::string()) + " written";
@@ -87,9 +80,8 @@ void verify_written(const WriteOptions& o, const TargetInfo& t, const ChunkHashe
 WriteResult write_image(const WriteOptions& o) {
   if (o.image.empty() || o.target.empty()) throw Error(ErrorKind::Usage, "write needs IMAGE and DEVICE");
   const std::string want_sha = expected_sha256(o.sha256, o.sha256_file, o.image);
-  TargetInfo t = inspect_target(o.target);
+  TargetInfo t = inspect_target(o.target, {.unmount = o.unmount, .overwrite = o.overwrite});
   check_image_not_on_target(o.image, t);
-  check_file_target_allowed(t, o.overwrite);
   auto src = open_source(o.image, o.threads, !want_sha.empty());
   auto size = src->size();
   if (size && t.capacity && *size > t.capacity)
@@ -97,7 +89,6 @@ WriteResult write_image(const WriteOptions& o) {
                 fmt::format("the image {} ({}, {} bytes) is larger than {} ({}, {} bytes): nothing was written",
                             o.image, format_bytes(*size), *size, t.path,
                             t.is_file ? "free space" : format_bytes(t.capacity), t.capacity));
-  if (!t.is_file && !t.disk.mounted().empty() && !o.unmount) refuse_mounted(t);
 
   if ((!t.is_file || t.exists) && !o.assume_yes) {
     if (!o.confirm)
@@ -115,8 +106,7 @@ WriteResult write_image(const WriteOptions& o) {
   if (!t.is_file && !t.disk.mounted().empty()) r.unmounted = unmount_target(t);
 
   bool direct = true;
-  int fd = open_target_for_write(t, &direct);
-  TargetWriter w(t, fd, direct);
+  TargetWriter w(t, open_target_for_write(t, &direct), direct);
   Xxh3_128 whole;
   ChunkHashes chunks;
   chunks.chunk_bytes = t.io_bytes;

@@ -15,18 +15,15 @@
 #include "boot/fat_tools.hpp"
 #include "core/blockdev.hpp"
 #include "core/error.hpp"
+#include "core/fd.hpp"
 #include "core/mounts.hpp"
+#include "core/strings.hpp"
 #include "core/units.hpp"
 
 namespace fs = std::filesystem;
 
 namespace piprov::provision {
 namespace {
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 // The image's two partitions: by label first (Ubuntu's `system-boot` and `writable`), else
 // the first FAT and the first ext4. Retries for a few seconds while udev/blkid catch up.
@@ -35,8 +32,8 @@ std::pair<Partition, Partition> find_partitions(const std::string& device) {
     Disk d = probe_disk(device);
     const Partition *boot = nullptr, *root = nullptr;
     for (const auto& p : d.partitions) {
-      if (!boot && lower(p.label) == "system-boot") boot = &p;
-      if (!root && lower(p.label) == "writable") root = &p;
+      if (!boot && to_lower(p.label) == "system-boot") boot = &p;
+      if (!root && to_lower(p.label) == "writable") root = &p;
     }
     for (const auto& p : d.partitions) {
       if (!boot && p.fstype == "vfat") boot = &p;
@@ -63,11 +60,10 @@ std::string describe(const Partition& p) {
 }
 
 void sync_fs(const fs::path& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) throw io_error("cannot open " + dir.string(), errno);
-  int rc = ::syncfs(fd);
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd) throw io_error("cannot open " + dir.string(), errno);
+  int rc = ::syncfs(fd.get());
   int err = errno;
-  ::close(fd);
   if (rc != 0) throw io_error("syncfs " + dir.string(), err);
 }
 

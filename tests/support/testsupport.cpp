@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <stdexcept>
 
@@ -38,9 +39,32 @@ RunResult run(const std::string& command) {
   return r;
 }
 
+std::string q(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+bool require_all() {
+  const char* v = std::getenv("PIPROV_TESTS_REQUIRE_ALL");
+  return v && std::string(v) == "1";
+}
+
+std::string tool_unavailable_reason(const std::string& tool) {
+  if (run("command -v " + q(tool)).exit_code == 0) return "";
+  return tool + " is not installed (scripts/install-deps.sh installs it)";
+}
+
 std::string piprov_bin() { return PIPROV_BIN; }
 fs::path source_dir() { return PIPROV_SOURCE_DIR; }
 fs::path shared_dir() { return PIPROV_SHARED_DIR; }
+
+std::string make_test_image(const fs::path& out_img, int root_mib) {
+  auto r = run(q((source_dir() / "scripts/make-test-image.sh").string()) + " " + q(out_img.string()) + " " +
+               std::to_string(root_mib));
+  if (r.exit_code == 0) return "";
+  return "make-test-image.sh failed (offline?): " + r.err;
+}
 
 std::optional<fs::path> shared_data(const std::string& rel) {
   fs::path p = shared_dir() / "data" / rel;
@@ -51,22 +75,56 @@ std::optional<fs::path> shared_data(const std::string& rel) {
 std::string loop_unavailable_reason() {
   if (::geteuid() != 0) return "not running as root";
   if (!fs::exists("/dev/loop-control")) return "/dev/loop-control is missing";
-  if (run("command -v losetup").exit_code != 0) return "losetup is not installed";
+  if (auto why = tool_unavailable_reason("losetup"); !why.empty()) return why;
   return "";
 }
 
 LoopDevice::LoopDevice(const fs::path& b, std::uint64_t size_bytes, bool read_only) : backing(b) {
   if (!fs::exists(backing)) {
-    auto r = run("truncate -s " + std::to_string(size_bytes) + " '" + backing.string() + "'");
+    auto r = run("truncate -s " + std::to_string(size_bytes) + " " + q(backing.string()));
     if (r.exit_code != 0) throw std::runtime_error("truncate failed: " + r.err);
   }
-  auto r = run(std::string("losetup -f --show --partscan ") + (read_only ? "--read-only " : "") + "'" +
-               backing.string() + "'");
+  auto r = run(std::string("losetup -f --show --partscan ") + (read_only ? "--read-only " : "") + q(backing.string()));
   if (r.exit_code != 0) throw std::runtime_error("losetup failed: " + r.err);
   path = r.out.substr(0, r.out.find('\n'));
 }
 LoopDevice::~LoopDevice() {
   if (!path.empty()) run("losetup -d " + path);
+}
+
+Mount::Mount(const std::string& source, const fs::path& d, const std::string& type, const std::string& options)
+    : dir(d) {
+  fs::create_directories(dir);
+  std::string cmd = "mount";
+  if (!type.empty()) cmd += " -t " + q(type);
+  if (!options.empty()) cmd += " -o " + q(options);
+  auto r = run(cmd + " " + q(source) + " " + q(dir.string()));
+  if (r.exit_code != 0) throw std::runtime_error(cmd + " " + source + " " + dir.string() + " failed: " + r.err);
+}
+Mount::~Mount() { run("umount " + q(dir.string())); }
+
+void expect_error(ErrorKind kind, std::string_view message, const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    EXPECT_EQ(static_cast<int>(e.kind()), static_cast<int>(kind)) << "message: " << e.what();
+    EXPECT_NE(std::string_view(e.what()).find(message), std::string_view::npos)
+        << "message \"" << e.what() << "\" does not contain \"" << message << "\"";
+    return;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "expected piprov::Error containing \"" << message << "\", got std::exception: " << e.what();
+    return;
+  }
+  ADD_FAILURE() << "expected piprov::Error containing \"" << message << "\", nothing was thrown";
+}
+
+std::string read_bytes(const fs::path& p, std::uint64_t offset, std::size_t n) {
+  std::ifstream in(p, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(offset));
+  std::string s(n, '\0');
+  in.read(s.data(), static_cast<std::streamsize>(n));
+  s.resize(static_cast<std::size_t>(in.gcount()));
+  return s;
 }
 
 std::string read_file(const fs::path& p) {

@@ -1,11 +1,22 @@
 #pragma once
-// Helpers for tests: temp dirs, loop devices (root only), running commands,
-// and the optional ../shared/data inputs. Tests that need what is missing call
-// GTEST_SKIP() with a message through the REQUIRE_* macros below.
+// Helpers for tests: temp dirs, loop devices (root only), mounts, running
+// commands, shell quoting, error expectations and the optional ../shared/data
+// inputs. A test that cannot run here calls PIPROV_SKIP (or one of the
+// PIPROV_REQUIRE_* macros below): it skips with the reason, or fails when
+// PIPROV_TESTS_REQUIRE_ALL=1 (set by scripts/test.sh and .ci/run, which have
+// root, loop devices, the tools and ../shared), so CI never skips silently.
+#include <gtest/gtest.h>
+
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <string_view>
+
+#include "core/error.hpp"
 
 namespace piprov::test {
 
@@ -28,12 +39,26 @@ struct RunResult {
 /// Runs `command` with /bin/sh -c, capturing stdout and stderr.
 RunResult run(const std::string& command);
 
+/// `s` single-quoted for /bin/sh.
+std::string q(const std::string& s);
+
+/// True when PIPROV_TESTS_REQUIRE_ALL=1: every skip is a failure.
+bool require_all();
+
+/// Why `tool` cannot be run here ("" when it is on PATH).
+std::string tool_unavailable_reason(const std::string& tool);
+
 /// Path of the built piprov binary.
 std::string piprov_bin();
 
 /// Project source dir (for scripts/), and ../shared (may not exist).
 std::filesystem::path source_dir();
 std::filesystem::path shared_dir();
+
+/// Runs scripts/make-test-image.sh OUT_IMG ROOT_MIB (an Ubuntu 20.04 raspi
+/// layout with a real arm64 kernel; also writes OUT_IMG.xz). Returns "" on
+/// success, else why it failed (it downloads Debian packages: offline?).
+std::string make_test_image(const std::filesystem::path& out_img, int root_mib);
 
 /// ../shared/data/<rel> when present, else nullopt.
 std::optional<std::filesystem::path> shared_data(const std::string& rel);
@@ -52,6 +77,25 @@ struct LoopDevice {
   LoopDevice& operator=(const LoopDevice&) = delete;
 };
 
+/// `mount [-t TYPE] [-o OPTS] SOURCE DIR` (DIR created), unmounted on destruction.
+/// Throws std::runtime_error with mount's stderr when the mount fails.
+struct Mount {
+  std::filesystem::path dir;
+  Mount(const std::string& source, const std::filesystem::path& dir, const std::string& type = "",
+        const std::string& options = "");
+  ~Mount();
+  Mount(const Mount&) = delete;
+  Mount& operator=(const Mount&) = delete;
+};
+
+/// Expects fn() to throw piprov::Error of `kind` whose message contains
+/// `message`; reports a test failure otherwise (no throw, another kind,
+/// another message, another exception type).
+void expect_error(ErrorKind kind, std::string_view message, const std::function<void()>& fn);
+
+/// `n` bytes at `offset` of a file or block device (buffered read).
+std::string read_bytes(const std::filesystem::path& p, std::uint64_t offset, std::size_t n);
+
 /// Reads a whole file (binary).
 std::string read_file(const std::filesystem::path& p);
 /// Writes a whole file (binary), creating parent dirs.
@@ -61,13 +105,31 @@ std::map<std::string, std::string> read_tree(const std::filesystem::path& dir);
 
 }  // namespace piprov::test
 
-#define PIPROV_REQUIRE_LOOP()                                          \
-  do {                                                                 \
-    auto why_ = ::piprov::test::loop_unavailable_reason();             \
-    if (!why_.empty()) GTEST_SKIP() << "needs loop devices: " << why_; \
+/// Skips the test with the streamed reason (PIPROV_SKIP("no " << x)); fails
+/// instead when PIPROV_TESTS_REQUIRE_ALL=1. Returns from the test body.
+#define PIPROV_SKIP(reason)                                                      \
+  do {                                                                           \
+    std::ostringstream why_;                                                     \
+    why_ << reason;                                                              \
+    if (::piprov::test::require_all())                                           \
+      GTEST_FAIL() << "would skip (PIPROV_TESTS_REQUIRE_ALL=1): " << why_.str(); \
+    else                                                                         \
+      GTEST_SKIP() << why_.str();                                                \
   } while (0)
 
-#define PIPROV_REQUIRE_SHARED(rel, var)                                             \
-  auto var##_opt_ = ::piprov::test::shared_data(rel);                               \
-  if (!var##_opt_) GTEST_SKIP() << "../shared/data/" << (rel) << " is not present"; \
+#define PIPROV_REQUIRE_LOOP()                                                 \
+  do {                                                                        \
+    auto loop_why_ = ::piprov::test::loop_unavailable_reason();               \
+    if (!loop_why_.empty()) PIPROV_SKIP("needs loop devices: " << loop_why_); \
+  } while (0)
+
+#define PIPROV_REQUIRE_TOOL(tool)                                   \
+  do {                                                              \
+    auto tool_why_ = ::piprov::test::tool_unavailable_reason(tool); \
+    if (!tool_why_.empty()) PIPROV_SKIP(tool_why_);                 \
+  } while (0)
+
+#define PIPROV_REQUIRE_SHARED(rel, var)                                          \
+  auto var##_opt_ = ::piprov::test::shared_data(rel);                            \
+  if (!var##_opt_) PIPROV_SKIP("../shared/data/" << (rel) << " is not present"); \
   const std::filesystem::path var = *var##_opt_

@@ -7,7 +7,7 @@
 #include "bench/fio/import.hpp"
 #include "bench/report.hpp"
 #include "core/error.hpp"
-#include "core/read_capped.hpp"
+#include "core/file.hpp"
 
 namespace piprov::bench {
 

@@ -28,8 +28,9 @@ TEST(BenchCli, RawWriteRefusedWithoutDestructive) {
   piprov::test::LoopDevice loop(dir.path / "disk.img", 64 << 20);
   auto r = run(bin() + " bench --rw randwrite --runtime 0.2 --ramp 0 --no-progress " + loop.path);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find("refusing to write to block device " + loop.path), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("--destructive"), std::string::npos);
+  EXPECT_EQ(r.err, "piprov: error: " + loop.path +
+                       " is an existing block device: the write tests would overwrite its data; pass --destructive if "
+                       "you mean it, or give a directory for a test file of its own\n");
   EXPECT_EQ(r.out, "");
   // reads are non-destructive and allowed
   r = run(bin() + " bench --rw randread --runtime 0.2 --ramp 0 --no-progress --format csv " + loop.path);
@@ -43,31 +44,37 @@ TEST(BenchCli, RawWriteRefusedOnMountedDeviceEvenWithDestructive) {
   piprov::test::TempDir dir("bench-cli");
   piprov::test::LoopDevice loop(dir.path / "disk.img", 64 << 20);
   ASSERT_EQ(run("mkfs.ext4 -q -F " + loop.path).exit_code, 0);
-  fs::create_directories(dir.path / "mnt");
-  ASSERT_EQ(run("mount " + loop.path + " " + (dir.path / "mnt").string()).exit_code, 0);
-  auto r = run(bin() + " bench --destructive --rw write --runtime 0.2 --ramp 0 --no-progress " + loop.path);
-  auto r_dir = run(bin() + " bench --rw randwrite --runtime 0.3 --ramp 0 --size 8M --no-progress --format csv " +
-                   (dir.path / "mnt").string());
-  run("umount " + (dir.path / "mnt").string());
+  piprov::test::RunResult r, r_dir;
+  {
+    piprov::test::Mount mnt(loop.path, dir.path / "mnt");
+    r = run(bin() + " bench --destructive --rw write --runtime 0.2 --ramp 0 --no-progress " + loop.path);
+    r_dir = run(bin() + " bench --rw randwrite --runtime 0.3 --ramp 0 --size 8M --no-progress --format csv " +
+                mnt.dir.string());
+  }
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find("refusing to write to " + loop.path + ": it is mounted"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err, "piprov: error: " + loop.path + " has mounted file systems (" + loop.path + " on " +
+                       (dir.path / "mnt").string() +
+                       "): unmount them or give a directory for a test file of its own\n");
   // the non-destructive way: a directory on that filesystem, test file removed afterwards
   EXPECT_EQ(r_dir.exit_code, 0) << r_dir.err;
   EXPECT_NE(r_dir.out.find(",rand write 4k QD1,write,randwrite,4096,"), std::string::npos) << r_dir.out;
 }
 
 TEST(BenchCli, CtrlCRemovesTheTestFileAndPrintsWhatFinished) {
+  PIPROV_REQUIRE_TOOL("script");
   piprov::test::TempDir dir("bench-cli");
   std::string d = dir.path.string();
-  auto r = run("(" + bin() + " bench --profile quick --runtime 3 --ramp 0 --size 8M --no-progress " + d + " > " + d +
-               "/out.txt 2> " + d +
-               "/err.txt) & pid=$!; "
-               "for i in $(seq 300); do ls " +
-               d +
-               "/.piprov-bench-* >/dev/null 2>&1 && break; sleep 0.05; done; "
-               "sleep 4.5; kill -INT $(pgrep -P $pid || echo $pid); wait $pid; echo rc=$?");
+  using piprov::test::q;
+  // stderr on a terminal (script(1)'s pty, logged to tty.log) so the progress
+  // line names the running job; Ctrl-C goes to piprov once job 2 of 4 has
+  // started, i.e. when the first one has finished.
+  std::string inner = "echo $$ > " + q(d + "/pid") + "; exec " + bin() +
+                      " bench --profile quick --runtime 3 --ramp 0 " + "--size 8M " + q(d) + " > " + q(d + "/out.txt");
+  auto r = run("script -qfec " + q(inner) + " " + q(d + "/tty.log") + " >/dev/null & s=$!; i=0; " +
+               "while [ $i -lt 1200 ] && ! grep -qF '[2/4]' " + q(d + "/tty.log") + " 2>/dev/null; do sleep 0.05; " +
+               "i=$((i+1)); done; kill -INT $(cat " + q(d + "/pid") + "); wait $s; echo rc=$?");
   std::string out = piprov::test::read_file(dir.path / "out.txt");
-  std::string err = piprov::test::read_file(dir.path / "err.txt");
+  std::string err = piprov::test::read_file(dir.path / "tty.log");
   EXPECT_NE(r.out.find("rc=130"), std::string::npos) << r.out << err;
   EXPECT_EQ(leftover_test_files(dir.path), 0);
   EXPECT_NE(out.find("seq read 4M QD32"), std::string::npos) << out;
@@ -80,9 +87,7 @@ TEST(BenchCli, TargetFailingMidRunKeepsOtherResults) {
   piprov::test::TempDir dir("bench-cli");
   // A loop device whose 16 MiB sparse backing file sits on a 2 MiB tmpfs:
   // writes past the first 2 MiB fail (ENOSPC in the backing file -> EIO).
-  fs::create_directories(dir.path / "small");
-  auto mnt = run("mount -t tmpfs -o size=2M tmpfs " + (dir.path / "small").string());
-  if (mnt.exit_code != 0) GTEST_SKIP() << "cannot mount tmpfs: " << mnt.err;
+  piprov::test::Mount small("tmpfs", dir.path / "small", "tmpfs", "size=2M");
   std::string out, err;
   int code = -1;
   {
@@ -95,7 +100,6 @@ TEST(BenchCli, TargetFailingMidRunKeepsOtherResults) {
         << out;
     EXPECT_NE(err.find("piprov: error: " + loop.path), std::string::npos) << err;
   }
-  run("umount " + (dir.path / "small").string());
   EXPECT_EQ(code, 3) << out << err;
   EXPECT_NE(out.find("No space left on device (ENOSPC)"), std::string::npos) << out;  // loop passes the errno on
   EXPECT_NE(out.find("A = " + dir.path.string()), std::string::npos) << out;
@@ -145,7 +149,7 @@ TEST(BenchCli, UsageErrors) {
 
 TEST(BenchCli, ImportSeed004) {
   auto seed = piprov::test::shared_dir() / "seeds" / "004-pi4-usb-ssd-boot-and-benchmark.txt";
-  if (!fs::exists(seed)) GTEST_SKIP() << seed << " is not present";
+  if (!fs::exists(seed)) PIPROV_SKIP(seed << " is not present");
   auto r = run(bin() + " bench import --format csv " + seed.string());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(
@@ -168,7 +172,7 @@ TEST(BenchCli, DestructiveNeverWritesSystemFiles) {
   auto r = run(bin() + " bench --destructive --profile quick --runtime 1 --no-progress /etc/passwd");
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(r.err,
-            "piprov: error: bench target /etc/passwd is a system file under /etc: piprov never writes there; give a "
+            "piprov: error: /etc/passwd is an existing system file: piprov never overwrites files under /etc; give a "
             "directory for a test file of its own\n");
   EXPECT_EQ(piprov::test::read_file("/etc/passwd"), before);
 }
@@ -205,4 +209,67 @@ TEST(BenchCli, ImportRefusesAnEndlessInput) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err,
             "piprov: error: fio output /dev/zero is over 64 MiB: not a fio output (give fio's json or text output)\n");
+}
+
+// The backing file of a mounted loop device is that disk: bench --destructive
+// must refuse it exactly as `piprov write` does (one rule, core/write_guard).
+TEST(BenchCli, DestructiveRefusesTheBackingFileOfAMountedLoopDevice) {
+  PIPROV_REQUIRE_LOOP();
+  piprov::test::TempDir dir("bench-cli");
+  piprov::test::LoopDevice loop(dir.path / "disk.img", 64 << 20);
+  ASSERT_EQ(run("mkfs.ext4 -q -F " + loop.path).exit_code, 0);
+  fs::create_directories(dir.path / "mnt");
+  ASSERT_EQ(run("mount " + loop.path + " " + (dir.path / "mnt").string()).exit_code, 0);
+  const std::string backing = fs::canonical(loop.backing).string();
+  const std::string before = piprov::test::read_file(backing);
+  auto r = run(bin() + " bench --destructive --profile quick --only rand-write --no-progress " + backing);
+  const std::string after = piprov::test::read_file(backing);
+  run("umount " + (dir.path / "mnt").string());
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, "piprov: error: " + backing + " is the backing file of " + loop.path +
+                       ": writing it would corrupt that disk under its users; detach it first (losetup -d " +
+                       loop.path + ")\n");
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(after == before) << "the backing file was written";
+}
+
+// Every target `piprov write` refuses, bench --destructive refuses for the
+// same rule (the one deliberate difference, partitions, is in the unit test
+// of the rule table).
+TEST(BenchCli, DestructiveRefusesEveryTargetWriteRefuses) {
+  PIPROV_REQUIRE_LOOP();
+  piprov::test::TempDir dir("bench-cli");
+  piprov::test::write_file(dir.path / "small.img", std::string(1 << 20, 'x'));
+  piprov::test::LoopDevice mounted(dir.path / "mounted.img", 64 << 20);
+  piprov::test::LoopDevice read_only(dir.path / "ro.img", 64 << 20, /*read_only=*/true);
+  piprov::test::LoopDevice backed(dir.path / "backed.img", 64 << 20);
+  ASSERT_EQ(run("mkfs.ext4 -q -F " + mounted.path).exit_code, 0);
+  fs::create_directories(dir.path / "mnt");
+  ASSERT_EQ(run("mount " + mounted.path + " " + (dir.path / "mnt").string()).exit_code, 0);
+  struct Case {
+    std::string target, why;
+  } cases[] = {
+      {mounted.path, " has mounted file systems (" + mounted.path + " on " + (dir.path / "mnt").string() + ")"},
+      {read_only.path, " is read-only: "},
+      {fs::canonical(backed.backing).string(), " is the backing file of " + backed.path},
+      {"/etc/passwd", " is an existing system file: piprov never overwrites files under /etc"},
+      {"/proc/version", " is on a kernel pseudo file system"},
+      {"/dev/piprov-no-such-disk1", " does not exist; run 'piprov devices' to list disks"},
+  };
+  std::vector<piprov::test::RunResult> writes, benches;
+  for (const auto& c : cases) {
+    writes.push_back(
+        run(bin() + " write --yes --overwrite --progress none " + (dir.path / "small.img").string() + " " + c.target));
+    benches.push_back(run(bin() + " bench --destructive --profile quick --only rand-write --no-progress " + c.target));
+  }
+  run("umount " + (dir.path / "mnt").string());
+  for (std::size_t i = 0; i < std::size(cases); ++i) {
+    const std::string head = "piprov: error: " + cases[i].target + cases[i].why;
+    EXPECT_EQ(writes[i].exit_code, 2) << cases[i].target << writes[i].err;
+    EXPECT_EQ(writes[i].err.rfind(head, 0), 0u) << writes[i].err;
+    EXPECT_EQ(benches[i].exit_code, 2) << cases[i].target << benches[i].err;
+    EXPECT_EQ(benches[i].err.rfind(head, 0), 0u) << benches[i].err;
+    EXPECT_EQ(benches[i].out, "") << cases[i].target;
+  }
+  EXPECT_FALSE(fs::exists("/dev/piprov-no-such-disk1"));
 }

@@ -82,9 +82,7 @@ void compare(const FioRun& run) {
 
 class FioLive : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (piprov::test::run("fio --version").exit_code != 0) GTEST_SKIP() << "fio is not installed";
-  }
+  void SetUp() override { PIPROV_REQUIRE_TOOL("fio"); }
   piprov::test::TempDir dir{"bench-fio-live"};
 };
 
@@ -122,7 +120,7 @@ TEST_F(FioLive, GroupReportingSeqRead) {
   FioRun r = run_fio(dir.path,
                      "--name=g --filename=f --size=16M --bs=64k --rw=read --ioengine=io_uring --iodepth=8 --numjobs=2 "
                      "--group_reporting --time_based --runtime=1");
-  if (r.raw["jobs"][0]["error"].get<int>() != 0) GTEST_SKIP() << "io_uring unavailable to fio here";
+  if (r.raw["jobs"][0]["error"].get<int>() != 0) PIPROV_SKIP("io_uring unavailable to fio here");
   compare(r);
   ASSERT_EQ(r.from_text.size(), 1u);
   EXPECT_EQ(r.from_text[0].job.numjobs, 2u);

@@ -3,6 +3,7 @@
 // complete, valid vmlinux equal to gunzip() of the old or the new vmlinuz.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <chrono>
@@ -12,7 +13,7 @@
 
 #include "boot/kernel_image.hpp"
 #include "boot/sync.hpp"
-#include "core/hashing.hpp"
+#include "support/boot_fixture.hpp"
 #include "support/testsupport.hpp"
 
 namespace fs = std::filesystem;
@@ -24,16 +25,15 @@ using piprov::test::write_file;
 
 namespace {
 
-std::string sha(const std::string& s) {
-  piprov::Sha256 h;
-  h.update({reinterpret_cast<const std::byte*>(s.data()), s.size()});
-  return h.hex();
-}
-
+using piprov::boot::test::fake_image;
+using piprov::boot::test::sha256;
 // Starts the implementation in its own process group; kills the group after `delay`
-// (nullopt: let it finish). Returns the wall time it ran.
+// (nullopt: let it finish), a random point in the regeneration chosen by the
+// caller. Returns the wall time it ran.
 std::chrono::microseconds run_impl(const std::string& impl, const fs::path& boot,
                                    std::optional<std::chrono::microseconds> delay) {
+  // Orphaned group members get this process as their parent, so they can be reaped.
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   auto t0 = std::chrono::steady_clock::now();
   pid_t pid = ::fork();
   if (pid == 0) {
@@ -59,9 +59,11 @@ std::chrono::microseconds run_impl(const std::string& impl, const fs::path& boot
   }
   int st = 0;
   ::waitpid(pid, &st, 0);
-  // Let orphans of the group (gzip, mv under sh) die before the directory is inspected.
+  // Orphans of the group (gzip, mv under sh) must be gone before the directory
+  // is inspected: kill them and reap them (this process is their subreaper).
   ::kill(-pid, SIGKILL);
-  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  while (::waitpid(-pid, &st, 0) > 0) {
+  }
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
 }
 
@@ -72,47 +74,36 @@ void kill_many(const std::string& impl, const std::string& gz_a, const std::stri
   write_file(d.path / "vmlinuz", gz_a);
   run_impl(impl, d.path, std::nullopt);  // start from a complete vmlinux = A
   ASSERT_EQ(read_file(d.path / "vmlinux"), img_a);
-  const std::string ha = sha(img_a), hb = sha(img_b);
+  const std::string ha = sha256(img_a), hb = sha256(img_b);
   // Duration of one uninterrupted regeneration (to spread the kills over it).
   write_file(d.path / "vmlinuz", gz_b);
   auto full = run_impl(impl, d.path, std::nullopt);
-  ASSERT_EQ(sha(read_file(d.path / "vmlinux")), hb);
+  ASSERT_EQ(sha256(read_file(d.path / "vmlinux")), hb);
   std::mt19937 rng(12345);
   std::uniform_int_distribution<long> pick(0, static_cast<long>(full.count() * 12 / 10));
   int killed_mid_way = 0;
   for (int i = 0; i < runs; ++i) {
     write_file(d.path / "vmlinuz", i % 2 ? gz_b : gz_a);
-    std::string before = sha(read_file(d.path / "vmlinux"));
+    std::string before = sha256(read_file(d.path / "vmlinux"));
     run_impl(impl, d.path, std::chrono::microseconds(pick(rng)));
     ASSERT_TRUE(fs::exists(d.path / "vmlinux")) << impl << " run " << i;
     ASSERT_TRUE(file_is_arm64_image(d.path / "vmlinux")) << impl << " run " << i;
-    std::string now = sha(read_file(d.path / "vmlinux"));
+    std::string now = sha256(read_file(d.path / "vmlinux"));
     ASSERT_TRUE(now == ha || now == hb) << impl << " run " << i << ": vmlinux is neither kernel";
     if (now == before) ++killed_mid_way;
   }
   // Then an uninterrupted run converges on the current vmlinuz.
   run_impl(impl, d.path, std::nullopt);
-  EXPECT_EQ(sha(read_file(d.path / "vmlinux")), runs % 2 ? ha : hb);
+  EXPECT_EQ(sha256(read_file(d.path / "vmlinux")), runs % 2 ? ha : hb);
   EXPECT_EQ(kernel_status(d.path, true).state, KernelState::Fresh);
   // Some kills must have landed before the rename, or the test proved nothing.
   EXPECT_GT(killed_mid_way, 0);
 }
 
-std::string fake_image(std::size_t size, std::uint32_t seed) {
-  std::string s(size, '\0');
-  std::uint32_t x = seed;
-  for (std::size_t i = 64; i < size; ++i) {
-    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-    s[i] = (i / 512) % 2 ? static_cast<char>(x) : '\0';
-  }
-  s.replace(0x38, 4, std::string("ARM\x64", 4));
-  return s;
-}
-
+// The gzip of `s` (gzip -n, as the hook's tests and Ubuntu's vmlinuz).
 std::string gzip(const std::string& s) {
   TempDir d("piprov-gz");
-  write_file(d.path / "in", s);
-  run("gzip -n -c '" + (d.path / "in").string() + "' > '" + (d.path / "out").string() + "'");
+  piprov::boot::test::compress_to(d.path / "out", s);
   return read_file(d.path / "out");
 }
 
@@ -127,9 +118,7 @@ TEST_P(KillDuringRegeneration, FiftyKillsWithAFakeKernel) {
 
 TEST_P(KillDuringRegeneration, AFewKillsWithTheRealKernel) {
   TempDir d("piprov-kill-real");
-  auto mk = run((piprov::test::source_dir() / "scripts/make-test-image.sh").string() + " " +
-                (d.path / "u.img").string() + " 64");
-  if (mk.exit_code != 0) GTEST_SKIP() << "make-test-image.sh failed (offline?): " << mk.err;
+  if (auto why = piprov::test::make_test_image(d.path / "u.img", 64); !why.empty()) PIPROV_SKIP(why);
   ASSERT_EQ(run("MTOOLS_SKIP_CHECK=1 mcopy -n -i '" + (d.path / "u.img").string() + "@@1M' ::/vmlinuz '" +
                 (d.path / "vmlinuz").string() + "'")
                 .exit_code,

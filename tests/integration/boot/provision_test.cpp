@@ -16,28 +16,10 @@ using piprov::test::read_tree;
 using piprov::test::run;
 using piprov::test::TempDir;
 
-namespace {
-
-struct Mount {
-  fs::path dir;
-  bool ok = false;
-  Mount(const std::string& dev, fs::path d) : dir(std::move(d)) {
-    fs::create_directories(dir);
-    ok = run("mount -t ext4 " + dev + " '" + dir.string() + "'").exit_code == 0;
-  }
-  ~Mount() {
-    if (ok) run("umount '" + dir.string() + "'");
-  }
-};
-
-}  // namespace
-
 TEST(Provision, EndToEndOnALoopDevice) {
   PIPROV_REQUIRE_LOOP();
   TempDir d("piprov-prov");
-  auto mk = run((piprov::test::source_dir() / "scripts/make-test-image.sh").string() + " " +
-                (d.path / "ubuntu.img").string() + " 64");
-  if (mk.exit_code != 0) GTEST_SKIP() << "make-test-image.sh failed (offline?): " << mk.err;
+  if (auto why = piprov::test::make_test_image(d.path / "ubuntu.img", 64); !why.empty()) PIPROV_SKIP(why);
   piprov::test::LoopDevice loop(d.path / "disk.img", 1ull << 30);
 
   auto p = run(piprov::test::piprov_bin() + " provision " + (d.path / "ubuntu.img.xz").string() + " " + loop.path +
@@ -79,8 +61,7 @@ TEST(Provision, EndToEndOnALoopDevice) {
   EXPECT_EQ(config.effective("kernel", Board{"pi3"})->value, "uboot_rpi_3.bin");
 
   // The root fs has the hook.
-  Mount root(loop.path + "p2", d.path / "root");
-  ASSERT_TRUE(root.ok);
+  piprov::test::Mount root(loop.path + "p2", d.path / "root", "ext4");
   EXPECT_EQ(read_file(root.dir / kHookScriptRel),
             read_file(piprov::test::source_dir() / "apt-hooks/piprov-kernel-sync"));
   EXPECT_EQ(read_file(root.dir / kHookConfRel), read_file(piprov::test::source_dir() / "apt-hooks/99-piprov-kernel"));

@@ -9,8 +9,6 @@
 namespace piprov::test {
 namespace {
 
-std::string q(const std::string& s) { return "'" + s + "'"; }
-
 /// A 200 MiB loop device holding an MBR with a 64 MiB FAT32 "system-boot"
 /// partition and an ext4 "writable" one, made with sfdisk/mkfs at test time.
 struct PreparedLoop {
@@ -60,11 +58,12 @@ TEST(DevicesOnLoop, MountedPartitionIsShownInTableAndJson) {
   PIPROV_REQUIRE_LOOP();
   PreparedLoop p;
   auto mnt = p.tmp.path / "mnt";
-  std::filesystem::create_directories(mnt);
-  ASSERT_EQ(run("mount " + p.dev->path + "p2 " + q(mnt.string())).exit_code, 0);
-  auto table = run(piprov_bin() + " devices");
-  auto json = run(piprov_bin() + " devices --json");
-  run("umount " + q(mnt.string()));
+  RunResult table, json;
+  {
+    Mount mounted(p.dev->path + "p2", mnt);
+    table = run(piprov_bin() + " devices");
+    json = run(piprov_bin() + " devices --json");
+  }
   ASSERT_EQ(table.exit_code, 0) << table.err;
   std::string line;
   for (std::size_t pos = 0; pos < table.out.size();) {

@@ -9,14 +9,6 @@
 namespace piprov::test {
 namespace {
 
-constexpr std::uint64_t kDevBytes = 400ull << 20;
-
-std::string write_cmd(const std::string& image, const std::string& dev, const std::string& extra = "") {
-  return piprov_bin() + " write --yes --progress none " + extra + " " + q(image) + " " + dev;
-}
-
-bool all_zero(const std::string& s) { return s.find_first_not_of('\0') == std::string::npos; }
-
 TEST(WriteFailure, TruncatedXzFailsBeforeWritingAnything) {
   PIPROV_REQUIRE_LOOP();
   const auto& fx = image_fixtures();
@@ -49,20 +41,17 @@ TEST(WriteFailure, IoErrorMidWriteNamesOffsetAndExits3) {
   PIPROV_REQUIRE_LOOP();
   const auto& fx = image_fixtures();
   TempDir tmp("piprov-fail");
-  auto mnt = tmp.path / "tmpfs";
-  std::filesystem::create_directories(mnt);
-  ASSERT_EQ(run("mount -t tmpfs -o size=96m tmpfs " + q(mnt.string())).exit_code, 0);
+  Mount mnt("tmpfs", tmp.path / "tmpfs", "tmpfs", "size=96m");
   std::string err, mbr;
   int code = -1;
   {
-    LoopDevice dev(mnt / "dev.img", kDevBytes);  // 400 MiB on a 96 MiB tmpfs: fills up mid-write
+    LoopDevice dev(mnt.dir / "dev.img", kDevBytes);  // 400 MiB on a 96 MiB tmpfs: fills up mid-write
     auto r = run(write_cmd((fx / "t.img.xz").string(), dev.path));
     code = r.exit_code;
     err = r.err;
     mbr = read_bytes(dev.path, 0, 512);
     EXPECT_EQ(r.out, "");
   }
-  run("umount " + q(mnt.string()));
   EXPECT_EQ(code, 3) << err;
   EXPECT_EQ(err.rfind("piprov: error: writing /dev/loop", 0), 0u) << err;
   EXPECT_NE(err.find(" failed at byte offset "), std::string::npos) << err;
@@ -95,7 +84,7 @@ TEST(WriteFailure, Sha256MismatchExits4AndLeavesNoMbr) {
   TempDir tmp("piprov-fail");
   LoopDevice dev(tmp.path / "dev.img", kDevBytes);
   std::string zeros(64, '0');
-  auto r = run(write_cmd((fx / "t.img.xz").string(), dev.path, "--sha256 " + zeros));
+  auto r = run(write_cmd((fx / "t.img.xz").string(), dev.path, "--yes --sha256 " + zeros));
   EXPECT_EQ(r.exit_code, 4);
   auto sha = run("sha256sum " + q((fx / "t.img.xz").string())).out.substr(0, 64);
   EXPECT_EQ(r.err.rfind("piprov: error: SHA-256 of " + (fx / "t.img.xz").string() + " is " + sha + ", expected " +
@@ -111,7 +100,7 @@ TEST(VerifyStep, ChangedByteIsReportedAtItsOffsetWithExit4) {
   const auto& fx = image_fixtures();
   TempDir tmp("piprov-fail");
   LoopDevice dev(tmp.path / "dev.img", kDevBytes);
-  ASSERT_EQ(run(write_cmd((fx / "t.img.xz").string(), dev.path, "--no-verify")).exit_code, 0);
+  ASSERT_EQ(run(write_cmd((fx / "t.img.xz").string(), dev.path, "--yes --no-verify")).exit_code, 0);
   auto ok = run(piprov_bin() + " verify --progress none " + q((fx / "t.img.xz").string()) + " " + dev.path);
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(ok.out.rfind("verified: " + dev.path + " matches ", 0), 0u) << ok.out;
@@ -146,7 +135,7 @@ namespace {
 TEST(WriteInterrupt, SigintStopsCleanlyWithExit130) {
   PIPROV_REQUIRE_LOOP();
   auto emulate = shared_dir() / "tools/emulate-device";
-  if (!std::filesystem::exists(emulate)) GTEST_SKIP() << "../shared/tools/emulate-device is not present";
+  if (!std::filesystem::exists(emulate)) PIPROV_SKIP("../shared/tools/emulate-device is not present");
   const auto& fx = image_fixtures();
   TempDir tmp("piprov-int");
   std::string e = "EMULATE_DIR=" + q(tmp.path.string()) + " " + q(emulate.string());
@@ -161,7 +150,7 @@ TEST(WriteInterrupt, SigintStopsCleanlyWithExit130) {
   std::string mbr = read_bytes(dev, 0, 512);
   run(e + " destroy " + name);
   std::string log = read_file(err);
-  if (r.out == "0\n") GTEST_SKIP() << "the write finished before the signal (device not throttled here?)";
+  if (r.out == "0\n") PIPROV_SKIP("the write finished before the signal (device not throttled here?)");
   EXPECT_EQ(r.out, "130\n") << log;
   EXPECT_NE(log.find("piprov: error: interrupted while writing; "), std::string::npos) << log;
   EXPECT_NE(log.find(" of 321.0 MiB written; the first MiB was not written, so " + dev + " does not look bootable"),

@@ -1,6 +1,5 @@
 #include "fixtures.hpp"
 
-#include <fstream>
 #include <stdexcept>
 
 #include "support/testsupport.hpp"
@@ -23,19 +22,10 @@ const ImageFixtures& image_fixtures() {
   return f;
 }
 
-std::string read_bytes(const fs::path& p, std::uint64_t offset, std::size_t n) {
-  std::ifstream in(p, std::ios::binary);
-  in.seekg(static_cast<std::streamoff>(offset));
-  std::string s(n, '\0');
-  in.read(s.data(), static_cast<std::streamsize>(n));
-  s.resize(static_cast<std::size_t>(in.gcount()));
-  return s;
+std::string write_cmd(const std::string& image, const std::string& dev, const std::string& flags) {
+  return piprov_bin() + " write --progress none " + flags + " " + q(image) + " " + dev;
 }
 
-std::string q(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+bool all_zero(const std::string& s) { return s.find_first_not_of('\0') == std::string::npos; }
 
 }  // namespace piprov::test

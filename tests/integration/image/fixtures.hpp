@@ -17,10 +17,13 @@ struct ImageFixtures {
 /// with the script's stderr when a tool is missing.
 const ImageFixtures& image_fixtures();
 
-/// `n` bytes at `offset` of a file or block device (buffered read).
-std::string read_bytes(const std::filesystem::path& p, std::uint64_t offset, std::size_t n);
+/// Size of the loop devices the image tests write to (t.img is 321 MiB).
+inline constexpr std::uint64_t kDevBytes = 400ull << 20;
 
-/// Single-quoted for /bin/sh.
-std::string q(const std::string& s);
+/// `piprov write --progress none FLAGS 'IMAGE' DEV`.
+std::string write_cmd(const std::string& image, const std::string& dev, const std::string& flags = "--yes");
+
+/// True when every byte of `s` is 0.
+bool all_zero(const std::string& s);
 
 }  // namespace piprov::test

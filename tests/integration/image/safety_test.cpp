@@ -10,14 +10,6 @@
 namespace piprov::test {
 namespace {
 
-constexpr std::uint64_t kDevBytes = 400ull << 20;
-
-std::string write_cmd(const std::string& image, const std::string& dev, const std::string& extra = "--yes") {
-  return piprov_bin() + " write " + extra + " --progress none " + q(image) + " " + dev;
-}
-
-bool all_zero(const std::string& s) { return s.find_first_not_of('\0') == std::string::npos; }
-
 /// Writes the image, so the loop device has partitions p1 (vfat) and p2 (ext4).
 void prepare(const LoopDevice& dev) {
   auto r = run(write_cmd((image_fixtures() / "t.img.xz").string(), dev.path, "--yes --no-verify"));
@@ -46,10 +38,9 @@ TEST(WriteSafety, MountedTargetIsRefusedAndUnmountWorks) {
   TempDir tmp("piprov-safety");
   LoopDevice dev(tmp.path / "dev.img", kDevBytes);
   prepare(dev);
-  auto mnt = tmp.path / "mnt";
-  std::filesystem::create_directories(mnt);
   // p2 is ext4 ("writable"); this kernel may lack vfat, ext4 is always there.
-  ASSERT_EQ(run("mount " + dev.path + "p2 " + q(mnt.string())).exit_code, 0);
+  Mount mounted(dev.path + "p2", tmp.path / "mnt");
+  const auto& mnt = mounted.dir;
   auto refused = run(write_cmd((image_fixtures() / "t.img.xz").string(), dev.path));
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_EQ(refused.err, "piprov: error: " + dev.path + " has mounted file systems (" + dev.path + "p2 on " +
@@ -57,7 +48,6 @@ TEST(WriteSafety, MountedTargetIsRefusedAndUnmountWorks) {
   EXPECT_TRUE(is_mounted(mnt.string()));
 
   auto ok = run(write_cmd((image_fixtures() / "t.img.xz").string(), dev.path, "--yes --unmount"));
-  if (is_mounted(mnt.string())) run("umount " + q(mnt.string()));
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_NE(ok.err.find("unmounted " + dev.path + "p2 from " + mnt.string()), std::string::npos) << ok.err;
   EXPECT_FALSE(is_mounted(mnt.string()));

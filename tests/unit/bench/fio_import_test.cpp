@@ -51,7 +51,7 @@ bool agrees(double ours, const std::string& doc) { return std::fabs(ours - std::
 }  // namespace
 
 TEST(Seed004, ImportReproducesTheSummaryTable) {
-  if (!fs::exists(seed004())) GTEST_SKIP() << seed004() << " is not present";
+  if (!fs::exists(seed004())) PIPROV_SKIP(seed004() << " is not present");
   std::string text = piprov::test::read_file(seed004());
   auto doc = doc_table(text);
   ASSERT_EQ(doc.size(), 8u);
@@ -92,7 +92,7 @@ TEST(Seed004, ImportReproducesTheSummaryTable) {
 }
 
 TEST(Seed004, RawFiguresAndSections) {
-  if (!fs::exists(seed004())) GTEST_SKIP() << seed004() << " is not present";
+  if (!fs::exists(seed004())) PIPROV_SKIP(seed004() << " is not present");
   auto jobs = parse_fio_output(piprov::test::read_file(seed004()), "004.txt");
   ASSERT_EQ(jobs.size(), 8u);
   const JobResult& j = jobs[0].job;  // SSD seq read
@@ -129,7 +129,7 @@ TEST(Seed004, RawFiguresAndSections) {
 }
 
 TEST(Seed004, TableRendering) {
-  if (!fs::exists(seed004())) GTEST_SKIP() << seed004() << " is not present";
+  if (!fs::exists(seed004())) PIPROV_SKIP(seed004() << " is not present");
   Report rep = group_imported(parse_fio_output(piprov::test::read_file(seed004()), "004.txt"));
   std::string t = render(rep, Format::Table);
   EXPECT_NE(t.find("test                    A IOPS  A MiB/s  A lat ms  A p99 ms  B IOPS  B MiB/s  B lat ms  B p99 ms  "

@@ -49,7 +49,7 @@ TEST(Runner, EachEngineReadsWithODirect) {
       std::cerr << e << " unavailable here: " << r.error << "\n";
       continue;
     }
-    if (r.err == EINVAL) GTEST_SKIP() << "O_DIRECT unsupported on " << dir.path;
+    if (r.err == EINVAL) PIPROV_SKIP("O_DIRECT unsupported on " << dir.path);
     ASSERT_EQ(r.err, 0) << e << ": " << r.error;
     ASSERT_TRUE(r.read);
     EXPECT_FALSE(r.write);
@@ -124,7 +124,7 @@ TEST(Runner, MixedReadWrite) {
   JobSpec s = spec("randrw", "libaio", false);
   s.rwmixread = 70;
   JobResult r = run_job(s, t);
-  if (r.error.find("(ENOSYS)") != std::string::npos) GTEST_SKIP() << "libaio unavailable here: " << r.error;
+  if (r.error.find("(ENOSYS)") != std::string::npos) PIPROV_SKIP("libaio unavailable here: " << r.error);
   ASSERT_EQ(r.err, 0) << r.error;
   ASSERT_TRUE(r.read && r.write);
   double share = static_cast<double>(r.read->ios) / static_cast<double>(r.read->ios + r.write->ios);
@@ -150,13 +150,7 @@ TEST(Runner, ValidationNamesTheOption) {
   t.align = 4096;
   JobSpec s = spec("randread", "psync", true);
   s.bs = 1000;
-  try {
-    validate(s, t);
-    FAIL();
-  } catch (const piprov::Error& e) {
-    EXPECT_EQ(e.kind(), piprov::ErrorKind::Usage);
-    EXPECT_NE(std::string(e.what()).find("--bs 1000 is not a multiple"), std::string::npos);
-  }
+  piprov::test::expect_error(piprov::ErrorKind::Usage, "--bs 1000 is not a multiple", [&] { validate(s, t); });
   s.bs = 4096;
   s.rw = "trim";
   EXPECT_THROW(validate(s, t), piprov::Error);

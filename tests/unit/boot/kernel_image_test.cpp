@@ -2,9 +2,9 @@
 #include <gtest/gtest.h>
 
 #include "boot/kernel_image.hpp"
-#include "boot_fixture.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "support/boot_fixture.hpp"
 #include "support/testsupport.hpp"
 
 namespace fs = std::filesystem;
@@ -28,7 +28,7 @@ class KernelDecompress : public ::testing::TestWithParam<std::pair<std::string, 
 TEST_P(KernelDecompress, DecodesToTheSameImage) {
   auto [tool, kind] = GetParam();
   std::string name = tool.substr(0, tool.find(' '));
-  if (piprov::test::run("command -v " + name).exit_code != 0) GTEST_SKIP() << name << " is not installed";
+  PIPROV_REQUIRE_TOOL(name);
   TempDir d;
   auto img = test::fake_image(300000, 3);
   test::compress_to(d.path / "vmlinuz", img, tool);
@@ -59,14 +59,10 @@ TEST(KernelImage, CorruptGzipIsAVerifyErrorAndLeavesTargetAlone) {
   gz.resize(gz.size() / 2);  // truncated
   piprov::test::write_file(d.path / "vmlinuz", gz);
   piprov::test::write_file(d.path / "vmlinux", "old");
-  try {
+  piprov::test::expect_error(piprov::ErrorKind::Verify, "corrupt or truncated (gzip", [&] {
     piprov::AtomicFile out(d.path / "vmlinux");
     decompress_kernel(d.path / "vmlinuz", out);
-    FAIL() << "no error";
-  } catch (const piprov::Error& e) {
-    EXPECT_EQ(e.kind(), piprov::ErrorKind::Verify);
-    EXPECT_NE(std::string(e.what()).find("corrupt or truncated (gzip"), std::string::npos) << e.what();
-  }
+  });
   EXPECT_EQ(read_file(d.path / "vmlinux"), "old");
   EXPECT_EQ(std::distance(fs::directory_iterator(d.path), fs::directory_iterator{}), 2);  // no temp left
 }
@@ -75,11 +71,6 @@ TEST(KernelImage, NonArm64PayloadIsRejected) {
   TempDir d;
   test::compress_to(d.path / "vmlinuz", std::string(100000, 'x'));
   piprov::AtomicFile out(d.path / "vmlinux");
-  try {
-    decompress_kernel(d.path / "vmlinuz", out);
-    FAIL() << "no error";
-  } catch (const piprov::Error& e) {
-    EXPECT_EQ(e.kind(), piprov::ErrorKind::Verify);
-    EXPECT_NE(std::string(e.what()).find("does not decode to an arm64 Linux Image"), std::string::npos) << e.what();
-  }
+  piprov::test::expect_error(piprov::ErrorKind::Verify, "does not decode to an arm64 Linux Image",
+                             [&] { decompress_kernel(d.path / "vmlinuz", out); });
 }

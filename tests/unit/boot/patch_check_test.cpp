@@ -1,12 +1,12 @@
-// boot patch + boot check on an Ubuntu 20.04-style boot dir (fake kernel), library and CLI.
+// boot patch + boot check on an Ubuntu 20.04-style boot dir (fake kernel), through the library.
 #include <gtest/gtest.h>
 #include <map>
 
 #include "boot/apt_hook.hpp"
 #include "boot/check.hpp"
 #include "boot/patch.hpp"
-#include "boot_fixture.hpp"
 #include "core/error.hpp"
+#include "support/boot_fixture.hpp"
 #include "support/testsupport.hpp"
 
 namespace fs = std::filesystem;
@@ -26,15 +26,7 @@ std::vector<std::string> codes(const CheckReport& r, bool with_info = false) {
   return v;
 }
 
-struct Tree {
-  TempDir t;
-  fs::path boot = t.path / "boot", root = t.path / "root";
-  std::string image = test::fake_image(400000, 11);
-  Tree() {
-    test::make_boot_dir(boot, image);
-    fs::create_directories(root / "etc/apt/apt.conf.d");
-  }
-};
+using Tree = test::BootTree;
 
 const char* kPatchedConfig =
     "# Please DO NOT modify this file; if you need to modify the boot config, the\n"
@@ -123,13 +115,8 @@ TEST(BootPatch, CorruptVmlinuzLeavesConfigAlone) {
   Tree tr;
   write_file(tr.boot / "vmlinuz", std::string("\x1f\x8b\x08\x00garbage", 12));
   std::string before = read_file(tr.boot / "config.txt");
-  try {
-    patch_boot({.boot_dir = tr.boot});
-    FAIL();
-  } catch (const piprov::Error& e) {
-    EXPECT_EQ(e.kind(), piprov::ErrorKind::Verify);
-    EXPECT_NE(std::string(e.what()).find("config.txt was not changed"), std::string::npos) << e.what();
-  }
+  piprov::test::expect_error(piprov::ErrorKind::Verify, "config.txt was not changed",
+                             [&] { patch_boot({.boot_dir = tr.boot}); });
   EXPECT_EQ(read_file(tr.boot / "config.txt"), before);
   EXPECT_FALSE(fs::exists(tr.boot / "vmlinux"));
 }
@@ -217,30 +204,4 @@ TEST(BootCheck, UnpatchedUbuntuAndQuirks) {
                 "piprov boot patch " + tr.boot.string() +
                     " --uas-quirk 174c:55aa (appends ' usb-storage.quirks=174c:55aa:u' to the line in cmdline.txt)");
     }
-}
-
-TEST(BootCli, PatchCheckAndExitCodes) {
-  Tree tr;
-  std::string bin = piprov::test::piprov_bin(), b = tr.boot.string(), r = tr.root.string();
-  auto c1 = run(bin + " boot check " + b + " --root " + r);
-  EXPECT_EQ(c1.exit_code, 1) << c1.out << c1.err;
-  EXPECT_NE(
-      c1.out.find("error: the Pi 4 boots U-Boot, kernel=uboot_rpi_4.bin (config.txt line 7), which cannot boot from "
-                  "USB mass storage -- fix: piprov boot patch " +
-                  b + " (sets [pi4] kernel=vmlinux)\n"),
-      std::string::npos)
-      << c1.out;
-  auto p = run(bin + " boot patch " + b + " --root " + r);
-  EXPECT_EQ(p.exit_code, 0) << p.err;
-  auto c2 = run(bin + " boot check " + b + " --root " + r + " --json");
-  EXPECT_EQ(c2.exit_code, 0) << c2.out;
-  EXPECT_NE(c2.out.find("\"vmlinux_state\": \"fresh\""), std::string::npos) << c2.out;
-  auto p2 = run(bin + " boot patch " + b + " --root " + r);
-  EXPECT_EQ(p2.out.substr(0, p2.out.find('\n')), b + ": already patched, nothing changed");
-  auto bad = run(bin + " boot patch " + tr.t.path.string() + "/nope");
-  EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(bad.err, "piprov: error: " + tr.t.path.string() +
-                         "/nope is not a directory: pass the mounted boot partition (system-boot)\n");
-  auto q = run(bin + " boot patch " + b + " --uas-quirk 12345678");
-  EXPECT_EQ(q.exit_code, 2);
 }

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "boot/sync.hpp"
-#include "boot_fixture.hpp"
+#include "support/boot_fixture.hpp"
 #include "support/testsupport.hpp"
 
 namespace fs = std::filesystem;

@@ -5,31 +5,20 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "support/testsupport.hpp"
 
 namespace fs = std::filesystem;
 using namespace piprov;
 
-namespace {
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "piprov-test-XXXXXX").string();
-    path = ::mkdtemp(t.data());
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
-}  // namespace
+using piprov::test::read_file;
+using piprov::test::TempDir;
 
 TEST(AtomicFile, ReplacesContentAndLeavesNoTemp) {
   TempDir d;
   auto target = d.path / "vmlinux";
   { std::ofstream(target) << "old kernel"; }
   atomic_write(target, "new kernel");
-  EXPECT_EQ(slurp(target), "new kernel");
+  EXPECT_EQ(read_file(target), "new kernel");
   int n = 0;
   for (auto& e : fs::directory_iterator(d.path)) {
     (void)e;
@@ -47,7 +36,7 @@ TEST(AtomicFile, WithoutCommitTargetIsUntouched) {
     f.write("half written");
     EXPECT_TRUE(fs::exists(f.temp_path()));
   }
-  EXPECT_EQ(slurp(target), "kept");
+  EXPECT_EQ(read_file(target), "kept");
   int n = 0;
   for (auto& e : fs::directory_iterator(d.path)) {
     (void)e;
@@ -64,11 +53,6 @@ TEST(AtomicFile, ModeIsApplied) {
 }
 
 TEST(AtomicFile, MissingDirectoryIsIoError) {
-  try {
-    atomic_write("/nonexistent-dir-piprov/x", "y");
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::Io);
-    EXPECT_NE(std::string(e.what()).find("/nonexistent-dir-piprov"), std::string::npos);
-  }
+  piprov::test::expect_error(ErrorKind::Io, "/nonexistent-dir-piprov",
+                             [&] { atomic_write("/nonexistent-dir-piprov/x", "y"); });
 }

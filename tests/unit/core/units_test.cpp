@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "support/testsupport.hpp"
+
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -22,13 +24,7 @@ TEST(ParseSize, DecimalWhenSpelledKB) {
 
 TEST(ParseSize, RejectsGarbageAsUsageError) {
   for (const char* bad : {"", "k", "4x", "-1", "4 k", "99999999999999999999", "16777216T"}) {
-    try {
-      parse_size(bad, "block size");
-      FAIL() << "accepted '" << bad << "'";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.kind(), ErrorKind::Usage);
-      EXPECT_NE(std::string(e.what()).find("block size"), std::string::npos);
-    }
+    piprov::test::expect_error(ErrorKind::Usage, "block size", [&] { parse_size(bad, "block size"); });
   }
 }
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "eeprom/config.hpp"
-#include "helpers.hpp"
+#include "support/eeprom_fixture.hpp"
 
 using namespace piprov::eeprom;
 using piprov::eeprom::test::ids;

@@ -4,7 +4,7 @@
 #include "eeprom/check.hpp"
 #include "eeprom/edit.hpp"
 #include "eeprom/image.hpp"
-#include "helpers.hpp"
+#include "support/eeprom_fixture.hpp"
 #include "support/testsupport.hpp"
 
 using namespace piprov::eeprom;

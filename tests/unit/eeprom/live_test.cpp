@@ -106,11 +106,7 @@ TEST(Live, SaysClearlyWhenThisIsNotAPi) {
 TEST(Live, VcgencmdFailureIsAnIoError) {
   using namespace std::string_literals;
   FakePi pi("raspberrypi,4-model-b\0brcm,bcm2711\0"s, "");
-  try {
+  piprov::test::expect_error(piprov::ErrorKind::Io, "bootloader_config` failed (exit 127)", [&] {
     read_live({pi.dir.path, (pi.dir.path / "bin/missing").string()});
-    FAIL();
-  } catch (const piprov::Error& e) {
-    EXPECT_EQ(e.kind(), piprov::ErrorKind::Io);
-    EXPECT_NE(std::string(e.what()).find("bootloader_config` failed (exit 127)"), std::string::npos) << e.what();
-  }
+  });
 }

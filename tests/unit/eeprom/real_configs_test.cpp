@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "eeprom/check.hpp"
-#include "helpers.hpp"
+#include "support/eeprom_fixture.hpp"
 #include "support/testsupport.hpp"
 
 using namespace piprov::eeprom;

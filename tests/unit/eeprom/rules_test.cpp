@@ -2,7 +2,7 @@
 
 #include "eeprom/check.hpp"
 #include "eeprom/keys.hpp"
-#include "helpers.hpp"
+#include "support/eeprom_fixture.hpp"
 
 using namespace piprov::eeprom;
 using piprov::eeprom::test::ids;

@@ -4,7 +4,6 @@
 
 #include "core/error.hpp"
 #include "image/source.hpp"
-#include "shell.hpp"
 #include "support/testsupport.hpp"
 
 namespace piprov::image {

@@ -37,7 +37,8 @@ TEST(InspectTarget, NewRegularFileIsAllowed) {
 TEST(InspectTarget, ExistingFileIsMarkedForConfirmation) {
   test::TempDir d;
   test::write_file(d.path / "old.img", "12345");
-  auto t = inspect_target((d.path / "old.img").string());
+  EXPECT_THROW(inspect_target((d.path / "old.img").string()), Error);  // needs --overwrite
+  auto t = inspect_target((d.path / "old.img").string(), {.overwrite = true});
   EXPECT_TRUE(t.is_file);
   EXPECT_TRUE(t.exists);
   EXPECT_EQ(t.size, 5u);
@@ -61,7 +62,7 @@ TEST(InspectTarget, RefusesMissingDeviceDirectoryAndMissingParent) {
 TEST(CheckImageNotOnTarget, SameFileIsRefused) {
   test::TempDir d;
   test::write_file(d.path / "a.img", "x");
-  auto t = inspect_target((d.path / "a.img").string());
+  auto t = inspect_target((d.path / "a.img").string(), {.overwrite = true});
   EXPECT_THROW(check_image_not_on_target((d.path / "a.img").string(), t), Error);
   test::write_file(d.path / "b.img", "x");
   EXPECT_NO_THROW(check_image_not_on_target((d.path / "b.img").string(), t));
@@ -79,7 +80,7 @@ TEST(InspectTarget, SystemDiskIsRefusedWithTheReason) {
   struct stat st {};
   ASSERT_EQ(::stat("/", &st), 0);
   std::string disk = disk_of_devno(st.st_dev);
-  if (disk.empty() || !std::filesystem::exists("/dev/" + disk)) GTEST_SKIP() << "/ is not on a block device here";
+  if (disk.empty() || !std::filesystem::exists("/dev/" + disk)) PIPROV_SKIP("/ is not on a block device here");
   try {
     inspect_target("/dev/" + disk);
     FAIL() << "/dev/" << disk << " holds / but was accepted";

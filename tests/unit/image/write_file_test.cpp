@@ -5,7 +5,6 @@
 #include "core/error.hpp"
 #include "core/hashing.hpp"
 #include "image/write.hpp"
-#include "shell.hpp"
 #include "support/testsupport.hpp"
 
 namespace piprov::image {
@@ -94,8 +93,9 @@ TEST(WriteToFile, ExistingFileNeedsConfirmation) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Usage);
     EXPECT_EQ(std::string(e.what()), (d.path / "old.img").string() +
-                                         " is an existing file (5 B): pass --overwrite to replace it, or give a "
-                                         "disk (see 'piprov devices')");
+                                         " is an existing file (5 B): writing the image would overwrite its data; pass "
+                                         "--overwrite if you mean it, or give a disk (see 'piprov devices') or a new "
+                                         "file name");
   }
   EXPECT_EQ(test::read_file(d.path / "old.img"), "12345");
   o.overwrite = true;
@@ -191,8 +191,9 @@ TEST(WriteToFile, EmptyExistingFileIsProtectedAndNeverRemoved) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Usage);
     EXPECT_EQ(std::string(e.what()), (d.path / "empty").string() +
-                                         " is an existing file (0 B): pass --overwrite to replace it, or give a disk "
-                                         "(see 'piprov devices')");
+                                         " is an existing file (0 B): writing the image would overwrite its data; pass "
+                                         "--overwrite if you mean it, or give a disk (see 'piprov devices') or a new "
+                                         "file name");
   }
   // With --overwrite, a corrupt input leaves the (existing) file in place and says so.
   ASSERT_EQ(test::run("cd " + test::q(d.path.string()) + " && gzip -c in.img | head -c 500000 > bad.img.gz").exit_code,
@@ -216,7 +217,7 @@ TEST(WriteToFile, EmptyExistingFileIsProtectedAndNeverRemoved) {
     } catch (const Error& e) {
       EXPECT_EQ(std::string(e.what()), std::string(pseudo) +
                                            " is on a kernel pseudo file system (/proc, /sys, /dev, ...): piprov never "
-                                           "writes there; give a disk (see 'piprov devices') or a file");
+                                           "writes there; give a disk (see 'piprov devices') or a new file name");
     }
   }
 }

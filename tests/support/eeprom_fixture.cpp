@@ -1,4 +1,4 @@
-#include "helpers.hpp"
+#include "support/eeprom_fixture.hpp"
 
 #include <fmt/format.h>
 

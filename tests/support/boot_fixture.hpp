@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <string>
 
+#include "support/testsupport.hpp"
+
 namespace piprov::boot::test {
 
 /// `size` bytes: an arm64 Image header ("ARM\x64" at 0x38) and a pseudo-random body from `seed`.
@@ -19,5 +21,14 @@ extern const char* const kUbuntuCmdline;
 /// Fills `dir` like Ubuntu 20.04's system-boot: vmlinuz (gzip of `image`), initrd.img,
 /// config.txt, syscfg.txt, usercfg.txt, cmdline.txt, nobtcmd.txt, uboot_rpi_4.bin.
 void make_boot_dir(const std::filesystem::path& dir, const std::string& image);
+
+/// A temp dir holding boot/ (make_boot_dir with a 400000-byte fake kernel) and
+/// an empty root/ with etc/apt/apt.conf.d.
+struct BootTree {
+  piprov::test::TempDir t;
+  std::filesystem::path boot = t.path / "boot", root = t.path / "root";
+  std::string image = fake_image(400000, 11);
+  BootTree();
+};
 
 }  // namespace piprov::boot::test

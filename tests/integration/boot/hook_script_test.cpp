@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "boot/sync.hpp"
-#include "boot_fixture.hpp"
+#include "support/boot_fixture.hpp"
 #include "support/testsupport.hpp"
 
 namespace fs = std::filesystem;
@@ -105,13 +105,13 @@ INSTANTIATE_TEST_SUITE_P(Impl, HookImpl, ::testing::Values("sh", "sh-via-piprov"
 });
 
 TEST(HookScript, ShellcheckClean) {
-  if (run("command -v shellcheck").exit_code != 0) GTEST_SKIP() << "shellcheck is not installed";
+  PIPROV_REQUIRE_TOOL("shellcheck");
   auto r = run("shellcheck -s sh " + (piprov::test::source_dir() / "apt-hooks/piprov-kernel-sync").string());
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
 TEST(HookScript, RunsUnderDash) {
-  if (run("command -v dash").exit_code != 0) GTEST_SKIP() << "dash is not installed";
+  PIPROV_REQUIRE_TOOL("dash");
   TempDir d;
   auto a = test::fake_image(200000, 5);
   test::compress_to(d.path / "vmlinuz", a);

@@ -1,4 +1,4 @@
-#include "boot_fixture.hpp"
+#include "support/boot_fixture.hpp"
 
 #include <stdexcept>
 
@@ -80,6 +80,11 @@ void make_boot_dir(const fs::path& dir, const std::string& image) {
   write_file(dir / "cmdline.txt", kUbuntuCmdline);
   write_file(dir / "nobtcmd.txt", kUbuntuCmdline);
   write_file(dir / "uboot_rpi_4.bin", "u-boot");
+}
+
+BootTree::BootTree() {
+  make_boot_dir(boot, image);
+  fs::create_directories(root / "etc/apt/apt.conf.d");
 }
 
 }  // namespace piprov::boot::test

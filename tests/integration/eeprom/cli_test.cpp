@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "eeprom/image.hpp"
-#include "helpers.hpp"
+#include "support/eeprom_fixture.hpp"
 #include "support/testsupport.hpp"
 
 using namespace piprov::test;
@@ -115,7 +115,7 @@ TEST(EepromCli, LiveOffAPiSaysSo) {
   std::ifstream c("/proc/device-tree/compatible");
   std::string compat((std::istreambuf_iterator<char>(c)), std::istreambuf_iterator<char>());
   if (compat.find("bcm2711") != std::string::npos || compat.find("bcm2712") != std::string::npos)
-    GTEST_SKIP() << "this machine is a Pi 4/5";
+    PIPROV_SKIP("this machine is a Pi 4/5");
   auto r = run(bin() + " eeprom check --live");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("piprov: error: --live: this is not a Raspberry Pi 4 or 5"), std::string::npos) << r.err;

@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "core/read_capped.hpp"
+#include "core/file.hpp"
 #include "support/testsupport.hpp"
 
 using namespace piprov;
@@ -55,3 +55,39 @@ TEST(ReadCapped, DirectoryIsAUsageError) {
     EXPECT_EQ(std::string(e.what()), d.path.string() + " is a directory; give the fio output file");
   }
 }
+
+namespace piprov {
+namespace {
+
+TEST(ReadFile, WholeFileOrAnErrorNamingIt) {
+  test::TempDir d;
+  test::write_file(d.path / "a.bin", std::string("a\0b", 3));
+  EXPECT_EQ(read_file(d.path / "a.bin"), std::string("a\0b", 3));
+  try {
+    (void)read_file(d.path / "nope");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Io);
+    EXPECT_EQ(std::string(e.what()),
+              "cannot read " + (d.path / "nope").string() + ": No such file or directory (ENOENT)");
+  }
+  try {
+    (void)read_file(d.path);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_EQ(std::string(e.what()), d.path.string() + " is a directory; give a file");
+  }
+}
+
+TEST(ReadFile, IfExistsIsNulloptOnlyForAbsentFiles) {
+  test::TempDir d;
+  test::write_file(d.path / "config.txt", "[pi4]\n");
+  EXPECT_EQ(read_file_if_exists(d.path / "config.txt").value(), "[pi4]\n");
+  EXPECT_FALSE(read_file_if_exists(d.path / "missing.txt"));
+  EXPECT_FALSE(read_file_if_exists(d.path / "config.txt" / "below-a-file"));  // ENOTDIR
+  EXPECT_THROW((void)read_file_if_exists(d.path), Error);                     // a directory is not absent
+}
+
+}  // namespace
+}  // namespace piprov

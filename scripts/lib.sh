@@ -1,0 +1,81 @@
+# shellcheck shell=bash
+# What the scripts in scripts/ share. Source it after changing to the source
+# tree's root (every path here is relative to it):
+#   cd "$(dirname "$0")/.."
+#   # shellcheck source=scripts/lib.sh
+#   . scripts/lib.sh
+# Messages name the calling script ("bench-write.sh: ...").
+
+lib_script=$(basename "$0")
+
+# die CODE MESSAGE...: prints "SCRIPT: MESSAGE" on stderr and exits with CODE.
+die() {
+  local code=$1
+  shift
+  echo "$lib_script: $*" >&2
+  exit "$code"
+}
+
+# need_root WHY: exits 2 unless running as root.
+need_root() { [ "$(id -u)" = 0 ] || die 2 "needs root ($1)"; }
+
+# need_tools TOOL...: exits 3 naming the first TOOL that is not on PATH.
+need_tools() {
+  local t
+  for t; do command -v "$t" >/dev/null || die 3 "$t is missing: run scripts/install-deps.sh"; done
+}
+
+# build_piprov BUILD_DIR [CMAKE_ARG...]: configures BUILD_DIR (Ninja,
+# RelWithDebInfo unless an argument says otherwise) and builds the piprov
+# binary, quietly. The binary is then BUILD_DIR/src/cli/piprov.
+build_piprov() {
+  local build=$1
+  shift
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "$build" -j "$(nproc)" --target piprov >/dev/null
+}
+
+# median NUMBER...: prints the median (mean of the middle two for an even count).
+median() {
+  printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+
+# ratio A B: prints A / B with two decimals.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+# Emulated storage devices (throttled like a microSD card, a USB SSD, ...):
+# ../shared/tools/emulate-device, when present. Its state lives in $EMULATE_DIR.
+emulator=../shared/tools/emulate-device
+
+# have_emulator: true when emulate-device is there.
+have_emulator() { [ -x "$emulator" ]; }
+
+# emulated_device NAME PROFILE SIZE: (re)creates device NAME (a leftover of an
+# interrupted run is destroyed first) and prints its path.
+emulated_device() {
+  "$emulator" destroy "$1" >/dev/null 2>&1 || true
+  "$emulator" create "$1" "$2" "$3"
+}
+
+# destroy_emulated NAME...: removes emulated devices; never fails.
+destroy_emulated() {
+  local n
+  for n; do "$emulator" destroy "$n" >/dev/null 2>&1 || true; done
+}
+
+# run_ctest BUILD_DIR [CTEST_ARG...]: runs ctest, then (after ctest's summary,
+# which CI logs show last) the number of skipped tests and their names, from
+# ctest's JUnit report. Returns ctest's status.
+run_ctest() {
+  local build=$1 rc=0 junit
+  shift
+  junit=$(mktemp)
+  ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 900 --output-junit "$junit" "$@" || rc=$?
+  local skipped
+  skipped=$(awk '/<testcase /{ match($0, /name="[^"]*"/); name = substr($0, RSTART + 6, RLENGTH - 7) }
+                 /<skipped/{ print name }' "$junit")
+  echo "$lib_script: $(grep -c . <<<"$skipped") test(s) skipped (PIPROV_TESTS_REQUIRE_ALL=${PIPROV_TESTS_REQUIRE_ALL:-0})"
+  if [ -n "$skipped" ]; then sed 's/^/  skipped: /' <<<"$skipped"; fi
+  rm -f "$junit"
+  return $rc
+}

@@ -1,0 +1,106 @@
+#include "core/file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <iostream>
+
+#include "core/error.hpp"
+#include "core/fd.hpp"
+#include "core/strings.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov {
+namespace {
+
+constexpr std::size_t kSystemFileMax = 1u << 20;
+
+// Reads `fd` to its end, at most `max` bytes (+1 to see that there is more).
+// Returns errno on failure, else 0; `*over` is set when more than `max` bytes.
+int read_fd(int fd, std::size_t max, std::string& out, bool* over) {
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return 0;
+    out.append(buf, static_cast<std::size_t>(n));
+    if (out.size() > max) {
+      if (over) *over = true;
+      out.resize(max);
+      return 0;
+    }
+  }
+}
+
+// Opens and reads `path`; returns errno (0 on success).
+int read_path(const fs::path& path, std::size_t max, std::string& out, bool* over) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) return errno;
+  return read_fd(fd.get(), max, out, over);
+}
+
+[[noreturn]] void throw_read_error(const fs::path& path, int err) {
+  if (err == EISDIR) throw Error(ErrorKind::Usage, path.string() + " is a directory; give a file");
+  throw io_error("cannot read " + path.string(), err);
+}
+
+}  // namespace
+
+std::string read_file(const fs::path& path) {
+  std::string out;
+  if (int err = read_path(path, std::string::npos - 1, out, nullptr)) throw_read_error(path, err);
+  return out;
+}
+
+std::optional<std::string> read_file_if_exists(const fs::path& path) {
+  std::string out;
+  int err = read_path(path, std::string::npos - 1, out, nullptr);
+  if (err == ENOENT || err == ENOTDIR) return std::nullopt;
+  if (err) throw_read_error(path, err);
+  return out;
+}
+
+std::optional<std::string> read_capped(std::istream& in, std::size_t max_bytes, const std::string& what) {
+  std::string bytes(max_bytes + 1, '\0');
+  errno = 0;
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (in.bad()) throw io_error("cannot read " + what, errno ? errno : EIO);
+  bytes.resize(static_cast<std::size_t>(in.gcount()));
+  if (bytes.size() > max_bytes) return std::nullopt;
+  return bytes;
+}
+
+std::optional<std::string> read_file_capped(const std::string& path, std::size_t max_bytes, const std::string& what) {
+  if (path == "-") return read_capped(std::cin, max_bytes, what + " from standard input");
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw Error(ErrorKind::Usage, path + " is a directory; give the " + what + " file");
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) throw io_error("cannot open " + what + " " + path, errno);
+  std::string out;
+  bool over = false;
+  if (int err = read_fd(fd.get(), max_bytes, out, &over)) throw io_error("cannot read " + what + " " + path, err);
+  if (over) return std::nullopt;
+  return out;
+}
+
+std::optional<std::string> read_system_file(const fs::path& path) {
+  std::string out;
+  if (read_path(path, kSystemFileMax, out, nullptr) != 0) return std::nullopt;
+  return out;
+}
+
+std::string read_attr(const fs::path& path) {
+  auto text = read_system_file(path);
+  if (!text) return "";
+  std::string_view v(*text);
+  v = v.substr(0, v.find('\n'));
+  while (!v.empty() && (v.back() == '\0' || v.back() == ' ' || v.back() == '\t' || v.back() == '\r'))
+    v.remove_suffix(1);
+  return std::string(trim(v));
+}
+
+}  // namespace piprov

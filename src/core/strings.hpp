@@ -1,0 +1,27 @@
+#pragma once
+// Small string helpers shared by every module (one of each).
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace piprov {
+
+/// `s` without leading and trailing ASCII white space (space, \t, \r, \n, \v, \f).
+std::string_view trim(std::string_view s);
+
+/// `s` with ASCII letters lowered (other bytes unchanged).
+std::string to_lower(std::string_view s);
+
+/// The parts joined with `sep` between them ("" for none).
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+
+/// `s` cut at every `sep`; keeps empty fields ("a,,b" -> {"a", "", "b"};
+/// "" -> {""}).
+std::vector<std::string> split(std::string_view s, char sep);
+
+/// `s` as one word for /bin/sh: unchanged when it holds only
+/// [A-Za-z0-9/._+:=-] (and is not empty), else in single quotes with each '
+/// written as '\'' (POSIX Shell Command Language, 2.2.3 Single-Quotes).
+std::string shell_quote(std::string_view s);
+
+}  // namespace piprov

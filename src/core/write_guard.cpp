@@ -1,0 +1,280 @@
+#include "core/write_guard.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "core/file.hpp"
+#include "core/mounts.hpp"
+#include "core/strings.hpp"
+#include "core/units.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov {
+namespace {
+
+constexpr RuleCell R{Verdict::Refuse, WriteFlag::None};
+constexpr RuleCell A{Verdict::Allow, WriteFlag::None};
+constexpr RuleCell Unmount{Verdict::NeedsFlag, WriteFlag::Unmount};
+constexpr RuleCell Overwrite{Verdict::NeedsFlag, WriteFlag::Overwrite};
+constexpr RuleCell Destructive{Verdict::NeedsFlag, WriteFlag::Destructive};
+
+// Rows in WriteRule order; columns WholeDiskImage, ImageFile, DestructiveBench, BenchTestFile.
+constexpr RuleCell kTable[][4] = {
+    /* MissingDevPath   */ {R, R, R, R},
+    /* MissingDirectory */ {R, R, R, R},
+    /* Directory        */ {R, R, R, A},  // bench puts its test file in a directory
+    /* NotDiskOrFile    */ {R, R, R, R},
+    /* Partition        */ {R, R, A, R},  // an image needs the whole disk; a partition can be benchmarked
+    /* SystemDisk       */ {R, R, R, R},
+    /* ReadOnly         */ {R, R, R, R},
+    /* PseudoFs         */ {R, R, R, R},
+    /* RamFs            */ {A, A, R, R},  // an image file may live in RAM; a benchmark of RAM is not of storage
+    /* LoopBackingFile  */ {R, R, R, R},
+    /* ProtectedDir     */ {R, R, R, R},
+    /* Mounted          */ {Unmount, R, R, R},              // write may unmount first; bench never does
+    /* ExistingData     */ {A, Overwrite, Destructive, R},  // a disk: write asks for confirmation
+};
+static_assert(std::size(kTable) == std::size(kWriteRules));
+
+// The "what to do instead" of each intent.
+std::string_view alternative(WriteIntent i) {
+  switch (i) {
+    case WriteIntent::WholeDiskImage: return "run 'piprov devices' to list disks";
+    case WriteIntent::ImageFile: return "give a disk (see 'piprov devices') or a new file name";
+    case WriteIntent::DestructiveBench: return "give a directory for a test file of its own";
+    case WriteIntent::BenchTestFile: return "give a directory on the disk to measure";
+  }
+  return "";
+}
+
+std::string_view action(WriteIntent i) {
+  switch (i) {
+    case WriteIntent::WholeDiskImage:
+    case WriteIntent::ImageFile: return "writing the image";
+    case WriteIntent::DestructiveBench: return "the write tests";
+    case WriteIntent::BenchTestFile: return "the test file";
+  }
+  return "";
+}
+
+bool is_block(TargetKind k) { return k == TargetKind::WholeDisk || k == TargetKind::Partition; }
+
+// Whether the subject has the fact the rule is about.
+bool applies(WriteRule r, const WriteSubject& s) {
+  switch (r) {
+    case WriteRule::MissingDevPath: return s.kind == TargetKind::Missing && s.path.rfind("/dev/", 0) == 0;
+    case WriteRule::MissingDirectory: return s.kind == TargetKind::Missing && !s.missing_dir.empty();
+    case WriteRule::Directory: return s.directory;
+    case WriteRule::NotDiskOrFile: return s.kind == TargetKind::Other && !s.directory;
+    case WriteRule::Partition: return s.kind == TargetKind::Partition;
+    case WriteRule::SystemDisk: return is_block(s.kind) && s.disk.system_disk;
+    case WriteRule::ReadOnly: return is_block(s.kind) && s.disk.read_only;
+    case WriteRule::PseudoFs: return s.pseudo_fs;
+    case WriteRule::RamFs: return !s.ram_dir.empty();
+    case WriteRule::LoopBackingFile: return !s.loop_device.empty();
+    case WriteRule::ProtectedDir: return !s.protected_dir.empty();
+    case WriteRule::Mounted: return !s.mounted.empty();
+    case WriteRule::ExistingData: return is_block(s.kind) || s.kind == TargetKind::RegularFile;
+  }
+  return false;
+}
+
+bool flag_given(WriteFlag f, const WriteFlags& flags) {
+  switch (f) {
+    case WriteFlag::Unmount: return flags.unmount;
+    case WriteFlag::Overwrite: return flags.overwrite;
+    case WriteFlag::Destructive: return flags.destructive;
+    case WriteFlag::None: return false;
+  }
+  return false;
+}
+
+// The one message of each rule. `remedy` is "pass FLAG" for a NeedsFlag cell,
+// else the intent's alternative.
+std::string message(WriteRule r, const WriteSubject& s, WriteIntent i, const RuleCell& cell) {
+  const std::string& p = s.path;
+  const std::string alt(alternative(i));
+  switch (r) {
+    case WriteRule::MissingDevPath: return p + " does not exist; run 'piprov devices' to list disks";
+    case WriteRule::MissingDirectory:
+      return fmt::format("cannot create {}: directory {} does not exist", p, s.missing_dir);
+    case WriteRule::Directory: return fmt::format("{} is a directory; {}", p, alt);
+    case WriteRule::NotDiskOrFile: return fmt::format("{} is neither a block device nor a regular file; {}", p, alt);
+    case WriteRule::Partition:
+      return fmt::format("{} is a partition; give the whole disk ({}) instead", p, s.partition_of);
+    case WriteRule::SystemDisk:
+      return fmt::format("{} is {}a system disk ({}): piprov never writes it", p,
+                         s.kind == TargetKind::Partition ? "on " + s.disk.path + ", " : "",
+                         join(s.disk.system_reasons, "; "));
+    case WriteRule::ReadOnly:
+      return p + " is read-only: check the write-protect switch (SD adapters) or the device's ro flag";
+    case WriteRule::PseudoFs:
+      return fmt::format("{} is on a kernel pseudo file system (/proc, /sys, /dev, ...): piprov never writes there; {}",
+                         p, alt);
+    case WriteRule::RamFs: return fmt::format("{} is on {} (a memory file system, not storage): {}", p, s.ram_dir, alt);
+    case WriteRule::LoopBackingFile:
+      return fmt::format(
+          "{} is the backing file of {}: writing it would corrupt that disk under its users; detach it "
+          "first (losetup -d {})",
+          p, s.loop_device, s.loop_device);
+    case WriteRule::ProtectedDir:
+      return fmt::format("{} is an existing system file: piprov never overwrites files under {}; {}", p,
+                         s.protected_dir, alt);
+    case WriteRule::Mounted:
+      return fmt::format("{} has mounted file systems ({}): unmount them or {}", p, join(s.mounted, ", "),
+                         cell.verdict == Verdict::NeedsFlag ? "pass " + std::string(flag_name(cell.flag)) : alt);
+    case WriteRule::ExistingData:
+      return fmt::format("{} is an existing {}: {} would overwrite its data; {}", p,
+                         is_block(s.kind) ? std::string("block device") : "file (" + format_bytes(s.size) + ")",
+                         action(i),
+                         cell.verdict == Verdict::NeedsFlag
+                             ? "pass " + std::string(flag_name(cell.flag)) + " if you mean it, or " + alt
+                             : alt);
+  }
+  return p;
+}
+
+bool pseudo_fs_magic(const fs::path& dir) {
+  struct statfs sf {};
+  if (::statfs(dir.c_str(), &sf) != 0) return false;
+  switch (static_cast<unsigned long>(sf.f_type)) {
+    case 0x9fa0:      // PROC_SUPER_MAGIC
+    case 0x62656572:  // SYSFS_MAGIC
+    case 0x64626720:  // DEBUGFS_MAGIC
+    case 0x74726163:  // TRACEFS_MAGIC
+    case 0x73636673:  // SECURITYFS_MAGIC
+    case 0x63677270:  // CGROUP2_SUPER_MAGIC
+    case 0x27e0eb:    // CGROUP_SUPER_MAGIC
+    case 0xcafe4a11:  // BPF_FS_MAGIC
+    case 0x62656570:  // CONFIGFS_MAGIC
+    case 0xde5e81e4:  // EFIVARFS_MAGIC
+    case 0x1cd1:      // DEVPTS_SUPER_MAGIC
+      return true;
+    default: return false;
+  }
+}
+
+bool under(const std::string& real_dir, const char* top) {
+  return (real_dir + "/").rfind(std::string(top) + "/", 0) == 0;
+}
+
+/// The loop device whose backing file is `real` (canonical path), or "".
+std::string loop_backed_by(const std::string& real, const SysRoot& root) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root("/sys/block"), ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("loop", 0) == 0 && read_attr(e.path() / "loop/backing_file") == real) return "/dev/" + name;
+  }
+  return "";
+}
+
+// Facts about a file (existing or new) or a directory.
+void file_facts(WriteSubject& s, const SysRoot& root) {
+  std::error_code ec;
+  const fs::path real = fs::weakly_canonical(s.path, ec);
+  fs::path dir = s.directory ? real : real.parent_path();
+  if (dir.empty()) dir = ".";
+  if (s.kind == TargetKind::Missing && !fs::is_directory(dir, ec)) {
+    fs::path given = fs::path(s.path).parent_path();
+    s.missing_dir = given.empty() ? "." : given.string();
+  }
+  s.pseudo_fs = under(dir.string(), "/proc") || under(dir.string(), "/sys") || under(dir.string(), "/dev") ||
+                pseudo_fs_magic(dir);
+  if (under(dir.string(), "/run")) s.ram_dir = "/run";
+  if (s.kind != TargetKind::RegularFile) return;
+  s.size = fs::file_size(real, ec);
+  s.loop_device = loop_backed_by(real.string(), root);
+  s.protected_dir = protected_dir_of(real.string());
+}
+
+}  // namespace
+
+std::string_view rule_name(WriteRule r) {
+  switch (r) {
+    case WriteRule::MissingDevPath: return "missing-dev-path";
+    case WriteRule::MissingDirectory: return "missing-directory";
+    case WriteRule::Directory: return "directory";
+    case WriteRule::NotDiskOrFile: return "not-disk-or-file";
+    case WriteRule::Partition: return "partition";
+    case WriteRule::SystemDisk: return "system-disk";
+    case WriteRule::ReadOnly: return "read-only";
+    case WriteRule::PseudoFs: return "pseudo-fs";
+    case WriteRule::RamFs: return "ram-fs";
+    case WriteRule::LoopBackingFile: return "loop-backing-file";
+    case WriteRule::ProtectedDir: return "protected-dir";
+    case WriteRule::Mounted: return "mounted";
+    case WriteRule::ExistingData: return "existing-data";
+  }
+  return "?";
+}
+
+std::string_view flag_name(WriteFlag f) {
+  switch (f) {
+    case WriteFlag::Unmount: return "--unmount";
+    case WriteFlag::Overwrite: return "--overwrite";
+    case WriteFlag::Destructive: return "--destructive";
+    case WriteFlag::None: return "";
+  }
+  return "";
+}
+
+RuleCell rule_cell(WriteRule rule, WriteIntent intent) {
+  return kTable[static_cast<int>(rule)][static_cast<int>(intent)];
+}
+
+std::string protected_dir_of(const std::string& real) {
+  for (const char* dir : {"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/var/lib",
+                          "/root", "/proc", "/sys", "/dev", "/run"}) {
+    std::string d(dir);
+    if (real.rfind(d + "/", 0) == 0) return d;
+  }
+  return "";
+}
+
+WriteSubject inspect_write_subject(const std::string& path, const SysRoot& root) {
+  WriteSubject s;
+  s.path = path;
+  s.kind = classify_path(path, &s.partition_of);
+  std::error_code ec;
+  s.directory = s.kind == TargetKind::Other && fs::is_directory(path, ec);
+  if (s.kind == TargetKind::WholeDisk) {
+    s.disk = probe_disk(path);
+    s.mounted = s.disk.mounted();
+  } else if (s.kind == TargetKind::Partition) {
+    s.disk = probe_disk(s.partition_of);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0)
+      for (const auto& m : mountpoints_of(st.st_rdev)) s.mounted.push_back(path + " on " + m);
+  } else if (s.kind != TargetKind::Other || s.directory) {
+    file_facts(s, root);
+  }
+  return s;
+}
+
+std::optional<Refusal> evaluate_write(const WriteSubject& s, WriteIntent intent, const WriteFlags& flags) {
+  for (WriteRule r : kWriteRules) {
+    if (!applies(r, s)) continue;
+    RuleCell cell = rule_cell(r, intent);
+    if (cell.verdict == Verdict::Allow) continue;
+    if (cell.verdict == Verdict::NeedsFlag && flag_given(cell.flag, flags)) continue;
+    return Refusal{r, message(r, s, intent, cell)};
+  }
+  return std::nullopt;
+}
+
+void enforce_write(const WriteSubject& s, WriteIntent intent, const WriteFlags& flags) {
+  if (auto no = evaluate_write(s, intent, flags)) throw Error(ErrorKind::Usage, no->message);
+}
+
+WriteSubject check_write(const std::string& path, WriteIntent intent, const WriteFlags& flags, const SysRoot& root) {
+  WriteSubject s = inspect_write_subject(path, root);
+  enforce_write(s, intent, flags);
+  return s;
+}
+
+}  // namespace piprov

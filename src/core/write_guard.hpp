@@ -1,0 +1,120 @@
+#pragma once
+// May piprov write here? One policy for every command that writes a device
+// or a file: `write`/`provision` (an image onto a disk or into a file) and
+// `bench` (write tests on a device or file, or a test file of its own).
+// Each rule has one name and one message; where commands deliberately
+// differ (a partition is fine to benchmark but not to image; a mounted disk
+// may be unmounted by `write --unmount` but never by bench), the difference
+// is a cell of one table: rule x intent -> allow, refuse, or needs a flag.
+// Sources: rpi-imager's wrong-disk issues (raspberrypi/rpi-imager) for the
+// disk rules; statfs(2) for the pseudo file system magic numbers;
+// loop(4) for backing files.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/blockdev.hpp"
+#include "core/sysroot.hpp"
+
+namespace piprov {
+
+/// What the command means to do with the path.
+enum class WriteIntent {
+  WholeDiskImage,    ///< write/provision an image onto a block device
+  ImageFile,         ///< write an image into a regular file (new or existing)
+  DestructiveBench,  ///< bench write tests on a block device or an existing file
+  BenchTestFile,     ///< bench creates, fills and removes its own test file (path: a directory or a new file)
+};
+
+/// The rules, in the order they are checked (the first that refuses wins).
+enum class WriteRule {
+  MissingDevPath,    ///< a /dev path that does not exist: a typo for a device
+  MissingDirectory,  ///< a new file whose directory does not exist
+  Directory,         ///< the path is a directory
+  NotDiskOrFile,     ///< a character device, socket, FIFO, ...
+  Partition,         ///< a partition, not a whole disk
+  SystemDisk,        ///< the disk holds /, /boot, /home, /var, /usr, swap or LVM/MD (blockdev.hpp)
+  ReadOnly,          ///< the device is read-only
+  PseudoFs,          ///< on /proc, /sys, /dev or another kernel pseudo file system
+  RamFs,             ///< on /run (a memory file system): bench numbers would be nonsense
+  LoopBackingFile,   ///< the backing file of a loop device: that disk would be corrupted
+  ProtectedDir,      ///< an existing file under a system directory (protected_dir_of)
+  Mounted,           ///< the device or a partition of it is mounted
+  ExistingData,      ///< an existing device or file whose data would be overwritten
+};
+inline constexpr WriteRule kWriteRules[] = {
+    WriteRule::MissingDevPath, WriteRule::MissingDirectory, WriteRule::Directory,    WriteRule::NotDiskOrFile,
+    WriteRule::Partition,      WriteRule::SystemDisk,       WriteRule::ReadOnly,     WriteRule::PseudoFs,
+    WriteRule::RamFs,          WriteRule::LoopBackingFile,  WriteRule::ProtectedDir, WriteRule::Mounted,
+    WriteRule::ExistingData};
+
+/// Stable rule name for logs and tests ("system-disk", "loop-backing-file", ...).
+std::string_view rule_name(WriteRule r);
+
+/// The command-line flags that lift a NeedsFlag cell.
+enum class WriteFlag { None, Unmount, Overwrite, Destructive };
+/// "--unmount", "--overwrite", "--destructive" ("" for None).
+std::string_view flag_name(WriteFlag f);
+
+struct WriteFlags {
+  bool unmount = false;      ///< write --unmount
+  bool overwrite = false;    ///< write --overwrite
+  bool destructive = false;  ///< bench --destructive
+};
+
+enum class Verdict { Allow, Refuse, NeedsFlag };
+struct RuleCell {
+  Verdict verdict = Verdict::Refuse;
+  WriteFlag flag = WriteFlag::None;  ///< for NeedsFlag
+};
+
+/// The table: what `rule` means for `intent`.
+RuleCell rule_cell(WriteRule rule, WriteIntent intent);
+
+/// The facts the rules look at, about one path. Strings are "" when not so.
+struct WriteSubject {
+  std::string path;  ///< as the user gave it
+  TargetKind kind = TargetKind::Missing;
+  bool directory = false;            ///< kind Other and a directory
+  Disk disk;                         ///< block devices: the whole disk (a partition's parent)
+  std::string partition_of;          ///< a partition: its whole disk ("/dev/sda")
+  std::vector<std::string> mounted;  ///< "DEV on DIR" of the device (a disk: with its partitions)
+  std::uint64_t size = 0;            ///< existing file: bytes
+  std::string missing_dir;           ///< new file: its directory, when that does not exist
+  bool pseudo_fs = false;            ///< file or directory on a kernel pseudo file system
+  std::string ram_dir;               ///< file or directory under /run: "/run"
+  std::string loop_device;           ///< existing file backing a loop device: "/dev/loop3"
+  std::string protected_dir;         ///< existing file under a system directory: "/etc"
+};
+
+/// Gathers the facts about `path`; /sys is read under `root` (tests fake it).
+/// Throws Error{Usage}/{Io} only where blockdev.hpp's probe_disk() does.
+WriteSubject inspect_write_subject(const std::string& path, const SysRoot& root = SysRoot::host());
+
+/// A refusal: the rule and the one message for it (names the path, says why
+/// and what to do).
+struct Refusal {
+  WriteRule rule;
+  std::string message;
+};
+
+/// Applies the table to the facts: the first rule that refuses (or needs a
+/// flag not given), nullopt when writing is allowed. Pure: reads nothing.
+std::optional<Refusal> evaluate_write(const WriteSubject& s, WriteIntent intent, const WriteFlags& flags);
+
+/// evaluate_write(); throws Error{Usage} with the refusal's message.
+void enforce_write(const WriteSubject& s, WriteIntent intent, const WriteFlags& flags);
+
+/// inspect_write_subject() + enforce_write(); returns the facts.
+WriteSubject check_write(const std::string& path, WriteIntent intent, const WriteFlags& flags = {},
+                         const SysRoot& root = SysRoot::host());
+
+/// The protected directory ("/etc", "/usr", "/bin", "/sbin", "/lib*", "/boot",
+/// "/var/lib", "/root", "/proc", "/sys", "/dev", "/run") that holds `real` (a
+/// canonical absolute path), or "" when none does (directories: FHS 3.0).
+/// Throws nothing.
+std::string protected_dir_of(const std::string& real);
+
+}  // namespace piprov

@@ -1,0 +1,35 @@
+// `piprov boot check` / `boot patch` through the binary: exit codes, text and
+// --json on an Ubuntu 20.04-style boot dir (fake kernel).
+#include <gtest/gtest.h>
+
+#include "support/boot_fixture.hpp"
+#include "support/testsupport.hpp"
+
+using piprov::test::run;
+using Tree = piprov::boot::test::BootTree;
+
+TEST(BootCli, PatchCheckAndExitCodes) {
+  Tree tr;
+  std::string bin = piprov::test::piprov_bin(), b = tr.boot.string(), r = tr.root.string();
+  auto c1 = run(bin + " boot check " + b + " --root " + r);
+  EXPECT_EQ(c1.exit_code, 1) << c1.out << c1.err;
+  EXPECT_NE(
+      c1.out.find("error: the Pi 4 boots U-Boot, kernel=uboot_rpi_4.bin (config.txt line 7), which cannot boot from "
+                  "USB mass storage -- fix: piprov boot patch " +
+                  b + " (sets [pi4] kernel=vmlinux)\n"),
+      std::string::npos)
+      << c1.out;
+  auto p = run(bin + " boot patch " + b + " --root " + r);
+  EXPECT_EQ(p.exit_code, 0) << p.err;
+  auto c2 = run(bin + " boot check " + b + " --root " + r + " --json");
+  EXPECT_EQ(c2.exit_code, 0) << c2.out;
+  EXPECT_NE(c2.out.find("\"vmlinux_state\": \"fresh\""), std::string::npos) << c2.out;
+  auto p2 = run(bin + " boot patch " + b + " --root " + r);
+  EXPECT_EQ(p2.out.substr(0, p2.out.find('\n')), b + ": already patched, nothing changed");
+  auto bad = run(bin + " boot patch " + tr.t.path.string() + "/nope");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "piprov: error: " + tr.t.path.string() +
+                         "/nope is not a directory: pass the mounted boot partition (system-boot)\n");
+  auto q = run(bin + " boot patch " + b + " --uas-quirk 12345678");
+  EXPECT_EQ(q.exit_code, 2);
+}
