@@ -5,16 +5,11 @@
 #include "cli/commands.hpp"
 #include "core/blockdev.hpp"
 #include "core/blockdev_json.hpp"
+#include "core/strings.hpp"
 #include "core/units.hpp"
 
 namespace piprov::cli {
 namespace {
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 void print_table(const std::vector<Disk>& disks) {
   fmt::print("{:<14} {:>10} {:<9} {:<24} {:<4} {:<3} {}\n", "DEVICE", "SIZE", "TRANSPORT", "MODEL", "RM", "RO",
