@@ -1,12 +1,34 @@
 #include "bench/bench.hpp"
 
+#include <algorithm>
+#include <functional>
+
 #include "bench/target.hpp"
 #include "core/cancel.hpp"
 #include "core/error.hpp"
 
 namespace piprov::bench {
 
-Report run_bench(const BenchRequest& req, const std::function<void(const BenchProgress&)>& progress) {
+namespace {
+
+/// Forwards `sink`'s events with the target, job index/count and the ETA for
+/// everything (`left(e)`: seconds left after this event) filled in.
+ProgressSink tagged(const ProgressSink& sink, const std::string& target, unsigned index, unsigned count,
+                    const std::function<double(const ProgressEvent&)>& left) {
+  if (!sink) return {};
+  return [=, &sink](const ProgressEvent& e) {
+    ProgressEvent t = e;
+    t.target = target;
+    t.index = index;
+    t.count = count;
+    t.eta_s = std::max(0.0, left(e));
+    sink(t);
+  };
+}
+
+}  // namespace
+
+Report run_bench(const BenchRequest& req, const ProgressSink& progress) {
   if (req.targets.empty()) throw Error(ErrorKind::Usage, "no bench target given: name a directory, file or device");
   if (req.jobs.empty()) throw Error(ErrorKind::Usage, "no jobs to run");
   TargetOptions opt;
@@ -32,11 +54,9 @@ Report run_bench(const BenchRequest& req, const std::function<void(const BenchPr
     tr.device = pt.device;
     double later = per_target * static_cast<double>(targets.size() - ti - 1);
     try {
-      create_test_file(pt, opt, [&](std::uint64_t done, std::uint64_t total) {
-        if (progress)
-          progress({pt.label, "prefill", "", 0, static_cast<unsigned>(req.jobs.size()), static_cast<double>(done),
-                    static_cast<double>(total), 0, per_target + later});
-      });
+      create_test_file(pt, opt,
+                       tagged(progress, pt.label, 0, static_cast<unsigned>(req.jobs.size()),
+                              [&](const ProgressEvent&) { return per_target + later; }));
     } catch (const Error& e) {
       if (e.kind() == ErrorKind::Interrupted) {
         rep.interrupted = true;
@@ -54,11 +74,9 @@ Report run_bench(const BenchRequest& req, const std::function<void(const BenchPr
       const JobSpec& js = req.jobs[ji];
       JobResult jr;
       try {
-        jr = run_job(js, pt.job_target, [&](const JobProgress& p) {
-          if (progress)
-            progress({pt.label, "job", js.name, ji + 1, static_cast<unsigned>(req.jobs.size()), p.elapsed_s, p.total_s,
-                      p.iops_now, left - p.elapsed_s + later});
-        });
+        jr = run_job(js, pt.job_target,
+                     tagged(progress, pt.label, ji + 1, static_cast<unsigned>(req.jobs.size()),
+                            [&](const ProgressEvent& e) { return left - e.done + later; }));
       } catch (const Error& e) {
         if (e.kind() == ErrorKind::Usage) throw;
         jr.name = js.name, jr.rw = js.rw, jr.bs = js.bs, jr.iodepth = js.iodepth, jr.numjobs = js.numjobs;

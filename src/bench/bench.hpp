@@ -2,12 +2,12 @@
 // `piprov bench`: run a list of jobs on each target in turn and collect a
 // Report. Targets are checked (safety rules, target.hpp) before anything runs;
 // a target failing mid-run keeps what finished and the others still run.
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "bench/job.hpp"
 #include "bench/result.hpp"
+#include "core/progress.hpp"
 
 namespace piprov::bench {
 
@@ -18,21 +18,14 @@ struct BenchRequest {
   std::uint64_t size = 0;  ///< 0: whole device / existing file, or 1 GiB for a new test file
 };
 
-/// Progress events for the CLI's status line: phase "prefill" (bytes) or
-/// "job" (seconds), with the target and job index.
-struct BenchProgress {
-  std::string target, phase, job;
-  unsigned job_index = 0, job_count = 0;
-  double done = 0, total = 0;  ///< bytes (prefill) or seconds (job)
-  double iops_now = 0;
-  double eta_s = 0;  ///< seconds left for all targets
-};
-
 /// Runs everything. Throws Error{Usage} for refused/invalid targets or
 /// options before any I/O. Never throws for I/O errors during jobs: they are
 /// in the report (TargetResult::error / JobResult::error). On Ctrl-C stops,
 /// removes test files and returns with Report::interrupted set.
-Report run_bench(const BenchRequest& req, const std::function<void(const BenchProgress&)>& progress = {});
+/// Progress: phases "prefill" (bytes) and "job" (seconds, see run_job), each
+/// event with target = the target's label, index/count = job i of n (1-based;
+/// 0 for prefill) and eta_s = seconds left for all targets.
+Report run_bench(const BenchRequest& req, const ProgressSink& progress = {});
 
 /// Exit code for a finished report: 130 interrupted, 3 any error, else 0.
 int exit_code_of(const Report& r);

@@ -14,6 +14,7 @@
 #include "bench/devinfo.hpp"
 #include "bench/engines/engine.hpp"
 #include "bench/job.hpp"
+#include "bench/options.hpp"
 #include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
@@ -53,15 +54,15 @@ void validate(const JobSpec& s, const JobTarget& t) {
   if (!(s.rw == "read" || s.rw == "write" || s.rw == "randread" || s.rw == "randwrite" || s.rw == "rw" ||
         s.rw == "randrw"))
     bad("--rw '" + s.rw + "' is not one of read, write, randread, randwrite, rw, randrw");
-  if (s.bs == 0 || s.bs > (1u << 30)) bad("--bs must be between 1 byte and 1 GiB");
+  check_limit(option_limit("--bs"), static_cast<double>(s.bs));
   if (s.direct && s.bs % t.align)
     bad("--bs " + std::to_string(s.bs) + " is not a multiple of the target's O_DIRECT alignment " +
         std::to_string(t.align) + " bytes; pick a multiple or use --buffered");
-  if (s.iodepth < 1 || s.iodepth > 4096) bad("--iodepth must be 1..4096");
-  if (s.numjobs < 1 || s.numjobs > 256) bad("--numjobs must be 1..256");
-  if (!(s.runtime_s > 0)) bad("--runtime must be > 0 seconds");
-  if (s.ramp_s < 0) bad("--ramp must be >= 0 seconds");
-  if (s.rwmixread > 100) bad("--rwmixread must be 0..100");
+  check_limit(option_limit("--iodepth"), s.iodepth);
+  check_limit(option_limit("--numjobs"), s.numjobs);
+  check_limit(option_limit("--runtime"), s.runtime_s);
+  check_limit(option_limit("--ramp"), s.ramp_s);
+  check_limit(option_limit("--rwmixread"), s.rwmixread);
   if (t.size < s.bs) bad("the test range (" + std::to_string(t.size) + " bytes) is smaller than --bs");
 }
 
@@ -216,7 +217,7 @@ DiskCounters read_counters(const std::string& name) { return name.empty() ? Disk
 
 }  // namespace
 
-JobResult run_job(const JobSpec& s, const JobTarget& t, const ProgressFn& progress) {
+JobResult run_job(const JobSpec& s, const JobTarget& t, const ProgressSink& sink) {
   validate(s, t);
   make_engine(s.engine);  // Usage error before any thread starts
   Shared sh{s, t, {0}, {0}, {0}, {false}, {false}, {0}, {}, 0, {}};
@@ -228,6 +229,9 @@ JobResult run_job(const JobSpec& s, const JobTarget& t, const ProgressFn& progre
   sh.ramp_end = start + static_cast<std::uint64_t>(s.ramp_s * 1e9);
   sh.end = sh.ramp_end + static_cast<std::uint64_t>(s.runtime_s * 1e9);
   sh.go = true;
+  ProgressEvent tmpl;
+  tmpl.text = s.name;
+  ProgressPhase progress(sink, "job", s.ramp_s + s.runtime_s, ProgressUnit::Seconds, tmpl);
 
   std::optional<DiskCounters> before;
   std::uint64_t before_t = 0, last_ios = 0, last_t = start;
@@ -236,14 +240,15 @@ JobResult run_job(const JobSpec& s, const JobTarget& t, const ProgressFn& progre
     std::uint64_t now = now_ns();
     if (!before && now >= sh.ramp_end) before = read_counters(t.stat_name), before_t = now;
     if (now >= sh.end || sh.stop || cancel_requested()) break;
-    if (progress && now - last_t >= 500000000ull) {
+    if (sink && now - last_t >= 500000000ull) {
       std::uint64_t ios = sh.ios.load();
-      progress({(now - start) / 1e9, (sh.end - start) / 1e9, ios, (ios - last_ios) / ((now - last_t) / 1e9)});
+      progress.update((now - start) / 1e9, -1, (ios - last_ios) / ((now - last_t) / 1e9));
       last_ios = ios, last_t = now;
     }
     ::usleep(20000);
   }
   for (auto& th : threads) th.join();
+  progress.end();
   std::uint64_t after_t = now_ns();
   DiskCounters after = read_counters(t.stat_name);
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bench/result.hpp"
+#include "core/progress.hpp"
 
 namespace piprov::bench {
 
@@ -38,18 +39,9 @@ struct JobTarget {
   std::string stat_name;
 };
 
-/// Progress of a running job: seconds done of total (ramp included), and
-/// I/Os completed so far in the measured part.
-struct JobProgress {
-  double elapsed_s = 0, total_s = 0;
-  std::uint64_t ios = 0;
-  double iops_now = 0;
-};
-using ProgressFn = std::function<void(const JobProgress&)>;
-
-/// Checks `spec` (rw known, bs > 0 and a multiple of target.align when direct,
-/// iodepth 1..4096, numjobs 1..256, runtime > 0, range holds one block);
-/// throws Error{Usage} naming the option.
+/// Checks `spec`: rw known; bs, iodepth, numjobs, runtime, ramp and rwmixread
+/// within option_limits() (bench/options.hpp); bs a multiple of target.align
+/// when direct; the range holds one block. Throws Error{Usage} naming the option.
 void validate(const JobSpec& spec, const JobTarget& target);
 
 /// Runs `spec` on `target`: numjobs threads, iodepth kept full, each I/O's
@@ -57,8 +49,11 @@ void validate(const JobSpec& spec, const JobTarget& target);
 /// fsync timed separately; /sys/block stat deltas over the measured part.
 /// An I/O error ends the job with JobResult::err/error set (never throws for
 /// I/O errors after start); Ctrl-C ends it early with `interrupted` set.
+/// Progress: phase "job" in seconds (ramp included; done = seconds run, total =
+/// ramp + runtime, text = spec.name, rate = I/Os per second over the last
+/// half second), an Update every 0.5 s.
 /// Throws Error{Io} when the target cannot be opened, Error{Usage} on bad options.
-JobResult run_job(const JobSpec& spec, const JobTarget& target, const ProgressFn& progress = {});
+JobResult run_job(const JobSpec& spec, const JobTarget& target, const ProgressSink& progress = {});
 
 /// CLOCK_MONOTONIC in ns.
 std::uint64_t now_ns();

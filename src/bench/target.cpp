@@ -109,8 +109,7 @@ PreparedTarget resolve_target(const std::string& arg, const TargetOptions& opt) 
   return t;
 }
 
-void create_test_file(PreparedTarget& t, const TargetOptions& opt,
-                      const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+void create_test_file(PreparedTarget& t, const TargetOptions& opt, const ProgressSink& sink) {
   if (t.raw_device || fs::exists(t.job_target.path)) return;
   const std::string& path = t.job_target.path;
   int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC;
@@ -127,6 +126,9 @@ void create_test_file(PreparedTarget& t, const TargetOptions& opt,
   if (posix_memalign(&buf, 4096, chunk) != 0) throw io_error("allocate pre-fill buffer", ENOMEM);
   std::uint64_t rng = 0x9e3779b97f4a7c15ull ^ static_cast<std::uint64_t>(::getpid());
   std::uint64_t done = 0, total = t.job_target.size;
+  ProgressEvent tmpl;
+  tmpl.target = t.label;
+  ProgressPhase progress(sink, "prefill", static_cast<double>(total), ProgressUnit::Bytes, tmpl);
   try {
     while (done < total) {
       throw_if_cancelled("while pre-filling the test file");
@@ -136,7 +138,7 @@ void create_test_file(PreparedTarget& t, const TargetOptions& opt,
       if (w < 0 && errno == EINTR) continue;
       if (w < 0) throw io_error("pre-fill " + path, errno);
       done += static_cast<std::uint64_t>(w);
-      if (progress) progress(done, total);
+      progress.update(static_cast<double>(done));
     }
     if (::fdatasync(fd) != 0) throw io_error("fdatasync " + path, errno);
   } catch (...) {

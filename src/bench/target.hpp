@@ -49,9 +49,8 @@ class PreparedTarget {
 PreparedTarget resolve_target(const std::string& arg, const TargetOptions& opt);
 
 /// Creates and pre-fills the test file of a resolved target that needs one
-/// (`progress(done_bytes, total_bytes)`); no-op otherwise. Throws Error{Io}
-/// (file removed), Error{Interrupted} on Ctrl-C (file removed).
-void create_test_file(PreparedTarget& t, const TargetOptions& opt,
-                      const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
+/// (progress: phase "prefill" in bytes, target = t.label); no-op otherwise.
+/// Throws Error{Io} (file removed), Error{Interrupted} on Ctrl-C (file removed).
+void create_test_file(PreparedTarget& t, const TargetOptions& opt, const ProgressSink& progress = {});
 
 }  // namespace piprov::bench

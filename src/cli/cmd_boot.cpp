@@ -7,8 +7,8 @@
 #include "boot/check.hpp"
 #include "boot/patch.hpp"
 #include "boot/sync.hpp"
+#include "cli/commands.hpp"
 #include "cli/patch_options.hpp"
-#include "cli/registry.hpp"
 #include "core/error.hpp"
 #include "core/finding.hpp"
 
@@ -90,7 +90,9 @@ void run_sync(const std::string& boot_dir, bool force, bool dry_run, bool strict
   if (strict && r.outcome == boot::SyncResult::Outcome::NotAPi) exit_code = static_cast<int>(ErrorKind::Usage);
 }
 
-const CommandRegistrar reg(30, [](CLI::App& app, Globals&, int& exit_code) {
+}  // namespace
+
+void add_boot_command(CLI::App& app, Globals&, int& exit_code) {
   auto* boot = app.add_subcommand("boot", "Make an Ubuntu boot partition boot a Pi 4 from USB, and keep it bootable");
   boot->require_subcommand(1);
 
@@ -130,7 +132,6 @@ const CommandRegistrar reg(30, [](CLI::App& app, Globals&, int& exit_code) {
   sync->add_flag("--strict", sa->strict, "Exit 4 (2 for a non-Pi dir) on failure instead of warning with exit 0");
   sync->add_flag("--json", sa->json, "Print JSON");
   sync->callback([sa, &exit_code] { run_sync(sa->boot, sa->force, sa->dry_run, sa->strict, sa->json, exit_code); });
-});
+}
 
-}  // namespace
 }  // namespace piprov::cli

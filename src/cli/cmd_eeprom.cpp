@@ -2,7 +2,7 @@
 // EEPROM config. Wiring and printing only; logic lives in src/eeprom/.
 #include <fmt/format.h>
 
-#include "cli/registry.hpp"
+#include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/finding.hpp"
@@ -94,7 +94,9 @@ void run_set(const SetArgs& a) {
              a.out, plan.new_image.size(), plan.edit.text.size(), a.out);
 }
 
-const CommandRegistrar reg(50, [](CLI::App& app, Globals&, int& exit_code) {
+}  // namespace
+
+void add_eeprom_command(CLI::App& app, Globals&, int& exit_code) {
   auto* eeprom = app.add_subcommand("eeprom", "Check, explain and edit the Raspberry Pi 4/5 bootloader EEPROM config");
   eeprom->require_subcommand(1);
 
@@ -125,7 +127,6 @@ const CommandRegistrar reg(50, [](CLI::App& app, Globals&, int& exit_code) {
   set->add_option("--board", sa->board, "pi4 | pi400 | cm4 | pi5 (default: from the image)");
   set->add_flag("--json", sa->json, "Print JSON");
   set->callback([sa] { run_set(*sa); });
-});
+}
 
-}  // namespace
 }  // namespace piprov::cli

@@ -4,8 +4,9 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/commands.hpp"
 #include "cli/patch_options.hpp"
-#include "cli/registry.hpp"
+#include "cli/progress_render.hpp"
 #include "cli/write_options.hpp"
 #include "core/finding.hpp"
 #include "provision/provision.hpp"
@@ -15,26 +16,36 @@ namespace {
 
 struct ProvisionArgs {
   provision::ProvisionOptions opts;
+  ProgressMode progress = ProgressMode::Auto;
   bool json = false;
 };
 
-const CommandRegistrar reg(40, [](CLI::App& app, Globals&, int& exit_code) {
+/// Step events as "[n/7] ..." lines on stdout (unless --json); the write's
+/// phases to the progress renderer on stderr.
+ProgressSink provision_sink(ProgressRenderer& progress, bool json) {
+  return [&progress, json](const ProgressEvent& e) {
+    if (e.kind != ProgressEvent::Kind::Step) return progress(e);
+    if (json) return;
+    fmt::print("{}\n", step_text(e));
+    std::fflush(stdout);
+  };
+}
+
+}  // namespace
+
+void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "provision", "Write an Ubuntu Pi image to a USB disk, then make it boot a Pi 4 from USB (patch + check)");
   auto a = std::make_shared<ProvisionArgs>();
-  add_write_options(cmd, a->opts.write);
+  add_write_options(cmd, a->opts.write, a->progress);
   add_patch_options(cmd, a->opts.patch);
   cmd->add_option("--usb-id", a->opts.usb_ids, "USB VID:PID of the SSD's bridge, for the UAS quirk check");
   cmd->add_flag("--json", a->json,
                 "Print the result as JSON on stdout (schema piprov.provision/2, docs/boot.md; no step lines)");
   cmd->callback([a, &exit_code] {
     auto& o = a->opts;
-    int n = 0;
-    if (!a->json)
-      o.on_step = [&n](const std::string& step, const std::string& text) {
-        fmt::print("[{}/7] {:<10} {}\n", ++n, step, text);
-        std::fflush(stdout);
-      };
+    ProgressRenderer progress(resolve_on_stderr(a->progress));
+    o.progress = provision_sink(progress, a->json);
     auto rep = provision::provision(o);
     Findings problems;  // the text output lists what fails; --json has every finding
     for (const auto& f : rep.check.findings)
@@ -42,10 +53,10 @@ const CommandRegistrar reg(40, [](CLI::App& app, Globals&, int& exit_code) {
     if (!a->json) fmt::print("{}", findings_text(problems));
     if (a->json) {
       nlohmann::json steps = nlohmann::json::array();
-      for (const auto& [s, t] : rep.steps) steps.push_back({{"step", s}, {"result", t}});
+      for (const auto& s : rep.steps) steps.push_back({{"step", s.step}, {"result", s.result}, {"seconds", s.seconds}});
       fmt::print("{}\n",
                  dump_json(nlohmann::json{{"schema", "piprov.provision/2"},
-                                          {"write", write_result_json(rep.write)},
+                                          {"write", image::write_result_json(rep.write)},
                                           {"boot_partition", rep.boot_partition},
                                           {"root_partition", rep.root_partition},
                                           {"patch_actions", rep.patch.actions},
@@ -64,7 +75,6 @@ const CommandRegistrar reg(40, [](CLI::App& app, Globals&, int& exit_code) {
     }
     exit_code = findings_exit_code(rep.check.findings, boot::kCheckFailOn);
   });
-});
+}
 
-}  // namespace
 }  // namespace piprov::cli

@@ -1,36 +1,43 @@
-// piprov entry point: global options, command registry, error -> exit code.
+// piprov entry point: global options, the table of commands, error -> exit code.
 // Exit codes (core/error.hpp): 0 ok, 1 findings, 2 usage, 3 I/O, 4 verify,
 // 130 interrupted (128 + SIGINT, as shells report it).
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
-#include <algorithm>
 #include <cstdio>
-#include <vector>
+#include <string>
+#include <string_view>
 
-#include "cli/registry.hpp"
+#include "cli/commands.hpp"
 #include "core/cancel.hpp"
 #include "core/error.hpp"
 
 namespace piprov::cli {
 namespace {
-struct Entry {
-  int order;
-  RegisterFn fn;
+
+struct Command {
+  std::string_view name;  ///< the subcommand the function adds
+  AddCommandFn add;
 };
-std::vector<Entry>& registry() {
-  static std::vector<Entry> r;
-  return r;
+
+/// Every command of piprov, in the order --help lists them.
+constexpr Command kCommands[] = {
+    {"devices", add_devices_command},      // list disks (cmd_devices.cpp)
+    {"write", add_write_command},          // image -> disk or file (cmd_write.cpp)
+    {"verify", add_verify_command},        // compare a disk with an image (cmd_verify.cpp)
+    {"boot", add_boot_command},            // boot patch | check | sync-kernel (cmd_boot.cpp)
+    {"provision", add_provision_command},  // write + patch + check (cmd_provision.cpp)
+    {"eeprom", add_eeprom_command},        // bootloader config check | explain | ... (cmd_eeprom.cpp)
+    {"bench", add_bench_command},          // storage benchmark, fio import (cmd_bench.cpp)
+};
+
+void add_commands(CLI::App& app, Globals& globals, int& exit_code) {
+  for (const auto& c : kCommands) {
+    c.add(app, globals, exit_code);
+    (void)app.get_subcommand(std::string(c.name));  // throws CLI::OptionNotFound when the entry's name is wrong
+  }
 }
+
 }  // namespace
-
-CommandRegistrar::CommandRegistrar(int order, RegisterFn fn) { registry().push_back({order, std::move(fn)}); }
-
-void register_all(CLI::App& app, Globals& globals, int& exit_code) {
-  auto& r = registry();
-  std::stable_sort(r.begin(), r.end(), [](const Entry& a, const Entry& b) { return a.order < b.order; });
-  for (auto& e : r) e.fn(app, globals, exit_code);
-}
-
 }  // namespace piprov::cli
 
 namespace {
@@ -57,7 +64,7 @@ int run_main(int argc, char** argv) {
                       : globals.verbosity == 1 ? spdlog::level::info
                                                : spdlog::level::warn);
   });
-  cli::register_all(app, globals, exit_code);
+  cli::add_commands(app, globals, exit_code);
   install_cancel_handlers();
 
   try {
@@ -84,7 +91,7 @@ int run_main(int argc, char** argv) {
 }
 }  // namespace
 
-// Anything run_main does not map (e.g. a command registered twice, spdlog
+// Anything run_main does not map (e.g. a kCommands entry whose name is wrong, spdlog
 // setup) still ends with one line and exit code 3, never std::terminate.
 int main(int argc, char** argv) {
   try {

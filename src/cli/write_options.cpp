@@ -26,7 +26,7 @@ double rate(std::uint64_t bytes, double seconds) { return seconds > 0 ? static_c
 
 }  // namespace
 
-void add_write_options(CLI::App* cmd, image::WriteOptions& o) {
+void add_write_options(CLI::App* cmd, image::WriteOptions& o, ProgressMode& progress) {
   cmd->add_option("IMAGE", o.image,
                   "Image file: .img, .xz, .gz, .bz2, .zst, .lz4 or a .zip holding one image "
                   "(detected by content)")
@@ -43,13 +43,19 @@ void add_write_options(CLI::App* cmd, image::WriteOptions& o) {
   cmd->add_option("--sha256", o.sha256, "Expected SHA-256 (hex) of the IMAGE file as downloaded");
   cmd->add_option("--sha256-file", o.sha256_file, "SHA256SUMS file listing the IMAGE file's name")
       ->check(CLI::ExistingFile);
-  cmd->add_option_function<std::string>(
-         "--progress", [&o](const std::string& s) { o.progress = parse_progress_mode(s); },
-         "Progress on stderr: auto (tty when stderr is a terminal), tty, plain, json, none")
-      ->type_name("MODE");
+  add_progress_option(cmd, progress);
   cmd->add_option("--threads", o.threads, "xz decoder threads (default: all cores)")->check(CLI::Range(0u, 256u));
   o.confirm = ask_on_terminal;
 }
+
+void add_progress_option(CLI::App* cmd, ProgressMode& mode) {
+  cmd->add_option_function<std::string>(
+         "--progress", [&mode](const std::string& s) { mode = parse_progress_mode(s); },
+         "Progress on stderr: auto (tty when stderr is a terminal), tty, plain, json, none")
+      ->type_name("MODE");
+}
+
+ProgressMode resolve_on_stderr(ProgressMode mode) { return resolve_progress_mode(mode, ::isatty(STDERR_FILENO)); }
 
 std::string write_summary(const image::WriteResult& r) {
   std::string s = fmt::format("wrote {} ({} {}) to {} in {} ({})", format_bytes(r.bytes_written), r.format,
@@ -63,24 +69,6 @@ std::string write_summary(const image::WriteResult& r) {
   if (!r.sha256.empty()) s += "; SHA-256 ok";
   s += "; XXH3-128 " + r.xxh3_128;
   return s;
-}
-
-nlohmann::json write_result_json(const image::WriteResult& r) {
-  return {{"image", r.image},
-          {"target", r.target},
-          {"format", r.format},
-          {"decoder_threads", r.decoder_threads},
-          {"input_bytes", r.input_bytes},
-          {"bytes_written", r.bytes_written},
-          {"write_seconds", r.write_seconds},
-          {"write_bytes_per_second", rate(r.bytes_written, r.write_seconds)},
-          {"verified", r.verified},
-          {"verify_seconds", r.verify_seconds},
-          {"verify_bytes_per_second", r.verified ? rate(r.bytes_written, r.verify_seconds) : 0.0},
-          {"xxh3_128", r.xxh3_128},
-          {"sha256", r.sha256.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.sha256)},
-          {"unmounted", r.unmounted},
-          {"partitions", r.partitions}};
 }
 
 }  // namespace piprov::cli

@@ -1,60 +1,91 @@
 #pragma once
-// Progress reporting on stderr for long byte-moving phases (write, verify).
-// Modes: tty (one line redrawn in place, ~5 times a second), plain (one line
-// every 2 s, for logs), json (one JSON object per line every second, for
-// scripts), none. Auto picks tty when stderr is a terminal, else none.
-// Shown: bytes written, MiB/s, ETA, phase; --progress tty|plain|json|none.
+// Progress as events. Long operations (write, verify, bench pre-fill and jobs,
+// provision steps) report what they are doing as ProgressEvent values sent to a
+// ProgressSink; they never print. The command line turns events into a tty
+// line, a plain line every 2 s or JSON lines (cli/progress_render.hpp).
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
-#include <string_view>
 
 namespace piprov {
 
-enum class ProgressMode { Auto, Tty, Plain, Json, None };
+/// What ProgressEvent::done and ::total count.
+enum class ProgressUnit { Bytes, Seconds };
 
-/// "auto" | "tty" | "plain" | "json" | "none" -> mode. Throws Error{Usage} otherwise.
-ProgressMode parse_progress_mode(std::string_view text);
+/// One report from a running operation.
+///   Begin  a phase starts ("write", "verify", "prefill", "job"); total may be 0 (unknown).
+///   Update done so far in the phase; sent as often as the work allows (every
+///          buffer): sinks rate-limit what they show.
+///   End    the phase is over (finished or failed); done and elapsed_s are final.
+///   Step   one step of a multi-step command finished (provision): phase is the
+///          step's name, text its one-line result, elapsed_s its duration,
+///          index/count its place ("3 of 7").
+struct ProgressEvent {
+  enum class Kind { Begin, Update, End, Step };
+  Kind kind = Kind::Update;
+  std::string phase;
+  ProgressUnit unit = ProgressUnit::Bytes;
+  double done = 0;       ///< bytes or seconds done in this phase
+  double total = 0;      ///< bytes or seconds the phase will take; 0 = unknown
+  double fraction = -1;  ///< 0..1 completion estimate when total is unknown; < 0 = none
+  double elapsed_s = 0;  ///< wall-clock seconds since Begin (Step: the step's duration)
+  std::string target;    ///< what the phase works on when a command has several (bench: target label)
+  std::string text;      ///< bench "job": the job's name; Step: the step's one-line result
+  unsigned index = 0;    ///< 1-based place of this job/step, 0 = none
+  unsigned count = 0;    ///< number of jobs/steps, 0 = none
+  double rate = 0;       ///< bench "job": I/Os per second over the last interval
+  double eta_s = -1;     ///< seconds left when the operation knows (bench: all targets); < 0 = sinks estimate
+};
 
-/// The mode's name as parse_progress_mode() accepts it.
-std::string to_string(ProgressMode mode);
+/// Receives events on the thread that does the work. May be empty (no one listens).
+using ProgressSink = std::function<void(const ProgressEvent&)>;
 
-/// Auto -> Tty when stderr is a terminal, else None; other modes unchanged.
-ProgressMode resolve_progress_mode(ProgressMode mode);
-
-/// Reports one phase at a time. Not thread-safe: call from one thread.
-/// Output lines (plain): "write: 512.0 MiB of 1.9 GiB (26%), 160.2 MiB/s, ETA 9.1 s".
-/// JSON lines: {"phase":"write","bytes":N,"total_bytes":N|null,"bytes_per_second":X,
-///              "eta_seconds":X|null,"done":false}
-class Progress {
+/// One phase reported to a sink: Begin on construction, Update per update(),
+/// End from end() or, if end() was not called (an exception), the destructor.
+/// elapsed_s is measured from construction with std::chrono::steady_clock.
+class ProgressPhase {
  public:
-  explicit Progress(ProgressMode mode);
-  ~Progress();
-  Progress(const Progress&) = delete;
-  Progress& operator=(const Progress&) = delete;
+  /// `sink` is copied. `tmpl` carries the fields every event of
+  /// the phase repeats (target, text, index, count); kind, phase, unit, total
+  /// are set from the arguments.
+  ProgressPhase(ProgressSink sink, std::string phase, double total, ProgressUnit unit = ProgressUnit::Bytes,
+                ProgressEvent tmpl = {});
+  ~ProgressPhase();
+  ProgressPhase(const ProgressPhase&) = delete;
+  ProgressPhase& operator=(const ProgressPhase&) = delete;
 
-  /// Starts a phase ("write", "verify"); total_bytes 0 = unknown.
-  void begin(std::string phase, std::uint64_t total_bytes);
-  /// Sets the total once it becomes known (0 = unknown).
-  void set_total(std::uint64_t total_bytes) { total_ = total_bytes; }
-  /// Bytes done so far in this phase. `fraction` (0..1, or < 0 when unknown)
-  /// estimates completion when the total is unknown (e.g. compressed bytes read).
-  /// Rate-limited: cheap to call for every buffer.
-  void update(std::uint64_t done_bytes, double fraction = -1.0);
-  /// Ends the phase: the tty line is cleared; plain/json print a last line.
+  /// Sets the total once it is known (0 = unknown).
+  void set_total(double total) { event_.total = total; }
+  /// Reports `done` (and, when the total is unknown, a 0..1 `fraction`).
+  /// `rate` and `eta_s` are copied into the event as they are.
+  void update(double done, double fraction = -1, double rate = 0, double eta_s = -1);
+  /// Sends End (once).
   void end();
-
-  ProgressMode mode() const { return mode_; }
+  /// Seconds since construction.
+  double elapsed() const;
 
  private:
-  void emit(bool final);
-  ProgressMode mode_;
-  std::string phase_;
-  std::uint64_t total_ = 0;
-  std::uint64_t done_ = 0;
-  double fraction_ = -1.0;
-  bool active_ = false;
-  std::chrono::steady_clock::time_point start_{}, last_{};
+  void send(ProgressEvent::Kind kind);
+  ProgressSink sink_;
+  ProgressEvent event_;
+  bool ended_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
+/// Times consecutive steps and sends each as a Step event (index 1..count).
+class ProgressSteps {
+ public:
+  /// `sink` is copied; the first step's clock starts now.
+  ProgressSteps(ProgressSink sink, unsigned count);
+  /// Sends Step{phase=name, text, elapsed_s = seconds since the previous step
+  /// ended (or construction)} and returns that duration.
+  double step(const std::string& name, const std::string& text);
+
+ private:
+  ProgressSink sink_;
+  unsigned count_, index_ = 0;
+  std::chrono::steady_clock::time_point last_;
 };
 
 }  // namespace piprov

@@ -60,10 +60,10 @@ std::pair<std::uint64_t, std::uint64_t> chunk_hash(const void* data, std::size_t
 }
 
 std::string verify_readback(const TargetInfo& t, const std::string& image, unsigned threads, std::uint64_t image_bytes,
-                            const ChunkHashes& expected, Progress& progress) {
+                            const ChunkHashes& expected, const ProgressSink& sink) {
   UniqueFd fd = open_target_for_read(t);
   Xxh3_128 whole;
-  progress.begin("verify", image_bytes);
+  ProgressPhase progress(sink, "verify", static_cast<double>(image_bytes));
   std::uint64_t done = 0;
   try {
     run_pipeline(
@@ -82,13 +82,12 @@ std::string verify_readback(const TargetInfo& t, const std::string& image, unsig
           if (i >= expected.hashes.size() || chunk_hash(buf.data(), len) != expected.hashes[i])
             throw MismatchAt{offset};
           done += len;
-          progress.update(done);
+          progress.update(static_cast<double>(done));
         });
   } catch (const MismatchAt& m) {
     progress.end();
     // Name the exact byte: decode the image again and compare from that chunk.
-    Progress quiet(ProgressMode::None);
-    compare_with_image(t, image, threads, quiet, m.offset);
+    compare_with_image(t, image, threads, {}, m.offset);
     throw Error(ErrorKind::Verify, fmt::format("{} read back differently at the chunk at byte offset {} but matched "
                                                "on a second read: the device returns unstable data",
                                                t.path, m.offset));
@@ -98,8 +97,8 @@ std::string verify_readback(const TargetInfo& t, const std::string& image, unsig
   return whole.hex();
 }
 
-VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads, Progress& progress,
-                                std::uint64_t from) {
+VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads,
+                                const ProgressSink& sink, std::uint64_t from) {
   auto start = std::chrono::steady_clock::now();
   auto src = open_source(image, threads, false);
   if (auto sz = src->size(); sz && t.capacity && *sz > t.capacity)
@@ -108,7 +107,7 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
   UniqueFd fd = open_target_for_read(t);
   AlignedBuffer dev(kChunk);
   Xxh3_128 whole;
-  progress.begin("verify", src->size().value_or(0));
+  ProgressPhase progress(sink, "verify", static_cast<double>(src->size().value_or(0)));
   std::uint64_t total = run_pipeline(
       4, kChunk, [&](std::span<std::byte> buf, std::uint64_t) { return src->read_full(buf); },
       [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
@@ -129,8 +128,9 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
           }
           if (got < len) too_short(t, offset + got);
         }
-        progress.update(offset + len, static_cast<double>(src->input().consumed()) /
-                                          static_cast<double>(std::max<std::uint64_t>(1, src->input().size())));
+        progress.update(static_cast<double>(offset + len),
+                        static_cast<double>(src->input().consumed()) /
+                            static_cast<double>(std::max<std::uint64_t>(1, src->input().size())));
       });
   progress.end();
   VerifyResult r;
@@ -144,7 +144,7 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
 }
 
 VerifyResult verify_image(const std::string& image, const std::string& target, unsigned threads,
-                          ProgressMode progress) {
+                          const ProgressSink& progress) {
   TargetInfo t;
   std::string parent;
   switch (classify_path(target, &parent)) {
@@ -165,8 +165,7 @@ VerifyResult verify_image(const std::string& image, const std::string& target, u
       break;
     }
   }
-  Progress p(progress);
-  return compare_with_image(t, image, threads, p);
+  return compare_with_image(t, image, threads, progress);
 }
 
 }  // namespace piprov::image

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "core/progress.hpp"
 #include "image/target.hpp"
 
@@ -28,7 +30,7 @@ std::pair<std::uint64_t, std::uint64_t> chunk_hash(const void* data, std::size_t
 /// first bad byte offset (found by decoding `image` again), Error{Io} on read
 /// errors (errno, offset).
 std::string verify_readback(const TargetInfo& t, const std::string& image, unsigned threads, std::uint64_t image_bytes,
-                            const ChunkHashes& expected, Progress& progress);
+                            const ChunkHashes& expected, const ProgressSink& progress);
 
 /// What verify_image() found.
 struct VerifyResult {
@@ -42,11 +44,16 @@ struct VerifyResult {
 /// (0 = everything). Throws Error{Verify} "DEVICE differs from IMAGE at byte
 /// offset N" (exit 4), Error{Verify} when the target is shorter, Error{Usage}
 /// for a bad image, Error{Io} for read errors.
-VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads, Progress& progress,
-                                std::uint64_t from = 0);
+VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads,
+                                const ProgressSink& progress, std::uint64_t from = 0);
+
+/// `piprov verify --json`: {"image", "target", "format", "bytes", "seconds",
+/// "bytes_per_second", "xxh3_128", "match": true} (docs/write.md "Output").
+nlohmann::json verify_result_json(const VerifyResult& r);
 
 /// `piprov verify IMAGE DEVICE`: checks the target like write does (whole
 /// disk or regular file; partitions refused) but only reads it.
-VerifyResult verify_image(const std::string& image, const std::string& target, unsigned threads, ProgressMode progress);
+VerifyResult verify_image(const std::string& image, const std::string& target, unsigned threads,
+                          const ProgressSink& progress = {});
 
 }  // namespace piprov::image

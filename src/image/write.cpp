@@ -46,6 +46,35 @@ std::string aftermath(const TargetInfo& t, std::uint64_t written, std::optional<
   return fmt::format("{}; the first MiB was not written, so {} does not look bootable", how_far, t.path);
 }
 
+/// SHA-256 of the IMAGE file as read; throws Error{Verify} when it is not `want`.
+std::string check_sha256(Source& src, const std::string& image, const std::string& want) {
+  std::string got = src.input().finish_sha256();
+  if (got != want)
+    throw Error(ErrorKind::Verify, fmt::format("SHA-256 of {} is {}, expected {}: the file is not the published "
+                                               "one; download it again",
+                                               image, got, want));
+  return got;
+}
+
+/// Reads the target back and compares it with the chunk hashes taken while
+/// writing; sets r.verified and r.verify_seconds. Throws as verify_readback().
+void verify_written(const WriteOptions& o, const TargetInfo& t, const ChunkHashes& chunks, WriteResult& r) {
+  auto start = std::chrono::steady_clock::now();
+  std::string back;
+  try {
+    back = verify_readback(t, o.image, o.threads, r.bytes_written, chunks, o.progress);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Interrupted) throw;
+    throw Error(e.kind(), fmt::format("{}; all {} were written to {} but not verified: run piprov verify {} {}",
+                                      e.what(), format_bytes(r.bytes_written), t.path, o.image, t.path));
+  }
+  if (back != r.xxh3_128)
+    throw Error(ErrorKind::Verify,
+                fmt::format("verify failed: XXH3-128 of {} read back is {}, written {}", t.path, back, r.xxh3_128));
+  r.verify_seconds = since(start);
+  r.verified = true;
+}
+
 }  // namespace
 
 WriteResult write_image(const WriteOptions& o) {
@@ -78,7 +107,6 @@ WriteResult write_image(const WriteOptions& o) {
 
   bool direct = true;
   TargetWriter w(t, open_target_for_write(t, &direct), direct);
-  Progress progress(o.progress);
   Xxh3_128 whole;
   ChunkHashes chunks;
   chunks.chunk_bytes = t.io_bytes;
@@ -88,7 +116,7 @@ WriteResult write_image(const WriteOptions& o) {
   auto start = std::chrono::steady_clock::now();
   try {
     w.wipe_edges();
-    progress.begin("write", size.value_or(0));
+    ProgressPhase progress(o.progress, "write", static_cast<double>(size.value_or(0)));
     std::uint64_t total = run_pipeline(
         kBuffers, t.io_bytes, [&](std::span<std::byte> buf, std::uint64_t) { return src->read_full(buf); },
         [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
@@ -96,23 +124,17 @@ WriteResult write_image(const WriteOptions& o) {
           whole.update(data);
           if (o.verify) chunks.hashes.push_back(chunk_hash(buf.data(), len));
           w.write(buf, len, offset);
-          progress.update(offset + len, static_cast<double>(src->input().consumed()) /
-                                            static_cast<double>(std::max<std::uint64_t>(1, r.input_bytes)));
+          progress.update(static_cast<double>(offset + len),
+                          static_cast<double>(src->input().consumed()) /
+                              static_cast<double>(std::max<std::uint64_t>(1, r.input_bytes)));
         });
     if (total == 0) throw Error(ErrorKind::Usage, o.image + " holds no data (0 bytes once decoded)");
     w.sync();
-    if (!want_sha.empty()) {
-      r.sha256 = src->input().finish_sha256();
-      if (r.sha256 != want_sha)
-        throw Error(ErrorKind::Verify, fmt::format("SHA-256 of {} is {}, expected {}: the file is not the published "
-                                                   "one; download it again",
-                                                   o.image, r.sha256, want_sha));
-    }
+    if (!want_sha.empty()) r.sha256 = check_sha256(*src, o.image, want_sha);
     w.commit_head(total);
     progress.end();
     r.bytes_written = total;
   } catch (const Error& e) {
-    progress.end();
     std::uint64_t written = w.written();
     w.close();
     if (t.is_file && !t.exists) {  // only a file this run created; an existing one is never removed
@@ -126,22 +148,7 @@ WriteResult write_image(const WriteOptions& o) {
   r.xxh3_128 = whole.hex();
   if (!t.is_file) r.partitions = reread_partitions(t.path);
 
-  if (o.verify) {
-    auto vstart = std::chrono::steady_clock::now();
-    std::string back;
-    try {
-      back = verify_readback(t, o.image, o.threads, r.bytes_written, chunks, progress);
-    } catch (const Error& e) {
-      if (e.kind() != ErrorKind::Interrupted) throw;
-      throw Error(e.kind(), fmt::format("{}; all {} were written to {} but not verified: run piprov verify {} {}",
-                                        e.what(), format_bytes(r.bytes_written), t.path, o.image, t.path));
-    }
-    if (back != r.xxh3_128)
-      throw Error(ErrorKind::Verify,
-                  fmt::format("verify failed: XXH3-128 of {} read back is {}, written {}", t.path, back, r.xxh3_128));
-    r.verify_seconds = since(vstart);
-    r.verified = true;
-  }
+  if (o.verify) verify_written(o, t, chunks, r);
   return r;
 }
 

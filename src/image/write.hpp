@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "core/progress.hpp"
 
 namespace piprov::image {
@@ -22,7 +24,8 @@ struct WriteOptions {
   bool overwrite = false;   ///< --overwrite: replace an existing non-empty regular file (--yes alone does not)
   std::string sha256;       ///< --sha256 HEX: expected SHA-256 of the IMAGE file itself ("" = none)
   std::string sha256_file;  ///< --sha256-file SHA256SUMS: look IMAGE's name up there ("" = none)
-  ProgressMode progress = ProgressMode::Auto;  ///< --progress auto|tty|plain|json|none
+  /// Receives the "write" and "verify" phases (bytes); empty = no one listens.
+  ProgressSink progress;
   /// Asked with a multi-line summary (model/size/transport, what will be lost)
   /// before anything is written, unless assume_yes. Returns true to go on.
   /// When empty and !assume_yes, write_image() refuses (Error{Usage}).
@@ -58,5 +61,9 @@ struct WriteResult {
 /// errno and byte offset), Verify (read-back or SHA-256 mismatch; names the
 /// first bad offset), Interrupted (Ctrl-C; says how far it got).
 WriteResult write_image(const WriteOptions& options);
+
+/// `piprov write --json`: the result as one JSON object (schema in docs/write.md
+/// "Output"); rates in bytes per second, 0 when not measured.
+nlohmann::json write_result_json(const WriteResult& r);
 
 }  // namespace piprov::image

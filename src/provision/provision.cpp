@@ -106,9 +106,9 @@ struct MountGuard {
 
 ProvisionReport provision(const ProvisionOptions& o) {
   ProvisionReport rep;
+  ProgressSteps steps(o.progress, kSteps);
   auto step = [&](const std::string& name, const std::string& text) {
-    rep.steps.emplace_back(name, text);
-    if (o.on_step) o.on_step(name, text);
+    rep.steps.push_back({name, text, steps.step(name, text)});
   };
   std::string parent;
   auto kind = classify_path(o.write.target, &parent);
@@ -123,7 +123,9 @@ ProvisionReport provision(const ProvisionOptions& o) {
   for (const auto& q : o.usb_ids) boot::normalize_vid_pid(q);
 
   // 1. write (errors propagate as write reports them).
-  rep.write = image::write_image(o.write);
+  image::WriteOptions wo = o.write;
+  if (!wo.progress) wo.progress = o.progress;
+  rep.write = image::write_image(wo);
   step("write", "wrote " + format_bytes(rep.write.bytes_written) + " (" + rep.write.format + ") to " +
                     rep.write.target + " in " + format_duration(rep.write.write_seconds) +
                     (rep.write.verified ? "; verified in " + format_duration(rep.write.verify_seconds)

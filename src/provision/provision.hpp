@@ -4,12 +4,12 @@
 // first FAT and ext4 partitions), mount both in a private temp dir, boot patch
 // --root, boot check, sync, unmount.
 // On a failure after the write it unmounts and says what state the disk is in.
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "boot/check.hpp"
 #include "boot/patch.hpp"
+#include "core/progress.hpp"
 #include "image/write.hpp"
 
 namespace piprov::provision {
@@ -18,9 +18,20 @@ struct ProvisionOptions {
   image::WriteOptions write;         ///< IMAGE, DEVICE and write's options
   boot::PatchOptions patch;          ///< optional [pi4] settings and UAS quirks (dirs are filled in)
   std::vector<std::string> usb_ids;  ///< passed to boot check
-  /// Called after each step with its name ("write", "partitions", "mount",
-  /// "patch", "check", "sync", "unmount") and a one-line result.
-  std::function<void(const std::string& step, const std::string& text)> on_step;
+  /// Receives the write's progress (write.progress, when that is empty) and a
+  /// Step event after each of the kSteps steps ("write", "partitions", "mount",
+  /// "patch", "check", "sync", "unmount") with its one-line result and duration.
+  ProgressSink progress;
+};
+
+/// Number of steps provision() reports.
+inline constexpr unsigned kSteps = 7;
+
+/// One finished step, as its Step event reported it.
+struct StepResult {
+  std::string step;    ///< "write", "partitions", ...
+  std::string result;  ///< one line
+  double seconds = 0;  ///< wall-clock duration of the step
 };
 
 struct ProvisionReport {
@@ -29,7 +40,7 @@ struct ProvisionReport {
   std::string mount_dir;                       ///< the private temp dir (removed at the end)
   boot::PatchReport patch;
   boot::CheckReport check;
-  std::vector<std::pair<std::string, std::string>> steps;  ///< (step, text) in order
+  std::vector<StepResult> steps;  ///< in order
 };
 
 /// Runs everything. DEVICE must be a whole disk (Error{Usage} before writing

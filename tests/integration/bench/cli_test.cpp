@@ -189,9 +189,12 @@ TEST(BenchCli, OutOfRangeJobOptionsAreUsageErrors) {
       {"--runtime nan",
        "piprov: error: --runtime: must be a number of seconds from 0.01 to 86400, got 'nan' (see --help)\n"},
       {"--ramp -5", "piprov: error: --ramp: must be a number of seconds from 0 to 3600, got '-5' (see --help)\n"},
-      {"--iodepth 0", "piprov: error: --iodepth: Value 0 not in range 1 to 65536 (see --help)\n"},
-      {"--numjobs 0", "piprov: error: --numjobs: Value 0 not in range 1 to 1024 (see --help)\n"},
-      {"--rwmixread 200", "piprov: error: --rwmixread: Value 200 not in range 0 to 100 (see --help)\n"},
+      {"--iodepth 0", "piprov: error: --iodepth: must be a whole number from 1 to 4096, got '0' (see --help)\n"},
+      // The limits validate() applies (bench/options.hpp), not looser ones of the command line's own.
+      {"--iodepth 4097", "piprov: error: --iodepth: must be a whole number from 1 to 4096, got '4097' (see --help)\n"},
+      {"--numjobs 0", "piprov: error: --numjobs: must be a whole number from 1 to 256, got '0' (see --help)\n"},
+      {"--numjobs 257", "piprov: error: --numjobs: must be a whole number from 1 to 256, got '257' (see --help)\n"},
+      {"--rwmixread 200", "piprov: error: --rwmixread: must be a whole number from 0 to 100, got '200' (see --help)\n"},
   };
   for (const auto& c : cases) {
     auto r = run(base + c.opt + " " + d.path.string());

@@ -2,6 +2,7 @@
 // Debian arm64 kernel): piprov provision, then inspect the disk.
 #include <gtest/gtest.h>
 #include <map>
+#include <regex>
 
 #include "boot/apt_hook.hpp"
 #include "boot/config_txt.hpp"
@@ -24,9 +25,12 @@ TEST(Provision, EndToEndOnALoopDevice) {
   auto p = run(piprov::test::piprov_bin() + " provision " + (d.path / "ubuntu.img.xz").string() + " " + loop.path +
                " --yes --progress none");
   ASSERT_EQ(p.exit_code, 0) << p.out << p.err;
-  for (const char* step : {"[1/7] write", "[2/7] partitions boot ", "[3/7] mount", "[4/7] patch", "[5/7] check      OK",
-                           "[6/7] sync", "[7/7] unmount"})
-    EXPECT_NE(p.out.find(step), std::string::npos) << step << "\n" << p.out;
+  // "[n/7] STEP  DURATION  RESULT", one line per step, as each one ends.
+  for (const char* step :
+       {R"(\[1/7\] write +\S+(?: s)?  wrote )", R"(\[2/7\] partitions +\S+(?: s)?  boot )",
+        R"(\[3/7\] mount +\S+(?: s)?  )", R"(\[4/7\] patch +\S+(?: s)?  )", R"(\[5/7\] check +\S+(?: s)?  OK)",
+        R"(\[6/7\] sync +\S+(?: s)?  )", R"(\[7/7\] unmount +\S+(?: s)?  unmounted )"})
+    EXPECT_TRUE(std::regex_search(p.out, std::regex(std::string("(^|\n)") + step))) << step << "\n" << p.out;
   EXPECT_NE(p.out.find("LABEL=system-boot"), std::string::npos);
   EXPECT_NE(p.out.find("provision: " + loop.path + " is ready"), std::string::npos) << p.out;
   EXPECT_EQ(run("grep -q piprov-provision /proc/self/mounts").exit_code, 1) << "a mount was left behind";

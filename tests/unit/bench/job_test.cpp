@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <cmath>
 #include <set>
+#include <vector>
 
 #include "bench/engines/engine.hpp"
 #include "bench/job.hpp"
@@ -77,6 +78,27 @@ TEST(Runner, WritesRandomDataRefilledPerIo) {
     blocks.insert(b);
   }
   EXPECT_EQ(blocks.size(), 64u);  // every block holds different data
+}
+
+TEST(Runner, ReportsTheJobAsAPhaseInSeconds) {
+  piprov::test::TempDir dir("bench-runner");
+  JobTarget t = file_target(dir.path / "f", 256 << 10);
+  JobSpec s = spec("randread", "psync", false);
+  s.name = "rand-read";
+  std::vector<piprov::ProgressEvent> events;
+  JobResult r = run_job(s, t, [&events](const piprov::ProgressEvent& e) { events.push_back(e); });
+  ASSERT_EQ(r.err, 0) << r.error;
+  ASSERT_GE(events.size(), 2u);
+  EXPECT_EQ(events.front().kind, piprov::ProgressEvent::Kind::Begin);
+  EXPECT_EQ(events.back().kind, piprov::ProgressEvent::Kind::End);
+  for (const auto& e : events) {
+    EXPECT_EQ(e.phase, "job");
+    EXPECT_EQ(e.text, "rand-read");
+    EXPECT_EQ(e.unit, piprov::ProgressUnit::Seconds);
+    EXPECT_DOUBLE_EQ(e.total, s.ramp_s + s.runtime_s);
+    EXPECT_LE(e.done, e.total + 0.1);  // an update may land just after the end
+    EXPECT_GE(e.rate, 0);
+  }
 }
 
 TEST(Runner, FsyncEveryNWritesIsTimedSeparately) {

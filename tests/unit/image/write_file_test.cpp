@@ -27,7 +27,6 @@ WriteOptions opts(const std::string& img, const std::string& target) {
   WriteOptions o;
   o.image = img;
   o.target = target;
-  o.progress = ProgressMode::None;
   return o;
 }
 
@@ -46,6 +45,30 @@ TEST(WriteToFile, UnalignedImageIsWrittenExactlyAndVerified) {
     EXPECT_TRUE(r.verified);
     EXPECT_EQ(r.xxh3_128, xxh3(data));
     EXPECT_TRUE(r.partitions.empty());
+  }
+}
+
+TEST(WriteToFile, ReportsWriteThenVerifyAsProgressEvents) {
+  test::TempDir d;
+  const std::string data = pattern((3u << 20) + 5);
+  test::write_file(d.path / "in.img", data);
+  std::vector<ProgressEvent> events;
+  WriteOptions o = opts((d.path / "in.img").string(), (d.path / "out.img").string());
+  o.progress = [&events](const ProgressEvent& e) { events.push_back(e); };
+  write_image(o);
+  std::vector<std::pair<ProgressEvent::Kind, std::string>> bounds;
+  for (const auto& e : events)
+    if (e.kind != ProgressEvent::Kind::Update) bounds.emplace_back(e.kind, e.phase);
+  using K = ProgressEvent::Kind;
+  EXPECT_EQ(bounds, (std::vector<std::pair<K, std::string>>{
+                        {K::Begin, "write"}, {K::End, "write"}, {K::Begin, "verify"}, {K::End, "verify"}}));
+  double last = 0;
+  for (const auto& e : events) {
+    EXPECT_EQ(e.total, static_cast<double>(data.size())) << e.phase;
+    if (e.kind == K::Begin) last = 0;
+    EXPECT_GE(e.done, last) << e.phase;  // done never goes back within a phase
+    last = e.done;
+    if (e.kind == K::End) EXPECT_EQ(e.done, static_cast<double>(data.size())) << e.phase;
   }
 }
 

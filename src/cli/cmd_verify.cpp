@@ -1,0 +1,43 @@
+// `piprov verify IMAGE DEVICE`: the verify step on its own, like rpi-imager's
+// post-write verify (docs/write.md "Verify").
+#include <fmt/format.h>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/progress_render.hpp"
+#include "cli/write_options.hpp"
+#include "core/units.hpp"
+#include "image/verify.hpp"
+
+namespace piprov::cli {
+
+void add_verify_command(CLI::App& app, Globals&, int&) {
+  auto* cmd =
+      app.add_subcommand("verify", "Compare a disk or file with an image, byte for byte (exit 4 on a mismatch)");
+  struct Args {
+    std::string image, target;
+    unsigned threads = 0;
+    ProgressMode progress = ProgressMode::Auto;
+    bool json = false;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("IMAGE", a->image, "Image file (any format piprov write takes)")->required();
+  cmd->add_option("DEVICE", a->target, "Whole disk or regular file to check")->required();
+  add_progress_option(cmd, a->progress);
+  cmd->add_option("--threads", a->threads, "xz decoder threads (default: all cores)")->check(CLI::Range(0u, 256u));
+  cmd->add_flag("--json", a->json, "Print the result as JSON on stdout");
+  cmd->callback([a] {
+    ProgressRenderer progress(resolve_on_stderr(a->progress));
+    auto r = image::verify_image(a->image, a->target, a->threads, progress.sink());
+    if (a->json) {
+      fmt::print("{}\n", image::verify_result_json(r).dump(2));
+      return;
+    }
+    double rate = r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds : 0;
+    fmt::print("verified: {} matches {} ({}, {}) in {} ({}); XXH3-128 {}\n", r.target, r.image, format_bytes(r.bytes),
+               r.format, format_duration(r.seconds), format_mib_s(rate), r.xxh3_128);
+  });
+}
+
+}  // namespace piprov::cli

@@ -1,0 +1,108 @@
+// The progress event model: what a phase and a list of steps send to a sink.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "core/progress.hpp"
+
+namespace piprov {
+namespace {
+
+using Kind = ProgressEvent::Kind;
+
+struct Recorder {
+  std::vector<ProgressEvent> events;
+  ProgressSink sink() {
+    return [this](const ProgressEvent& e) { events.push_back(e); };
+  }
+};
+
+TEST(ProgressPhase, SendsBeginUpdatesAndOneEnd) {
+  Recorder r;
+  {
+    ProgressPhase p(r.sink(), "write", 1000);
+    p.update(400);
+    p.update(1000, -1, 5.0, 2.0);
+    p.end();
+    p.end();  // once only
+  }
+  ASSERT_EQ(r.events.size(), 4u);
+  EXPECT_EQ(r.events[0].kind, Kind::Begin);
+  EXPECT_EQ(r.events[1].kind, Kind::Update);
+  EXPECT_EQ(r.events[2].kind, Kind::Update);
+  EXPECT_EQ(r.events[3].kind, Kind::End);
+  for (const auto& e : r.events) {
+    EXPECT_EQ(e.phase, "write");
+    EXPECT_EQ(e.unit, ProgressUnit::Bytes);
+    EXPECT_EQ(e.total, 1000);
+  }
+  EXPECT_EQ(r.events[0].done, 0);
+  EXPECT_EQ(r.events[1].done, 400);
+  EXPECT_EQ(r.events[2].rate, 5.0);
+  EXPECT_EQ(r.events[2].eta_s, 2.0);
+  EXPECT_EQ(r.events[3].done, 1000);
+  EXPECT_EQ(r.events[3].eta_s, 0);
+  EXPECT_LE(r.events[0].elapsed_s, r.events[3].elapsed_s);
+}
+
+TEST(ProgressPhase, EndsWhenAnExceptionLeavesTheScope) {
+  Recorder r;
+  try {
+    ProgressPhase p(r.sink(), "verify", 0);
+    p.update(10, 0.25);
+    throw std::runtime_error("read error");
+  } catch (const std::runtime_error&) {
+  }
+  ASSERT_EQ(r.events.size(), 3u);
+  EXPECT_EQ(r.events[1].fraction, 0.25);
+  EXPECT_EQ(r.events[1].total, 0);
+  EXPECT_EQ(r.events.back().kind, Kind::End);
+  EXPECT_EQ(r.events.back().done, 10);
+}
+
+TEST(ProgressPhase, TemplateFieldsAreRepeatedAndUnitKept) {
+  Recorder r;
+  ProgressEvent tmpl;
+  tmpl.target = "/mnt/ssd";
+  tmpl.text = "rand-read";
+  tmpl.phase = "ignored";
+  ProgressPhase p(r.sink(), "job", 6.0, ProgressUnit::Seconds, tmpl);
+  p.set_total(7.0);
+  p.update(3.5);
+  ASSERT_EQ(r.events.size(), 2u);
+  EXPECT_EQ(r.events[1].phase, "job");
+  EXPECT_EQ(r.events[1].target, "/mnt/ssd");
+  EXPECT_EQ(r.events[1].text, "rand-read");
+  EXPECT_EQ(r.events[1].unit, ProgressUnit::Seconds);
+  EXPECT_EQ(r.events[0].total, 6.0);
+  EXPECT_EQ(r.events[1].total, 7.0);
+}
+
+TEST(ProgressPhase, AnEmptySinkIsFine) {
+  ProgressPhase p({}, "write", 10);
+  p.update(5);
+  p.end();
+  EXPECT_GE(p.elapsed(), 0);
+}
+
+TEST(ProgressSteps, NumbersStepsAndTimesEach) {
+  Recorder r;
+  ProgressSteps s(r.sink(), 3);
+  double a = s.step("write", "wrote 1.0 MiB");
+  double b = s.step("mount", "/dev/loop3p1 on /tmp/x");
+  ASSERT_EQ(r.events.size(), 2u);
+  EXPECT_EQ(r.events[0].kind, Kind::Step);
+  EXPECT_EQ(r.events[0].phase, "write");
+  EXPECT_EQ(r.events[0].text, "wrote 1.0 MiB");
+  EXPECT_EQ(r.events[0].index, 1u);
+  EXPECT_EQ(r.events[1].index, 2u);
+  EXPECT_EQ(r.events[1].count, 3u);
+  EXPECT_EQ(r.events[0].elapsed_s, a);
+  EXPECT_EQ(r.events[1].elapsed_s, b);
+  EXPECT_GE(a, 0);
+  EXPECT_GE(b, 0);
+}
+
+}  // namespace
+}  // namespace piprov
