@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <thread>
+#include <tuple>
 
 #include "boot/cmdline_txt.hpp"
 #include "boot/fat_tools.hpp"
@@ -102,131 +103,183 @@ struct MountGuard {
   }
 };
 
-}  // namespace
+/// One provision run: the outline of named passes provision() calls, and the
+/// state a failure message needs (which step, what the disk holds).
+class Run {
+ public:
+  explicit Run(const ProvisionOptions& o) : o_(o), steps_(o.progress, kSteps) {}
 
-ProvisionReport provision(const ProvisionOptions& o) {
+  void check_arguments() const;
+  void write();
+  void find();
+  void mount();
+  void patch();
+  void check();
+  void sync();
+  void unmount();
+  /// The error of a failed step after the write, naming the step, the disk's
+  /// state and how to finish by hand. Unmounts first.
+  Error failure(const Error& e);
+
   ProvisionReport rep;
-  ProgressSteps steps(o.progress, kSteps);
-  auto step = [&](const std::string& name, const std::string& text) {
-    rep.steps.push_back({name, text, steps.step(name, text)});
-  };
+  std::string current = "partitions";  ///< the step running
+
+ private:
+  void step(const std::string& name, const std::string& text) {
+    rep.steps.push_back({name, text, steps_.step(name, text)});
+  }
+  const ProvisionOptions& o_;
+  ProgressSteps steps_;
+  std::string state_;
+  MountGuard guard_;
+  Partition boot_, root_;
+  fs::path boot_dir_, root_dir_;
+  bool via_mtools_ = false;
+  std::map<std::string, std::string> fat_before_;
+};
+
+void Run::check_arguments() const {
   std::string parent;
-  auto kind = classify_path(o.write.target, &parent);
+  auto kind = classify_path(o_.write.target, &parent);
   if (kind != TargetKind::WholeDisk)
-    throw Error(ErrorKind::Usage, o.write.target + (kind == TargetKind::Partition
-                                                        ? " is a partition; provision the whole disk " + parent
-                                                        : " is not a whole disk: provision needs a block device "
-                                                          "(for an image file, attach it with losetup --partscan)"));
-
+    throw Error(ErrorKind::Usage, o_.write.target + (kind == TargetKind::Partition
+                                                         ? " is a partition; provision the whole disk " + parent
+                                                         : " is not a whole disk: provision needs a block device "
+                                                           "(for an image file, attach it with losetup --partscan)"));
   // Bad VID:PIDs are usage errors before anything is written.
-  for (const auto& q : o.patch.uas_quirks) boot::normalize_vid_pid(q);
-  for (const auto& q : o.usb_ids) boot::normalize_vid_pid(q);
+  for (const auto& q : o_.patch.uas_quirks) boot::normalize_vid_pid(q);
+  for (const auto& q : o_.usb_ids) boot::normalize_vid_pid(q);
+}
 
-  // 1. write (errors propagate as write reports them).
-  image::WriteOptions wo = o.write;
-  if (!wo.progress) wo.progress = o.progress;
+void Run::write() {  // errors propagate as write_image() reports them
+  image::WriteOptions wo = o_.write;
+  if (!wo.progress) wo.progress = o_.progress;
   rep.write = image::write_image(wo);
   step("write", "wrote " + format_bytes(rep.write.bytes_written) + " (" + rep.write.format + ") to " +
                     rep.write.target + " in " + format_duration(rep.write.write_seconds) +
                     (rep.write.verified ? "; verified in " + format_duration(rep.write.verify_seconds)
                                         : "; not verified (--no-verify)"));
+  state_ = o_.write.target + " holds the image as written" + (rep.write.verified ? " and verified" : "") +
+           "; its boot partition is NOT patched yet";
+}
 
-  std::string state = o.write.target + " holds the image as written" + (rep.write.verified ? " and verified" : "") +
-                      "; its boot partition is NOT patched yet";
-  MountGuard guard;
-  std::string current = "partitions";
+void Run::find() {
+  current = "partitions";
+  std::tie(boot_, root_) = find_partitions(o_.write.target);
+  rep.boot_partition = boot_.path;
+  rep.root_partition = root_.path;
+  step("partitions", "boot " + describe(boot_) + ", root " + describe(root_));
+}
+
+void Run::mount() {
+  current = "mount";
+  std::string tmpl = (fs::temp_directory_path() / "piprov-provision-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data())) throw io_error("cannot create a temporary directory", errno);
+  guard_.dir = tmpl;
+  rep.mount_dir = tmpl;
+  boot_dir_ = guard_.dir / "system-boot";
+  root_dir_ = guard_.dir / "writable";
+  fs::create_directory(root_dir_);
+  fs::create_directory(boot_dir_);
+  mount_filesystem(root_.path, root_dir_.string(), root_.fstype);
+  guard_.mounted.push_back(root_dir_.string());
   try {
-    auto [boot, root] = find_partitions(o.write.target);
-    rep.boot_partition = boot.path;
-    rep.root_partition = root.path;
-    step("partitions", "boot " + describe(boot) + ", root " + describe(root));
-
-    current = "mount";
-    std::string tmpl = (fs::temp_directory_path() / "piprov-provision-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw io_error("cannot create a temporary directory", errno);
-    guard.dir = tmpl;
-    rep.mount_dir = tmpl;
-    fs::path boot_dir = guard.dir / "system-boot", root_dir = guard.dir / "writable";
-    fs::create_directory(root_dir);
-    fs::create_directory(boot_dir);
-    mount_filesystem(root.path, root_dir.string(), root.fstype);
-    guard.mounted.push_back(root_dir.string());
-    bool via_mtools = false;
-    std::map<std::string, std::string> fat_before;
-    try {
-      mount_filesystem(boot.path, boot_dir.string(), boot.fstype);
-      guard.mounted.push_back(boot_dir.string());
-    } catch (const Error& e) {
-      // A kernel without vfat (some containers/CI hosts): work on a copy through mtools.
-      if (std::string(e.what()).find("unknown filesystem type") == std::string::npos || !boot::mtools_available())
-        throw;
-      boot::fat_copy_out(boot.path, boot_dir);
-      fat_before = boot::tree_hashes(boot_dir);
-      via_mtools = true;
-    }
-    step("mount", via_mtools
-                      ? root.path + " on " + root_dir.string() + "; this kernel cannot mount vfat, so " + boot.path +
-                            " is copied to " + boot_dir.string() + " with mtools, patched there and written back"
-                      : boot.path + " on " + boot_dir.string() + ", " + root.path + " on " + root_dir.string());
-
-    current = "patch";
-    boot::PatchOptions po = o.patch;
-    po.boot_dir = boot_dir;
-    po.root_dir = root_dir;
-    po.dry_run = false;
-    rep.patch = boot::patch_boot(po);
-    state = o.write.target + " holds the image, and its boot partition is patched";
-    std::string acts;
-    for (const auto& a : rep.patch.actions) acts += (acts.empty() ? "" : "; ") + a;
-    step("patch", acts.empty() ? "nothing to change" : acts);
-
-    current = "check";
-    boot::CheckOptions co;
-    co.boot_dir = boot_dir;
-    co.root_dir = root_dir;
-    co.usb_ids = o.usb_ids;
-    co.scan_usb = false;  // the host's USB devices say nothing about the Pi's
-    rep.check = boot::check_boot(co);
-    auto counts = count_findings(rep.check.findings);
-    int problems = counts.errors + counts.warnings;
-    step("check", rep.check.ok() ? "OK: [pi4] kernel=" + rep.check.kernel_file + " (vmlinux " +
-                                       to_string(rep.check.kernel.state) + "), initramfs " + rep.check.initramfs +
-                                       ", cmdline " + rep.check.cmdline_file + ", apt hook installed"
-                                 : std::to_string(problems) + " finding(s), listed below");
-
-    current = "sync";
-    if (via_mtools) {
-      auto wb = boot::fat_write_back(boot.path, boot_dir, fat_before);
-      sync_fs(root_dir);
-      step("sync", std::to_string(wb.size() - 1) + " file(s) written back to " + boot.path + " with mtools, " +
-                       wb.back() + "; root fs flushed (syncfs)");
-      std::error_code ec;
-      fs::remove_all(boot_dir, ec);
-    } else {
-      sync_fs(boot_dir);
-      sync_fs(root_dir);
-      step("sync", "flushed both filesystems (syncfs)");
-    }
-
-    current = "unmount";
-    guard.unmount_all();
-    if (!guard.problems.empty()) throw Error(ErrorKind::Io, guard.problems.front());
-    step("unmount",
-         "unmounted " + (via_mtools ? root.path : boot.path + " and " + root.path) + "; removed " + guard.dir.string());
+    mount_filesystem(boot_.path, boot_dir_.string(), boot_.fstype);
+    guard_.mounted.push_back(boot_dir_.string());
   } catch (const Error& e) {
-    guard.unmount_all();
-    std::string mounts =
-        guard.problems.empty() ? "nothing of it is mounted any more" : "WARNING: " + guard.problems.front();
-    std::string redo = current == "patch" || current == "check" || current == "sync"
-                           ? " To finish by hand: mount " +
-                                 (rep.boot_partition.empty() ? "the boot partition" : rep.boot_partition) + " and " +
-                                 (rep.root_partition.empty() ? "the root partition" : rep.root_partition) +
-                                 ", then run piprov boot patch BOOT_DIR --root ROOT_DIR."
-                           : "";
-    throw Error(e.kind(), "provision failed at step '" + current + "': " + e.what() + ". Disk state: " + state +
-                              " (files on it are replaced atomically, each is old or new); " + mounts + "." + redo);
+    // A kernel without vfat (some containers/CI hosts): work on a copy through mtools.
+    if (std::string(e.what()).find("unknown filesystem type") == std::string::npos || !boot::mtools_available()) throw;
+    boot::fat_copy_out(boot_.path, boot_dir_);
+    fat_before_ = boot::tree_hashes(boot_dir_);
+    via_mtools_ = true;
   }
-  return rep;
+  step("mount", via_mtools_
+                    ? root_.path + " on " + root_dir_.string() + "; this kernel cannot mount vfat, so " + boot_.path +
+                          " is copied to " + boot_dir_.string() + " with mtools, patched there and written back"
+                    : boot_.path + " on " + boot_dir_.string() + ", " + root_.path + " on " + root_dir_.string());
+}
+
+void Run::patch() {
+  current = "patch";
+  boot::PatchOptions po = o_.patch;
+  po.boot_dir = boot_dir_;
+  po.root_dir = root_dir_;
+  po.dry_run = false;
+  rep.patch = boot::patch_boot(po);
+  state_ = o_.write.target + " holds the image, and its boot partition is patched";
+  step("patch", rep.patch.actions.empty() ? "nothing to change" : join(rep.patch.actions, "; "));
+}
+
+void Run::check() {
+  current = "check";
+  boot::CheckOptions co;
+  co.boot_dir = boot_dir_;
+  co.root_dir = root_dir_;
+  co.usb_ids = o_.usb_ids;
+  co.scan_usb = false;  // the host's USB devices say nothing about the Pi's
+  rep.check = boot::check_boot(co);
+  auto counts = count_findings(rep.check.findings);
+  step("check", rep.check.ok() ? "OK: [pi4] kernel=" + rep.check.kernel_file + " (vmlinux " +
+                                     to_string(rep.check.kernel.state) + "), initramfs " + rep.check.initramfs +
+                                     ", cmdline " + rep.check.cmdline_file + ", apt hook installed"
+                               : std::to_string(counts.errors + counts.warnings) + " finding(s), listed below");
+}
+
+void Run::sync() {
+  current = "sync";
+  if (!via_mtools_) {
+    sync_fs(boot_dir_);
+    sync_fs(root_dir_);
+    step("sync", "flushed both filesystems (syncfs)");
+    return;
+  }
+  auto wb = boot::fat_write_back(boot_.path, boot_dir_, fat_before_);
+  sync_fs(root_dir_);
+  step("sync", std::to_string(wb.size() - 1) + " file(s) written back to " + boot_.path + " with mtools, " + wb.back() +
+                   "; root fs flushed (syncfs)");
+  std::error_code ec;
+  fs::remove_all(boot_dir_, ec);
+}
+
+void Run::unmount() {
+  current = "unmount";
+  guard_.unmount_all();
+  if (!guard_.problems.empty()) throw Error(ErrorKind::Io, guard_.problems.front());
+  step("unmount", "unmounted " + (via_mtools_ ? root_.path : boot_.path + " and " + root_.path) + "; removed " +
+                      guard_.dir.string());
+}
+
+Error Run::failure(const Error& e) {
+  guard_.unmount_all();
+  std::string mounts =
+      guard_.problems.empty() ? "nothing of it is mounted any more" : "WARNING: " + guard_.problems.front();
+  std::string redo = current == "patch" || current == "check" || current == "sync"
+                         ? " To finish by hand: mount " +
+                               (rep.boot_partition.empty() ? "the boot partition" : rep.boot_partition) + " and " +
+                               (rep.root_partition.empty() ? "the root partition" : rep.root_partition) +
+                               ", then run piprov boot patch BOOT_DIR --root ROOT_DIR."
+                         : "";
+  return Error(e.kind(), "provision failed at step '" + current + "': " + e.what() + ". Disk state: " + state_ +
+                             " (files on it are replaced atomically, each is old or new); " + mounts + "." + redo);
+}
+
+}  // namespace
+
+ProvisionReport provision(const ProvisionOptions& o) {
+  Run run(o);
+  run.check_arguments();
+  run.write();
+  try {
+    run.find();
+    run.mount();
+    run.patch();
+    run.check();
+    run.sync();
+    run.unmount();
+  } catch (const Error& e) {
+    throw run.failure(e);
+  }
+  return std::move(run.rep);
 }
 
 }  // namespace piprov::provision
