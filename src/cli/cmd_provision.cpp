@@ -52,19 +52,7 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
       if (f.severity != Severity::Info) problems.push_back(f);
     if (!a->json) fmt::print("{}", findings_text(problems));
     if (a->json) {
-      nlohmann::json steps = nlohmann::json::array();
-      for (const auto& s : rep.steps) steps.push_back({{"step", s.step}, {"result", s.result}, {"seconds", s.seconds}});
-      fmt::print("{}\n",
-                 dump_json(nlohmann::json{{"schema", "piprov.provision/2"},
-                                          {"write", image::write_result_json(rep.write)},
-                                          {"boot_partition", rep.boot_partition},
-                                          {"root_partition", rep.root_partition},
-                                          {"patch_actions", rep.patch.actions},
-                                          {"config_diff", rep.patch.config_diff},
-                                          {"check_ok", rep.check.ok()},
-                                          {"findings", findings_json(rep.check.findings)},
-                                          {"summary", findings_summary_json(rep.check.findings, boot::kCheckFailOn)},
-                                          {"steps", steps}}));
+      fmt::print("{}\n", dump_json(provision::provision_json(rep)));
     } else if (rep.check.ok()) {
       fmt::print(
           "provision: {} is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinux), and the apt hook keeps "

@@ -17,6 +17,7 @@
 #include "core/blockdev.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
+#include "core/finding.hpp"
 #include "core/mounts.hpp"
 #include "core/strings.hpp"
 #include "core/units.hpp"
@@ -280,6 +281,21 @@ ProvisionReport provision(const ProvisionOptions& o) {
     throw run.failure(e);
   }
   return std::move(run.rep);
+}
+
+nlohmann::json provision_json(const ProvisionReport& r) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : r.steps) steps.push_back({{"step", s.step}, {"result", s.result}, {"seconds", s.seconds}});
+  return {{"schema", "piprov.provision/2"},
+          {"write", image::write_result_json(r.write)},
+          {"boot_partition", r.boot_partition},
+          {"root_partition", r.root_partition},
+          {"patch_actions", r.patch.actions},
+          {"config_diff", r.patch.config_diff},
+          {"check_ok", r.check.ok()},
+          {"findings", findings_json(r.check.findings)},
+          {"summary", findings_summary_json(r.check.findings, boot::kCheckFailOn)},
+          {"steps", steps}};
 }
 
 }  // namespace piprov::provision

@@ -4,6 +4,7 @@
 // first FAT and ext4 partitions), mount both in a private temp dir, boot patch
 // --root, boot check, sync, unmount.
 // On a failure after the write it unmounts and says what state the disk is in.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -49,5 +50,10 @@ struct ProvisionReport {
 /// step, what was done, and the state of the disk. A boot check with findings
 /// is not an exception: see report.check.ok().
 ProvisionReport provision(const ProvisionOptions& opts);
+
+/// `provision --json` (schema "piprov.provision/2", docs/boot.md): the write
+/// result, partitions, patch actions and diff, boot check findings + summary,
+/// and the steps with their durations in seconds.
+nlohmann::json provision_json(const ProvisionReport& r);
 
 }  // namespace piprov::provision
