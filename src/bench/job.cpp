@@ -2,6 +2,7 @@
 // ramp, latency histograms, fsync timing. Model: fio's backend.c/io_u.c.
 #include <fcntl.h>
 #include <unistd.h>
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -9,7 +10,10 @@
 #include <ctime>  // clock_gettime (POSIX, through <time.h>)
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "bench/devinfo.hpp"
 #include "bench/engines/engine.hpp"
@@ -96,162 +100,250 @@ struct AlignedFree {
   void operator()(void* p) const { std::free(p); }
 };
 
-void worker(Shared& sh, unsigned idx, WorkerResult& res) {
-  const JobSpec& s = sh.spec;
-  const JobTarget& t = sh.target;
-  int flags = (s.has_writes() ? O_RDWR : O_RDONLY) | O_CLOEXEC | (s.direct ? O_DIRECT : 0) | (s.dsync ? O_DSYNC : 0);
-  UniqueFd file(::open(t.path.c_str(), flags));
-  const int fd = file.get();
-  if (fd < 0) return sh.fail(errno, "open " + t.path), void(sh.ready.fetch_add(1));
-  std::unique_ptr<Engine> eng;
-  try {
-    eng = make_engine(s.engine);
-    eng->init(fd, s.iodepth);
-  } catch (const Error& e) {
-    return sh.fail(EIO, e.what()), void(sh.ready.fetch_add(1));
-  }
-  std::size_t align = std::max<std::size_t>(t.align, 4096);
-  std::vector<std::unique_ptr<void, AlignedFree>> bufs;
-  std::vector<IoUnit> units(s.iodepth);
-  std::vector<IoUnit*> free_units;
-  std::uint64_t rng = 0x5eed0000ull + idx * 7919ull + now_ns();
-  for (unsigned i = 0; i < s.iodepth; ++i) {
-    void* p = nullptr;
-    if (posix_memalign(&p, align, s.bs) != 0) {
-      return sh.fail(ENOMEM, "allocating I/O buffers"), void(sh.ready.fetch_add(1));
-    }
-    if (s.has_writes()) fill_random(p, s.bs, rng);
-    bufs.emplace_back(p);
-    units[i].buf = p;
-    units[i].len = static_cast<std::uint32_t>(s.bs);
-    units[i].index = i;
-    free_units.push_back(&units[i]);
-  }
-  const std::uint64_t blocks = t.size / s.bs;
-  const bool mixed = s.has_reads() && s.has_writes(), writes_only = !s.has_reads(), random = s.random();
-  std::uint64_t seq_block = 0, writes = 0;
-  bool measuring = false;
-  unsigned inflight = 0;
-  std::uint64_t ramp_end = 0, end = 0;  // copied from sh once the clock starts
-  std::vector<IoUnit*> done;
-  done.reserve(s.iodepth);
+// One job thread: its own fd, engine and iodepth buffers, kept full until the
+// shared end time. Setup failures are reported through Shared::fail.
+class Worker {
+ public:
+  Worker(Shared& sh, unsigned idx, WorkerResult& res)
+      : sh_(sh),
+        s_(sh.spec),
+        t_(sh.target),
+        idx_(idx),
+        res_(res),
+        blocks_(t_.size / s_.bs),
+        mixed_(s_.has_reads() && s_.has_writes()),
+        writes_only_(!s_.has_reads()),
+        random_(s_.random()) {}
+  void run();
 
-  auto complete = [&](IoUnit* u, std::uint64_t now) {
-    --inflight;
-    free_units.push_back(u);
-    if (u->res != static_cast<long>(u->len)) {
-      int e = u->res < 0 ? static_cast<int>(-u->res) : EIO;
-      sh.fail(e, std::string(u->write ? "write" : "read") + " of " + std::to_string(u->len) + " bytes at offset " +
-                     std::to_string(u->offset) +
-                     (u->res >= 0 ? " was short (" + std::to_string(u->res) + " bytes)" : ""));
-      return;
-    }
-    if (!measuring && now >= ramp_end) {
-      measuring = true;
-      res = WorkerResult{};
-      res.measured_start = ramp_end;
-    }
-    if (!measuring) return;
-    (u->write ? res.wlat : res.rlat).record(now - u->start_ns);
-    (u->write ? res.wbytes : res.rbytes) += u->len;
-    res.last = now;
-    sh.ios.fetch_add(1, std::memory_order_relaxed);
-  };
-  auto reap = [&](unsigned min) {
-    done.clear();
-    eng->getevents(min, done);
-    std::uint64_t now = now_ns();
-    for (IoUnit* u : done) complete(u, now);
-  };
-  auto do_fsync = [&]() {
-    while (inflight) reap(1);
-    std::uint64_t t0 = now_ns();
-    if (::fsync(fd) != 0) return sh.fail(errno, "fsync");
-    std::uint64_t t1 = now_ns();
-    if (measuring) res.sync.record(t1 - t0), res.last = t1;
-  };
+ private:
+  bool open_file();
+  bool start_engine();
+  bool make_buffers();
+  void wait_for_go();
+  void io_loop();
+  bool fill_queue();
+  bool issue(IoUnit& u);
+  void complete(IoUnit* u, std::uint64_t now);
+  void fail_io(const IoUnit& u);
+  void reap(unsigned min);
+  void drain() {
+    while (inflight_) reap(1);
+  }
+  void do_fsync();
+  bool running() const { return !sh_.stop.load(std::memory_order_relaxed) && !cancel_requested(); }
 
-  // The clock starts once every thread has its fd, engine and buffers.
-  sh.ready.fetch_add(1);
-  while (!sh.go.load() && !sh.stop.load() && !cancel_requested()) ::usleep(200);
-  ramp_end = sh.ramp_end.load();
-  end = sh.end.load();
+  Shared& sh_;
+  const JobSpec& s_;
+  const JobTarget& t_;
+  const unsigned idx_;
+  WorkerResult& res_;
+  const std::uint64_t blocks_;
+  const bool mixed_, writes_only_, random_;
+  UniqueFd file_;
+  std::unique_ptr<Engine> eng_;
+  std::vector<std::unique_ptr<void, AlignedFree>> bufs_;
+  std::vector<IoUnit> units_;
+  std::vector<IoUnit*> free_units_, done_;
+  std::uint64_t rng_ = 0, seq_block_ = 0, writes_ = 0;
+  std::uint64_t ramp_end_ = 0, end_ = 0;  // copied from sh_ once the clock starts
+  unsigned inflight_ = 0;
+  bool measuring_ = false;
+};
+
+void Worker::run() {
+  const bool prepared = open_file() && start_engine() && make_buffers();
+  // The clock starts once every thread has its fd, engine and buffers (or failed).
+  sh_.ready.fetch_add(1);
+  if (!prepared) return;
+  wait_for_go();
   try {
-    while (!sh.stop.load(std::memory_order_relaxed) && !cancel_requested()) {
-      std::uint64_t now = now_ns();
-      if (now >= end) break;
-      bool queued = false;
-      while (!free_units.empty() && !sh.stop.load(std::memory_order_relaxed) && !cancel_requested()) {
-        IoUnit* u = free_units.back();
-        free_units.pop_back();
-        bool is_write = mixed ? splitmix(rng) % 100 >= s.rwmixread : writes_only;
-        std::uint64_t block = random ? splitmix(rng) % blocks : seq_block++ % blocks;
-        u->offset = t.offset + block * s.bs;
-        u->write = is_write;
-        if (is_write) fill_random(u->buf, s.bs, rng);  // fresh incompressible data per I/O
-        ++inflight;
-        u->start_ns = now_ns();
-        if (eng->queue(*u)) {
-          std::uint64_t c = now_ns();
-          complete(u, c);
-        } else {
-          queued = true;
-        }
-        if (is_write && s.fsync && ++writes % s.fsync == 0) {
-          if (queued) eng->commit(), queued = false;
-          do_fsync();
-          break;
-        }
-        if (now_ns() >= end) break;
-      }
-      if (queued) eng->commit();
-      if (inflight) reap(1);
-    }
-    while (inflight) reap(1);
+    io_loop();
+    drain();
   } catch (const Error& e) {
-    sh.fail(EIO, e.what());
+    sh_.fail(EIO, e.what());
   }
 }
 
+bool Worker::open_file() {
+  const int flags =
+      (s_.has_writes() ? O_RDWR : O_RDONLY) | O_CLOEXEC | (s_.direct ? O_DIRECT : 0) | (s_.dsync ? O_DSYNC : 0);
+  file_.reset(::open(t_.path.c_str(), flags));
+  if (file_) return true;
+  const int e = errno;
+  sh_.fail(e, "open " + t_.path);
+  return false;
+}
+
+bool Worker::start_engine() {
+  try {
+    eng_ = make_engine(s_.engine);
+    eng_->init(file_.get(), s_.iodepth);
+    return true;
+  } catch (const Error& e) {
+    sh_.fail(EIO, e.what());
+    return false;
+  }
+}
+
+// iodepth buffers of bs bytes, aligned for O_DIRECT; prefilled with random
+// data when the job writes.
+bool Worker::make_buffers() {
+  const std::size_t align = std::max<std::size_t>(t_.align, 4096);
+  units_.resize(s_.iodepth);
+  free_units_.reserve(s_.iodepth);
+  done_.reserve(s_.iodepth);
+  rng_ = 0x5eed0000ull + idx_ * 7919ull + now_ns();
+  for (unsigned i = 0; i < s_.iodepth; ++i) {
+    void* p = nullptr;
+    if (posix_memalign(&p, align, s_.bs) != 0) {
+      sh_.fail(ENOMEM, "allocating I/O buffers");
+      return false;
+    }
+    if (s_.has_writes()) fill_random(p, s_.bs, rng_);
+    bufs_.emplace_back(p);
+    units_[i].buf = p;
+    units_[i].len = static_cast<std::uint32_t>(s_.bs);
+    units_[i].index = i;
+    free_units_.push_back(&units_[i]);
+  }
+  return true;
+}
+
+void Worker::wait_for_go() {
+  while (!sh_.go.load() && !sh_.stop.load() && !cancel_requested()) ::usleep(200);
+  ramp_end_ = sh_.ramp_end.load();
+  end_ = sh_.end.load();
+}
+
+// Until the end time: fill the queue, submit, wait for at least one completion.
+void Worker::io_loop() {
+  while (running()) {
+    if (now_ns() >= end_) break;
+    if (fill_queue()) eng_->commit();
+    if (inflight_) reap(1);
+  }
+}
+
+// Issues I/Os from the free pool until it is empty, the job stops, the time is
+// up or an fsync is due (then commits, fsyncs and stops). Returns true when
+// I/Os are queued but not yet committed.
+bool Worker::fill_queue() {
+  bool queued = false;
+  while (!free_units_.empty() && running()) {
+    IoUnit* u = free_units_.back();
+    free_units_.pop_back();
+    const bool is_write = mixed_ ? splitmix(rng_) % 100 >= s_.rwmixread : writes_only_;
+    std::uint64_t block = random_ ? splitmix(rng_) % blocks_ : seq_block_++ % blocks_;
+    u->offset = t_.offset + block * s_.bs;
+    u->write = is_write;
+    if (is_write) fill_random(u->buf, s_.bs, rng_);  // fresh incompressible data per I/O
+    if (issue(*u)) queued = true;
+    if (is_write && s_.fsync && ++writes_ % s_.fsync == 0) {
+      if (queued) eng_->commit();
+      do_fsync();
+      return false;
+    }
+    if (now_ns() >= end_) break;
+  }
+  return queued;
+}
+
+// Stamps and queues `u`; a sync engine completes it here. Returns true when
+// it was queued (needs a commit).
+bool Worker::issue(IoUnit& u) {
+  ++inflight_;
+  u.start_ns = now_ns();
+  if (!eng_->queue(u)) return true;
+  complete(&u, now_ns());
+  return false;
+}
+
+// Returns `u` to the pool; records it once the ramp is over (the first
+// measured completion clears anything recorded before).
+void Worker::complete(IoUnit* u, std::uint64_t now) {
+  --inflight_;
+  free_units_.push_back(u);
+  if (u->res != static_cast<long>(u->len)) return fail_io(*u);
+  if (!measuring_ && now >= ramp_end_) {
+    measuring_ = true;
+    res_ = WorkerResult{};
+    res_.measured_start = ramp_end_;
+  }
+  if (!measuring_) return;
+  (u->write ? res_.wlat : res_.rlat).record(now - u->start_ns);
+  (u->write ? res_.wbytes : res_.rbytes) += u->len;
+  res_.last = now;
+  sh_.ios.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Worker::fail_io(const IoUnit& u) {
+  int e = u.res < 0 ? static_cast<int>(-u.res) : EIO;
+  sh_.fail(e, std::string(u.write ? "write" : "read") + " of " + std::to_string(u.len) + " bytes at offset " +
+                  std::to_string(u.offset) + (u.res >= 0 ? " was short (" + std::to_string(u.res) + " bytes)" : ""));
+}
+
+void Worker::reap(unsigned min) {
+  done_.clear();
+  eng_->getevents(min, done_);
+  std::uint64_t now = now_ns();
+  for (IoUnit* u : done_) complete(u, now);
+}
+
+// Waits for everything in flight, then times fsync(2) as the sync section.
+void Worker::do_fsync() {
+  drain();
+  std::uint64_t t0 = now_ns();
+  if (::fsync(file_.get()) != 0) return sh_.fail(errno, "fsync");
+  std::uint64_t t1 = now_ns();
+  if (measuring_) res_.sync.record(t1 - t0), res_.last = t1;
+}
+
+void worker(Shared& sh, unsigned idx, WorkerResult& res) { Worker(sh, idx, res).run(); }
+
 DiskCounters read_counters(const std::string& name) { return name.empty() ? DiskCounters{} : read_disk_counters(name); }
 
-}  // namespace
-
-JobResult run_job(const JobSpec& s, const JobTarget& t, const ProgressSink& sink) {
-  validate(s, t);
-  make_engine(s.engine);  // Usage error before any thread starts
-  Shared sh{s, t, {0}, {0}, {0}, {false}, {false}, {0}, {}, 0, {}};
-  std::vector<WorkerResult> results(s.numjobs);
-  std::vector<std::thread> threads;
-  for (unsigned i = 0; i < s.numjobs; ++i) threads.emplace_back(worker, std::ref(sh), i, std::ref(results[i]));
+// Waits until every worker is ready, then sets the ramp and end times and
+// releases them. Returns the start time.
+std::uint64_t start_clock(Shared& sh) {
+  const JobSpec& s = sh.spec;
   while (sh.ready.load() < s.numjobs && !cancel_requested()) ::usleep(200);
   std::uint64_t start = now_ns();
   sh.ramp_end = start + static_cast<std::uint64_t>(s.ramp_s * 1e9);
   sh.end = sh.ramp_end + static_cast<std::uint64_t>(s.runtime_s * 1e9);
   sh.go = true;
-  ProgressEvent tmpl;
-  tmpl.text = s.name;
-  ProgressPhase progress(sink, "job", s.ramp_s + s.runtime_s, ProgressUnit::Seconds, tmpl);
+  return start;
+}
 
-  std::optional<DiskCounters> before;
-  std::uint64_t before_t = 0, last_ios = 0, last_t = start;
-  if (s.ramp_s <= 0) before = read_counters(t.stat_name), before_t = now_ns();
+// Disk counters at the start of the measured part, and when they were read.
+struct CounterSample {
+  std::optional<DiskCounters> counters;
+  std::uint64_t t = 0;
+};
+
+// Until the job ends: samples the disk counters when the ramp is over and
+// reports progress every half second (when `report`).
+CounterSample watch(const Shared& sh, std::uint64_t start, bool report, ProgressPhase& progress) {
+  const std::string& stat_name = sh.target.stat_name;
+  CounterSample before;
+  std::uint64_t last_ios = 0, last_t = start;
+  if (sh.spec.ramp_s <= 0) before.counters = read_counters(stat_name), before.t = now_ns();
   while (true) {
     std::uint64_t now = now_ns();
-    if (!before && now >= sh.ramp_end) before = read_counters(t.stat_name), before_t = now;
+    if (!before.counters && now >= sh.ramp_end) before.counters = read_counters(stat_name), before.t = now;
     if (now >= sh.end || sh.stop || cancel_requested()) break;
-    if (sink && now - last_t >= 500000000ull) {
+    if (report && now - last_t >= 500000000ull) {
       std::uint64_t ios = sh.ios.load();
       progress.update((now - start) / 1e9, -1, (ios - last_ios) / ((now - last_t) / 1e9));
       last_ios = ios, last_t = now;
     }
     ::usleep(20000);
   }
-  for (auto& th : threads) th.join();
-  progress.end();
-  std::uint64_t after_t = now_ns();
-  DiskCounters after = read_counters(t.stat_name);
+  return before;
+}
 
+// The spec's fields, the source and the error (with its errno name).
+JobResult result_header(const JobSpec& s, const Shared& sh) {
   JobResult r;
   r.name = s.name;
   r.rw = s.rw;
@@ -266,6 +358,12 @@ JobResult run_job(const JobSpec& s, const JobTarget& t, const ProgressSink& sink
   r.err = sh.err;
   if (sh.err) r.error = sh.error + ": " + std::strerror(sh.err) + " (" + errno_name(sh.err) + ")";
   r.interrupted = cancel_requested();
+  return r;
+}
+
+// Merges the workers' histograms and bytes into r.read, r.write and r.sync.
+// The runtime is the longest measured span of any worker.
+void add_io_stats(JobResult& r, const JobSpec& s, const std::vector<WorkerResult>& results) {
   Histogram rl, wl, sy;
   std::uint64_t rb = 0, wb = 0;
   double runtime = 0;
@@ -287,7 +385,31 @@ JobResult run_job(const JobSpec& s, const JobTarget& t, const ProgressSink& sink
   if (s.has_reads()) r.read = dir(rl, rb);
   if (s.has_writes()) r.write = dir(wl, wb);
   if (s.fsync) r.sync = LatStats::from_histogram(sy), r.sync_ios = sy.count();
-  if (!t.stat_name.empty() && before) r.disk = disk_delta(t.stat_name, *before, after, (after_t - before_t) / 1e9);
+}
+
+}  // namespace
+
+JobResult run_job(const JobSpec& s, const JobTarget& t, const ProgressSink& sink) {
+  validate(s, t);
+  make_engine(s.engine);  // Usage error before any thread starts
+  Shared sh{s, t, {0}, {0}, {0}, {false}, {false}, {0}, {}, 0, {}};
+  std::vector<WorkerResult> results(s.numjobs);
+  std::vector<std::thread> threads;
+  for (unsigned i = 0; i < s.numjobs; ++i) threads.emplace_back(worker, std::ref(sh), i, std::ref(results[i]));
+  const std::uint64_t start = start_clock(sh);
+  ProgressEvent tmpl;
+  tmpl.text = s.name;
+  ProgressPhase progress(sink, "job", s.ramp_s + s.runtime_s, ProgressUnit::Seconds, tmpl);
+  const CounterSample before = watch(sh, start, static_cast<bool>(sink), progress);
+  for (auto& th : threads) th.join();
+  progress.end();
+  const std::uint64_t after_t = now_ns();
+  const DiskCounters after = read_counters(t.stat_name);
+
+  JobResult r = result_header(s, sh);
+  add_io_stats(r, s, results);
+  if (!t.stat_name.empty() && before.counters)
+    r.disk = disk_delta(t.stat_name, *before.counters, after, (after_t - before.t) / 1e9);
   return r;
 }
 
