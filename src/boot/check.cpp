@@ -31,9 +31,8 @@ struct Ctx {
   }
 };
 
-void check_kernel(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
+void check_kernel_file(Ctx& c, const std::optional<EffectiveValue>& eff) {
   const fs::path& boot = c.o.boot_dir;
-  auto eff = config.effective("kernel", Board{"pi4"}, loader);
   c.r.kernel_file = eff ? eff->value : "";
   std::string where = eff ? " (" + eff->file + " line " + std::to_string(eff->line) + ")" : "";
   std::string name = eff ? eff->value : "kernel8.img";
@@ -101,6 +100,21 @@ void check_kernel(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) 
               "reinstall the kernel package (apt install --reinstall linux-image-raspi)");
         break;
     }
+  }
+}
+
+/// The Pi 4 kernel config.txt names; findings about the kernel= line carry
+/// its line (in the file the message names) and key.
+void check_kernel(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
+  const std::size_t first = c.r.findings.size();
+  auto eff = config.effective("kernel", Board{"pi4"}, loader);
+  check_kernel_file(c, eff);
+  if (!eff) return;
+  for (std::size_t i = first; i < c.r.findings.size(); ++i) {
+    auto& f = c.r.findings[i];
+    if (f.rule.rfind("kernel-", 0) != 0) continue;
+    f.line = static_cast<int>(eff->line);
+    f.key = "kernel";
   }
 }
 

@@ -14,7 +14,7 @@ TEST(BootCli, PatchCheckAndExitCodes) {
   auto c1 = run(bin + " boot check " + b + " --root " + r);
   EXPECT_EQ(c1.exit_code, 1) << c1.out << c1.err;
   EXPECT_NE(
-      c1.out.find("-        error    kernel-uboot: the Pi 4 boots U-Boot, kernel=uboot_rpi_4.bin (config.txt line 7), "
+      c1.out.find("line 7   error    kernel-uboot: the Pi 4 boots U-Boot, kernel=uboot_rpi_4.bin (config.txt line 7), "
                   "which cannot boot from USB mass storage\n"
                   "                 fix: piprov boot patch " +
                   b + " (sets [pi4] kernel=vmlinux)\n"),
