@@ -67,7 +67,12 @@ bool is_block(TargetKind k) { return k == TargetKind::WholeDisk || k == TargetKi
 // Whether the subject has the fact the rule is about.
 bool applies(WriteRule r, const WriteSubject& s) {
   switch (r) {
-    case WriteRule::MissingDevPath: return s.kind == TargetKind::Missing && s.path.rfind("/dev/", 0) == 0;
+    case WriteRule::MissingDevPath: {  // a device name typo, not a new file in /dev/shm
+      const std::string parent = fs::path(s.path).parent_path().string();
+      return s.kind == TargetKind::Missing && s.path.rfind("/dev/", 0) == 0 &&
+             (parent == "/dev" || parent.rfind("/dev/disk/", 0) == 0 || parent.rfind("/dev/mapper", 0) == 0 ||
+              !s.missing_dir.empty());
+    }
     case WriteRule::MissingDirectory: return s.kind == TargetKind::Missing && !s.missing_dir.empty();
     case WriteRule::Directory: return s.directory;
     case WriteRule::NotDiskOrFile: return s.kind == TargetKind::Other && !s.directory;
@@ -123,8 +128,11 @@ std::string message(WriteRule r, const WriteSubject& s, WriteIntent i, const Rul
           "first (losetup -d {})",
           p, s.loop_device, s.loop_device);
     case WriteRule::ProtectedDir:
-      return fmt::format("{} is an existing system file: piprov never overwrites files under {}; {}", p,
-                         s.protected_dir, alt);
+      if (s.kind == TargetKind::RegularFile)
+        return fmt::format("{} is an existing system file: piprov never overwrites files under {}; {}", p,
+                           s.protected_dir, alt);
+      return fmt::format("{} is under {}, a system directory: piprov never creates files there; {}", p, s.protected_dir,
+                         alt);
     case WriteRule::Mounted:
       return fmt::format("{} has mounted file systems ({}): unmount them or {}", p, join(s.mounted, ", "),
                          cell.verdict == Verdict::NeedsFlag ? "pass " + std::string(flag_name(cell.flag)) : alt);
@@ -173,10 +181,23 @@ std::string loop_backed_by(const std::string& real, const SysRoot& root) {
   return "";
 }
 
+/// Where writing `path` really lands: symlinks followed even when dangling
+/// (weakly_canonical stops at a dangling one), then made canonical.
+fs::path real_path(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec);
+  for (int hops = 0; hops < 40 && fs::is_symlink(p, ec); ++hops) {
+    fs::path t = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = t.is_absolute() ? t : p.parent_path() / t;
+  }
+  return fs::weakly_canonical(p, ec);
+}
+
 // Facts about a file (existing or new) or a directory.
 void file_facts(WriteSubject& s, const SysRoot& root) {
   std::error_code ec;
-  const fs::path real = fs::weakly_canonical(s.path, ec);
+  const fs::path real = real_path(s.path);
   fs::path dir = s.directory ? real : real.parent_path();
   if (dir.empty()) dir = ".";
   if (s.kind == TargetKind::Missing && !fs::is_directory(dir, ec)) {
@@ -186,10 +207,13 @@ void file_facts(WriteSubject& s, const SysRoot& root) {
   s.pseudo_fs = under(dir.string(), "/proc") || under(dir.string(), "/sys") || under(dir.string(), "/dev") ||
                 pseudo_fs_magic(dir);
   if (under(dir.string(), "/run")) s.ram_dir = "/run";
+  // New files and directories too: piprov never creates files under a system directory.
+  // (/run is the RamFs rule's for new files: an image file may be written there.)
+  s.protected_dir = protected_dir_of(s.directory ? real.string() + "/" : real.string());
+  if (s.kind != TargetKind::RegularFile && s.protected_dir == "/run") s.protected_dir.clear();
   if (s.kind != TargetKind::RegularFile) return;
   s.size = fs::file_size(real, ec);
   s.loop_device = loop_backed_by(real.string(), root);
-  s.protected_dir = protected_dir_of(real.string());
 }
 
 }  // namespace

@@ -83,8 +83,12 @@ WriteResult write_image(const WriteOptions& o) {
   TargetInfo t = inspect_target(o.target, {.unmount = o.unmount, .overwrite = o.overwrite});
   check_image_not_on_target(o.image, t);
   auto src = open_source(o.image, o.threads, !want_sha.empty());
+  if (!t.is_file && t.capacity == 0)
+    throw Error(ErrorKind::Usage, fmt::format("{} has size 0 (no medium in the reader?): nothing was written; insert "
+                                              "the card or disk, or give another device (see 'piprov devices')",
+                                              t.path));
   auto size = src->size();
-  if (size && t.capacity && *size > t.capacity)
+  if (size && (t.capacity || !t.is_file) && *size > t.capacity)
     throw Error(ErrorKind::Usage,
                 fmt::format("the image {} ({}, {} bytes) is larger than {} ({}, {} bytes): nothing was written",
                             o.image, format_bytes(*size), *size, t.path,

@@ -177,6 +177,18 @@ TEST(BenchCli, DestructiveNeverWritesSystemFiles) {
   EXPECT_EQ(piprov::test::read_file("/etc/passwd"), before);
 }
 
+// Nor a test file in, or a new file under, a system directory.
+TEST(BenchCli, NeverCreatesTestFilesUnderSystemDirectories) {
+  for (const char* target : {"/etc", "/usr/lib", "/etc/piprov-bench-new"}) {
+    auto r = run(bin() + " bench --profile quick --only rand-write --runtime 1 --size 4M --no-progress --destructive " +
+                 target);
+    EXPECT_EQ(r.exit_code, 2) << target << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find(", a system directory: piprov never creates files there"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists("/etc/piprov-bench-new"));
+  EXPECT_EQ(run("ls -a /etc /usr/lib | grep -c piprov-bench").out, "0\n");
+}
+
 TEST(BenchCli, OutOfRangeJobOptionsAreUsageErrors) {
   piprov::test::TempDir d;
   const std::string base = bin() + " bench --rw read --size 1M --no-progress ";

@@ -2,6 +2,8 @@
 // handling, confirmation rules, cleanup after a failure.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "core/error.hpp"
 #include "core/hashing.hpp"
 #include "image/write.hpp"
@@ -9,6 +11,7 @@
 
 namespace piprov::image {
 namespace {
+namespace fs = std::filesystem;
 
 std::string pattern(std::size_t n) {
   std::string s(n, '\0');
@@ -174,6 +177,31 @@ TEST(WriteToFile, SystemFilesAreRefusedEvenWithOverwriteAndYes) {
               "'piprov devices') or a new file name");
   }
   EXPECT_EQ(test::read_file("/etc/passwd"), before);
+}
+
+// A new file under a system directory is refused too (also through a
+// dangling symlink that points there), and nothing is created.
+TEST(WriteToFile, NewFilesUnderSystemDirectoriesAreRefused) {
+  test::TempDir d;
+  test::write_file(d.path / "in.img", pattern(1u << 20));
+  const fs::path link = d.path / "link";
+  fs::create_symlink("/etc/piprov-test-new-file", link);
+  for (const std::string& target :
+       std::vector<std::string>{"/etc/piprov-test-new-file", "/usr/piprov-test-new-file", link.string()}) {
+    auto o = opts((d.path / "in.img").string(), target);
+    o.overwrite = true;
+    o.assume_yes = true;
+    try {
+      write_image(o);
+      ADD_FAILURE() << target << " was written";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Usage);
+      EXPECT_NE(std::string(e.what()).find(", a system directory: piprov never creates files there"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_FALSE(fs::exists("/etc/piprov-test-new-file"));
+  EXPECT_FALSE(fs::exists("/usr/piprov-test-new-file"));
 }
 
 // An empty file is a file (0-byte /etc/subuid, /proc/version): it needs
