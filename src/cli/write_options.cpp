@@ -31,7 +31,8 @@ void add_write_options(CLI::App* cmd, image::WriteOptions& o, ProgressMode& prog
                   "Image file: .img, .xz, .gz, .bz2, .zst, .lz4 or a .zip holding one image "
                   "(detected by content)")
       ->required();
-  cmd->add_option("DEVICE", o.target, "Whole disk (/dev/sdX, /dev/loopN; see 'piprov devices'); write also takes a regular file")
+  cmd->add_option("DEVICE", o.target,
+                  "Whole disk (/dev/sdX, /dev/loopN; see 'piprov devices'); write also takes a regular file")
       ->required();
   cmd->add_flag_callback(
       "--no-verify", [&o] { o.verify = false; },
