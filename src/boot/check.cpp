@@ -135,6 +135,10 @@ void check_initramfs(Ctx& c, const ConfigTxt& config, const IncludeLoader& loade
           "initramfs " + file + " (" + eff->file + " line " + std::to_string(eff->line) + ") does not exist in " +
               c.o.boot_dir.string(),
           "restore " + file + " (apt install --reinstall linux-image-raspi) or " + c.patch_cmd, kInitramfsDoc);
+  if (!c.r.findings.empty() && c.r.findings.back().rule == "initramfs-file-missing") {
+    c.r.findings.back().line = static_cast<int>(eff->line);
+    c.r.findings.back().key = "initramfs";
+  }
 }
 
 void check_lint(Ctx& c, const ConfigTxt& config, const std::string& name, const IncludeLoader& loader, int depth) {
@@ -145,14 +149,19 @@ void check_lint(Ctx& c, const ConfigTxt& config, const std::string& name, const 
     c.r.findings.push_back(std::move(f));
   }
   if (depth >= 4) return;
-  for (const auto& l : config.lines())
-    if (l.kind == LineKind::Directive && l.key == "include") {
-      if (auto inc = loader(l.value))
-        check_lint(c, *inc, l.value, loader, depth + 1);
-      else
-        c.add(Severity::Warning, "include-missing", name + ": `include " + l.value + "` names a missing file",
-              "create an empty " + l.value + " or remove the include line");
+  const auto& lines = config.lines();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto& l = lines[i];
+    if (l.kind != LineKind::Directive || l.key != "include") continue;
+    if (auto inc = loader(l.value)) {
+      check_lint(c, *inc, l.value, loader, depth + 1);
+      continue;
     }
+    c.add(Severity::Warning, "include-missing", name + ": `include " + l.value + "` names a missing file",
+          "create an empty " + l.value + " or remove the include line");
+    c.r.findings.back().line = static_cast<int>(i + 1);
+    c.r.findings.back().key = "include";
+  }
 }
 
 void check_cmdline(Ctx& c, const ConfigTxt& config, std::optional<CmdlineTxt>& out) {

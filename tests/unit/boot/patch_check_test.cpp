@@ -1,5 +1,7 @@
 // boot patch + boot check on an Ubuntu 20.04-style boot dir (fake kernel), through the library.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <map>
 
 #include "boot/apt_hook.hpp"
@@ -169,6 +171,18 @@ TEST(BootCheck, PatchedThenBrokenTreeReportsEachProblem) {
   EXPECT_EQ(codes(chk), (std::vector<std::string>{"kernel-missing", "config-bare-key", "hook-missing"}));
   EXPECT_EQ(chk.findings[0].message,
             "the Pi 4 kernel vmlinux-5.4 (config.txt line 7) does not exist in " + tr.boot.string());
+  EXPECT_EQ(chk.findings[0].line, 7);  // the line the message names, for --json and the text block
+  EXPECT_EQ(chk.findings[0].key, "kernel");
+
+  // An include of a missing file: its line and the directive.
+  write_file(tr.boot / "config.txt", "include nosuch.txt\n" + cfg);
+  chk = check_boot({.boot_dir = tr.boot, .root_dir = tr.root});
+  auto inc = std::find_if(chk.findings.begin(), chk.findings.end(),
+                          [](const piprov::Finding& f) { return f.rule == "include-missing"; });
+  ASSERT_NE(inc, chk.findings.end());
+  EXPECT_EQ(inc->line, 1);
+  EXPECT_EQ(inc->key, "include");
+  EXPECT_EQ(chk.findings[0].line, 8);
 }
 
 TEST(BootCheck, CorruptVmlinuzIsNamedAndSyncKernelIsNotTheOnlyFix) {
