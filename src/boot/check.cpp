@@ -26,8 +26,15 @@ struct Ctx {
   const CheckOptions& o;
   CheckReport& r;
   std::string boot_q, patch_cmd;
-  void add(Severity s, std::string rule, std::string msg, std::string fix = "", std::string source = "") {
-    r.findings.push_back({std::move(rule), s, 0, "", std::move(msg), std::move(fix), std::move(source)});
+  /// Adds a finding; the caller may set its line and key on the reference.
+  Finding& add(Severity s, std::string rule, std::string msg, std::string fix = "", std::string source = "") {
+    return r.findings.emplace_back(
+        Finding{std::move(rule), s, 0, "", std::move(msg), std::move(fix), std::move(source)});
+  }
+  /// The finding is about config line `line` (1-based, in the file the message names) and `key`.
+  static void locate(Finding& f, std::size_t line, std::string key) {
+    f.line = static_cast<int>(line);
+    f.key = std::move(key);
   }
 };
 
@@ -110,12 +117,8 @@ void check_kernel(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) 
   auto eff = config.effective("kernel", Board{"pi4"}, loader);
   check_kernel_file(c, eff);
   if (!eff) return;
-  for (std::size_t i = first; i < c.r.findings.size(); ++i) {
-    auto& f = c.r.findings[i];
-    if (f.rule.rfind("kernel-", 0) != 0) continue;
-    f.line = static_cast<int>(eff->line);
-    f.key = "kernel";
-  }
+  for (std::size_t i = first; i < c.r.findings.size(); ++i)
+    if (c.r.findings[i].rule.rfind("kernel-", 0) == 0) Ctx::locate(c.r.findings[i], eff->line, "kernel");
 }
 
 void check_initramfs(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
@@ -130,15 +133,13 @@ void check_initramfs(Ctx& c, const ConfigTxt& config, const IncludeLoader& loade
   }
   std::string file = eff->value.substr(0, eff->value.find_first_of(" \t"));
   std::error_code ec;
-  if (!fs::is_regular_file(c.o.boot_dir / file, ec))
-    c.add(Severity::Error, "initramfs-file-missing",
-          "initramfs " + file + " (" + eff->file + " line " + std::to_string(eff->line) + ") does not exist in " +
-              c.o.boot_dir.string(),
-          "restore " + file + " (apt install --reinstall linux-image-raspi) or " + c.patch_cmd, kInitramfsDoc);
-  if (!c.r.findings.empty() && c.r.findings.back().rule == "initramfs-file-missing") {
-    c.r.findings.back().line = static_cast<int>(eff->line);
-    c.r.findings.back().key = "initramfs";
-  }
+  if (fs::is_regular_file(c.o.boot_dir / file, ec)) return;
+  Ctx::locate(
+      c.add(Severity::Error, "initramfs-file-missing",
+            "initramfs " + file + " (" + eff->file + " line " + std::to_string(eff->line) + ") does not exist in " +
+                c.o.boot_dir.string(),
+            "restore " + file + " (apt install --reinstall linux-image-raspi) or " + c.patch_cmd, kInitramfsDoc),
+      eff->line, "initramfs");
 }
 
 void check_lint(Ctx& c, const ConfigTxt& config, const std::string& name, const IncludeLoader& loader, int depth) {
@@ -157,10 +158,9 @@ void check_lint(Ctx& c, const ConfigTxt& config, const std::string& name, const 
       check_lint(c, *inc, l.value, loader, depth + 1);
       continue;
     }
-    c.add(Severity::Warning, "include-missing", name + ": `include " + l.value + "` names a missing file",
-          "create an empty " + l.value + " or remove the include line");
-    c.r.findings.back().line = static_cast<int>(i + 1);
-    c.r.findings.back().key = "include";
+    Ctx::locate(c.add(Severity::Warning, "include-missing", name + ": `include " + l.value + "` names a missing file",
+                      "create an empty " + l.value + " or remove the include line"),
+                i + 1, "include");
   }
 }
 
