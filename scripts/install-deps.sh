@@ -22,11 +22,17 @@ pkgs=(
   libxxhash-dev libssl-dev liburing-dev libaio-dev
   libgtest-dev libgmock-dev
   zlib1g-dev  # boot: crc32() for the gzip trailer check of vmlinuz
+  libyaml-cpp-dev  # provision: cloud-init user-data / network-config (produced and validated as YAML)
+  libfdisk-dev     # provision: a new MBR disk id / GPT GUIDs per written disk
   # fixtures, peers and checks used by tests, demo and bench scripts
   xz-utils gzip bzip2 zstd lz4 zip unzip xxhash
   dosfstools mtools e2fsprogs fdisk util-linux
   fio bmap-tools time file cpio dpkg-dev jq
   dash bsdutils  # tests: the apt hook under dash; script(1) gives the bench Ctrl-C test a tty
+  systemd        # tests: systemd-analyze verify of the kernel-sync path unit
+  cloud-init     # tests: cloud-init schema --config-file of the seeds provision writes
+  ansible-core ansible-lint python3-pytest  # ansible/: the piprov.pi collection, its sanity and unit tests
+  ccache         # faster rebuilds (used when present)
   clang libclang-rt-14-dev llvm shellcheck
   # quality gates and packaging (scripts/lint.sh, scripts/package.sh)
   clang-tidy clang-format help2man lintian fakeroot bash-completion
@@ -44,6 +50,20 @@ apt_update() {
 # (apt-get download), which needs the arm64 package lists.
 if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   $SUDO dpkg --add-architecture arm64
+  apt_update
+fi
+
+# make-test-image.sh takes real start4.elf/fixup4.dat from Debian's
+# raspi-firmware package, which is in the non-free-firmware component.
+nff=/etc/apt/sources.list.d/piprov-non-free-firmware.sources
+if ! grep -rqs 'non-free-firmware' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  # The same mirror as the machine's own Debian sources.
+  uri=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+  [ -n "$uri" ] || uri=$(awk '$1=="deb" && $0 !~ /security/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
+  [ -n "$uri" ] || { echo "install-deps.sh: no Debian mirror found in /etc/apt/sources.list*" >&2; exit 3; }
+  . /etc/os-release
+  printf 'Types: deb\nURIs: %s\nSuites: %s %s-updates\nComponents: non-free-firmware\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+    "$uri" "$VERSION_CODENAME" "$VERSION_CODENAME" | $SUDO tee "$nff" >/dev/null
   apt_update
 fi
 

@@ -31,7 +31,7 @@ struct SetArgs {
 std::optional<Board> board_arg(const std::string& s) {
   if (s.empty()) return std::nullopt;
   auto b = parse_board(s);
-  if (!b) throw Error(ErrorKind::Usage, fmt::format("--board {}: expected pi4, pi400, cm4 or pi5", s));
+  if (!b) throw Error(ErrorKind::Usage, fmt::format("--board {}: expected one of {}", s, board_choices()));
   return b;
 }
 
@@ -105,7 +105,7 @@ void add_eeprom_command(CLI::App& app, Globals&, int& exit_code) {
   check->add_option("FILE", ca->file, "Config text (vcgencmd bootloader_config / rpi-eeprom-config output), - = stdin");
   check->add_option("--image", ca->image, "Read bootconf.txt from a pieeprom.bin (512 KiB Pi 4 / 2 MiB Pi 5)");
   check->add_flag("--live", ca->live, "On a Pi: vcgencmd bootloader_config/_version, FIRMWARE_RELEASE_STATUS");
-  check->add_option("--board", ca->board, "pi4 | pi400 | cm4 | pi5 (default: from the image or device tree, else pi4)");
+  check->add_option("--board", ca->board, "pi4 | pi400 | cm4 | pi5 | pi500 | cm5 (default: from the image or device tree, else pi4)");
   check->add_option("--want", ca->want, "Boot mode that must be tried: usb | nvme | sd | network | none")
       ->default_str("usb");
   check->add_flag("--json", ca->json, "Print JSON (schema piprov.eeprom.check/1, docs/eeprom.md)");
@@ -115,7 +115,7 @@ void add_eeprom_command(CLI::App& app, Globals&, int& exit_code) {
   auto ea = std::make_shared<ExplainArgs>();
   auto* explain = eeprom->add_subcommand("explain", "Say a BOOT_ORDER in words, e.g. 0xf41");
   explain->add_option("BOOT_ORDER", ea->order, "e.g. 0xf41")->required();
-  explain->add_option("--board", ea->board, "pi4 | pi400 | cm4 | pi5: also flag modes the board lacks");
+  explain->add_option("--board", ea->board, "pi4 | pi400 | cm4 | pi5 | pi500 | cm5: also flag modes the board lacks");
   explain->add_flag("--json", ea->json, "Print JSON");
   explain->callback([ea] { run_explain(*ea); });
 
@@ -124,7 +124,7 @@ void add_eeprom_command(CLI::App& app, Globals&, int& exit_code) {
   set->add_option("BOOT_ORDER", sa->order, "e.g. 0xf14 (USB first)")->required();
   set->add_option("--image", sa->image, "Source pieeprom.bin")->required();
   set->add_option("--out", sa->out, "New image to write (flash with rpi-eeprom-update -d -f OUT)")->required();
-  set->add_option("--board", sa->board, "pi4 | pi400 | cm4 | pi5 (default: from the image)");
+  set->add_option("--board", sa->board, "pi4 | pi400 | cm4 | pi5 | pi500 | cm5 (default: from the image)");
   set->add_flag("--json", sa->json, "Print JSON");
   set->callback([sa] { run_set(*sa); });
 }

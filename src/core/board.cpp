@@ -1,6 +1,7 @@
 #include "core/board.hpp"
 
 #include "core/file.hpp"
+#include "core/strings.hpp"
 
 namespace piprov {
 
@@ -15,12 +16,45 @@ std::string BoardId::compatible_text() const {
 }
 
 std::optional<PiBoard> board_from_compatible(std::string_view c) {
-  if (c.find("bcm2712") != std::string_view::npos) return PiBoard::Pi5;
+  if (c.find("bcm2712") != std::string_view::npos) {
+    if (c.find("raspberrypi,5-compute-module") != std::string_view::npos) return PiBoard::Cm5;
+    if (c.find("raspberrypi,500") != std::string_view::npos) return PiBoard::Pi500;
+    return PiBoard::Pi5;
+  }
   if (c.find("bcm2711") == std::string_view::npos) return std::nullopt;
   if (c.find("raspberrypi,4-compute-module") != std::string_view::npos) return PiBoard::Cm4;
   if (c.find("raspberrypi,400") != std::string_view::npos) return PiBoard::Pi400;
   return PiBoard::Pi4;
 }
+
+namespace {
+struct BoardNames {
+  PiBoard board;
+  std::string_view name, title;
+};
+constexpr BoardNames kBoards[] = {
+    {PiBoard::Pi4, "pi4", "Raspberry Pi 4B"},     {PiBoard::Pi400, "pi400", "Raspberry Pi 400"},
+    {PiBoard::Cm4, "cm4", "Compute Module 4"},    {PiBoard::Pi5, "pi5", "Raspberry Pi 5"},
+    {PiBoard::Pi500, "pi500", "Raspberry Pi 500"}, {PiBoard::Cm5, "cm5", "Compute Module 5"},
+};
+const BoardNames& names_of(PiBoard b) {
+  for (const auto& n : kBoards)
+    if (n.board == b) return n;
+  return kBoards[0];
+}
+}  // namespace
+
+std::optional<PiBoard> parse_board(std::string_view name) {
+  const std::string n = to_lower(name);
+  for (const auto& b : kBoards)
+    if (n == b.name) return b.board;
+  return std::nullopt;
+}
+
+std::string_view board_name(PiBoard b) { return names_of(b).name; }
+std::string_view board_title(PiBoard b) { return names_of(b).title; }
+bool is_bcm2712(PiBoard b) { return b == PiBoard::Pi5 || b == PiBoard::Pi500 || b == PiBoard::Cm5; }
+std::string_view board_choices() { return "pi4|pi400|cm4|pi5|pi500|cm5"; }
 
 BoardId detect_board(const SysRoot& root) {
   BoardId id;

@@ -12,8 +12,21 @@
 
 namespace piprov {
 
-/// The boards piprov knows by SoC: BCM2711 (Pi 4B, Pi 400, CM4) and BCM2712 (Pi 5).
-enum class PiBoard { Pi4, Pi400, Cm4, Pi5 };
+/// The boards piprov knows by SoC: BCM2711 (Pi 4B, Pi 400, CM4) and BCM2712
+/// (Pi 5, Pi 500, CM5). The one board model of every module.
+enum class PiBoard { Pi4, Pi400, Cm4, Pi5, Pi500, Cm5 };
+
+/// "pi4" | "pi400" | "cm4" | "pi5" | "pi500" | "cm5" (case-insensitive); nullopt otherwise.
+std::optional<PiBoard> parse_board(std::string_view name);
+/// "pi4", "pi400", "cm4", "pi5", "pi500", "cm5".
+std::string_view board_name(PiBoard b);
+/// Human name: "Raspberry Pi 4B", "Raspberry Pi 400", "Compute Module 4",
+/// "Raspberry Pi 5", "Raspberry Pi 500", "Compute Module 5".
+std::string_view board_title(PiBoard b);
+/// true for the BCM2712 family (Pi 5, Pi 500, CM5), false for the BCM2711 one (Pi 4B, Pi 400, CM4).
+bool is_bcm2712(PiBoard b);
+/// "pi4|pi400|cm4|pi5|pi500|cm5": the accepted --board values, for help and errors.
+std::string_view board_choices();
 
 /// What the device tree says about the machine.
 struct BoardId {
@@ -26,7 +39,9 @@ struct BoardId {
   std::string compatible_text() const;
 };
 
-/// The board from a device-tree compatible string: bcm2712 -> Pi5; bcm2711 ->
+/// The board from a device-tree compatible string (Linux
+/// Documentation/devicetree/bindings/arm/bcm/bcm2835.yaml): bcm2712 -> Cm5
+/// ("raspberrypi,5-compute-module"), Pi500 ("raspberrypi,500") or Pi5; bcm2711 ->
 /// Cm4 ("raspberrypi,4-compute-module"), Pi400 ("raspberrypi,400") or Pi4;
 /// nullopt for anything else.
 std::optional<PiBoard> board_from_compatible(std::string_view compatible);

@@ -13,20 +13,18 @@ namespace piprov::eeprom {
 /// The boards with an SPI EEPROM bootloader; detection is core/board.hpp.
 using Board = piprov::PiBoard;
 
-/// "pi4" | "pi400" | "cm4" | "pi5" (case-insensitive); nullopt otherwise.
-std::optional<Board> parse_board(std::string_view name);
-/// "pi4", "pi400", "cm4", "pi5".
-std::string_view board_name(Board b);
-/// Human name: "Raspberry Pi 4B", "Raspberry Pi 400", "Compute Module 4", "Raspberry Pi 5".
-std::string_view board_title(Board b);
-/// true for the BCM2712 (Pi 5), false for the BCM2711 family (Pi 4B, Pi 400, CM4).
-bool is_bcm2712(Board b);
+// Names, titles and the SoC family are core's (core/board.hpp).
+using piprov::board_name;
+using piprov::board_title;
+using piprov::is_bcm2712;
+using piprov::parse_board;
+
 /// The bootloader's BOOT_ORDER when the key is absent: Pi 4B/400 0xf41,
-/// CM4 0xf641, Pi 5 0xf461 (Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER;
+/// CM4 0xf641, Pi 5 family 0xf461 (Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER;
 /// raspberrypi/usbboot recovery5/boot.conf).
 std::uint32_t default_boot_order(Board b);
-/// Whether boot mode `nibble` exists on the board: 5 (BCM-USB-MSD) not on Pi 5,
-/// 6 (NVMe) only on CM4 and Pi 5 (Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER).
+/// Whether boot mode `nibble` exists on the board: 5 (BCM-USB-MSD) not on the Pi 5 family,
+/// 6 (NVMe) only on CM4 and the Pi 5 family (Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER).
 bool board_has_mode(Board b, int nibble);
 
 }  // namespace piprov::eeprom
