@@ -127,6 +127,39 @@ std::string target_line(std::size_t i, const TargetResult& t) {
   return s;
 }
 
+std::string dir_note(const std::string& l, const JobResult& j, const char* dir, const DirStats& d) {
+  return fmt::format(
+      "{} {} {}: fio printed BW={} but its io / runtime is {} MiB/s; the table shows the computed value (fio "
+      "before 3.26 printed some figures a unit low: fio commit c736b361, num2str precision loss)",
+      l, j.test_label(), dir, d.bw_printed_text, fmt_mib(d.bw_bytes / 1048576.0));
+}
+
+// Notes of one job: failure, interruption, sync section, fio's misprinted
+// bandwidth, group sums of separately reported numjobs.
+void job_notes(const std::string& l, const TargetResult& t, const JobResult& j, std::vector<std::string>& n) {
+  bool imported = j.source != "piprov";
+  if (!j.error.empty() && t.error.find(j.error) == std::string::npos)
+    n.push_back(imported ? fmt::format("{} {}", l, j.error)
+                         : fmt::format("{} {}: job failed: {}", l, j.test_label(), j.error));
+  if (j.interrupted)
+    n.push_back(j.interrupt_signal ? fmt::format("{} {}: interrupted (fio: terminating on signal {}), partial figures",
+                                                 l, j.test_label(), j.interrupt_signal)
+                                   : fmt::format("{} {}: interrupted, partial figures", l, j.test_label()));
+  if (j.sync && j.sync->present()) {
+    auto p99 = j.sync->pct(99.0);
+    std::string calls = j.sync_ios ? fmt::format(" {} calls,", j.sync_ios) : std::string();
+    n.push_back(fmt::format("{} {}: sync ({}){} mean {} ms, p99 {} ms", l, j.test_label(), j.sync_label(), calls,
+                            fmt_ms(j.sync->mean_ns / 1e6), fmt_ms(p99 ? *p99 / 1e6 : -1)));
+  }
+  if (j.read && j.read->bw_printed > 0) n.push_back(dir_note(l, j, "read", *j.read));
+  if (j.write && j.write->bw_printed > 0) n.push_back(dir_note(l, j, "write", *j.write));
+  if (j.group_sum)
+    n.push_back(
+        fmt::format("{} {}: sum of the {} jobs fio reported separately (numjobs without group_reporting): "
+                    "ios and bytes over the longest runtime, latency pooled",
+                    l, j.test_label(), j.numjobs));
+}
+
 // Notes under the table: failures, fsync sections, device statistics, verdicts.
 std::vector<std::string> notes(const Report& r) {
   std::vector<std::string> n;
@@ -143,14 +176,7 @@ std::vector<std::string> notes(const Report& r) {
     }
     if (!t.error.empty()) n.push_back(fmt::format("{} ({}) FAILED: {}", letter(i), t.label, t.error));
     for (const auto& j : t.jobs) {
-      if (!j.error.empty() && t.error.find(j.error) == std::string::npos)
-        n.push_back(fmt::format("{} {}: job failed: {}", letter(i), j.test_label(), j.error));
-      if (j.interrupted) n.push_back(fmt::format("{} {}: interrupted, partial figures", letter(i), j.test_label()));
-      if (j.sync && j.sync->present()) {
-        auto p99 = j.sync->pct(99.0);
-        n.push_back(fmt::format("{} {}: sync (fsync) {} calls, mean {} ms, p99 {} ms", letter(i), j.test_label(),
-                                j.sync_ios, fmt_ms(j.sync->mean_ns / 1e6), fmt_ms(p99 ? *p99 / 1e6 : -1)));
-      }
+      job_notes(letter(i), t, j, n);
       if (j.disk && j.disk->elapsed_s > 0) {
         const auto& d = *j.disk;
         n.push_back(

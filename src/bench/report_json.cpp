@@ -86,6 +86,7 @@ json dir_json(const DirStats& d) {
          {"bw_mib_s", d.bw_bytes / 1048576.0},
          {"bw_mb_s", d.bw_bytes / 1e6},
          {"lat", lat_json(d.lat)}};
+  if (d.bw_printed > 0) j["bw_printed"] = {{"bw_bytes", d.bw_printed}, {"text", d.bw_printed_text}};
   if (d.clat.present()) j["clat"] = lat_json(d.clat);
   if (d.slat.present()) j["slat"] = lat_json(d.slat);
   return j;
@@ -98,6 +99,10 @@ DirStats dir_from(const json& j) {
   d.runtime_s = j.value("runtime_s", 0.0);
   d.iops = j.value("iops", 0.0);
   d.bw_bytes = j.value("bw_bytes", 0.0);
+  if (auto p = j.find("bw_printed"); p != j.end() && p->is_object()) {
+    d.bw_printed = p->value("bw_bytes", 0.0);
+    d.bw_printed_text = p->value("text", "");
+  }
   if (j.contains("lat")) d.lat = lat_from(j["lat"]);
   if (j.contains("clat")) d.clat = lat_from(j["clat"]);
   if (j.contains("slat")) d.slat = lat_from(j["slat"]);
@@ -193,9 +198,13 @@ json job_json(const JobResult& r) {
          {"engine", r.engine}, {"direct", r.direct},          {"sync", r.dsync},
          {"fsync", r.fsync},   {"source", r.source},          {"errno", r.err},
          {"error", r.error},   {"interrupted", r.interrupted}};
+  if (r.interrupt_signal) j["interrupt_signal"] = r.interrupt_signal;
+  if (r.clone_count) j["clone"] = {{"index", r.clone_index}, {"count", r.clone_count}};
+  if (r.group_sum) j["group_sum"] = true;
   j["read"] = r.read ? dir_json(*r.read) : json(nullptr);
   j["write"] = r.write ? dir_json(*r.write) : json(nullptr);
-  j["sync_section"] = r.sync ? json{{"ios", r.sync_ios}, {"lat", lat_json(*r.sync)}} : json(nullptr);
+  j["sync_section"] =
+      r.sync ? json{{"ios", r.sync_ios}, {"kind", r.sync_label()}, {"lat", lat_json(*r.sync)}} : json(nullptr);
   j["disk"] = r.disk ? disk_json(*r.disk) : json(nullptr);
   return j;
 }
@@ -215,11 +224,17 @@ JobResult job_from(const json& j) {
   r.err = static_cast<int>(std::min<std::uint64_t>(u64_of(j, "errno"), INT32_MAX));
   r.error = j.value("error", "");
   r.interrupted = j.value("interrupted", false);
+  r.interrupt_signal = static_cast<int>(std::min<std::uint64_t>(u64_of(j, "interrupt_signal"), INT32_MAX));
+  if (auto c = j.find("clone"); c != j.end() && c->is_object())
+    r.clone_index = u32_of(*c, "index"), r.clone_count = u32_of(*c, "count");
+  r.group_sum = j.value("group_sum", false);
   if (j.contains("read") && j["read"].is_object()) r.read = dir_from(j["read"]);
   if (j.contains("write") && j["write"].is_object()) r.write = dir_from(j["write"]);
   if (j.contains("sync_section") && j["sync_section"].is_object()) {
     r.sync = lat_from(j["sync_section"]["lat"]);
     r.sync_ios = u64_of(j["sync_section"], "ios");
+    std::string kind = j["sync_section"].value("kind", "");
+    if (kind == "fsync" || kind == "fdatasync" || kind == "sync_file_range") r.sync_kind = kind;
   }
   if (j.contains("disk") && j["disk"].is_object()) r.disk = disk_from(j["disk"]);
   return r;

@@ -59,7 +59,12 @@ std::string size_label(std::uint64_t bs) {
 }  // namespace
 
 std::string JobResult::test_label() const {
-  if (rw.empty()) return name.empty() ? "job" : name;
+  if (rw.empty()) {
+    std::string s = name.empty() ? "job" : name;
+    if (numjobs > 1) s += fmt::format(" x{}", numjobs);
+    if (clone_count > 0) s += fmt::format(" job {}/{}", clone_index, clone_count);
+    return s;
+  }
   std::string kind;
   if (rw == "read")
     kind = "seq read";
@@ -79,7 +84,13 @@ std::string JobResult::test_label() const {
   if (dsync) s += " sync";
   if (fsync) s += fmt::format(" fsync={}", fsync);
   if (numjobs > 1) s += fmt::format(" x{}", numjobs);
+  if (clone_count > 0) s += fmt::format(" job {}/{}", clone_index, clone_count);
   return s;
+}
+
+std::string JobResult::sync_label() const {
+  if (!sync_kind.empty()) return sync_kind;
+  return source == "piprov" ? "fsync" : "fsync/fdatasync/sync_file_range";
 }
 
 }  // namespace piprov::bench

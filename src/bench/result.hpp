@@ -36,9 +36,14 @@ struct DirStats {
   double runtime_s = 0;
   double iops = 0;
   double bw_bytes = 0;  ///< bytes per second
-  LatStats lat;         ///< total latency (fio "lat"); piprov: submit -> completion
-  LatStats clat;        ///< fio only: completion latency
-  LatStats slat;        ///< fio only: submission latency
+  /// fio imports: the bandwidth fio printed, when it disagreed with io / runtime
+  /// beyond the rounding of the printed figures (then bw_bytes is io / runtime);
+  /// 0 when they agreed. fio 3.1 to 3.7 printed e.g. "BW=13.0MiB/s (14.7MB/s)".
+  double bw_printed = 0;
+  std::string bw_printed_text;  ///< fio's text of it ("13.0MiB/s")
+  LatStats lat;                 ///< total latency (fio "lat"); piprov: submit -> completion
+  LatStats clat;                ///< fio only: completion latency
+  LatStats slat;                ///< fio only: submission latency
   /// lat when present, else clat (fio sync engines before 3.x print only clat).
   const LatStats& total_lat() const { return lat.present() ? lat : clat; }
 };
@@ -82,18 +87,30 @@ struct JobResult {
   bool direct = false;
   bool dsync = false;  ///< --sync (O_DSYNC) / fio sync=1
   unsigned fsync = 0;  ///< fsync (or fdatasync) after every N writes
+  /// "fsync" | "fdatasync" | "sync_file_range" (the fio option used); "" when
+  /// unknown (fio's text prints "fsync/fdatasync/sync_file_range:").
+  std::string sync_kind;
   std::optional<DirStats> read, write;
   std::optional<LatStats> sync;  ///< fio's "sync" section: fsync latency
-  std::uint64_t sync_ios = 0;
+  std::uint64_t sync_ios = 0;    ///< sync calls (fio: issued sync count / latency samples)
   std::optional<DiskStats> disk;
   std::string source;  ///< "piprov" or "fio-3.12 (file.txt)"
   int err = 0;         ///< errno when the job failed
   std::string error;   ///< message when the job failed
   bool interrupted = false;
+  int interrupt_signal = 0;  ///< fio imports: N of "fio: terminating on signal N"
+  /// fio imports of numjobs=N without group_reporting: this is job `clone_index`
+  /// (1-based) of `clone_count` reported separately; the group sum is a job of its
+  /// own with numjobs = N and `group_sum` set. 0 / false otherwise.
+  unsigned clone_index = 0, clone_count = 0;
+  bool group_sum = false;
 
   /// "seq read 4M QD32", "rand write 4k QD1 sync", "seq write 4k QD1 fsync=1 x8"; the job
-  /// name when rw is unknown.
+  /// name when rw is unknown; numjobs clones add " job 2/4".
   std::string test_label() const;
+  /// The kind of sync call for messages: sync_kind, else "fsync" when fsync is
+  /// set by piprov, else fio's "fsync/fdatasync/sync_file_range".
+  std::string sync_label() const;
 };
 
 /// Everything measured on one target.

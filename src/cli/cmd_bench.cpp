@@ -127,16 +127,24 @@ void add_bench_command(CLI::App& app, Globals& g, int& exit_code) {
   bench->add_flag("--no-progress", o->no_progress, "No status line on stderr");
   add_output_options(bench, o->out);
 
-  auto* imp = bench->add_subcommand("import", "Tabulate fio outputs (json or normal text, fio 2.x/3.x) side by side");
+  auto* imp = bench->add_subcommand(
+      "import", "Tabulate fio outputs (json, normal text or terse, fio 2.x/3.x) side by side; - reads stdin");
   auto io = std::make_shared<std::vector<std::string>>();
   auto iout = std::make_shared<Output>();
-  imp->add_option("FIO_OUTPUT", *io, "fio outputs (json or text; prose around them is skipped) or piprov JSON reports")
+  imp->add_option("FIO_OUTPUT", *io,
+                  "fio outputs (json, text or terse; prose around them is skipped), agnostics sdtest.sh reports, "
+                  "piprov JSON reports, or - for standard input")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::Validator([](std::string& p) { return p == "-" ? std::string() : CLI::ExistingFile(p); }, "FILE"));
   add_output_options(imp, *iout);
-  imp->callback([io, iout] {
+  imp->callback([io, iout, &exit_code] {
     auto rep = bench::import_fio_files(*io);
     emit(rep, *iout);
+    // a failed fio job is a result, but not a good one: exit 3 naming it
+    exit_code = bench::exit_code_of(rep);
+    for (const auto& t : rep.targets)
+      for (const auto& j : t.jobs)
+        if (j.err) std::fprintf(stderr, "piprov: error: %s [%s]\n", j.error.c_str(), j.source.c_str());
   });
 
   bench->callback([o, imp, &g, &exit_code] {

@@ -11,10 +11,30 @@
 
 namespace piprov::bench {
 
+std::string job_failure(const std::string& name, int err) {
+  return "job " + name + " failed: " + errno_name(err) + " (" + std::to_string(err) + ")";
+}
+
+namespace {
+// `--output-format=terse,normal` prints each job twice: keep the normal block
+// (it has rw, bs and the engine from the job header) and add terse lines of
+// jobs the text does not report (the k-th terse line of a name pairs with the
+// k-th block of that name).
+std::vector<ImportedJob> merge_terse(std::vector<ImportedJob> text, const std::vector<ImportedJob>& terse) {
+  std::map<std::string, std::size_t> blocks, seen;
+  for (const auto& j : text) ++blocks[j.job.name];
+  for (const auto& t : terse)
+    if (++seen[t.job.name] > blocks[t.job.name]) text.push_back(t);
+  return text;
+}
+}  // namespace
+
 std::vector<ImportedJob> parse_fio_output(std::string_view text, const std::string& source) {
-  auto json = parse_fio_json(text, source);
-  if (!json.empty()) return json;
-  return parse_fio_text(text, source);
+  auto jobs = parse_fio_json(text, source);
+  if (jobs.empty()) jobs = merge_terse(parse_fio_text(text, source), parse_fio_terse(text, source));
+  if (jobs.empty()) jobs = parse_agnostics_report(text, source);
+  fold_numjobs_clones(jobs);
+  return jobs;
 }
 
 namespace {
@@ -63,7 +83,7 @@ Report import_fio_files(const std::vector<std::string>& paths) {
       throw Error(ErrorKind::Usage,
                   "fio output " + p + " is over 64 MiB: not a fio output (give fio's json or text output)");
     std::string content = std::move(*read);
-    std::string source = std::filesystem::path(p).filename().string();
+    std::string source = p == "-" ? std::string("stdin") : std::filesystem::path(p).filename().string();
     if (content.find("\"piprov_bench\"") != std::string::npos) {  // a saved `piprov bench --format json` run
       for (auto& t : report_from_json(content, p).targets)
         for (auto& j : t.jobs) all.push_back({t.label, std::move(j)});
@@ -71,7 +91,9 @@ Report import_fio_files(const std::vector<std::string>& paths) {
     }
     auto jobs = parse_fio_output(content, source);
     if (jobs.empty())
-      throw Error(ErrorKind::Usage, p + ": no fio results found (expected fio --output-format=json or normal output)");
+      throw Error(ErrorKind::Usage, (p == "-" ? std::string("standard input") : p) +
+                                        ": no fio results found (expected fio --output-format=json, normal or "
+                                        "terse output, or an agnostics sdtest.sh report)");
     all.insert(all.end(), jobs.begin(), jobs.end());
   }
   return group_imported(all);

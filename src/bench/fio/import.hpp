@@ -20,6 +20,7 @@ namespace piprov::bench {
 struct ImportedJob {
   std::string target;
   JobResult job;
+  std::size_t run = 0;  ///< which fio run of the input (jobs of one run share it)
 };
 
 /// Every JSON document in `text` (junk before/between/after is skipped).
@@ -30,13 +31,48 @@ std::vector<ImportedJob> parse_fio_json(std::string_view text, const std::string
 /// lines ("Jobs: 1 (f=1) ... [eta ..]") and terse lines are skipped.
 std::vector<ImportedJob> parse_fio_text(std::string_view text, const std::string& source);
 
-/// JSON documents when `text` has any, else the normal text format.
+/// Every terse line (`--minimal`, `--output-format=terse`; versions 2 to 5)
+/// in `text`, other lines skipped. Field positions: fio HOWTO "Terse output":
+/// version, [v3+: fio version], job name, group id, error, then a READ, WRITE
+/// and (v2, v4, v5) TRIM block of 41 fields (v5: 47): io KiB, bw KiB/s, IOPS,
+/// runtime ms, slat, clat (usec), 20 clat percentiles "P%=usec", lat, bw
+/// stats; then CPU, IO depths, latency buckets and (v3+) disk utilization.
+/// Terse lines carry no rw/bs: jobs are labelled by name; the target is the
+/// disk of the line (v3+), else `source`.
+std::vector<ImportedJob> parse_fio_terse(std::string_view text, const std::string& source);
+
+/// The report of Raspberry Pi's SD card test (raspberrypi-ui/agnostics
+/// `sdtest.sh`): lines "NAME;read bw KiB/s;read IOPS;write bw KiB/s;write IOPS"
+/// (terse fields 3, 7, 8, 48, 49 of fio's terse v3 output), "Run N" lines
+/// between retries. Recognised only next to sdtest's verdict lines ("... speed
+/// N KB/sec (target N) - PASS") or with agnostics' job names (data/sd_bench.fio:
+/// prepare-file, seq-write, rand-4k-write, rand-4k-read, seq-read), whose
+/// rw, bs, iodepth 4, libaio and direct=1 are filled in. Empty when not such a report.
+std::vector<ImportedJob> parse_agnostics_report(std::string_view text, const std::string& source);
+
+/// numjobs=N without group_reporting: fio reports each job separately, with the
+/// same name. Consecutive jobs of one run with the same name and target become
+/// clones "job i/N" (numjobs 1 each) followed by their group sum (numjobs N):
+/// ios and bytes summed over the longest runtime (fio's group_reporting rule),
+/// latency mean and stdev pooled, min/max over the jobs, no percentiles.
+void fold_numjobs_clones(std::vector<ImportedJob>& jobs);
+
+/// "job 1m failed: EINVAL (22)": the message of a fio job that ended with errno `err`.
+std::string job_failure(const std::string& name, int err);
+
+/// JSON documents when `text` has any (a "fio: terminating on signal N" line
+/// before a document marks its jobs interrupted); else the normal text format
+/// with any terse lines (a terse line of a job the text also reports is not
+/// counted twice); else terse lines alone; else an agnostics report. Then
+/// fold_numjobs_clones(). Failed jobs (fio error / err= N) are kept with
+/// JobResult::err and error = job_failure().
 std::vector<ImportedJob> parse_fio_output(std::string_view text, const std::string& source);
 
-/// Reads each file (source = its base name) and groups jobs by target in
-/// order of appearance; when a target already has a job with the same test
-/// label, the job goes to a new column "TARGET #2". Throws Error{Io} when a file
-/// cannot be read, Error{Usage} when a file holds no fio results.
+/// Reads each file (source = its base name; "-" reads standard input, source
+/// "stdin") and groups jobs by target in order of appearance; when a target
+/// already has a job with the same test label, the job goes to a new column
+/// "TARGET #2". Throws Error{Io} when a file cannot be read, Error{Usage} when
+/// a file holds no fio results (a failed job is a result: see exit_code_of()).
 Report import_fio_files(const std::vector<std::string>& paths);
 
 /// Groups imported jobs into targets as import_fio_files does.

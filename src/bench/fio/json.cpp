@@ -1,6 +1,7 @@
 // fio JSON output -> result model. Handles fio 2.x (usec "lat"/"clat", io_bytes
 // in KiB before 2.21) and 3.x ("lat_ns", bw_bytes, "sync" section).
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -119,27 +120,46 @@ std::vector<ImportedJob> jobs_from(const json& doc, const std::string& source) {
     r.name = str(j, "jobname");
     fo.apply(r);
     r.source = (v.text.empty() ? std::string("fio") : v.text) + " (" + source + ")";
-    r.err = static_cast<int>(std::clamp(num(j, "error"), -1e9, 1e9));
-    if (r.err) r.error = "fio reported error " + std::to_string(r.err);
+    if (int err = static_cast<int>(std::clamp(num(j, "error"), -1e9, 1e9))) {
+      r.err = err;
+      r.error = job_failure(r.name, err);
+    }
     if (auto it = j.find("read"); it != j.end()) r.read = dir_from(*it, v, r.bs);
     if (auto it = j.find("write"); it != j.end()) r.write = dir_from(*it, v, r.bs);
     if (auto it = j.find("sync"); it != j.end() && it->is_object()) {
       LatStats s = lat_of(*it, "lat");
+      // total_ios counts fsync only before fio commit af511749 (2026): the
+      // latency samples N count every sync call.
       r.sync_ios = to_u64(num(*it, "total_ios"));
+      if (r.sync_ios == 0) r.sync_ios = s.samples;
       if (s.present()) r.sync = s;
     }
-    if (!r.read && !r.write && !r.sync) continue;
+    if (!r.read && !r.write && !r.sync && !r.err) continue;
     std::string target = !fo.filename.empty() ? fo.filename : !disk.empty() ? disk : source;
     out.push_back({target, std::move(r)});
   }
   return out;
 }
 
+// N of a "fio: terminating on signal N" line in `text`, else 0.
+int terminating_signal(std::string_view text) {
+  static constexpr std::string_view kMark = "fio: terminating on signal ";
+  auto p = text.find(kMark);
+  if (p == std::string_view::npos) return 0;
+  int sig = 0;
+  const char* b = text.data() + p + kMark.size();
+  std::from_chars(b, text.data() + text.size(), sig);
+  return sig;
+}
+
 }  // namespace
 
 std::vector<ImportedJob> parse_fio_json(std::string_view text, const std::string& source) {
   std::vector<ImportedJob> out;
+  std::size_t prev_end = 0, run = 0;
   for (auto [begin, end] : find_json_objects(text)) {
+    std::string_view before = text.substr(prev_end, begin - prev_end);
+    prev_end = end;
     json doc;
     try {
       doc = json::parse(text.substr(begin, end - begin));
@@ -154,6 +174,12 @@ std::vector<ImportedJob> parse_fio_json(std::string_view text, const std::string
       throw Error(ErrorKind::Usage, source + ": fio JSON field \"" + b.key + "\" = " + b.value.substr(0, 40) +
                                         " is not a value fio prints (out of range); give fio's unedited output");
     }
+    int sig = terminating_signal(before);
+    for (auto& j : jobs) {
+      j.run = run;
+      if (sig) j.job.interrupted = true, j.job.interrupt_signal = sig;
+    }
+    ++run;
     out.insert(out.end(), jobs.begin(), jobs.end());
   }
   return out;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <climits>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <regex>
@@ -25,6 +26,8 @@ struct Patterns {
   std::regex header_rest{R"(ioengine=([\w]+), iodepth=(\d+))"};
   std::regex version{R"(^(fio-\d+\.\d+\S*)\s*$)"};
   std::regex job{R"(([\w.\-]+): \(groupid=(\d+), jobs=(\d+)\): err=\s*(\d+))"};
+  std::regex setup_err{R"(^fio: pid=\d+, err=(\d+)/)"};  // a job that failed before its block
+  std::regex signal{R"(fio: terminating on signal (\d+))"};
   std::regex dir_new{
       R"(^\s+(read|write|trim)\s*: IOPS=([\d.]+[kMG]?), BW=([\d.]+)([A-Za-z]+/s) \([^)]*\)\(([\d.]+)([A-Za-z]+)/(\d+)msec\))"};
   std::regex dir_old{
@@ -33,7 +36,7 @@ struct Patterns {
       R"(^\s+(slat|clat|lat|sync)\s*\((nsec|usec|msec|sec)\)\s*:\s*min=\s*([\d.]+[kMG]?), max=\s*([\d.]+[kMG]?), avg=\s*([\d.]+[kMG]?), stdev=\s*([\d.]+[kMG]?))"};
   std::regex pct_head{R"(^\s+(clat|lat|sync) percentiles \((nsec|usec|msec|sec)\):)"};
   std::regex pct{R"(([\d.]+)th=\[\s*(\d+)\])"};
-  std::regex issued_new{R"(issued rwts?: total=(\d+),(\d+))"};
+  std::regex issued_new{R"(issued rwts?: total=(\d+),(\d+)(?:,(\d+),(\d+) short=(\d+))?)"};
   std::regex issued_old{R"(issued\s*: total=r=(\d+)/w=(\d+))"};
   std::regex disk{
       R"(^\s+([\w\-]+): ios=(\d+)/(\d+),(?: sectors=(\d+)/(\d+),)? merge=(\d+)/(\d+), ticks=(\d+)/(\d+), in_queue=(\d+), util=([\d.]+)%)"};
@@ -68,6 +71,12 @@ class TextParser {
     }
     if (l.find("fio ") != std::string::npos && l.find('=') != std::string::npos && std::regex_search(l, m, P.cmd))
       return command(m[1], lineno);
+    if (l.find("terminating on signal") != std::string::npos && std::regex_search(l, m, P.signal))
+      return interrupted(u32(m[1]));
+    if (l.rfind("fio: pid=", 0) == 0 && std::regex_search(l, m, P.setup_err)) {
+      setup_err_ = static_cast<int>(std::min<unsigned>(u32(m[1]), INT_MAX));
+      return;
+    }
     const bool has_ios = l.find("ios=") != std::string::npos;
     if (!cur_) {
       if (has_ios && std::regex_search(l, m, P.disk)) disk(m);
@@ -87,13 +96,17 @@ class TextParser {
       if (std::regex_search(l, m, P.issued_new) || std::regex_search(l, m, P.issued_old)) {
         if (cur().read) cur().read->ios = u64(m[1]);
         if (cur().write) cur().write->ios = u64(m[2]);
+        if (m.size() > 5 && m[4].matched) sync_count(u64(m[4]), u64(m[5]));
       }
       return;
     }
     if (has_ios && std::regex_search(l, m, P.disk)) disk(m);
   }
 
-  std::vector<ImportedJob> finish() { return std::move(out_); }
+  std::vector<ImportedJob> finish() {
+    end_run();
+    return std::move(out_);
+  }
 
  private:
   JobResult& cur() { return out_[*cur_].job; }
@@ -130,7 +143,71 @@ class TextParser {
     return v;
   }
 
+  // A run ends at the next command line or job header, or at the end of the
+  // text: a job that failed before fio printed its block ("fio: pid=0,
+  // err=22/file:filesetup.c...") becomes a failed job named by the run's header.
+  void end_run() {
+    if (setup_err_ && !last_header_.empty()) {
+      bool reported = false;
+      for (std::size_t i = run_start_; i < out_.size(); ++i) reported |= out_[i].job.err != 0;
+      if (!reported) {
+        ImportedJob j;
+        j.job.name = last_header_;
+        fill_from_header(j.job);
+        fail(j.job, setup_err_);
+        j.job.source = source_label();
+        j.run = run_;
+        out_.push_back(std::move(j));
+      }
+    }
+    setup_err_ = 0;
+    signal_ = 0;
+    last_header_.clear();
+    ++run_;
+  }
+
+  void fail(JobResult& r, int err) const {
+    r.err = err;
+    r.error = job_failure(r.name, err);
+  }
+
+  std::string source_label() const { return (version_.empty() ? std::string("fio") : version_) + " (" + source_ + ")"; }
+
+  void fill_from_header(JobResult& r) const {
+    if (auto h = headers_.find(r.name); h != headers_.end()) {
+      r.rw = h->second.rw;
+      r.bs = h->second.bs;
+      r.engine = h->second.engine;
+      r.iodepth = h->second.iodepth;
+    }
+  }
+
+  // "fio: terminating on signal 2": every job of this run is partial.
+  void interrupted(unsigned sig) {
+    signal_ = static_cast<int>(std::min<unsigned>(sig, INT_MAX));
+    for (std::size_t i = run_start_; i < out_.size(); ++i) mark_interrupted(out_[i].job);
+  }
+  void mark_interrupted(JobResult& r) const {
+    r.interrupted = true;
+    r.interrupt_signal = signal_;
+  }
+
+  // "issued rwts: total=R,W,T,S short=R,...": S counts fsync calls. fio before
+  // commit af511749 ("ioengines: record all sync io_u completions under
+  // DDIR_SYNC", 2026) counted fdatasync in the slot after the array, which
+  // prints as the first short= value.
+  void sync_count(std::uint64_t total_sync, std::uint64_t short_read) {
+    if (!cur().sync) return;
+    if (total_sync) {
+      cur().sync_ios = total_sync;
+    } else if (short_read) {
+      cur().sync_ios = short_read;
+      if (cur().sync_kind.empty()) cur().sync_kind = "fdatasync";
+    }
+  }
+
   void command(const std::string& args, std::size_t lineno) {
+    end_run();
     cmd_ = FioOptions{};
     const auto& P = pat();
     for (std::sregex_iterator it(args.begin(), args.end(), P.opt), end; it != end; ++it) cmd_.set((*it)[1], (*it)[2]);
@@ -140,7 +217,11 @@ class TextParser {
   }
 
   void header(const std::string& l, const std::smatch& m, std::size_t lineno) {
-    run_start_ = out_.size();  // jobs after this header belong to a new run
+    // jobs after this header belong to a new run, unless the header follows the
+    // command line or another header of the same run (several jobs in a job file)
+    if (run_start_ != out_.size() || setup_err_ || (!cmd_line_ && last_header_.empty())) end_run();
+    run_start_ = out_.size();
+    last_header_ = m[1];
     cur_.reset();
     Header h;
     h.rw = m[2];
@@ -161,19 +242,16 @@ class TextParser {
     ImportedJob j;
     JobResult& r = j.job;
     r.name = m[1];
-    if (auto h = headers_.find(r.name); h != headers_.end()) {
-      r.rw = h->second.rw;
-      r.bs = h->second.bs;
-      r.engine = h->second.engine;
-      r.iodepth = h->second.iodepth;
-    }
+    fill_from_header(r);
     r.numjobs = u32(m[3]);
-    r.err = static_cast<int>(std::min<unsigned>(u32(m[4]), INT_MAX));
-    if (r.err) r.error = "fio reported err=" + std::to_string(r.err);
     if (cmd_line_) cmd_.apply(r);
+    if (unsigned jobs = u32(m[3]); jobs >= 1) r.numjobs = jobs;  // the block's jobs=, not the option
+    if (int err = static_cast<int>(std::min<unsigned>(u32(m[4]), INT_MAX))) fail(r, err);
     if (!r.rw.empty() && !r.iodepth) r.iodepth = 1;
-    r.source = (version_.empty() ? std::string("fio") : version_) + " (" + source_ + ")";
+    r.source = source_label();
+    if (signal_) mark_interrupted(r);
     j.target = cmd_line_ && !cmd_.filename.empty() ? cmd_.filename : "";
+    j.run = run_;
     out_.push_back(std::move(j));
     cur_ = out_.size() - 1;
     dir_ = nullptr;
@@ -198,6 +276,32 @@ class TextParser {
     d.bytes = to_u64(fio_number(m[5]) * unit_bytes(m[6].str()));
     d.runtime_s = real(m[7]) / 1000.0;
     if (cur().bs) d.ios = d.bytes / cur().bs;
+    check_bw(d, m[3], m[4], m[5], m[6], real(m[7]));
+  }
+
+  // fio 3.1 to 3.7 printed some MiB/s figures a whole unit low ("BW=13.0MiB/s
+  // (14.7MB/s)" for 420MiB in 30001 ms). When the printed bandwidth and io /
+  // runtime cannot both be right, even with every printed figure off by one
+  // unit of its last digit, io / runtime is kept and the printed value noted.
+  void check_bw(DirStats& d, const std::string& bw, const std::string& bw_unit, const std::string& io,
+                const std::string& io_unit, double runtime_ms) const {
+    if (runtime_ms <= 0 || d.bytes == 0) return;
+    double bw_u = unit_bytes(bw_unit), io_u = unit_bytes(io_unit);
+    if (bw_u == 0 || io_u == 0 || !std::isdigit(static_cast<unsigned char>(bw.back())) ||
+        !std::isdigit(static_cast<unsigned char>(io.back())))
+      return;  // "18.6k" style suffixes: not checked
+    double bw_v = fio_number(bw), io_v = fio_number(io);
+    double bw_lo = (bw_v - last_digit(bw)) * bw_u, bw_hi = (bw_v + last_digit(bw)) * bw_u;
+    double io_lo = (io_v - last_digit(io)) * io_u / ((runtime_ms + 1) / 1000.0);
+    double io_hi = (io_v + last_digit(io)) * io_u / (runtime_ms / 1000.0);
+    if (bw_hi >= io_lo && bw_lo <= io_hi) return;
+    d.bw_printed = d.bw_bytes;
+    d.bw_printed_text = bw + bw_unit;
+    d.bw_bytes = static_cast<double>(d.bytes) / (runtime_ms / 1000.0);
+  }
+  static double last_digit(const std::string& s) {  // "13.0" -> 0.1, "420" -> 1
+    auto dot = s.find('.');
+    return dot == std::string::npos ? 1.0 : std::pow(10.0, -static_cast<double>(s.size() - dot - 1));
   }
 
   void dir_old(const std::smatch& m) {
@@ -251,7 +355,7 @@ class TextParser {
     d.write_ticks_ms = u64(m[9]);
     d.time_in_queue_ms = u64(m[10]);
     for (std::size_t i = run_start_; i < out_.size(); ++i) {
-      if (!out_[i].job.disk) out_[i].job.disk = d;
+      if (!out_[i].job.disk && !out_[i].job.err) out_[i].job.disk = d;
       if (out_[i].target.empty()) out_[i].target = d.device;
     }
     cur_.reset();
@@ -259,7 +363,10 @@ class TextParser {
 
   std::string source_, version_;
   FioOptions cmd_;
-  std::size_t cmd_line_ = 0, run_start_ = 0;
+  std::size_t cmd_line_ = 0, run_start_ = 0, run_ = 0;
+  std::string last_header_;  ///< job name of the run's last "NAME: (g=0): rw=..." line
+  int setup_err_ = 0;        ///< errno of a "fio: pid=0, err=N/..." line in this run
+  int signal_ = 0;           ///< N of "fio: terminating on signal N" in this run
   std::map<std::string, Header> headers_;
   std::vector<ImportedJob> out_;
   std::optional<std::size_t> cur_;

@@ -56,9 +56,14 @@ void FioOptions::set(const std::string& key, const std::string& value) {
     iodepth = uint_of(value);
   else if (key == "numjobs")
     numjobs = uint_of(value);
-  else if (key == "fsync" || key == "fdatasync")
+  else if (key == "fsync" || key == "fdatasync") {
     fsync = uint_of(value);
-  else if (key == "direct")
+    if (fsync) sync_kind = key;
+  } else if (key == "sync_file_range") {  // "write:8": the count follows the colon
+    auto c = value.rfind(':');
+    fsync = uint_of(c == std::string::npos ? value : value.substr(c + 1));
+    if (fsync) sync_kind = key;
+  } else if (key == "direct")
     direct = uint_of(value) ? 1 : 0;
   else if (key == "sync")
     dsync = (value == "0" || value == "none") ? 0 : 1;
@@ -73,6 +78,7 @@ void FioOptions::apply(JobResult& r) const {
   if (direct >= 0) r.direct = direct;
   if (dsync >= 0) r.dsync = dsync;
   if (fsync) r.fsync = fsync;
+  if (!sync_kind.empty()) r.sync_kind = sync_kind;
   if (r.name.empty()) r.name = name;
   if (!rw.empty() && !r.bs) r.bs = 4096;  // fio's default bs
   if (!rw.empty() && !r.iodepth) r.iodepth = 1;

@@ -22,11 +22,13 @@ struct FioVersion {
 /// fio job options by name (command line or JSON "job options").
 struct FioOptions {
   std::string name, filename, rw, ioengine;
+  std::string sync_kind;  ///< "fsync" | "fdatasync" | "sync_file_range" (non-zero option given)
   std::uint64_t bs = 0;
   unsigned iodepth = 0, numjobs = 0, fsync = 0;
   int direct = -1, dsync = -1;
   /// Sets one option ("bs", "blocksize", "rw", "readwrite", "iodepth",
-  /// "numjobs", "ioengine", "direct", "sync", "fsync", "fdatasync", "filename", "name").
+  /// "numjobs", "ioengine", "direct", "sync", "fsync", "fdatasync", "sync_file_range",
+  /// "filename", "name").
   void set(const std::string& key, const std::string& value);
   /// Copies what is known into `r` (does not clear what is not).
   void apply(JobResult& r) const;

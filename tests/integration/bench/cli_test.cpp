@@ -158,6 +158,35 @@ TEST(BenchCli, ImportSeed004) {
       << r.out;
 }
 
+// A failed fio job (14: "error" : 22 after three error lines) is printed and
+// makes the import exit 3 naming the job and errno; never "no fio results".
+TEST(BenchCli, ImportFailedJobExits3NamingJobAndErrno) {
+  PIPROV_REQUIRE_SHARED("fio/14_fio-3.33_json_failed-job-error22_preamble.json", f);
+  auto r = run(bin() + " bench import " + f.string());
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_EQ(
+      r.err,
+      "piprov: error: job 1m failed: EINVAL (22) [fio-3.33 (14_fio-3.33_json_failed-job-error22_preamble.json)]\n");
+  EXPECT_NE(r.out.find("A job 1m failed: EINVAL (22)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("no fio results"), std::string::npos);
+  // with a good output beside it: that one's figures are printed too, the exit code stays 3
+  PIPROV_REQUIRE_SHARED("fio/12_fio-3.36_terse_randrw_single-line.txt", ok);
+  r = run(bin() + " bench import --format csv " + f.string() + " " + ok.string());
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.out.find("nvme0n1,probe,read,,0,0,1,,994,0.064,15531,"), std::string::npos) << r.out;
+}
+
+TEST(BenchCli, ImportReadsStandardInput) {
+  PIPROV_REQUIRE_SHARED("fio/13_fio-3.32_terse+normal_randread_psync.txt", f);
+  auto r = run(bin() + " bench import --format csv - < " + piprov::test::q(f.string()));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("vda,rand read 4k QD1,read,randread,4096,1,1,psync,33383,10.001,3337,13,"), std::string::npos)
+      << r.out;
+  r = run(bin() + " bench import - < /dev/null");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("standard input: no fio results found"), std::string::npos) << r.err;
+}
+
 TEST(BenchCli, MissingDevicePathIsATypoNotATestFileOnDevtmpfs) {
   auto r = run(bin() + " bench --destructive --profile quick --no-progress /dev/piprov-no-such-disk1");
   EXPECT_EQ(r.exit_code, 2) << r.err;
