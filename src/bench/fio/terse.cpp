@@ -138,14 +138,11 @@ void for_each_line(std::string_view text, F&& f) {
 // agnostics' data/sd_bench.fio: every job libaio, direct=1, iodepth=4.
 struct AgnosticsJob {
   const char* name;
-  const char* rw;
   std::uint64_t bs;
 };
-constexpr AgnosticsJob kAgnostics[] = {{"prepare-file", "write", 512 << 10},
-                                       {"seq-write", "write", 512 << 10},
-                                       {"rand-4k-write", "randwrite", 4096},
-                                       {"rand-4k-read", "randread", 4096},
-                                       {"seq-read", "read", 512 << 10}};
+constexpr AgnosticsJob kAgnostics[] = {
+    {"prepare-file", 512 << 10}, {"seq-write", 512 << 10}, {"rand-4k-write", 4096}, {"rand-4k-read", 4096},
+    {"seq-read", 512 << 10}};
 
 const AgnosticsJob* agnostics_job(std::string_view name) {
   for (const auto& a : kAgnostics)
@@ -183,7 +180,7 @@ std::vector<ImportedJob> parse_agnostics_report(std::string_view text, const std
     r.source = "agnostics sdtest.sh (" + source + ")";
     if (const auto* a = agnostics_job(r.name)) {
       known = true;
-      r.rw = a->rw, r.bs = a->bs, r.iodepth = 4, r.engine = "libaio", r.direct = true;
+      r.bs = a->bs, r.iodepth = 4, r.engine = "libaio", r.direct = true;  // rw unset: rows keep the job names
     }
     auto dir = [](const std::string& bw, const std::string& iops) -> std::optional<DirStats> {
       DirStats d;

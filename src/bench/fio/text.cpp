@@ -29,7 +29,7 @@ struct Patterns {
   std::regex setup_err{R"(^fio: pid=\d+, err=(\d+)/)"};  // a job that failed before its block
   std::regex signal{R"(fio: terminating on signal (\d+))"};
   std::regex dir_new{
-      R"(^\s+(read|write|trim)\s*: IOPS=([\d.]+[kMG]?), BW=([\d.]+)([A-Za-z]+/s) \([^)]*\)\(([\d.]+)([A-Za-z]+)/(\d+)msec\))"};
+      R"(^\s+(read|write|trim)\s*: IOPS=([\d.]+[kMG]?), BW=([\d.]+)([A-Za-z]+/s) \(([\d.]+)([A-Za-z]+/s)\)\(([\d.]+)([A-Za-z]+)/(\d+)msec\))"};
   std::regex dir_old{
       R"(^\s+(read|write|trim)\s*: io=([\d.]+)([A-Za-z]+), bw=([\d.]+)([A-Za-z]+/s), iops=([\d.]+[kMG]?), runt=\s*(\d+)msec)"};
   std::regex lat{
@@ -273,35 +273,44 @@ class TextParser {
     DirStats& d = open_dir(m[1]);
     d.iops = fio_number(m[2]);
     d.bw_bytes = fio_number(m[3]) * unit_bytes(m[4].str());
-    d.bytes = to_u64(fio_number(m[5]) * unit_bytes(m[6].str()));
-    d.runtime_s = real(m[7]) / 1000.0;
+    d.bytes = to_u64(fio_number(m[7]) * unit_bytes(m[8].str()));
+    d.runtime_s = real(m[9]) / 1000.0;
     if (cur().bs) d.ios = d.bytes / cur().bs;
-    check_bw(d, m[3], m[4], m[5], m[6], real(m[7]));
+    check_bw(d, Printed{m[3], m[4]}, Printed{m[5], m[6]}, Printed{m[7], m[8]}, real(m[9]));
   }
 
-  // fio 3.1 to 3.7 printed some MiB/s figures a whole unit low ("BW=13.0MiB/s
-  // (14.7MB/s)" for 420MiB in 30001 ms). When the printed bandwidth and io /
-  // runtime cannot both be right, even with every printed figure off by one
-  // unit of its last digit, io / runtime is kept and the printed value noted.
-  void check_bw(DirStats& d, const std::string& bw, const std::string& bw_unit, const std::string& io,
-                const std::string& io_unit, double runtime_ms) const {
-    if (runtime_ms <= 0 || d.bytes == 0) return;
-    double bw_u = unit_bytes(bw_unit), io_u = unit_bytes(io_unit);
-    if (bw_u == 0 || io_u == 0 || !std::isdigit(static_cast<unsigned char>(bw.back())) ||
-        !std::isdigit(static_cast<unsigned char>(io.back())))
-      return;  // "18.6k" style suffixes: not checked
-    double bw_v = fio_number(bw), io_v = fio_number(io);
-    double bw_lo = (bw_v - last_digit(bw)) * bw_u, bw_hi = (bw_v + last_digit(bw)) * bw_u;
-    double io_lo = (io_v - last_digit(io)) * io_u / ((runtime_ms + 1) / 1000.0);
-    double io_hi = (io_v + last_digit(io)) * io_u / (runtime_ms / 1000.0);
-    if (bw_hi >= io_lo && bw_lo <= io_hi) return;
-    d.bw_printed = d.bw_bytes;
-    d.bw_printed_text = bw + bw_unit;
-    d.bw_bytes = static_cast<double>(d.bytes) / (runtime_ms / 1000.0);
+  // A figure as fio printed it ("13.0" "MiB/s"), taken as the range of values
+  // it may stand for: one unit of its last digit either way.
+  struct Printed {
+    std::string num, unit;
+    bool usable() const { return unit_bytes(unit) > 0 && !num.empty() && std::isdigit((unsigned char)num.back()); }
+    std::pair<double, double> range() const {
+      double v = std::strtod(num.c_str(), nullptr), u = last_digit(num), b = unit_bytes(unit);
+      return {(v - u) * b, (v + u) * b};
+    }
+    static double last_digit(const std::string& s) {  // "13.0" -> 0.1, "420" -> 1
+      auto dot = s.find('.');
+      return dot == std::string::npos ? 1.0 : std::pow(10.0, -static_cast<double>(s.size() - dot - 1));
+    }
+  };
+  static bool overlap(std::pair<double, double> a, std::pair<double, double> b) {
+    return a.first <= b.second && b.first <= a.second;
   }
-  static double last_digit(const std::string& s) {  // "13.0" -> 0.1, "420" -> 1
-    auto dot = s.find('.');
-    return dot == std::string::npos ? 1.0 : std::pow(10.0, -static_cast<double>(s.size() - dot - 1));
+
+  // fio before 3.26 printed some figures a whole unit low (fio commit c736b361,
+  // num2str precision loss): "BW=13.0MiB/s (14.7MB/s)" for 420MiB in 30001 ms,
+  // or "(21.0MiB/4328msec)" for 22 MiB. When the binary BW and io / runtime
+  // disagree, the decimal BW in brackets (printed separately) says which one is
+  // wrong: a wrong BW is replaced by io / runtime and noted; a wrong io is left
+  // (the issued count gives the ios).
+  void check_bw(DirStats& d, const Printed& bw, const Printed& dec, const Printed& io, double runtime_ms) const {
+    if (runtime_ms <= 0 || d.bytes == 0 || !bw.usable() || !io.usable() || !dec.usable()) return;
+    auto [io_lo, io_hi] = io.range();
+    std::pair<double, double> per_s{io_lo / ((runtime_ms + 1) / 1000.0), io_hi / (runtime_ms / 1000.0)};
+    if (overlap(bw.range(), per_s) || overlap(bw.range(), dec.range()) || !overlap(dec.range(), per_s)) return;
+    d.bw_printed = d.bw_bytes;
+    d.bw_printed_text = bw.num + bw.unit;
+    d.bw_bytes = static_cast<double>(d.bytes) / (runtime_ms / 1000.0);
   }
 
   void dir_old(const std::smatch& m) {

@@ -68,7 +68,12 @@ TEST(FioData, Text31TwoRunsInOneFile) {
   ASSERT_EQ(jobs.size(), 2u);
   EXPECT_EQ(jobs[0].job.test_label(), "seq write 4k QD4");
   EXPECT_DOUBLE_EQ(jobs[0].job.write->iops, 3068);
-  EXPECT_DOUBLE_EQ(jobs[0].job.write->bw_bytes, 11.0 * 1048576);
+  // fio 3.1 printed BW=11.0MiB/s (12.6MB/s) for 4096MiB in 341704 ms: the
+  // misrounded MiB/s figure is replaced by io / runtime (12.0 MiB/s)
+  EXPECT_EQ(jobs[0].job.write->bw_printed_text, "11.0MiB/s");
+  EXPECT_DOUBLE_EQ(jobs[0].job.write->bw_bytes, 4096.0 * 1048576 / 341.704);
+  EXPECT_EQ(fmt_mib(jobs[0].job.write->bw_bytes / 1048576.0), "12.0");
+  EXPECT_EQ(jobs[1].job.read->bw_printed_text, "11.0MiB/s");  // 3598MiB in 300002 ms, (12.6MB/s)
   EXPECT_EQ(jobs[0].job.write->ios, 1048576u);
   EXPECT_EQ(jobs[1].job.test_label(), "seq read 4k QD4");
   EXPECT_DOUBLE_EQ(jobs[1].job.read->iops, 3070);
