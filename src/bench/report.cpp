@@ -141,7 +141,7 @@ void job_notes(const std::string& l, const TargetResult& t, const JobResult& j, 
   if (!j.error.empty() && t.error.find(j.error) == std::string::npos)
     n.push_back(imported ? fmt::format("{} {}", l, j.error)
                          : fmt::format("{} {}: job failed: {}", l, j.test_label(), j.error));
-  if (j.interrupted)
+  if (j.interrupted && j.clone_count == 0)  // numjobs clones: said once, on their group sum
     n.push_back(j.interrupt_signal ? fmt::format("{} {}: interrupted (fio: terminating on signal {}), partial figures",
                                                  l, j.test_label(), j.interrupt_signal)
                                    : fmt::format("{} {}: interrupted, partial figures", l, j.test_label()));

@@ -140,9 +140,11 @@ struct AgnosticsJob {
   const char* name;
   std::uint64_t bs;
 };
-constexpr AgnosticsJob kAgnostics[] = {
-    {"prepare-file", 512 << 10}, {"seq-write", 512 << 10}, {"rand-4k-write", 4096}, {"rand-4k-read", 4096},
-    {"seq-read", 512 << 10}};
+constexpr AgnosticsJob kAgnostics[] = {{"prepare-file", 512 << 10},
+                                       {"seq-write", 512 << 10},
+                                       {"rand-4k-write", 4096},
+                                       {"rand-4k-read", 4096},
+                                       {"seq-read", 512 << 10}};
 
 const AgnosticsJob* agnostics_job(std::string_view name) {
   for (const auto& a : kAgnostics)

@@ -276,41 +276,7 @@ class TextParser {
     d.bytes = to_u64(fio_number(m[7]) * unit_bytes(m[8].str()));
     d.runtime_s = real(m[9]) / 1000.0;
     if (cur().bs) d.ios = d.bytes / cur().bs;
-    check_bw(d, Printed{m[3], m[4]}, Printed{m[5], m[6]}, Printed{m[7], m[8]}, real(m[9]));
-  }
-
-  // A figure as fio printed it ("13.0" "MiB/s"), taken as the range of values
-  // it may stand for: one unit of its last digit either way.
-  struct Printed {
-    std::string num, unit;
-    bool usable() const { return unit_bytes(unit) > 0 && !num.empty() && std::isdigit((unsigned char)num.back()); }
-    std::pair<double, double> range() const {
-      double v = std::strtod(num.c_str(), nullptr), u = last_digit(num), b = unit_bytes(unit);
-      return {(v - u) * b, (v + u) * b};
-    }
-    static double last_digit(const std::string& s) {  // "13.0" -> 0.1, "420" -> 1
-      auto dot = s.find('.');
-      return dot == std::string::npos ? 1.0 : std::pow(10.0, -static_cast<double>(s.size() - dot - 1));
-    }
-  };
-  static bool overlap(std::pair<double, double> a, std::pair<double, double> b) {
-    return a.first <= b.second && b.first <= a.second;
-  }
-
-  // fio before 3.26 printed some figures a whole unit low (fio commit c736b361,
-  // num2str precision loss): "BW=13.0MiB/s (14.7MB/s)" for 420MiB in 30001 ms,
-  // or "(21.0MiB/4328msec)" for 22 MiB. When the binary BW and io / runtime
-  // disagree, the decimal BW in brackets (printed separately) says which one is
-  // wrong: a wrong BW is replaced by io / runtime and noted; a wrong io is left
-  // (the issued count gives the ios).
-  void check_bw(DirStats& d, const Printed& bw, const Printed& dec, const Printed& io, double runtime_ms) const {
-    if (runtime_ms <= 0 || d.bytes == 0 || !bw.usable() || !io.usable() || !dec.usable()) return;
-    auto [io_lo, io_hi] = io.range();
-    std::pair<double, double> per_s{io_lo / ((runtime_ms + 1) / 1000.0), io_hi / (runtime_ms / 1000.0)};
-    if (overlap(bw.range(), per_s) || overlap(bw.range(), dec.range()) || !overlap(dec.range(), per_s)) return;
-    d.bw_printed = d.bw_bytes;
-    d.bw_printed_text = bw.num + bw.unit;
-    d.bw_bytes = static_cast<double>(d.bytes) / (runtime_ms / 1000.0);
+    check_printed_bw(d, PrintedFigure{m[3], m[4]}, PrintedFigure{m[5], m[6]}, PrintedFigure{m[7], m[8]}, real(m[9]));
   }
 
   void dir_old(const std::smatch& m) {

@@ -50,6 +50,22 @@ double unit_bytes(std::string_view unit, bool legacy = false);
 /// ns in "nsec" | "usec" | "msec" | "sec"; 0 when unknown.
 double unit_ns(std::string_view unit);
 
+/// A figure as fio's text printed it: number and unit ("13.0", "MiB/s"; "420", "MiB").
+struct PrintedFigure {
+  std::string num, unit;
+};
+
+/// fio before 3.26 printed some figures a whole unit low (fio commit c736b361,
+/// "num2str: fix precision loss bug when the fractional part is close to 1"):
+/// "BW=13.0MiB/s (14.7MB/s)" for 420MiB in 30001 ms, or "(21.0MiB/4328msec)"
+/// for 22 MiB. Each printed figure stands for its value +- one unit of its last
+/// digit. When the binary `bw` and `io` / `runtime_ms` disagree, the decimal
+/// `dec` (printed separately) says which is wrong: a wrong BW is replaced in
+/// `d` by bytes / runtime, keeping the printed one in bw_printed(_text); a
+/// wrong io is left alone (the issued count gives the ios).
+void check_printed_bw(DirStats& d, const PrintedFigure& bw, const PrintedFigure& dec, const PrintedFigure& io,
+                      double runtime_ms);
+
 /// [begin, end) of each brace-balanced {...} block (string-aware) that starts
 /// at a line start; prose braces are filtered later by the JSON parser.
 std::vector<std::pair<std::size_t, std::size_t>> find_json_objects(std::string_view text);

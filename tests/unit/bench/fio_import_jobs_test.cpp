@@ -81,6 +81,7 @@ TEST(FioData, NumjobsInterruptedOneTargetWithGroupSum) {
   EXPECT_EQ(r.targets[0].jobs.size(), 5u);
   std::string t = render(r, Format::Table);
   EXPECT_NE(t.find("rand write 4k QD16 job 4/4"), std::string::npos) << t;
+  EXPECT_EQ(t.find("job 1/4: interrupted"), std::string::npos) << t;  // said once, on the sum
   EXPECT_NE(t.find("A rand write 4k QD16 x4: interrupted (fio: terminating on signal 2), partial figures"),
             std::string::npos)
       << t;
