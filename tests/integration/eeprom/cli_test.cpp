@@ -127,13 +127,15 @@ TEST(EepromCli, JsonSchema) {
   auto r = run(bin() + " eeprom check --json " + (d.path / "c.txt").string());
   EXPECT_EQ(r.exit_code, 1);
   auto j = json::parse(r.out);
-  EXPECT_EQ(keys(j), (std::set<std::string>{"schema", "source", "board", "board_from", "want", "image", "bootloader",
-                                            "release_channel", "config", "boot_order", "findings", "summary"}));
+  EXPECT_EQ(keys(j),
+            (std::set<std::string>{"schema", "source", "board", "board_from", "want", "want_from", "image",
+                                   "bootloader", "release_channel", "config", "boot_order", "findings", "summary"}));
   EXPECT_EQ(j["schema"], "piprov.eeprom.check/1");
   EXPECT_EQ(j["source"], json({{"kind", "file"}, {"path", (d.path / "c.txt").string()}}));
   EXPECT_EQ(j["board"], "pi4");
   EXPECT_EQ(j["board_from"], "default");
   EXPECT_EQ(j["want"], "usb");
+  EXPECT_EQ(j["want_from"], "board");
   EXPECT_TRUE(j["image"].is_null());
   EXPECT_TRUE(j["bootloader"].is_null());
   EXPECT_TRUE(j["release_channel"].is_null());
