@@ -192,7 +192,8 @@ part_agnostics() {
       -v f="$(median ${fio_v[$name]})" -v p="$(median ${pp_v[$name]})" \
       'function v(x) { return thr == 0 ? "-" : (int(x) >= thr ? "PASS" : "FAIL") }
        BEGIN { printf "%-14s %-10s %10.0f %10.0f %7.3f   %-8s %-8s\n", n, m, f, p, p / f, v(f), v(p) }'
-    echo "  single runs: fio ${fio_v[$name]}| piprov ${pp_v[$name]}"
+    # shellcheck disable=SC2086 # the lists are space-separated numbers
+    echo "  single runs: fio $(printf '%.0f ' ${fio_v[$name]})| piprov $(printf '%.0f ' ${pp_v[$name]})"
   done
 }
 

@@ -261,10 +261,11 @@ TEST(CheckRules, PcieProbeWithUsbBeforeNvme) {
   auto pcie = [](const char* order, Board b = Board::Pi5) {
     return ids(run(std::string("[all]\nPCIE_PROBE=1\nBOOT_ORDER=") + order + "\n", b, std::nullopt).findings);
   };
-  EXPECT_EQ(pcie("0xf46"), (V{"pcie-probe-usb-before-nvme@2:warning"}));
-  EXPECT_EQ(pcie("0xf416", Board::Pi500), (V{}));                      // NVMe first
-  EXPECT_EQ(pcie("0xf41"), (V{}));                                     // no NVMe at all
-  EXPECT_EQ(pcie("0xf6e4"), (V{"boot-order-unreachable@3:warning"}));  // NVMe after STOP is never tried
+  EXPECT_EQ(pcie("0xf64"), (V{"pcie-probe-usb-before-nvme@2:warning"}));  // USB (4), then NVMe (6)
+  EXPECT_EQ(pcie("0xf46"), (V{}));                                        // NVMe first
+  EXPECT_EQ(pcie("0xf416", Board::Pi500), (V{}));                         // NVMe first
+  EXPECT_EQ(pcie("0xf41"), (V{}));                                        // no NVMe at all
+  EXPECT_EQ(pcie("0xf6e4"), (V{"boot-order-unreachable@3:warning"}));     // NVMe after STOP is never tried
   EXPECT_EQ(ids(run("[all]\nPCIE_PROBE=0\nBOOT_ORDER=0xf64\n", Board::Cm5, std::nullopt).findings), (V{}));
 }
 
