@@ -184,7 +184,7 @@ void rule_pcie_probe_order(const Config& cfg, const EffectiveBootOrder& eff, Boa
   if (!probe || probe->first != "1" || !is_bcm2712(board) || !eff.order) return;
   const auto& m = eff.order->modes;
   const auto end = m.begin() + static_cast<long>(reachable_count(*eff.order));
-  auto usb = std::find(m.begin(), end, 4), nvme = std::find(m.begin(), end, 6);
+  auto usb = std::find(m.begin(), end, want_mode(Want::Usb)), nvme = std::find(m.begin(), end, want_mode(Want::Nvme));
   if (usb == end || nvme == end || usb > nvme) return;
   f.push_back({"pcie-probe-usb-before-nvme", Severity::Warning, probe->second, "PCIE_PROBE",
                fmt::format("PCIE_PROBE=1 with BOOT_ORDER={} trying USB mass storage before NVMe: on Pi 5 firmware of "
@@ -237,10 +237,11 @@ EffectiveBootOrder effective_boot_order(const Config& cfg, Board board) {
 }
 
 Want default_want(Board board, const EffectiveBootOrder& eff) {
-  if (!board_has_mode(board, 6)) return Want::Usb;
-  auto ssd = [](const BootOrder& o) -> std::optional<Want> {
+  const int usb = want_mode(Want::Usb), nvme = want_mode(Want::Nvme);
+  if (!board_has_mode(board, nvme)) return Want::Usb;
+  auto ssd = [&](const BootOrder& o) -> std::optional<Want> {
     for (std::size_t i = 0; i < reachable_count(o); ++i)
-      if (o.modes[i] == 4 || o.modes[i] == 6) return o.modes[i] == 4 ? Want::Usb : Want::Nvme;
+      if (o.modes[i] == usb || o.modes[i] == nvme) return o.modes[i] == usb ? Want::Usb : Want::Nvme;
     return std::nullopt;
   };
   if (eff.order)
