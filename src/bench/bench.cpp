@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "bench/target.hpp"
+#include "bench/verdict.hpp"
 #include "core/cancel.hpp"
 #include "core/error.hpp"
 
@@ -110,6 +111,8 @@ int exit_code_of(const Report& r) {
     for (const auto& j : t.jobs)
       if (j.err) return 3;
   }
+  for (const auto& t : r.targets)
+    if (auto v = agnostics_verdict(t); v && v->overall == "FAIL") return 1;
   return 0;
 }
 

@@ -27,7 +27,8 @@ struct BenchRequest {
 /// 0 for prefill) and eta_s = seconds left for all targets.
 Report run_bench(const BenchRequest& req, const ProgressSink& progress = {});
 
-/// Exit code for a finished report: 130 interrupted, 3 any error, else 0.
+/// Exit code for a finished report: 130 interrupted, 3 any error, 1 when the
+/// agnostics SD card test (bench/verdict.hpp) says FAIL for a target, else 0.
 int exit_code_of(const Report& r);
 
 }  // namespace piprov::bench

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>  // clock_gettime (POSIX, through <time.h>)
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -64,7 +65,7 @@ void validate(const JobSpec& s, const JobTarget& t) {
         std::to_string(t.align) + " bytes; pick a multiple or use --buffered");
   check_limit(option_limit("--iodepth"), s.iodepth);
   check_limit(option_limit("--numjobs"), s.numjobs);
-  check_limit(option_limit("--runtime"), s.runtime_s);
+  if (!(s.size_bound && s.runtime_s == 0)) check_limit(option_limit("--runtime"), s.runtime_s);
   check_limit(option_limit("--ramp"), s.ramp_s);
   check_limit(option_limit("--rwmixread"), s.rwmixread);
   if (t.size < s.bs) bad("the test range (" + std::to_string(t.size) + " bytes) is smaller than --bs");
@@ -83,6 +84,7 @@ struct Shared {
   std::mutex mu;
   int err = 0;
   std::string error;
+  std::atomic<unsigned> finished{0};  // workers done (a size_bound job ends before its end time)
   void fail(int e, const std::string& what) {
     std::lock_guard lock(mu);
     if (!err) err = e, error = what;
@@ -131,6 +133,8 @@ class Worker {
     while (inflight_) reap(1);
   }
   void do_fsync();
+  void end_fsync();
+  bool issued_all() const { return s_.size_bound && issued_ >= blocks_ * s_.bs; }
   bool running() const { return !sh_.stop.load(std::memory_order_relaxed) && !cancel_requested(); }
 
   Shared& sh_;
@@ -145,7 +149,7 @@ class Worker {
   std::vector<std::unique_ptr<void, AlignedFree>> bufs_;
   std::vector<IoUnit> units_;
   std::vector<IoUnit*> free_units_, done_;
-  std::uint64_t rng_ = 0, seq_block_ = 0, writes_ = 0;
+  std::uint64_t rng_ = 0, seq_block_ = 0, writes_ = 0, issued_ = 0;
   std::uint64_t ramp_end_ = 0, end_ = 0;  // copied from sh_ once the clock starts
   unsigned inflight_ = 0;
   bool measuring_ = false;
@@ -155,14 +159,17 @@ void Worker::run() {
   const bool prepared = open_file() && start_engine() && make_buffers();
   // The clock starts once every thread has its fd, engine and buffers (or failed).
   sh_.ready.fetch_add(1);
-  if (!prepared) return;
-  wait_for_go();
-  try {
-    io_loop();
-    drain();
-  } catch (const Error& e) {
-    sh_.fail(EIO, e.what());
+  if (prepared) {
+    wait_for_go();
+    try {
+      io_loop();
+      drain();
+      if (s_.end_fsync && s_.has_writes()) end_fsync();
+    } catch (const Error& e) {
+      sh_.fail(EIO, e.what());
+    }
   }
+  sh_.finished.fetch_add(1);
 }
 
 bool Worker::open_file() {
@@ -219,7 +226,7 @@ void Worker::wait_for_go() {
 // Until the end time: fill the queue, submit, wait for at least one completion.
 void Worker::io_loop() {
   while (running()) {
-    if (now_ns() >= end_) break;
+    if (now_ns() >= end_ || (issued_all() && !inflight_)) break;
     if (fill_queue()) eng_->commit();
     if (inflight_) reap(1);
   }
@@ -230,7 +237,7 @@ void Worker::io_loop() {
 // I/Os are queued but not yet committed.
 bool Worker::fill_queue() {
   bool queued = false;
-  while (!free_units_.empty() && running()) {
+  while (!free_units_.empty() && running() && !issued_all()) {
     IoUnit* u = free_units_.back();
     free_units_.pop_back();
     const bool is_write = mixed_ ? splitmix(rng_) % 100 >= s_.rwmixread : writes_only_;
@@ -238,6 +245,7 @@ bool Worker::fill_queue() {
     u->offset = t_.offset + block * s_.bs;
     u->write = is_write;
     if (is_write) fill_random(u->buf, s_.bs, rng_);  // fresh incompressible data per I/O
+    issued_ += s_.bs;
     if (issue(*u)) queued = true;
     if (is_write && s_.fsync && ++writes_ % s_.fsync == 0) {
       if (queued) eng_->commit();
@@ -299,6 +307,12 @@ void Worker::do_fsync() {
   if (measuring_) res_.sync.record(t1 - t0), res_.last = t1;
 }
 
+// fio end_fsync: after the last write; the measured part ends when it returns.
+void Worker::end_fsync() {
+  if (::fsync(file_.get()) != 0) return sh_.fail(errno, "fsync at the end of the job (end_fsync)");
+  if (measuring_) res_.last = now_ns();
+}
+
 void worker(Shared& sh, unsigned idx, WorkerResult& res) { Worker(sh, idx, res).run(); }
 
 DiskCounters read_counters(const std::string& name) { return name.empty() ? DiskCounters{} : read_disk_counters(name); }
@@ -310,7 +324,8 @@ std::uint64_t start_clock(Shared& sh) {
   while (sh.ready.load() < s.numjobs && !cancel_requested()) ::usleep(200);
   std::uint64_t start = now_ns();
   sh.ramp_end = start + static_cast<std::uint64_t>(s.ramp_s * 1e9);
-  sh.end = sh.ramp_end + static_cast<std::uint64_t>(s.runtime_s * 1e9);
+  sh.end = s.runtime_s > 0 ? sh.ramp_end + static_cast<std::uint64_t>(s.runtime_s * 1e9)
+                           : std::numeric_limits<std::uint64_t>::max();
   sh.go = true;
   return start;
 }
@@ -331,7 +346,7 @@ CounterSample watch(const Shared& sh, std::uint64_t start, bool report, Progress
   while (true) {
     std::uint64_t now = now_ns();
     if (!before.counters && now >= sh.ramp_end) before.counters = read_counters(stat_name), before.t = now;
-    if (now >= sh.end || sh.stop || cancel_requested()) break;
+    if (now >= sh.end || sh.stop || sh.finished.load() == sh.spec.numjobs || cancel_requested()) break;
     if (report && now - last_t >= 500000000ull) {
       std::uint64_t ios = sh.ios.load();
       progress.update((now - start) / 1e9, -1, (ios - last_ios) / ((now - last_t) / 1e9));

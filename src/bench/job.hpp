@@ -23,6 +23,13 @@ struct JobSpec {
   bool dsync = false;       ///< O_DSYNC (--sync; fio sync=1)
   unsigned fsync = 0;       ///< fsync after every N writes, timed as the sync section
   unsigned rwmixread = 50;  ///< percent reads for rw/randrw
+  /// fio's `size` without `time_based`: each thread ends after transferring the
+  /// target range's size in bytes, or at runtime_s, whichever comes first
+  /// (runtime_s 0: no time limit). false: time based (fio time_based).
+  bool size_bound = false;
+  /// fio's end_fsync: one fsync(2) after the last write of each thread; its time
+  /// is part of the runtime (bandwidth and IOPS include it), as in fio.
+  bool end_fsync = false;
   bool has_reads() const { return rw == "read" || rw == "randread" || rw == "rw" || rw == "randrw"; }
   bool has_writes() const { return rw == "write" || rw == "randwrite" || rw == "rw" || rw == "randrw"; }
   bool random() const { return rw.rfind("rand", 0) == 0; }
@@ -41,7 +48,8 @@ struct JobTarget {
 
 /// Checks `spec`: rw known; bs, iodepth, numjobs, runtime, ramp and rwmixread
 /// within option_limits() (bench/options.hpp); bs a multiple of target.align
-/// when direct; the range holds one block. Throws Error{Usage} naming the option.
+/// when direct; the range holds one block (runtime 0 is allowed for a
+/// size_bound job: no time limit). Throws Error{Usage} naming the option.
 void validate(const JobSpec& spec, const JobTarget& target);
 
 /// Runs `spec` on `target`: numjobs threads, iodepth kept full, each I/O's

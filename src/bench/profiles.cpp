@@ -30,9 +30,25 @@ std::vector<JobSpec> pi_jobs(double runtime) {
           job("rand-write", "randwrite", 4096, 1, "libaio", true, runtime)};
 }
 
+// Raspberry Pi's SD card speed test (raspberrypi-ui/agnostics data/sd_bench.fio):
+// [global] ioengine=libaio iodepth=4 size=64m direct=1 end_fsync=1; the jobs in
+// order, each stonewalled; no time_based, so the 512k jobs write the range once
+// and the 4k ones stop at 64 MiB or runtime=10, whichever comes first.
+std::vector<JobSpec> agnostics_jobs() {
+  auto a = [](const char* name, const char* rw, std::uint64_t bs, double runtime) {
+    JobSpec j = job(name, rw, bs, 4, "libaio", false, runtime);
+    j.ramp_s = 0;
+    j.size_bound = true;
+    j.end_fsync = true;
+    return j;
+  };
+  return {a("prepare-file", "write", 512u << 10, 0), a("seq-write", "write", 512u << 10, 0),
+          a("rand-4k-write", "randwrite", 4096, 10), a("rand-4k-read", "randread", 4096, 10)};
+}
+
 }  // namespace
 
-std::vector<std::string> profile_names() { return {"pi", "sync-write", "throughput", "quick"}; }
+std::vector<std::string> profile_names() { return {"pi", "sync-write", "throughput", "quick", "agnostics"}; }
 
 Profile profile(const std::string& name) {
   Profile p;
@@ -55,8 +71,12 @@ Profile profile(const std::string& name) {
     JobSpec j = job("throughput", "randwrite", 256u << 10, 256, "libaio", false, 60);
     j.numjobs = 4;
     p.jobs.push_back(j);
+  } else if (name == "agnostics") {
+    p.jobs = agnostics_jobs();
+    p.default_size = 64ull << 20;
   } else {
-    throw Error(ErrorKind::Usage, "unknown --profile '" + name + "': use pi, sync-write, throughput or quick");
+    throw Error(ErrorKind::Usage,
+                "unknown --profile '" + name + "': use pi, sync-write, throughput, quick or agnostics");
   }
   return p;
 }

@@ -8,6 +8,10 @@
 //   throughput    deep-queue throughput (SAS vs NVMe): 256k randwrite iodepth=256
 //                 numjobs=4 libaio direct; 60 s
 //   quick         the pi tests at 5 s each on a 256 MiB range (tests, demos)
+//   agnostics     Raspberry Pi's SD card speed test (raspberrypi-ui/agnostics
+//                 data/sd_bench.fio): prepare-file, seq-write (512k write), rand-4k-write,
+//                 rand-4k-read (4k, at most 10 s), libaio iodepth=4 direct end_fsync,
+//                 64 MiB; pass/fail: bench/verdict.hpp
 #include <optional>
 #include <string>
 #include <vector>

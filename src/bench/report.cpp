@@ -58,6 +58,12 @@ std::vector<Row> table_rows(const Report& r) {
     for (const auto& j : r.targets[t].jobs) {
       bool both = j.read && j.write;
       std::string label = j.test_label();
+      // Two jobs of one run with the same test (agnostics: prepare-file and seq-write): the later one's row names it.
+      for (const auto& row : rows)
+        if (row.jobs[t] && (row.test == label || row.test == label + " (read)" || row.test == label + " (write)")) {
+          label += " (" + j.name + ")";
+          break;
+        }
       if (j.read) {
         Row& row = row_for(both ? label + " (read)" : label);
         row.cells[t] = &*j.read, row.jobs[t] = &j;
@@ -187,6 +193,7 @@ std::vector<std::string> notes(const Report& r) {
       }
     }
     if (auto v = sd_verdict(t, r.sd_verdict_all)) n.push_back(v->text);
+    if (auto v = agnostics_verdict(t)) n.insert(n.end(), v->text.begin(), v->text.end());
   }
   return n;
 }

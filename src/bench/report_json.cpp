@@ -255,6 +255,19 @@ std::string report_to_json(const Report& r) {
                         {"rand_write_iops", v->rand_write_iops},
                         {"seq_write_mb_s", v->seq_write_mb_s},
                         {"text", v->text}};
+    if (auto v = agnostics_verdict(t)) {
+      json lines = json::array();
+      for (const auto& l : v->lines)
+        lines.push_back({{"job", l.job},
+                         {"what", l.what},
+                         {"unit", l.unit},
+                         {"threshold", l.threshold},
+                         {"measured", l.measured},
+                         {"result", l.measured < 0 ? "INCOMPLETE"
+                                    : l.pass()     ? "PASS"
+                                                   : "FAIL"}});
+      tj["agnostics"] = {{"overall", v->overall}, {"lines", lines}};
+    }
     targets.push_back(tj);
   }
   // Labels and job names come from user files: invalid UTF-8 is replaced, not fatal.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <cmath>
 
 namespace piprov::bench {
 
@@ -40,6 +41,49 @@ std::optional<SdVerdict> sd_verdict(const TargetResult& t, bool force) {
   }
   v.text = fmt::format("{}: SD class {} ({}{}; A1 needs 1500/500 IOPS, A2 4000/2000, both 10 MB/s)", t.label, v.cls,
                        figures, why);
+  return v;
+}
+
+namespace {
+
+const JobResult* job_named(const TargetResult& t, const std::string& name) {
+  for (const auto& j : t.jobs)
+    if (j.name == name && !j.err) return &j;
+  return nullptr;
+}
+
+// The figure sdtest.sh compares, from the job: write bw (KiB/s), write IOPS or read IOPS.
+double measured(const JobResult* j, bool read, bool iops) {
+  if (!j) return -1;
+  const auto& d = read ? j->read : j->write;
+  if (!d || d->ios == 0) return -1;
+  return iops ? d->iops : d->bw_bytes / 1024;
+}
+
+}  // namespace
+
+std::optional<AgnosticsVerdict> agnostics_verdict(const TargetResult& t) {
+  bool agnostics = false;  // also when those jobs failed: the verdict says what is missing
+  for (const auto& j : t.jobs)
+    agnostics |= j.name == "prepare-file" || j.name == "rand-4k-write" || j.name == "rand-4k-read";
+  if (!agnostics) return std::nullopt;
+  AgnosticsVerdict v;
+  v.lines = {{"seq-write", "Sequential write speed", "KiB/s", 10000, measured(job_named(t, "seq-write"), false, false)},
+             {"rand-4k-write", "Random write speed", "IOPS", 500, measured(job_named(t, "rand-4k-write"), false, true)},
+             {"rand-4k-read", "Random read speed", "IOPS", 1500, measured(job_named(t, "rand-4k-read"), true, true)}};
+  bool fail = false, missing = false;
+  for (const auto& l : v.lines) {
+    if (l.measured < 0) {
+      missing = true;
+      v.text.push_back(fmt::format("{}: {} not measured (job {} did not run) - INCOMPLETE", t.label, l.what, l.job));
+      continue;
+    }
+    fail |= !l.pass();
+    v.text.push_back(fmt::format("{}: {} {:.0f} {} (target {:.0f}) - {}", t.label, l.what, std::floor(l.measured),
+                                 l.unit, l.threshold, l.pass() ? "PASS" : "FAIL"));
+  }
+  v.overall = fail ? "FAIL" : missing ? "INCOMPLETE" : "PASS";
+  v.text.push_back(fmt::format("{}: Raspberry Pi SD card test (agnostics): {}", t.label, v.overall));
   return v;
 }
 

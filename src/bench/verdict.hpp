@@ -4,6 +4,7 @@
 // >= 10 MB/s sustained sequential write; A2 >= 4000 / 2000 IOPS, >= 10 MB/s.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bench/result.hpp"
 
@@ -19,5 +20,32 @@ struct SdVerdict {
 /// sequential write MB/s (decimal) among its jobs. nullopt when the target is
 /// not an SD card (DeviceInfo::is_sd, or a label naming mmcblk) unless `force`.
 std::optional<SdVerdict> sd_verdict(const TargetResult& t, bool force = false);
+
+/// One line of Raspberry Pi's SD card speed test (raspberrypi-ui/agnostics
+/// data/sdtest.sh): a job picked by name (not by position: agnostics issue 20).
+struct AgnosticsLine {
+  std::string job;       ///< "seq-write", "rand-4k-write", "rand-4k-read"
+  std::string what;      ///< "Sequential write speed"
+  std::string unit;      ///< "KiB/s" or "IOPS"
+  double threshold = 0;  ///< pass when measured >= threshold
+  double measured = -1;  ///< -1: the job did not run (or failed)
+  bool pass() const { return measured >= threshold; }
+};
+
+/// The test's verdict: "PASS" (every line passes), "FAIL" (a measured line
+/// fails), "INCOMPLETE" (a line was not measured, none failed).
+struct AgnosticsVerdict {
+  std::vector<AgnosticsLine> lines;  ///< seq-write, rand-4k-write, rand-4k-read, in that order
+  std::string overall;
+  std::vector<std::string> text;  ///< one report line per test line, then the overall line
+};
+
+/// sdtest.sh's thresholds on sd_bench.fio's jobs: seq-write write bandwidth
+/// >= 10000 KiB/s (fio's terse bw field, KiB/s = 1024 B/s, which agnostics
+/// prints as "KB/sec": 10.24 MB/s), rand-4k-write >= 500 write IOPS,
+/// rand-4k-read >= 1500 read IOPS. Given for a target that has a job named
+/// prepare-file, rand-4k-write or rand-4k-read (`bench --profile agnostics`,
+/// or an imported run of sd_bench.fio); nullopt otherwise.
+std::optional<AgnosticsVerdict> agnostics_verdict(const TargetResult& t);
 
 }  // namespace piprov::bench

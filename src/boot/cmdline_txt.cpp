@@ -109,47 +109,101 @@ Findings CmdlineTxt::lint() const {
     out.push_back(cmdline_finding("no-root",
                                   "cmdline.txt has no root= parameter: the kernel will not find the root filesystem",
                                   "add root=LABEL=writable (Ubuntu) to the first line"));
+  lint_usb_quirks(out);
   return out;
 }
 
-bool CmdlineTxt::has_uas_quirk(std::string_view vid_pid) const {
-  std::string want = to_lower(vid_pid);
-  for (const auto& p : params()) {
-    if (p.rfind("usb-storage.quirks=", 0) != 0) continue;
-    std::string list = to_lower(p.substr(19));
-    std::size_t pos = 0;
-    while (pos <= list.size()) {
-      auto comma = list.find(',', pos);
-      std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      if (item.rfind(want + ":", 0) == 0 && item.substr(want.size() + 1).find('u') != std::string::npos) return true;
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
-    }
+namespace {
+constexpr const char* kQuirksKey = "usb-storage.quirks=";
+constexpr const char* kQuirksDoc = "Linux admin-guide kernel-parameters: usb-storage.quirks";
+
+// [begin, end) of every usb-storage.quirks= parameter on the first line, in order.
+std::vector<std::pair<std::size_t, std::size_t>> quirk_params(const std::string& text) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  auto [b, e] = first_line(text);
+  const std::string key = kQuirksKey;
+  for (std::size_t i = b; i < e;) {
+    while (i < e && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    std::size_t start = i;
+    while (i < e && !std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    if (i > start && text.compare(start, key.size(), key) == 0) out.emplace_back(start, i);
   }
+  return out;
+}
+
+Finding quirk_finding(std::string rule, Severity s, std::string message, std::string fix) {
+  return {std::move(rule), s, 1, "usb-storage.quirks", std::move(message), std::move(fix), kQuirksDoc};
+}
+
+// One finding per bad entry of the quirks value `value`.
+void lint_quirks(std::string_view value, Findings& out) {
+  for (const auto& q : parse_usb_quirks(value)) {
+    if (!q.error.empty()) {
+      out.push_back(quirk_finding("usb-quirk-invalid", Severity::Error,
+                                  "usb-storage.quirks entry '" + q.text + "' " + q.error + "; the kernel ignores it",
+                                  "write it as VID:PID:FLAGS, e.g. 152d:0578:u"));
+      continue;
+    }
+    if (!q.unknown_flags.empty())
+      out.push_back(quirk_finding("usb-quirk-unknown-flag", Severity::Warning,
+                                  "usb-storage.quirks entry '" + q.text + "': flag(s) '" + q.unknown_flags +
+                                      "' are not usb-storage quirk letters; the kernel ignores them",
+                                  "use the letters kernel-parameters.txt lists (u = IGNORE_UAS)"));
+    if (const auto* b = find_known_bridge(q.vid_pid); b && !q.ignore_uas())
+      out.push_back(quirk_finding("uas-quirk-no-u", Severity::Warning,
+                                  "usb-storage.quirks entry '" + q.text + "' lists the " + b->name +
+                                      " without u (IGNORE_UAS): it still binds to uas, which hangs or corrupts data "
+                                      "on a Pi 4",
+                                  "add u to its flags: " + q.vid_pid + ":" + q.flags + "u"));
+  }
+}
+}  // namespace
+
+void CmdlineTxt::lint_usb_quirks(Findings& out) const {
+  auto params = quirk_params(text_);
+  const std::size_t key = std::string_view(kQuirksKey).size();
+  for (const auto& [b, e] : params) lint_quirks(std::string_view(text_).substr(b + key, e - b - key), out);
+  if (params.size() > 1)
+    out.push_back(quirk_finding(
+        "usb-quirks-repeated", Severity::Warning,
+        "usb-storage.quirks= is given " + std::to_string(params.size()) + " times; the kernel uses only the last one",
+        "merge the entries into one comma-separated usb-storage.quirks= list"));
+}
+
+bool CmdlineTxt::has_uas_quirk(std::string_view vid_pid) const {
+  auto params = quirk_params(text_);
+  if (params.empty()) return false;
+  const auto [b, e] = params.back();
+  const std::size_t key = std::string_view(kQuirksKey).size();
+  const std::string want = to_lower(vid_pid);
+  for (const auto& q : parse_usb_quirks(std::string_view(text_).substr(b + key, e - b - key)))
+    if (q.vid_pid == want) return q.ignore_uas();
   return false;
 }
 
 bool CmdlineTxt::add_uas_quirk(std::string_view vid_pid) {
   std::string vp = normalize_vid_pid(vid_pid);
   if (has_uas_quirk(vp)) return false;
-  auto [b, e] = first_line(text_);
-  std::string line = text_.substr(b, e - b);
-  const std::string key = "usb-storage.quirks=";
-  // Append to an existing usb-storage.quirks= list when there is one.
-  std::size_t pos = 0;
-  while ((pos = line.find(key, pos)) != std::string::npos) {
-    if (pos == 0 || std::isspace(static_cast<unsigned char>(line[pos - 1]))) {
-      std::size_t end = pos;
-      while (end < line.size() && !std::isspace(static_cast<unsigned char>(line[end]))) ++end;
-      bool empty_list = end == pos + key.size();
-      text_.insert(end, (empty_list ? "" : ",") + vp + ":u");
+  auto params = quirk_params(text_);
+  if (params.empty()) {  // a new parameter at the end of the first line
+    auto [b, e] = first_line(text_);
+    std::size_t end = e;
+    while (end > b && (text_[end - 1] == ' ' || text_[end - 1] == '\t')) --end;
+    text_.insert(end, std::string(end > b ? " " : "") + kQuirksKey + vp + ":u");
+    return true;
+  }
+  // The last parameter is the one the kernel uses: add u to the device's first
+  // entry there, or append an entry.
+  const auto [b, e] = params.back();
+  std::size_t pos = b + std::string_view(kQuirksKey).size();
+  for (const auto& q : parse_usb_quirks(std::string_view(text_).substr(pos, e - pos))) {
+    if (q.vid_pid == vp) {
+      text_.insert(pos + q.text.size(), "u");
       return true;
     }
-    pos += key.size();
+    pos += q.text.size() + 1;
   }
-  std::size_t end = e;
-  while (end > b && (text_[end - 1] == ' ' || text_[end - 1] == '\t')) --end;
-  text_.insert(end, std::string(end > b ? " " : "") + key + vp + ":u");
+  text_.insert(e, std::string(e == b + std::string_view(kQuirksKey).size() ? "" : ",") + vp + ":u");
   return true;
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "boot/usb.hpp"
 #include "core/finding.hpp"
 
 namespace piprov::boot {
@@ -37,16 +38,25 @@ class CmdlineTxt {
   std::vector<std::string> params() const;
   /// Value of "name=value" (first match); nullopt when absent.
   std::optional<std::string> get(std::string_view name) const;
-  /// Problems, as Error findings (core/finding.hpp) with the rules
-  /// "multiple-lines" (more than one non-empty line), "no-root", "empty".
+  /// Problems (core/finding.hpp): errors "multiple-lines" (more than one
+  /// non-empty line), "no-root", "empty"; then one finding per bad
+  /// usb-storage.quirks entry (line 1, key usb-storage.quirks; boot/usb.hpp):
+  /// "usb-quirk-invalid" (error: not VID:PID:FLAGS with 4-hex-digit IDs, the
+  /// kernel ignores it), "usb-quirk-unknown-flag" (warning: a letter
+  /// kernel-parameters.txt does not list), "uas-quirk-no-u" (warning: a bridge
+  /// of known_uas_bridges() listed without u, so it still binds to uas), and
+  /// "usb-quirks-repeated" (warning: several usb-storage.quirks=, only the last counts).
   Findings lint() const;
-  /// True when usb-storage.quirks lists VID:PID with the `u` flag.
+  /// True when the effective (last) usb-storage.quirks= parameter's first entry
+  /// for VID:PID has the `u` flag (the kernel uses the first matching entry).
   bool has_uas_quirk(std::string_view vid_pid) const;
-  /// Adds VID:PID:u to usb-storage.quirks (appending to an existing list, or a
-  /// new parameter at the end of the first line). Returns true when changed.
+  /// Makes the effective usb-storage.quirks= ignore UAS for VID:PID: adds `u` to
+  /// that device's entry, else appends VID:PID:u to the list, else a new
+  /// parameter at the end of the first line. Returns true when changed.
   bool add_uas_quirk(std::string_view vid_pid);
 
  private:
+  void lint_usb_quirks(Findings& out) const;
   std::string text_;
 };
 

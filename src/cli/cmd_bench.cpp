@@ -97,7 +97,8 @@ bench::BenchRequest request_of(const BenchOpts& o) {
 void add_bench_command(CLI::App& app, Globals& g, int& exit_code) {
   auto* bench = app.add_subcommand(
       "bench",
-      "Benchmark storage targets side by side (profiles pi, sync-write, throughput, quick), or tabulate fio outputs");
+      "Benchmark storage targets side by side (profiles pi, sync-write, throughput, quick, agnostics), or tabulate "
+      "fio outputs");
   auto o = std::make_shared<BenchOpts>();
   bench->add_option(
       "TARGET", o->targets,
@@ -105,7 +106,8 @@ void add_bench_command(CLI::App& app, Globals& g, int& exit_code) {
   bench
       ->add_option("--profile", o->profile,
                    "pi (4M seq + 4k sync random, SD vs USB SSD) | sync-write (4k fsync writes at 1/8/20 jobs) | "
-                   "throughput (256k randwrite, deep queue) | quick (pi, 5 s each)")
+                   "throughput (256k randwrite, deep queue) | quick (pi, 5 s each) | agnostics (Raspberry Pi's SD card "
+                   "test with PASS/FAIL; exit 1 on FAIL)")
       ->capture_default_str();
   bench->add_option("--only", o->only,
                     "Run only these jobs of the profile (comma-separated, e.g. seq-read,rand-write)");

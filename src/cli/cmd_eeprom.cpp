@@ -16,7 +16,7 @@ namespace {
 using namespace piprov::eeprom;
 
 struct CheckArgs {
-  std::string file, image, board, want = "usb";
+  std::string file, image, board, want;
   bool live = false, json = false, strict = false;
 };
 struct ExplainArgs {
@@ -37,7 +37,9 @@ std::optional<Board> board_arg(const std::string& s) {
 
 int run_check(const CheckArgs& a) {
   CheckOptions opt;
-  if (a.want != "none") {
+  if (a.want.empty()) {
+    opt.want_from_board = true;
+  } else if (a.want != "none") {
     opt.want = parse_want(a.want);
     if (!opt.want)
       throw Error(ErrorKind::Usage, fmt::format("--want {}: expected usb, nvme, sd, network or none", a.want));
@@ -105,9 +107,11 @@ void add_eeprom_command(CLI::App& app, Globals&, int& exit_code) {
   check->add_option("FILE", ca->file, "Config text (vcgencmd bootloader_config / rpi-eeprom-config output), - = stdin");
   check->add_option("--image", ca->image, "Read bootconf.txt from a pieeprom.bin (512 KiB Pi 4 / 2 MiB Pi 5)");
   check->add_flag("--live", ca->live, "On a Pi: vcgencmd bootloader_config/_version, FIRMWARE_RELEASE_STATUS");
-  check->add_option("--board", ca->board, "pi4 | pi400 | cm4 | pi5 | pi500 | cm5 (default: from the image or device tree, else pi4)");
-  check->add_option("--want", ca->want, "Boot mode that must be tried: usb | nvme | sd | network | none")
-      ->default_str("usb");
+  check->add_option("--board", ca->board,
+                    "pi4 | pi400 | cm4 | pi5 | pi500 | cm5 (default: from the image or device tree, else pi4)");
+  check->add_option("--want", ca->want,
+                    "Boot mode that must be tried: usb | nvme | sd | network | none (default: from the board: usb on "
+                    "a Pi 4B/400; on CM4 and the Pi 5 family the first of USB/NVMe that BOOT_ORDER tries)");
   check->add_flag("--json", ca->json, "Print JSON (schema piprov.eeprom.check/1, docs/eeprom.md)");
   check->add_flag("--strict", ca->strict, "Exit 1 on warnings too");
   check->callback([ca, &exit_code] { exit_code = run_check(*ca); });

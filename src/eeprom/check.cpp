@@ -15,11 +15,14 @@ constexpr const char* kBootOrderDoc = "Raspberry Pi documentation, eeprom-bootlo
 
 std::string header(const Section& s) { return "[" + s.text + "]"; }
 
+// "21" for a [gpio21=1] section.
+std::string gpio_pin(const Section& s) { return s.text.substr(4, s.text.find('=') - 4); }
+
 std::string condition_words(const Section& s) {
-  if (s.kind == SectionKind::Gpio) {
-    auto eq = s.text.find('=');
+  auto eq = s.text.find('=');
+  if (s.kind == SectionKind::Gpio)
     return fmt::format("GPIO {} reads {} at boot", s.text.substr(4, eq - 4), s.text.substr(eq + 1));
-  }
+  if (s.kind == SectionKind::Partition) return fmt::format("the reboot asked for partition {}", s.text.substr(eq + 1));
   return fmt::format("the board's serial number is {}", s.text);
 }
 
@@ -105,13 +108,20 @@ void rule_boot_order_lines(const Config& cfg, const EffectiveBootOrder& eff, con
       append(f, check_boot_order(*parsed.order, l.number, opt.board, want));
       continue;
     }
+    const bool always = s->kind == SectionKind::Gpio && gpio_pin(*s) == eff.always_gpio;
     f.push_back(
         {"boot-order-conditional", Severity::Info, l.number, "BOOT_ORDER",
-         fmt::format("BOOT_ORDER={} applies only when {} ({}); otherwise {}{} applies", l.value, condition_words(*s),
-                     header(*s), eff.text, eff.is_default() ? " (board default)" : ""),
+         always ? fmt::format("BOOT_ORDER={} applies when {} ({}); [gpio{}=0] and [gpio{}=1] both set BOOT_ORDER, so "
+                              "one of them always applies and {} never does",
+                              l.value, condition_words(*s), header(*s), eff.always_gpio, eff.always_gpio, eff.text)
+                : fmt::format("BOOT_ORDER={} applies only when {} ({}); otherwise {}{} applies", l.value,
+                              condition_words(*s), header(*s), eff.text, eff.is_default() ? " (board default)" : ""),
          fmt::format("to make it unconditional, move it under [all] (e.g. piprov eeprom set-boot-order {})", l.value),
          "Raspberry Pi documentation, config_txt: conditional filters"});
-    append(f, check_boot_order(*parsed.order, l.number, opt.board, opt.want, header(*s)));
+    Findings more = check_boot_order(*parsed.order, l.number, opt.board, opt.want, header(*s));
+    for (auto& m : more)  // one of the pair always applies: a missing mode is as bad as unconditionally
+      if (always && m.rule == "boot-order-missing-mode") m.severity = Severity::Error;
+    append(f, std::move(more));
   }
 }
 
@@ -130,9 +140,10 @@ void rule_section_none_ignored(const Config& cfg, Findings& f) {
                  "move a setting under [all] if you want it to take effect", kProperties});
 }
 
-// boot-order-default, then the BOOT_ORDER rules on the board default.
+// boot-order-default, then the BOOT_ORDER rules on the board default (unless a
+// [gpioN=0]/[gpioN=1] pair means the default never applies).
 void rule_boot_order_default(const EffectiveBootOrder& eff, const CheckOptions& opt, Findings& f) {
-  if (!eff.is_default()) return;
+  if (!eff.is_default() || !eff.always_gpio.empty()) return;
   f.push_back({"boot-order-default", Severity::Info, 0, "BOOT_ORDER",
                fmt::format("BOOT_ORDER is not set{}: the {} default {} applies ({})",
                            eff.conditional.empty() ? "" : " outside conditional sections", board_title(opt.board),
@@ -153,7 +164,9 @@ void rule_freeze_version(const Config& cfg, Findings& f) {
 }
 
 // power-off-on-halt-ignored: POWER_OFF_ON_HALT=1 while WAKE_ON_GPIO=1 (also by default).
-void rule_power_off_on_halt(const Config& cfg, Findings& f) {
+// Not on the Pi 5 family: there it puts the PMIC in STANDBY whatever WAKE_ON_GPIO says.
+void rule_power_off_on_halt(const Config& cfg, Board board, Findings& f) {
+  if (is_bcm2712(board)) return;
   auto poweroff = unconditional_value(cfg, "POWER_OFF_ON_HALT");
   auto wake = unconditional_value(cfg, "WAKE_ON_GPIO");
   if (poweroff && poweroff->first == "1" && (!wake || wake->first == "1"))
@@ -161,6 +174,25 @@ void rule_power_off_on_halt(const Config& cfg, Findings& f) {
                  fmt::format("POWER_OFF_ON_HALT=1 has no effect while WAKE_ON_GPIO=1{}",
                              wake ? fmt::format(" (line {})", wake->second) : " (the default)"),
                  "set WAKE_ON_GPIO=0 as well to power off on halt", kProperties});
+}
+
+// pcie-probe-usb-before-nvme: PCIE_PROBE=1 while the effective BOOT_ORDER tries
+// USB mass storage before NVMe (raspberrypi/linux issue 5836: the PCIe link
+// stayed down on early-2024 Pi 5 firmware).
+void rule_pcie_probe_order(const Config& cfg, const EffectiveBootOrder& eff, Board board, Findings& f) {
+  auto probe = unconditional_value(cfg, "PCIE_PROBE");
+  if (!probe || probe->first != "1" || !is_bcm2712(board) || !eff.order) return;
+  const auto& m = eff.order->modes;
+  const auto end = m.begin() + static_cast<long>(reachable_count(*eff.order));
+  auto usb = std::find(m.begin(), end, want_mode(Want::Usb)), nvme = std::find(m.begin(), end, want_mode(Want::Nvme));
+  if (usb == end || nvme == end || usb > nvme) return;
+  f.push_back({"pcie-probe-usb-before-nvme", Severity::Warning, probe->second, "PCIE_PROBE",
+               fmt::format("PCIE_PROBE=1 with BOOT_ORDER={} trying USB mass storage before NVMe: on Pi 5 firmware of "
+                           "early 2024 the PCIe link stayed down and the NVMe drive was not found",
+                           eff.text),
+               "update the bootloader (rpi-eeprom-update -a); drop PCIE_PROBE=1 for a HAT+ adapter (auto-detected), "
+               "or try NVMe (6) before USB (4)",
+               "raspberrypi/linux issue 5836; Raspberry Pi documentation, eeprom-bootloader: PCIE_PROBE"});
 }
 
 // Line order; findings about the whole config (line 0) last.
@@ -190,13 +222,40 @@ EffectiveBootOrder effective_boot_order(const Config& cfg, Board board) {
     e.order = boot_order_from_value(default_boot_order(board));
     e.text = format_boot_order(e.order->value);
   }
+  std::map<std::string, std::string> levels;  // GPIO pin -> levels whose section sets BOOT_ORDER
+  for (const auto& c : e.conditional) {
+    if (c.line < e.line) continue;  // an unconditional BOOT_ORDER later overrides it
+    const Section* s = nullptr;
+    for (const auto& sec : cfg.sections)
+      if (header(sec) == c.section) s = &sec;
+    if (s && s->kind == SectionKind::Gpio) levels[gpio_pin(*s)] += s->text.back();
+  }
+  for (const auto& [pin, seen] : levels)
+    if (seen.find('0') != std::string::npos && seen.find('1') != std::string::npos && e.always_gpio.empty())
+      e.always_gpio = pin;
   return e;
 }
 
-CheckReport check_config(const CheckInput& in, const CheckOptions& opt) {
+Want default_want(Board board, const EffectiveBootOrder& eff) {
+  const int usb = want_mode(Want::Usb), nvme = want_mode(Want::Nvme);
+  if (!board_has_mode(board, nvme)) return Want::Usb;
+  auto ssd = [&](const BootOrder& o) -> std::optional<Want> {
+    for (std::size_t i = 0; i < reachable_count(o); ++i)
+      if (o.modes[i] == usb || o.modes[i] == nvme) return o.modes[i] == usb ? Want::Usb : Want::Nvme;
+    return std::nullopt;
+  };
+  if (eff.order)
+    if (auto w = ssd(*eff.order)) return *w;
+  return ssd(boot_order_from_value(default_boot_order(board))).value_or(Want::Usb);
+}
+
+CheckReport check_config(const CheckInput& in, const CheckOptions& given) {
   CheckReport r;
   r.config = parse_config(in.config_text);
-  r.boot_order = effective_boot_order(r.config, opt.board);
+  r.boot_order = effective_boot_order(r.config, given.board);
+  CheckOptions opt = given;
+  if (opt.want_from_board) opt.want = default_want(opt.board, r.boot_order);
+  r.want = opt.want;
   const Config& cfg = r.config;
   Findings& f = r.findings;
   f = check_syntax(cfg);
@@ -207,7 +266,8 @@ CheckReport check_config(const CheckInput& in, const CheckOptions& opt) {
   rule_section_none_ignored(cfg, f);
   rule_boot_order_default(r.boot_order, opt, f);
   rule_freeze_version(cfg, f);
-  rule_power_off_on_halt(cfg, f);
+  rule_power_off_on_halt(cfg, opt.board, f);
+  rule_pcie_probe_order(cfg, r.boot_order, opt.board, f);
   append(f, check_version(in.bootloader, in.release_channel, opt.want));
   sort_by_line(f);
   return r;

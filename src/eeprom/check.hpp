@@ -18,6 +18,8 @@ namespace piprov::eeprom {
 struct CheckOptions {
   Board board = Board::Pi4;
   std::optional<Want> want = Want::Usb;  ///< nullopt: no wanted mode
+  /// `eeprom check` without --want: ignore `want` and take default_want() of the board and config.
+  bool want_from_board = false;
 };
 
 struct CheckInput {
@@ -40,18 +42,30 @@ struct EffectiveBootOrder {
   std::string text;                ///< as written, or the board default ("0xf41")
   int line = 0;                    ///< 0 = board default (BOOT_ORDER not set)
   std::vector<ConditionalBootOrder> conditional;
+  /// "21" when [gpio21=0] and [gpio21=1] both set BOOT_ORDER: one of them always
+  /// applies and the value above never does; "" otherwise.
+  std::string always_gpio;
   bool is_default() const { return line == 0; }
 };
 
 /// Last BOOT_ORDER in sections that always apply ([all] or none), else the
-/// board default; [none]/unknown sections are ignored; [gpio..]/[0xSERIAL]
-/// values are listed as conditional.
+/// board default; [none]/[tryboot]/unknown sections are ignored;
+/// [gpio..]/[partition=N]/[0xSERIAL] values are listed as conditional.
 EffectiveBootOrder effective_boot_order(const Config& cfg, Board board);
+
+/// The wanted mode when the user names none: a Pi 4B/400 boots USB (4), its
+/// only storage besides SD; a board with NVMe (CM4, Pi 5, Pi 500, CM5) wants
+/// the first of USB (4) / NVMe (6) that the effective BOOT_ORDER tries (a
+/// Pi 5 with NVMe before USB is not asked about USB), else the first of them
+/// in the board's default order (CM4 0xf641: USB, Pi 5 family 0xf461: NVMe).
+/// Source: Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER.
+Want default_want(Board board, const EffectiveBootOrder& eff);
 
 struct CheckReport {
   Config config;
   EffectiveBootOrder boot_order;
-  Findings findings;  ///< sorted by line (whole-config findings last)
+  std::optional<Want> want;  ///< the wanted mode checked (given, or default_want())
+  Findings findings;         ///< sorted by line (whole-config findings last)
 };
 
 /// Parses and checks: check_syntax, then the rules of docs/eeprom.md "Rules"

@@ -198,11 +198,17 @@ void rule_section_filter(const Config& cfg, const ConfigLine& l, Findings& f) {
                fmt::format("[{}] is a config.txt EDID filter; the bootloader config does not support EDID filters",
                            printable(s.text)),
                "remove the section (and its settings) or use [all]"));
-  else if (s.kind == SectionKind::Unknown)
+  else if (s.kind == SectionKind::Tryboot) {
+    f.push_back(syntax("tryboot-section-ignored", Severity::Warning, l, "",
+                       "[tryboot] is a config.txt filter; the bootloader config does not honour it, so settings "
+                       "under it are never applied",
+                       "move the settings under [all], or select them with [gpioN=0|1] or [partition=N]"));
+    f.back().source = "rpi-eeprom issue 454";
+  } else if (s.kind == SectionKind::Unknown)
     f.push_back(syntax(
         "unknown-section", Severity::Warning, l, "",
         fmt::format("[{}] is not a bootloader config filter; settings under it are not applied", printable(s.text)),
-        "use [all], [none], [gpioN=0|1] or [0xSERIAL]"));
+        "use [all], [none], [gpioN=0|1], [partition=N] or [0xSERIAL]"));
   else if (s.kind == SectionKind::ConfigTxt)
     f.push_back(syntax("config-txt-section", Severity::Info, l, "",
                        "[config.txt] holds config.txt properties, not bootloader settings; its keys are not checked "
@@ -243,6 +249,12 @@ SectionKind classify_section(std::string_view inner) {
   if (lower_eq(inner, "all")) return SectionKind::All;
   if (lower_eq(inner, "none")) return SectionKind::None;
   if (lower_eq(inner, "config.txt")) return SectionKind::ConfigTxt;
+  if (lower_eq(inner, "tryboot")) return SectionKind::Tryboot;
+  if (inner.size() > 10 && lower_eq(inner.substr(0, 10), "partition=") && inner.size() <= 13) {
+    bool digits = true;
+    for (char c : inner.substr(10)) digits = digits && std::isdigit(static_cast<unsigned char>(c));
+    if (digits) return SectionKind::Partition;
+  }
   if (inner.size() >= 5 && lower_eq(inner.substr(0, 5), "edid=")) return SectionKind::Edid;
   if (inner.size() > 2 && inner[0] == '0' && (inner[1] == 'x' || inner[1] == 'X') && inner.size() <= 18 &&
       all_hex(inner.substr(2)))

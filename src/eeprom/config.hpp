@@ -23,6 +23,8 @@ enum class SectionKind {
   None,       ///< [none]: never applies (release images park FREEZE_VERSION there)
   Gpio,       ///< [gpioN=0|1]: applies when the GPIO reads that level at boot
   Serial,     ///< [0x1234abcd]: applies on the board with that serial number
+  Partition,  ///< [partition=N]: applies when the reboot asked for partition N (e.g. 62 from a watchdog)
+  Tryboot,    ///< [tryboot]: a config.txt filter the bootloader config does not honour (rpi-eeprom issue 454)
   ConfigTxt,  ///< [config.txt]: config.txt properties, not bootloader keys
   Edid,       ///< [EDID=...]: a config.txt filter the bootloader does not support
   Unknown,    ///< anything else
@@ -32,9 +34,11 @@ struct Section {
   int line = 0;      ///< line of the header
   std::string text;  ///< between the brackets, e.g. "gpio3=1"
   SectionKind kind = SectionKind::Unknown;
-  /// true when keys under it apply only sometimes (gpio, serial)
-  bool conditional() const { return kind == SectionKind::Gpio || kind == SectionKind::Serial; }
-  /// true when keys under it are never bootloader settings ([none], unknown, EDID, [config.txt])
+  /// true when keys under it apply only sometimes (gpio, serial, partition)
+  bool conditional() const {
+    return kind == SectionKind::Gpio || kind == SectionKind::Serial || kind == SectionKind::Partition;
+  }
+  /// true when keys under it are never bootloader settings ([none], [tryboot], unknown, EDID, [config.txt])
   bool ignored() const { return !conditional() && kind != SectionKind::All; }
 };
 
@@ -73,7 +77,7 @@ Config parse_config(std::string_view text);
 
 /// The syntax rules (docs/eeprom.md "Rules"): crlf-line-endings,
 /// space-padded-format, trailing-whitespace, leading-whitespace, invalid-line,
-/// edid-filter-not-supported, unknown-section, config-txt-section,
+/// edid-filter-not-supported, tryboot-section-ignored, unknown-section, config-txt-section,
 /// include-not-supported, space-around-equals, inline-comment,
 /// multiple-keys-on-line. Sorted by line; several on one line keep this order.
 Findings check_syntax(const Config& cfg);

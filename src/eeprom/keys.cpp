@@ -39,8 +39,18 @@ constexpr std::array kRules{
   KeyRule{"PSU_MAX_CURRENT",          ValueType::Int,       0,     kMaxI, "",      kPi5,       kNotes},
   KeyRule{"NET_INSTALL_ENABLED",      ValueType::Int,       0,     1,     "1",     kAllBoards, kNotes},
   KeyRule{"NET_INSTALL_AT_POWER_ON",  ValueType::Int,       0,     1,     "0",     kAllBoards, kNotes},
-  KeyRule{"PARTITION_WALK",           ValueType::Int,       0,     1,     "0",     kAllBoards, kNotes},
+  KeyRule{"PARTITION_WALK",           ValueType::Int,       0,     1,     "1",     kAllBoards, kNotes},
   KeyRule{"HDMI_DELAY",               ValueType::Int,       0,     kMaxI, "5",     kAllBoards, kNotes},
+  KeyRule{"UART_BAUD",                ValueType::Choice,    0,     0,     "115200",kPi5,       kNotes,
+          "9600,19200,38400,57600,115200,230400,460800,921600"},
+  KeyRule{"WAIT_FOR_POWER_BUTTON",    ValueType::Int,       0,     1,     "0",     kPi5,       kNotes},
+  KeyRule{"BOOT_WATCHDOG_TIMEOUT",    ValueType::Int,       0,     kMaxI, "0",     kAllBoards, kNotes},
+  KeyRule{"BOOT_WATCHDOG_PARTITION",  ValueType::Int,       0,     kMaxI, "0",     kAllBoards, kNotes},
+  KeyRule{"MAX_RESTARTS",             ValueType::Int,       -1,    kMaxI, "-1",    kAllBoards, kNotes},
+  KeyRule{"REBOOT_ON_FATAL_ERROR",    ValueType::Int,       0,     1,     "1",     kAllBoards, kNotes},
+  KeyRule{"SD_OVERCURRENT_CHECK",     ValueType::Int,       0,     1,     "1",     kAllBoards, kNotes},
+  KeyRule{"SDRAM_BANKLOW",            ValueType::Int,       0,     4,     "",      kAllBoards, kNotes},
+  KeyRule{"NETCONSOLE",               ValueType::String,    0,     32,    "",      kAllBoards, kNotes},
   // Present in the bootloader documentation and in real configs; not range-checked.
   KeyRule{"TFTP_IP",                  ValueType::Any,       0,     0,     "",      kAllBoards, kDocs},
   KeyRule{"CLIENT_IP",                ValueType::Any,       0,     0,     "",      kAllBoards, kDocs},
@@ -48,7 +58,6 @@ constexpr std::array kRules{
   KeyRule{"GATEWAY",                  ValueType::Any,       0,     0,     "",      kAllBoards, kDocs},
   KeyRule{"MAC_ADDRESS",              ValueType::Any,       0,     0,     "",      kAllBoards, kDocs},
   KeyRule{"DHCP_OPTION97",            ValueType::Any,       0,     0,     "",      kAllBoards, kDocs},
-  KeyRule{"NETCONSOLE",               ValueType::Any,       0,     0,     "",      kAllBoards, kDocs},
   KeyRule{"SIGNED_BOOT",              ValueType::Any,       0,     0,     "0",     kAllBoards, kDocs},
   KeyRule{"PARTITION",                ValueType::Any,       0,     0,     "",      kAllBoards, kDocs},
   KeyRule{"USB_MSD_BOOT_MAX_RETRIES", ValueType::Any,       0,     0,     "",      kAllBoards, kDocs},
@@ -60,6 +69,11 @@ constexpr std::array kRules{
   KeyRule{"NET_INSTALL_KEYBOARD_WAIT",ValueType::Any,       0,     0,     "",      kAllBoards, kDocs},
   KeyRule{"XHCI_DEBUG",               ValueType::Any,       0,     0,     "",      kAllBoards, kDocs},
   KeyRule{"VL805",                    ValueType::Any,       0,     0,     "",      kPi4Family, kDocs},
+  KeyRule{"SD_QUIRKS",                ValueType::Any,       0,     0,     "0",     kAllBoards, kDocs},
+  KeyRule{"PXE_OPTION43",             ValueType::Any,       0,     0,     "",      kAllBoards, kDocs},
+  KeyRule{"MAC_ADDRESS_OTP",          ValueType::Any,       0,     0,     "",      kAllBoards, kDocs},
+  KeyRule{"HTTP_CACERT_HASH",         ValueType::Any,       0,     0,     "",      kAllBoards, kDocs},
+  KeyRule{"BOOTVAR0",                 ValueType::Any,       0,     0,     "0",     kAllBoards, kDocs},
 };
 // clang-format on
 
@@ -107,6 +121,16 @@ bool valid_vid_pid_list(std::string_view v, std::int64_t max_items) {
     if (comma == std::string_view::npos) return true;
     pos = comma + 1;
   }
+}
+
+// Whether `v` is one of the comma-separated `choices`.
+bool is_choice(std::string_view v, std::string_view choices) {
+  for (std::size_t pos = 0; pos <= choices.size();) {
+    std::size_t comma = std::min(choices.find(',', pos), choices.size());
+    if (!v.empty() && choices.substr(pos, comma - pos) == v) return true;
+    pos = comma + 1;
+  }
+  return false;
 }
 
 std::string shown(std::string_view v) {
@@ -199,6 +223,12 @@ Findings check_setting(std::string_view key, std::string_view value, int line, B
                      fmt::format("{}={} is not a list of up to {} comma-separated 8-hex-digit VID:PID items", key,
                                  shown(value), r->max),
                      fmt::format("e.g. {}=0bc22322,0bc22323", key), src});
+      break;
+    case ValueType::Choice:
+      if (!is_choice(value, r->choices))
+        f.push_back({"value-invalid", Severity::Error, line, std::string(key),
+                     fmt::format("{}={} is not one of {}", key, shown(value), r->choices),
+                     fmt::format("use one of {} (default {})", r->choices, r->default_value), src});
       break;
     case ValueType::BootOrder:
     case ValueType::Any: break;

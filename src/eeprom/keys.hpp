@@ -19,6 +19,7 @@ enum class ValueType {
   BootOrder,   ///< checked by boot_order.hpp
   String,      ///< free text, at most `max` characters when max > 0
   VidPidList,  ///< up to 4 comma-separated 8-hex-digit VID:PID items
+  Choice,      ///< one of the comma-separated `choices`
   Any,         ///< not checked
 };
 
@@ -33,6 +34,7 @@ struct KeyRule {
   std::string_view default_value;  ///< "" when none / board dependent
   unsigned boards;                 ///< BoardMask bits
   std::string_view source;
+  std::string_view choices = {};  ///< Choice: the accepted values, "9600,19200"
 };
 
 /// The whole table, in documentation order.

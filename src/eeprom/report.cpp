@@ -48,7 +48,8 @@ nlohmann::json check_json(const CheckReport& r, const CheckOptions& opt, const C
   j["source"] = src;
   j["board"] = std::string(board_name(opt.board));
   j["board_from"] = ctx.board_from;
-  j["want"] = opt.want ? nlohmann::json(std::string(want_name(*opt.want))) : nlohmann::json(nullptr);
+  j["want"] = r.want ? nlohmann::json(std::string(want_name(*r.want))) : nlohmann::json(nullptr);
+  j["want_from"] = opt.want_from_board ? "board" : "option";
   if (ctx.image_size)
     j["image"] = {
         {"size_bytes", *ctx.image_size},
@@ -110,8 +111,9 @@ std::string check_text(const CheckReport& r, const CheckOptions& opt, const Chec
   if (ctx.source_kind == "live")
     out += fmt::format("channel:    FIRMWARE_RELEASE_STATUS={} ({})\n",
                        ctx.release_channel ? "\"" + *ctx.release_channel + "\"" : "not set", ctx.release_channel_file);
-  out += fmt::format("board:      {} ({}; from {})   want: {}\n", board_name(opt.board), board_title(opt.board),
-                     ctx.board_from, opt.want ? std::string(want_name(*opt.want)) : "-");
+  out += fmt::format(
+      "board:      {} ({}; from {})   want: {}\n", board_name(opt.board), board_title(opt.board), ctx.board_from,
+      r.want ? fmt::format("{}{}", want_name(*r.want), opt.want_from_board ? " (from the board)" : "") : "-");
   const auto& e = r.boot_order;
   out += fmt::format("BOOT_ORDER: {} ({}): {}\n", e.text,
                      e.is_default() ? "not set: board default" : fmt::format("line {}", e.line),

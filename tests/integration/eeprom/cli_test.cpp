@@ -127,13 +127,15 @@ TEST(EepromCli, JsonSchema) {
   auto r = run(bin() + " eeprom check --json " + (d.path / "c.txt").string());
   EXPECT_EQ(r.exit_code, 1);
   auto j = json::parse(r.out);
-  EXPECT_EQ(keys(j), (std::set<std::string>{"schema", "source", "board", "board_from", "want", "image", "bootloader",
-                                            "release_channel", "config", "boot_order", "findings", "summary"}));
+  EXPECT_EQ(keys(j),
+            (std::set<std::string>{"schema", "source", "board", "board_from", "want", "want_from", "image",
+                                   "bootloader", "release_channel", "config", "boot_order", "findings", "summary"}));
   EXPECT_EQ(j["schema"], "piprov.eeprom.check/1");
   EXPECT_EQ(j["source"], json({{"kind", "file"}, {"path", (d.path / "c.txt").string()}}));
   EXPECT_EQ(j["board"], "pi4");
   EXPECT_EQ(j["board_from"], "default");
   EXPECT_EQ(j["want"], "usb");
+  EXPECT_EQ(j["want_from"], "board");
   EXPECT_TRUE(j["image"].is_null());
   EXPECT_TRUE(j["bootloader"].is_null());
   EXPECT_TRUE(j["release_channel"].is_null());
@@ -279,4 +281,30 @@ TEST(EepromCli, EndlessInputsAreRefusedNotSlurped) {
   EXPECT_EQ(text.err,
             "piprov: error: standard input is over 1 MiB: not a bootloader config (bootconf.txt holds at most 4076 "
             "bytes); give the output of 'vcgencmd bootloader_config'\n");
+}
+
+// The Pi 5 family on the command line: --board cm5 / pi500, the wanted mode from the
+// board (no --want), and the PCIE_PROBE warning of raspberrypi/linux issue 5836.
+TEST(EepromCli, Cm5AndPi500WithTheWantFromTheBoard) {
+  PIPROV_REQUIRE_SHARED("bootloader-configs/25-issue618-cm5-usb-before-nvme.txt", cm5);
+  auto r = run(bin() + " eeprom check --board cm5 --json " + cm5.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["board"], "cm5");
+  EXPECT_EQ(j["want"], "usb");  // 0xf2641 tries USB before NVMe
+  EXPECT_EQ(j["want_from"], "board");
+  ASSERT_EQ(j["findings"].size(), 2u);
+  EXPECT_EQ(j["findings"][0]["rule"], "pcie-probe-usb-before-nvme");
+  EXPECT_EQ(j["findings"][0]["line"], 8);
+  EXPECT_EQ(run(bin() + " eeprom check --board cm5 --strict " + cm5.string()).exit_code, 1);
+  PIPROV_REQUIRE_SHARED("bootloader-configs/26-issue531-pi5-trailing-tab.txt", pi5);
+  r = run(bin() + " eeprom check --board pi500 " + pi5.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("board:      pi500 (Raspberry Pi 500; from --board)   want: nvme (from the board)"),
+            std::string::npos)
+      << r.out;
+  std::size_t usb = 0;  // USB only in the order's words: no finding about USB
+  for (auto p = r.out.find("USB"); p != std::string::npos; p = r.out.find("USB", p + 1)) ++usb;
+  EXPECT_EQ(usb, 1u) << r.out;
+  EXPECT_EQ(run(bin() + " eeprom check --board pi500 --want usb --strict " + pi5.string()).exit_code, 0);
 }

@@ -53,3 +53,63 @@ TEST(CmdlineTxt, VidPidValidation) {
   EXPECT_EQ(find_known_bridge("1234:5678"), nullptr);
   EXPECT_EQ(known_uas_bridges().size(), 4u);
 }
+
+// usb-storage.quirks entries (kernel-parameters.txt): one finding per bad entry,
+// on line 1 with the key usb-storage.quirks.
+TEST(CmdlineTxt, EveryUsbQuirkEntryIsValidated) {
+  auto f = CmdlineTxt::parse(
+               "root=LABEL=writable rootwait usb-storage.quirks=152d:0578:u,174c:55aa,12345:0001:u,"
+               "0634:5605:m,abcd:ef01:uz,,174c:1156:U\n")
+               .lint();
+  std::vector<std::string> rules;
+  for (const auto& x : f) {
+    rules.push_back(x.rule);
+    EXPECT_EQ(x.line, 1) << x.rule;
+    EXPECT_EQ(x.key, "usb-storage.quirks") << x.rule;
+  }
+  EXPECT_EQ(rules, (std::vector<std::string>{"usb-quirk-invalid", "usb-quirk-invalid", "uas-quirk-no-u",
+                                             "usb-quirk-unknown-flag", "usb-quirk-invalid"}));
+  EXPECT_EQ(f[0].severity, piprov::Severity::Error);
+  EXPECT_EQ(f[0].message,
+            "usb-storage.quirks entry '174c:55aa' is not VID:PID:FLAGS (two ':' needed, e.g. 152d:0578:u); the kernel "
+            "ignores it");
+  EXPECT_NE(f[1].message.find("'12345:0001:u' does not start with a 4-hex-digit vendor and product ID"),
+            std::string::npos)
+      << f[1].message;
+  EXPECT_EQ(f[2].severity, piprov::Severity::Warning);
+  EXPECT_NE(f[2].message.find("'0634:5605:m' lists the USB-SATA bridge 0634:5605 without u (IGNORE_UAS)"),
+            std::string::npos)
+      << f[2].message;
+  EXPECT_EQ(f[2].fix, "add u to its flags: 0634:5605:mu");
+  EXPECT_NE(f[3].message.find("'abcd:ef01:uz': flag(s) 'z'"), std::string::npos) << f[3].message;
+  EXPECT_NE(f[4].message.find("entry ''"), std::string::npos) << f[4].message;  // the empty one between ",,"
+  // Every documented letter is accepted; upper-case 174c:1156:U counts as u (no finding above).
+  EXPECT_TRUE(CmdlineTxt::parse("root=/dev/sda2 usb-storage.quirks=1234:5678:abcdefghijklmnoprstuwy\n").lint().empty());
+}
+
+TEST(CmdlineTxt, RepeatedQuirksParameterOnlyTheLastCounts) {
+  auto c = CmdlineTxt::parse("root=/dev/sda2 usb-storage.quirks=152d:0578:u usb-storage.quirks=174c:55aa:u\n");
+  auto f = c.lint();
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].rule, "usb-quirks-repeated");
+  EXPECT_FALSE(c.has_uas_quirk("152d:0578"));  // the kernel keeps the last value
+  EXPECT_TRUE(c.has_uas_quirk("174c:55aa"));
+  EXPECT_TRUE(c.add_uas_quirk("152d:0578"));
+  EXPECT_EQ(c.to_string(),
+            "root=/dev/sda2 usb-storage.quirks=152d:0578:u usb-storage.quirks=174c:55aa:u,152d:0578:u\n");
+}
+
+TEST(CmdlineTxt, AddUasQuirkCompletesAnEntryWithoutU) {
+  // The kernel uses the first entry for a device: appending 152d:0578:u after
+  // 152d:0578:m would change nothing, so u goes into that entry.
+  auto c = CmdlineTxt::parse("root=/dev/sda2 usb-storage.quirks=0634:5605:u,152d:0578:m rootwait\n");
+  EXPECT_FALSE(c.has_uas_quirk("152d:0578"));
+  EXPECT_TRUE(c.add_uas_quirk("152d:0578"));
+  EXPECT_EQ(c.to_string(), "root=/dev/sda2 usb-storage.quirks=0634:5605:u,152d:0578:mu rootwait\n");
+  EXPECT_TRUE(c.has_uas_quirk("152d:0578"));
+  EXPECT_TRUE(c.lint().empty());
+  auto empty = CmdlineTxt::parse("root=/dev/sda2 usb-storage.quirks=\n");
+  EXPECT_TRUE(empty.lint().empty());
+  EXPECT_TRUE(empty.add_uas_quirk("174c:55aa"));
+  EXPECT_EQ(empty.to_string(), "root=/dev/sda2 usb-storage.quirks=174c:55aa:u\n");
+}

@@ -31,5 +31,24 @@ TEST(UsbScan, NoUsbBusIsAnEmptyList) {
   EXPECT_TRUE(scan_usb_devices(SysRoot(root.path)).empty());
 }
 
+// usb-storage.quirks=VID:PID:FLAGS,... (kernel-parameters.txt).
+TEST(UsbQuirks, EntriesIdsAndFlags) {
+  auto q = parse_usb_quirks("152D:0578:u,174c:55aa:,0419:aaf5:rl,0421:0433:rcq,174c55aa,0bc2:33g2:u");
+  ASSERT_EQ(q.size(), 6u);
+  EXPECT_EQ(q[0].vid_pid, "152d:0578");
+  EXPECT_TRUE(q[0].ignore_uas());
+  EXPECT_EQ(q[0].error, "");
+  EXPECT_EQ(q[1].vid_pid, "174c:55aa");  // empty flags: valid, sets nothing
+  EXPECT_EQ(q[1].flags, "");
+  EXPECT_FALSE(q[1].ignore_uas());
+  EXPECT_EQ(q[2].flags, "rl");  // the documentation's own example
+  EXPECT_EQ(q[2].unknown_flags, "");
+  EXPECT_EQ(q[3].unknown_flags, "q");
+  EXPECT_NE(q[4].error, "");
+  EXPECT_EQ(q[4].vid_pid, "");
+  EXPECT_NE(q[5].error, "");  // 'g' is not a hex digit
+  EXPECT_TRUE(parse_usb_quirks("").empty());
+}
+
 }  // namespace
 }  // namespace piprov::boot

@@ -37,6 +37,14 @@ TEST(Live, BoardFromDeviceTree) {
   EXPECT_EQ(board_from_compatible("raspberrypi,400\0brcm,bcm2711\0"s), Board::Pi400);
   EXPECT_EQ(board_from_compatible("raspberrypi,4-compute-module\0brcm,bcm2711\0"s), Board::Cm4);
   EXPECT_EQ(board_from_compatible("raspberrypi,5-model-b\0brcm,bcm2712\0"s), Board::Pi5);
+  // Pi 500 and CM5 (Linux arm/bcm/bcm2835.yaml compatibles), Pi 5 rules: BCM2712.
+  EXPECT_EQ(board_from_compatible("raspberrypi,500\0brcm,bcm2712\0"s), Board::Pi500);
+  EXPECT_EQ(board_from_compatible("raspberrypi,5-compute-module\0brcm,bcm2712\0"s), Board::Cm5);
+  EXPECT_TRUE(is_bcm2712(Board::Pi500));
+  EXPECT_TRUE(is_bcm2712(Board::Cm5));
+  EXPECT_EQ(default_boot_order(Board::Cm5), 0xf461u);
+  EXPECT_FALSE(board_has_mode(Board::Pi500, 5));
+  EXPECT_TRUE(board_has_mode(Board::Cm5, 6));
   EXPECT_FALSE(board_from_compatible("raspberrypi,3-model-b\0brcm,bcm2837\0"s));
   EXPECT_FALSE(board_from_compatible("linux,dummy-virt"));
 }

@@ -140,3 +140,98 @@ TEST(RealConfigs, C12_GpioConditionalBootOrder) {
   EXPECT_EQ(r.boot_order.conditional[0].line, 6);
   EXPECT_EQ(r.boot_order.conditional[0].text, "0xf14");
 }
+
+// The newer configs: the wanted mode is what `eeprom check` takes without
+// --want (default_want: from the board and the config's BOOT_ORDER).
+namespace {
+CheckReport check_default_want(const std::filesystem::path& p, Board board) {
+  CheckInput in;
+  in.config_text = piprov::test::read_file(p);
+  CheckOptions opt;
+  opt.board = board;
+  opt.want_from_board = true;
+  return check_config(in, opt);
+}
+}  // namespace
+
+TEST(RealConfigs, C24_Pi4TrybootSectionIsFlagged) {
+  REAL_CONFIG("24-issue454-pi4-tryboot-section.txt");
+  auto r = check_default_want(path, Board::Pi4);
+  EXPECT_EQ(r.want, Want::Usb);
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-wanted-not-first@6:info", "tryboot-section-ignored@8:warning"}));
+  EXPECT_EQ(r.findings[1].source, "rpi-eeprom issue 454");
+  // [tryboot]'s BOOT_ORDER=0xf14 is not applied: the [all] one is.
+  EXPECT_EQ(r.boot_order.text, "0xf41");
+  EXPECT_EQ(r.boot_order.line, 6);
+  EXPECT_TRUE(r.boot_order.conditional.empty());
+  EXPECT_EQ(findings_exit_code(r.findings, check_fail_on(false)), 0);
+  EXPECT_EQ(findings_exit_code(r.findings, check_fail_on(true)), 1);
+}
+
+TEST(RealConfigs, C25_Cm5PcieProbeWithUsbBeforeNvmeWarns) {
+  REAL_CONFIG("25-issue618-cm5-usb-before-nvme.txt");
+  auto r = check_default_want(path, Board::Cm5);
+  EXPECT_EQ(r.want, Want::Usb);  // 0xf2641 tries USB (4) before NVMe (6)
+  // POWER_OFF_ON_HALT=1 needs no WAKE_ON_GPIO=0 on a CM5: no power-off-on-halt-ignored.
+  EXPECT_EQ(ids(r.findings), (V{"pcie-probe-usb-before-nvme@8:warning", "boot-order-wanted-not-first@15:info"}));
+  EXPECT_EQ(r.findings[0].key, "PCIE_PROBE");
+  EXPECT_NE(r.findings[0].message.find("BOOT_ORDER=0xf2641"), std::string::npos) << r.findings[0].message;
+  EXPECT_NE(r.findings[0].source.find("raspberrypi/linux issue 5836"), std::string::npos);
+  EXPECT_EQ(findings_exit_code(r.findings, check_fail_on(true)), 1);
+  // Wanting NVMe: also told that SD and USB come first.
+  EXPECT_EQ(ids(check_file(path, Board::Cm5, Want::Nvme).findings),
+            (V{"pcie-probe-usb-before-nvme@8:warning", "boot-order-wanted-not-first@15:info"}));
+  // On a Pi 4B, PCIE_PROBE and NVMe do not exist (and POWER_OFF_ON_HALT needs WAKE_ON_GPIO=0).
+  EXPECT_EQ(ids(check_default_want(path, Board::Pi4).findings),
+            (V{"power-off-on-halt-ignored@5:warning", "key-wrong-board@8:warning",
+               "boot-order-mode-unsupported@15:warning", "boot-order-wanted-not-first@15:info"}));
+}
+
+TEST(RealConfigs, C26_Pi5TrailingTabAfterBootOrder) {
+  REAL_CONFIG("26-issue531-pi5-trailing-tab.txt");
+  auto r = check_default_want(path, Board::Pi5);
+  EXPECT_EQ(r.want, Want::Nvme);  // NVMe first: not asked about USB
+  EXPECT_EQ(ids(r.findings), (V{"trailing-whitespace@5:info"}));
+  ASSERT_TRUE(r.boot_order.order);
+  EXPECT_EQ(r.boot_order.order->value, 0xf416u);
+  // NVMe before USB: PCIE_PROBE=1 is not the issue-5836 case.
+  EXPECT_EQ(findings_exit_code(r.findings, check_fail_on(true)), 0);
+}
+
+TEST(RealConfigs, C27_Pi4GpioPairNeverTriesUsb) {
+  REAL_CONFIG("27-docs2183-pi4-gpio-filters.txt");
+  auto r = check_default_want(path, Board::Pi4);
+  EXPECT_EQ(r.boot_order.always_gpio, "21");
+  // gpio=21=pu is config.txt syntax; both GPIO 21 levels set a BOOT_ORDER without USB,
+  // so the board default 0xf41 never applies and USB is never tried.
+  EXPECT_EQ(ids(r.findings),
+            (V{"unknown-key@8:warning", "boot-order-conditional@11:info", "boot-order-missing-mode@11:error",
+               "boot-order-conditional@14:info", "boot-order-missing-mode@14:error"}));
+  EXPECT_NE(r.findings[1].message.find("[gpio21=0] and [gpio21=1] both set BOOT_ORDER"), std::string::npos)
+      << r.findings[1].message;
+  EXPECT_EQ(findings_exit_code(r.findings, check_fail_on(false)), 1);
+}
+
+TEST(RealConfigs, C28_Pi5FactoryDefaultIsClean) {
+  REAL_CONFIG("28-usbboot-recovery5-pi5-default.txt");
+  auto r = check_default_want(path, Board::Pi5);
+  EXPECT_EQ(r.want, Want::Nvme);
+  // Only the note that a bootable SD card is tried first; nothing to fix, --strict passes.
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-wanted-not-first@4:info"}));
+  EXPECT_EQ(findings_exit_code(r.findings, check_fail_on(true)), 0);
+  EXPECT_EQ(ids(check_default_want(path, Board::Pi500).findings), ids(r.findings));
+  EXPECT_EQ(ids(check_default_want(path, Board::Cm5).findings), ids(r.findings));
+}
+
+TEST(RealConfigs, C29_PartitionFilterIsConditionalNotUnknown) {
+  REAL_CONFIG("29-docs-partition62-filter.txt");
+  for (Board b : {Board::Pi4, Board::Pi5}) {
+    auto r = check_default_want(path, b);
+    ASSERT_EQ(r.config.sections.size(), 1u);
+    EXPECT_EQ(r.config.sections[0].kind, SectionKind::Partition);
+    EXPECT_TRUE(r.config.sections[0].conditional());
+    // PARTITION, HDMI_DELAY and SD_QUIRKS are documented keys, checked under the filter.
+    EXPECT_EQ(ids(r.findings), (V{"boot-order-default@-:info", "boot-order-wanted-not-first@-:info"})) << board_name(b);
+    EXPECT_EQ(findings_exit_code(r.findings, check_fail_on(true)), 0);
+  }
+}

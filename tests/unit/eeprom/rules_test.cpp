@@ -225,3 +225,85 @@ TEST(CheckRules, NvmeOnAPi5AndOnACm4) {
   EXPECT_EQ(r.boot_order.text, "0xf641");
   EXPECT_EQ(ids(r.findings), (V{"boot-order-default@-:info", "boot-order-wanted-not-first@-:info"}));
 }
+
+// Keys of the current eeprom-bootloader documentation that the table gained.
+TEST(KeyTable, KeysOfTheCurrentDocumentation) {
+  for (const char* k : {"UART_BAUD", "WAIT_FOR_POWER_BUTTON", "BOOT_WATCHDOG_TIMEOUT", "BOOT_WATCHDOG_PARTITION",
+                        "MAX_RESTARTS", "REBOOT_ON_FATAL_ERROR", "SD_OVERCURRENT_CHECK", "SDRAM_BANKLOW", "SD_QUIRKS",
+                        "PXE_OPTION43", "MAC_ADDRESS_OTP", "HTTP_CACERT_HASH", "BOOTVAR0"})
+    EXPECT_NE(find_key(k), nullptr) << k;
+  EXPECT_TRUE(check_setting("UART_BAUD", "921600", 3, Board::Pi5).empty());
+  EXPECT_EQ(ids(check_setting("UART_BAUD", "100000", 3, Board::Pi5)), (V{"value-invalid@3:error"}));
+  EXPECT_EQ(ids(check_setting("UART_BAUD", "115200", 3, Board::Pi4)), (V{"key-wrong-board@3:warning"}));
+  EXPECT_EQ(ids(check_setting("WAIT_FOR_POWER_BUTTON", "2", 4, Board::Cm5)), (V{"value-out-of-range@4:error"}));
+  EXPECT_TRUE(check_setting("MAX_RESTARTS", "-1", 1, Board::Pi4).empty());
+  EXPECT_EQ(ids(check_setting("MAX_RESTARTS", "-2", 1, Board::Pi4)), (V{"value-out-of-range@1:error"}));
+  EXPECT_EQ(ids(check_setting("SDRAM_BANKLOW", "5", 1, Board::Pi500)), (V{"value-out-of-range@1:error"}));
+  EXPECT_EQ(ids(check_setting("NETCONSOLE", std::string(33, 'x'), 2, Board::Pi4)), (V{"value-out-of-range@2:error"}));
+  EXPECT_EQ(find_key("PARTITION_WALK")->default_value, "1");
+}
+
+TEST(CheckRules, PartitionAndTrybootSections) {
+  EXPECT_EQ(classify_section("partition=62"), SectionKind::Partition);
+  EXPECT_EQ(classify_section("PARTITION=2"), SectionKind::Partition);
+  EXPECT_EQ(classify_section("partition=x"), SectionKind::Unknown);
+  EXPECT_EQ(classify_section("tryboot"), SectionKind::Tryboot);
+  auto r = run("[all]\nBOOT_ORDER=0xf41\n[partition=62]\nBOOT_ORDER=0xf1\n");
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-wanted-not-first@2:info", "boot-order-conditional@4:info",
+                                "boot-order-missing-mode@4:warning"}));
+  EXPECT_EQ(r.findings[1].message,
+            "BOOT_ORDER=0xf1 applies only when the reboot asked for partition 62 ([partition=62]); otherwise 0xf41 "
+            "applies");
+  EXPECT_EQ(r.boot_order.text, "0xf41");
+}
+
+TEST(CheckRules, PcieProbeWithUsbBeforeNvme) {
+  auto pcie = [](const char* order, Board b = Board::Pi5) {
+    return ids(run(std::string("[all]\nPCIE_PROBE=1\nBOOT_ORDER=") + order + "\n", b, std::nullopt).findings);
+  };
+  EXPECT_EQ(pcie("0xf64"), (V{"pcie-probe-usb-before-nvme@2:warning"}));  // USB (4), then NVMe (6)
+  EXPECT_EQ(pcie("0xf46"), (V{}));                                        // NVMe first
+  EXPECT_EQ(pcie("0xf416", Board::Pi500), (V{}));                         // NVMe first
+  EXPECT_EQ(pcie("0xf41"), (V{}));                                        // no NVMe at all
+  EXPECT_EQ(pcie("0xf6e4"), (V{"boot-order-unreachable@3:warning"}));     // NVMe after STOP is never tried
+  EXPECT_EQ(ids(run("[all]\nPCIE_PROBE=0\nBOOT_ORDER=0xf64\n", Board::Cm5, std::nullopt).findings), (V{}));
+}
+
+TEST(CheckRules, DefaultWantFromTheBoard) {
+  auto want = [](const char* cfg, Board b) {
+    CheckInput in;
+    in.config_text = cfg;
+    CheckOptions opt;
+    opt.board = b;
+    opt.want = Want::Sd;  // ignored with want_from_board
+    opt.want_from_board = true;
+    return check_config(in, opt).want;
+  };
+  EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf461\n", Board::Pi5), Want::Nvme);
+  EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf146\n", Board::Pi5), Want::Nvme);  // NVMe before USB: not asked about USB
+  EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf2641\n", Board::Cm5), Want::Usb);  // USB first
+  EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf1\n", Board::Pi500), Want::Nvme);  // neither: the Pi 5 default's first
+  EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf1\n", Board::Cm4), Want::Usb);     // CM4 default 0xf641: USB first
+  EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf61\n", Board::Cm4), Want::Nvme);
+  EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf61\n", Board::Pi4), Want::Usb);  // a Pi 4B has no NVMe mode
+  EXPECT_EQ(want("[all]\nBOOT_UART=0\n", Board::Pi5), Want::Nvme);      // not set: board default 0xf461
+  // A Pi 5 with NVMe first gets no finding about USB.
+  CheckInput in;
+  in.config_text = "[all]\nBOOT_UART=1\nBOOT_ORDER=0xf416\n";
+  CheckOptions opt;
+  opt.board = Board::Pi5;
+  opt.want_from_board = true;
+  EXPECT_TRUE(check_config(in, opt).findings.empty());
+}
+
+TEST(CheckRules, GpioPairReplacesTheDefault) {
+  auto r = run("[all]\nBOOT_UART=1\n[gpio4=1]\nBOOT_ORDER=0xf14\n[gpio4=0]\nBOOT_ORDER=0xf41\n");
+  EXPECT_EQ(r.boot_order.always_gpio, "4");
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-conditional@4:info", "boot-order-conditional@6:info",
+                                "boot-order-wanted-not-first@6:info"}));
+  // An [all] BOOT_ORDER after the pair overrides it again.
+  r = run("[gpio4=1]\nBOOT_ORDER=0xf1\n[gpio4=0]\nBOOT_ORDER=0xf1\n[all]\nBOOT_ORDER=0xf14\n");
+  EXPECT_EQ(r.boot_order.always_gpio, "");
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-conditional@2:info", "boot-order-missing-mode@2:warning",
+                                "boot-order-conditional@4:info", "boot-order-missing-mode@4:warning"}));
+}

@@ -1,0 +1,161 @@
+// Raspberry Pi's SD card speed test (raspberrypi-ui/agnostics): the profile's
+// jobs as sd_bench.fio has them, size-bound jobs in the runner, and the
+// PASS/FAIL verdict of sdtest.sh on given figures.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "bench/bench.hpp"
+#include "bench/job.hpp"
+#include "bench/profiles.hpp"
+#include "bench/report.hpp"
+#include "bench/verdict.hpp"
+#include "core/error.hpp"
+#include "support/testsupport.hpp"
+
+using namespace piprov::bench;
+
+namespace {
+// A job as agnostics names it with one direction's figures: bandwidth in KiB/s
+// (fio's terse unit) and IOPS.
+JobResult job(const char* name, const char* rw, double kib_s, double iops) {
+  JobResult j;
+  j.name = name;
+  j.rw = rw;
+  j.bs = std::string(rw).find("rand") == 0 ? 4096 : 512 << 10;
+  DirStats d;
+  d.ios = 1000;
+  d.iops = iops;
+  d.bw_bytes = kib_s * 1024;
+  d.runtime_s = 1000 / iops;
+  (std::string(rw).find("read") != std::string::npos ? j.read : j.write) = d;
+  return j;
+}
+
+// ../shared/data/fio/17: sdtest.sh's report of a card that passes.
+TargetResult file17() {
+  TargetResult t;
+  t.label = "/dev/mmcblk0";
+  t.jobs = {job("prepare-file", "write", 16062, 31), job("seq-write", "write", 11603, 22),
+            job("rand-4k-write", "randwrite", 3291, 822), job("rand-4k-read", "randread", 8451, 2112)};
+  return t;
+}
+}  // namespace
+
+TEST(Agnostics, ProfileIsSdBenchFio) {
+  Profile p = profile("agnostics");
+  ASSERT_EQ(p.jobs.size(), 4u);
+  EXPECT_EQ(p.default_size, 64ull << 20);  // size=64m
+  const char* names[] = {"prepare-file", "seq-write", "rand-4k-write", "rand-4k-read"};
+  const char* rws[] = {"write", "write", "randwrite", "randread"};
+  const std::uint64_t bss[] = {512 << 10, 512 << 10, 4096, 4096};
+  const double runtimes[] = {0, 0, 10, 10};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const JobSpec& j = p.jobs[i];
+    EXPECT_EQ(j.name, names[i]);
+    EXPECT_EQ(j.rw, rws[i]);
+    EXPECT_EQ(j.bs, bss[i]);
+    EXPECT_DOUBLE_EQ(j.runtime_s, runtimes[i]) << j.name;
+    EXPECT_EQ(j.iodepth, 4u);
+    EXPECT_EQ(j.engine, "libaio");
+    EXPECT_TRUE(j.direct);
+    EXPECT_FALSE(j.dsync);
+    EXPECT_TRUE(j.size_bound);
+    EXPECT_TRUE(j.end_fsync);
+    EXPECT_DOUBLE_EQ(j.ramp_s, 0);
+  }
+  select_jobs(p, "rand-4k-read");
+  ASSERT_EQ(p.jobs.size(), 1u);
+}
+
+TEST(Agnostics, File17Passes) {
+  auto v = agnostics_verdict(file17());
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->overall, "PASS");
+  ASSERT_EQ(v->lines.size(), 3u);
+  EXPECT_DOUBLE_EQ(v->lines[0].measured, 11603);
+  EXPECT_DOUBLE_EQ(v->lines[1].measured, 822);
+  EXPECT_DOUBLE_EQ(v->lines[2].measured, 2112);
+  ASSERT_EQ(v->text.size(), 4u);
+  EXPECT_EQ(v->text[0], "/dev/mmcblk0: Sequential write speed 11603 KiB/s (target 10000) - PASS");
+  EXPECT_EQ(v->text[1], "/dev/mmcblk0: Random write speed 822 IOPS (target 500) - PASS");
+  EXPECT_EQ(v->text[2], "/dev/mmcblk0: Random read speed 2112 IOPS (target 1500) - PASS");
+  EXPECT_EQ(v->text[3], "/dev/mmcblk0: Raspberry Pi SD card test (agnostics): PASS");
+  Report r;
+  r.targets = {file17()};
+  EXPECT_EQ(exit_code_of(r), 0);
+}
+
+TEST(Agnostics, EachThresholdFailsJustBelowIt) {
+  struct Case {
+    std::size_t job;
+    bool read;
+    bool iops;
+    double value;
+    const char* text;
+  } cases[] = {
+      {1, false, false, 9999.9, "/dev/mmcblk0: Sequential write speed 9999 KiB/s (target 10000) - FAIL"},
+      {2, false, true, 499.5, "/dev/mmcblk0: Random write speed 499 IOPS (target 500) - FAIL"},
+      {3, true, true, 1499, "/dev/mmcblk0: Random read speed 1499 IOPS (target 1500) - FAIL"},
+  };
+  for (const auto& c : cases) {
+    TargetResult t = file17();
+    DirStats& d = *(c.read ? t.jobs[c.job].read : t.jobs[c.job].write);
+    (c.iops ? d.iops : d.bw_bytes) = c.iops ? c.value : c.value * 1024;
+    auto v = agnostics_verdict(t);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->overall, "FAIL") << c.text;
+    EXPECT_EQ(v->text[c.job - 1], c.text);
+    Report r;
+    r.targets = {t};
+    EXPECT_EQ(exit_code_of(r), 1) << c.text;
+    EXPECT_NE(render(r, Format::Table).find(c.text), std::string::npos);
+  }
+  // 10000 KiB/s exactly passes (sdtest.sh: FAIL only when -lt 10000); 10 MB/s (9765.6 KiB/s) does not.
+  TargetResult t = file17();
+  t.jobs[1].write->bw_bytes = 10000 * 1024;
+  EXPECT_EQ(agnostics_verdict(t)->overall, "PASS");
+  t.jobs[1].write->bw_bytes = 10e6;
+  EXPECT_EQ(agnostics_verdict(t)->overall, "FAIL");
+}
+
+TEST(Agnostics, MissingOrFailedJobsAreIncompleteAndOtherTargetsGetNone) {
+  TargetResult t = file17();
+  t.jobs[3].err = 5;  // rand-4k-read failed
+  auto v = agnostics_verdict(t);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->overall, "INCOMPLETE");
+  EXPECT_EQ(v->text[2], "/dev/mmcblk0: Random read speed not measured (job rand-4k-read did not run) - INCOMPLETE");
+  t.jobs[2].write->iops = 100;  // a failing line wins over a missing one
+  EXPECT_EQ(agnostics_verdict(t)->overall, "FAIL");
+  TargetResult pi;  // the pi profile's names: no agnostics verdict
+  pi.jobs = {job("seq-write", "write", 20000, 5), job("rand-write", "randwrite", 400, 100)};
+  EXPECT_FALSE(agnostics_verdict(pi));
+}
+
+// size_bound: the job ends after the range's size in bytes (fio's size without time_based).
+TEST(Agnostics, SizeBoundJobsTransferTheRangeOnce) {
+  piprov::test::TempDir dir("bench-agnostics");
+  piprov::test::write_file(dir.path / "f", std::string(1 << 20, '\0'));
+  JobTarget t;
+  t.path = (dir.path / "f").string();
+  t.size = 1 << 20;
+  t.align = 4096;
+  JobSpec s = profile("agnostics").jobs[2];  // rand-4k-write
+  s.direct = false;                          // tmpfs has no O_DIRECT
+  JobResult r = run_job(s, t);
+  ASSERT_EQ(r.err, 0) << r.error;
+  ASSERT_TRUE(r.write);
+  EXPECT_EQ(r.write->ios, 256u);
+  EXPECT_EQ(r.write->bytes, 1u << 20);
+  EXPECT_LT(r.write->runtime_s, 10);
+  s = profile("agnostics").jobs[1];  // seq-write: 512k, no time limit
+  s.direct = false;
+  r = run_job(s, t);
+  ASSERT_EQ(r.err, 0) << r.error;
+  EXPECT_EQ(r.write->ios, 2u);
+  EXPECT_EQ(piprov::test::read_file(dir.path / "f").find(std::string(4096, '\0')), std::string::npos)
+      << "every block rewritten with random data";
+  s.size_bound = false;  // runtime 0 is only for size-bound jobs
+  EXPECT_THROW(run_job(s, t), piprov::Error);
+}
