@@ -226,8 +226,8 @@ void Run::check() {
   bool vmlinux = rep.check.kernel_file == "vmlinux";
   bool hook = boot::inspect_hooks(root_dir_, boot_dir_).conf_installed;
   step("check", rep.check.ok() ? "OK: kernel " + rep.check.kernel_file +
-                                     (vmlinux ? " (" + to_string(rep.check.kernel.state) + ")" : "") + ", initramfs " +
-                                     rep.check.initramfs + ", cmdline " + rep.check.cmdline_file +
+                                     (vmlinux ? std::string(" (") + to_string(rep.check.kernel.state) + ")" : "") +
+                                     ", initramfs " + rep.check.initramfs + ", cmdline " + rep.check.cmdline_file +
                                      (hook ? ", apt hook installed" : "")
                                : std::to_string(counts.errors + counts.warnings) + " finding(s), listed below");
 }

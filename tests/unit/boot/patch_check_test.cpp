@@ -96,6 +96,10 @@ TEST(BootPatch, DryRunPrintsDiffAndChangesNothing) {
       "would update " + b + "/config.txt",
       "would install " + (tr.root / kHookScriptRel).string() + " (mode 0755)",
       "would install " + (tr.root / kHookConfRel).string() + " (mode 0644)",
+      "would install " + (tr.root / kHookServiceUnitRel).string() + " (mode 0644)",
+      "would install " + (tr.root / kHookPathUnitRel).string() + " (mode 0644)",
+      "would enable piprov-kernel-sync.path: " + (tr.root / kHookPathUnitWantsRel).string() +
+          " -> /etc/systemd/system/piprov-kernel-sync.path",
   };
   EXPECT_EQ(rep.actions, want);
 }
