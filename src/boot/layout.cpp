@@ -123,7 +123,7 @@ LayoutId decide(Seen& s) {
   if (!l.os_prefix.empty()) return LayoutId::Unknown;  // a prefix without A/B: not a layout piprov knows
   const std::string k = s.kernel ? s.kernel->value : "";
   if (k.rfind("uboot", 0) == 0) return LayoutId::UbuntuUboot;
-  if (k == kVmlinux) {
+  if (k.rfind(kVmlinux, 0) == 0) {  // vmlinux, or a renamed one (vmlinux-5.4)
     HookStatus hooks;
     if (s.root) hooks = inspect_hooks(*s.root, s.boot);
     bool seed = hooks.seed_hook || exists_file(s.boot / kSeedHookScriptName);
