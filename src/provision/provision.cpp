@@ -207,7 +207,6 @@ void Run::patch() {
   po.boot_dir = boot_dir_;
   po.root_dir = root_dir_;
   po.dry_run = false;
-  rep.layout = boot::detect_layout(boot_dir_, root_dir_);  // as written, before any change
   rep.patch = boot::patch_boot(po);
   state_ = o_.write.target + " holds the image, and its boot partition is " +
            (rep.patch.changed() ? "patched" : "as in the image (nothing to patch)");
@@ -290,13 +289,12 @@ ProvisionReport provision(const ProvisionOptions& o) {
 }
 
 std::string patch_summary(const ProvisionReport& r) {
-  std::string head = "layout " + std::string(boot::layout_name(r.layout.id)) +
-                     (r.layout.release.empty() ? "" : " (" + r.layout.release + ")") + ": ";
-  if (r.patch.changed()) return head + join(r.patch.actions, "; ");
-  if (boot::boots_from_usb_as_shipped(r.layout.id))
-    return head + "nothing to do: " + (r.layout.release.empty() ? "it" : r.layout.release) +
-           " boots from USB as shipped";
-  return head + "nothing to change";
+  const auto& l = r.patch.layout;
+  std::string line =
+      "layout " + std::string(boot::layout_name(l.id)) + (l.release.empty() ? "" : " (" + l.release + ")");
+  if (!r.patch.summary.empty()) line += ": " + r.patch.summary;
+  if (r.patch.changed()) line += ": " + join(r.patch.actions, "; ");
+  return line;
 }
 
 nlohmann::json provision_json(const ProvisionReport& r) {
@@ -306,8 +304,8 @@ nlohmann::json provision_json(const ProvisionReport& r) {
           {"write", image::write_result_json(r.write)},
           {"boot_partition", r.boot_partition},
           {"root_partition", r.root_partition},
-          {"layout", boot::layout_name(r.layout.id)},
-          {"release", r.layout.release},
+          {"layout", boot::layout_name(r.patch.layout.id)},
+          {"release", r.patch.layout.release},
           {"patched", r.patch.changed()},
           {"patch_actions", r.patch.actions},
           {"config_diff", r.patch.config_diff},

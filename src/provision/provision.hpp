@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "boot/check.hpp"
-#include "boot/layout.hpp"
 #include "boot/patch.hpp"
 #include "core/progress.hpp"
 #include "image/write.hpp"
@@ -58,8 +57,9 @@ ProvisionReport provision(const ProvisionOptions& opts);
 /// and the steps with their durations in seconds.
 nlohmann::json provision_json(const ProvisionReport& r);
 
-/// The patch step's line: "layout ubuntu-direct (Ubuntu 24.04 LTS): nothing to do:
-/// Ubuntu 24.04 LTS boots from USB as shipped", or the layout and the file actions.
+/// The patch step's line: the layout boot patch found as written and its summary,
+/// "layout ubuntu-direct (Ubuntu 24.04 LTS): nothing to do: Ubuntu 24.04 LTS boots
+/// from USB as shipped", then the file actions when there are any.
 std::string patch_summary(const ProvisionReport& r);
 
 }  // namespace piprov::provision

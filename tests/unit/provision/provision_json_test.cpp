@@ -41,8 +41,9 @@ TEST(ProvisionJson, HasTheSchemaStepsWithSecondsAndFindingsOfTheSharedShape) {
 
 TEST(ProvisionJson, LayoutReleaseAndThePatchLine) {
   ProvisionReport r = sample();
-  r.layout.id = boot::LayoutId::UbuntuDirect;
-  r.layout.release = "Ubuntu 24.04 LTS";
+  r.patch.layout.id = boot::LayoutId::UbuntuDirect;
+  r.patch.layout.release = "Ubuntu 24.04 LTS";
+  r.patch.summary = "nothing to do: Ubuntu 24.04 LTS boots from USB as shipped";
   r.patch.actions.clear();
   auto j = provision_json(r);
   EXPECT_EQ(j["layout"], "ubuntu-direct");
@@ -50,11 +51,13 @@ TEST(ProvisionJson, LayoutReleaseAndThePatchLine) {
   EXPECT_FALSE(j["patched"].get<bool>());
   EXPECT_EQ(patch_summary(r),
             "layout ubuntu-direct (Ubuntu 24.04 LTS): nothing to do: Ubuntu 24.04 LTS boots from USB as shipped");
-  r.layout.id = boot::LayoutId::UbuntuUboot;
-  r.layout.release = "Ubuntu 20.04 LTS";
+  r.patch.layout.id = boot::LayoutId::UbuntuUboot;
+  r.patch.layout.release = "Ubuntu 20.04 LTS";
+  r.patch.summary = "patched for USB boot on a Pi 4 (method vmlinux)";
   r.patch.actions = {"decompressed vmlinuz to vmlinux", "updated config.txt"};
   EXPECT_EQ(patch_summary(r),
-            "layout ubuntu-uboot (Ubuntu 20.04 LTS): decompressed vmlinuz to vmlinux; updated config.txt");
+            "layout ubuntu-uboot (Ubuntu 20.04 LTS): patched for USB boot on a Pi 4 (method vmlinux): decompressed "
+            "vmlinuz to vmlinux; updated config.txt");
 }
 
 }  // namespace
