@@ -56,7 +56,8 @@ struct CheckReport {
 };
 
 /// Runs every check. Throws Error{Usage} only when BOOT_DIR is not a directory
-/// or has no config.txt; everything else is a finding.
+/// or has no config.txt, or --device is not a whole disk (core probe_disk());
+/// everything else is a finding.
 CheckReport check_boot(const CheckOptions& opts);
 
 /// `boot check --json` (schema "piprov.boot.check/3", docs/boot.md): the /2

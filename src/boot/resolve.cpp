@@ -37,7 +37,7 @@ std::string auto_initramfs_name(const std::string& kernel) {
 }  // namespace
 
 ResolvedBoot resolve_boot(const fs::path& boot, const BootLayout& layout, PiBoard board) {
-  (void)layout;  // the layout does not change what the firmware loads; kept for callers' symmetry
+  (void)layout;  // what the firmware loads follows config.txt alone; the layout is for the caller's messages
   auto text = read_file_if_exists(boot / kConfigTxt);
   if (!text) throw Error(ErrorKind::Usage, boot.string() + " has no config.txt: not a Raspberry Pi boot partition");
   const auto config = ConfigTxt::parse(*text);

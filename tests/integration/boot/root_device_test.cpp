@@ -23,10 +23,13 @@ namespace {
 struct PiDisk {
   std::unique_ptr<piprov::test::LoopDevice> loop;
   PiDisk(const fs::path& img, const std::string& disk_id, const std::string& label) {
-    auto r = run("truncate -s 40M " + q(img.string()) + " && printf 'label: dos\\nlabel-id: 0x" + disk_id +
-                 "\\n,12M,c\\n,,83\\n' | sfdisk -q " + q(img.string()));
-    if (r.exit_code != 0) throw std::runtime_error("sfdisk: " + r.err);
     loop = std::make_unique<piprov::test::LoopDevice>(img, 40ull << 20);
+    // sfdisk on the attached device, then partx -a (BLKPG: also where the kernel has no MBR
+    // parser, as image/partitions.cpp does); wait (bounded) for devtmpfs to show loopNp1/p2.
+    auto r = run("printf 'label: dos\\nlabel-id: 0x" + disk_id + "\\n,12M,c\\n,,83\\n' | sfdisk -q " + loop->path +
+                 " && { partx -a " + loop->path + " 2>/dev/null || true; }");
+    if (r.exit_code != 0) throw std::runtime_error("sfdisk: " + r.err);
+    for (int i = 0; i < 200 && !(fs::exists(loop->path + "p1") && fs::exists(loop->path + "p2")); ++i) ::usleep(20000);
     r = run("mkfs.vfat -n system-boot " + loop->path + "p1 >/dev/null && mkfs.ext4 -q -F -L " + label + " " +
             loop->path + "p2");
     if (r.exit_code != 0) throw std::runtime_error("mkfs: " + r.err);
@@ -59,6 +62,7 @@ void write_cmdline(const fs::path& boot, const std::string& root) {
 TEST(BootRootDevice, PartuuidMustBeOnTheDevice) {
   PIPROV_REQUIRE_LOOP();
   PIPROV_REQUIRE_TOOL("sfdisk");
+  PIPROV_REQUIRE_TOOL("partx");
   PIPROV_REQUIRE_TOOL("mkfs.ext4");
   PIPROV_REQUIRE_TOOL("mkfs.vfat");
   PIPROV_REQUIRE_SHARED("config-txt", configs);
@@ -96,6 +100,7 @@ TEST(BootRootDevice, PartuuidMustBeOnTheDevice) {
 TEST(BootRootDevice, SameRootLabelOnAnotherDiskIsFlagged) {
   PIPROV_REQUIRE_LOOP();
   PIPROV_REQUIRE_TOOL("sfdisk");
+  PIPROV_REQUIRE_TOOL("partx");
   PIPROV_REQUIRE_TOOL("mkfs.ext4");
   PIPROV_REQUIRE_TOOL("mkfs.vfat");
   PIPROV_REQUIRE_SHARED("config-txt", configs);
