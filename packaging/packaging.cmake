@@ -9,6 +9,9 @@
 #   /usr/share/doc/piprov/{copyright,changelog.gz}
 #   /etc/apt/apt.conf.d/99-piprov-kernel            apt hook (a conffile), when apt-hooks/ exists
 #   /usr/lib/piprov/piprov-kernel-sync              the hook's script (0755), when apt-hooks/ exists
+#   /lib/systemd/system/piprov-kernel-sync.{path,service}  runs that script when vmlinuz changes
+#     without apt; postinst enables the .path unit, prerm stops it, postrm masks
+#     (remove) or forgets (purge) it (packaging/postinst, prerm, postrm)
 # The apt hook paths are absolute: apt only reads /etc/apt/apt.conf.d and the
 # snippet names /usr/lib/piprov/piprov-kernel-sync, whatever the install prefix.
 include(GNUInstallDirs)
@@ -30,6 +33,15 @@ if(EXISTS ${PIPROV_APT_SNIPPET})
 endif()
 if(EXISTS ${PIPROV_APT_SCRIPT})
   install(PROGRAMS ${PIPROV_APT_SCRIPT} DESTINATION /usr/lib/piprov)
+endif()
+set(PIPROV_SYSTEMD_UNITS ${PROJECT_SOURCE_DIR}/apt-hooks/piprov-kernel-sync.path
+                         ${PROJECT_SOURCE_DIR}/apt-hooks/piprov-kernel-sync.service)
+set(PIPROV_MAINT_SCRIPTS "")
+if(EXISTS ${PROJECT_SOURCE_DIR}/apt-hooks/piprov-kernel-sync.path)
+  # Debian 12 (bookworm) packages install units into /lib/systemd/system.
+  install(FILES ${PIPROV_SYSTEMD_UNITS} DESTINATION /lib/systemd/system
+          PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+  set(PIPROV_MAINT_SCRIPTS ${PIPROV_PKG_DIR}/postinst ${PIPROV_PKG_DIR}/prerm ${PIPROV_PKG_DIR}/postrm)
 endif()
 
 # --- man page: help2man from --help (cross builds run piprov under qemu) ----
@@ -83,9 +95,10 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)            # Depends: from dpkg-shlibdeps
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "rpi-eeprom")   # eeprom check --live reads the running config
 # Cross builds set CPACK_DEBIAN_PACKAGE_ARCHITECTURE in the toolchain file
 # (cross/debian-multiarch.cmake); natively CPack asks dpkg --print-architecture.
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PIPROV_MAINT_SCRIPTS})
 if(PIPROV_CONFFILES)
   file(WRITE ${PIPROV_GEN_DIR}/conffiles "${PIPROV_CONFFILES}")
-  set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PIPROV_GEN_DIR}/conffiles)
-  set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+  list(APPEND CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PIPROV_GEN_DIR}/conffiles)
 endif()
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 include(CPack)

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The main job on a built-in default, end to end (needs root: loop devices):
-#   1. provision a Ubuntu 20.04 arm64+raspi layout image (scripts/make-test-image.sh,
-#      real Debian arm64 kernel) onto an emulated USB SSD, then `boot check` it;
+#   1. provision two images (scripts/make-test-image.sh, real Debian arm64
+#      kernel) onto emulated USB SSDs, `boot check` each and show what provision
+#      changed on the boot partition and the root fs: a Ubuntu 24.04 layout
+#      (boots from USB as shipped: nothing to patch) and a Ubuntu 20.04 one
+#      (U-Boot cannot boot from USB: patched);
 #   2. check a bootloader EEPROM config (a built-in one with the classic
 #      BOOT_ORDER=0x1 mistake), and explain the fixed order;
 #   3. benchmark an emulated USB SSD against an emulated microSD (profile quick).
@@ -33,8 +36,8 @@ make_device() {
 under=()
 if have_emulator; then under=("$emulator" run --); fi
 cleanup() {
-  umount "$mnt/root" 2>/dev/null || true
-  umount "$mnt/boot" 2>/dev/null || true
+  local m
+  for m in "$mnt"/*/root; do umount "$m" 2>/dev/null || true; done
   rm -rf "$mnt"
   for d in "${devices[@]}"; do
     if have_emulator; then destroy_emulated "$d"
@@ -48,24 +51,61 @@ echo "== piprov devices"
 "$piprov" devices
 
 # --- 1. provision -----------------------------------------------------------
-echo
-echo "== building the demo image (Ubuntu 20.04 arm64+raspi layout; cached after the first run)"
-scripts/make-test-image.sh "$demo_dir/ubuntu.img" 256 >/dev/null
-ssd=$(make_device demo-ssd usb-ssd 3G)
-if have_emulator; then devices+=(demo-ssd); else devices+=("$ssd"); fi
-echo "== piprov provision $demo_dir/ubuntu.img.xz $ssd (emulated USB SSD)"
-"${under[@]}" "$piprov" provision "$demo_dir/ubuntu.img.xz" "$ssd" --yes --progress plain
+# boot_files DEV_OR_IMAGE DIR: the boot partition's files, read with mtools (no mount).
+boot_files() {
+  mkdir -p "$2"
+  MTOOLS_SKIP_CHECK=1 mcopy -s -n -i "$1" ::/ "$2/" 2>/dev/null
+}
 
-echo
-echo "== piprov boot check on the provisioned SSD"
-mkdir -p "$mnt/boot" "$mnt/root"
-mount -o ro "${ssd}p2" "$mnt/root"
-if ! mount -t vfat -o ro "${ssd}p1" "$mnt/boot" 2>/dev/null; then
-  echo "(this kernel cannot mount vfat: checking a copy of the boot partition made with mtools)"
-  MTOOLS_SKIP_CHECK=1 mcopy -s -n -i "${ssd}p1" ::/ "$mnt/boot/" 2>/dev/null
+# provision_demo LAYOUT TITLE: builds the image, provisions it onto a new
+# emulated USB SSD, boot-checks it and prints what provision changed.
+provision_demo() {
+  local layout=$1 title=$2 img="$demo_dir/$1.img"
+  echo
+  echo "== building the demo image ($title layout; cached after the first run)"
+  scripts/make-test-image.sh --layout "$layout" "$img" 256 >/dev/null
+  local ssd; ssd=$(make_device "demo-$layout" usb-ssd 3G)
+  if have_emulator; then devices+=("demo-$layout"); else devices+=("$ssd"); fi
+  echo "== piprov provision $img.xz $ssd (emulated USB SSD)"
+  "${under[@]}" "$piprov" provision "$img.xz" "$ssd" --yes --progress plain
+
+  echo
+  echo "== piprov boot check on the provisioned SSD"
+  local w="$mnt/$layout"
+  mkdir -p "$w/root"
+  mount -o ro "${ssd}p2" "$w/root"
+  boot_files "${ssd}p1" "$w/boot"
+  "$piprov" boot check "$w/boot" --root "$w/root"
+
+  echo
+  echo "== what provision changed ($title)"
+  boot_files "$img@@1M" "$w/image-boot"
+  local changed
+  changed=$(diff -rq "$w/image-boot" "$w/boot" | sed -e "s|$w/image-boot|image|g" -e "s|$w/boot|SSD|g" || true)
+  if [ -z "$changed" ]; then echo "boot partition: every file as in the image"
+  else echo "boot partition:"; echo "$changed" | sed 's/^/  /'; fi
+  local hooks
+  hooks=$(cd "$w/root" && ls -d etc/apt/apt.conf.d/99-piprov-kernel usr/lib/piprov/piprov-kernel-sync \
+            etc/systemd/system/piprov-kernel-sync.path etc/systemd/system/piprov-kernel-sync.service 2>/dev/null || true)
+  if [ -z "$hooks" ]; then echo "root fs: no piprov hook installed"
+  else echo "root fs: the kernel-sync hook installed:"; echo "$hooks" | sed 's|^|  /|'; fi
+  umount "$w/root"
+  rm -rf "$w"
+  changes[$layout]=$(printf '%s%s' "$changed" "$hooks" | grep -c . || true)
+}
+declare -A changes
+
+provision_demo noble "Ubuntu 24.04"
+provision_demo focal "Ubuntu 20.04"
+if [ "${changes[noble]}" -ne 0 ] || [ "${changes[focal]}" -eq 0 ]; then
+  echo "demo: expected provision to change nothing on Ubuntu 24.04 and to patch Ubuntu 20.04" >&2; exit 1
 fi
-"$piprov" boot check "$mnt/boot" --root "$mnt/root"
-umount "$mnt/root"; umount "$mnt/boot" 2>/dev/null || true
+echo
+echo "== the difference"
+echo "Ubuntu 24.04 boots a Pi 4 from USB as shipped ([all] kernel=vmlinuz, which the firmware"
+echo "decompresses itself): provision wrote and checked it and changed nothing. Ubuntu 20.04 boots"
+echo "U-Boot ([pi4] kernel=uboot_rpi_4.bin), which cannot read USB disks: provision decompressed"
+echo "vmlinuz to vmlinux, pointed [pi4] at it and installed the hook that keeps it fresh."
 
 # --- 2. EEPROM config ---------------------------------------------------------
 echo

@@ -1,28 +1,59 @@
 #!/usr/bin/env bash
-# make-test-image.sh OUT.img [ROOT_MiB]
+# make-test-image.sh [--layout focal|noble|resolute|raspios] OUT.img [ROOT_MiB]
 #
-# Builds a disk image laid out like Ubuntu 20.04 arm64+raspi preinstalled server
-# (as `fdisk -l` shows Ubuntu's published .img), without mounting anything:
-#   MBR; p1 FAT32 (type 0x0c, bootable) label "system-boot", 256 MiB at sector 2048;
-#   p2 ext4 (type 0x83) label "writable" at sector 526336, ROOT_MiB (default 256) long.
-# The boot partition holds a real arm64 kernel (the Image from Debian's
-# linux-image-*-arm64 package, gzipped as vmlinuz), an initrd.img, Debian's
-# u-boot-rpi:arm64 binaries as uboot_rpi_{3,4,arm64}.bin, the Pi 4 device trees,
-# and Ubuntu 20.04's config.txt/syscfg.txt/usercfg.txt/cmdline.txt settings.
+# Builds a disk image laid out like a Raspberry Pi OS image, without mounting
+# anything: MBR (sfdisk); p1 FAT32 (type 0x0c, bootable) at sector 2048, 256 MiB;
+# p2 ext4 (type 0x83) at sector 526336, ROOT_MiB (default 256) long.
+# Every layout boots a real arm64 kernel (the Image from Debian's
+# linux-image-*-arm64 package; gzipped as vmlinuz, as Ubuntu ships it) with an
+# initrd.img and the Pi 4 device trees; the config files are written here from
+# what each release ships (canonical/pi-gadget configs/<release>-arm64-server,
+# RPi-Distro/pi-gen stage1/00-boot-files):
+#   focal (default): Ubuntu 20.04 arm64+raspi: labels system-boot/writable, the
+#     U-Boot chain ([pi4] kernel=uboot_rpi_4.bin, Debian's u-boot-rpi:arm64
+#     binaries), config.txt + syscfg.txt + usercfg.txt, cmdline.txt/nobtcmd.txt.
+#     No start4.elf (the firmware date is unknown), as before --layout existed.
+#   noble: Ubuntu 24.04: [all] kernel=vmlinuz, initramfs initrd.img followkernel,
+#     cmdline.txt with root=LABEL=writable.
+#   resolute: Ubuntu 26.04 A/B boot: [all] os_prefix=current/, [tryboot]
+#     os_prefix=new/; vmlinuz, initrd.img, cmdline.txt and device trees under
+#     current/; autoboot.txt [all] tryboot_a_b=1; piboot-try in the dpkg status.
+#   raspios: Raspberry Pi OS bookworm (64-bit): no kernel= (the firmware loads
+#     kernel8.img on a Pi 4, kernel_2712.img on a Pi 5, both gzip), initramfs8,
+#     cmdline.txt root=PARTUUID=<disk id>-02, labels bootfs/rootfs.
+# noble, resolute and raspios carry Debian's raspi-firmware start4.elf and
+# fixup4.dat (firmware of 2022-08-30), so the firmware date is known.
 # The root fs holds real files (a copy of part of this machine's /usr, filling
-# about 60% of it) plus an Ubuntu-like /etc.
+# about 60% of it) plus the release's /etc/os-release and fstab; the Ubuntu ones
+# have cloud-init (/usr/bin/cloud-init, /etc/cloud/) and a /var/lib/dpkg/status
+# naming the boot packages (flash-kernel; piboot-try on resolute).
 #
 # Writes OUT.img and OUT.img.xz (xz -0 -T0, as Ubuntu's builds do). Both are
-# cached in $PIPROV_CACHE_DIR (default /var/tmp/piprov-cache) keyed by ROOT_MiB
-# and this script's content, so a second run only copies.
-# Needs: sfdisk, mkfs.vfat, mtools, mke2fs (-d), xz, apt-get (arm64 lists: run
-# scripts/install-deps.sh first). Exit 2 on usage errors, 3 when a tool fails.
+# cached in $PIPROV_CACHE_DIR (default /var/tmp/piprov-cache) keyed by layout,
+# ROOT_MiB and this script's content, so a second run only copies.
+# Needs: sfdisk, mkfs.vfat, mtools, mke2fs (-d), xz, apt-get (arm64 lists and the
+# non-free-firmware component: run scripts/install-deps.sh first). Exit 2 on
+# usage errors, 3 when a tool fails.
 set -euo pipefail
 
-usage() { echo "usage: $0 OUT.img [ROOT_MiB]   (ROOT_MiB: 64..65536, default 256)" >&2; exit 2; }
-[ $# -ge 1 ] && [ $# -le 2 ] || usage
-out=$1
-root_mib=${2:-256}
+usage() { echo "usage: $0 [--layout focal|noble|resolute|raspios] OUT.img [ROOT_MiB]   (ROOT_MiB: 64..65536, default 256)" >&2; exit 2; }
+layout=focal
+args=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --layout) [ $# -ge 2 ] || usage; layout=$2; shift 2 ;;
+    --layout=*) layout=${1#--layout=}; shift ;;
+    -*) usage ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+case $layout in
+  focal | noble | resolute | raspios) ;;
+  *) echo "make-test-image.sh: unknown --layout '$layout' (focal, noble, resolute or raspios)" >&2; exit 2 ;;
+esac
+[ ${#args[@]} -ge 1 ] && [ ${#args[@]} -le 2 ] || usage
+out=${args[0]}
+root_mib=${args[1]:-256}
 [[ "$root_mib" =~ ^[0-9]+$ ]] && [ "$root_mib" -ge 64 ] && [ "$root_mib" -le 65536 ] || usage
 case "$out" in *.img) ;; *) echo "make-test-image.sh: OUT must end in .img (got '$out')" >&2; exit 2 ;; esac
 
@@ -30,49 +61,67 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${PIPROV_CACHE_DIR:-/var/tmp/piprov-cache}
 mkdir -p "$cache"
 key=$(sha256sum "$here/make-test-image.sh" | cut -c1-12)
-cached="$cache/ubuntu-layout-$root_mib-$key.img"
+# focal keeps the cache name it had before --layout existed.
+name=$layout-layout; [ "$layout" = focal ] && name=ubuntu-layout
+cached="$cache/$name-$root_mib-$key.img"
 
 fail() { echo "make-test-image.sh: $*" >&2; exit 3; }
 
-fetch_debs() { # -> $cache/debs/{kernel.deb,uboot.deb}
+# The Debian packages the images are made of, downloaded once into $cache/debs.
+fetch_debs() { # -> $cache/debs/{kernel.deb,uboot.deb,firmware.deb}
   local d="$cache/debs"
   mkdir -p "$d"
-  [ -s "$d/kernel.deb" ] && [ -s "$d/uboot.deb" ] && return 0
+  [ -s "$d/kernel.deb" ] && [ -s "$d/uboot.deb" ] && [ -s "$d/firmware.deb" ] && return 0
   dpkg --print-foreign-architectures | grep -qx arm64 || fail "arm64 package lists are missing: run scripts/install-deps.sh"
   local kpkg
   kpkg=$(apt-cache depends linux-image-arm64:arm64 2>/dev/null | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
   if [ -z "$kpkg" ]; then apt-get update -qq; kpkg=$(apt-cache depends linux-image-arm64:arm64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}'); fi
   [ -n "$kpkg" ] || fail "cannot resolve Debian's linux-image-arm64 kernel package"
   local tmp; tmp=$(mktemp -d)
-  ( cd "$tmp" && apt-get download -q "$kpkg" u-boot-rpi:arm64 >/dev/null 2>&1 ) \
-    || ( apt-get update -qq && cd "$tmp" && apt-get download -q "$kpkg" u-boot-rpi:arm64 >/dev/null 2>&1 ) \
-    || fail "apt-get download $kpkg u-boot-rpi:arm64 failed"
+  # raspi-firmware (arch all) is in the non-free-firmware component.
+  local pkgs=("$kpkg" u-boot-rpi:arm64 raspi-firmware)
+  ( cd "$tmp" && apt-get download -q "${pkgs[@]}" >/dev/null 2>&1 ) \
+    || ( apt-get update -qq && cd "$tmp" && apt-get download -q "${pkgs[@]}" >/dev/null 2>&1 ) \
+    || fail "apt-get download ${pkgs[*]} failed (raspi-firmware needs the non-free-firmware component: scripts/install-deps.sh)"
   mv "$tmp"/linux-image-*.deb "$d/kernel.deb"
   mv "$tmp"/u-boot-rpi_*.deb "$d/uboot.deb"
+  mv "$tmp"/raspi-firmware_*.deb "$d/firmware.deb"
   rm -rf "$tmp"
 }
 
-build_boot_dir() { # $1 = dir to fill
-  local b=$1 x; x=$(mktemp -d)
+# kernel_files DIR: DIR/vmlinuz (Debian's arm64 Image, gzipped as Ubuntu ships
+# it), DIR/initrd.img and the Pi 4 device trees; $x (a temp dir) holds the
+# unpacked packages for the layout's own files.
+kernel_files() {
+  local b=$1
   dpkg-deb -x "$cache/debs/kernel.deb" "$x/k"
-  dpkg-deb -x "$cache/debs/uboot.deb" "$x/u"
   local image; image=$(ls "$x"/k/boot/vmlinuz-*-arm64 | head -n1)
   # Debian ships the uncompressed arm64 Image; Ubuntu's vmlinuz is that Image gzipped.
   gzip -9 -n -c "$image" > "$b/vmlinuz"
   cp "$x"/k/usr/lib/linux-image-*/broadcom/bcm2711-rpi-4-b.dtb "$x"/k/usr/lib/linux-image-*/broadcom/bcm2711-rpi-400.dtb \
      "$x"/k/usr/lib/linux-image-*/broadcom/bcm2711-rpi-cm4-io.dtb "$b/"
-  cp "$x/u/usr/lib/u-boot/rpi_4/u-boot.bin" "$b/uboot_rpi_4.bin"
-  cp "$x/u/usr/lib/u-boot/rpi_3/u-boot.bin" "$b/uboot_rpi_3.bin"
-  cp "$x/u/usr/lib/u-boot/rpi_arm64/u-boot.bin" "$b/uboot_rpi_arm64.bin"
   # initrd.img: a real gzip'd newc cpio holding a few kernel modules and an init script.
   mkdir -p "$x/initrd/lib/modules" "$x/initrd/bin"
   find "$x/k/lib/modules" -name '*.ko' -path '*usb/storage*' -exec cp {} "$x/initrd/lib/modules/" \;
   printf '#!/bin/sh\nmount -t proc proc /proc\nexec /sbin/init\n' > "$x/initrd/init"
   chmod +x "$x/initrd/init"
   ( cd "$x/initrd" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -9 -n ) > "$b/initrd.img"
-  rm -rf "$x"
+}
 
-  # Ubuntu 20.04 GA boot configuration (../shared/data/config-txt/01, 03, 04, cmdline-01).
+# pi4_firmware DIR: Debian raspi-firmware's start4.elf and fixup4.dat (the Pi 4
+# firmware reads them from the boot partition; a Pi 5's is in its EEPROM).
+pi4_firmware() {
+  dpkg-deb -x "$cache/debs/firmware.deb" "$x/fw"
+  cp "$x/fw/usr/lib/raspi-firmware/start4.elf" "$x/fw/usr/lib/raspi-firmware/fixup4.dat" "$1/"
+}
+
+boot_focal() { # Ubuntu 20.04 GA (../shared/data/config-txt/01, 03, 04, cmdline-01).
+  local b=$1
+  kernel_files "$b"
+  dpkg-deb -x "$cache/debs/uboot.deb" "$x/u"
+  cp "$x/u/usr/lib/u-boot/rpi_4/u-boot.bin" "$b/uboot_rpi_4.bin"
+  cp "$x/u/usr/lib/u-boot/rpi_3/u-boot.bin" "$b/uboot_rpi_3.bin"
+  cp "$x/u/usr/lib/u-boot/rpi_arm64/u-boot.bin" "$b/uboot_rpi_arm64.bin"
   cat > "$b/config.txt" <<'CFG'
 # Please DO NOT modify this file; if you need to modify the boot config, the
 # "usercfg.txt" file is the place to include user changes. Please refer to
@@ -133,20 +182,147 @@ CFG
   echo "$cmdline" > "$b/btcmd.txt"
 }
 
+# The boot settings Ubuntu's server images share from 20.10 on (pi-gadget's
+# configs/noble-arm64-server/config.txt after its boot lines).
+ubuntu_config_tail() {
+  cat <<'CFG'
+
+dtparam=audio=on
+dtparam=i2c_arm=on
+dtparam=spi=on
+disable_overscan=1
+dtoverlay=vc4-kms-v3d
+disable_fw_kms_setup=1
+enable_uart=1
+camera_auto_detect=1
+display_auto_detect=1
+dtoverlay=dwc2
+
+[pi4]
+max_framebuffers=2
+arm_boost=1
+
+[cm4]
+dtoverlay=dwc2,dr_mode=host
+
+[all]
+CFG
+}
+ubuntu_cmdline='console=serial0,115200 multipath=off dwc_otg.lpm_enable=0 console=tty1 root=LABEL=writable rootfstype=ext4 rootwait fixrtc'
+
+boot_noble() { # Ubuntu 24.04 (../shared/data/config-txt/14, cmdline-03).
+  local b=$1
+  kernel_files "$b"
+  pi4_firmware "$b"
+  { printf '[all]\narm_64bit=1\nkernel=vmlinuz\ncmdline=cmdline.txt\ninitramfs initrd.img followkernel\n'
+    ubuntu_config_tail; } > "$b/config.txt"
+  echo "$ubuntu_cmdline" > "$b/cmdline.txt"
+}
+
+boot_resolute() { # Ubuntu 25.10/26.04 A/B (../shared/data/config-txt/15, cmdline-04, autoboot-01).
+  local b=$1
+  mkdir -p "$b/current"
+  kernel_files "$b/current"
+  pi4_firmware "$b"
+  { printf '[all]\nos_prefix=current/\n\n[tryboot]\nos_prefix=new/\n\n'
+    printf '[all]\narm_64bit=1\nkernel=vmlinuz\ncmdline=cmdline.txt\ninitramfs initrd.img followkernel\n'
+    ubuntu_config_tail; } > "$b/config.txt"
+  printf '[all]\ntryboot_a_b=1\n' > "$b/autoboot.txt"
+  echo "$ubuntu_cmdline" > "$b/current/cmdline.txt"
+}
+
+raspios_disk_id=6c586e13
+boot_raspios() { # Raspberry Pi OS bookworm (../shared/data/config-txt/16, cmdline-05).
+  local b=$1
+  kernel_files "$b"
+  pi4_firmware "$b"
+  # Raspberry Pi OS ships its kernels gzip-compressed under the firmware's default names.
+  mv "$b/vmlinuz" "$b/kernel8.img"
+  cp "$b/kernel8.img" "$b/kernel_2712.img"
+  mv "$b/initrd.img" "$b/initramfs8"
+  cp "$b/initramfs8" "$b/initramfs_2712"
+  cat > "$b/config.txt" <<'CFG'
+# For more options and information see
+# http://rptl.io/configtxt
+# Some settings may impact device functionality. See link above for details
+
+dtparam=audio=on
+camera_auto_detect=1
+display_auto_detect=1
+
+# Automatically load initramfs files, if found
+auto_initramfs=1
+
+dtoverlay=vc4-kms-v3d
+max_framebuffers=2
+disable_fw_kms_setup=1
+disable_overscan=1
+arm_boost=1
+
+[cm4]
+otg_mode=1
+
+[cm5]
+dtoverlay=dwc2,dr_mode=host
+
+[all]
+CFG
+  echo "console=serial0,115200 console=tty1 root=PARTUUID=$raspios_disk_id-02 rootfstype=ext4 fsck.repair=yes rootwait" > "$b/cmdline.txt"
+}
+
+build_boot_dir() { # $1 = dir to fill
+  local x; x=$(mktemp -d)
+  "boot_$layout" "$1"
+  rm -rf "$x"
+}
+
+os_release() {
+  case $layout in
+    focal) printf 'NAME="Ubuntu"\nVERSION="20.04 LTS (Focal Fossa)"\nID=ubuntu\nID_LIKE=debian\nPRETTY_NAME="Ubuntu 20.04 LTS"\nVERSION_ID="20.04"\nVERSION_CODENAME=focal\n' ;;
+    noble) printf 'PRETTY_NAME="Ubuntu 24.04.3 LTS"\nNAME="Ubuntu"\nVERSION_ID="24.04"\nVERSION="24.04.3 LTS (Noble Numbat)"\nVERSION_CODENAME=noble\nID=ubuntu\nID_LIKE=debian\nUBUNTU_CODENAME=noble\n' ;;
+    resolute) printf 'PRETTY_NAME="Ubuntu 26.04 LTS"\nNAME="Ubuntu"\nVERSION_ID="26.04"\nVERSION="26.04 LTS (Resolute Raccoon)"\nVERSION_CODENAME=resolute\nID=ubuntu\nID_LIKE=debian\nUBUNTU_CODENAME=resolute\n' ;;
+    raspios) printf 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION="12 (bookworm)"\nVERSION_CODENAME=bookworm\nID=debian\n' ;;
+  esac
+}
+
+# dpkg_status PACKAGE...: a /var/lib/dpkg/status naming each package as installed.
+dpkg_status() {
+  local p
+  for p in "$@"; do
+    printf 'Package: %s\nStatus: install ok installed\nPriority: optional\nArchitecture: arm64\nVersion: 1.0\nDescription: %s (test image)\n\n' "$p" "$p"
+  done
+}
+
+# The release's identity files: cloud-init on Ubuntu (its NoCloud seed is read
+# from the boot partition), the boot packages in the dpkg status.
+root_release_files() {
+  local r=$1
+  case $layout in
+    focal) return 0 ;;
+    raspios)
+      printf 'PARTUUID=%s-01  /boot/firmware  vfat    defaults          0       2\nPARTUUID=%s-02  /               ext4    defaults,noatime  0       1\n' \
+        "$raspios_disk_id" "$raspios_disk_id" > "$r/etc/fstab"
+      echo raspberrypi > "$r/etc/hostname"
+      echo 'Raspberry Pi reference 2024-11-19' > "$r/etc/rpi-issue"
+      mkdir -p "$r/var/lib/dpkg"
+      dpkg_status raspberrypi-sys-mods raspi-firmware > "$r/var/lib/dpkg/status"
+      return 0 ;;
+  esac
+  mkdir -p "$r/etc/cloud/cloud.cfg.d" "$r/usr/bin" "$r/var/lib/dpkg"
+  printf '# cloud-init configuration (test image)\ndatasource_list: [ NoCloud, None ]\n' > "$r/etc/cloud/cloud.cfg"
+  printf '#!/usr/bin/python3\n# cloud-init (test image stand-in for the entry point)\n' > "$r/usr/bin/cloud-init"
+  chmod 755 "$r/usr/bin/cloud-init"
+  if [ "$layout" = resolute ]; then dpkg_status cloud-init piboot-try linux-raspi > "$r/var/lib/dpkg/status"
+  else dpkg_status cloud-init flash-kernel linux-raspi > "$r/var/lib/dpkg/status"; fi
+}
+
 build_root_dir() { # $1 = dir, $2 = budget in bytes for /usr content
   local r=$1 budget=$2
   mkdir -p "$r"/{etc/apt/apt.conf.d,boot/firmware,home/ubuntu,var/log,tmp,root,usr/local/bin}
-  cat > "$r/etc/os-release" <<'OS'
-NAME="Ubuntu"
-VERSION="20.04 LTS (Focal Fossa)"
-ID=ubuntu
-ID_LIKE=debian
-PRETTY_NAME="Ubuntu 20.04 LTS"
-VERSION_ID="20.04"
-VERSION_CODENAME=focal
-OS
+  os_release > "$r/etc/os-release"
   printf 'LABEL=writable\t/\t ext4\tdefaults\t0 0\nLABEL=system-boot       /boot/firmware  vfat    defaults        0       1\n' > "$r/etc/fstab"
   echo ubuntu > "$r/etc/hostname"
+  root_release_files "$r"
   # Real files, not zeros: part of this machine's /usr up to the budget.
   local list; list=$(mktemp)
   { find /usr/lib /usr/share /usr/bin -xdev -type f -readable -size -16M -printf '%s\t%p\n' 2>/dev/null || true; } \
@@ -165,16 +341,18 @@ build_image() { # $1 = output .img
   local boot_sectors=524288 root_start=526336
   local root_bytes=$((root_mib * 1048576))
   build_root_dir "$work/root" $((root_bytes * 6 / 10))
+  local boot_label=system-boot root_label=writable disk_id=4ec8ea53
+  if [ "$layout" = raspios ]; then boot_label=bootfs root_label=rootfs disk_id=$raspios_disk_id; fi
 
   truncate -s $((boot_sectors * 512)) "$work/boot.fat"
-  mkfs.vfat -F 32 -n system-boot "$work/boot.fat" >/dev/null 2>&1 || fail "mkfs.vfat failed"
+  mkfs.vfat -F 32 -n "$boot_label" "$work/boot.fat" >/dev/null 2>&1 || fail "mkfs.vfat failed"
   mcopy -s -i "$work/boot.fat" "$work"/boot/* ::/ || fail "mcopy failed"
-  mke2fs -q -F -t ext4 -b 4096 -L writable -d "$work/root" "$work/root.ext4" "${root_mib}M" >/dev/null 2>&1 || fail "mke2fs -d failed"
+  mke2fs -q -F -t ext4 -b 4096 -L "$root_label" -d "$work/root" "$work/root.ext4" "${root_mib}M" >/dev/null 2>&1 || fail "mke2fs -d failed"
 
   rm -f "$img"
   truncate -s $(((root_start * 512) + root_bytes)) "$img"
-  printf 'label: dos\nlabel-id: 0x4ec8ea53\nunit: sectors\n\nstart=2048, size=%d, type=c, bootable\nstart=%d, type=83\n' \
-    "$boot_sectors" "$root_start" | sfdisk -q "$img" || fail "sfdisk failed"
+  printf 'label: dos\nlabel-id: 0x%s\nunit: sectors\n\nstart=2048, size=%d, type=c, bootable\nstart=%d, type=83\n' \
+    "$disk_id" "$boot_sectors" "$root_start" | sfdisk -q "$img" || fail "sfdisk failed"
   dd if="$work/boot.fat" of="$img" bs=1M seek=1 conv=notrunc,sparse status=none
   dd if="$work/root.ext4" of="$img" bs=4M seek=$((root_start * 512)) oflag=seek_bytes conv=notrunc,sparse status=none
 }
@@ -183,9 +361,9 @@ build_image() { # $1 = output .img
 exec 9>"$cache/.lock"
 flock 9
 if [ ! -s "$cached" ] || [ ! -s "$cached.xz" ]; then
-  echo "make-test-image.sh: building $(basename "$cached") (ROOT ${root_mib} MiB; cached for next time)" >&2
+  echo "make-test-image.sh: building $(basename "$cached") (layout $layout, ROOT ${root_mib} MiB; cached for next time)" >&2
   # Images built by an older version of this script are stale: drop them.
-  find "$cache" -maxdepth 1 -name "ubuntu-layout-$root_mib-*" ! -name "ubuntu-layout-$root_mib-$key.*" -delete
+  find "$cache" -maxdepth 1 -name "$name-$root_mib-*" ! -name "$name-$root_mib-$key.*" -delete
   build_image "$cached.part"
   xz -0 -T0 -k -c "$cached.part" > "$cached.xz.part"
   mv "$cached.xz.part" "$cached.xz"

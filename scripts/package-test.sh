@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs a piprov .deb on THIS machine and checks the package's life cycle:
 #   apt-get install ./piprov_*.deb   -> piprov --help, man page, bash completion,
-#                                       apt hook files (conffile, 0755 script)
+#                                       apt hook files (conffile, 0755 script), the
+#                                       systemd path unit installed and enabled
 #   user edits the apt hook conffile, upgrade to a newer version (the same
 #   package re-versioned with dpkg-deb) -> no prompt, the edit is kept
 #   dpkg -r piprov  -> every file gone except the conffile (Debian policy)
@@ -25,6 +26,8 @@ ok() { echo "ok: $*"; }
 
 conf=/etc/apt/apt.conf.d/99-piprov-kernel
 hook=/usr/lib/piprov/piprov-kernel-sync
+unit=/lib/systemd/system/piprov-kernel-sync.path
+wants=/etc/systemd/system/multi-user.target.wants/piprov-kernel-sync.path
 has_hook=0
 grep -qxF ".$conf" <<<"$(dpkg-deb -c "$deb" | awk '{print $NF}')" && has_hook=1
 
@@ -76,6 +79,9 @@ if [ $has_hook = 1 ]; then
   # must only warn and exit 0 (the install above went through apt-get).
   sh "$hook" > "$work/hook.log" 2>&1 || fail "$hook exits non-zero on this machine: $(cat "$work/hook.log")"
   ok "apt hook installed ($conf conffile, $hook 0755) and harmless here"
+  [ -f "$unit" ] && [ -f "${unit%.path}.service" ] || fail "the systemd units are not in /lib/systemd/system"
+  [ "$(readlink "$wants")" = "$unit" ] || fail "postinst did not enable piprov-kernel-sync.path ($wants)"
+  ok "piprov-kernel-sync.path installed and enabled ($wants)"
 
   echo "== upgrade keeps a user's edit of $conf"
   echo '// edited by the package test' >> "$conf"
@@ -119,10 +125,16 @@ if [ $has_hook = 1 ]; then
   [ -n "$cmd" ] || fail "no DPkg::Post-Invoke command in $conf"
   sh -c "$cmd" > "$work/left.log" 2>&1 || fail "the left-behind hook command '$cmd' fails: $(cat "$work/left.log")"
 fi
+if [ $has_hook = 1 ]; then
+  [ ! -e "$unit" ] && [ ! -e "${unit%.path}.service" ] || fail "dpkg -r left the systemd units behind"
+fi
 ok "dpkg -r removed every file (the conffile stays until purge)"
 
 dpkg -P piprov > "$work/purge.log" 2>&1 || { cat "$work/purge.log"; fail "dpkg -P piprov"; }
 [ ! -e "$conf" ] || fail "$conf is still there after dpkg -P"
+left=$(find /etc/systemd /var/lib/systemd/deb-systemd-helper-enabled /var/lib/systemd/deb-systemd-helper-masked \
+         -name 'piprov-kernel-sync*' 2>/dev/null || true)
+[ -z "$left" ] || fail "dpkg -P left traces of the path unit: $left"
 dpkg-query -W piprov >/dev/null 2>&1 && fail "dpkg still knows piprov after purge"
 ok "dpkg -P removed the conffile; nothing of piprov is left"
 echo "package-test.sh: all checks passed"

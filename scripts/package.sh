@@ -42,6 +42,14 @@ if [ -f apt-hooks/99-piprov-kernel ]; then
   grep -q '^-rwxr-xr-x root/root .* ./usr/lib/piprov/piprov-kernel-sync$' <<<"$(dpkg-deb -c "$deb")" \
     || fail "/usr/lib/piprov/piprov-kernel-sync is not root-owned 0755"
 fi
+if [ -f apt-hooks/piprov-kernel-sync.path ]; then
+  for u in piprov-kernel-sync.path piprov-kernel-sync.service; do
+    grep -qxF "./lib/systemd/system/$u" <<<"$contents" || fail "the systemd unit $u is missing"
+  done
+  for m in postinst prerm postrm; do
+    dpkg-deb --info "$deb" "$m" >/dev/null 2>&1 || fail "the $m maintainer script is missing"
+  done
+fi
 
 # The binary's ELF machine matches the package's Architecture.
 x=$(mktemp -d); trap 'rm -rf "$x"' EXIT

@@ -36,6 +36,29 @@ std::vector<fs::path> seed_snippets(const fs::path& root_dir) {
   return out;
 }
 
+// True when ROOT_DIR's wants symlink points at the path unit.
+bool path_unit_enabled(const fs::path& root_dir) {
+  std::error_code ec;
+  return fs::read_symlink(root_dir / kHookPathUnitWantsRel, ec) == fs::path(kHookPathUnitTarget) && !ec;
+}
+
+// The symlink `systemctl --root=ROOT_DIR enable piprov-kernel-sync.path` writes
+// (a wrong one is replaced).
+void enable_path_unit(const fs::path& root_dir, bool dry_run, std::vector<std::string>& actions) {
+  if (path_unit_enabled(root_dir)) return;
+  fs::path link = root_dir / kHookPathUnitWantsRel;
+  if (!dry_run) {
+    std::error_code ec;
+    fs::create_directories(link.parent_path(), ec);
+    if (ec) throw io_error("cannot create " + link.parent_path().string(), ec.value());
+    fs::remove(link, ec);
+    fs::create_symlink(kHookPathUnitTarget, link, ec);
+    if (ec) throw io_error("cannot create the symlink " + link.string(), ec.value());
+  }
+  actions.push_back(std::string(dry_run ? "would enable" : "enabled") + " piprov-kernel-sync.path: " + link.string() +
+                    " -> " + kHookPathUnitTarget);
+}
+
 }  // namespace
 
 std::vector<std::string> seed_hook_faults(std::string_view script_text) {
@@ -84,6 +107,9 @@ std::vector<std::string> install_hook(const fs::path& root_dir, const fs::path& 
   };
   put(kHookScriptRel, hook_script(), 0755);
   put(kHookConfRel, hook_conf(), 0644);
+  put(kHookServiceUnitRel, hook_service_unit(), 0644);
+  put(kHookPathUnitRel, hook_path_unit(), 0644);
+  enable_path_unit(root_dir, dry_run, actions);
   for (const auto& snippet : seed_snippets(root_dir)) {
     if (!dry_run && !fs::remove(snippet, ec) && ec) throw io_error("cannot remove " + snippet.string(), ec.value());
     actions.push_back((dry_run ? "would remove" : "removed") + std::string(" the hand-made hook ") + snippet.string() +
@@ -100,6 +126,18 @@ std::vector<std::string> install_hook(const fs::path& root_dir, const fs::path& 
   return actions;
 }
 
+std::vector<std::string> remove_hook(const fs::path& root_dir, bool dry_run) {
+  std::vector<std::string> actions;
+  for (const char* rel : {kHookPathUnitWantsRel, kHookPathUnitRel, kHookServiceUnitRel, kHookConfRel, kHookScriptRel}) {
+    fs::path p = root_dir / rel;
+    std::error_code ec;
+    if (!fs::is_symlink(p, ec) && !fs::exists(p, ec)) continue;
+    if (!dry_run && !fs::remove(p, ec) && ec) throw io_error("cannot remove " + p.string(), ec.value());
+    actions.push_back((dry_run ? "would remove " : "removed ") + p.string());
+  }
+  return actions;
+}
+
 HookStatus inspect_hooks(const fs::path& root_dir, const fs::path& boot_dir) {
   HookStatus st;
   auto conf = read_file_if_exists(root_dir / kHookConfRel);
@@ -108,6 +146,11 @@ HookStatus inspect_hooks(const fs::path& root_dir, const fs::path& boot_dir) {
   auto script = read_file_if_exists(root_dir / kHookScriptRel);
   st.script_installed = script.has_value();
   st.script_current = script && *script == hook_script();
+  auto path_unit = read_file_if_exists(root_dir / kHookPathUnitRel);
+  auto service_unit = read_file_if_exists(root_dir / kHookServiceUnitRel);
+  st.units_installed = path_unit && service_unit;
+  st.units_current = st.units_installed && *path_unit == hook_path_unit() && *service_unit == hook_service_unit();
+  st.unit_enabled = path_unit_enabled(root_dir);
   auto seeds = seed_snippets(root_dir);
   if (!seeds.empty()) {
     st.seed_hook = true;

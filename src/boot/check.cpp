@@ -81,6 +81,19 @@ void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
   }
 }
 
+// The systemd path unit installed with the apt hook: it covers `dpkg -i` and a manual flash-kernel.
+void check_hook_units(Ctx& c, const fs::path& root, const HookStatus& st, const std::string& fix) {
+  const std::string why = ": a kernel installed by `dpkg -i` or a manual `flash-kernel` (no apt) leaves vmlinux stale";
+  if (!st.units_installed)
+    c.add(Severity::Warning, "hook-unit-missing",
+          "the systemd units " + (root / kHookPathUnitRel).string() +
+              " and piprov-kernel-sync.service are not installed" + why,
+          fix);
+  else if (!st.unit_enabled)
+    c.add(Severity::Warning, "hook-unit-disabled",
+          "piprov-kernel-sync.path is not enabled (no " + (root / kHookPathUnitWantsRel).string() + ")" + why, fix);
+}
+
 /// The apt hook is needed where the firmware boots a vmlinux piprov keeps
 /// fresh, or will after `boot patch --method vmlinux`.
 bool hook_needed(const Ctx& c) {
@@ -135,7 +148,8 @@ void check_hook(Ctx& c) {
           std::string("the apt hook runs ") + (*root / kHookScriptRel).string() + ", which does not exist", fix);
     return;
   }
-  if (!st.conf_current || !st.script_current)
+  check_hook_units(c, *root, st, fix);
+  if (!st.conf_current || !st.script_current || (st.units_installed && !st.units_current))
     c.add(Severity::Warning, "hook-outdated", "the installed apt hook differs from this piprov's version", fix);
 }
 

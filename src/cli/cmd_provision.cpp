@@ -53,6 +53,12 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
     if (!a->json) fmt::print("{}", findings_text(problems));
     if (a->json) {
       fmt::print("{}\n", dump_json(provision::provision_json(rep)));
+    } else if (rep.check.ok() && !rep.patch.changed() && boot::boots_from_usb_as_shipped(rep.patch.layout.id)) {
+      fmt::print(
+          "provision: {} is ready: {} (layout {}) boots from USB as shipped; its boot partition is as in the "
+          "image\n",
+          o.write.target, rep.patch.layout.release.empty() ? "the image" : rep.patch.layout.release,
+          boot::layout_name(rep.patch.layout.id));
     } else if (rep.check.ok()) {
       fmt::print(
           "provision: {} is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinux), and the apt hook keeps "

@@ -12,6 +12,7 @@
 #include <thread>
 #include <tuple>
 
+#include "boot/apt_hook.hpp"
 #include "boot/cmdline_txt.hpp"
 #include "boot/fat_tools.hpp"
 #include "core/blockdev.hpp"
@@ -207,8 +208,9 @@ void Run::patch() {
   po.root_dir = root_dir_;
   po.dry_run = false;
   rep.patch = boot::patch_boot(po);
-  state_ = o_.write.target + " holds the image, and its boot partition is patched";
-  step("patch", rep.patch.actions.empty() ? "nothing to change" : join(rep.patch.actions, "; "));
+  state_ = o_.write.target + " holds the image, and its boot partition is " +
+           (rep.patch.changed() ? "patched" : "as in the image (nothing to patch)");
+  step("patch", patch_summary(rep));
 }
 
 void Run::check() {
@@ -220,9 +222,12 @@ void Run::check() {
   co.scan_usb = false;  // the host's USB devices say nothing about the Pi's
   rep.check = boot::check_boot(co);
   auto counts = count_findings(rep.check.findings);
-  step("check", rep.check.ok() ? "OK: [pi4] kernel=" + rep.check.kernel_file + " (vmlinux " +
-                                     to_string(rep.check.kernel.state) + "), initramfs " + rep.check.initramfs +
-                                     ", cmdline " + rep.check.cmdline_file + ", apt hook installed"
+  bool vmlinux = rep.check.kernel_file == "vmlinux";
+  bool hook = boot::inspect_hooks(root_dir_, boot_dir_).conf_installed;
+  step("check", rep.check.ok() ? "OK: kernel " + rep.check.kernel_file +
+                                     (vmlinux ? std::string(" (") + to_string(rep.check.kernel.state) + ")" : "") +
+                                     ", initramfs " + rep.check.initramfs + ", cmdline " + rep.check.cmdline_file +
+                                     (hook ? ", apt hook installed" : "")
                                : std::to_string(counts.errors + counts.warnings) + " finding(s), listed below");
 }
 
@@ -283,6 +288,15 @@ ProvisionReport provision(const ProvisionOptions& o) {
   return std::move(run.rep);
 }
 
+std::string patch_summary(const ProvisionReport& r) {
+  const auto& l = r.patch.layout;
+  std::string line =
+      "layout " + std::string(boot::layout_name(l.id)) + (l.release.empty() ? "" : " (" + l.release + ")");
+  if (!r.patch.summary.empty()) line += ": " + r.patch.summary;
+  if (r.patch.changed()) line += ": " + join(r.patch.actions, "; ");
+  return line;
+}
+
 nlohmann::json provision_json(const ProvisionReport& r) {
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& s : r.steps) steps.push_back({{"step", s.step}, {"result", s.result}, {"seconds", s.seconds}});
@@ -290,6 +304,9 @@ nlohmann::json provision_json(const ProvisionReport& r) {
           {"write", image::write_result_json(r.write)},
           {"boot_partition", r.boot_partition},
           {"root_partition", r.root_partition},
+          {"layout", boot::layout_name(r.patch.layout.id)},
+          {"release", r.patch.layout.release},
+          {"patched", r.patch.changed()},
           {"patch_actions", r.patch.actions},
           {"config_diff", r.patch.config_diff},
           {"check_ok", r.check.ok()},

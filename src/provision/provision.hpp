@@ -39,6 +39,7 @@ struct ProvisionReport {
   image::WriteResult write;
   std::string boot_partition, root_partition;  ///< "/dev/loop3p1"
   std::string mount_dir;                       ///< the private temp dir (removed at the end)
+  boot::BootLayout layout;                     ///< the boot layout as written (boot::detect_layout, before patching)
   boot::PatchReport patch;
   boot::CheckReport check;
   std::vector<StepResult> steps;  ///< in order
@@ -55,5 +56,10 @@ ProvisionReport provision(const ProvisionOptions& opts);
 /// result, partitions, patch actions and diff, boot check findings + summary,
 /// and the steps with their durations in seconds.
 nlohmann::json provision_json(const ProvisionReport& r);
+
+/// The patch step's line: the layout boot patch found as written and its summary,
+/// "layout ubuntu-direct (Ubuntu 24.04 LTS): nothing to do: Ubuntu 24.04 LTS boots
+/// from USB as shipped", then the file actions when there are any.
+std::string patch_summary(const ProvisionReport& r);
 
 }  // namespace piprov::provision

@@ -59,9 +59,9 @@ std::string piprov_bin() { return PIPROV_BIN; }
 fs::path source_dir() { return PIPROV_SOURCE_DIR; }
 fs::path shared_dir() { return PIPROV_SHARED_DIR; }
 
-std::string make_test_image(const fs::path& out_img, int root_mib) {
-  auto r = run(q((source_dir() / "scripts/make-test-image.sh").string()) + " " + q(out_img.string()) + " " +
-               std::to_string(root_mib));
+std::string make_test_image(const fs::path& out_img, int root_mib, const std::string& layout) {
+  auto r = run(q((source_dir() / "scripts/make-test-image.sh").string()) + " --layout " + q(layout) + " " +
+               q(out_img.string()) + " " + std::to_string(root_mib));
   if (r.exit_code == 0) return "";
   return "make-test-image.sh failed (offline?): " + r.err;
 }

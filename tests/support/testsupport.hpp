@@ -55,10 +55,12 @@ std::string piprov_bin();
 std::filesystem::path source_dir();
 std::filesystem::path shared_dir();
 
-/// Runs scripts/make-test-image.sh OUT_IMG ROOT_MIB (an Ubuntu 20.04 raspi
-/// layout with a real arm64 kernel; also writes OUT_IMG.xz). Returns "" on
-/// success, else why it failed (it downloads Debian packages: offline?).
-std::string make_test_image(const std::filesystem::path& out_img, int root_mib);
+/// Runs scripts/make-test-image.sh --layout LAYOUT OUT_IMG ROOT_MIB (a real
+/// arm64 kernel; also writes OUT_IMG.xz). LAYOUT: "focal" (Ubuntu 20.04's U-Boot
+/// chain), "noble" (24.04), "resolute" (26.04 A/B) or "raspios" (Raspberry Pi OS
+/// bookworm). Returns "" on success, else why it failed (it downloads Debian
+/// packages: offline?).
+std::string make_test_image(const std::filesystem::path& out_img, int root_mib, const std::string& layout = "focal");
 
 /// ../shared/data/<rel> when present, else nullopt.
 std::optional<std::filesystem::path> shared_data(const std::string& rel);

@@ -114,3 +114,46 @@ TEST(Provision, FailureAfterTheWriteSaysWhatStateTheDiskIsIn) {
   EXPECT_EQ(q.exit_code, 2);
   EXPECT_EQ(q.out, "");
 }
+
+// Today's images boot from USB as shipped: provision writes, detects the layout,
+// changes nothing (the boot partition stays byte-identical to the image's) and
+// installs no hook. One full provision per layout (CI budget).
+struct ShippedLayout {
+  const char* image_layout;  ///< scripts/make-test-image.sh --layout
+  const char* detected;      ///< boot::layout_name()
+};
+class ProvisionShipped : public ::testing::TestWithParam<ShippedLayout> {};
+
+TEST_P(ProvisionShipped, ChangesNothingAndSaysWhy) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir d("piprov-prov");
+  const auto& p = GetParam();
+  fs::path img = d.path / (std::string(p.image_layout) + ".img");
+  if (auto why = piprov::test::make_test_image(img, 64, p.image_layout); !why.empty()) PIPROV_SKIP(why);
+  piprov::test::LoopDevice loop(d.path / "disk.img", 1ull << 30);
+
+  auto r =
+      run(piprov::test::piprov_bin() + " provision " + img.string() + ".xz " + loop.path + " --yes --progress none");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(std::string(R"((^|\n)\[4/7\] patch +\S+(?: s)?  layout )") + p.detected + "[ :]")))
+      << r.out;
+  EXPECT_NE(r.out.find("nothing to do: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("boots from USB as shipped"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("provision: " + loop.path + " is ready: "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("apt hook installed"), std::string::npos) << r.out;
+
+  // The boot partition (sector 2048, 256 MiB in the image) is byte-identical on the disk.
+  auto cmp = run("cmp -n " + std::to_string(256ull << 20) + " -i " + std::to_string(1ull << 20) + ":0 " +
+                 piprov::test::q(img.string()) + " " + loop.path + "p1");
+  EXPECT_EQ(cmp.exit_code, 0) << "the boot partition differs from the image's: " << cmp.out << cmp.err;
+  // ... and no hook went onto the root fs.
+  piprov::test::Mount root(loop.path + "p2", d.path / "root", "ext4", "ro");
+  for (const char* rel : {kHookConfRel, kHookScriptRel, kHookPathUnitRel, kHookServiceUnitRel})
+    EXPECT_FALSE(fs::exists(root.dir / rel)) << rel;
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, ProvisionShipped,
+                         ::testing::Values(ShippedLayout{"noble", "ubuntu-direct"},
+                                           ShippedLayout{"resolute", "ubuntu-ab"}, ShippedLayout{"raspios", "raspios"}),
+                         [](const auto& info) { return std::string(info.param.image_layout); });

@@ -60,6 +60,11 @@ TEST(BootPatch, PatchesOnceAndIsIdempotent) {
   EXPECT_EQ(read_file(tr.root / kHookConfRel), hook_conf());
   EXPECT_EQ(fs::status(tr.root / kHookScriptRel).permissions(), static_cast<fs::perms>(0755));
   EXPECT_EQ(read_file(piprov::test::source_dir() / "apt-hooks/piprov-kernel-sync"), hook_script());
+  EXPECT_EQ(read_file(tr.root / kHookPathUnitRel),
+            read_file(piprov::test::source_dir() / "apt-hooks/piprov-kernel-sync.path"));
+  EXPECT_EQ(read_file(tr.root / kHookServiceUnitRel),
+            read_file(piprov::test::source_dir() / "apt-hooks/piprov-kernel-sync.service"));
+  EXPECT_EQ(fs::read_symlink(tr.root / kHookPathUnitWantsRel), fs::path("/etc/systemd/system/piprov-kernel-sync.path"));
 
   auto before = read_tree(tr.t.path);
   auto again = patch_boot({.boot_dir = tr.boot, .root_dir = tr.root});
@@ -91,6 +96,10 @@ TEST(BootPatch, DryRunPrintsDiffAndChangesNothing) {
       "would update " + b + "/config.txt",
       "would install " + (tr.root / kHookScriptRel).string() + " (mode 0755)",
       "would install " + (tr.root / kHookConfRel).string() + " (mode 0644)",
+      "would install " + (tr.root / kHookServiceUnitRel).string() + " (mode 0644)",
+      "would install " + (tr.root / kHookPathUnitRel).string() + " (mode 0644)",
+      "would enable piprov-kernel-sync.path: " + (tr.root / kHookPathUnitWantsRel).string() +
+          " -> /etc/systemd/system/piprov-kernel-sync.path",
   };
   EXPECT_EQ(rep.actions, want);
 }
@@ -184,6 +193,35 @@ TEST(BootCheck, PatchedThenBrokenTreeReportsEachProblem) {
   EXPECT_EQ(inc->line, 1);
   EXPECT_EQ(inc->key, "include");
   EXPECT_EQ(chk.findings[0].line, 8);
+}
+
+TEST(BootCheck, HookUnitMissingOrDisabledIsReportedAndRemoveHookTakesEverything) {
+  Tree tr;
+  patch_boot({.boot_dir = tr.boot, .root_dir = tr.root});
+  fs::remove(tr.root / kHookPathUnitWantsRel);
+  auto chk = check_boot({.boot_dir = tr.boot, .root_dir = tr.root});
+  EXPECT_EQ(codes(chk), (std::vector<std::string>{"hook-unit-disabled"}));
+  fs::remove(tr.root / kHookServiceUnitRel);
+  chk = check_boot({.boot_dir = tr.boot, .root_dir = tr.root});
+  EXPECT_EQ(codes(chk), (std::vector<std::string>{"hook-unit-missing"}));
+  EXPECT_NE(chk.findings.front().fix.find("boot patch"), std::string::npos) << chk.findings.front().fix;
+  // patch puts them back (and enables the path unit) ...
+  auto rep = patch_boot({.boot_dir = tr.boot, .root_dir = tr.root});
+  EXPECT_EQ(rep.actions.size(), 2u) << testing::PrintToString(rep.actions);
+  EXPECT_TRUE(check_boot({.boot_dir = tr.boot, .root_dir = tr.root}).ok());
+  // ... an edited unit is outdated ...
+  write_file(tr.root / kHookPathUnitRel, std::string(hook_path_unit()) + "# edited\n");
+  EXPECT_EQ(codes(check_boot({.boot_dir = tr.boot, .root_dir = tr.root})), (std::vector<std::string>{"hook-outdated"}));
+  // ... and remove_hook takes all five files (dry run first: nothing goes).
+  auto plan = remove_hook(tr.root, true);
+  EXPECT_EQ(plan.size(), 5u) << testing::PrintToString(plan);
+  EXPECT_TRUE(fs::is_symlink(tr.root / kHookPathUnitWantsRel));
+  auto removed = remove_hook(tr.root, false);
+  EXPECT_EQ(removed.size(), 5u);
+  for (const char* rel : {kHookPathUnitWantsRel, kHookPathUnitRel, kHookServiceUnitRel, kHookConfRel, kHookScriptRel})
+    EXPECT_FALSE(fs::is_symlink(tr.root / rel) || fs::exists(tr.root / rel)) << rel;
+  EXPECT_TRUE(remove_hook(tr.root, false).empty());
+  EXPECT_EQ(codes(check_boot({.boot_dir = tr.boot, .root_dir = tr.root})), (std::vector<std::string>{"hook-missing"}));
 }
 
 TEST(BootCheck, CorruptVmlinuzIsNamedAndSyncKernelIsNotTheOnlyFix) {

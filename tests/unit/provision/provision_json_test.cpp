@@ -35,6 +35,29 @@ TEST(ProvisionJson, HasTheSchemaStepsWithSecondsAndFindingsOfTheSharedShape) {
   EXPECT_EQ(j["findings"][0]["severity"], "warning");
   EXPECT_EQ(j["findings"][0]["fix"], "add usb-storage.quirks=152d:0578:u");
   EXPECT_FALSE(j["check_ok"].get<bool>());  // a warning fails boot check
+  EXPECT_EQ(j["layout"], "unknown");
+  EXPECT_TRUE(j["patched"].get<bool>());
+}
+
+TEST(ProvisionJson, LayoutReleaseAndThePatchLine) {
+  ProvisionReport r = sample();
+  r.patch.layout.id = boot::LayoutId::UbuntuDirect;
+  r.patch.layout.release = "Ubuntu 24.04 LTS";
+  r.patch.summary = "nothing to do: Ubuntu 24.04 LTS boots from USB as shipped";
+  r.patch.actions.clear();
+  auto j = provision_json(r);
+  EXPECT_EQ(j["layout"], "ubuntu-direct");
+  EXPECT_EQ(j["release"], "Ubuntu 24.04 LTS");
+  EXPECT_FALSE(j["patched"].get<bool>());
+  EXPECT_EQ(patch_summary(r),
+            "layout ubuntu-direct (Ubuntu 24.04 LTS): nothing to do: Ubuntu 24.04 LTS boots from USB as shipped");
+  r.patch.layout.id = boot::LayoutId::UbuntuUboot;
+  r.patch.layout.release = "Ubuntu 20.04 LTS";
+  r.patch.summary = "patched for USB boot on a Pi 4 (method vmlinux)";
+  r.patch.actions = {"decompressed vmlinuz to vmlinux", "updated config.txt"};
+  EXPECT_EQ(patch_summary(r),
+            "layout ubuntu-uboot (Ubuntu 20.04 LTS): patched for USB boot on a Pi 4 (method vmlinux): decompressed "
+            "vmlinuz to vmlinux; updated config.txt");
 }
 
 }  // namespace
