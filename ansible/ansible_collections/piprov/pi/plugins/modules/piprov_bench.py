@@ -13,10 +13,10 @@ description:
   - Runs C(piprov bench --json TARGET...) on the node and returns piprov's report (IOPS, MiB/s,
     latency percentiles per test and target).
   - A directory target gets a test file that is removed afterwards; raw devices and existing files
-    are written only with I(destructive) (never a mounted or system disk: piprov refuses).
+    are written only with I(destructive) (never a mounted or system disk, piprov refuses those).
   - C(changed) is always false. Fails with piprov's error line when piprov exits non-zero
-    (exit 3: a target failed mid-run; the result then holds what finished).
-version_added: "0.1.0"
+    (exit 3 when a target failed mid-run; the result then holds what finished).
+version_added: "1.0.0"
 author:
   - piprov developers
 requirements:

@@ -12,12 +12,12 @@ short_description: Check a Raspberry Pi boot partition with piprov boot check
 description:
   - Runs C(piprov boot check BOOT_DIR --json) on the node and returns its result.
   - The check reads the boot partition (and, with I(root_dir), the root file system's apt hook)
-    and reports findings: the kernel the firmware will load, whether it is fresh, config.txt
+    and reports findings on the kernel the firmware will load, whether it is fresh, config.txt
     and cmdline.txt problems, the boot layout.
   - Never changes anything (C(changed) is always false). Fails when the check finds problems
-    (piprov exit code 1: errors or warnings); the findings are in the result either way.
+    (piprov exit code 1, errors or warnings); the findings are in the result either way.
     Any other piprov exit code (usage, I/O) fails with piprov's error line.
-version_added: "0.1.0"
+version_added: "1.0.0"
 author:
   - piprov developers
 requirements:

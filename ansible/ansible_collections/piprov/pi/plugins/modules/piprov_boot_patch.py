@@ -17,8 +17,8 @@ description:
   - In check mode the module runs C(piprov boot patch --dry-run) and reports whether it would
     change something, with piprov's diff of config.txt and cmdline.txt.
   - Fails with piprov's error line when piprov exits non-zero (e.g. exit 4 when vmlinuz cannot
-    be decoded: nothing is changed then).
-version_added: "0.1.0"
+    be decoded, and nothing is changed then).
+version_added: "1.0.0"
 author:
   - piprov developers
 requirements:

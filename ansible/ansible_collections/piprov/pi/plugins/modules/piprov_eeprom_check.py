@@ -12,10 +12,10 @@ short_description: Check a Raspberry Pi 4/5 bootloader EEPROM config with piprov
 description:
   - Runs C(piprov eeprom check --json) on the node, on a saved config (C(vcgencmd bootloader_config)
     output), a C(pieeprom.bin) image, or the running Pi's bootloader (I(live)).
-  - Never changes anything. Fails when the check finds errors (with I(strict), also warnings):
+  - Never changes anything. Fails when the check finds errors (with I(strict), also warnings), that is
     piprov exit code 1; the findings are in the result either way. Other piprov exit codes
     (usage, e.g. I(live) on a machine that is not a Pi; I/O) fail with piprov's error line.
-version_added: "0.1.0"
+version_added: "1.0.0"
 author:
   - piprov developers
 requirements:
