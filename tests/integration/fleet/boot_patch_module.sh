@@ -5,8 +5,8 @@
 # through piprov.pi.piprov_boot_check passes then. On 24.04 (boots from USB as
 # shipped) the module changes nothing.
 # Usage: boot_patch_module.sh PIPROV_BIN SOURCE_DIR SHARED_DIR
-PIPROV_BIN=$1 PIPROV_SOURCE_DIR=$2 PIPROV_SHARED_DIR=$3
-# shellcheck source=tests/integration/fleet/lib.sh
+export PIPROV_BIN=$1 PIPROV_SOURCE_DIR=$2 PIPROV_SHARED_DIR=$3
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_tools ansible gzip
 require_shared config-txt

@@ -6,8 +6,8 @@
 # parse), yamllint and ansible-lint (production profile) on the collection
 # and the playbook, and Python's compile of every plugin.
 # Usage: collection_sanity.sh SOURCE_DIR
-PIPROV_SOURCE_DIR=$1 PIPROV_BIN=- PIPROV_SHARED_DIR=-
-# shellcheck source=tests/integration/fleet/lib.sh
+export PIPROV_SOURCE_DIR=$1 PIPROV_BIN=- PIPROV_SHARED_DIR=-
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_tools ansible-test ansible-doc ansible-lint yamllint
 

@@ -7,8 +7,8 @@
 # table must show each node's layout, findings and bench figures; then one
 # node's boot directory is broken and only its row fails.
 # Usage: fleet_report.sh PIPROV_BIN SOURCE_DIR SHARED_DIR
-PIPROV_BIN=$1 PIPROV_SOURCE_DIR=$2 PIPROV_SHARED_DIR=$3
-# shellcheck source=tests/integration/fleet/lib.sh
+export PIPROV_BIN=$1 PIPROV_SOURCE_DIR=$2 PIPROV_SHARED_DIR=$3
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_tools ansible-playbook gzip losetup
 require_loop
@@ -32,10 +32,8 @@ root_dir "$t/node1/root"
 boot_2404 "$t/node2/boot"
 boot_2510 "$t/node3/boot"
 configs=$PIPROV_SHARED_DIR/data/bootloader-configs
-for n in 1 2 3; do
-  dev=$("$emulator" create "fleet-node$n" unlimited 64M)
-  eval "dev$n=\$dev"
-done
+dev=("")
+for n in 1 2 3; do dev+=("$("$emulator" create "fleet-node$n" unlimited 64M)"); done
 
 cat >"$t/inventory.yml" <<YAML
 fleet:
@@ -45,17 +43,17 @@ fleet:
       piprov_root_dir: $t/node1/root
       piprov_board: pi4
       piprov_eeprom_config: $configs/05-pi4-default-2026-05-17.txt
-      piprov_bench_targets: [$dev1]
+      piprov_bench_targets: [${dev[1]}]
     node2:
       piprov_boot_dir: $t/node2/boot
       piprov_board: pi4
       piprov_eeprom_config: $configs/10-issue423-usb-first.txt
-      piprov_bench_targets: [$dev2]
+      piprov_bench_targets: [${dev[2]}]
     node3:
       piprov_boot_dir: $t/node3/boot
       piprov_board: pi5
       piprov_eeprom_config: $configs/28-usbboot-recovery5-pi5-default.txt
-      piprov_bench_targets: [$dev3]
+      piprov_bench_targets: [${dev[3]}]
   vars:
     ansible_connection: local
     piprov_bin: $PIPROV_BIN
@@ -75,7 +73,7 @@ play() {
   printf '%s\n' "$report"
 }
 
-# node ROW-PATTERN: the report's row of a node (host, status, layout, USB boot, boot E/W/I, BOOT_ORDER, eeprom E/W/I).
+# Rows: host, status, layout, USB boot, boot E/W/I, BOOT_ORDER, eeprom E/W/I, first error.
 echo "== three healthy nodes"
 play
 expect_in "$report" "node1 ok" '^node1 +ok +piprov( [0-9.]+)? +yes +0/0/[0-9]+ +0xf41 +0/[0-9]+/[0-9]+ +-$'
@@ -83,8 +81,7 @@ expect_in "$report" "node2 ok" '^node2 +ok +ubuntu-direct 24\.04 +yes +0/0/[0-9]
 expect_in "$report" "node3 ok" '^node3 +ok +ubuntu-ab 25\.10 +yes +0/0/[0-9]+ +0xf461 +0/[0-9]+/[0-9]+ +-$'
 expect_in "$report" "bench header" '^host +target +seq read 4M QD32 MiB/s +rand read 4k QD1 sync IOPS +seq write 4M QD32 MiB/s +rand write 4k QD1 sync IOPS$'
 for n in 1 2 3; do
-  eval "dev=\$dev$n"
-  expect_in "$report" "node$n bench figures" "^node$n +$dev( +[0-9]+(\.[0-9]+)?){4}$"
+  expect_in "$report" "node$n bench figures" "^node$n +${dev[n]}( +[0-9]+(\.[0-9]+)?){4}$"
 done
 expect_in "$report" "summary" '^report: 3 host\(s\), all ok$'
 expect_in "$out" "the table in the play output" '"node2 +ok +ubuntu-direct'
@@ -95,7 +92,7 @@ play
 expect_in "$report" "node2 failed" '^node2 +FAILED +ubuntu-direct 24\.04 +[a-z-]+ +[1-9][0-9]*/[0-9]+/[0-9]+ +0xf14 +.* boot check: [a-z0-9-]+: .*vmlinuz'
 expect_in "$report" "node1 still ok" '^node1 +ok +piprov'
 expect_in "$report" "node3 still ok" '^node3 +ok +ubuntu-ab'
-expect_in "$report" "node2 still benched" "^node2 +$dev2( +[0-9]+(\.[0-9]+)?){4}$"
+expect_in "$report" "node2 still benched" "^node2 +${dev[2]}( +[0-9]+(\.[0-9]+)?){4}$"
 expect_in "$report" "summary" '^report: 3 host\(s\), 1 failed: node2$'
 expect_in "$out" "recap: node2's failure was ignored, the play went on" '^node2 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0 +skipped=[0-9]+ +rescued=0 +ignored=1'
 expect_in "$out" "recap: node1 had no failure" '^node1 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0 +skipped=[0-9]+ +rescued=0 +ignored=0'
