@@ -6,6 +6,7 @@
 #include "bench/report.hpp"
 #include "core/error.hpp"
 #include "core/finding.hpp"
+#include "core/strings.hpp"
 
 namespace piprov::report {
 namespace {
