@@ -68,7 +68,7 @@ arm64_kernel() {
 # start4_elf OUT: a stand-in for the Pi 4 firmware's start4.elf whose version
 # strings say it was built on 2022-08-26 (as Debian's raspi-firmware 2022-08 one does).
 start4_elf() {
-  { head -c 4096 /dev/zero; printf 'VC_BUILD_ID_TIME: Aug 26 2022\0001 12:34:56\000Aug 26 2022 12:34:56\000'; head -c 4096 /dev/zero; } >"$1"
+  { head -c 4096 /dev/zero; printf 'VC_BUILD_ID_TIME: Aug 26 2022\n12:34:56\n\0Aug 26 2022 12:34:56\0'; head -c 4096 /dev/zero; } >"$1"
 }
 
 # boot_2004 DIR: Ubuntu 20.04's system-boot (the U-Boot chain, as shipped).
