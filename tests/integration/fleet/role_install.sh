@@ -13,6 +13,7 @@ require_tools ansible-playbook dpkg-deb dpkg
 t=$(mktemp -d /var/tmp/piprov-fleet-role.XXXXXX)
 trap 'rm -rf "$t"' EXIT
 with_collection "$t"
+export ANSIBLE_GATHER_SUBSET=min  # os_family and distribution are all the role reads
 node_arch=$(dpkg --print-architecture)
 other_arch=arm64
 [ "$node_arch" = arm64 ] && other_arch=amd64
