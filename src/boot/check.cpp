@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "boot/apt_hook.hpp"
+#include "boot/check_ctx.hpp"
 #include "boot/cmdline_txt.hpp"
 #include "boot/config_txt.hpp"
 #include "boot/firmware.hpp"
@@ -19,127 +20,19 @@ namespace fs = std::filesystem;
 namespace piprov::boot {
 namespace {
 
-constexpr const char* kKernelDoc = "Raspberry Pi documentation, config_txt: boot options (kernel)";
-constexpr const char* kInitramfsDoc = "Raspberry Pi documentation, config_txt: boot options (initramfs)";
+using detail::Ctx;
 
-struct Ctx {
-  const CheckOptions& o;
-  CheckReport& r;
-  std::string boot_q, patch_cmd;
-  /// Adds a finding; the caller may set its line and key on the reference.
-  Finding& add(Severity s, std::string rule, std::string msg, std::string fix = "", std::string source = "") {
-    return r.findings.emplace_back(
-        Finding{std::move(rule), s, 0, "", std::move(msg), std::move(fix), std::move(source)});
+/// "Pi 4", "Pi 400", "CM4", "Pi 5", "Pi 500", "CM5".
+std::string short_board(PiBoard b) {
+  switch (b) {
+    case PiBoard::Pi4: return "Pi 4";
+    case PiBoard::Pi400: return "Pi 400";
+    case PiBoard::Cm4: return "CM4";
+    case PiBoard::Pi5: return "Pi 5";
+    case PiBoard::Pi500: return "Pi 500";
+    case PiBoard::Cm5: return "CM5";
   }
-  /// The finding is about config line `line` (1-based, in the file the message names) and `key`.
-  static void locate(Finding& f, std::size_t line, std::string key) {
-    f.line = static_cast<int>(line);
-    f.key = std::move(key);
-  }
-};
-
-void check_kernel_file(Ctx& c, const std::optional<EffectiveValue>& eff) {
-  const fs::path& boot = c.o.boot_dir;
-  c.r.kernel_file = eff ? eff->value : "";
-  std::string where = eff ? " (" + eff->file + " line " + std::to_string(eff->line) + ")" : "";
-  std::string name = eff ? eff->value : "kernel8.img";
-  std::error_code ec;
-  c.r.kernel = kernel_status(boot, true);
-  if (!fs::is_regular_file(boot / name, ec)) {
-    c.add(Severity::Error, "kernel-missing",
-          "the Pi 4 kernel " + name + where + " does not exist in " + boot.string() +
-              (eff ? "" : " (no kernel= for [pi4]: the firmware loads kernel8.img)"),
-          c.patch_cmd + " (sets [pi4] kernel=vmlinux and makes vmlinux)", kKernelDoc);
-    return;
-  }
-  if (name.rfind("uboot", 0) == 0) {
-    c.add(Severity::Error, "kernel-uboot",
-          "the Pi 4 boots U-Boot, kernel=" + name + where + ", which cannot boot from USB mass storage",
-          c.patch_cmd + " (sets [pi4] kernel=vmlinux)", kKernelDoc);
-    return;
-  }
-  auto comp = detect_compression_file(boot / name);
-  if (comp != KernelCompression::None) {
-    auto fw = firmware_info(boot);
-    if (comp == KernelCompression::Gzip && fw.decompresses_gzip.value_or(false))
-      c.add(Severity::Info, "kernel-gzip", "kernel=" + name + " is gzip-compressed; " + fw.summary);
-    else
-      c.add(Severity::Warning, "kernel-compressed",
-            "kernel=" + name + where + " is " + to_string(comp) + "-compressed: only firmware built since " +
-                kGzipKernelFirmwareDate + " boots gzip kernels itself, and the firmware here is " +
-                (fw.build_date.empty() ? "unknown" : "from " + fw.build_date),
-            c.patch_cmd + " (boots the uncompressed vmlinux instead)", kKernelDoc);
-    return;
-  }
-  if (!file_is_arm64_image(boot / name)) {
-    c.add(Severity::Error, "kernel-invalid",
-          boot.string() + "/" + name + " is not an arm64 Image (no \"ARM\\x64\" magic at byte 0x38)",
-          "piprov boot sync-kernel " + c.boot_q + " --force",
-          "Linux Documentation/arch/arm64/booting.rst: Image header");
-    return;
-  }
-  if (name == kVmlinux) {
-    switch (c.r.kernel.state) {
-      case KernelState::Fresh: break;
-      case KernelState::NoStamp:
-      case KernelState::Stale:
-      case KernelState::Missing:
-      case KernelState::Invalid: {
-        // sync-kernel is the fix only when vmlinuz itself decodes to a valid Image.
-        std::string fix = "piprov boot sync-kernel " + c.boot_q;
-        try {
-          (void)decode_kernel(boot / kVmlinuz, [](std::span<const std::byte>) {});
-        } catch (const Error& e) {
-          if (e.kind() != ErrorKind::Verify) throw;
-          std::string why = e.what();
-          if (auto cut = why.find("; nothing was replaced"); cut != std::string::npos) why.erase(cut);
-          c.add(Severity::Error, "vmlinuz-corrupt", why + ": sync-kernel cannot make vmlinux from it",
-                "reinstall the kernel package (apt install --reinstall linux-image-raspi), then " + fix);
-          fix = "(after the reinstall) " + fix;
-        }
-        c.add(Severity::Error, std::string("vmlinux-") + to_string(c.r.kernel.state),
-              "vmlinux is " + std::string(to_string(c.r.kernel.state)) + ": " + c.r.kernel.detail, fix);
-        break;
-      }
-      case KernelState::NoVmlinuz:
-        c.add(Severity::Warning, "no-vmlinuz",
-              c.r.kernel.detail + ": the apt hook cannot refresh vmlinux after a kernel update",
-              "reinstall the kernel package (apt install --reinstall linux-image-raspi)");
-        break;
-    }
-  }
-}
-
-/// The Pi 4 kernel config.txt names; findings about the kernel= line carry
-/// its line (in the file the message names) and key.
-void check_kernel(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
-  const std::size_t first = c.r.findings.size();
-  auto eff = config.effective("kernel", Board{"pi4"}, loader);
-  check_kernel_file(c, eff);
-  if (!eff) return;
-  for (std::size_t i = first; i < c.r.findings.size(); ++i)
-    if (c.r.findings[i].rule.rfind("kernel-", 0) == 0) Ctx::locate(c.r.findings[i], eff->line, "kernel");
-}
-
-void check_initramfs(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
-  auto eff = config.effective("initramfs", Board{"pi4"}, loader);
-  c.r.initramfs = eff ? eff->value : "";
-  if (!eff) {
-    if (c.r.kernel_file == kVmlinux)
-      c.add(Severity::Error, "initramfs-missing",
-            "no `initramfs` for [pi4]: Ubuntu's kernel needs initrd.img to mount root=LABEL=writable",
-            c.patch_cmd + " (adds `initramfs initrd.img followkernel` to [pi4])", kInitramfsDoc);
-    return;
-  }
-  std::string file = eff->value.substr(0, eff->value.find_first_of(" \t"));
-  std::error_code ec;
-  if (fs::is_regular_file(c.o.boot_dir / file, ec)) return;
-  Ctx::locate(
-      c.add(Severity::Error, "initramfs-file-missing",
-            "initramfs " + file + " (" + eff->file + " line " + std::to_string(eff->line) + ") does not exist in " +
-                c.o.boot_dir.string(),
-            "restore " + file + " (apt install --reinstall linux-image-raspi) or " + c.patch_cmd, kInitramfsDoc),
-      eff->line, "initramfs");
+  return "Pi";
 }
 
 void check_lint(Ctx& c, const ConfigTxt& config, const std::string& name, const IncludeLoader& loader, int depth) {
@@ -164,13 +57,20 @@ void check_lint(Ctx& c, const ConfigTxt& config, const std::string& name, const 
   }
 }
 
-void check_cmdline(Ctx& c, const ConfigTxt& config, std::optional<CmdlineTxt>& out) {
-  c.r.cmdline_file = effective_cmdline_name(config, c.o.boot_dir);
+void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
+  c.r.cmdline_file = c.r.resolved.cmdline;
   auto text = read_file_if_exists(c.o.boot_dir / c.r.cmdline_file);
   if (!text) {
-    c.add(Severity::Error, "cmdline-missing", c.r.cmdline_file + " (the cmdline file config.txt names) does not exist",
-          "create " + c.r.cmdline_file +
-              " with one line, e.g. console=tty1 root=LABEL=writable rootfstype=ext4 rootwait");
+    std::string fix =
+        "create " + c.r.cmdline_file + " with one line, e.g. console=tty1 root=LABEL=writable rootfstype=ext4 rootwait";
+    std::error_code ec;
+    if (in_ab_slot(c.r.cmdline_file) && fs::is_regular_file(c.o.boot_dir / "old/cmdline.txt", ec))
+      fix = "copy old/cmdline.txt (the previous boot's) to " + c.r.cmdline_file + ", or " + fix;
+    c.add(Severity::Error, "cmdline-missing",
+          c.r.cmdline_file + " (the cmdline file the firmware reads" +
+              (c.r.resolved.os_prefix.empty() ? "" : ", under os_prefix=" + c.r.resolved.os_prefix) +
+              ") does not exist",
+          fix, "Raspberry Pi documentation, config_txt: boot options (cmdline, os_prefix)");
     return;
   }
   out = CmdlineTxt::parse(*text);
@@ -181,11 +81,22 @@ void check_cmdline(Ctx& c, const ConfigTxt& config, std::optional<CmdlineTxt>& o
   }
 }
 
+/// The apt hook is needed where the firmware boots a vmlinux piprov keeps
+/// fresh, or will after `boot patch --method vmlinux`.
+bool hook_needed(const Ctx& c) {
+  if (c.r.resolved.kernel == kVmlinux) return true;
+  if (c.layout() == LayoutId::Piprov || c.layout() == LayoutId::LegacyVmlinux) return true;
+  return c.layout() == LayoutId::UbuntuUboot && !is_bcm2712(c.r.resolved.board) &&
+         choose_method(c.o.boot_dir, std::nullopt).method == PatchMethod::Vmlinux;
+}
+
 void check_hook(Ctx& c) {
   std::optional<fs::path> root = c.o.root_dir;
   std::error_code ec;
   if (!root && fs::equivalent(c.o.boot_dir, "/boot/firmware", ec)) root = "/";
+  const bool needed = hook_needed(c);
   if (!root) {
+    if (!needed) return;
     c.add(Severity::Info, "hook-not-checked",
           "the apt hook was not checked: pass --root ROOT_DIR (the mounted 'writable' partition)");
     return;
@@ -193,6 +104,14 @@ void check_hook(Ctx& c) {
   std::string root_q = shell_quote(root->string());
   std::string fix = c.patch_cmd + " --root " + root_q;
   auto st = inspect_hooks(*root, c.o.boot_dir);
+  if (!needed) {
+    if (st.seed_hook)
+      c.add(Severity::Warning, "seed-hook",
+            "the hand-made hook " + st.seed_hook_conf + " (from Pi 4 USB-boot how-tos) is installed, but " +
+                std::string(layout_name(c.layout())) + " boots " + c.r.resolved.kernel + ", not vmlinux",
+            "remove " + st.seed_hook_conf + (st.seed_script.empty() ? "" : " and " + st.seed_script));
+    return;
+  }
   if (st.seed_hook) {
     c.add(Severity::Error, "seed-hook",
           "the hand-made hook " + st.seed_hook_conf + " (from Pi 4 USB-boot how-tos) is installed" +
@@ -242,8 +161,11 @@ void check_usb(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
           fmt::format("{} ({}, {}) is known to hang or corrupt data with UAS on a Pi 4; {} lacks "
                       "usb-storage.quirks={}:u",
                       known->name, id, seen, c.r.cmdline_file, id),
-          fmt::format("{} --uas-quirk {} (appends ' usb-storage.quirks={}:u' to the line in {})", c.patch_cmd, id, id,
-                      c.r.cmdline_file),
+          in_ab_slot(c.r.cmdline_file)
+              ? fmt::format("add ' usb-storage.quirks={}:u' to the line in {} by hand (piprov never edits inside {})",
+                            id, c.r.cmdline_file, c.r.cmdline_file.substr(0, c.r.cmdline_file.find('/') + 1))
+              : fmt::format("{} --uas-quirk {} (appends ' usb-storage.quirks={}:u' to the line in {})", c.patch_cmd, id,
+                            id, c.r.cmdline_file),
           "Linux admin-guide kernel-parameters: usb-storage.quirks (u = IGNORE_UAS)");
   }
 }
@@ -252,11 +174,43 @@ void check_usb(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
 
 bool CheckReport::ok() const { return findings_exit_code(findings, kCheckFailOn) == 0; }
 
+bool CheckReport::usb_boot() const {
+  static const char* chain[] = {"kernel-",       "vmlinux-missing", "vmlinux-invalid",
+                                "initramfs-",    "cmdline-missing", "cmdline-no-root",
+                                "cmdline-empty", "root-",           "ab-"};
+  for (const auto& f : findings) {
+    if (f.rule == "kernel-compressed") return false;
+    if (f.severity != Severity::Error) continue;
+    for (const char* p : chain)
+      if (f.rule.rfind(p, 0) == 0) return false;
+  }
+  return layout.id != LayoutId::Unknown;
+}
+
+std::string CheckReport::headline() const {
+  return fmt::format("layout {} ({}) on a {}: {} (kernel {}, initramfs {}, cmdline {}, root={})",
+                     layout_name(layout.id), layout.release, board_title(resolved.board),
+                     usb_boot() ? "boots from USB" : "does not boot from USB as it is", resolved.kernel,
+                     resolved.initramfs.empty() ? "none" : resolved.initramfs, resolved.cmdline,
+                     resolved.root.empty() ? "(none)" : resolved.root);
+}
+
 nlohmann::json check_json(const CheckOptions& o, const CheckReport& r) {
   auto counts = count_findings(r.findings);
-  return {{"schema", "piprov.boot.check/2"},
+  const auto& rb = r.resolved;
+  return {{"schema", "piprov.boot.check/3"},
           {"boot_dir", o.boot_dir.string()},
           {"root_dir", o.root_dir ? o.root_dir->string() : ""},
+          {"layout",
+           {{"id", layout_name(r.layout.id)},
+            {"release", r.layout.release},
+            {"board", board_name(rb.board)},
+            {"usb_boot", r.usb_boot()},
+            {"kernel", rb.kernel},
+            {"initramfs", rb.initramfs},
+            {"cmdline", rb.cmdline},
+            {"root", rb.root}}},
+          {"layout_evidence", r.layout.evidence},
           {"ok", r.ok()},
           {"errors", counts.errors},
           {"warnings", counts.warnings},
@@ -277,16 +231,22 @@ CheckReport check_boot(const CheckOptions& o) {
   auto text = read_file_if_exists(o.boot_dir / kConfigTxt);
   if (!text)
     throw Error(ErrorKind::Usage, o.boot_dir.string() + " has no config.txt: not a Raspberry Pi boot partition");
-  Ctx c{o, r, shell_quote(o.boot_dir.string()), ""};
+  r.layout = detect_layout(o.boot_dir, o.root_dir);
+  r.resolved = resolve_boot(o.boot_dir, r.layout, o.board.value_or(default_board()));
+  Ctx c{o, r, shell_quote(o.boot_dir.string()), "", short_board(r.resolved.board)};
   c.patch_cmd = "piprov boot patch " + c.boot_q;
   auto config = ConfigTxt::parse(*text);
   auto loader = include_loader(o.boot_dir);
-  r.firmware = firmware_info(o.boot_dir).summary;
-  check_kernel(c, config, loader);
-  check_initramfs(c, config, loader);
+  r.firmware = is_bcm2712(r.resolved.board)
+                   ? "the " + c.board + " firmware is in the bootloader EEPROM (no start*.elf on the boot partition)"
+                   : firmware_info(o.boot_dir).summary;
+  detail::check_kernel(c);
+  detail::check_initramfs(c);
   check_lint(c, config, kConfigTxt, loader, 0);
   std::optional<CmdlineTxt> cmdline;
-  check_cmdline(c, config, cmdline);
+  check_cmdline(c, cmdline);
+  if (cmdline) detail::check_root(c, cmdline);
+  if (r.layout.id == LayoutId::UbuntuAb) detail::check_ab(c);
   check_hook(c);
   check_usb(c, cmdline);
   c.add(Severity::Info, "firmware", r.firmware);

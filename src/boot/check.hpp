@@ -1,15 +1,20 @@
 #pragma once
 // `piprov boot check`: the re-check users run after updates.
-// Everything that keeps a Pi 4 booting Ubuntu from USB: vmlinux present,
-// valid and fresh; the effective [pi4] kernel=/initramfs name existing files;
-// config.txt lint; cmdline.txt one line with root=; the apt hook installed;
-// UAS quirks for known USB-SATA bridges (cmdline_txt.hpp).
+// Judges what the firmware will load for the layout found (layout.hpp) on a
+// board: the kernel exists and is an arm64 Image or a compressed one the
+// firmware loads (start4.elf's build date on a Pi 4; the Pi 5 firmware in the
+// EEPROM always can), vmlinux fresh where piprov made it; initramfs and cmdline
+// file exist; root= is sane (and, with a device, names a partition of it and no
+// other attached disk carries the same LABEL/PARTUUID: raspberrypi/linux issue
+// 5956); the A/B state of the tryboot layout; config.txt lint; the apt hook
+// where one is needed; UAS quirks for known USB-SATA bridges (cmdline_txt.hpp).
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "boot/layout.hpp"
 #include "boot/sync.hpp"
 #include "core/finding.hpp"
 
@@ -24,26 +29,39 @@ struct CheckOptions {
   std::vector<std::string> usb_ids;               ///< "VID:PID" given with --usb-id
   /// Scan /sys/bus/usb for known bridges: nullopt = only when running on a Pi.
   std::optional<bool> scan_usb;
+  std::optional<PiBoard> board;       ///< --board; nullopt = default_board() (layout.hpp)
+  std::optional<std::string> device;  ///< --device DEV: the disk root= must be on (a whole disk)
 };
 
 struct CheckReport {
-  /// In check order (kernel, initramfs, config lint, cmdline, apt hook, USB,
-  /// firmware); rule ids in docs/boot.md. line is in the file the message names.
+  /// In check order (kernel, initramfs, config lint, cmdline, root, A/B, apt
+  /// hook, USB, firmware); rule ids in docs/boot.md. line is in the file the message names.
   Findings findings;
+  BootLayout layout;         ///< what detect_layout() found
+  ResolvedBoot resolved;     ///< what the firmware loads on resolved.board
   KernelStatus kernel;       ///< state of vmlinux
-  std::string kernel_file;   ///< effective [pi4] kernel= ("" = firmware default)
-  std::string initramfs;     ///< effective [pi4] initramfs arguments
-  std::string cmdline_file;  ///< the cmdline file in use
+  std::string kernel_file;   ///< the kernel file the firmware loads, with os_prefix ("current/vmlinuz")
+  std::string initramfs;     ///< effective initramfs arguments ("initrd.img followkernel"), "" none
+  std::string cmdline_file;  ///< the cmdline file in use, with os_prefix
   std::string firmware;      ///< firmware summary
   /// True when no finding fails under kCheckFailOn (exit 0).
   bool ok() const;
+  /// True when nothing found stops this board from booting from USB: no error
+  /// about the kernel, initramfs, cmdline file, root= or A/B slots, and no
+  /// compressed kernel the firmware may not load.
+  bool usb_boot() const;
+  /// The first line of the text report: "layout ubuntu-ab (Ubuntu 25.10 or
+  /// later) on a Raspberry Pi 4B: boots from USB (kernel current/vmlinuz, ...)".
+  std::string headline() const;
 };
 
 /// Runs every check. Throws Error{Usage} only when BOOT_DIR is not a directory
 /// or has no config.txt; everything else is a finding.
 CheckReport check_boot(const CheckOptions& opts);
 
-/// `boot check --json` (schema "piprov.boot.check/2", docs/boot.md).
+/// `boot check --json` (schema "piprov.boot.check/3", docs/boot.md): the /2
+/// fields plus "layout": {"id", "release", "board", "usb_boot", "kernel",
+/// "initramfs", "cmdline", "root"} and "layout_evidence": [string].
 nlohmann::json check_json(const CheckOptions& o, const CheckReport& r);
 
 }  // namespace piprov::boot

@@ -7,6 +7,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
+#include "core/strings.hpp"
 
 namespace fs = std::filesystem;
 
@@ -59,11 +60,6 @@ IncludeLoader include_loader(const fs::path& boot_dir) {
   };
 }
 
-std::string effective_cmdline_name(const ConfigTxt& config, const fs::path& boot_dir) {
-  auto eff = config.effective("cmdline", Board{kPi4}, include_loader(boot_dir));
-  return eff && !eff->value.empty() ? eff->value : "cmdline.txt";
-}
-
 namespace {
 constexpr Pi4Setting kPi4Settings[] = {
     {"gpu_mem", "--gpu-mem", "Also set [pi4] gpu_mem=N (MiB; 16 for a headless Pi)", 16, 1024, 16,
@@ -91,8 +87,12 @@ PatchOptions apply_seed_settings(PatchOptions o) {
 }
 
 nlohmann::json patch_json(const PatchOptions& o, const PatchReport& r) {
-  return {{"schema", "piprov.boot.patch/1"},
+  return {{"schema", "piprov.boot.patch/2"},
           {"boot_dir", o.boot_dir.string()},
+          {"layout", {{"id", layout_name(r.layout.id)}, {"release", r.layout.release}}},
+          {"method", r.method ? nlohmann::json(to_string(r.method->method)) : nlohmann::json(nullptr)},
+          {"method_reason", r.method ? r.method->why : ""},
+          {"summary", r.summary},
           {"root_dir", o.root_dir ? o.root_dir->string() : ""},
           {"dry_run", o.dry_run},
           {"changed", r.changed()},
@@ -102,41 +102,110 @@ nlohmann::json patch_json(const PatchOptions& o, const PatchReport& r) {
           {"notes", r.notes}};
 }
 
-PatchReport patch_boot(const PatchOptions& opts) {
-  const PatchOptions o = apply_seed_settings(opts);
-  PatchReport rep;
+const char* to_string(PatchMethod m) { return m == PatchMethod::Direct ? "direct" : "vmlinux"; }
+
+std::optional<PatchMethod> parse_method(std::string_view name) {
+  if (name == "vmlinux") return PatchMethod::Vmlinux;
+  if (name == "direct") return PatchMethod::Direct;
+  return std::nullopt;
+}
+
+MethodChoice choose_method(const fs::path& boot_dir, std::optional<PatchMethod> asked) {
+  if (asked) return {*asked, std::string("--method ") + to_string(*asked) + " was given"};
+  auto fw = firmware_info(boot_dir);
+  if (fw.decompresses_gzip.value_or(false))
+    return {PatchMethod::Direct, "start4.elf was built on " + fw.build_date + ", on or after " +
+                                     kGzipKernelFirmwareDate + ": the firmware decompresses vmlinuz itself"};
+  if (fw.build_date.empty())
+    return {PatchMethod::Vmlinux, std::string("the firmware's build date is unknown (") +
+                                      (fw.start4_present ? "start4.elf carries no readable date" : "no start4.elf") +
+                                      "): an uncompressed vmlinux boots with any firmware"};
+  return {PatchMethod::Vmlinux, "start4.elf was built on " + fw.build_date + ", before " + kGzipKernelFirmwareDate +
+                                    ": it cannot decompress vmlinuz"};
+}
+
+namespace {
+
+void validate(const PatchOptions& o) {
   const fs::path& boot = o.boot_dir;
   std::error_code ec;
   if (!fs::is_directory(boot, ec))
     throw Error(ErrorKind::Usage, boot.string() + " is not a directory: pass the mounted boot partition (system-boot)");
-  auto config_text = read_file_if_exists(boot / kConfigTxt);
-  if (!config_text)
+  if (!fs::is_regular_file(boot / kConfigTxt, ec))
     throw Error(ErrorKind::Usage, boot.string() + " has no config.txt: not a Raspberry Pi boot partition");
-  if (!fs::is_regular_file(boot / kVmlinuz, ec))
-    throw Error(ErrorKind::Usage, boot.string() + " has no vmlinuz: not an Ubuntu Raspberry Pi boot partition");
-  if (!fs::is_regular_file(boot / "initrd.img", ec))
-    throw Error(ErrorKind::Usage, boot.string() +
-                                      " has no initrd.img, which `initramfs initrd.img followkernel` needs; "
-                                      "reinstall the image's boot files");
   for (const auto& q : o.uas_quirks) normalize_vid_pid(q);  // validate before changing anything
   if (o.root_dir && !fs::is_directory(*o.root_dir / "etc/apt", ec))
     throw Error(ErrorKind::Usage, o.root_dir->string() +
                                       " has no etc/apt: not the root filesystem of a Debian/Ubuntu system (pass the "
                                       "mounted 'writable' partition as --root)");
+}
 
-  rep.notes.push_back(firmware_info(boot).summary);
+/// A layout piprov does not know, but with Ubuntu's vmlinuz and no os_prefix:
+/// config.txt boots no Ubuntu kernel on a Pi 4, so the USB fix is what makes it boot.
+bool fixable_unknown(const PatchOptions& o, const BootLayout& l) {
+  std::error_code ec;
+  return l.id == LayoutId::Unknown && l.os_prefix.empty() && fs::is_regular_file(o.boot_dir / kVmlinuz, ec);
+}
 
-  // 1. vmlinux, verified, before config.txt names it.
-  auto sync = sync_kernel(boot, {.force = false, .dry_run = o.dry_run, .full = true});
+/// usb-storage.quirks in the cmdline file the firmware reads on a Pi 4 (never inside an A/B slot).
+void apply_uas_quirks(const PatchOptions& o, const std::string& name, PatchReport& rep) {
+  if (o.uas_quirks.empty()) return;
+  if (in_ab_slot(name))
+    throw Error(ErrorKind::Usage, "--uas-quirk: the cmdline file is " + name +
+                                      ", inside an A/B slot, which piprov never edits; add usb-storage.quirks=" +
+                                      o.uas_quirks.front() + ":u to its line by hand; nothing was changed");
+  const fs::path& boot = o.boot_dir;
+  fs::path file = boot / name;
+  auto text = read_file_if_exists(file);
+  if (!text) throw Error(ErrorKind::Usage, file.string() + " (the cmdline file config.txt names) does not exist");
+  auto cmd = CmdlineTxt::parse(*text);
+  for (const auto& q : o.uas_quirks) cmd.add_uas_quirk(q);
+  if (cmd.to_string() == *text) return;
+  rep.cmdline_diff = unified_diff(*text, cmd.to_string(), file.string(), file.string() + " (patched)");
+  write_with_backup(file, *text, cmd.to_string(), boot / (name + kCmdlineBackupSuffix), o.dry_run, rep.actions);
+}
+
+/// Layouts that boot from USB as shipped: no byte changed, except an explicit --uas-quirk.
+PatchReport patch_as_shipped(const PatchOptions& o, PatchReport rep) {
+  rep.summary = "nothing to do: " + rep.layout.release + " boots from USB as shipped";
+  rep.notes.push_back("layout " + std::string(layout_name(rep.layout.id)) + ": " + join(rep.layout.evidence, "; "));
+  if (o.method)
+    rep.notes.push_back(std::string("--method ") + to_string(*o.method) + " ignored: there is nothing to fix");
+  bool settings = o.fkms;
+  for (const auto& s : pi4_settings()) settings = settings || (o.*s.field).has_value();
+  if (settings) rep.notes.push_back("the [pi4] USB-boot settings were not applied: there is nothing to fix");
+  auto rb = resolve_boot(o.boot_dir, rep.layout, PiBoard::Pi4);
+  apply_uas_quirks(o, rb.cmdline, rep);
+  if (!rep.cmdline_diff.empty())
+    rep.summary = rep.layout.release + " boots from USB as shipped; added the UAS quirk to " + rb.cmdline;
+  return rep;
+}
+
+/// The method for a layout that needs the fix; legacy-vmlinux and piprov stay on vmlinux.
+MethodChoice method_for(const PatchOptions& o, const BootLayout& l) {
+  if (l.id != LayoutId::Piprov && l.id != LayoutId::LegacyVmlinux) return choose_method(o.boot_dir, o.method);
+  if (o.method == PatchMethod::Direct)
+    throw Error(ErrorKind::Usage, "--method direct: " + o.boot_dir.string() + " is " + std::string(layout_name(l.id)) +
+                                      ", which boots vmlinux; run without --method to keep (or migrate to) "
+                                      "piprov's vmlinux fix; nothing was changed");
+  return {PatchMethod::Vmlinux, std::string(layout_name(l.id)) + " boots vmlinux: kept on the vmlinux method"};
+}
+
+/// vmlinux method step 1: vmlinux, verified, before config.txt names it.
+void make_vmlinux(const PatchOptions& o, PatchReport& rep) {
+  auto sync = sync_kernel(o.boot_dir, {.force = false, .dry_run = o.dry_run, .full = true});
   if (sync.outcome == SyncResult::Outcome::Failed)
     throw Error(ErrorKind::Verify, sync.message + "; config.txt was not changed");
   for (auto& a : sync.actions) rep.actions.push_back((o.dry_run ? "would " : "") + a);
   if (o.dry_run && sync.outcome == SyncResult::Outcome::Regenerated) rep.notes.push_back(sync.message);
+}
 
-  // 2. config.txt [pi4].
-  auto config = ConfigTxt::parse(*config_text);
+/// config.txt [pi4]: kernel= (vmlinux or vmlinuz), the initramfs line and the optional settings.
+void edit_config(const PatchOptions& o, const std::string& kernel, const std::string& original, PatchReport& rep) {
+  const fs::path& boot = o.boot_dir;
+  auto config = ConfigTxt::parse(original);
   auto loader = include_loader(boot);
-  set_effective(config, loader, "kernel", "vmlinux", "kernel=vmlinux", [&] { config.set(kPi4, "kernel", "vmlinux"); });
+  set_effective(config, loader, "kernel", kernel, "kernel=" + kernel, [&] { config.set(kPi4, "kernel", kernel); });
   set_effective(config, loader, "initramfs", "initrd.img followkernel", "initramfs initrd.img followkernel",
                 [&] { config.set_directive(kPi4, "initramfs", "initrd.img followkernel"); });
   auto set_int = [&](const char* key, std::optional<int> v) {
@@ -147,29 +216,58 @@ PatchReport patch_boot(const PatchOptions& opts) {
   for (const auto& s : pi4_settings()) set_int(s.key, o.*s.field);
   if (o.fkms) config.ensure_line(kPi4, "dtoverlay", "vc4-fkms-v3d");
   std::string updated = config.to_string();
-  if (updated != *config_text) {
-    rep.config_diff =
-        unified_diff(*config_text, updated, (boot / kConfigTxt).string(), (boot / kConfigTxt).string() + " (patched)");
-    write_with_backup(boot / kConfigTxt, *config_text, updated, boot / kConfigBackup, o.dry_run, rep.actions);
-  }
+  if (updated == original) return;
+  rep.config_diff =
+      unified_diff(original, updated, (boot / kConfigTxt).string(), (boot / kConfigTxt).string() + " (patched)");
+  write_with_backup(boot / kConfigTxt, original, updated, boot / kConfigBackup, o.dry_run, rep.actions);
+}
 
-  // 3. cmdline.txt UAS quirks.
-  if (!o.uas_quirks.empty()) {
-    std::string name = effective_cmdline_name(config, boot);
-    fs::path file = boot / name;
-    auto text = read_file_if_exists(file);
-    if (!text) throw Error(ErrorKind::Usage, file.string() + " (the cmdline file config.txt names) does not exist");
-    auto cmd = CmdlineTxt::parse(*text);
-    for (const auto& q : o.uas_quirks) cmd.add_uas_quirk(q);
-    if (cmd.to_string() != *text) {
-      rep.cmdline_diff = unified_diff(*text, cmd.to_string(), file.string(), file.string() + " (patched)");
-      write_with_backup(file, *text, cmd.to_string(), boot / (name + kCmdlineBackupSuffix), o.dry_run, rep.actions);
-    }
-  }
-
-  // 4. The apt hook.
-  if (o.root_dir)
+/// The USB fix with rep.method: kernel, config.txt, cmdline quirks, the apt hook (vmlinux only).
+void apply_fix(const PatchOptions& o, PatchReport& rep) {
+  const fs::path& boot = o.boot_dir;
+  std::error_code ec;
+  if (!fs::is_regular_file(boot / kVmlinuz, ec))
+    throw Error(ErrorKind::Usage, boot.string() + " has no vmlinuz: not an Ubuntu Raspberry Pi boot partition");
+  if (!fs::is_regular_file(boot / "initrd.img", ec))
+    throw Error(ErrorKind::Usage, boot.string() +
+                                      " has no initrd.img, which `initramfs initrd.img followkernel` needs; "
+                                      "reinstall the image's boot files");
+  const bool vmlinux = rep.method->method == PatchMethod::Vmlinux;
+  rep.notes.push_back(firmware_info(boot).summary);
+  rep.notes.push_back(std::string("method ") + to_string(rep.method->method) + ": " + rep.method->why);
+  if (vmlinux) make_vmlinux(o, rep);
+  edit_config(o, vmlinux ? kVmlinux : kVmlinuz, read_file(boot / kConfigTxt), rep);
+  apply_uas_quirks(o, resolve_boot(boot, rep.layout, PiBoard::Pi4).cmdline, rep);
+  if (o.root_dir && vmlinux)
     for (auto& a : install_hook(*o.root_dir, boot, o.dry_run)) rep.actions.push_back(std::move(a));
+  if (o.root_dir && !vmlinux) rep.notes.push_back("no apt hook needed: the firmware loads vmlinuz itself");
+  rep.summary = vmlinux ? "patched for USB boot on a Pi 4 (method vmlinux: [pi4] kernel=vmlinux, initramfs "
+                          "initrd.img followkernel" +
+                              std::string(o.root_dir ? ", apt hook" : "") + ")"
+                        : "patched for USB boot on a Pi 4 (method direct: [pi4] kernel=vmlinuz, initramfs initrd.img "
+                          "followkernel; no vmlinux, no hook)";
+}
+
+}  // namespace
+
+PatchReport patch_boot(const PatchOptions& opts) {
+  const PatchOptions o = apply_seed_settings(opts);
+  validate(o);
+  PatchReport rep;
+  rep.layout = detect_layout(o.boot_dir, o.root_dir);
+  const bool fix = needs_usb_fix(rep.layout.id) || rep.layout.id == LayoutId::Piprov || fixable_unknown(o, rep.layout);
+  if (!fix && rep.layout.id == LayoutId::Unknown)
+    throw Error(ErrorKind::Usage, o.boot_dir.string() + ": unknown boot layout (" + join(rep.layout.evidence, "; ") +
+                                      "); piprov patches only Ubuntu 20.04's U-Boot layout; nothing was changed");
+  if (!fix) return patch_as_shipped(o, std::move(rep));
+  if (o.board && is_bcm2712(*o.board))
+    throw Error(ErrorKind::Usage, o.boot_dir.string() + " is " + std::string(layout_name(rep.layout.id)) + " (" +
+                                      rep.layout.release + "), which cannot boot a " +
+                                      std::string(board_title(*o.board)) +
+                                      " (Ubuntu supports the Pi 5 from 23.10); write a current image instead; "
+                                      "nothing was changed");
+  rep.method = method_for(o, rep.layout);
+  apply_fix(o, rep);
   return rep;
 }
 

@@ -9,6 +9,7 @@
 #include "boot/sync.hpp"
 #include "cli/commands.hpp"
 #include "cli/patch_options.hpp"
+#include "core/board.hpp"
 #include "core/error.hpp"
 #include "core/finding.hpp"
 
@@ -19,12 +20,21 @@ using nlohmann::json;
 
 struct PatchArgs {
   boot::PatchOptions opts;
-  std::string root;
+  std::string root, method, board;
   bool json = false;
 };
 
+/// --board NAME (board_choices()); nullopt when not given. Throws Error{Usage}.
+std::optional<PiBoard> board_option(const std::string& name) {
+  if (name.empty()) return std::nullopt;
+  if (auto b = parse_board(name)) return b;
+  throw Error(ErrorKind::Usage, "--board " + name + ": not a board; use one of " + std::string(board_choices()));
+}
+
 void run_patch(PatchArgs& a) {
   if (!a.root.empty()) a.opts.root_dir = a.root;
+  if (!a.method.empty()) a.opts.method = boot::parse_method(a.method);
+  a.opts.board = board_option(a.board);
   const auto& o = a.opts;
   auto rep = boot::patch_boot(o);
   if (a.json) {
@@ -37,31 +47,39 @@ void run_patch(PatchArgs& a) {
     if (rep.config_diff.empty()) fmt::print("config.txt: no change\n");
     fmt::print("file actions{}:\n", rep.changed() ? "" : " (none: already patched)");
     for (const auto& x : rep.actions) fmt::print("  {}\n", x);
-  } else if (!rep.changed()) {
+  } else if (rep.method && !rep.changed()) {
     fmt::print("{}: already patched, nothing changed\n", boot_dir);
   } else {
     for (const auto& x : rep.actions) fmt::print("{}\n", x);
-    fmt::print("{}: patched for USB boot on a Pi 4 ([pi4] kernel=vmlinux, initramfs initrd.img followkernel)\n",
-               boot_dir);
+    fmt::print("{}: {}\n", boot_dir, rep.summary);
   }
+  if (o.dry_run) fmt::print("{}\n", rep.summary);
   for (const auto& n : rep.notes) fmt::print("note: {}\n", n);
 }
 
-void run_check(const std::string& boot_dir, const std::string& root, const std::vector<std::string>& usb_ids, bool js,
-               int& exit_code) {
+struct CheckArgs {
+  std::string boot, root, board, device;
+  std::vector<std::string> usb;
+  bool json = false;
+};
+
+void run_check(const CheckArgs& a, int& exit_code) {
   boot::CheckOptions o;
-  o.boot_dir = boot_dir;
-  if (!root.empty()) o.root_dir = root;
-  o.usb_ids = usb_ids;
+  o.boot_dir = a.boot;
+  if (!a.root.empty()) o.root_dir = a.root;
+  o.usb_ids = a.usb;
+  o.board = board_option(a.board);
+  if (!a.device.empty()) o.device = a.device;
   auto rep = boot::check_boot(o);
-  if (js) {
+  if (a.json) {
     fmt::print("{}\n", dump_json(boot::check_json(o, rep)));
   } else {
-    fmt::print("{}\n", findings_text(rep.findings));
+    fmt::print("{}\n{}\n", rep.headline(), findings_text(rep.findings));
     if (rep.ok())
-      fmt::print("boot check: OK ([pi4] kernel={}, vmlinux {}, initramfs {})\n",
-                 rep.kernel_file.empty() ? "(default)" : rep.kernel_file, boot::to_string(rep.kernel.state),
-                 rep.initramfs.empty() ? "(none)" : rep.initramfs);
+      fmt::print(
+          "boot check: OK (kernel {}, initramfs {}{})\n", rep.kernel_file,
+          rep.resolved.initramfs.empty() ? "none" : rep.resolved.initramfs,
+          rep.kernel_file == boot::kVmlinux ? std::string(", vmlinux ") + boot::to_string(rep.kernel.state) : "");
     else
       fmt::print("boot check: {}\n", findings_summary_text(rep.findings, boot::kCheckFailOn));
   }
@@ -93,31 +111,44 @@ void run_sync(const std::string& boot_dir, bool force, bool dry_run, bool strict
 }  // namespace
 
 void add_boot_command(CLI::App& app, Globals&, int& exit_code) {
-  auto* boot = app.add_subcommand("boot", "Make an Ubuntu boot partition boot a Pi 4 from USB, and keep it bootable");
+  auto* boot = app.add_subcommand("boot",
+                                  "Boot layouts (Ubuntu 20.04 to 26.04, Raspberry Pi OS): check what the firmware "
+                                  "loads, fix USB boot where needed");
   boot->require_subcommand(1);
 
   auto pa = std::make_shared<PatchArgs>();
   auto* patch = boot->add_subcommand(
-      "patch", "vmlinuz -> vmlinux, [pi4] kernel=vmlinux + initramfs initrd.img followkernel, apt hook (--root)");
+      "patch",
+      "Make Ubuntu 20.04 boot a Pi 4 from USB (kernel=vmlinux or kernel=vmlinuz); other layouts: nothing to do");
   patch->add_option("BOOT_DIR", pa->opts.boot_dir, "Mounted boot partition (system-boot)")->required();
   patch->add_option("--root", pa->root, "Mounted root filesystem (writable): install the apt hook there");
   patch->add_flag("--dry-run", pa->opts.dry_run, "Print the config.txt diff and the file actions; change nothing");
   add_patch_options(patch, pa->opts);
-  patch->add_flag("--json", pa->json, "Print JSON (schema piprov.boot.patch/1, docs/boot.md)");
+  patch
+      ->add_option("--method", pa->method,
+                   "How to fix Ubuntu 20.04's U-Boot layout: vmlinux (decompressed kernel + apt hook) or direct "
+                   "(kernel=vmlinuz, needs start4.elf from 2020-09 on); default: direct when start4.elf is known "
+                   "new enough")
+      ->check(CLI::IsMember({"vmlinux", "direct"}));
+  patch->add_option("--board", pa->board,
+                    "The Pi the disk is for (" + std::string(board_choices()) +
+                        "); a layout that needs the Pi 4 fix is refused for a Pi 5 family board");
+  patch->add_flag("--json", pa->json, "Print JSON (schema piprov.boot.patch/2, docs/boot.md)");
   patch->callback([pa] { run_patch(*pa); });
 
-  struct CheckArgs {
-    std::string boot, root;
-    std::vector<std::string> usb;
-    bool json = false;
-  };
   auto ca = std::make_shared<CheckArgs>();
   auto* check = boot->add_subcommand("check", "Re-check a boot partition after updates; exit 1 when anything is wrong");
   check->add_option("BOOT_DIR", ca->boot, "Mounted boot partition")->required();
   check->add_option("--root", ca->root, "Mounted root filesystem: check the apt hook there");
   check->add_option("--usb-id", ca->usb, "USB VID:PID of the SSD's bridge (as lsusb prints it), repeatable");
-  check->add_flag("--json", ca->json, "Print JSON (schema piprov.boot.check/2, docs/boot.md)");
-  check->callback([ca, &exit_code] { run_check(ca->boot, ca->root, ca->usb, ca->json, exit_code); });
+  check->add_option("--board", ca->board,
+                    "Check what the firmware loads on this board (" + std::string(board_choices()) +
+                        "); default: the Pi this runs on, else pi4");
+  check->add_option("--device", ca->device,
+                    "The whole disk the boot partition is on: root= must name one of its partitions, and no other "
+                    "attached disk may carry the same root LABEL/PARTUUID");
+  check->add_flag("--json", ca->json, "Print JSON (schema piprov.boot.check/3, docs/boot.md)");
+  check->callback([ca, &exit_code] { run_check(*ca, exit_code); });
 
   struct SyncArgs {
     std::string boot;

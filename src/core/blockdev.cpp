@@ -59,11 +59,15 @@ void probe_fs(Partition& p) {
   if (!pr) return;  // no permission or gone: leave label/type empty
   blkid_probe_enable_superblocks(pr, 1);
   blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_LABEL | BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID);
+  // The partition's own table entry (PART_ENTRY_UUID = PARTUUID), read from the parent's table by libblkid.
+  blkid_probe_enable_partitions(pr, 1);
+  blkid_probe_set_partitions_flags(pr, BLKID_PARTS_ENTRY_DETAILS);
   if (blkid_do_safeprobe(pr) == 0) {
     const char* v = nullptr;
     if (blkid_probe_lookup_value(pr, "LABEL", &v, nullptr) == 0) p.label = v;
     if (blkid_probe_lookup_value(pr, "TYPE", &v, nullptr) == 0) p.fstype = v;
     if (blkid_probe_lookup_value(pr, "UUID", &v, nullptr) == 0) p.uuid = v;
+    if (blkid_probe_lookup_value(pr, "PART_ENTRY_UUID", &v, nullptr) == 0) p.partuuid = v;
   }
   blkid_free_probe(pr);
 }

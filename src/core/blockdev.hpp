@@ -25,6 +25,7 @@ struct Partition {
   std::string label;   ///< filesystem LABEL (libblkid), "" when none
   std::string fstype;  ///< "vfat", "ext4", ... (libblkid), "" when unknown
   std::string uuid;
+  std::string partuuid;  ///< partition table entry UUID (libblkid PART_ENTRY_UUID): "1234abcd-02" (MBR), a GUID (GPT)
   dev_t devno = 0;
   std::vector<std::string> mountpoints;
   std::vector<std::string> holders;  ///< /sys/block/D/P/holders (dm-0, md0, ...)

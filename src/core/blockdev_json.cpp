@@ -15,6 +15,7 @@ nlohmann::json disk_json(const Disk& d) {
                      {"label", p.label},
                      {"fstype", p.fstype},
                      {"uuid", p.uuid},
+                     {"partuuid", p.partuuid},
                      {"mountpoints", p.mountpoints},
                      {"holders", p.holders}});
   return {{"name", d.name},

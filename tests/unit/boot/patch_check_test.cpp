@@ -98,12 +98,13 @@ TEST(BootPatch, DryRunPrintsDiffAndChangesNothing) {
 TEST(BootPatch, SeedSettingsQuirkAndOverridingAllSection) {
   TempDir t;
   test::make_boot_dir(t.path, test::fake_image(100000, 1));
-  // Ubuntu 20.10 style: [all] kernel=vmlinuz after [pi4] would override an edit inside [pi4].
+  // A later [all] kernel= would override an edit inside [pi4]. (A real [all] kernel=vmlinuz is
+  // ubuntu-direct, which boots from USB as shipped and is not patched: layout_test.cpp.)
   write_file(t.path / "config.txt",
-             "[pi4]\nmax_framebuffers=2\nboot_delay\n\n[all]\nkernel=vmlinuz\ncmdline=cmdline.txt\n");
+             "[pi4]\nmax_framebuffers=2\nboot_delay\n\n[all]\nkernel=uboot_rpi_4.bin\ncmdline=cmdline.txt\n");
   patch_boot({.boot_dir = t.path, .gpu_mem = 16, .boot_delay = 1, .fkms = true, .uas_quirks = {"152d:0578"}});
   EXPECT_EQ(read_file(t.path / "config.txt"),
-            "[pi4]\nmax_framebuffers=2\nboot_delay=1\n\n[all]\nkernel=vmlinuz\ncmdline=cmdline.txt\n\n[pi4]\n"
+            "[pi4]\nmax_framebuffers=2\nboot_delay=1\n\n[all]\nkernel=uboot_rpi_4.bin\ncmdline=cmdline.txt\n\n[pi4]\n"
             "kernel=vmlinux\ninitramfs initrd.img followkernel\ngpu_mem=16\ndtoverlay=vc4-fkms-v3d\n");
   EXPECT_EQ(read_file(t.path / "cmdline.txt"),
             std::string(test::kUbuntuCmdline)
@@ -254,7 +255,9 @@ TEST(BootJson, CheckAndPatchSchemas) {
   CheckOptions co{.boot_dir = tr.boot, .root_dir = tr.root};
   auto chk = check_boot(co);
   auto j = check_json(co, chk);
-  EXPECT_EQ(j["schema"], "piprov.boot.check/2");
+  EXPECT_EQ(j["schema"], "piprov.boot.check/3");
+  EXPECT_EQ(j["layout"]["id"], "ubuntu-uboot");
+  EXPECT_EQ(j["layout"]["usb_boot"], false);
   EXPECT_EQ(j["boot_dir"], tr.boot.string());
   EXPECT_EQ(j["root_dir"], tr.root.string());
   EXPECT_EQ(j["ok"], false);
@@ -269,7 +272,8 @@ TEST(BootJson, CheckAndPatchSchemas) {
 
   PatchOptions po{.boot_dir = tr.boot, .dry_run = true};
   auto p = patch_json(po, patch_boot(po));
-  EXPECT_EQ(p["schema"], "piprov.boot.patch/1");
+  EXPECT_EQ(p["schema"], "piprov.boot.patch/2");
+  EXPECT_EQ(p["method"], "vmlinux");
   EXPECT_EQ(p["dry_run"], true);
   EXPECT_EQ(p["changed"], true);
   EXPECT_EQ(p["root_dir"], "");

@@ -1,0 +1,204 @@
+// boot check: the kernel and initramfs the firmware loads (check_ctx.hpp).
+#include <fmt/format.h>
+
+#include "boot/check_ctx.hpp"
+#include "boot/firmware.hpp"
+#include "boot/kernel_image.hpp"
+#include "boot/patch.hpp"
+#include "core/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov::boot::detail {
+namespace {
+
+constexpr const char* kKernelDoc = "Raspberry Pi documentation, config_txt: boot options (kernel)";
+constexpr const char* kInitramfsDoc = "Raspberry Pi documentation, config_txt: boot options (initramfs)";
+
+/// What `boot patch` would do here, for fix texts.
+std::string patch_fix(const Ctx& c) {
+  auto m = choose_method(c.o.boot_dir, std::nullopt);
+  return c.patch_cmd + (m.method == PatchMethod::Direct ? " (sets [pi4] kernel=vmlinuz: " + m.why + ")"
+                                                        : " (sets [pi4] kernel=vmlinux)");
+}
+
+/// Layouts where `boot patch` is the fix for the kernel.
+bool patch_fixes_kernel(LayoutId id) {
+  return id == LayoutId::UbuntuUboot || id == LayoutId::Piprov || id == LayoutId::LegacyVmlinux;
+}
+
+std::string kernel_missing_fix(const Ctx& c) {
+  if (patch_fixes_kernel(c.layout())) return patch_fix(c);
+  if (c.layout() == LayoutId::Unknown)
+    return "put the kernel at " + (c.o.boot_dir / c.r.resolved.kernel).string() +
+           " or name yours with kernel= in config.txt";
+  return reinstall_kernel_fix(c);
+}
+
+/// Why a default kernel name is used, for the kernel-missing message.
+std::string default_kernel_note(const Ctx& c) {
+  const auto& rb = c.r.resolved;
+  if (!rb.kernel_default) return "";
+  if (is_bcm2712(rb.board))
+    return " (no kernel= for the " + c.board + ": the firmware loads kernel_2712.img, else kernel8.img)";
+  return std::string(" (no kernel= for [pi4]: the firmware loads ") + (rb.arm_64bit ? "kernel8.img" : "kernel7l.img") +
+         ")";
+}
+
+/// The firmware's gzip support on this board: Pi 5 family always; Pi 4 family by start4.elf's date.
+bool firmware_loads_gzip(const Ctx& c, std::string& said) {
+  if (is_bcm2712(c.r.resolved.board)) {
+    said = "the " + c.board + " firmware (in the EEPROM) decompresses gzip kernels itself";
+    return true;
+  }
+  auto fw = firmware_info(c.o.boot_dir);
+  said = fw.summary;
+  return fw.decompresses_gzip.value_or(false);
+}
+
+std::string compressed_fix(const Ctx& c) {
+  if (patch_fixes_kernel(c.layout())) return c.patch_cmd + " --method vmlinux (boots the uncompressed vmlinux instead)";
+  if (c.layout() == LayoutId::Raspios)
+    return "update the firmware on the boot partition: apt install --reinstall raspi-firmware (a current start4.elf "
+           "and fixup4.dat)";
+  return "update the firmware on the boot partition: apt install --reinstall linux-firmware-raspi (copies a current "
+         "start4.elf and fixup4.dat)";
+}
+
+void check_kernel_file(Ctx& c) {
+  const fs::path& boot = c.o.boot_dir;
+  const auto& rb = c.r.resolved;
+  const auto& eff = rb.kernel_line;
+  c.r.kernel_file = rb.kernel;
+  std::string where = eff ? " (" + eff->file + " line " + std::to_string(eff->line) + ")" : "";
+  const std::string& name = rb.kernel;
+  std::error_code ec;
+  c.r.kernel = kernel_status(boot, true);
+  if (!fs::is_regular_file(boot / name, ec)) {
+    std::string prefix_note =
+        c.r.layout.os_prefix.empty()
+            ? ""
+            : " (with os_prefix=" + c.r.layout.os_prefix +
+                  " the firmware falls back to the top level only when the kernel is there; it is not)";
+    c.add(Severity::Error, "kernel-missing",
+          "the " + c.board + " kernel " + name + where + " does not exist in " + boot.string() +
+              default_kernel_note(c) + prefix_note,
+          kernel_missing_fix(c), kKernelDoc);
+    return;
+  }
+  if (is_bcm2712(rb.board) && rb.kernel_default && fs::path(name).filename() == "kernel8.img")
+    c.add(Severity::Warning, "kernel-fallback",
+          "no kernel_2712.img in " + boot.string() + ": the " + c.board +
+              " firmware falls back to kernel8.img, the generic arm64 kernel without the BCM2712 optimisations "
+              "(16K pages)",
+          c.layout() == LayoutId::Raspios
+              ? "apt install --reinstall linux-image-rpi-2712 (Raspberry Pi OS's kernel package for the " + c.board +
+                    " writes kernel_2712.img)"
+              : reinstall_kernel_fix(c),
+          kKernelDoc);
+  if (fs::path(name).filename().string().rfind("uboot", 0) == 0) {
+    c.add(Severity::Error, "kernel-uboot",
+          "the " + c.board + " boots U-Boot, kernel=" + name + where + ", which cannot boot from USB mass storage",
+          patch_fix(c), kKernelDoc);
+    return;
+  }
+  auto comp = detect_compression_file(boot / name);
+  if (comp != KernelCompression::None) {
+    std::string fw;
+    bool loads = firmware_loads_gzip(c, fw);
+    if (comp == KernelCompression::Gzip && loads)
+      c.add(Severity::Info, "kernel-gzip", "kernel " + name + " is gzip-compressed; " + fw);
+    else if (comp == KernelCompression::Gzip)
+      c.add(Severity::Warning, "kernel-compressed",
+            "kernel " + name + where + " is gzip-compressed: only firmware built since " + kGzipKernelFirmwareDate +
+                " boots gzip kernels itself, and " + fw,
+            compressed_fix(c), kKernelDoc);
+    else
+      c.add(Severity::Warning, "kernel-compressed",
+            "kernel " + name + where + " is " + to_string(comp) +
+                "-compressed: the firmware decompresses gzip kernels only",
+            patch_fixes_kernel(c.layout()) ? c.patch_cmd + " --method vmlinux (boots the uncompressed vmlinux instead)"
+                                           : reinstall_kernel_fix(c),
+            kKernelDoc);
+    return;
+  }
+  if (!file_is_arm64_image(boot / name)) {
+    c.add(Severity::Error, "kernel-invalid",
+          boot.string() + "/" + name + " is not an arm64 Image (no \"ARM\\x64\" magic at byte 0x38)",
+          name == kVmlinux ? "piprov boot sync-kernel " + c.boot_q + " --force" : reinstall_kernel_fix(c),
+          "Linux Documentation/arch/arm64/booting.rst: Image header");
+    return;
+  }
+  if (name == kVmlinux) {
+    switch (c.r.kernel.state) {
+      case KernelState::Fresh: break;
+      case KernelState::NoStamp:
+      case KernelState::Stale:
+      case KernelState::Missing:
+      case KernelState::Invalid: {
+        // sync-kernel is the fix only when vmlinuz itself decodes to a valid Image.
+        std::string fix = "piprov boot sync-kernel " + c.boot_q;
+        try {
+          (void)decode_kernel(boot / kVmlinuz, [](std::span<const std::byte>) {});
+        } catch (const Error& e) {
+          if (e.kind() != ErrorKind::Verify) throw;
+          std::string why = e.what();
+          if (auto cut = why.find("; nothing was replaced"); cut != std::string::npos) why.erase(cut);
+          c.add(Severity::Error, "vmlinuz-corrupt", why + ": sync-kernel cannot make vmlinux from it",
+                "reinstall the kernel package (apt install --reinstall linux-image-raspi), then " + fix);
+          fix = "(after the reinstall) " + fix;
+        }
+        c.add(Severity::Error, std::string("vmlinux-") + to_string(c.r.kernel.state),
+              "vmlinux is " + std::string(to_string(c.r.kernel.state)) + ": " + c.r.kernel.detail, fix);
+        break;
+      }
+      case KernelState::NoVmlinuz:
+        c.add(Severity::Warning, "no-vmlinuz",
+              c.r.kernel.detail + ": the apt hook cannot refresh vmlinux after a kernel update",
+              "reinstall the kernel package (apt install --reinstall linux-image-raspi)");
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+/// The kernel the firmware loads; findings about the kernel= line carry
+/// its line (in the file the message names) and key.
+void check_kernel(Ctx& c) {
+  const std::size_t first = c.r.findings.size();
+  check_kernel_file(c);
+  const auto& eff = c.r.resolved.kernel_line;
+  if (!eff) return;
+  for (std::size_t i = first; i < c.r.findings.size(); ++i)
+    if (c.r.findings[i].rule.rfind("kernel-", 0) == 0) Ctx::locate(c.r.findings[i], eff->line, "kernel");
+}
+
+void check_initramfs(Ctx& c) {
+  const auto& rb = c.r.resolved;
+  const auto& eff = rb.initramfs_line;
+  c.r.initramfs = rb.initramfs_args;
+  if (!eff) {
+    std::string base = fs::path(rb.kernel).filename().string();
+    if (base == kVmlinux || (base == kVmlinuz && c.layout() != LayoutId::Unknown))
+      c.add(Severity::Error, "initramfs-missing",
+            "no `initramfs` for the " + c.board + ": Ubuntu's kernel needs initrd.img to mount root=LABEL=writable",
+            patch_fixes_kernel(c.layout())
+                ? c.patch_cmd + " (adds `initramfs initrd.img followkernel` to [pi4])"
+                : "add `initramfs initrd.img followkernel` to config.txt's [all] section, as Ubuntu ships it",
+            kInitramfsDoc);
+    return;
+  }
+  std::error_code ec;
+  if (rb.initramfs.empty() || fs::is_regular_file(c.o.boot_dir / rb.initramfs, ec)) return;
+  Ctx::locate(c.add(Severity::Error, "initramfs-file-missing",
+                    "initramfs " + rb.initramfs + " (" + eff->file + " line " + std::to_string(eff->line) +
+                        ") does not exist in " + c.o.boot_dir.string(),
+                    patch_fixes_kernel(c.layout())
+                        ? "restore " + rb.initramfs + " (apt install --reinstall linux-image-raspi) or " + c.patch_cmd
+                        : reinstall_kernel_fix(c),
+                    kInitramfsDoc),
+              eff->line, "initramfs");
+}
+
+}  // namespace piprov::boot::detail

@@ -1,0 +1,190 @@
+// boot check: root= (and --device) and the tryboot A/B state (check_ctx.hpp).
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "boot/check_ctx.hpp"
+#include "core/blockdev.hpp"
+#include "core/strings.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov::boot::detail {
+namespace {
+
+constexpr const char* kRootDoc = "Linux admin-guide kernel-parameters: root= (PARTUUID=, LABEL= via the initramfs)";
+constexpr const char* kDuplicateDoc = "raspberrypi/linux issue 5956 (two disks with the same root label)";
+
+bool hex(std::string_view s) {
+  for (char ch : s)
+    if (!std::isxdigit(static_cast<unsigned char>(ch))) return false;
+  return !s.empty();
+}
+
+// MBR "1234abcd-02" or a GPT GUID "8-4-4-4-12" (util-linux libblkid PART_ENTRY_UUID).
+bool valid_partuuid(std::string_view v) {
+  if (v.size() == 11) return hex(v.substr(0, 8)) && v[8] == '-' && hex(v.substr(9));
+  if (v.size() != 36) return false;
+  for (std::size_t i : {8u, 13u, 18u, 23u})
+    if (v[i] != '-') return false;
+  return hex(v.substr(0, 8)) && hex(v.substr(9, 4)) && hex(v.substr(14, 4)) && hex(v.substr(19, 4)) &&
+         hex(v.substr(24));
+}
+
+/// root= as (kind, value): ("LABEL", "writable"), ("PARTUUID", ...), ("UUID", ...); kind "" otherwise.
+std::pair<std::string, std::string> split_root(const std::string& root) {
+  for (const char* k : {"LABEL", "PARTUUID", "UUID"}) {
+    std::string p = std::string(k) + "=";
+    if (root.rfind(p, 0) == 0) return {k, root.substr(p.size())};
+  }
+  return {"", root};
+}
+
+bool matches(const Partition& p, const std::string& kind, const std::string& value) {
+  if (kind == "LABEL") return !p.label.empty() && p.label == value;
+  if (kind == "PARTUUID") return !p.partuuid.empty() && to_lower(p.partuuid) == to_lower(value);
+  if (kind == "UUID") return !p.uuid.empty() && to_lower(p.uuid) == to_lower(value);
+  return false;
+}
+
+std::string describe(const Disk& d) {
+  std::vector<std::string> parts;
+  for (const auto& p : d.partitions)
+    parts.push_back(p.name + (p.label.empty() ? "" : " LABEL=" + p.label) +
+                    (p.partuuid.empty() ? "" : " PARTUUID=" + p.partuuid));
+  return parts.empty() ? "no partitions" : join(parts, ", ");
+}
+
+/// The partition of `d` that most looks like a Linux root: ext4 labelled writable/rootfs, else the last ext4.
+const Partition* likely_root(const Disk& d) {
+  const Partition* out = nullptr;
+  for (const auto& p : d.partitions)
+    if (p.fstype == "ext4" || p.fstype == "btrfs" || p.fstype == "xfs") {
+      if (p.label == "writable" || p.label == "rootfs") return &p;
+      out = &p;
+    }
+  return out;
+}
+
+void check_root_device(Ctx& c, const std::string& root) {
+  auto [kind, value] = split_root(root);
+  if (kind.empty()) return;  // a kernel device name: root-kernel-name already says why
+  const Disk d = probe_disk(*c.o.device);
+  bool on_disk = false;
+  for (const auto& p : d.partitions) on_disk = on_disk || matches(p, kind, value);
+  const std::string& file = c.r.cmdline_file;
+  if (!on_disk) {
+    const Partition* guess = likely_root(d);
+    std::string fix = guess && !guess->partuuid.empty()
+                          ? "set root=PARTUUID=" + guess->partuuid + " in " + file + " (" + guess->path + ")"
+                          : "set root= in " + file + " to the LABEL= or PARTUUID= of " + d.path +
+                                "'s root partition (blkid " + d.path + "*)";
+    c.add(Severity::Error, "root-not-on-device",
+          "root=" + root + " (" + file + ") names no partition of " + d.path + " (" + describe(d) +
+              "): the Pi would mount another disk's root, or none",
+          fix, kRootDoc);
+  }
+  for (const auto& other : list_disks()) {
+    if (other.name == d.name) continue;
+    for (const auto& p : other.partitions)
+      if (matches(p, kind, value))
+        c.add(Severity::Warning, "root-duplicate",
+              fmt::format("{} on another attached disk ({}) also carries {}={}: the kernel may mount it as root "
+                          "instead of {}'s",
+                          p.path, other.path, kind, value, d.path),
+              kind == "LABEL" ? fmt::format("detach {} before booting, or relabel it (e2label {} NEWNAME), or "
+                                            "boot with root=PARTUUID= of a disk with its own disk identifier",
+                                            other.path, p.path)
+                              : fmt::format("detach {} before booting, or give one of the disks a new disk "
+                                            "identifier (sfdisk --disk-id {} NEWID) and update root=",
+                                            other.path, other.path),
+              kDuplicateDoc);
+  }
+}
+
+}  // namespace
+
+void check_root(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
+  auto root = cmdline->get("root");
+  if (!root) return;  // cmdline-no-root says so
+  const std::string& file = c.r.cmdline_file;
+  auto [kind, value] = split_root(*root);
+  if (*root == "ROOTDEV") {
+    c.add(Severity::Error, "root-placeholder",
+          file + ": root=ROOTDEV is pi-gen's placeholder, which the image build replaces with the root partition",
+          "set root=PARTUUID=<the root partition's PARTUUID> (blkid -s PARTUUID -o value /dev/sdX2)",
+          "RPi-Distro/pi-gen stage1/00-boot-files/files/cmdline.txt");
+    return;
+  }
+  if (root->rfind("/dev/", 0) == 0) {
+    c.add(Severity::Warning, "root-kernel-name",
+          file + ": root=" + *root +
+              " is a kernel device name, which depends on probe order (booting from USB, the SD card's names change)",
+          "use root=PARTUUID=... or root=LABEL=... of the root partition (blkid shows both)", kRootDoc);
+    return;
+  }
+  if (kind == "PARTUUID" && !valid_partuuid(value)) {
+    c.add(Severity::Error, "root-partuuid-invalid",
+          file + ": root=PARTUUID=" + value + " is not a partition UUID (1234abcd-02 on MBR, a GUID on GPT)",
+          "set the root partition's PARTUUID (blkid -s PARTUUID -o value /dev/sdX2)", kRootDoc);
+    return;
+  }
+  if (kind.empty()) {
+    c.add(Severity::Warning, "root-unknown", file + ": root=" + *root + " is neither LABEL=, PARTUUID= nor UUID=",
+          "use root=PARTUUID=... or root=LABEL=... of the root partition", kRootDoc);
+    return;
+  }
+  if (c.o.device) check_root_device(c, *root);
+}
+
+void check_ab(Ctx& c) {
+  const auto& l = c.r.layout;
+  const fs::path& boot = c.o.boot_dir;
+  constexpr const char* kAbDoc = "Raspberry Pi documentation, config_txt: autoboot.txt (tryboot_a_b), [tryboot] filter";
+  if (!l.tryboot_a_b)
+    c.add(Severity::Warning, "ab-no-autoboot",
+          "autoboot.txt does not set tryboot_a_b=1: on a trial boot the firmware reads tryboot.txt instead of "
+          "config.txt, so [tryboot] os_prefix=" +
+              (l.tryboot_prefix.empty() ? std::string("new/") : l.tryboot_prefix) + " is never used",
+          "write " + (boot / "autoboot.txt").string() + " with the lines [all] and tryboot_a_b=1 (as Ubuntu ships it)",
+          kAbDoc);
+  const std::string slot = l.tryboot_prefix.empty() ? "new/" : l.tryboot_prefix;
+  std::error_code ec;
+  if (!fs::is_directory(boot / slot, ec)) return;
+  const auto& rb = c.r.resolved;
+  auto base = [&](const std::string& rel) { return rel.substr(rb.os_prefix.size()); };
+  std::vector<std::string> missing;
+  for (const auto& rel : {rb.kernel, rb.initramfs, rb.cmdline})
+    if (!rel.empty() && !fs::is_regular_file(boot / (slot + base(rel)), ec)) missing.push_back(slot + base(rel));
+  if (missing.empty())
+    c.add(Severity::Info, "ab-tryboot-pending",
+          slot + " holds a complete boot (" + slot + base(rb.kernel) +
+              "): an update waits for its trial boot (reboot '0 tryboot'), or a trial boot failed and the Pi fell "
+              "back to " +
+              rb.os_prefix);
+  else
+    c.add(Severity::Warning, "ab-new-leftover",
+          slot + " lacks " + join(missing, ", ") +
+              ": left over from an interrupted update; a trial boot from it would fail and fall back to " +
+              rb.os_prefix,
+          "remove it (rm -r " + shell_quote((boot / slot).string()) + "); the next kernel update writes it again",
+          kAbDoc);
+}
+
+std::string reinstall_kernel_fix(const Ctx& c) {
+  const std::string file = c.r.resolved.kernel;
+  if (c.layout() == LayoutId::Raspios)
+    return std::string("apt install --reinstall ") +
+           (is_bcm2712(c.r.resolved.board) ? "linux-image-rpi-2712" : "linux-image-rpi-v8") +
+           " (Raspberry Pi OS's kernel package for the " + c.board + " writes " + fs::path(file).filename().string() +
+           ")";
+  if (c.layout() == LayoutId::UbuntuAb)
+    return "apt install --reinstall linux-image-raspi (piboot-try writes the new boot to new/, which becomes " +
+           c.r.resolved.os_prefix + " after a good trial boot)" +
+           (fs::exists(c.o.boot_dir / "old" / fs::path(file).filename())
+                ? "; or copy old/" + fs::path(file).filename().string() + " back to " + file
+                : "");
+  return "apt install --reinstall linux-image-raspi (flash-kernel copies it to the boot partition)";
+}
+
+}  // namespace piprov::boot::detail

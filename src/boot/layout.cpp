@@ -1,0 +1,219 @@
+#include "boot/layout.hpp"
+
+#include <array>
+
+#include "boot/apt_hook.hpp"
+#include "boot/cmdline_txt.hpp"
+#include "boot/patch.hpp"
+#include "boot/sync.hpp"
+#include "core/error.hpp"
+#include "core/file.hpp"
+#include "core/strings.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov::boot {
+namespace {
+
+constexpr std::array<std::pair<LayoutId, std::string_view>, 7> kNames = {{
+    {LayoutId::UbuntuUboot, "ubuntu-uboot"},
+    {LayoutId::UbuntuDirect, "ubuntu-direct"},
+    {LayoutId::UbuntuAb, "ubuntu-ab"},
+    {LayoutId::Raspios, "raspios"},
+    {LayoutId::Piprov, "piprov"},
+    {LayoutId::LegacyVmlinux, "legacy-vmlinux"},
+    {LayoutId::Unknown, "unknown"},
+}};
+
+bool exists_file(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+/// KEY=value lines of an os-release file (freedesktop os-release(5)), quotes removed.
+std::map<std::string, std::string> parse_os_release(std::string_view text) {
+  std::map<std::string, std::string> out;
+  for (const auto& line : split(text, '\n')) {
+    auto eq = line.find('=');
+    if (eq == std::string::npos || line.empty() || line[0] == '#') continue;
+    std::string v(trim(std::string_view(line).substr(eq + 1)));
+    if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
+      v = v.substr(1, v.size() - 2);
+    out[std::string(trim(std::string_view(line).substr(0, eq)))] = v;
+  }
+  return out;
+}
+
+/// The release named by ROOT/etc/os-release (or usr/lib/os-release): "Ubuntu 24.04 LTS",
+/// "Raspberry Pi OS (bookworm)" (ID=raspbian, or etc/rpi-issue, which pi-gen writes), else PRETTY_NAME.
+std::string release_from_root(const fs::path& root, std::vector<std::string>& ev) {
+  auto text = read_file_if_exists(root / "etc/os-release");
+  if (!text) text = read_file_if_exists(root / "usr/lib/os-release");
+  if (!text) return "";
+  auto kv = parse_os_release(*text);
+  ev.push_back("os-release: " + (kv.count("PRETTY_NAME") ? kv["PRETTY_NAME"] : kv["NAME"]));
+  if (kv["ID"] == "ubuntu" && !kv["VERSION_ID"].empty())
+    return "Ubuntu " + kv["VERSION_ID"] + (kv["VERSION"].find("LTS") != std::string::npos ? " LTS" : "");
+  if (kv["ID"] == "raspbian" || exists_file(root / "etc/rpi-issue"))
+    return "Raspberry Pi OS" + (kv["VERSION_CODENAME"].empty() ? "" : " (" + kv["VERSION_CODENAME"] + ")");
+  return kv.count("PRETTY_NAME") ? kv["PRETTY_NAME"] : kv["NAME"];
+}
+
+/// True when var/lib/dpkg/status lists `package` as installed.
+bool dpkg_installed(std::string_view status, const std::string& package) {
+  auto at = status.find("Package: " + package + "\n");
+  while (at != std::string_view::npos && at != 0 && status[at - 1] != '\n')
+    at = status.find("Package: " + package + "\n", at + 1);
+  if (at == std::string_view::npos) return false;
+  auto end = status.find("\n\n", at);
+  auto stanza = status.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+  return stanza.find("\nStatus: install ok installed") != std::string_view::npos;
+}
+
+/// The os_prefix set under [tryboot] in config.txt itself ("" when none).
+std::string tryboot_prefix(const ConfigTxt& config) {
+  std::string section, out;
+  for (const auto& l : config.lines()) {
+    if (l.kind == LineKind::Section) section = to_lower(l.key);
+    if (l.kind == LineKind::Setting && l.key == "os_prefix" && section == "tryboot") out = l.value;
+  }
+  return out;
+}
+
+/// True when any line of config.txt names a U-Boot binary (20.04's [pi2]/[pi3] sections).
+bool mentions_uboot(const ConfigTxt& config) {
+  for (const auto& l : config.lines())
+    if (l.kind == LineKind::Setting && l.key == "kernel" && l.value.rfind("uboot", 0) == 0) return true;
+  return false;
+}
+
+struct Seen {
+  const fs::path& boot;
+  const ConfigTxt& config;
+  std::optional<EffectiveValue> kernel;
+  std::optional<fs::path> root;
+  std::string dpkg_status;
+  BootLayout& l;
+};
+
+bool looks_raspios(Seen& s) {
+  bool any = false;
+  for (const char* k : {"kernel8.img", "kernel_2712.img", "kernel7l.img", "issue.txt"})
+    if (exists_file(s.boot / k)) {
+      s.l.evidence.push_back(std::string(k) + " present");
+      any = true;
+    }
+  if (exists_file(s.boot / kVmlinuz)) return false;
+  if (auto cmd = read_file_if_exists(s.boot / "cmdline.txt")) {
+    auto root = CmdlineTxt::parse(*cmd).get("root").value_or("");
+    if (root.rfind("PARTUUID=", 0) == 0 || root == "ROOTDEV") {
+      s.l.evidence.push_back("cmdline.txt root=" + root);
+      any = true;
+    }
+  }
+  return any || s.l.release.rfind("Raspberry Pi OS", 0) == 0;
+}
+
+LayoutId decide(Seen& s) {
+  BootLayout& l = s.l;
+  bool piboot_try = dpkg_installed(s.dpkg_status, "piboot-try");
+  if (piboot_try) l.evidence.push_back("dpkg: piboot-try installed");
+  if (dpkg_installed(s.dpkg_status, "flash-kernel")) l.evidence.push_back("dpkg: flash-kernel installed");
+  if (!l.os_prefix.empty() && (l.tryboot_a_b || !l.tryboot_prefix.empty() || piboot_try)) return LayoutId::UbuntuAb;
+  if (!l.os_prefix.empty()) return LayoutId::Unknown;  // a prefix without A/B: not a layout piprov knows
+  const std::string k = s.kernel ? s.kernel->value : "";
+  if (k.rfind("uboot", 0) == 0) return LayoutId::UbuntuUboot;
+  if (k.rfind(kVmlinux, 0) == 0) {  // vmlinux, or a renamed one (vmlinux-5.4)
+    HookStatus hooks;
+    if (s.root) hooks = inspect_hooks(*s.root, s.boot);
+    bool seed = hooks.seed_hook || exists_file(s.boot / kSeedHookScriptName);
+    if (seed) l.evidence.push_back("hand-made hook (auto_decompress_kernel / 999_decompress_rpi_kernel)");
+    if (exists_file(s.boot / kVmlinuxStamp)) l.evidence.push_back("vmlinux.stamp present");
+    if (hooks.conf_installed) l.evidence.push_back("piprov apt hook installed");
+    if (seed) return LayoutId::LegacyVmlinux;
+    return exists_file(s.boot / kVmlinuxStamp) || hooks.conf_installed ? LayoutId::Piprov : LayoutId::LegacyVmlinux;
+  }
+  if (k.rfind(kVmlinuz, 0) == 0) return LayoutId::UbuntuDirect;
+  if (k.empty() && looks_raspios(s)) return LayoutId::Raspios;
+  return LayoutId::Unknown;
+}
+
+std::string guessed_release(LayoutId id, const ConfigTxt& config) {
+  switch (id) {
+    case LayoutId::UbuntuUboot: return "Ubuntu 20.04";
+    case LayoutId::UbuntuDirect:
+      return mentions_uboot(config) ? "Ubuntu 20.04 (fixed with kernel=vmlinuz)" : "Ubuntu 20.10 to 25.04";
+    case LayoutId::UbuntuAb: return "Ubuntu 25.10 or later";
+    case LayoutId::Raspios: return "Raspberry Pi OS";
+    case LayoutId::Piprov: return "Ubuntu 20.04 (patched by piprov)";
+    case LayoutId::LegacyVmlinux: return "Ubuntu 20.04 (hand-made vmlinux fix)";
+    case LayoutId::Unknown: break;
+  }
+  return "an unknown release";
+}
+
+}  // namespace
+
+std::string_view layout_name(LayoutId id) {
+  for (const auto& [i, n] : kNames)
+    if (i == id) return n;
+  return "unknown";
+}
+
+std::optional<LayoutId> parse_layout(std::string_view name) {
+  for (const auto& [i, n] : kNames)
+    if (n == name) return i;
+  return std::nullopt;
+}
+
+bool boots_from_usb_as_shipped(LayoutId id) {
+  return id == LayoutId::UbuntuDirect || id == LayoutId::UbuntuAb || id == LayoutId::Raspios;
+}
+
+bool needs_usb_fix(LayoutId id) { return id == LayoutId::UbuntuUboot || id == LayoutId::LegacyVmlinux; }
+
+bool in_ab_slot(std::string_view rel) {
+  for (const char* slot : kAbSlots)
+    if (rel.rfind(slot, 0) == 0) return true;
+  return false;
+}
+
+PiBoard default_board() { return detect_board().board.value_or(PiBoard::Pi4); }
+
+Board filter_board(PiBoard b) { return Board{std::string(board_name(b))}; }
+
+BootLayout detect_layout(const fs::path& boot_dir, const std::optional<fs::path>& root_dir) {
+  auto text = read_file_if_exists(boot_dir / kConfigTxt);
+  if (!text) throw Error(ErrorKind::Usage, boot_dir.string() + " has no config.txt: not a Raspberry Pi boot partition");
+  BootLayout l;
+  const auto config = ConfigTxt::parse(*text);
+  const auto loader = include_loader(boot_dir);
+  const Board pi4{"pi4"};
+  if (auto p = config.effective("os_prefix", pi4, loader)) {
+    l.os_prefix = p->value;
+    l.evidence.push_back("config.txt os_prefix=" + p->value);
+  }
+  l.tryboot_prefix = tryboot_prefix(config);
+  if (!l.tryboot_prefix.empty()) l.evidence.push_back("config.txt [tryboot] os_prefix=" + l.tryboot_prefix);
+  if (auto a = read_file_if_exists(boot_dir / "autoboot.txt")) {
+    auto ab = ConfigTxt::parse(*a).effective("tryboot_a_b", pi4);
+    l.tryboot_a_b = ab && ab->value == "1";
+    if (l.tryboot_a_b) l.evidence.push_back("autoboot.txt tryboot_a_b=1");
+  }
+  Seen s{boot_dir, config, config.effective("kernel", pi4, loader), root_dir, "", l};
+  if (!s.kernel)
+    l.evidence.push_back("config.txt has no kernel= for a Pi 4");
+  else
+    l.evidence.push_back(s.kernel->file + (s.kernel->section.empty() ? "" : " " + s.kernel->section) +
+                         " kernel=" + s.kernel->value);
+  if (root_dir) {
+    l.release = release_from_root(*root_dir, l.evidence);
+    l.release_from_root = !l.release.empty();
+    s.dpkg_status = read_file_if_exists(*root_dir / "var/lib/dpkg/status").value_or("");
+  }
+  l.id = decide(s);
+  if (l.release.empty()) l.release = guessed_release(l.id, config);
+  return l;
+}
+
+}  // namespace piprov::boot

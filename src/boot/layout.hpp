@@ -1,0 +1,107 @@
+#pragma once
+// Which boot layout a Raspberry Pi boot partition has, and what the firmware
+// will really load from it on a given board.
+// Sources: Raspberry Pi documentation, config_txt (boot options: kernel,
+// arm_64bit, initramfs, cmdline, os_prefix; conditional filters [pi4] [pi5]
+// [all] [tryboot]) and "Raspberry Pi boot modes: autoboot.txt" (tryboot_a_b);
+// canonical/pi-gadget configs/<release>-arm64-*/config.txt (Ubuntu 20.04 boots
+// U-Boot on a Pi 4, 20.10 to 25.04 `kernel=vmlinuz`, 25.10+ `os_prefix=current/`
+// with tryboot A/B, described in "A/B boot on Ubuntu for Raspberry Pi" by
+// Ubuntu's Pi maintainer); RPi-Distro/pi-gen stage1/00-boot-files (Raspberry Pi
+// OS: no kernel=, firmware defaults kernel8.img / kernel_2712.img).
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "boot/config_txt.hpp"
+#include "core/board.hpp"
+
+namespace piprov::boot {
+
+/// The boot layouts piprov knows.
+enum class LayoutId {
+  UbuntuUboot,    ///< Ubuntu 20.04: [pi4] kernel=uboot_rpi_4.bin; U-Boot cannot boot from USB: needs the fix
+  UbuntuDirect,   ///< Ubuntu 20.10 to 25.04 (or a 20.04 fixed with kernel=vmlinuz): firmware loads vmlinuz
+  UbuntuAb,       ///< Ubuntu 25.10+: os_prefix=current/, [tryboot] os_prefix=new/, autoboot.txt tryboot_a_b=1
+  Raspios,        ///< Raspberry Pi OS: no kernel=, firmware default kernel8.img / kernel_2712.img
+  Piprov,         ///< patched by piprov: [pi4] kernel=vmlinux with vmlinux.stamp (and the piprov apt hook)
+  LegacyVmlinux,  ///< kernel=vmlinux made by hand (how-tos' 999_decompress_rpi_kernel / BootFix): migrate
+  Unknown,        ///< none of these; BootLayout::evidence says what was seen
+};
+
+/// "ubuntu-uboot", "ubuntu-direct", "ubuntu-ab", "raspios", "piprov", "legacy-vmlinux", "unknown".
+std::string_view layout_name(LayoutId id);
+/// The inverse of layout_name(); nullopt for anything else.
+std::optional<LayoutId> parse_layout(std::string_view name);
+
+/// True for the layouts that boot from USB with the files as the distribution
+/// ships them (ubuntu-direct, ubuntu-ab, raspios).
+bool boots_from_usb_as_shipped(LayoutId id);
+/// True when `boot patch` has work to do to make this layout boot from USB:
+/// ubuntu-uboot (the fix) and legacy-vmlinux (migrated to piprov's fix).
+bool needs_usb_fix(LayoutId id);
+
+/// The A/B slot directories of the tryboot layout; piprov never edits inside them.
+inline constexpr const char* kAbSlots[] = {"current/", "new/", "old/"};
+
+/// What detect_layout() found.
+struct BootLayout {
+  LayoutId id = LayoutId::Unknown;
+  /// "Ubuntu 24.04 LTS", "Raspberry Pi OS (bookworm)" from ROOT/etc/os-release;
+  /// without a root dir, what the boot files tell ("Ubuntu 20.10 to 25.04").
+  std::string release;
+  bool release_from_root = false;  ///< release read from os-release (not guessed)
+  std::string os_prefix;           ///< effective os_prefix on a Pi 4 outside tryboot ("current/"), "" none
+  std::string tryboot_prefix;      ///< os_prefix under [tryboot] ("new/"), "" none
+  bool tryboot_a_b = false;        ///< autoboot.txt sets tryboot_a_b=1
+  /// What was seen, one short phrase each ("config.txt [pi4] kernel=uboot_rpi_4.bin",
+  /// "autoboot.txt tryboot_a_b=1", "dpkg: piboot-try installed"), in the order looked at.
+  std::vector<std::string> evidence;
+};
+
+/// Decides the layout of BOOT_DIR (config.txt with its includes and filters,
+/// autoboot.txt, os_prefix, [tryboot], the files present) and, when given, of
+/// ROOT_DIR (etc/os-release, etc/rpi-issue, apt hooks, flash-kernel/piboot-try in
+/// var/lib/dpkg/status). Never throws for odd contents; Error{Usage} when
+/// BOOT_DIR has no config.txt.
+BootLayout detect_layout(const std::filesystem::path& boot_dir,
+                         const std::optional<std::filesystem::path>& root_dir = std::nullopt);
+
+/// The board a command runs for when --board is not given: the board this runs
+/// on (core detect_board) when it is a Pi 4 or Pi 5 family board, else Pi 4.
+PiBoard default_board();
+
+/// The config.txt filter model of a board ("pi4", "pi400", "cm4", "pi5", "pi500", "cm5").
+Board filter_board(PiBoard b);
+
+/// What the firmware will load on `board`. Paths are relative to BOOT_DIR and
+/// include os_prefix ("current/vmlinuz").
+struct ResolvedBoot {
+  PiBoard board = PiBoard::Pi4;
+  std::string os_prefix;        ///< the prefix applied ("" when none or ignored)
+  bool prefix_ignored = false;  ///< os_prefix set but its kernel missing: firmware falls back to no prefix
+  bool arm_64bit = true;        ///< effective arm_64bit (default 1 on the Pi 4 family; always on the Pi 5)
+  std::string kernel;           ///< kernel file ("vmlinuz", "current/vmlinuz", "kernel8.img")
+  bool kernel_default = false;  ///< no kernel= line: the firmware default name
+  std::optional<EffectiveValue> kernel_line;     ///< the kernel= line, when there is one
+  std::string initramfs;                         ///< initramfs file with prefix ("" = none)
+  std::string initramfs_args;                    ///< the directive's arguments as written ("initrd.img followkernel")
+  std::optional<EffectiveValue> initramfs_line;  ///< the initramfs line, when there is one
+  std::string cmdline;                           ///< cmdline file with prefix ("current/cmdline.txt")
+  std::optional<EffectiveValue> cmdline_line;    ///< the cmdline= line, when there is one
+  std::string root;                              ///< root= of the cmdline file ("LABEL=writable"), "" when missing
+};
+
+/// Resolves the kernel (kernel=, os_prefix, arm_64bit, filters for `board`,
+/// firmware defaults kernel8.img / kernel7l.img on the Pi 4 family and
+/// kernel_2712.img, else kernel8.img, on the Pi 5 family), the initramfs, the
+/// cmdline file and its root=. Never throws for missing files (they are what
+/// boot check reports); Error{Usage} when BOOT_DIR has no config.txt.
+ResolvedBoot resolve_boot(const std::filesystem::path& boot_dir, const BootLayout& layout, PiBoard board);
+
+/// True when `rel` (a path relative to BOOT_DIR) lies inside current/, new/ or old/.
+bool in_ab_slot(std::string_view rel);
+
+}  // namespace piprov::boot

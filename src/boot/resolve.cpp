@@ -1,0 +1,75 @@
+// resolve_boot(): what the firmware loads (layout.hpp).
+#include "boot/cmdline_txt.hpp"
+#include "boot/layout.hpp"
+#include "boot/patch.hpp"
+#include "core/error.hpp"
+#include "core/file.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov::boot {
+namespace {
+
+bool exists_file(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+// Raspberry Pi documentation, config_txt/boot: kernel. Pi 4 family: kernel8.img,
+// or kernel7l.img with arm_64bit=0; Pi 5 family: kernel_2712.img, and
+// kernel8.img when that is not present.
+std::string default_kernel(const fs::path& boot, const std::string& prefix, PiBoard board, bool arm64) {
+  if (!is_bcm2712(board)) return arm64 ? "kernel8.img" : "kernel7l.img";
+  if (!exists_file(boot / (prefix + "kernel_2712.img")) && exists_file(boot / (prefix + "kernel8.img")))
+    return "kernel8.img";
+  return "kernel_2712.img";
+}
+
+// auto_initramfs=1 (config_txt/boot: auto_initramfs): the kernel's name with
+// "kernel" replaced by "initramfs" and the extension dropped (kernel8.img -> initramfs8).
+std::string auto_initramfs_name(const std::string& kernel) {
+  if (kernel.rfind("kernel", 0) != 0) return "";
+  std::string n = "initramfs" + kernel.substr(6);
+  if (auto dot = n.rfind(".img"); dot != std::string::npos && dot + 4 == n.size()) n.erase(dot);
+  return n;
+}
+
+}  // namespace
+
+ResolvedBoot resolve_boot(const fs::path& boot, const BootLayout& layout, PiBoard board) {
+  (void)layout;  // the layout does not change what the firmware loads; kept for callers' symmetry
+  auto text = read_file_if_exists(boot / kConfigTxt);
+  if (!text) throw Error(ErrorKind::Usage, boot.string() + " has no config.txt: not a Raspberry Pi boot partition");
+  const auto config = ConfigTxt::parse(*text);
+  const auto loader = include_loader(boot);
+  const Board b = filter_board(board);
+  ResolvedBoot r;
+  r.board = board;
+  if (auto p = config.effective("os_prefix", b, loader)) r.os_prefix = p->value;
+  if (!is_bcm2712(board))
+    if (auto a = config.effective("arm_64bit", b, loader)) r.arm_64bit = a->value != "0";
+  r.kernel_line = config.effective("kernel", b, loader);
+  r.kernel_default = !r.kernel_line;
+  std::string name = r.kernel_line ? r.kernel_line->value : default_kernel(boot, r.os_prefix, board, r.arm_64bit);
+  // "unless the expected kernel ... can be found at the new location/name, the prefix is ignored" (os_prefix).
+  if (!r.os_prefix.empty() && !exists_file(boot / (r.os_prefix + name)) && exists_file(boot / name)) {
+    r.prefix_ignored = true;
+    r.os_prefix.clear();
+  }
+  r.kernel = r.os_prefix + name;
+  r.initramfs_line = config.effective("initramfs", b, loader);
+  if (r.initramfs_line) {
+    r.initramfs_args = r.initramfs_line->value;
+    std::string file = r.initramfs_args.substr(0, r.initramfs_args.find_first_of(" \t"));
+    if (!file.empty()) r.initramfs = r.os_prefix + file;
+  } else if (auto ai = config.effective("auto_initramfs", b, loader); ai && ai->value == "1") {
+    std::string file = auto_initramfs_name(name);
+    if (!file.empty() && exists_file(boot / (r.os_prefix + file))) r.initramfs = r.os_prefix + file;
+  }
+  r.cmdline_line = config.effective("cmdline", b, loader);
+  r.cmdline = r.os_prefix + (r.cmdline_line && !r.cmdline_line->value.empty() ? r.cmdline_line->value : "cmdline.txt");
+  if (auto c = read_file_if_exists(boot / r.cmdline)) r.root = CmdlineTxt::parse(*c).get("root").value_or("");
+  return r;
+}
+
+}  // namespace piprov::boot
