@@ -43,9 +43,12 @@ def parse_json(stdout):
 
 
 def summary_text(doc):
-    """'1 error(s), 2 warning(s), 0 info' from a findings report's summary."""
-    s = doc.get('summary') or {}
-    return '%d error(s), %d warning(s), %d info' % (s.get('errors', 0), s.get('warnings', 0), s.get('infos', 0))
+    """'1 error(s), 2 warning(s), 0 info' from a findings report's summary object; a summary
+    sentence as it is (boot patch's "nothing to do: ..."); '' when there is none."""
+    s = doc.get('summary')
+    if isinstance(s, dict):
+        return '%d error(s), %d warning(s), %d info' % (s.get('errors', 0), s.get('warnings', 0), s.get('infos', 0))
+    return s if isinstance(s, str) else ''
 
 
 def first_failing(doc):
@@ -87,7 +90,8 @@ def run_piprov(module, what, args):
         first = first_failing(doc)
         result['msg'] = 'piprov %s found problems: %s%s' % (what, summary_text(doc), '; first: ' + first if first else '')
     else:
-        result['msg'] = 'piprov %s: ok' % what + (' (%s)' % summary_text(doc) if 'summary' in doc else '')
+        summary = summary_text(doc)
+        result['msg'] = 'piprov %s: ok' % what + (' (%s)' % summary if summary else '')
     return rc, doc, result
 
 

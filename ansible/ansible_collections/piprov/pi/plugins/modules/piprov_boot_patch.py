@@ -89,7 +89,7 @@ diff:
   returned: when something changes or would change
   type: dict
 result:
-  description: piprov's C(boot patch --json) output (schema C(piprov.boot.patch/1), docs/boot.md).
+  description: piprov's C(boot patch --json) output (schema C(piprov.boot.patch/2), docs/boot.md).
   returned: success
   type: dict
 stderr:

@@ -100,6 +100,17 @@ def test_boot_patch_changed_then_ok(piprov, run_module):
     assert piprov.calls() == [['boot', 'patch', '/b', '--root', '/r', '--json']] * 2
 
 
+def test_boot_patch_v2_summary_sentence_is_the_message(piprov, run_module):
+    doc = patch_doc(False, False)
+    doc.update(schema='piprov.boot.patch/2', layout={'id': 'ubuntu-direct', 'release': 'Ubuntu 24.04'},
+               summary='nothing to do: Ubuntu 24.04 boots from USB as shipped')
+    piprov.answer(0, doc)
+    r = run_module(piprov_boot_patch, dict(boot_dir='/b', piprov=str(piprov.path)))
+    assert r['changed'] is False and not r.get('failed')
+    assert r['msg'] == 'piprov boot patch: ok (nothing to do: Ubuntu 24.04 boots from USB as shipped)'
+    assert r['result']['layout']['id'] == 'ubuntu-direct'
+
+
 def test_boot_patch_check_mode_is_a_dry_run(piprov, run_module):
     piprov.answer(0, patch_doc(True, True))
     r = run_module(piprov_boot_patch, dict(boot_dir='/b', seed_settings=True, uas_quirk=['174c:55aa'],
