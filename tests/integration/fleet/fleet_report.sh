@@ -77,9 +77,9 @@ play() {
 # Rows: host, status, layout, USB boot, boot E/W/I, BOOT_ORDER, eeprom E/W/I, first error.
 echo "== three healthy nodes"
 play
-expect_in "$report" "node1 ok" '^node1 +ok +piprov( [0-9.]+)? +yes +0/0/[0-9]+ +0xf41 +0/[0-9]+/[0-9]+ +-$'
-expect_in "$report" "node2 ok" '^node2 +ok +ubuntu-direct 24\.04 +yes +0/0/[0-9]+ +0xf14 +0/[0-9]+/[0-9]+ +-$'
-expect_in "$report" "node3 ok" '^node3 +ok +ubuntu-ab 25\.10 +yes +0/0/[0-9]+ +0xf461 +0/[0-9]+/[0-9]+ +-$'
+expect_in "$report" "node1 ok" '^node1 +ok +piprov Ubuntu 20\.04.* +yes +0/0/[0-9]+ +0xf41 +0/[0-9]+/[0-9]+ +-$'
+expect_in "$report" "node2 ok" '^node2 +ok +ubuntu-direct Ubuntu .* +yes +0/0/[0-9]+ +0xf14 +0/[0-9]+/[0-9]+ +-$'
+expect_in "$report" "node3 ok" '^node3 +ok +ubuntu-ab Ubuntu 25\.10.* +yes +0/0/[0-9]+ +0xf461 +0/[0-9]+/[0-9]+ +-$'
 expect_in "$report" "bench header" '^host +target +seq read 4M QD32 MiB/s +rand read 4k QD1 sync IOPS +seq write 4M QD32 MiB/s +rand write 4k QD1 sync IOPS$'
 for n in 1 2 3; do
   expect_in "$report" "node$n bench figures" "^node$n +${dev[n]}( +[0-9]+(\.[0-9]+)?){4}$"
@@ -90,7 +90,7 @@ expect_in "$out" "the table in the play output" '"node2 +ok +ubuntu-direct'
 echo "== node2's kernel is gone"
 rm "$t/node2/boot/vmlinuz"
 play
-expect_in "$report" "node2 failed" '^node2 +FAILED +ubuntu-direct 24\.04 +[a-z-]+ +[1-9][0-9]*/[0-9]+/[0-9]+ +0xf14 +.* boot check: [a-z0-9-]+: .*vmlinuz'
+expect_in "$report" "node2 failed" '^node2 +FAILED +ubuntu-direct Ubuntu .* +[a-z-]+ +[1-9][0-9]*/[0-9]+/[0-9]+ +0xf14 +.* boot check: [a-z0-9-]+: .*vmlinuz'
 expect_in "$report" "node1 still ok" '^node1 +ok +piprov'
 expect_in "$report" "node3 still ok" '^node3 +ok +ubuntu-ab'
 expect_in "$report" "node2 still benched" "^node2 +${dev[2]}( +[0-9]+(\.[0-9]+)?){4}$"
