@@ -18,8 +18,8 @@ using nlohmann::json;
 using piprov::test::expect_error;
 
 json finding(const char* rule, const char* severity, const char* message) {
-  return {{"rule", rule}, {"severity", severity}, {"line", nullptr}, {"key", nullptr},
-          {"message", message}, {"fix", ""}, {"source", ""}};
+  return {{"rule", rule}, {"severity", severity}, {"line", nullptr}, {"key", nullptr}, {"message", message},
+          {"fix", ""},    {"source", ""}};
 }
 
 json summary(int e, int w, int i, int exit_code) {
@@ -27,11 +27,19 @@ json summary(int e, int w, int i, int exit_code) {
 }
 
 std::string boot_v3(const char* id, const char* release, json findings, json sum) {
-  json layout = {{"id", id},         {"release", release}, {"board", "pi4"},   {"usb_boot", true},
-                 {"kernel", "vmlinuz"}, {"initramfs", "initrd.img"}, {"cmdline", "cmdline.txt"},
+  json layout = {{"id", id},
+                 {"release", release},
+                 {"board", "pi4"},
+                 {"usb_boot", true},
+                 {"kernel", "vmlinuz"},
+                 {"initramfs", "initrd.img"},
+                 {"cmdline", "cmdline.txt"},
                  {"root", "LABEL=writable"}};
-  return json{{"schema", "piprov.boot.check/3"}, {"boot_dir", "/b"}, {"layout", layout},
-              {"findings", findings},            {"summary", sum}}
+  return json{{"schema", "piprov.boot.check/3"},
+              {"boot_dir", "/b"},
+              {"layout", layout},
+              {"findings", findings},
+              {"summary", sum}}
       .dump();
 }
 
@@ -201,11 +209,13 @@ TEST(Fleet, RefusesUnknownSchemasAndNonJson) {
   expect_error(ErrorKind::Usage, "x.json: unknown schema 'piprov.boot.patch/1' (piprov report reads", [&] {
     add_document(f, {"n", "x.json"}, R"({"schema": "piprov.boot.patch/1", "changed": true})");
   });
-  expect_error(ErrorKind::Usage, "y.json: unknown schema 'piprov.boot.check/9'",
-               [&] { add_document(f, {"n", "y.json"}, R"({"schema": "piprov.boot.check/9"})"); });
+  expect_error(ErrorKind::Usage, "y.json: unknown schema 'piprov.boot.check/9'", [&] {
+    add_document(f, {"n", "y.json"}, R"({"schema": "piprov.boot.check/9"})");
+  });
   expect_error(ErrorKind::Usage, "z.json: unknown schema 'none'", [&] { add_document(f, {"n", "z.json"}, "{}"); });
-  expect_error(ErrorKind::Usage, "w.txt: not a JSON object",
-               [&] { add_document(f, {"n", "w.txt"}, "boot check: OK (0 errors)"); });
+  expect_error(ErrorKind::Usage, "w.txt: not a JSON object", [&] {
+    add_document(f, {"n", "w.txt"}, "boot check: OK (0 errors)");
+  });
   expect_error(ErrorKind::Usage, "v.json: not a JSON object", [&] { add_document(f, {"n", "v.json"}, "[1, 2]"); });
 }
 
@@ -219,8 +229,8 @@ Fleet three_nodes() {
   add_document(f, {"node1", "2"}, eeprom_v1("0xf41", json::array(), summary(0, 0, 1, 0)));
   add_document(f, {"node1", "3"}, bench_json("/dev/loop1", 100, 2000));
   add_document(f, {"node2", "4"},
-               boot_v3("ubuntu-direct", "24.04", json::array({finding("kernel-missing", "error", "vmlinuz is missing")}),
-                       summary(1, 0, 0, 1)));
+               boot_v3("ubuntu-direct", "24.04",
+                       json::array({finding("kernel-missing", "error", "vmlinuz is missing")}), summary(1, 0, 0, 1)));
   add_document(f, {"node2", "5"}, bench_json("/dev/loop2", 50, 1000));
   return f;
 }
