@@ -23,5 +23,6 @@ void add_boot_command(CLI::App& app, Globals& globals, int& exit_code);
 void add_provision_command(CLI::App& app, Globals& globals, int& exit_code);
 void add_eeprom_command(CLI::App& app, Globals& globals, int& exit_code);
 void add_bench_command(CLI::App& app, Globals& globals, int& exit_code);
+void add_report_command(CLI::App& app, Globals& globals, int& exit_code);
 
 }  // namespace piprov::cli

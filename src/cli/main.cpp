@@ -28,6 +28,7 @@ constexpr Command kCommands[] = {
     {"provision", add_provision_command},  // write + patch + check (cmd_provision.cpp)
     {"eeprom", add_eeprom_command},        // bootloader config check | explain | ... (cmd_eeprom.cpp)
     {"bench", add_bench_command},          // storage benchmark, fio import (cmd_bench.cpp)
+    {"report", add_report_command},        // several nodes' JSON results side by side (cmd_report.cpp)
 };
 
 void add_commands(CLI::App& app, Globals& globals, int& exit_code) {

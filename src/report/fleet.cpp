@@ -1,0 +1,156 @@
+#include "report/fleet.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "bench/report.hpp"
+#include "core/error.hpp"
+#include "core/file.hpp"
+
+namespace piprov::report {
+namespace {
+using nlohmann::json;
+
+constexpr const char* kAccepted =
+    "piprov report reads the --json output of boot check (piprov.boot.check/2, /3), eeprom check "
+    "(piprov.eeprom.check/1) and bench (\"piprov_bench\": 1), and piprov.report.failed/1";
+
+std::string str(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+int num(const json& j, const char* key, int fallback = 0) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() ? it->get<int>() : fallback;
+}
+
+Host& host_of(Fleet& f, const std::string& name) {
+  for (auto& h : f.hosts)
+    if (h.name == name) return h;
+  f.hosts.push_back(Host{name, {}, {}});
+  return f.hosts.back();
+}
+
+/// First finding of `severity` in the "findings" array.
+std::optional<Problem> first_of(const json& doc, std::string_view severity) {
+  auto it = doc.find("findings");
+  if (it == doc.end() || !it->is_array()) return std::nullopt;
+  for (const auto& f : *it)
+    if (f.is_object() && str(f, "severity") == severity) return Problem{str(f, "rule"), str(f, "message")};
+  return std::nullopt;
+}
+
+/// Counts, exit code and first problem of a findings report (docs/findings.md).
+Check findings_check(const json& doc, const InputFile& file, std::string check) {
+  Check c;
+  c.check = std::move(check);
+  c.path = file.path;
+  c.schema = str(doc, "schema");
+  json summary = doc.value("summary", json::object());
+  if (!summary.is_object()) summary = json::object();
+  c.errors = num(summary, "errors"), c.warnings = num(summary, "warnings"), c.infos = num(summary, "infos");
+  c.exit_code = num(summary, "exit_code");
+  c.first = first_of(doc, "error");
+  if (!c.first && c.exit_code != 0) c.first = first_of(doc, "warning");
+  return c;
+}
+
+/// boot check: the layout object is in schema 3 (docs/boot.md).
+Check boot_check(const json& doc, const InputFile& file) {
+  Check c = findings_check(doc, file, "boot check");
+  auto it = doc.find("layout");
+  if (it != doc.end() && it->is_object()) {
+    c.layout = str(*it, "id"), c.release = str(*it, "release"), c.board = str(*it, "board");
+    auto usb = it->find("usb_boot");
+    if (usb != it->end() && usb->is_boolean()) c.usb_boot = usb->get<bool>();
+  }
+  return c;
+}
+
+Check eeprom_check(const json& doc, const InputFile& file) {
+  Check c = findings_check(doc, file, "eeprom check");
+  c.board = str(doc, "board");
+  if (auto bo = doc.find("boot_order"); bo != doc.end() && bo->is_object())
+    c.boot_order = str(*bo, "value"), c.boot_order_words = str(*bo, "words");
+  return c;
+}
+
+Check failed_run(const json& doc, const InputFile& file) {
+  Check c;
+  c.check = str(doc, "check");
+  if (c.check.empty()) c.check = "piprov";
+  c.path = file.path;
+  c.schema = str(doc, "schema");
+  c.ran = false;
+  c.exit_code = num(doc, "exit_code", 3);
+  if (c.exit_code == 0) c.exit_code = 3;  // a failed run is never ok
+  c.first = Problem{"", str(doc, "error")};
+  return c;
+}
+
+Figure figure_of(const bench::Row& row, std::size_t t) {
+  Figure f;
+  f.test = row.test;
+  const bench::JobResult* job = row.jobs[t];
+  bool random = job && job->rw.rfind("rand", 0) == 0;
+  f.unit = random ? "IOPS" : "MiB/s";
+  if (job && !job->error.empty()) f.error = job->error;
+  if (const bench::DirStats* d = row.cells[t]; d && f.error.empty()) {
+    f.iops = d->iops, f.mib_s = d->bw_bytes / 1048576.0;
+    f.value = random ? f.iops : f.mib_s;
+  }
+  return f;
+}
+
+void add_bench(Host& h, std::string_view text, const InputFile& file) {
+  bench::Report r = bench::report_from_json(text, file.path);
+  auto rows = bench::table_rows(r);
+  for (std::size_t t = 0; t < r.targets.size(); ++t) {
+    BenchTarget bt{r.targets[t].label, file.path, r.targets[t].error, {}};
+    for (const auto& row : rows)
+      if (row.jobs[t]) bt.figures.push_back(figure_of(row, t));
+    h.bench.push_back(std::move(bt));
+  }
+}
+
+}  // namespace
+
+bool Host::failed() const {
+  bool check_failed = std::any_of(checks.begin(), checks.end(), [](const Check& c) { return c.exit_code != 0; });
+  bool bench_failed = std::any_of(bench.begin(), bench.end(), [](const BenchTarget& b) {
+    return !b.error.empty() ||
+           std::any_of(b.figures.begin(), b.figures.end(), [](const Figure& f) { return !f.error.empty(); });
+  });
+  return check_failed || bench_failed;
+}
+
+std::size_t Fleet::failed_count() const {
+  return static_cast<std::size_t>(std::count_if(hosts.begin(), hosts.end(), [](const Host& h) { return h.failed(); }));
+}
+
+void add_document(Fleet& fleet, const InputFile& file, std::string_view text) {
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object())
+    throw Error(ErrorKind::Usage, fmt::format("{}: not a JSON object ({})", file.path, kAccepted));
+  Host& h = host_of(fleet, file.host);
+  if (doc.contains("piprov_bench")) return add_bench(h, text, file);
+  std::string schema = str(doc, "schema");
+  if (schema == "piprov.boot.check/2" || schema == "piprov.boot.check/3")
+    return h.checks.push_back(boot_check(doc, file));
+  if (schema == "piprov.eeprom.check/1") return h.checks.push_back(eeprom_check(doc, file));
+  if (schema == "piprov.report.failed/1") return h.checks.push_back(failed_run(doc, file));
+  throw Error(ErrorKind::Usage, fmt::format("{}: unknown schema '{}' ({})", file.path,
+                                            schema.empty() ? std::string("none") : schema, kAccepted));
+}
+
+Fleet load_fleet(const std::vector<InputFile>& files) {
+  Fleet f;
+  for (const auto& file : files) add_document(f, file, read_file(file.path));
+  return f;
+}
+
+int fleet_exit_code(const Fleet& fleet) { return fleet.failed_count() > 0 ? static_cast<int>(ErrorKind::Check) : 0; }
+
+}  // namespace piprov::report
