@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "core/progress.hpp"
+#include "image/usb_link.hpp"
 
 namespace piprov::image {
 
@@ -45,20 +46,6 @@ struct WriteOptions {
   unsigned threads = 0;  ///< xz decoder threads; 0 = number of online CPUs
 };
 
-/// The USB link a target's disk sits on, from sysfs: the `speed` attribute
-/// (Mb/s) of the USB device above /sys/class/block/NAME (Linux ABI
-/// Documentation/ABI/testing/sysfs-bus-usb). Ceilings: USB 2 ~35 MB/s,
-/// USB 3 ~400 MB/s with UAS, ~250 MB/s with usb-storage (BOT).
-struct UsbLink {
-  bool usb = false;        ///< the disk sits on a USB bus (false: the other fields are empty)
-  std::string device;      ///< sysfs name of the USB device ("2-1"), "" when not found
-  double mbps = 0;         ///< link speed in Mb/s (1.5, 12, 480, 5000, 10000, 20000); 0 = unknown
-  std::string version;     ///< "USB 1.1", "USB 2.0", "USB 3.0", "USB 3.1", "USB 3.2"; "" = unknown
-  double expect_mb_s = 0;  ///< what to expect from the link, in MB/s (decimal); 0 = unknown
-  /// One line, e.g. "USB 2.0 link (480 Mb/s): expect ~35 MB/s; use a USB 3 port" ("" when not USB).
-  std::string note;
-};
-
 /// How one target fared. Seconds are wall-clock.
 struct TargetOutcome {
   std::string target;  ///< as given
@@ -66,17 +53,18 @@ struct TargetOutcome {
   /// Why it failed (when !ok): Io (write/flush error, device full, unplugged),
   /// Verify (read-back mismatch), Usage (image larger than this disk).
   ErrorKind error_kind = ErrorKind::Io;
-  std::string error;                            ///< one line naming the target, offset and state ("" when ok)
-  std::optional<std::uint64_t> failed_offset;   ///< byte offset of the failed write or first bad byte
-  std::uint64_t bytes_written = 0;              ///< image bytes accepted by the target (all when ok)
-  double write_seconds = 0;                     ///< from the first byte to the first MiB synced
-  double verify_seconds = 0;                    ///< read-back and compare (0 when not verified)
-  bool verified = false;                        ///< read-back matched every byte
-  double waited_for_decoder_seconds = 0;        ///< write phase: this writer idle, no decoded buffer ready
-  double verify_waited_for_device_seconds = 0;  ///< verify: the comparer idle, waiting for the device read
-  std::vector<std::string> unmounted;           ///< "DEV on DIR" unmounted because of --unmount
-  std::vector<std::string> partitions;          ///< partition nodes present after BLKRRPART (block devices)
-  UsbLink usb;                                  ///< block devices on USB
+  std::string error;                             ///< one line naming the target, offset and state ("" when ok)
+  std::optional<std::uint64_t> failed_offset;    ///< byte offset of the failed write or first bad byte
+  std::uint64_t bytes_written = 0;               ///< image bytes accepted by the target (all when ok)
+  double write_seconds = 0;                      ///< from the first byte to the first MiB synced
+  double verify_seconds = 0;                     ///< read-back and compare (0 when not verified)
+  bool verified = false;                         ///< read-back matched every byte
+  double waited_for_decoder_seconds = 0;         ///< write phase: this writer idle, no decoded buffer ready
+  double verify_waited_for_device_seconds = 0;   ///< verify: the comparer idle, waiting for the device read
+  double verify_waited_for_hashing_seconds = 0;  ///< verify: the reader idle, waiting for the comparer
+  std::vector<std::string> unmounted;            ///< "DEV on DIR" unmounted because of --unmount
+  std::vector<std::string> partitions;           ///< partition nodes present after BLKRRPART (block devices)
+  UsbLink usb;                                   ///< block devices on USB
 };
 
 /// What limited the speed (item "say what limited the speed"): per phase, the
