@@ -157,3 +157,33 @@ INSTANTIATE_TEST_SUITE_P(Layouts, ProvisionShipped,
                          ::testing::Values(ShippedLayout{"noble", "ubuntu-direct"},
                                            ShippedLayout{"resolute", "ubuntu-ab"}, ShippedLayout{"raspios", "raspios"}),
                          [](const auto& info) { return std::string(info.param.image_layout); });
+
+// Several disks from one decode: each good disk goes through every step and is
+// ready; a disk that fills up mid-write is reported with its offset and the
+// others go on (exit 5).
+TEST(Provision, SeveralDisksFromOneDecodeAndOneThatFails) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir d("piprov-prov");
+  if (auto why = piprov::test::make_test_image(d.path / "ubuntu.img", 64); !why.empty()) PIPROV_SKIP(why);
+  piprov::test::LoopDevice a(d.path / "a.img", 1ull << 30), b(d.path / "b.img", 1ull << 30);
+  piprov::test::Mount small("tmpfs", d.path / "tmpfs", "tmpfs", "size=64m");
+  std::string bad;
+  piprov::test::RunResult p;
+  {
+    piprov::test::LoopDevice full(small.dir / "full.img", 1ull << 30);  // sparse, larger than the tmpfs
+    bad = full.path;
+    p = run(piprov::test::piprov_bin() + " provision " + (d.path / "ubuntu.img.xz").string() + " " + a.path + " " +
+            full.path + " " + b.path + " --yes --progress none");
+  }
+  EXPECT_EQ(p.exit_code, 5) << p.out << p.err;
+  for (const auto* disk : {&a, &b}) {
+    EXPECT_TRUE(
+        std::regex_search(p.out, std::regex("(^|\n)" + disk->path + R"(: \[7/7\] unmount +\S+(?: s)?  unmounted )")))
+        << p.out;
+    EXPECT_NE(p.out.find("provision: " + disk->path + " is ready"), std::string::npos) << p.out;
+  }
+  EXPECT_EQ(p.out.find(bad + ": [2/7]"), std::string::npos) << p.out;  // no step after a failed write
+  EXPECT_NE(p.out.find("to 2 of 3 targets"), std::string::npos) << p.out;
+  EXPECT_NE(p.err.find("piprov: error: writing " + bad + " failed at byte offset "), std::string::npos) << p.err;
+  EXPECT_EQ(run("grep -q piprov-provision /proc/self/mounts").exit_code, 1) << "a mount was left behind";
+}
