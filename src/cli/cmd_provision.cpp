@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/identity_options.hpp"
 #include "cli/patch_options.hpp"
 #include "cli/progress_render.hpp"
 #include "cli/write_options.hpp"
@@ -40,6 +41,7 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
   add_write_options(cmd, a->opts.write, a->progress);
   add_patch_options(cmd, a->opts.patch);
   cmd->add_option("--usb-id", a->opts.usb_ids, "USB VID:PID of the SSD's bridge, for the UAS quirk check");
+  add_identity_options(cmd, a->opts.identity);
   cmd->add_flag("--json", a->json,
                 "Print the result as JSON on stdout (schema piprov.provision/2, docs/boot.md; no step lines)");
   cmd->callback([a, &exit_code] {

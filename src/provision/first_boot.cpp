@@ -37,8 +37,8 @@ std::vector<std::string> cmdline_files(const fs::path& boot_dir) {
   return out;
 }
 
-SeedOutcome apply_seed(const fs::path& boot_dir, const fs::path& root_dir, const image::DiskIdentity& id,
-                       const SeedPlan* plan) {
+SeedOutcome rewrite_partuuid_references(const fs::path& boot_dir, const fs::path& root_dir,
+                                        const image::DiskIdentity& id) {
   SeedOutcome r;
   for (const auto& name : cmdline_files(boot_dir))
     if (int n = rewrite(boot_dir / name, id)) {
@@ -49,14 +49,15 @@ SeedOutcome apply_seed(const fs::path& boot_dir, const fs::path& root_dir, const
     r.rewritten.push_back("/etc/fstab");
     r.partuuid_references += n;
   }
-  if (!plan) return r;
-  // The PARTUUIDs match the new ids either way (the disk boots); refuse the seed now.
+  return r;
+}
+
+std::vector<std::string> write_checked_seed(const fs::path& boot_dir, const fs::path& root_dir, const SeedPlan& plan) {
   if (std::string why = cloud_init_missing(root_dir); !why.empty())
     throw Error(ErrorKind::Usage, why +
                                       "; no seed was written: use an image with cloud-init (Ubuntu's raspi "
                                       "images, Raspberry Pi OS trixie) or provision without identity options");
-  r.seed_files = write_seed(*plan, boot_dir);
-  return r;
+  return write_seed(plan, boot_dir);
 }
 
 }  // namespace piprov::provision

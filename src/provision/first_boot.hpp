@@ -32,11 +32,16 @@ std::vector<std::string> cmdline_files(const std::filesystem::path& boot_dir);
 
 /// Rewrites PARTUUID= (old -> new of `id`) in cmdline_files() and in
 /// root_dir/etc/fstab, each atomically and only when it changes (so the disk
-/// boots with its new ids). Then, when `plan` is given: refuses
-/// (Error{Usage}) a root fs without cloud-init (cloud_init_missing()) before
-/// writing any seed file, else writes the seed into `boot_dir`. Throws
+/// boots with its new ids). Fills `rewritten` and `partuuid_references`.
+/// Throws Error{Io} on write failures.
+SeedOutcome rewrite_partuuid_references(const std::filesystem::path& boot_dir, const std::filesystem::path& root_dir,
+                                        const image::DiskIdentity& id);
+
+/// Writes the NoCloud seed `plan` into `boot_dir` (write_seed()) and returns
+/// the file names; refuses first, with Error{Usage} and nothing written, a
+/// root fs at `root_dir` without cloud-init (cloud_init_missing()). Throws
 /// Error{Io} on write failures.
-SeedOutcome apply_seed(const std::filesystem::path& boot_dir, const std::filesystem::path& root_dir,
-                       const image::DiskIdentity& id, const SeedPlan* plan);
+std::vector<std::string> write_checked_seed(const std::filesystem::path& boot_dir,
+                                            const std::filesystem::path& root_dir, const SeedPlan& plan);
 
 }  // namespace piprov::provision

@@ -216,7 +216,7 @@ int check_ip(std::string_view cidr_view, bool require_prefix, const std::string&
   unsigned char buf[16];
   int family = ::inet_pton(AF_INET, addr.c_str(), buf) == 1 ? 4 : ::inet_pton(AF_INET6, addr.c_str(), buf) == 1 ? 6 : 0;
   bool prefix_ok = slash == std::string::npos ? !require_prefix : false;
-  if (family && slash != std::string::npos) {
+  if (family && slash != std::string::npos && require_prefix) {
     std::string p = cidr.substr(slash + 1);
     prefix_ok = !p.empty() && p.size() <= 3 && std::all_of(p.begin(), p.end(), ::isdigit) &&
                 std::stoi(p) <= (family == 4 ? 32 : 128);

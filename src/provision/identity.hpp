@@ -53,7 +53,7 @@ std::vector<std::string> parse_public_keys(std::string_view text, const std::str
 void check_password_hash(std::string_view hash);
 
 /// Throws Error{Usage} unless `cidr` is "ADDRESS/PREFIX" (IPv4 prefix 0-32,
-/// IPv6 0-128); with `require_prefix` false a bare address is accepted too.
+/// IPv6 0-128); with `require_prefix` false it must be a bare address.
 /// `what` names the option in the message. Returns 4 or 6.
 int check_ip(std::string_view cidr, bool require_prefix, const std::string& what);
 

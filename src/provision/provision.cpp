@@ -110,11 +110,13 @@ class Run {
  public:
   explicit Run(const ProvisionOptions& o) : o_(o), steps_(o.progress, kSteps) {}
 
-  void check_arguments() const;
+  void check_arguments();
   void write();
+  void identity();
   void find();
   void mount();
   void patch();
+  void seed();
   void check();
   void sync();
   void unmount();
@@ -137,9 +139,10 @@ class Run {
   fs::path boot_dir_, root_dir_;
   bool via_mtools_ = false;
   std::map<std::string, std::string> fat_before_;
+  std::vector<SeedPlan> seeds_;  ///< planned before the write, one per target
 };
 
-void Run::check_arguments() const {
+void Run::check_arguments() {
   std::string parent;
   auto kind = classify_path(o_.write.target, &parent);
   if (kind != TargetKind::WholeDisk)
@@ -150,6 +153,7 @@ void Run::check_arguments() const {
   // Bad VID:PIDs are usage errors before anything is written.
   for (const auto& q : o_.patch.uas_quirks) boot::normalize_vid_pid(q);
   for (const auto& q : o_.usb_ids) boot::normalize_vid_pid(q);
+  seeds_ = plan_seeds(o_.identity, {o_.write.target});  // every identity option checked before the write
 }
 
 void Run::write() {  // errors propagate as write_image() reports them
@@ -162,6 +166,15 @@ void Run::write() {  // errors propagate as write_image() reports them
                                         : "; not verified (--no-verify)"));
   state_ = o_.write.target + " holds the image as written" + (rep.write.verified ? " and verified" : "") +
            "; its boot partition is NOT patched yet";
+}
+
+void Run::identity() {
+  current = "identity";
+  rep.disk_identity = image::renew_disk_identity(o_.write.target);
+  const auto& id = rep.disk_identity;
+  state_ += "; it has a new disk identifier (" + id.new_id + "), its cmdline.txt/fstab PARTUUIDs not rewritten yet";
+  step("identity", (id.label == "dos" ? "MBR disk identifier " : "GPT disk GUID ") + id.old_id + " -> " + id.new_id +
+                       " (" + std::to_string(id.partuuids.size()) + " PARTUUIDs new)");
 }
 
 void Run::find() {
@@ -207,8 +220,26 @@ void Run::patch() {
   po.root_dir = root_dir_;
   po.dry_run = false;
   rep.patch = boot::patch_boot(po);
-  state_ = o_.write.target + " holds the image, and its boot partition is patched";
+  state_ = o_.write.target +
+           " holds the image with a new disk identifier, and its boot partition is patched; "
+           "its PARTUUID= references are not rewritten yet";
   step("patch", rep.patch.actions.empty() ? "nothing to change" : join(rep.patch.actions, "; "));
+}
+
+void Run::seed() {
+  current = "seed";
+  rep.seed = rewrite_partuuid_references(boot_dir_, root_dir_, rep.disk_identity);
+  state_ = o_.write.target + " holds the image with a new disk identifier (" + rep.disk_identity.new_id +
+           ") that its cmdline and fstab PARTUUID= references match, and its boot partition is patched";
+  std::string text = rep.seed.rewritten.empty() ? "no PARTUUID= to rewrite"
+                                                : "PARTUUID= rewritten in " + join(rep.seed.rewritten, ", ");
+  if (seeds_.empty()) return step("seed", text + "; no identity options: no cloud-init seed");
+  rep.seed.seed_files = write_checked_seed(boot_dir_, root_dir_, seeds_.front());
+  rep.seed_plan = seeds_.front();
+  state_ += "; it holds the cloud-init seed";
+  step("seed", text + "; cloud-init seed (" + join(rep.seed.seed_files, ", ") + ") for " +
+                   (rep.seed_plan.hostname.empty() ? "" : rep.seed_plan.hostname + ", ") + "instance-id " +
+                   rep.seed_plan.instance_id);
 }
 
 void Run::check() {
@@ -264,6 +295,18 @@ Error Run::failure(const Error& e) {
                              " (files on it are replaced atomically, each is old or new); " + mounts + "." + redo);
 }
 
+nlohmann::json identity_json(const ProvisionReport& r) {
+  const auto& id = r.disk_identity;
+  return {{"disk_label", id.label},
+          {"old_disk_id", id.old_id},
+          {"new_disk_id", id.new_id},
+          {"partuuids", id.partuuids},
+          {"rewritten", r.seed.rewritten},
+          {"hostname", r.seed_plan.hostname},
+          {"instance_id", r.seed_plan.instance_id},
+          {"seed_files", r.seed.seed_files}};
+}
+
 }  // namespace
 
 ProvisionReport provision(const ProvisionOptions& o) {
@@ -271,9 +314,11 @@ ProvisionReport provision(const ProvisionOptions& o) {
   run.check_arguments();
   run.write();
   try {
+    run.identity();
     run.find();
     run.mount();
     run.patch();
+    run.seed();
     run.check();
     run.sync();
     run.unmount();
@@ -290,6 +335,7 @@ nlohmann::json provision_json(const ProvisionReport& r) {
           {"write", image::write_result_json(r.write)},
           {"boot_partition", r.boot_partition},
           {"root_partition", r.root_partition},
+          {"identity", identity_json(r)},
           {"patch_actions", r.patch.actions},
           {"config_diff", r.patch.config_diff},
           {"check_ok", r.check.ok()},

@@ -1,8 +1,9 @@
 #pragma once
 // `piprov provision IMAGE DEVICE`: write (image::write_image, same safety and
-// verify), find `system-boot` and `writable` with libblkid (by label, else the
-// first FAT and ext4 partitions), mount both in a private temp dir, boot patch
-// --root, boot check, sync, unmount.
+// verify), a new disk identity (first_boot.hpp), find `system-boot` and
+// `writable` with libblkid (by label, else the first FAT and ext4 partitions),
+// mount both in a private temp dir, boot patch --root, seed (PARTUUID rewrite,
+// cloud-init NoCloud seed), boot check, sync, unmount.
 // On a failure after the write it unmounts and says what state the disk is in.
 #include <nlohmann/json.hpp>
 #include <string>
@@ -12,6 +13,8 @@
 #include "boot/patch.hpp"
 #include "core/progress.hpp"
 #include "image/write.hpp"
+#include "provision/first_boot.hpp"
+#include "provision/identity.hpp"
 
 namespace piprov::provision {
 
@@ -19,14 +22,16 @@ struct ProvisionOptions {
   image::WriteOptions write;         ///< IMAGE, DEVICE and write's options
   boot::PatchOptions patch;          ///< optional [pi4] settings and UAS quirks (dirs are filled in)
   std::vector<std::string> usb_ids;  ///< passed to boot check
+  IdentityOptions identity;          ///< first-boot identity (none: no seed is written)
   /// Receives the write's progress (write.progress, when that is empty) and a
-  /// Step event after each of the kSteps steps ("write", "partitions", "mount",
-  /// "patch", "check", "sync", "unmount") with its one-line result and duration.
+  /// Step event after each of the kSteps steps ("write", "identity",
+  /// "partitions", "mount", "patch", "seed", "check", "sync", "unmount") with
+  /// its one-line result and duration.
   ProgressSink progress;
 };
 
 /// Number of steps provision() reports.
-inline constexpr unsigned kSteps = 7;
+inline constexpr unsigned kSteps = 9;
 
 /// One finished step, as its Step event reported it.
 struct StepResult {
@@ -40,6 +45,9 @@ struct ProvisionReport {
   std::string boot_partition, root_partition;  ///< "/dev/loop3p1"
   std::string mount_dir;                       ///< the private temp dir (removed at the end)
   boot::PatchReport patch;
+  image::DiskIdentity disk_identity;  ///< the disk's old and new ids
+  SeedPlan seed_plan;                 ///< empty when no identity option was given
+  SeedOutcome seed;                   ///< PARTUUID rewrites and seed files written
   boot::CheckReport check;
   std::vector<StepResult> steps;  ///< in order
 };

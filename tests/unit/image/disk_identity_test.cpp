@@ -50,8 +50,8 @@ TEST(DiskIdentity, MbrGetsANewIdAndTheSamePartitions) {
   EXPECT_EQ(id.partuuids,
             (std::map<std::string, std::string>{{"4ec8ea53-01", hex + "-01"}, {"4ec8ea53-02", hex + "-02"}}));
   EXPECT_EQ(test::read_bytes(img, 16, 16), "BOOTCODE-KEEP-ME");
-  // sfdisk reads the same PARTUUID the map promises.
-  auto b = run("sfdisk --part-uuid " + q(img.string()) + " 2");
+  // partx (libblkid) reads the same PARTUUID the map promises.
+  auto b = run("partx -g -o UUID -n 2 " + q(img.string()));
   EXPECT_EQ(b.exit_code, 0) << b.err;
   EXPECT_EQ(to_lower(trim(b.out)), hex + "-02");
   // Twice: a different id each time.

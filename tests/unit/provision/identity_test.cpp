@@ -40,7 +40,7 @@ TEST(ExpandHostnames, CountMismatchBadNamesAndDuplicatesAreRefused) {
   expect_error(ErrorKind::Usage, "'-bad' is not a host name", [] { expand_hostnames("-bad", 1); });
   expect_error(ErrorKind::Usage, "'a.b' is not a host name", [] { expand_hostnames("a.b", 1); });
   expect_error(ErrorKind::Usage, "'' is not a host name", [] { expand_hostnames("a,,b", 3); });
-  expect_error(ErrorKind::Usage, "'a' is given twice", [] { expand_hostnames("a,A", 2); });
+  expect_error(ErrorKind::Usage, "'A' is given twice", [] { expand_hostnames("a,A", 2); });
   expect_error(ErrorKind::Usage, "counts down", [] { expand_hostnames("n{3..1}", 3); });
 }
 
