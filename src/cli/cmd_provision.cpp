@@ -1,4 +1,4 @@
-// `piprov provision IMAGE DEVICE`: write + find partitions + mount + boot patch
+// `piprov provision IMAGE DEVICE...`: write + find partitions + mount + boot patch
 // --root + boot check + sync + unmount, printing each step (src/provision/provision.hpp).
 #include <fmt/format.h>
 #include <memory>
@@ -9,7 +9,9 @@
 #include "cli/patch_options.hpp"
 #include "cli/progress_render.hpp"
 #include "cli/write_options.hpp"
+#include "core/error.hpp"
 #include "core/finding.hpp"
+#include "core/strings.hpp"
 #include "provision/provision.hpp"
 
 namespace piprov::cli {
@@ -21,7 +23,7 @@ struct ProvisionArgs {
   bool json = false;
 };
 
-/// Step events as "[n/7] ..." lines on stdout (unless --json); the write's
+/// Step events as "[n/9] ..." lines on stdout (unless --json); the write's
 /// phases to the progress renderer on stderr.
 ProgressSink provision_sink(ProgressRenderer& progress, bool json) {
   return [&progress, json](const ProgressEvent& e) {
@@ -32,38 +34,67 @@ ProgressSink provision_sink(ProgressRenderer& progress, bool json) {
   };
 }
 
+/// The text result of one disk: the boot check's problems and a last line.
+void print_target(const provision::TargetReport& t, bool several) {
+  if (!t.ok) return;  // its error goes to stderr
+  Findings problems;  // the text output lists what fails; --json has every finding
+  for (const auto& f : t.check.findings)
+    if (f.severity != Severity::Info) problems.push_back(f);
+  if (several && !problems.empty()) fmt::print("{}:\n", t.target);
+  fmt::print("{}", findings_text(problems));
+  const auto& id = t.disk_identity;
+  fmt::print("provision: {}: disk identifier {} -> {}{}\n", t.target, id.old_id, id.new_id,
+             t.seed_plan.instance_id.empty()
+                 ? ""
+                 : fmt::format("; first boot: {}instance-id {} ({})",
+                               t.seed_plan.hostname.empty() ? "" : "hostname " + t.seed_plan.hostname + ", ",
+                               t.seed_plan.instance_id, join(t.seed.seed_files, ", ")));
+  if (t.check.ok())
+    fmt::print(
+        "provision: {} is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinux), and the apt hook keeps "
+        "vmlinux fresh after kernel updates\n",
+        t.target);
+  else
+    fmt::print("provision: {} was written and patched, but boot check found problems (above)\n", t.target);
+}
+
+/// 5 when some disks failed; else the boot check's code over every disk's findings.
+int provision_exit_code(const provision::ProvisionReport& rep) {
+  if (rep.succeeded() < rep.targets.size()) return static_cast<int>(ErrorKind::Partial);
+  Findings all;
+  for (const auto& t : rep.targets) all.insert(all.end(), t.check.findings.begin(), t.check.findings.end());
+  return findings_exit_code(all, boot::kCheckFailOn);
+}
+
 }  // namespace
 
 void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
   auto* cmd = app.add_subcommand(
-      "provision", "Write an Ubuntu Pi image to a USB disk, then make it boot a Pi 4 from USB (patch + check)");
+      "provision",
+      "Write an Ubuntu Pi image to USB disks (several from one decode), then make each boot a Pi 4 from USB "
+      "(patch + check)");
   auto a = std::make_shared<ProvisionArgs>();
   add_write_options(cmd, a->opts.write, a->progress);
   add_patch_options(cmd, a->opts.patch);
   cmd->add_option("--usb-id", a->opts.usb_ids, "USB VID:PID of the SSD's bridge, for the UAS quirk check");
   add_identity_options(cmd, a->opts.identity);
   cmd->add_flag("--json", a->json,
-                "Print the result as JSON on stdout (schema piprov.provision/2, docs/boot.md; no step lines)");
+                "Print the result as JSON on stdout (schema piprov.provision/3, docs/boot.md; no step lines)");
   cmd->callback([a, &exit_code] {
     auto& o = a->opts;
     ProgressRenderer progress(resolve_on_stderr(a->progress));
     o.progress = provision_sink(progress, a->json);
     auto rep = provision::provision(o);
-    Findings problems;  // the text output lists what fails; --json has every finding
-    for (const auto& f : rep.check.findings)
-      if (f.severity != Severity::Info) problems.push_back(f);
-    if (!a->json) fmt::print("{}", findings_text(problems));
     if (a->json) {
       fmt::print("{}\n", dump_json(provision::provision_json(rep)));
-    } else if (rep.check.ok()) {
-      fmt::print(
-          "provision: {} is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinux), and the apt hook keeps "
-          "vmlinux fresh after kernel updates\n",
-          o.write.target);
     } else {
-      fmt::print("provision: {} was written and patched, but boot check found problems (above)\n", o.write.target);
+      for (const auto& t : rep.targets) print_target(t, rep.targets.size() > 1);
+      if (rep.targets.size() > 1) fmt::print("{}\n", write_summary(rep.write));
     }
-    exit_code = findings_exit_code(rep.check.findings, boot::kCheckFailOn);
+    std::fflush(stdout);
+    for (const auto& t : rep.targets)
+      if (!t.ok) std::fprintf(stderr, "piprov: error: %s\n", t.error.c_str());
+    exit_code = provision_exit_code(rep);
   });
 }
 

@@ -10,8 +10,9 @@
 
 namespace piprov::cli {
 
-void add_write_command(CLI::App& app, Globals&, int&) {
-  auto* cmd = app.add_subcommand("write", "Decompress, write and verify an OS image onto a whole disk or a file");
+void add_write_command(CLI::App& app, Globals&, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "write", "Decompress, write and verify an OS image onto whole disks or files (several from one decode)");
   struct Args {
     image::WriteOptions opts;
     ProgressMode progress = ProgressMode::Auto;
@@ -20,7 +21,7 @@ void add_write_command(CLI::App& app, Globals&, int&) {
   auto a = std::make_shared<Args>();
   add_write_options(cmd, a->opts, a->progress);
   cmd->add_flag("--json", a->json, "Print the result as JSON on stdout");
-  cmd->callback([a] {
+  cmd->callback([a, &exit_code] {
     ProgressRenderer progress(resolve_on_stderr(a->progress));
     image::WriteOptions opts = a->opts;
     opts.progress = progress.sink();
@@ -29,6 +30,8 @@ void add_write_command(CLI::App& app, Globals&, int&) {
       fmt::print("{}\n", image::write_result_json(r).dump(2));
     else
       fmt::print("{}\n", write_summary(r));
+    print_target_errors(r);
+    exit_code = write_exit_code(r);
   });
 }
 

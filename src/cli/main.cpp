@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "core/cancel.hpp"
 #include "core/error.hpp"
+#include "core/strings.hpp"
 
 namespace piprov::cli {
 namespace {
@@ -52,7 +53,7 @@ int run_main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 ok; 1 the check found problems; 2 usage error; 3 I/O or device error;\n"
-      "4 verification failed; 130 interrupted.");
+      "4 verification failed; 5 some targets failed, the others were written; 130 interrupted.");
   cli::Globals globals;
   int exit_code = 0;
   app.add_flag("-v,--verbose", globals.verbosity, "More log output on stderr (-v info, -vv debug)");
@@ -80,7 +81,8 @@ int run_main(int argc, char** argv) {
     return static_cast<int>(ErrorKind::Usage);
   } catch (const Error& e) {
     std::fflush(stdout);
-    std::fprintf(stderr, "piprov: error: %s\n", e.what());
+    // One line per problem: a message listing several targets has one line each.
+    for (const auto& line : split(e.what(), '\n')) std::fprintf(stderr, "piprov: error: %s\n", line.c_str());
     return e.code();
   } catch (const std::exception& e) {
     std::fflush(stdout);

@@ -65,10 +65,10 @@ ProgressMode resolve_progress_mode(ProgressMode m, bool is_tty) {
 }
 
 std::string progress_text(const ProgressEvent& e, bool final) {
-  if (!e.target.empty()) return bench_text(e);
+  if (!e.target.empty() && e.phase != "write" && e.phase != "verify") return bench_text(e);
   const double frac = fraction_of(e);
   const double eta = eta_of(e, final);
-  std::string line = e.phase + ": " + format_bytes(bytes(e.done));
+  std::string line = e.phase + (e.target.empty() ? "" : " " + e.target) + ": " + format_bytes(bytes(e.done));
   if (e.total > 0) line += " of " + format_bytes(bytes(e.total));
   if (frac >= 0) line += fmt::format(" ({:.0f}%)", frac * 100.0);
   line += ", " + format_mib_s(rate_of(e));
@@ -83,12 +83,17 @@ std::string progress_json(const ProgressEvent& e, bool final) {
   const double eta = eta_of(e, final);
   std::string total = e.total > 0 ? std::to_string(bytes(e.total)) : "null";
   std::string eta_s = eta >= 0 ? fmt::format("{:.1f}", eta) : "null";
+  std::string target = e.target.empty() ? "" : fmt::format(",\"target\":\"{}\"", e.target);
   return fmt::format(
-      "{{\"phase\":\"{}\",\"bytes\":{},\"total_bytes\":{},\"bytes_per_second\":{:.0f},\"eta_seconds\":{},\"done\":{}}}",
-      e.phase, bytes(e.done), total, rate_of(e), eta_s, final ? "true" : "false");
+      "{{\"phase\":\"{}\"{},\"bytes\":{},\"total_bytes\":{},\"bytes_per_second\":{:.0f},\"eta_seconds\":{},\"done\":{}}"
+      "}",
+      e.phase, target, bytes(e.done), total, rate_of(e), eta_s, final ? "true" : "false");
 }
 
 std::string step_text(const ProgressEvent& e) {
+  if (!e.target.empty())
+    return fmt::format("{}: [{}/{}] {:<10} {:>8}  {}", e.target, e.index, e.count, e.phase,
+                       format_duration(e.elapsed_s), e.text);
   return fmt::format("[{}/{}] {:<10} {:>8}  {}", e.index, e.count, e.phase, format_duration(e.elapsed_s), e.text);
 }
 

@@ -4,10 +4,10 @@
 // logs), json (one JSON object per line every second, for scripts), none.
 // Auto picks tty when stderr is a terminal, else none.
 // Line formats (docs/write.md "Output"):
-//   text  "write: 512.0 MiB of 1.9 GiB (26%), 160.2 MiB/s, ETA 9.1 s"
+//   text  "write /dev/sdb: 512.0 MiB of 1.9 GiB (26%), 160.2 MiB/s, ETA 9.1 s" (the target when the event has one)
 //         bench: "TARGET: [2/4] rand-read 3.5/6.0 s, 812 IOPS, ETA 1m02s"
 //         bench pre-fill: "TARGET: pre-filling test file 64.0 MiB / 256.0 MiB, ETA 25.0 s"
-//   json  {"phase":"write","bytes":N,"total_bytes":N|null,"bytes_per_second":X,
+//   json  {"phase":"write","target":"/dev/sdb","bytes":N,"total_bytes":N|null,"bytes_per_second":X,
 //          "eta_seconds":X|null,"done":false}
 #include <cstdio>
 #include <string>
@@ -35,7 +35,8 @@ std::string progress_text(const ProgressEvent& e, bool final);
 /// The JSON line for a byte phase (no newline), keys as in the header comment.
 std::string progress_json(const ProgressEvent& e, bool final);
 
-/// One provision step for stdout: "[3/7] mount      0.2 s  /dev/loop3p1 on /tmp/...".
+/// One provision step for stdout: "[3/7] mount      0.2 s  /dev/loop3p1 on /tmp/...",
+/// prefixed "/dev/sdb: " when the event names a target.
 std::string step_text(const ProgressEvent& e);
 
 /// A sink that shows events on `out` in one mode. Rate limits use the events'

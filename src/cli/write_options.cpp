@@ -31,8 +31,9 @@ void add_write_options(CLI::App* cmd, image::WriteOptions& o, ProgressMode& prog
                   "Image file: .img, .xz, .gz, .bz2, .zst, .lz4 or a .zip holding one image "
                   "(detected by content)")
       ->required();
-  cmd->add_option("DEVICE", o.target,
-                  "Whole disk (/dev/sdX, /dev/loopN; see 'piprov devices'); write also takes a regular file")
+  cmd->add_option("DEVICE", o.targets,
+                  "Whole disk(s) (/dev/sdX, /dev/loopN; see 'piprov devices'), written from one decode; write also "
+                  "takes regular files")
       ->required();
   cmd->add_flag_callback(
       "--no-verify", [&o] { o.verify = false; },
@@ -58,18 +59,68 @@ void add_progress_option(CLI::App* cmd, ProgressMode& mode) {
 
 ProgressMode resolve_on_stderr(ProgressMode mode) { return resolve_progress_mode(mode, ::isatty(STDERR_FILENO)); }
 
-std::string write_summary(const image::WriteResult& r) {
-  std::string s = fmt::format("wrote {} ({} {}) to {} in {} ({})", format_bytes(r.bytes_written), r.format,
-                              format_bytes(r.input_bytes), r.target, format_duration(r.write_seconds),
-                              format_mib_s(rate(r.bytes_written, r.write_seconds)));
-  if (r.verified)
-    s += fmt::format("; verified in {} ({})", format_duration(r.verify_seconds),
-                     format_mib_s(rate(r.bytes_written, r.verify_seconds)));
-  else
-    s += "; not verified (--no-verify)";
-  if (!r.sha256.empty()) s += "; SHA-256 ok";
-  s += "; XXH3-128 " + r.xxh3_128;
+namespace {
+
+std::string verified_text(const image::TargetOutcome& t) {
+  if (!t.verified) return "not verified (--no-verify)";
+  return fmt::format("verified in {} ({})", format_duration(t.verify_seconds),
+                     format_mib_s(rate(t.bytes_written, t.verify_seconds)));
+}
+
+/// "  /dev/loop3: ok, written in 3.1 s (103.5 MiB/s), verified in ..." or "  /dev/loop4: FAILED at byte offset N: ...".
+std::string target_line(const image::TargetOutcome& t) {
+  if (!t.ok)
+    return fmt::format("  {}: FAILED{}: {}", t.target,
+                       t.failed_offset ? fmt::format(" at byte offset {}", *t.failed_offset) : std::string(), t.error);
+  std::string s = fmt::format("  {}: ok, written in {} ({}), {}", t.target, format_duration(t.write_seconds),
+                              format_mib_s(rate(t.bytes_written, t.write_seconds)), verified_text(t));
+  if (!t.usb.note.empty()) s += "; " + t.usb.note;
   return s;
+}
+
+/// The "speed:" line (verdict with waits, decoding) and, when verified, the "verify:" line.
+std::string speed_lines(const image::WriteResult& r) {
+  const auto& sp = r.speed;
+  std::string s = fmt::format("\nspeed: {}; {}", sp.verdict_line, sp.decode_note);
+  bool verified = false;
+  for (const auto& t : r.targets) verified = verified || t.verified;
+  if (verified)
+    s += fmt::format(
+        "\nverify: {}: reads kept the comparer waiting {:.1f} s, hashing kept the reads waiting {:.1f} s",
+        sp.verify_waited_for_hashing_seconds > sp.verify_waited_for_device_seconds ? "hash-bound" : "device-bound",
+        sp.verify_waited_for_device_seconds, sp.verify_waited_for_hashing_seconds);
+  return s;
+}
+
+}  // namespace
+
+std::string write_summary(const image::WriteResult& r) {
+  std::string s;
+  if (r.targets.size() == 1) {
+    const auto& t = r.targets.front();
+    s = fmt::format("wrote {} ({} {}) to {} in {} ({}); {}", format_bytes(r.image_bytes), r.format,
+                    format_bytes(r.input_bytes), t.target, format_duration(t.write_seconds),
+                    format_mib_s(rate(t.bytes_written, t.write_seconds)), verified_text(t));
+    if (!r.sha256.empty()) s += "; SHA-256 ok";
+    s += "; XXH3-128 " + r.xxh3_128;
+    if (!t.usb.note.empty()) s += "\nusb: " + t.target + ": " + t.usb.note;
+    return s + speed_lines(r);
+  }
+  s = fmt::format("wrote {} ({} {}) to {} of {} targets in {}{}; XXH3-128 {}", format_bytes(r.image_bytes), r.format,
+                  format_bytes(r.input_bytes), r.succeeded(), r.targets.size(), format_duration(r.write_seconds),
+                  r.sha256.empty() ? "" : "; SHA-256 ok", r.xxh3_128);
+  for (const auto& t : r.targets) s += "\n" + target_line(t);
+  if (!r.speed.slowest_target.empty()) s += "\nslowest target: " + r.speed.slowest_target;
+  return s + speed_lines(r);
+}
+
+/// The process exit code for a finished write: 0, or 5 when some targets failed.
+int write_exit_code(const image::WriteResult& r) { return r.failed() ? static_cast<int>(ErrorKind::Partial) : 0; }
+
+void print_target_errors(const image::WriteResult& r) {
+  std::fflush(stdout);
+  for (const auto& t : r.targets)
+    if (!t.ok) std::fprintf(stderr, "piprov: error: %s\n", t.error.c_str());
 }
 
 }  // namespace piprov::cli

@@ -11,10 +11,10 @@
 
 namespace piprov::cli {
 
-/// Adds positionals IMAGE DEVICE (required) and the write options to `cmd`,
-/// bound to `opts` and `progress` (which must outlive parsing: keep them in a
-/// shared_ptr). Also installs the default confirmation: a y/N question on the
-/// terminal; with no terminal on stdin it refuses (Error{Usage}: "pass --yes").
+/// Adds positionals IMAGE DEVICE... (required; several devices are written from one decode) and the write options to
+/// `cmd`, bound to `opts` and `progress` (which must outlive parsing: keep them in a shared_ptr). Also installs the
+/// default confirmation: a y/N question on the terminal; with no terminal on stdin it refuses (Error{Usage}: "pass
+/// --yes").
 void add_write_options(CLI::App* cmd, image::WriteOptions& opts, ProgressMode& progress);
 
 /// Adds `--progress MODE` (auto, tty, plain, json, none) bound to `mode`.
@@ -23,8 +23,17 @@ void add_progress_option(CLI::App* cmd, ProgressMode& mode);
 /// `mode` with Auto resolved against stderr (a terminal or not).
 ProgressMode resolve_on_stderr(ProgressMode mode);
 
-/// One-line summary: sizes, times and throughput per phase, e.g.
-/// "wrote 1.9 GiB (xz 402.1 MiB) to /dev/sdb in 12.1 s (160.3 MiB/s); verified in 6.0 s (323.0 MiB/s)".
+/// The summary (no final newline): one target
+/// "wrote 1.9 GiB (xz 402.1 MiB) to /dev/sdb in 12.1 s (160.3 MiB/s); verified in 6.0 s (323.0 MiB/s); XXH3-128 HEX",
+/// several "wrote 1.9 GiB (xz 402.1 MiB) to 2 of 3 targets in 14.0 s; XXH3-128 HEX" and a line per target
+/// ("  /dev/sdb: ok, ..." / "  /dev/sdc: FAILED at byte offset N: ..."); then "speed: decode-bound: ..."
+/// (the verdict, waits, xz blocks) and, when verified, "verify: device-bound: ..." lines.
 std::string write_summary(const image::WriteResult& r);
+
+/// 0 when every target succeeded, 5 (ErrorKind::Partial) when some failed.
+int write_exit_code(const image::WriteResult& r);
+
+/// "piprov: error: MESSAGE" on stderr for each failed target (stdout flushed first).
+void print_target_errors(const image::WriteResult& r);
 
 }  // namespace piprov::cli

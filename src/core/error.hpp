@@ -12,6 +12,7 @@ enum class ErrorKind {
   Usage = 2,          ///< bad arguments or input the user must change
   Io = 3,             ///< I/O or device error (errno in the message)
   Verify = 4,         ///< read-back verification or checksum mismatch
+  Partial = 5,        ///< several targets: some failed, the others were written (write/provision)
   Interrupted = 130,  ///< SIGINT / SIGTERM
 };
 

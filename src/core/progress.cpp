@@ -48,8 +48,8 @@ void ProgressPhase::send(ProgressEvent::Kind kind) {
   sink_(event_);
 }
 
-ProgressSteps::ProgressSteps(ProgressSink sink, unsigned count)
-    : sink_(std::move(sink)), count_(count), last_(std::chrono::steady_clock::now()) {}
+ProgressSteps::ProgressSteps(ProgressSink sink, unsigned count, std::string target)
+    : sink_(std::move(sink)), count_(count), target_(std::move(target)), last_(std::chrono::steady_clock::now()) {}
 
 double ProgressSteps::step(const std::string& name, const std::string& text) {
   auto now = std::chrono::steady_clock::now();
@@ -63,6 +63,7 @@ double ProgressSteps::step(const std::string& name, const std::string& text) {
   e.elapsed_s = secs;
   e.index = ++index_;
   e.count = count_;
+  e.target = target_;
   if (sink_) sink_(e);
   return secs;
 }

@@ -76,8 +76,9 @@ class ProgressPhase {
 /// Times consecutive steps and sends each as a Step event (index 1..count).
 class ProgressSteps {
  public:
-  /// `sink` is copied; the first step's clock starts now.
-  ProgressSteps(ProgressSink sink, unsigned count);
+  /// `sink` is copied; the first step's clock starts now. `target`, when not
+  /// empty, is set on every event (provision of several disks: which disk).
+  ProgressSteps(ProgressSink sink, unsigned count, std::string target = {});
   /// Sends Step{phase=name, text, elapsed_s = seconds since the previous step
   /// ended (or construction)} and returns that duration.
   double step(const std::string& name, const std::string& text);
@@ -85,6 +86,7 @@ class ProgressSteps {
  private:
   ProgressSink sink_;
   unsigned count_, index_ = 0;
+  std::string target_;
   std::chrono::steady_clock::time_point last_;
 };
 

@@ -1,5 +1,6 @@
 #include "image/pipeline.hpp"
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -42,7 +43,10 @@ struct Channel {
 }  // namespace
 
 std::uint64_t run_pipeline(std::size_t buffers, std::size_t capacity, const ProduceFn& produce,
-                           const ConsumeFn& consume) {
+                           const ConsumeFn& consume, PipelineWaits* waits) {
+  using Clock = std::chrono::steady_clock;
+  auto secs = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  PipelineWaits w;
   std::vector<std::unique_ptr<AlignedBuffer>> pool;
   Channel ch;
   for (std::size_t i = 0; i < buffers; ++i) {
@@ -57,7 +61,9 @@ std::uint64_t run_pipeline(std::size_t buffers, std::size_t capacity, const Prod
         AlignedBuffer* b = nullptr;
         {
           std::unique_lock lk(ch.m);
+          auto t0 = Clock::now();
           ch.cv.wait(lk, [&] { return ch.stop || !ch.free.empty(); });
+          w.producer += secs(t0);
           if (ch.stop) break;
           b = ch.free.front();
           ch.free.pop_front();
@@ -88,7 +94,9 @@ std::uint64_t run_pipeline(std::size_t buffers, std::size_t capacity, const Prod
       Filled f{};
       {
         std::unique_lock lk(ch.m);
+        auto t0 = Clock::now();
         ch.cv.wait(lk, [&] { return !ch.filled.empty() || ch.producer_done; });
+        w.consumer += secs(t0);
         if (ch.filled.empty()) break;  // producer finished (or failed) and everything is consumed
         f = ch.filled.front();
         ch.filled.pop_front();
@@ -108,6 +116,7 @@ std::uint64_t run_pipeline(std::size_t buffers, std::size_t capacity, const Prod
     ch.cv.notify_all();
   }
   producer.join();
+  if (waits) *waits = w;
   if (consumer_error) std::rethrow_exception(consumer_error);
   if (ch.producer_error) std::rethrow_exception(ch.producer_error);
   return total;

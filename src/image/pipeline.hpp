@@ -35,11 +35,17 @@ using ProduceFn = std::function<std::size_t(std::span<std::byte> buf, std::uint6
 /// (e.g. for padding to a block). Runs on the calling thread.
 using ConsumeFn = std::function<void(AlignedBuffer& buf, std::size_t len, std::uint64_t offset)>;
 
+/// Seconds each side of run_pipeline() spent blocked on the other.
+struct PipelineWaits {
+  double producer = 0;  ///< no free buffer: waiting for the consumer
+  double consumer = 0;  ///< no filled buffer: waiting for the producer
+};
+
 /// Runs produce/consume until produce returns 0 or less than a full buffer
 /// (the end). An exception on either side stops both; the first one is
 /// rethrown here (the producer's when the consumer only saw the shutdown).
-/// Returns the total bytes consumed.
+/// Returns the total bytes consumed; `waits` (when given) receives the wait times.
 std::uint64_t run_pipeline(std::size_t buffers, std::size_t capacity, const ProduceFn& produce,
-                           const ConsumeFn& consume);
+                           const ConsumeFn& consume, PipelineWaits* waits = nullptr);
 
 }  // namespace piprov::image

@@ -7,24 +7,83 @@
 namespace piprov::image {
 namespace {
 double rate(std::uint64_t bytes, double seconds) { return seconds > 0 ? static_cast<double>(bytes) / seconds : 0; }
+
+const char* kind_name(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::Check: return "check";
+    case ErrorKind::Usage: return "usage";
+    case ErrorKind::Io: return "io";
+    case ErrorKind::Verify: return "verify";
+    case ErrorKind::Partial: return "partial";
+    case ErrorKind::Interrupted: return "interrupted";
+  }
+  return "io";
+}
+
+nlohmann::json usb_json(const UsbLink& u) {
+  if (!u.usb) return nullptr;
+  return {{"device", u.device},
+          {"speed_mbps", u.mbps},
+          {"version", u.version},
+          {"expect_mb_per_second", u.expect_mb_s},
+          {"note", u.note}};
+}
+
+nlohmann::json speed_json(const SpeedReport& s) {
+  return {{"verdict", s.verdict},
+          {"verdict_line", s.verdict_line},
+          {"xz_blocks", s.xz_blocks},
+          {"usable_threads", s.usable_threads},
+          {"decode_note", s.decode_note},
+          {"writers_waited_seconds", s.writers_waited_seconds},
+          {"decoder_waited_seconds", s.decoder_waited_seconds},
+          {"verify_waited_for_device_seconds", s.verify_waited_for_device_seconds},
+          {"verify_waited_for_hashing_seconds", s.verify_waited_for_hashing_seconds},
+          {"slowest_target", s.slowest_target}};
+}
 }  // namespace
 
+nlohmann::json target_outcome_json(const TargetOutcome& t) {
+  nlohmann::json error = nullptr;
+  if (!t.ok)
+    error = {{"kind", kind_name(t.error_kind)},
+             {"exit_code", static_cast<int>(t.error_kind)},
+             {"message", t.error},
+             {"offset", t.failed_offset ? nlohmann::json(*t.failed_offset) : nlohmann::json(nullptr)}};
+  return {{"target", t.target},
+          {"ok", t.ok},
+          {"error", error},
+          {"bytes_written", t.bytes_written},
+          {"write_seconds", t.write_seconds},
+          {"write_bytes_per_second", rate(t.bytes_written, t.write_seconds)},
+          {"verified", t.verified},
+          {"verify_seconds", t.verify_seconds},
+          {"verify_bytes_per_second", t.verified ? rate(t.bytes_written, t.verify_seconds) : 0.0},
+          {"waited_for_decoder_seconds", t.waited_for_decoder_seconds},
+          {"verify_waited_for_device_seconds", t.verify_waited_for_device_seconds},
+          {"verify_waited_for_hashing_seconds", t.verify_waited_for_hashing_seconds},
+          {"unmounted", t.unmounted},
+          {"partitions", t.partitions},
+          {"usb", usb_json(t.usb)}};
+}
+
 nlohmann::json write_result_json(const WriteResult& r) {
-  return {{"image", r.image},
-          {"target", r.target},
+  nlohmann::json targets = nlohmann::json::array();
+  for (const auto& t : r.targets) targets.push_back(target_outcome_json(t));
+  return {{"schema", "piprov.write/2"},
+          {"image", r.image},
           {"format", r.format},
           {"decoder_threads", r.decoder_threads},
           {"input_bytes", r.input_bytes},
-          {"bytes_written", r.bytes_written},
+          {"image_bytes", r.image_bytes},
           {"write_seconds", r.write_seconds},
-          {"write_bytes_per_second", rate(r.bytes_written, r.write_seconds)},
-          {"verified", r.verified},
           {"verify_seconds", r.verify_seconds},
-          {"verify_bytes_per_second", r.verified ? rate(r.bytes_written, r.verify_seconds) : 0.0},
           {"xxh3_128", r.xxh3_128},
           {"sha256", r.sha256.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.sha256)},
-          {"unmounted", r.unmounted},
-          {"partitions", r.partitions}};
+          {"succeeded", r.succeeded()},
+          {"failed", r.failed()},
+          {"targets", targets},
+          {"speed", speed_json(r.speed)}};
 }
 
 nlohmann::json verify_result_json(const VerifyResult& r) {

@@ -75,6 +75,8 @@ class Source {
   virtual std::optional<std::uint64_t> size() const = 0;
   /// Decoder threads in use (1 unless xz MT).
   virtual unsigned threads() const { return 1; }
+  /// Blocks in the .xz index (lzma_index_block_count); 0 for other formats.
+  virtual std::uint64_t blocks() const { return 0; }
   Format format() const { return format_; }
   InputFile& input() { return *input_; }
 

@@ -8,10 +8,22 @@
 #include <vector>
 
 #include "core/blockdev.hpp"
+#include "core/error.hpp"
 #include "core/fd.hpp"
 #include "core/write_guard.hpp"
 
 namespace piprov::image {
+
+/// An Error that happened at a known byte offset of the image stream (a
+/// failed write, the first byte that read back differently).
+class ErrorAt : public Error {
+ public:
+  ErrorAt(ErrorKind kind, const std::string& message, std::uint64_t offset) : Error(kind, message), offset_(offset) {}
+  std::uint64_t offset() const noexcept { return offset_; }
+
+ private:
+  std::uint64_t offset_;
+};
 
 /// A checked target. Sizes in bytes.
 struct TargetInfo {

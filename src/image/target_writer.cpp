@@ -30,8 +30,10 @@ void TargetWriter::pwrite_all(const std::byte* p, std::size_t n, std::uint64_t o
     int e = w == 0 ? ENOSPC : errno;
     if (e == EINTR) continue;  // cancellation is checked between buffers
     std::uint64_t at = offset + std::min(done, image_len);
-    throw Error(ErrorKind::Io, fmt::format("writing {} failed at byte offset {} ({}): {} ({})", t_.path, at,
-                                           format_bytes(at), std::strerror(e), errno_name(e)));
+    throw ErrorAt(ErrorKind::Io,
+                  fmt::format("writing {} failed at byte offset {} ({}): {} ({})", t_.path, at, format_bytes(at),
+                              std::strerror(e), errno_name(e)),
+                  at);
   }
 }
 
@@ -44,7 +46,7 @@ void TargetWriter::wipe_edges() {
   sync();
 }
 
-void TargetWriter::write(AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
+void TargetWriter::write(const AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
   throw_if_cancelled("while writing");
   // A stream of unknown size that does not fit: write what fits, then stop.
   const bool overflow = !t_.is_file && offset + len > t_.capacity;
@@ -58,16 +60,15 @@ void TargetWriter::write(AlignedBuffer& buf, std::size_t len, std::uint64_t offs
   if (skip < len) {
     std::size_t n = len - skip;
     std::size_t padded = n;
-    if (direct_) {
-      padded = (n + t_.logical_block - 1) / t_.logical_block * t_.logical_block;
-      std::memset(buf.data() + skip + n, 0, padded - n);  // capacity is a multiple of the block size
-    }
+    if (direct_) padded = (n + t_.logical_block - 1) / t_.logical_block * t_.logical_block;  // zero-padded
     pwrite_all(buf.data() + skip, padded, offset + skip, n);
   }
   written_ = offset + len;
   if (overflow)
-    throw Error(ErrorKind::Io, fmt::format("{} is full: the image does not fit in its {} (stopped at byte offset {})",
-                                           t_.path, format_bytes(t_.capacity), t_.capacity));
+    throw ErrorAt(ErrorKind::Io,
+                  fmt::format("{} is full: the image does not fit in its {} (stopped at byte offset {})", t_.path,
+                              format_bytes(t_.capacity), t_.capacity),
+                  t_.capacity);
 }
 
 void TargetWriter::sync() {

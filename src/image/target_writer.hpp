@@ -27,10 +27,13 @@ class TargetWriter {
   /// Zeroes the first MiB (and the last MiB of a disk, where a backup GPT
   /// lives), then fdatasync, so an old partition table cannot survive a failed write.
   void wipe_edges();
-  /// Writes `len` stream bytes at `offset` (buffer capacity is used for padding).
+  /// Writes `len` stream bytes at `offset`. With O_DIRECT the final partial
+  /// block is written padded: the buffer's bytes after `len` up to the next
+  /// logical block must be zero (run_fanout() zeroes them; the buffer is shared
+  /// by every target's writer and never modified).
   /// Throws Error{Io} "... at byte offset N: <strerror> (<ERRNO>)", or when the
   /// image does not fit ("device is full").
-  void write(AlignedBuffer& buf, std::size_t len, std::uint64_t offset);
+  void write(const AlignedBuffer& buf, std::size_t len, std::uint64_t offset);
   /// fdatasync. Throws Error{Io}.
   void sync();
   /// Writes the held-back first MiB, fdatasync; files are truncated to

@@ -59,12 +59,14 @@ std::pair<std::uint64_t, std::uint64_t> chunk_hash(const void* data, std::size_t
   return {h.low64, h.high64};
 }
 
-std::string verify_readback(const TargetInfo& t, const std::string& image, unsigned threads, std::uint64_t image_bytes,
-                            const ChunkHashes& expected, const ProgressSink& sink) {
+ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, unsigned threads,
+                              std::uint64_t image_bytes, const ChunkHashes& expected, const ProgressSink& sink) {
   UniqueFd fd = open_target_for_read(t);
-  Xxh3_128 whole;
-  ProgressPhase progress(sink, "verify", static_cast<double>(image_bytes));
+  ProgressEvent tmpl;
+  tmpl.target = t.path;
+  ProgressPhase progress(sink, "verify", static_cast<double>(image_bytes), ProgressUnit::Bytes, tmpl);
   std::uint64_t done = 0;
+  PipelineWaits waits;
   try {
     run_pipeline(
         4, expected.chunk_bytes,
@@ -77,13 +79,14 @@ std::string verify_readback(const TargetInfo& t, const std::string& image, unsig
           return len;
         },
         [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
+          // One hash per chunk: every chunk matching means the whole stream matches.
           std::size_t i = static_cast<std::size_t>(offset / expected.chunk_bytes);
-          whole.update({buf.data(), len});
           if (i >= expected.hashes.size() || chunk_hash(buf.data(), len) != expected.hashes[i])
             throw MismatchAt{offset};
           done += len;
           progress.update(static_cast<double>(done));
-        });
+        },
+        &waits);
   } catch (const MismatchAt& m) {
     progress.end();
     // Name the exact byte: decode the image again and compare from that chunk.
@@ -94,7 +97,7 @@ std::string verify_readback(const TargetInfo& t, const std::string& image, unsig
   }
   progress.end();
   if (done != image_bytes) too_short(t, done);
-  return whole.hex();
+  return {waits.consumer, waits.producer};
 }
 
 VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads,
@@ -120,11 +123,12 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
             std::size_t i = skip;
             while (i < n && buf.data()[i] == dev.data()[i]) ++i;
             std::uint64_t at = offset + i;
-            throw Error(ErrorKind::Verify,
-                        fmt::format("verify failed: {} differs from {} at byte offset {} (0x{:x}, {}): "
-                                    "expected 0x{:02x}, read 0x{:02x}",
-                                    t.path, image, at, at, format_bytes(at), std::to_integer<unsigned>(buf.data()[i]),
-                                    std::to_integer<unsigned>(dev.data()[i])));
+            throw ErrorAt(ErrorKind::Verify,
+                          fmt::format("verify failed: {} differs from {} at byte offset {} (0x{:x}, {}): "
+                                      "expected 0x{:02x}, read 0x{:02x}",
+                                      t.path, image, at, at, format_bytes(at), std::to_integer<unsigned>(buf.data()[i]),
+                                      std::to_integer<unsigned>(dev.data()[i])),
+                          at);
           }
           if (got < len) too_short(t, offset + got);
         }

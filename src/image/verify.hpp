@@ -25,12 +25,21 @@ struct ChunkHashes {
 /// XXH3-128 of `data` as (low64, high64).
 std::pair<std::uint64_t, std::uint64_t> chunk_hash(const void* data, std::size_t len);
 
-/// Reads the first `image_bytes` of the target back and compares chunk hashes.
-/// Returns the XXH3-128 hex of what was read. Throws Error{Verify} naming the
-/// first bad byte offset (found by decoding `image` again), Error{Io} on read
-/// errors (errno, offset).
-std::string verify_readback(const TargetInfo& t, const std::string& image, unsigned threads, std::uint64_t image_bytes,
-                            const ChunkHashes& expected, const ProgressSink& progress);
+/// Seconds the read-back spent waiting, per side of its two-thread pipeline
+/// (a reader thread issuing O_DIRECT reads, the caller hashing and comparing).
+struct ReadbackWaits {
+  double for_device = 0;   ///< the comparer had no buffer read yet (the device is the limit)
+  double for_hashing = 0;  ///< the reader had no free buffer (hashing is the limit)
+};
+
+/// Reads the first `image_bytes` of the target back and compares each chunk's
+/// hash with `expected` (reading and hashing overlap: 4 buffers between a
+/// reader thread and the comparer). Progress: the "verify" phase with
+/// ProgressEvent::target = t.path. Throws Error{Verify} naming the first bad
+/// byte offset (found by decoding `image` again), Error{Io} on read errors
+/// (errno, offset).
+ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, unsigned threads,
+                              std::uint64_t image_bytes, const ChunkHashes& expected, const ProgressSink& progress);
 
 /// What verify_image() found.
 struct VerifyResult {

@@ -2,40 +2,65 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <memory>
+#include <mutex>
+#include <thread>
 
+#include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "core/hashing.hpp"
+#include "core/strings.hpp"
 #include "core/units.hpp"
 #include "image/checksum.hpp"
+#include "image/fanout.hpp"
 #include "image/partitions.hpp"
 #include "image/source.hpp"
+#include "image/speed.hpp"
 #include "image/target.hpp"
 #include "image/target_writer.hpp"
 #include "image/verify.hpp"
+#include "image/write_targets.hpp"
 
 namespace piprov::image {
 namespace {
 
-constexpr std::size_t kBuffers = 6;  // queue depth between decoder and writer
+using Clock = std::chrono::steady_clock;
 
-double since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
+// Buffers between the decoder and the writers: each is shared by every
+// target, so memory does not grow with the number of targets.
+constexpr std::size_t kBuffers = 8;
 
-std::string confirm_text(const WriteOptions& o, const TargetInfo& t, const Source& src) {
-  auto size = src.size();
-  std::string s = t.is_file ? "piprov will OVERWRITE the file:\n  " : "piprov will ERASE everything on:\n  ";
-  s += describe_target(t);
-  s += fmt::format("\nwith {} ({}, {}{})", o.image, to_string(src.format()),
-                   size ? format_bytes(*size) : std::string("size unknown until decoded"),
-                   size && src.format() != Format::Raw ? " uncompressed" : "");
-  if (!t.is_file && !t.disk.mounted().empty()) {
-    s += "\nfirst unmounting:";
-    for (const auto& m : t.disk.mounted()) s += "\n  " + m;
-  }
-  return s;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+/// One target being written: its facts, writer, progress and outcome.
+struct Job {
+  TargetInfo info;
+  TargetOutcome out;
+  std::unique_ptr<TargetWriter> writer;
+  std::unique_ptr<ProgressPhase> progress;
+  bool failed = false;
+};
+
+/// What the stream gave: size, hashes, the decoder's idle time.
+struct Stream {
+  std::uint64_t total = 0;
+  std::string xxh3_128;
+  ChunkHashes chunks;
+  double decoder_waited = 0;
+};
+
+/// The sink every thread reports to, one call at a time.
+ProgressSink serialised(const ProgressSink& sink) {
+  if (!sink) return {};
+  auto m = std::make_shared<std::mutex>();
+  return [sink, m](const ProgressEvent& e) {
+    std::lock_guard lk(*m);
+    sink(e);
+  };
 }
 
 /// What a failed write left behind, appended to the error.
@@ -46,113 +71,227 @@ std::string aftermath(const TargetInfo& t, std::uint64_t written, std::optional<
   return fmt::format("{}; the first MiB was not written, so {} does not look bootable", how_far, t.path);
 }
 
-/// SHA-256 of the IMAGE file as read; throws Error{Verify} when it is not `want`.
-std::string check_sha256(Source& src, const std::string& image, const std::string& want) {
-  std::string got = src.input().finish_sha256();
-  if (got != want)
-    throw Error(ErrorKind::Verify, fmt::format("SHA-256 of {} is {}, expected {}: the file is not the published "
-                                               "one; download it again",
-                                               image, got, want));
-  return got;
+/// Closes a job whose write failed (removing a file this run created) and
+/// returns what it left behind.
+std::string abandon(Job& j, std::optional<std::uint64_t> total) {
+  std::uint64_t written = j.writer ? j.writer->written() : 0;
+  if (j.writer) j.writer->close();
+  if (j.progress) j.progress->end();
+  if (j.info.is_file && !j.info.exists) {  // only a file this run created; an existing one is never removed
+    std::error_code ec;
+    std::filesystem::remove(j.info.path, ec);
+  }
+  j.out.bytes_written = written;
+  return aftermath(j.info, written, total);
 }
 
-/// Reads the target back and compares it with the chunk hashes taken while
-/// writing; sets r.verified and r.verify_seconds. Throws as verify_readback().
-void verify_written(const WriteOptions& o, const TargetInfo& t, const ChunkHashes& chunks, WriteResult& r) {
-  auto start = std::chrono::steady_clock::now();
-  std::string back;
+/// Records `e` as the job's failure (kind, message with what is left, offset).
+void fail(Job& j, const Error& e, std::optional<std::uint64_t> total, bool written_fully = false) {
+  j.failed = true;
+  j.out.ok = false;
+  j.out.error_kind = e.kind();
+  if (const auto* at = dynamic_cast<const ErrorAt*>(&e)) j.out.failed_offset = at->offset();
+  j.out.error = written_fully ? e.what() : fmt::format("{}; {}", e.what(), abandon(j, total));
+  if (!j.out.failed_offset && !written_fully) j.out.failed_offset = j.out.bytes_written;
+  spdlog::warn("{}", j.out.error);
+}
+
+/// The error for a failure that stops every target (corrupt input, SHA-256
+/// mismatch, Ctrl-C): `e` and what each target was left with.
+Error stop_all(const Error& e, std::vector<Job>& jobs, std::optional<std::uint64_t> total) {
+  std::vector<std::string> left;
+  for (auto& j : jobs)
+    if (!j.failed) left.push_back(abandon(j, total));
+  return Error(e.kind(), left.empty() ? std::string(e.what()) : fmt::format("{}; {}", e.what(), join(left, "; ")));
+}
+
+/// Unmounts (--unmount) and opens every target, before the first byte of
+/// any is written. Throws the first open's error when one cannot be opened.
+std::vector<Job> open_jobs(const WriteOptions& o, std::vector<TargetInfo> infos) {
+  std::vector<Job> jobs(infos.size());
+  for (std::size_t i = 0; i < infos.size(); ++i) {
+    Job& j = jobs[i];
+    j.info = std::move(infos[i]);
+    j.out.target = o.targets[i];
+    if (!j.info.is_file && !j.info.disk.mounted().empty()) j.out.unmounted = unmount_target(j.info);
+    if (!j.info.is_file && j.info.disk.transport == "usb") j.out.usb = usb_link(j.info.disk.name);
+  }
+  for (auto& j : jobs) {
+    bool direct = true;
+    UniqueFd fd = open_target_for_write(j.info, &direct);
+    j.writer = std::make_unique<TargetWriter>(j.info, std::move(fd), direct);
+    spdlog::info("writing {} to {}: {} KiB writes{}", o.image, j.info.path, j.info.io_bytes / 1024,
+                 direct ? " (O_DIRECT)" : "");
+  }
+  return jobs;
+}
+
+/// The writer of one job, as a fan-out consumer. A failure is rethrown so the
+/// fan-out drops the target; `alive` counts writers still going.
+FanoutConsumeFn writer_of(Job& j, Source& src, std::uint64_t input_bytes, std::atomic<std::size_t>& alive) {
+  return [&j, &src, input_bytes, &alive](const AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
+    try {
+      if (offset == 0) j.writer->wipe_edges();
+      j.writer->write(buf, len, offset);
+      j.progress->update(
+          static_cast<double>(offset + len),
+          static_cast<double>(src.input().consumed()) / static_cast<double>(std::max<std::uint64_t>(1, input_bytes)));
+    } catch (...) {
+      --alive;
+      throw;
+    }
+  };
+}
+
+/// Decodes once and feeds every writer plus the stream hasher. Targets that
+/// fail are marked in their job; a decoder error or Ctrl-C is thrown for all.
+Stream decode_and_write(const WriteOptions& o, Source& src, std::vector<Job>& jobs, const ProgressSink& sink) {
+  const auto size = src.size();
+  std::size_t capacity = jobs.front().info.io_bytes;  // one buffer size for all: the smallest write size
+  for (const auto& j : jobs) capacity = std::min(capacity, j.info.io_bytes);
+  Stream s;
+  s.chunks.chunk_bytes = capacity;
+  Xxh3_128 whole;
+  std::atomic<std::size_t> alive{jobs.size()};
+  std::vector<FanoutConsumeFn> consumers;
+  for (auto& j : jobs) {
+    ProgressEvent tmpl;
+    tmpl.target = j.info.path;
+    j.progress = std::make_unique<ProgressPhase>(sink, "write", static_cast<double>(size.value_or(0)),
+                                                 ProgressUnit::Bytes, tmpl);
+    consumers.push_back(writer_of(j, src, src.input().size(), alive));
+  }
+  consumers.push_back([&](const AlignedBuffer& buf, std::size_t len, std::uint64_t) {
+    if (alive == 0) throw Error(ErrorKind::Io, "every target failed");  // stop decoding for no one
+    throw_if_cancelled("while writing");
+    whole.update({buf.data(), len});
+    if (o.verify) s.chunks.hashes.push_back(chunk_hash(buf.data(), len));
+  });
+  FanoutResult f;
   try {
-    back = verify_readback(t, o.image, o.threads, r.bytes_written, chunks, o.progress);
+    f = run_fanout(
+        kBuffers, capacity, [&](std::span<std::byte> b, std::uint64_t) { return src.read_full(b); }, consumers);
+  } catch (const Error& e) {
+    throw stop_all(e.kind() == ErrorKind::Interrupted ? Error(e.kind(), "interrupted while writing") : e, jobs, size);
+  }
+  for (std::size_t i = 0; i < f.consumer_errors.size(); ++i) {
+    const bool hasher = i == jobs.size();
+    if (!hasher) jobs[i].out.waited_for_decoder_seconds = f.consumer_waited_seconds[i];
+    if (!f.consumer_errors[i]) continue;
+    try {
+      std::rethrow_exception(f.consumer_errors[i]);
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::Interrupted) throw stop_all(Error(e.kind(), "interrupted while writing"), jobs, size);
+      if (!hasher) fail(jobs[i], e, size);  // the hasher only stops when no writer is left
+    }
+  }
+  s.total = f.total;
+  s.xxh3_128 = whole.hex();
+  s.decoder_waited = f.producer_waited_seconds;
+  return s;
+}
+
+/// Reads the target back and compares the chunk hashes; sets verified,
+/// verify_seconds and the waits. Throws as verify_readback().
+void verify_job(const WriteOptions& o, Job& j, const Stream& s, const ProgressSink& sink) {
+  auto start = Clock::now();
+  try {
+    ReadbackWaits w = verify_readback(j.info, o.image, o.threads, s.total, s.chunks, sink);
+    j.out.verify_waited_for_device_seconds = w.for_device;
+    j.out.verify_waited_for_hashing_seconds = w.for_hashing;
   } catch (const Error& e) {
     if (e.kind() != ErrorKind::Interrupted) throw;
     throw Error(e.kind(), fmt::format("{}; all {} were written to {} but not verified: run piprov verify {} {}",
-                                      e.what(), format_bytes(r.bytes_written), t.path, o.image, t.path));
+                                      e.what(), format_bytes(s.total), j.info.path, o.image, j.info.path));
   }
-  if (back != r.xxh3_128)
-    throw Error(ErrorKind::Verify,
-                fmt::format("verify failed: XXH3-128 of {} read back is {}, written {}", t.path, back, r.xxh3_128));
-  r.verify_seconds = since(start);
-  r.verified = true;
+  j.out.verify_seconds = since(start);
+  j.out.verified = true;
+}
+
+/// One target after the stream: fdatasync, the first MiB, BLKRRPART, verify.
+void finish_job(const WriteOptions& o, Job& j, const Stream& s, Clock::time_point start, const ProgressSink& sink) {
+  try {
+    j.writer->sync();
+    j.writer->commit_head(s.total);
+    j.progress->end();
+    j.writer->close();
+  } catch (const Error& e) {
+    return fail(j, e, s.total);
+  }
+  j.out.bytes_written = s.total;
+  j.out.write_seconds = since(start);
+  try {
+    if (!j.info.is_file) j.out.partitions = reread_partitions(j.info.path);
+    if (o.verify) verify_job(o, j, s, sink);
+    j.out.ok = true;
+  } catch (const Error& e) {
+    fail(j, e, s.total, true);
+  }
+}
+
+/// finish_job() for every target still going, in parallel. Ctrl-C in any is
+/// rethrown once all are done.
+void finish_all(const WriteOptions& o, std::vector<Job>& jobs, const Stream& s, Clock::time_point start,
+                const ProgressSink& sink) {
+  std::vector<std::thread> threads;
+  for (auto& j : jobs)
+    if (!j.failed) threads.emplace_back([&o, &j, &s, start, &sink] { finish_job(o, j, s, start, sink); });
+  for (auto& t : threads) t.join();
+  for (auto& j : jobs)
+    if (j.failed && j.out.error_kind == ErrorKind::Interrupted) throw Error(ErrorKind::Interrupted, j.out.error);
+}
+
+/// The error when no target succeeded: the target's own line, or one per target.
+Error all_failed(const std::vector<TargetOutcome>& outs) {
+  std::vector<std::string> lines;
+  for (const auto& t : outs) lines.push_back(t.error);
+  return Error(outs.front().error_kind, join(lines, "\n"));
 }
 
 }  // namespace
 
-WriteResult write_image(const WriteOptions& o) {
-  if (o.image.empty() || o.target.empty()) throw Error(ErrorKind::Usage, "write needs IMAGE and DEVICE");
-  const std::string want_sha = expected_sha256(o.sha256, o.sha256_file, o.image);
-  TargetInfo t = inspect_target(o.target, {.unmount = o.unmount, .overwrite = o.overwrite});
-  check_image_not_on_target(o.image, t);
-  auto src = open_source(o.image, o.threads, !want_sha.empty());
-  if (!t.is_file && t.capacity == 0)
-    throw Error(ErrorKind::Usage, fmt::format("{} has size 0 (no medium in the reader?): nothing was written; insert "
-                                              "the card or disk, or give another device (see 'piprov devices')",
-                                              t.path));
-  auto size = src->size();
-  if (size && (t.capacity || !t.is_file) && *size > t.capacity)
-    throw Error(ErrorKind::Usage,
-                fmt::format("the image {} ({}, {} bytes) is larger than {} ({}, {} bytes): nothing was written",
-                            o.image, format_bytes(*size), *size, t.path,
-                            t.is_file ? "free space" : format_bytes(t.capacity), t.capacity));
+std::size_t WriteResult::succeeded() const {
+  return static_cast<std::size_t>(std::count_if(targets.begin(), targets.end(), [](auto& t) { return t.ok; }));
+}
+std::size_t WriteResult::failed() const { return targets.size() - succeeded(); }
 
-  if ((!t.is_file || t.exists) && !o.assume_yes) {
-    if (!o.confirm)
-      throw Error(ErrorKind::Usage, fmt::format("refusing to write {} without confirmation: pass --yes", t.path));
-    if (!o.confirm(confirm_text(o, t, *src)))
-      throw Error(ErrorKind::Usage, fmt::format("not confirmed: nothing was written to {}", t.path));
-  }
+WriteResult write_image(const WriteOptions& o) {
+  if (o.image.empty() || o.targets.empty()) throw Error(ErrorKind::Usage, "write needs IMAGE and DEVICE");
+  const std::string want_sha = expected_sha256(o.sha256, o.sha256_file, o.image);
+  std::vector<TargetInfo> infos = check_targets(o);
+  auto src = open_source(o.image, o.threads, !want_sha.empty());
+  check_sizes(infos, *src, o.image);
+  confirm_targets(o, infos, *src);
 
   WriteResult r;
   r.image = o.image;
-  r.target = o.target;
   r.format = to_string(src->format());
   r.decoder_threads = src->threads();
   r.input_bytes = src->input().size();
-  if (!t.is_file && !t.disk.mounted().empty()) r.unmounted = unmount_target(t);
-
-  bool direct = true;
-  TargetWriter w(t, open_target_for_write(t, &direct), direct);
-  Xxh3_128 whole;
-  ChunkHashes chunks;
-  chunks.chunk_bytes = t.io_bytes;
-  spdlog::info("writing {} to {}: {} KiB writes{}, {} buffers", o.image, t.path, t.io_bytes / 1024,
-               direct ? " (O_DIRECT)" : "", kBuffers);
-
-  auto start = std::chrono::steady_clock::now();
-  try {
-    w.wipe_edges();
-    ProgressPhase progress(o.progress, "write", static_cast<double>(size.value_or(0)));
-    std::uint64_t total = run_pipeline(
-        kBuffers, t.io_bytes, [&](std::span<std::byte> buf, std::uint64_t) { return src->read_full(buf); },
-        [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
-          std::span<const std::byte> data(buf.data(), len);
-          whole.update(data);
-          if (o.verify) chunks.hashes.push_back(chunk_hash(buf.data(), len));
-          w.write(buf, len, offset);
-          progress.update(static_cast<double>(offset + len),
-                          static_cast<double>(src->input().consumed()) /
-                              static_cast<double>(std::max<std::uint64_t>(1, r.input_bytes)));
-        });
-    if (total == 0) throw Error(ErrorKind::Usage, o.image + " holds no data (0 bytes once decoded)");
-    w.sync();
-    if (!want_sha.empty()) r.sha256 = check_sha256(*src, o.image, want_sha);
-    w.commit_head(total);
-    progress.end();
-    r.bytes_written = total;
-  } catch (const Error& e) {
-    std::uint64_t written = w.written();
-    w.close();
-    if (t.is_file && !t.exists) {  // only a file this run created; an existing one is never removed
-      std::error_code ec;
-      std::filesystem::remove(t.path, ec);
-    }
-    throw Error(e.kind(), fmt::format("{}; {}", e.what(), aftermath(t, written, size)));
+  const ProgressSink sink = serialised(o.progress);
+  std::vector<Job> jobs = open_jobs(o, std::move(infos));
+  auto start = Clock::now();
+  Stream s = decode_and_write(o, *src, jobs, sink);
+  if (s.total == 0) throw stop_all(Error(ErrorKind::Usage, o.image + " holds no data (0 bytes once decoded)"), jobs, 0);
+  if (!want_sha.empty()) {
+    r.sha256 = src->input().finish_sha256();
+    if (r.sha256 != want_sha)
+      throw stop_all(Error(ErrorKind::Verify, fmt::format("SHA-256 of {} is {}, expected {}: the file is not the "
+                                                          "published one; download it again",
+                                                          o.image, r.sha256, want_sha)),
+                     jobs, s.total);
   }
-  w.close();
-  r.write_seconds = since(start);
-  r.xxh3_128 = whole.hex();
-  if (!t.is_file) r.partitions = reread_partitions(t.path);
+  finish_all(o, jobs, s, start, sink);
 
-  if (o.verify) verify_written(o, t, chunks, r);
+  r.image_bytes = s.total;
+  r.xxh3_128 = s.xxh3_128;
+  for (auto& j : jobs) {
+    r.write_seconds = std::max(r.write_seconds, j.out.write_seconds);
+    r.verify_seconds = std::max(r.verify_seconds, j.out.verify_seconds);
+    r.targets.push_back(std::move(j.out));
+  }
+  r.speed = speed_report(*src, s.decoder_waited, r.targets);
+  if (r.succeeded() == 0) throw all_failed(r.targets);
   return r;
 }
 

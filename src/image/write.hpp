@@ -1,69 +1,135 @@
 #pragma once
-// `piprov write IMAGE DEVICE` as a library call, also used by `provision`.
-// Rules: formats by magic, O_DIRECT|O_EXCL aligned writes, first MiB written
-// last, fdatasync, BLKRRPART, verify, safety checks, progress, Ctrl-C. Data
-// flows Source -> bounded queue -> Target (pipeline.hpp).
+// `piprov write IMAGE DEVICE...` as a library call, also used by `provision`.
+// Rules: formats by magic, one decoder feeding every target (each buffer is
+// shared read-only by all writers), one writer thread per target with
+// O_DIRECT|O_EXCL aligned writes, first MiB written last, fdatasync,
+// BLKRRPART, read-back verify of every target in parallel, safety checks on
+// every target before the first byte of any, progress, Ctrl-C. A target that
+// fails is dropped and reported; the others finish (Etcher's multi-write does
+// the same; rpi-imager writes one card at a time, rpi-imager issue 380).
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/error.hpp"
 #include "core/progress.hpp"
+#include "image/usb_link.hpp"
 
 namespace piprov::image {
 
 /// Everything `piprov write` takes. Paths are as the user typed them.
 struct WriteOptions {
-  std::string image;        ///< IMAGE: .img/.xz/.gz/.bz2/.zst/.lz4/.zip (detected by content)
-  std::string target;       ///< DEVICE: a whole disk (/dev/sdX, /dev/loopN) or a regular file (created/overwritten)
+  std::string image;  ///< IMAGE: .img/.xz/.gz/.bz2/.zst/.lz4/.zip (detected by content)
+  /// DEVICE...: one or more whole disks (/dev/sdX, /dev/loopN) or regular files
+  /// (created/overwritten). The same disk twice (also through a by-id link) is refused.
+  std::vector<std::string> targets;
   bool verify = true;       ///< read back with O_DIRECT and compare (--no-verify turns off)
   bool assume_yes = false;  ///< --yes: do not ask for confirmation
-  bool unmount = false;     ///< --unmount: unmount the target's mounted partitions first
+  bool unmount = false;     ///< --unmount: unmount the targets' mounted partitions first
   bool overwrite = false;   ///< --overwrite: replace an existing non-empty regular file (--yes alone does not)
   std::string sha256;       ///< --sha256 HEX: expected SHA-256 of the IMAGE file itself ("" = none)
   std::string sha256_file;  ///< --sha256-file SHA256SUMS: look IMAGE's name up there ("" = none)
-  /// Receives the "write" and "verify" phases (bytes); empty = no one listens.
+  /// Receives the "write" and "verify" phases (bytes) of each target, with
+  /// ProgressEvent::target set to the target's path. Called from the writer and
+  /// verifier threads, one call at a time (write_image() serialises them); empty
+  /// = no one listens.
   ProgressSink progress;
-  /// Asked with a multi-line summary (model/size/transport, what will be lost)
-  /// before anything is written, unless assume_yes. Returns true to go on.
-  /// When empty and !assume_yes, write_image() refuses (Error{Usage}).
+  /// Asked once with a multi-line summary listing every disk (model/size/
+  /// transport, what will be lost) before anything is written, unless
+  /// assume_yes. Returns true to go on. When empty and !assume_yes,
+  /// write_image() refuses (Error{Usage}).
   std::function<bool(const std::string& summary)> confirm;
   unsigned threads = 0;  ///< xz decoder threads; 0 = number of online CPUs
 };
 
-/// What write_image() did. Seconds are wall-clock.
-struct WriteResult {
-  std::string image;
-  std::string target;
-  std::string format;                   ///< "xz", "gzip", "bzip2", "zstd", "lz4", "zip", "raw"
-  unsigned decoder_threads = 1;         ///< threads the decoder used (xz MT; 1 otherwise)
-  std::uint64_t input_bytes = 0;        ///< size of the IMAGE file (compressed)
-  std::uint64_t bytes_written = 0;      ///< uncompressed image bytes written to the target
-  double write_seconds = 0;             ///< decode + write + first MiB + fdatasync
-  double verify_seconds = 0;            ///< read-back and compare (0 when not verified)
-  std::string xxh3_128;                 ///< XXH3-128 of the uncompressed stream, 32 hex digits
-  std::string sha256;                   ///< SHA-256 of the IMAGE file when checked ("" otherwise)
-  bool verified = false;                ///< read-back matched every byte
-  std::vector<std::string> unmounted;   ///< "DEV on DIR" unmounted because of --unmount
-  std::vector<std::string> partitions;  ///< partition nodes present after BLKRRPART (block devices)
+/// How one target fared. Seconds are wall-clock.
+struct TargetOutcome {
+  std::string target;  ///< as given
+  bool ok = false;     ///< written (and verified when asked)
+  /// Why it failed (when !ok): Io (write/flush error, device full, unplugged),
+  /// Verify (read-back mismatch), Usage (image larger than this disk).
+  ErrorKind error_kind = ErrorKind::Io;
+  std::string error;                             ///< one line naming the target, offset and state ("" when ok)
+  std::optional<std::uint64_t> failed_offset;    ///< byte offset of the failed write or first bad byte
+  std::uint64_t bytes_written = 0;               ///< image bytes accepted by the target (all when ok)
+  double write_seconds = 0;                      ///< from the first byte to the first MiB synced
+  double verify_seconds = 0;                     ///< read-back and compare (0 when not verified)
+  bool verified = false;                         ///< read-back matched every byte
+  double waited_for_decoder_seconds = 0;         ///< write phase: this writer idle, no decoded buffer ready
+  double verify_waited_for_device_seconds = 0;   ///< verify: the comparer idle, waiting for the device read
+  double verify_waited_for_hashing_seconds = 0;  ///< verify: the reader idle, waiting for the comparer
+  std::vector<std::string> unmounted;            ///< "DEV on DIR" unmounted because of --unmount
+  std::vector<std::string> partitions;           ///< partition nodes present after BLKRRPART (block devices)
+  UsbLink usb;                                   ///< block devices on USB
 };
 
-/// Performs the whole `piprov write`: safety checks on the target (whole disk
-/// or regular file; never a system disk; mounted only with unmount; read-only
-/// refused; image size vs target size), confirmation, decode + write on two
-/// threads with O_DIRECT|O_EXCL aligned writes, the first MiB last, fdatasync,
-/// BLKRRPART (waiting for partition nodes), optional SHA-256 check of the input
-/// and read-back verify.
-/// Throws piprov::Error: Usage (refused before writing, bad/unsupported/corrupt
-/// input, not confirmed), Io (device/file error, device full; message names
-/// errno and byte offset), Verify (read-back or SHA-256 mismatch; names the
-/// first bad offset), Interrupted (Ctrl-C; says how far it got).
+/// What limited the speed (item "say what limited the speed"): per phase, the
+/// time the writers waited for the decoder and the decoder waited for the
+/// writers, and what the decoder could use.
+struct SpeedReport {
+  std::uint64_t xz_blocks = 0;        ///< blocks in the xz index (0 when IMAGE is not .xz)
+  unsigned usable_threads = 1;        ///< decoder threads that could run (1 for a 1-block xz and non-xz formats)
+  std::string decode_note;            ///< e.g. "1 block: decoded on 1 core", "412 blocks: decoded on 2 threads"
+  double writers_waited_seconds = 0;  ///< write phase: the longest any writer waited for the decoder
+  double decoder_waited_seconds = 0;  ///< write phase: the decoder waited for the slowest writer (no free buffer)
+  double verify_waited_for_device_seconds = 0;   ///< verify phase: longest comparer wait for device reads
+  double verify_waited_for_hashing_seconds = 0;  ///< verify phase: longest reader wait for the comparer
+  std::string slowest_target;                    ///< the target whose write took longest ("" when none was written)
+  std::string verdict;                           ///< "decode-bound" or "device-bound"
+  /// e.g. "decode-bound: writers waited 9.1 s for the decoder, the decoder waited 0.2 s for the writers"
+  std::string verdict_line;
+};
+
+/// What write_image() did.
+struct WriteResult {
+  std::string image;
+  std::string format;                  ///< "xz", "gzip", "bzip2", "zstd", "lz4", "zip", "raw"
+  unsigned decoder_threads = 1;        ///< threads the decoder used (xz MT; 1 otherwise)
+  std::uint64_t input_bytes = 0;       ///< size of the IMAGE file (compressed)
+  std::uint64_t image_bytes = 0;       ///< uncompressed image bytes (the decoded stream)
+  double write_seconds = 0;            ///< decode + write + first MiB + fdatasync, until the last target is done
+  double verify_seconds = 0;           ///< until the last target's verify is done (0 when not verified)
+  std::string xxh3_128;                ///< XXH3-128 of the uncompressed stream, 32 hex digits
+  std::string sha256;                  ///< SHA-256 of the IMAGE file when checked ("" otherwise)
+  std::vector<TargetOutcome> targets;  ///< one per WriteOptions::targets, same order
+  SpeedReport speed;
+
+  /// Targets with ok = true / false.
+  std::size_t succeeded() const;
+  std::size_t failed() const;
+};
+
+/// Performs the whole `piprov write`: safety checks on every target (the
+/// write guard core/write_guard.hpp: whole disk or regular file; never a
+/// system disk; mounted only with unmount; read-only refused; image size vs
+/// target size; duplicates refused), ALL before the first byte of ANY target,
+/// one confirmation listing every disk, then one decode feeding one writer
+/// thread per target (O_DIRECT|O_EXCL aligned writes, first MiB last,
+/// fdatasync, BLKRRPART), optional SHA-256 check of the input and read-back
+/// verify of the targets in parallel.
+/// Returns when at least one target succeeded; the failed ones are in
+/// targets[] with ok = false (exit code 5, ErrorKind::Partial, is the
+/// caller's to give).
+/// Throws piprov::Error: Usage (refused before writing; a message with one line
+/// per refused target; bad/unsupported/corrupt input; not confirmed), and when
+/// every target failed the kind of the first target's failure: Io
+/// (device/file error, device full; message names errno and byte offset),
+/// Verify (read-back or SHA-256 mismatch; names the first bad offset); with
+/// several targets the message has one line per target. Interrupted (Ctrl-C;
+/// says how far it got).
 WriteResult write_image(const WriteOptions& options);
 
-/// `piprov write --json`: the result as one JSON object (schema in docs/write.md
-/// "Output"); rates in bytes per second, 0 when not measured.
+/// `piprov write --json`: the result as one JSON object, schema
+/// "piprov.write/2" (docs/write.md "Output"): the stream fields, a "targets"
+/// array (one object per target) and "speed"; rates in bytes per second, 0
+/// when not measured.
 nlohmann::json write_result_json(const WriteResult& r);
+
+/// One target's outcome as JSON (an element of "targets").
+nlohmann::json target_outcome_json(const TargetOutcome& t);
 
 }  // namespace piprov::image

@@ -139,6 +139,7 @@ class XzSource final : public Source {
   }
   std::optional<std::uint64_t> size() const override { return info_.uncompressed; }
   unsigned threads() const override { return threads_; }
+  std::uint64_t blocks() const override { return info_.blocks; }
 
  private:
   lzma_stream s_ = LZMA_STREAM_INIT;

@@ -104,14 +104,19 @@ struct MountGuard {
   }
 };
 
-/// One provision run: the outline of named passes provision() calls, and the
-/// state a failure message needs (which step, what the disk holds).
-class Run {
+/// The per-disk passes for one written disk: the outline provision_target()
+/// calls, and the state a failure message needs (which step, what the disk holds).
+class TargetRun {
  public:
-  explicit Run(const ProvisionOptions& o) : o_(o), steps_(o.progress, kSteps) {}
+  TargetRun(const ProvisionOptions& o, std::size_t index, TargetReport& rep, const SeedPlan* seed)
+      : o_(o),
+        index_(index),
+        rep_(rep),
+        seed_(seed),
+        target_(rep.target),
+        steps_(o.progress, kSteps, o.write.targets.size() > 1 ? rep.target : std::string()) {}
 
-  void check_arguments();
-  void write();
+  void written();
   void identity();
   void find();
   void mount();
@@ -123,74 +128,85 @@ class Run {
   /// The error of a failed step after the write, naming the step, the disk's
   /// state and how to finish by hand. Unmounts first.
   Error failure(const Error& e);
-
-  ProvisionReport rep;
-  std::string current = "partitions";  ///< the step running
+  /// Place of this disk in o.write.targets (for per-disk settings).
+  std::size_t index() const { return index_; }
 
  private:
   void step(const std::string& name, const std::string& text) {
-    rep.steps.push_back({name, text, steps_.step(name, text)});
+    rep_.steps.push_back({name, text, steps_.step(name, text)});
   }
   const ProvisionOptions& o_;
+  std::size_t index_;
+  TargetReport& rep_;
+  const SeedPlan* seed_;  ///< nullptr: no identity options
+  std::string target_;
   ProgressSteps steps_;
+  std::string current_ = "partitions";  ///< the step running
   std::string state_;
   MountGuard guard_;
   Partition boot_, root_;
   fs::path boot_dir_, root_dir_;
   bool via_mtools_ = false;
   std::map<std::string, std::string> fat_before_;
-  std::vector<SeedPlan> seeds_;  ///< planned before the write, one per target
 };
 
-void Run::check_arguments() {
-  std::string parent;
-  auto kind = classify_path(o_.write.target, &parent);
-  if (kind != TargetKind::WholeDisk)
-    throw Error(ErrorKind::Usage, o_.write.target + (kind == TargetKind::Partition
-                                                         ? " is a partition; provision the whole disk " + parent
-                                                         : " is not a whole disk: provision needs a block device "
-                                                           "(for an image file, attach it with losetup --partscan)"));
-  // Bad VID:PIDs are usage errors before anything is written.
-  for (const auto& q : o_.patch.uas_quirks) boot::normalize_vid_pid(q);
-  for (const auto& q : o_.usb_ids) boot::normalize_vid_pid(q);
-  seeds_ = plan_seeds(o_.identity, {o_.write.target});  // every identity option checked before the write
+/// Every DEVICE must be a whole disk; VID:PIDs must parse; the identity
+/// options must give one valid seed per disk (returned). Throws Error{Usage}
+/// before anything is written.
+std::vector<SeedPlan> check_arguments(const ProvisionOptions& o) {
+  for (const auto& target : o.write.targets) {
+    std::string parent;
+    auto kind = classify_path(target, &parent);
+    if (kind != TargetKind::WholeDisk)
+      throw Error(ErrorKind::Usage,
+                  target + (kind == TargetKind::Partition ? " is a partition; provision the whole disk " + parent
+                                                          : " is not a whole disk: provision needs a block device "
+                                                            "(for an image file, attach it with losetup --partscan)"));
+  }
+  for (const auto& q : o.patch.uas_quirks) boot::normalize_vid_pid(q);
+  for (const auto& q : o.usb_ids) boot::normalize_vid_pid(q);
+  return plan_seeds(o.identity, o.write.targets);
 }
 
-void Run::write() {  // errors propagate as write_image() reports them
-  image::WriteOptions wo = o_.write;
-  if (!wo.progress) wo.progress = o_.progress;
-  rep.write = image::write_image(wo);
-  step("write", "wrote " + format_bytes(rep.write.bytes_written) + " (" + rep.write.format + ") to " +
-                    rep.write.target + " in " + format_duration(rep.write.write_seconds) +
-                    (rep.write.verified ? "; verified in " + format_duration(rep.write.verify_seconds)
-                                        : "; not verified (--no-verify)"));
-  state_ = o_.write.target + " holds the image as written" + (rep.write.verified ? " and verified" : "") +
+/// The one write of every disk; errors propagate as write_image() reports them.
+image::WriteResult write_all(const ProvisionOptions& o) {
+  image::WriteOptions wo = o.write;
+  if (!wo.progress) wo.progress = o.progress;
+  return image::write_image(wo);
+}
+
+void TargetRun::written() {
+  const auto& w = rep_.write;
+  step("write",
+       "wrote " + format_bytes(w.bytes_written) + " to " + target_ + " in " + format_duration(w.write_seconds) +
+           (w.verified ? "; verified in " + format_duration(w.verify_seconds) : "; not verified (--no-verify)"));
+  state_ = target_ + " holds the image as written" + (w.verified ? " and verified" : "") +
            "; its boot partition is NOT patched yet";
 }
 
-void Run::identity() {
-  current = "identity";
-  rep.disk_identity = image::renew_disk_identity(o_.write.target);
-  const auto& id = rep.disk_identity;
-  state_ += "; it has a new disk identifier (" + id.new_id + "), its cmdline.txt/fstab PARTUUIDs not rewritten yet";
+void TargetRun::identity() {
+  current_ = "identity";
+  rep_.disk_identity = image::renew_disk_identity(target_);
+  const auto& id = rep_.disk_identity;
+  state_ += "; it has a new disk identifier (" + id.new_id + ") that its PARTUUID= references do not name yet";
   step("identity", (id.label == "dos" ? "MBR disk identifier " : "GPT disk GUID ") + id.old_id + " -> " + id.new_id +
-                       " (" + std::to_string(id.partuuids.size()) + " PARTUUIDs new)");
+                       " (" + std::to_string(id.partuuids.size()) + " new PARTUUIDs)");
 }
 
-void Run::find() {
-  current = "partitions";
-  std::tie(boot_, root_) = find_partitions(o_.write.target);
-  rep.boot_partition = boot_.path;
-  rep.root_partition = root_.path;
+void TargetRun::find() {
+  current_ = "partitions";
+  std::tie(boot_, root_) = find_partitions(target_);
+  rep_.boot_partition = boot_.path;
+  rep_.root_partition = root_.path;
   step("partitions", "boot " + describe(boot_) + ", root " + describe(root_));
 }
 
-void Run::mount() {
-  current = "mount";
+void TargetRun::mount() {
+  current_ = "mount";
   std::string tmpl = (fs::temp_directory_path() / "piprov-provision-XXXXXX").string();
   if (!::mkdtemp(tmpl.data())) throw io_error("cannot create a temporary directory", errno);
   guard_.dir = tmpl;
-  rep.mount_dir = tmpl;
+  rep_.mount_dir = tmpl;
   boot_dir_ = guard_.dir / "system-boot";
   root_dir_ = guard_.dir / "writable";
   fs::create_directory(root_dir_);
@@ -213,52 +229,51 @@ void Run::mount() {
                     : boot_.path + " on " + boot_dir_.string() + ", " + root_.path + " on " + root_dir_.string());
 }
 
-void Run::patch() {
-  current = "patch";
+void TargetRun::patch() {
+  current_ = "patch";
   boot::PatchOptions po = o_.patch;
   po.boot_dir = boot_dir_;
   po.root_dir = root_dir_;
   po.dry_run = false;
-  rep.patch = boot::patch_boot(po);
-  state_ = o_.write.target +
-           " holds the image with a new disk identifier, and its boot partition is patched; "
-           "its PARTUUID= references are not rewritten yet";
-  step("patch", rep.patch.actions.empty() ? "nothing to change" : join(rep.patch.actions, "; "));
+  rep_.patch = boot::patch_boot(po);
+  state_ = target_ +
+           " holds the image with a new disk identifier, and its boot partition is patched; its "
+           "PARTUUID= references are not rewritten yet";
+  step("patch", rep_.patch.actions.empty() ? "nothing to change" : join(rep_.patch.actions, "; "));
 }
 
-void Run::seed() {
-  current = "seed";
-  rep.seed = rewrite_partuuid_references(boot_dir_, root_dir_, rep.disk_identity);
-  state_ = o_.write.target + " holds the image with a new disk identifier (" + rep.disk_identity.new_id +
+void TargetRun::seed() {
+  current_ = "seed";
+  rep_.seed = rewrite_partuuid_references(boot_dir_, root_dir_, rep_.disk_identity);
+  state_ = target_ + " holds the image with a new disk identifier (" + rep_.disk_identity.new_id +
            ") that its cmdline and fstab PARTUUID= references match, and its boot partition is patched";
-  std::string text = rep.seed.rewritten.empty() ? "no PARTUUID= to rewrite"
-                                                : "PARTUUID= rewritten in " + join(rep.seed.rewritten, ", ");
-  if (seeds_.empty()) return step("seed", text + "; no identity options: no cloud-init seed");
-  rep.seed.seed_files = write_checked_seed(boot_dir_, root_dir_, seeds_.front());
-  rep.seed_plan = seeds_.front();
-  state_ += "; it holds the cloud-init seed";
-  step("seed", text + "; cloud-init seed (" + join(rep.seed.seed_files, ", ") + ") for " +
-                   (rep.seed_plan.hostname.empty() ? "" : rep.seed_plan.hostname + ", ") + "instance-id " +
-                   rep.seed_plan.instance_id);
+  std::string text = rep_.seed.rewritten.empty() ? "no PARTUUID= to rewrite"
+                                                 : "PARTUUID= rewritten in " + join(rep_.seed.rewritten, ", ");
+  if (!seed_) return step("seed", text + "; no identity options: no cloud-init seed");
+  rep_.seed.seed_files = write_checked_seed(boot_dir_, root_dir_, *seed_);
+  rep_.seed_plan = *seed_;
+  state_ += "; it holds its cloud-init seed";
+  step("seed", text + "; cloud-init seed (" + join(rep_.seed.seed_files, ", ") + ") for " +
+                   (seed_->hostname.empty() ? "" : seed_->hostname + ", ") + "instance-id " + seed_->instance_id);
 }
 
-void Run::check() {
-  current = "check";
+void TargetRun::check() {
+  current_ = "check";
   boot::CheckOptions co;
   co.boot_dir = boot_dir_;
   co.root_dir = root_dir_;
   co.usb_ids = o_.usb_ids;
   co.scan_usb = false;  // the host's USB devices say nothing about the Pi's
-  rep.check = boot::check_boot(co);
-  auto counts = count_findings(rep.check.findings);
-  step("check", rep.check.ok() ? "OK: [pi4] kernel=" + rep.check.kernel_file + " (vmlinux " +
-                                     to_string(rep.check.kernel.state) + "), initramfs " + rep.check.initramfs +
-                                     ", cmdline " + rep.check.cmdline_file + ", apt hook installed"
-                               : std::to_string(counts.errors + counts.warnings) + " finding(s), listed below");
+  rep_.check = boot::check_boot(co);
+  auto counts = count_findings(rep_.check.findings);
+  step("check", rep_.check.ok() ? "OK: [pi4] kernel=" + rep_.check.kernel_file + " (vmlinux " +
+                                      to_string(rep_.check.kernel.state) + "), initramfs " + rep_.check.initramfs +
+                                      ", cmdline " + rep_.check.cmdline_file + ", apt hook installed"
+                                : std::to_string(counts.errors + counts.warnings) + " finding(s), listed below");
 }
 
-void Run::sync() {
-  current = "sync";
+void TargetRun::sync() {
+  current_ = "sync";
   if (!via_mtools_) {
     sync_fs(boot_dir_);
     sync_fs(root_dir_);
@@ -273,46 +288,39 @@ void Run::sync() {
   fs::remove_all(boot_dir_, ec);
 }
 
-void Run::unmount() {
-  current = "unmount";
+void TargetRun::unmount() {
+  current_ = "unmount";
   guard_.unmount_all();
   if (!guard_.problems.empty()) throw Error(ErrorKind::Io, guard_.problems.front());
   step("unmount", "unmounted " + (via_mtools_ ? root_.path : boot_.path + " and " + root_.path) + "; removed " +
                       guard_.dir.string());
 }
 
-Error Run::failure(const Error& e) {
+Error TargetRun::failure(const Error& e) {
   guard_.unmount_all();
   std::string mounts =
       guard_.problems.empty() ? "nothing of it is mounted any more" : "WARNING: " + guard_.problems.front();
-  std::string redo = current == "patch" || current == "check" || current == "sync"
+  std::string redo = current_ == "patch" || current_ == "check" || current_ == "sync"
                          ? " To finish by hand: mount " +
-                               (rep.boot_partition.empty() ? "the boot partition" : rep.boot_partition) + " and " +
-                               (rep.root_partition.empty() ? "the root partition" : rep.root_partition) +
+                               (rep_.boot_partition.empty() ? "the boot partition" : rep_.boot_partition) + " and " +
+                               (rep_.root_partition.empty() ? "the root partition" : rep_.root_partition) +
                                ", then run piprov boot patch BOOT_DIR --root ROOT_DIR."
                          : "";
-  return Error(e.kind(), "provision failed at step '" + current + "': " + e.what() + ". Disk state: " + state_ +
+  return Error(e.kind(), "provision failed at step '" + current_ + "': " + e.what() + ". Disk state: " + state_ +
                              " (files on it are replaced atomically, each is old or new); " + mounts + "." + redo);
 }
 
-nlohmann::json identity_json(const ProvisionReport& r) {
-  const auto& id = r.disk_identity;
-  return {{"disk_label", id.label},
-          {"old_disk_id", id.old_id},
-          {"new_disk_id", id.new_id},
-          {"partuuids", id.partuuids},
-          {"rewritten", r.seed.rewritten},
-          {"hostname", r.seed_plan.hostname},
-          {"instance_id", r.seed_plan.instance_id},
-          {"seed_files", r.seed.seed_files}};
-}
-
-}  // namespace
-
-ProvisionReport provision(const ProvisionOptions& o) {
-  Run run(o);
-  run.check_arguments();
-  run.write();
+/// The per-disk passes for one disk. A disk whose write failed gets only its
+/// error; a failed pass is recorded (error names the step) and the others go on.
+void provision_target(const ProvisionOptions& o, std::size_t index, TargetReport& rep, const SeedPlan* seed) {
+  rep.target = rep.write.target;
+  if (!rep.write.ok) {
+    rep.error_kind = rep.write.error_kind;
+    rep.error = rep.write.error;
+    return;
+  }
+  TargetRun run(o, index, rep, seed);
+  run.written();
   try {
     run.identity();
     run.find();
@@ -322,26 +330,78 @@ ProvisionReport provision(const ProvisionOptions& o) {
     run.check();
     run.sync();
     run.unmount();
+    rep.ok = true;
   } catch (const Error& e) {
-    throw run.failure(e);
+    Error f = run.failure(e);
+    rep.error_kind = f.kind();
+    rep.error = f.what();
   }
-  return std::move(run.rep);
+}
+
+/// The error when no disk got through: its own line, or one per disk.
+Error none_provisioned(const ProvisionReport& rep) {
+  std::vector<std::string> lines;
+  for (const auto& t : rep.targets) lines.push_back(t.error);
+  return Error(rep.targets.front().error_kind, join(lines, "\n"));
+}
+
+nlohmann::json identity_json(const TargetReport& t) {
+  const auto& id = t.disk_identity;
+  return {{"disk_label", id.label},
+          {"old_disk_id", id.old_id},
+          {"new_disk_id", id.new_id},
+          {"partuuids", id.partuuids},
+          {"rewritten", t.seed.rewritten},
+          {"hostname", t.seed_plan.hostname},
+          {"instance_id", t.seed_plan.instance_id},
+          {"seed_files", t.seed.seed_files}};
+}
+
+nlohmann::json target_json(const TargetReport& t) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : t.steps) steps.push_back({{"step", s.step}, {"result", s.result}, {"seconds", s.seconds}});
+  return {{"target", t.target},
+          {"ok", t.ok},
+          {"error", t.ok ? nlohmann::json(nullptr) : nlohmann::json(t.error)},
+          {"write", image::target_outcome_json(t.write)},
+          {"identity", identity_json(t)},
+          {"boot_partition", t.boot_partition},
+          {"root_partition", t.root_partition},
+          {"patch_actions", t.patch.actions},
+          {"config_diff", t.patch.config_diff},
+          {"check_ok", t.ok && t.check.ok()},
+          {"findings", findings_json(t.check.findings)},
+          {"summary", findings_summary_json(t.check.findings, boot::kCheckFailOn)},
+          {"steps", steps}};
+}
+
+}  // namespace
+
+std::size_t ProvisionReport::succeeded() const {
+  return static_cast<std::size_t>(std::count_if(targets.begin(), targets.end(), [](auto& t) { return t.ok; }));
+}
+
+ProvisionReport provision(const ProvisionOptions& o) {
+  std::vector<SeedPlan> seeds = check_arguments(o);
+  ProvisionReport rep;
+  rep.write = write_all(o);
+  rep.targets.resize(rep.write.targets.size());
+  for (std::size_t i = 0; i < rep.targets.size(); ++i) {
+    rep.targets[i].write = rep.write.targets[i];
+    provision_target(o, i, rep.targets[i], seeds.empty() ? nullptr : &seeds[i]);
+  }
+  if (rep.succeeded() == 0) throw none_provisioned(rep);
+  return rep;
 }
 
 nlohmann::json provision_json(const ProvisionReport& r) {
-  nlohmann::json steps = nlohmann::json::array();
-  for (const auto& s : r.steps) steps.push_back({{"step", s.step}, {"result", s.result}, {"seconds", s.seconds}});
-  return {{"schema", "piprov.provision/2"},
+  nlohmann::json targets = nlohmann::json::array();
+  for (const auto& t : r.targets) targets.push_back(target_json(t));
+  return {{"schema", "piprov.provision/3"},
           {"write", image::write_result_json(r.write)},
-          {"boot_partition", r.boot_partition},
-          {"root_partition", r.root_partition},
-          {"identity", identity_json(r)},
-          {"patch_actions", r.patch.actions},
-          {"config_diff", r.patch.config_diff},
-          {"check_ok", r.check.ok()},
-          {"findings", findings_json(r.check.findings)},
-          {"summary", findings_summary_json(r.check.findings, boot::kCheckFailOn)},
-          {"steps", steps}};
+          {"succeeded", r.succeeded()},
+          {"failed", r.targets.size() - r.succeeded()},
+          {"targets", targets}};
 }
 
 }  // namespace piprov::provision

@@ -1,10 +1,13 @@
 #pragma once
-// `piprov provision IMAGE DEVICE`: write (image::write_image, same safety and
-// verify), a new disk identity (first_boot.hpp), find `system-boot` and
-// `writable` with libblkid (by label, else the first FAT and ext4 partitions),
-// mount both in a private temp dir, boot patch --root, seed (PARTUUID rewrite,
-// cloud-init NoCloud seed), boot check, sync, unmount.
-// On a failure after the write it unmounts and says what state the disk is in.
+// `piprov provision IMAGE DEVICE...`: write every disk from one decode
+// (image::write_image, same safety and verify); then for each disk written:
+// a new disk identity (first_boot.hpp), find `system-boot` and `writable`
+// with libblkid (by label, else the first FAT and ext4 partitions), mount
+// both in a private temp dir, boot patch --root, seed (PARTUUID= rewrite and
+// the cloud-init NoCloud seed), boot check, sync, unmount (one short
+// function per step).
+// On a failure after the write it unmounts and says what state the disk is in;
+// the other disks go on.
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -19,18 +22,20 @@
 namespace piprov::provision {
 
 struct ProvisionOptions {
-  image::WriteOptions write;         ///< IMAGE, DEVICE and write's options
+  image::WriteOptions write;         ///< IMAGE, DEVICE... and write's options (write.targets: one or more disks)
   boot::PatchOptions patch;          ///< optional [pi4] settings and UAS quirks (dirs are filled in)
   std::vector<std::string> usb_ids;  ///< passed to boot check
-  IdentityOptions identity;          ///< first-boot identity (none: no seed is written)
+  IdentityOptions identity;          ///< first-boot identity, one seed per disk (none given: no seed)
   /// Receives the write's progress (write.progress, when that is empty) and a
-  /// Step event after each of the kSteps steps ("write", "identity",
-  /// "partitions", "mount", "patch", "seed", "check", "sync", "unmount") with
-  /// its one-line result and duration.
+  /// Step event after each of the kSteps steps of each target ("write",
+  /// "identity", "partitions", "mount", "patch", "seed", "check", "sync",
+  /// "unmount") with its
+  /// one-line result and duration; with several targets, ProgressEvent::target
+  /// names the disk.
   ProgressSink progress;
 };
 
-/// Number of steps provision() reports.
+/// Number of steps provision() reports per target.
 inline constexpr unsigned kSteps = 9;
 
 /// One finished step, as its Step event reported it.
@@ -40,28 +45,44 @@ struct StepResult {
   double seconds = 0;  ///< wall-clock duration of the step
 };
 
-struct ProvisionReport {
-  image::WriteResult write;
+/// What provision did to one disk.
+struct TargetReport {
+  std::string target;                          ///< the DEVICE as given
+  bool ok = false;                             ///< every step finished (a boot check with findings still counts)
+  ErrorKind error_kind = ErrorKind::Io;        ///< when !ok: the failed step's kind
+  std::string error;                           ///< when !ok: "provision failed at step 'S': ..." or the write's error
+  image::TargetOutcome write;                  ///< the write's outcome for this disk
   std::string boot_partition, root_partition;  ///< "/dev/loop3p1"
   std::string mount_dir;                       ///< the private temp dir (removed at the end)
   boot::PatchReport patch;
-  image::DiskIdentity disk_identity;  ///< the disk's old and new ids
-  SeedPlan seed_plan;                 ///< empty when no identity option was given
-  SeedOutcome seed;                   ///< PARTUUID rewrites and seed files written
+  image::DiskIdentity disk_identity;  ///< the disk's old and new identifiers and PARTUUIDs
+  SeedPlan seed_plan;                 ///< this disk's seed (empty without identity options)
+  SeedOutcome seed;                   ///< PARTUUID= rewrites and the seed files written
   boot::CheckReport check;
   std::vector<StepResult> steps;  ///< in order
 };
 
-/// Runs everything. DEVICE must be a whole disk (Error{Usage} before writing
-/// otherwise). Errors from the write propagate as write_image() throws them;
-/// a later failure is rethrown with the same kind and a message naming the
-/// step, what was done, and the state of the disk. A boot check with findings
-/// is not an exception: see report.check.ok().
+struct ProvisionReport {
+  image::WriteResult write;           ///< the one decode (write.targets: per-disk write outcomes)
+  std::vector<TargetReport> targets;  ///< one per DEVICE, same order
+  std::size_t succeeded() const;
+};
+
+/// Runs everything: one write_image() for every DEVICE (same safety and
+/// verify; every DEVICE must be a whole disk, Error{Usage} before writing
+/// otherwise), then the per-disk steps for each disk written. A disk whose
+/// write or later step fails is reported in its TargetReport (message naming
+/// the step, what was done, and the state of the disk) and the others go on.
+/// Throws when no disk got through: the write's error as write_image() throws
+/// it, or the failed step's error (one line per disk when several). A boot
+/// check with findings is not an exception: see TargetReport::check.ok().
 ProvisionReport provision(const ProvisionOptions& opts);
 
-/// `provision --json` (schema "piprov.provision/2", docs/boot.md): the write
-/// result, partitions, patch actions and diff, boot check findings + summary,
-/// and the steps with their durations in seconds.
+/// `provision --json` (schema "piprov.provision/3", docs/boot.md): the
+/// write's stream fields and speed ("write"), and a "targets" array, one
+/// object per disk: the write outcome, "identity" (new disk id, PARTUUIDs,
+/// files rewritten, hostname, instance_id, seed_files), partitions, patch actions and diff,
+/// boot check findings + summary, the steps with their durations in seconds.
 nlohmann::json provision_json(const ProvisionReport& r);
 
 }  // namespace piprov::provision

@@ -29,7 +29,7 @@ std::string xxh3(const std::string& s) {
 WriteOptions opts(const std::string& img, const std::string& target) {
   WriteOptions o;
   o.image = img;
-  o.target = target;
+  o.targets = {target};
   return o;
 }
 
@@ -42,12 +42,17 @@ TEST(WriteToFile, UnalignedImageIsWrittenExactlyAndVerified) {
     std::filesystem::remove(out);
     auto r = write_image(opts((d.path / "in.img").string(), out));
     EXPECT_EQ(test::read_file(out), data) << n;
-    EXPECT_EQ(r.bytes_written, n);
+    EXPECT_EQ(r.image_bytes, n);
+    ASSERT_EQ(r.targets.size(), 1u);
+    EXPECT_EQ(r.targets[0].bytes_written, n);
     EXPECT_EQ(r.input_bytes, n);
     EXPECT_EQ(r.format, "raw");
-    EXPECT_TRUE(r.verified);
+    EXPECT_TRUE(r.targets[0].ok);
+    EXPECT_TRUE(r.targets[0].verified);
     EXPECT_EQ(r.xxh3_128, xxh3(data));
-    EXPECT_TRUE(r.partitions.empty());
+    EXPECT_TRUE(r.targets[0].partitions.empty());
+    EXPECT_EQ(r.speed.xz_blocks, 0u);
+    EXPECT_TRUE(r.speed.verdict == "decode-bound" || r.speed.verdict == "device-bound") << r.speed.verdict;
   }
 }
 

@@ -8,21 +8,48 @@ namespace {
 
 ProvisionReport sample() {
   ProvisionReport r;
-  r.write.target = "/dev/loop7";
-  r.write.bytes_written = 4u << 20;
-  r.write.verified = true;
-  r.boot_partition = "/dev/loop7p1";
-  r.root_partition = "/dev/loop7p2";
-  r.patch.actions = {"decompressed vmlinuz to vmlinux"};
-  r.check.findings.push_back(Finding{"usb-bridge-no-quirk", Severity::Warning, 0, "", "the bridge needs a quirk",
+  r.write.image = "ubuntu.img.xz";
+  r.write.image_bytes = 4u << 20;
+  image::TargetOutcome w;
+  w.target = "/dev/loop7";
+  w.ok = true;
+  w.bytes_written = 4u << 20;
+  w.verified = true;
+  image::TargetOutcome failed;
+  failed.target = "/dev/loop8";
+  failed.error = "writing /dev/loop8 failed at byte offset 4096";
+  failed.failed_offset = 4096;
+  r.write.targets = {w, failed};
+  TargetReport t;
+  t.target = "/dev/loop7";
+  t.ok = true;
+  t.write = w;
+  t.boot_partition = "/dev/loop7p1";
+  t.root_partition = "/dev/loop7p2";
+  t.patch.actions = {"decompressed vmlinuz to vmlinux"};
+  t.check.findings.push_back(Finding{"usb-bridge-no-quirk", Severity::Warning, 0, "", "the bridge needs a quirk",
                                      "add usb-storage.quirks=152d:0578:u", "Raspberry Pi forums"});
-  r.steps = {{"write", "wrote 4.0 MiB", 1.5}, {"partitions", "boot ..., root ...", 0.25}};
+  t.steps = {{"write", "wrote 4.0 MiB", 1.5}, {"partitions", "boot ..., root ...", 0.25}};
+  TargetReport f;
+  f.target = "/dev/loop8";
+  f.write = failed;
+  f.error = failed.error;
+  r.targets = {t, f};
   return r;
 }
 
 TEST(ProvisionJson, HasTheSchemaStepsWithSecondsAndFindingsOfTheSharedShape) {
-  auto j = provision_json(sample());
-  EXPECT_EQ(j["schema"], "piprov.provision/2");
+  auto all = provision_json(sample());
+  EXPECT_EQ(all["schema"], "piprov.provision/3");
+  EXPECT_EQ(all["write"]["schema"], "piprov.write/2");
+  EXPECT_EQ(all["write"]["image_bytes"], 4u << 20);
+  EXPECT_EQ(all["succeeded"], 1);
+  EXPECT_EQ(all["failed"], 1);
+  ASSERT_EQ(all["targets"].size(), 2u);
+  const auto& j = all["targets"][0];
+  EXPECT_EQ(j["target"], "/dev/loop7");
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_TRUE(j["error"].is_null());
   EXPECT_EQ(j["boot_partition"], "/dev/loop7p1");
   EXPECT_EQ(j["root_partition"], "/dev/loop7p2");
   EXPECT_EQ(j["write"]["bytes_written"], 4u << 20);
@@ -35,6 +62,11 @@ TEST(ProvisionJson, HasTheSchemaStepsWithSecondsAndFindingsOfTheSharedShape) {
   EXPECT_EQ(j["findings"][0]["severity"], "warning");
   EXPECT_EQ(j["findings"][0]["fix"], "add usb-storage.quirks=152d:0578:u");
   EXPECT_FALSE(j["check_ok"].get<bool>());  // a warning fails boot check
+  const auto& f = all["targets"][1];
+  EXPECT_EQ(f["ok"], false);
+  EXPECT_EQ(f["error"], "writing /dev/loop8 failed at byte offset 4096");
+  EXPECT_EQ(f["write"]["error"]["offset"], 4096);
+  EXPECT_TRUE(f["steps"].empty());
 }
 
 }  // namespace

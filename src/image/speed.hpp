@@ -1,0 +1,23 @@
+#pragma once
+// "What limited the speed" of a write: from the wait times the fan-out and
+// the read-back measured, the xz block count and the targets' USB links.
+// Internal to src/image.
+#include <vector>
+
+#include "image/source.hpp"
+#include "image/write.hpp"
+
+namespace piprov::image {
+
+/// "1 block: decoded on 1 core", "412 blocks: decoded on 2 threads",
+/// "gzip: decoded on 1 core (libarchive)", "raw: not compressed".
+/// liblzma decodes blocks in parallel, never one block on several threads (xz(1) --threads).
+std::string decode_note(const Source& src);
+
+/// The report: the longest waits over the targets, the slowest target, and
+/// the verdict: "decode-bound" when the writers waited longer for the decoder
+/// than the decoder for the writers, else "device-bound". `decoder_waited`:
+/// seconds the decoder had no free buffer.
+SpeedReport speed_report(const Source& src, double decoder_waited, const std::vector<TargetOutcome>& targets);
+
+}  // namespace piprov::image

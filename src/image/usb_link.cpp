@@ -1,0 +1,66 @@
+#include "image/usb_link.hpp"
+
+#include <fmt/format.h>
+#include <filesystem>
+
+#include "core/file.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov::image {
+
+UsbLink usb_link_from_speed(const std::string& speed, const std::string& driver) {
+  UsbLink l;
+  l.usb = true;
+  try {
+    l.mbps = speed.empty() ? 0 : std::stod(speed);
+  } catch (...) {
+    l.mbps = 0;
+  }
+  std::string advice;
+  if (l.mbps <= 0) return l;
+  if (l.mbps <= 12) {
+    l.version = "USB 1.1";
+    l.expect_mb_s = 1;
+    advice = "; use a USB 3 port";
+  } else if (l.mbps <= 480) {
+    l.version = "USB 2.0";
+    l.expect_mb_s = 35;
+    advice = "; use a USB 3 port";
+  } else {
+    l.version = l.mbps <= 5000 ? "USB 3.0" : l.mbps <= 10000 ? "USB 3.1" : "USB 3.2";
+    // UAS queues commands; usb-storage (BOT) does one at a time.
+    l.expect_mb_s = driver == "usb-storage" ? 250 : 400;
+    if (driver == "usb-storage") advice = "; the bridge runs usb-storage (BOT): a UAS bridge reaches ~400 MB/s";
+  }
+  std::string how = driver.empty() ? "" : ", " + driver;
+  l.note = fmt::format("{} link ({:g} Mb/s{}): expect ~{:g} MB/s{}", l.version, l.mbps, how, l.expect_mb_s, advice);
+  return l;
+}
+
+UsbLink usb_link(const std::string& disk_name, const SysRoot& root) {
+  std::error_code ec;
+  fs::path dev = fs::canonical(root("/sys/class/block") / disk_name, ec);
+  if (ec || root.system_path(dev).find("/usb") == std::string::npos) return {};
+  const fs::path top = fs::canonical(root("/sys/devices"), ec);
+  fs::path child;
+  for (fs::path p = dev.parent_path(); !p.empty() && p != top && p != p.parent_path(); p = p.parent_path()) {
+    if (fs::exists(p / "speed", ec)) {
+      std::string driver;
+      std::error_code dec;
+      if (!child.empty()) {
+        fs::path link = fs::read_symlink(child / "driver", dec);
+        if (!dec) driver = link.filename().string();
+      }
+      UsbLink l = usb_link_from_speed(read_attr(p / "speed"), driver);
+      l.device = p.filename().string();
+      return l;
+    }
+    child = p;
+  }
+  UsbLink l;
+  l.usb = true;
+  return l;
+}
+
+}  // namespace piprov::image

@@ -1,0 +1,114 @@
+#include "image/write_targets.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "core/strings.hpp"
+#include "core/units.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov::image {
+namespace {
+
+/// Throws Error{Usage} with the lines, when there are any.
+void refuse(const std::vector<std::string>& lines) {
+  if (lines.empty()) return;
+  if (lines.size() == 1) throw Error(ErrorKind::Usage, lines.front());
+  throw Error(ErrorKind::Usage, join(lines, "\n") + "\nnothing was written to any target");
+}
+
+/// What makes two targets the same: the device number of a disk, else the file's canonical path.
+std::string identity(const TargetInfo& t) {
+  if (!t.is_file && t.disk.devno != 0) return "dev:" + std::to_string(t.disk.devno);
+  std::error_code ec;
+  return "path:" + fs::weakly_canonical(t.path, ec).string();
+}
+
+std::string with_image(const WriteOptions& o, const Source& src) {
+  auto size = src.size();
+  return fmt::format("with {} ({}, {}{})", o.image, to_string(src.format()),
+                     size ? format_bytes(*size) : std::string("size unknown until decoded"),
+                     size && src.format() != Format::Raw ? " uncompressed" : "");
+}
+
+std::string unmount_text(const TargetInfo& t) {
+  std::string s;
+  if (t.is_file || t.disk.mounted().empty()) return s;
+  s += "\nfirst unmounting:";
+  for (const auto& m : t.disk.mounted()) s += "\n  " + m;
+  return s;
+}
+
+std::string confirm_text(const WriteOptions& o, const std::vector<TargetInfo>& ts, const Source& src) {
+  if (ts.size() == 1) {
+    const TargetInfo& t = ts.front();
+    std::string s = t.is_file ? "piprov will OVERWRITE the file:\n  " : "piprov will ERASE everything on:\n  ";
+    return s + describe_target(t) + "\n" + with_image(o, src) + unmount_text(t);
+  }
+  std::string s = fmt::format("piprov will ERASE everything on these {} targets:", ts.size());
+  for (std::size_t i = 0; i < ts.size(); ++i) s += fmt::format("\n {}. {}", i + 1, describe_target(ts[i]));
+  s += "\n" + with_image(o, src);
+  for (const auto& t : ts) s += unmount_text(t);
+  return s;
+}
+
+}  // namespace
+
+std::vector<TargetInfo> check_targets(const WriteOptions& o) {
+  std::vector<TargetInfo> out;
+  std::vector<std::string> refused;
+  std::vector<std::pair<std::string, std::string>> seen;  // identity, path
+  for (const auto& path : o.targets) {
+    try {
+      TargetInfo t = inspect_target(path, {.unmount = o.unmount, .overwrite = o.overwrite});
+      check_image_not_on_target(o.image, t);
+      std::string id = identity(t);
+      for (const auto& [other_id, other] : seen)
+        if (other_id == id)
+          throw Error(ErrorKind::Usage, fmt::format("{} is the same {} as {}: give each target once", path,
+                                                    t.is_file ? "file" : "disk", other));
+      seen.emplace_back(id, path);
+      out.push_back(std::move(t));
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Usage) throw;
+      refused.push_back(e.what());
+    }
+  }
+  refuse(refused);
+  return out;
+}
+
+void check_sizes(const std::vector<TargetInfo>& ts, const Source& src, const std::string& image) {
+  std::vector<std::string> refused;
+  auto size = src.size();
+  for (const auto& t : ts) {
+    if (!t.is_file && t.capacity == 0)
+      refused.push_back(
+          fmt::format("{} has size 0 (no medium in the reader?): nothing was written; insert "
+                      "the card or disk, or give another device (see 'piprov devices')",
+                      t.path));
+    else if (size && (t.capacity || !t.is_file) && *size > t.capacity)
+      refused.push_back(fmt::format("the image {} ({}, {} bytes) is larger than {} ({}, {} bytes): nothing was written",
+                                    image, format_bytes(*size), *size, t.path,
+                                    t.is_file ? "free space" : format_bytes(t.capacity), t.capacity));
+  }
+  refuse(refused);
+}
+
+void confirm_targets(const WriteOptions& o, const std::vector<TargetInfo>& ts, const Source& src) {
+  bool overwrites = false;
+  for (const auto& t : ts) overwrites = overwrites || !t.is_file || t.exists;
+  if (!overwrites || o.assume_yes) return;
+  std::vector<std::string> paths;
+  for (const auto& t : ts) paths.push_back(t.path);
+  if (!o.confirm)
+    throw Error(ErrorKind::Usage,
+                fmt::format("refusing to write {} without confirmation: pass --yes", join(paths, ", ")));
+  if (!o.confirm(confirm_text(o, ts, src)))
+    throw Error(ErrorKind::Usage, fmt::format("not confirmed: nothing was written to {}", join(paths, ", ")));
+}
+
+}  // namespace piprov::image

@@ -1,0 +1,31 @@
+#pragma once
+// The targets of one `piprov write` run, checked together before the first
+// byte of any is written: the write guard for each (core/write_guard.hpp),
+// the image not stored on one of them, no disk given twice, each big enough;
+// then the one confirmation that lists every disk. Internal to src/image.
+#include <string>
+#include <vector>
+
+#include "image/source.hpp"
+#include "image/target.hpp"
+#include "image/write.hpp"
+
+namespace piprov::image {
+
+/// inspect_target() + check_image_not_on_target() for every target of `o`,
+/// and duplicates (the same disk by two names, the same file twice).
+/// Throws Error{Usage} whose message has one line per refused target
+/// (each naming it), ending with "nothing was written".
+std::vector<TargetInfo> check_targets(const WriteOptions& o);
+
+/// Size rules for every target once the source is open: a disk of size 0,
+/// an image larger than the disk (when the size is known). Throws
+/// Error{Usage}, one line per target refused.
+void check_sizes(const std::vector<TargetInfo>& targets, const Source& src, const std::string& image);
+
+/// Asks o.confirm once with every target described, unless o.assume_yes or
+/// nothing existing is overwritten (only new files). Throws Error{Usage}
+/// when there is no way to ask or the answer is no.
+void confirm_targets(const WriteOptions& o, const std::vector<TargetInfo>& targets, const Source& src);
+
+}  // namespace piprov::image

@@ -1,0 +1,151 @@
+// piprov write IMAGE DEV... : one decode feeds every target; each target is
+// byte-identical to `xz -dc`; a target that fails mid-write is reported with
+// its offset while the others finish (exit 5); any refused target means
+// nothing is written anywhere; the summary says what limited the speed.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "fixtures.hpp"
+#include "support/testsupport.hpp"
+
+namespace piprov::test {
+namespace {
+
+std::string xz_image() { return (image_fixtures() / "t.img.xz").string(); }
+
+/// Exit code of `cmp` between `xz -dc t.img.xz` and the first bytes of `dev`.
+int cmp_with_image(const std::string& dev) {
+  const auto& fx = image_fixtures();
+  return run("xz -dc " + q(xz_image()) + " | cmp -n " + std::to_string(fx.img_size) + " - " + dev).exit_code;
+}
+
+std::string devices(const std::vector<std::unique_ptr<LoopDevice>>& devs) {
+  std::string s;
+  for (const auto& d : devs) s += " " + d->path;
+  return s;
+}
+
+TEST(WriteMulti, ThreeLoopDevicesFromOneDecodeAreEachTheDecodedImage) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir tmp("piprov-multi");
+  std::vector<std::unique_ptr<LoopDevice>> devs;
+  for (int i = 0; i < 3; ++i)
+    devs.push_back(std::make_unique<LoopDevice>(tmp.path / ("dev" + std::to_string(i)), kDevBytes));
+  auto r = run(piprov_bin() + " write --yes --progress none " + q(xz_image()) + devices(devs));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("wrote 321.0 MiB (xz ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(" to 3 of 3 targets in "), std::string::npos) << r.out;
+  for (const auto& d : devs) {
+    EXPECT_NE(r.out.find("\n  " + d->path + ": ok, written in "), std::string::npos) << r.out;
+    EXPECT_EQ(cmp_with_image(d->path), 0) << d->path;
+    EXPECT_TRUE(std::filesystem::exists(d->path + "p2")) << d->path;
+  }
+  EXPECT_NE(r.out.find("\nspeed: "), std::string::npos) << r.out;
+}
+
+TEST(WriteMulti, TargetOnAFullTmpfsFailsWithItsOffsetWhileTheOthersSucceed) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir tmp("piprov-multi");
+  Mount mnt("tmpfs", tmp.path / "tmpfs", "tmpfs", "size=96m");
+  std::vector<std::unique_ptr<LoopDevice>> devs;
+  for (int i = 0; i < 3; ++i)
+    devs.push_back(std::make_unique<LoopDevice>(tmp.path / ("dev" + std::to_string(i)), kDevBytes));
+  // 400 MiB sparse on a 96 MiB tmpfs: the loop device fills up mid-write.
+  devs.push_back(std::make_unique<LoopDevice>(mnt.dir / "full.img", kDevBytes));
+  const std::string bad = devs.back()->path;
+  auto r = run(piprov_bin() + " write --yes --progress none --json " + q(xz_image()) + devices(devs));
+  EXPECT_EQ(r.exit_code, 5) << r.err;  // some targets failed, the others were written
+  EXPECT_EQ(r.err.rfind("piprov: error: writing " + bad + " failed at byte offset ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("the first MiB was not written, so " + bad + " does not look bootable"), std::string::npos);
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "piprov.write/2");
+  EXPECT_EQ(j["succeeded"], 3);
+  EXPECT_EQ(j["failed"], 1);
+  ASSERT_EQ(j["targets"].size(), 4u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(j["targets"][i]["ok"], true) << j["targets"][i].dump();
+    EXPECT_EQ(j["targets"][i]["verified"], true);
+    EXPECT_EQ(cmp_with_image(devs[static_cast<std::size_t>(i)]->path), 0);
+  }
+  const auto& f = j["targets"][3];
+  EXPECT_EQ(f["target"], bad);
+  EXPECT_EQ(f["ok"], false);
+  EXPECT_EQ(f["error"]["kind"], "io");
+  ASSERT_TRUE(f["error"]["offset"].is_number()) << f.dump();
+  const auto offset = f["error"]["offset"].get<std::uint64_t>();
+  EXPECT_GT(offset, 0u);
+  EXPECT_LT(offset, image_fixtures().img_size);
+  EXPECT_NE(r.err.find("failed at byte offset " + std::to_string(offset) + " "), std::string::npos) << r.err;
+  EXPECT_NE(read_bytes(bad, 0, 512), read_bytes(image_fixtures() / "t.img", 0, 512));
+}
+
+TEST(WriteMulti, AnyRefusedTargetMeansNothingIsWrittenOnTheOthers) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir tmp("piprov-multi");
+  LoopDevice a(tmp.path / "a", kDevBytes), b(tmp.path / "b", kDevBytes);
+  LoopDevice ro(tmp.path / "ro", kDevBytes, /*read_only=*/true);
+  // A pattern in the first MiB of a and b: the write must not even wipe it.
+  for (const auto* d : {&a, &b})
+    ASSERT_EQ(run("head -c 1048576 /dev/zero | tr '\\0' '\\253' | dd of=" + q(d->backing.string()) +
+                  " conv=notrunc status=none")
+                  .exit_code,
+              0);
+  const std::string pattern = read_bytes(a.backing, 0, 1 << 20);
+  auto r = run(piprov_bin() + " write --yes --progress none " + q(xz_image()) + " " + a.path + " " + ro.path + " " +
+               b.path + " " + a.path);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  auto lines = run("printf '%s' " + q(r.err) + " | grep -c '^piprov: error: '").out;
+  EXPECT_EQ(lines, "3\n") << r.err;  // the read-only one, the duplicate, "nothing was written"
+  EXPECT_NE(r.err.find("piprov: error: " + ro.path + " "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("piprov: error: " + a.path + " is the same disk as " + a.path), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing was written to any target"), std::string::npos) << r.err;
+  EXPECT_EQ(read_bytes(a.backing, 0, 1 << 20), pattern);
+  EXPECT_EQ(read_bytes(b.backing, 0, 1 << 20), pattern);
+}
+
+/// `xz FLAGS` of the first 24 MiB of t.img, written to a loop device with --json.
+nlohmann::json write_xz(const TempDir& tmp, const std::string& name, const std::string& xz_flags,
+                        std::string* text = nullptr) {
+  auto img = tmp.path / (name + ".img.xz");
+  EXPECT_EQ(run("head -c 25165824 " + q((image_fixtures() / "t.img").string()) + " | xz -0 " + xz_flags + " > " +
+                q(img.string()))
+                .exit_code,
+            0);
+  LoopDevice dev(tmp.path / (name + ".dev"), 32ull << 20);
+  auto r = run(piprov_bin() + " write --yes --progress none --json " + q(img.string()) + " " + dev.path);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (text) *text = run(piprov_bin() + " write --yes --progress none " + q(img.string()) + " " + dev.path).out;
+  return nlohmann::json::parse(r.out);
+}
+
+TEST(WriteMulti, SummaryStatesTheLimitForOneBlockAndMultiBlockXz) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("xz");
+  TempDir tmp("piprov-multi");
+  std::string text;
+  auto one = write_xz(tmp, "one", "-T1", &text);
+  EXPECT_EQ(one["speed"]["xz_blocks"], 1);
+  EXPECT_EQ(one["speed"]["usable_threads"], 1);
+  EXPECT_EQ(one["speed"]["decode_note"].get<std::string>().rfind("1 block: decoded on 1 core", 0), 0u);
+  const std::string v1 = one["speed"]["verdict"];
+  EXPECT_TRUE(v1 == "decode-bound" || v1 == "device-bound") << v1;
+  EXPECT_GE(one["speed"]["writers_waited_seconds"].get<double>(), 0.0);
+  EXPECT_GE(one["speed"]["decoder_waited_seconds"].get<double>(), 0.0);
+  const bool says = text.find("\nspeed: decode-bound: the writer waited ") != std::string::npos ||
+                    text.find("\nspeed: device-bound: the writer waited ") != std::string::npos;
+  EXPECT_TRUE(says) << text;
+  EXPECT_NE(text.find("; 1 block: decoded on 1 core"), std::string::npos) << text;
+
+  auto multi = write_xz(tmp, "multi", "-T2 --block-size=1MiB");
+  EXPECT_EQ(multi["speed"]["xz_blocks"], 24);
+  EXPECT_GE(multi["speed"]["usable_threads"].get<unsigned>(), 1u);
+  const std::string v2 = multi["speed"]["verdict"];
+  EXPECT_TRUE(v2 == "decode-bound" || v2 == "device-bound") << v2;
+  EXPECT_NE(multi["speed"]["verdict_line"].get<std::string>().find(" waited "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace piprov::test
