@@ -2,6 +2,8 @@
 # The main job on a built-in default, end to end (needs root: loop devices):
 #   1. provision a Ubuntu 20.04 arm64+raspi layout image (scripts/make-test-image.sh,
 #      real Debian arm64 kernel) onto an emulated USB SSD, then `boot check` it;
+#      then provision two emulated SSDs from one decode, each with its own
+#      hostname, instance-id, address and disk identifier, and show each disk;
 #   2. check a bootloader EEPROM config (a built-in one with the classic
 #      BOOT_ORDER=0x1 mistake), and explain the fixed order;
 #   3. benchmark an emulated USB SSD against an emulated microSD (profile quick).
@@ -66,6 +68,38 @@ if ! mount -t vfat -o ro "${ssd}p1" "$mnt/boot" 2>/dev/null; then
 fi
 "$piprov" boot check "$mnt/boot" --root "$mnt/root"
 umount "$mnt/root"; umount "$mnt/boot" 2>/dev/null || true
+
+# --- 1b. two cluster nodes from one decode --------------------------------------
+echo
+echo "== two cluster nodes from one decode: piprov provision IMAGE DISK1 DISK2 --hostname 'node{1..2}' ..."
+# The 20.04 test image has no cloud-init files; Ubuntu's own images do. Add its
+# entry point and /etc/cloud to a copy, as cloud-init's package would.
+cp --sparse=always "$demo_dir/ubuntu.img" "$demo_dir/cluster.img"
+img_loop=$(losetup -f --show --partscan "$demo_dir/cluster.img")
+mount "${img_loop}p2" "$mnt/root"
+mkdir -p "$mnt/root/usr/bin" "$mnt/root/etc/cloud"
+printf '#!/usr/bin/python3\n' > "$mnt/root/usr/bin/cloud-init"
+chmod 755 "$mnt/root/usr/bin/cloud-init"
+printf 'datasource_list: [ NoCloud, None ]\n' > "$mnt/root/etc/cloud/cloud.cfg"
+umount "$mnt/root"
+losetup -d "$img_loop"
+xz -0 -T0 -f "$demo_dir/cluster.img"
+rm -f "$demo_dir/cluster_key" "$demo_dir/cluster_key.pub"
+ssh-keygen -q -t ed25519 -N '' -C admin@cluster -f "$demo_dir/cluster_key"
+node1=$(make_device demo-node1 usb-ssd 3G)
+node2=$(make_device demo-node2 usb-ssd 3G)
+if have_emulator; then devices+=(demo-node1 demo-node2); else devices+=("$node1" "$node2"); fi
+"${under[@]}" "$piprov" provision "$demo_dir/cluster.img.xz" "$node1" "$node2" --yes --progress none \
+  --hostname 'node{1..2}' --user admin --ssh-key "$demo_dir/cluster_key.pub" --timezone UTC \
+  --ip 192.168.50.11/24,192.168.50.12/24 --gateway 192.168.50.1 --dns 192.168.50.1
+for dev in "$node1" "$node2"; do
+  echo "-- $dev, as the Pi will read it:"
+  echo "   PARTUUID of the root partition: $(partx -g -o UUID -n 2 "$dev")"
+  echo "   cmdline.txt: $(MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::nobtcmd.txt | grep -o 'root=[^ ]*')"
+  MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::meta-data | sed 's/^/   meta-data: /'
+  MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::user-data | grep -E '^hostname:|name: admin' | sed 's/^ */   user-data: /'
+  MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::network-config | grep -A1 'addresses:' | head -2 | sed 's/^ */   network-config: /'
+done
 
 # --- 2. EEPROM config ---------------------------------------------------------
 echo
