@@ -5,7 +5,6 @@
 #include "boot/config_txt.hpp"
 #include "boot/patch.hpp"
 #include "core/atomic_file.hpp"
-#include "core/error.hpp"
 #include "core/file.hpp"
 
 namespace fs = std::filesystem;
@@ -50,14 +49,6 @@ SeedOutcome rewrite_partuuid_references(const fs::path& boot_dir, const fs::path
     r.partuuid_references += n;
   }
   return r;
-}
-
-std::vector<std::string> write_checked_seed(const fs::path& boot_dir, const fs::path& root_dir, const SeedPlan& plan) {
-  if (std::string why = cloud_init_missing(root_dir); !why.empty())
-    throw Error(ErrorKind::Usage, why +
-                                      "; no seed was written: use an image with cloud-init (Ubuntu's raspi "
-                                      "images, Raspberry Pi OS trixie) or provision without identity options");
-  return write_seed(plan, boot_dir);
 }
 
 }  // namespace piprov::provision

@@ -6,7 +6,8 @@
 //  - seed (boot and root fs mounted, after boot patch): `PARTUUID=` in every
 //    cmdline file of the boot partition and in the root fs's /etc/fstab
 //    rewritten to the new ids, then the cloud-init NoCloud seed written
-//    (cloud_init.hpp) when identity options were given.
+//    (cloud_init.hpp: write_seed) when identity options were given and the
+//    root fs has cloud-init (cloud_init_missing()).
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -36,12 +37,5 @@ std::vector<std::string> cmdline_files(const std::filesystem::path& boot_dir);
 /// Throws Error{Io} on write failures.
 SeedOutcome rewrite_partuuid_references(const std::filesystem::path& boot_dir, const std::filesystem::path& root_dir,
                                         const image::DiskIdentity& id);
-
-/// Writes the NoCloud seed `plan` into `boot_dir` (write_seed()) and returns
-/// the file names; refuses first, with Error{Usage} and nothing written, a
-/// root fs at `root_dir` without cloud-init (cloud_init_missing()). Throws
-/// Error{Io} on write failures.
-std::vector<std::string> write_checked_seed(const std::filesystem::path& boot_dir,
-                                            const std::filesystem::path& root_dir, const SeedPlan& plan);
 
 }  // namespace piprov::provision

@@ -125,6 +125,9 @@ class TargetRun {
   void check();
   void sync();
   void unmount();
+  /// Fails the disk (Error{Usage}) when the seed was refused: only now, so the
+  /// patch and the PARTUUID= rewrite are on the disk and it is unmounted.
+  void finish();
   /// The error of a failed step after the write, naming the step, the disk's
   /// state and how to finish by hand. Unmounts first.
   Error failure(const Error& e);
@@ -139,6 +142,7 @@ class TargetRun {
   std::size_t index_;
   TargetReport& rep_;
   const SeedPlan* seed_;  ///< nullptr: no identity options
+  std::string refused_;   ///< why the seed was not written ("" when it was or none was asked for)
   std::string target_;
   ProgressSteps steps_;
   std::string current_ = "partitions";  ///< the step running
@@ -250,7 +254,14 @@ void TargetRun::seed() {
   std::string text = rep_.seed.rewritten.empty() ? "no PARTUUID= to rewrite"
                                                  : "PARTUUID= rewritten in " + join(rep_.seed.rewritten, ", ");
   if (!seed_) return step("seed", text + "; no identity options: no cloud-init seed");
-  rep_.seed.seed_files = write_checked_seed(boot_dir_, root_dir_, *seed_);
+  if (std::string why = cloud_init_missing(root_dir_); !why.empty()) {
+    refused_ = why +
+               "; no seed was written: use an image with cloud-init (Ubuntu's raspi images, Raspberry Pi OS "
+               "trixie) or provision without identity options";
+    state_ += "; no cloud-init seed was written";
+    return step("seed", text + "; REFUSED: " + why);
+  }
+  rep_.seed.seed_files = write_seed(*seed_, boot_dir_);
   rep_.seed_plan = *seed_;
   state_ += "; it holds its cloud-init seed";
   step("seed", text + "; cloud-init seed (" + join(rep_.seed.seed_files, ", ") + ") for " +
@@ -296,6 +307,12 @@ void TargetRun::unmount() {
                       guard_.dir.string());
 }
 
+void TargetRun::finish() {
+  if (refused_.empty()) return;
+  current_ = "seed";
+  throw Error(ErrorKind::Usage, refused_);
+}
+
 Error TargetRun::failure(const Error& e) {
   guard_.unmount_all();
   std::string mounts =
@@ -330,6 +347,7 @@ void provision_target(const ProvisionOptions& o, std::size_t index, TargetReport
     run.check();
     run.sync();
     run.unmount();
+    run.finish();
     rep.ok = true;
   } catch (const Error& e) {
     Error f = run.failure(e);

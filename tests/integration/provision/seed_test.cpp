@@ -23,25 +23,28 @@ constexpr const char* kOldDiskId = "4ec8ea53";  // scripts/make-test-image.sh's 
 
 /// The test image with root=PARTUUID= in its cmdline files and PARTUUID= in
 /// fstab; `cloud_init`: /usr/bin/cloud-init and /etc/cloud present (else removed).
-/// Returns "" or why it could not be made.
+/// Edited in place through partition offsets (make-test-image.sh's layout: p1
+/// at sector 2048, p2 at 526336). Returns "" or why the image could not be
+/// built (skip); throws when editing it fails.
 std::string make_seed_image(const fs::path& img, bool cloud_init) {
   if (auto why = piprov::test::make_test_image(img, 64); !why.empty()) return why;
-  piprov::test::LoopDevice loop(img, 0);
-  std::string p1 = loop.path + "p1";
+  const std::string fat = q(img.string() + "@@1M");
   for (const char* f : {"cmdline.txt", "nobtcmd.txt", "btcmd.txt"}) {
-    auto r = run("export MTOOLS_SKIP_CHECK=1; t=$(mktemp) && mtype -i " + p1 + " ::" + f +
-                 " | sed 's/root=LABEL=writable/root=PARTUUID=" + kOldDiskId + "-02/' > $t && mcopy -o -i " + p1 +
+    auto r = run("export MTOOLS_SKIP_CHECK=1; t=$(mktemp) && mtype -i " + fat + " ::" + f +
+                 " | sed 's/root=LABEL=writable/root=PARTUUID=" + kOldDiskId + "-02/' > $t && mcopy -o -i " + fat +
                  " $t ::" + f + " && rm $t");
-    if (r.exit_code != 0) return std::string("mtools: ") + r.err;
+    if (r.exit_code != 0) throw std::runtime_error("mtools: " + r.err);
   }
-  piprov::test::Mount root(loop.path + "p2", img.string() + ".root", "ext4");
+  piprov::test::Mount root(img.string(), img.string() + ".root", "ext4",
+                           "loop,offset=" + std::to_string(526336ull * 512));
   auto r = run("cd " + q(root.dir.string()) + " && sed -i 's/^LABEL=writable/PARTUUID=" + kOldDiskId +
                "-02/; s/^LABEL=system-boot/PARTUUID=" + kOldDiskId + "-01/' etc/fstab && " +
                (cloud_init ? "mkdir -p usr/bin etc/cloud && printf '#!/usr/bin/python3\\n' > usr/bin/cloud-init && "
                              "chmod 755 usr/bin/cloud-init && printf 'datasource_list: [NoCloud, None]\\n' > "
                              "etc/cloud/cloud.cfg"
                            : "rm -rf usr/bin/cloud-init etc/cloud"));
-  return r.exit_code == 0 ? "" : "fixture: " + r.err;
+  if (r.exit_code != 0) throw std::runtime_error("fixture: " + r.err);
+  return "";
 }
 
 /// A file of the FAT boot partition `part`, read with mtools (this kernel may lack vfat).
@@ -130,7 +133,7 @@ TEST(ProvisionSeed, TwoDisksGetTheirOwnIdentity) {
     disk_ids.insert(new_id);
 
     // The partition table and the kernel agree on the new PARTUUID.
-    auto sf = run("sfdisk --part-uuid " + dev + " 2");
+    auto sf = run("partx -g -o UUID -n 2 " + dev);
     EXPECT_EQ(std::string(piprov::trim(sf.out)), new_id.substr(2) + "-02") << sf.err;
     auto bl = run("blkid -p -o value -s PART_ENTRY_UUID " + dev + "p2");
     EXPECT_EQ(std::string(piprov::trim(bl.out)), new_id.substr(2) + "-02");
@@ -185,7 +188,7 @@ TEST(ProvisionSeed, ImageWithoutCloudInitIsRefusedWithTheDiskState) {
   EXPECT_NE(p.err.find("provision failed at step 'seed'"), std::string::npos) << p.err;
   EXPECT_NE(p.err.find("has no cloud-init (/usr/bin/cloud-init and /etc/cloud missing)"), std::string::npos) << p.err;
   EXPECT_NE(p.err.find("no seed was written"), std::string::npos) << p.err;
-  auto sf = run("sfdisk --part-uuid " + a.path + " 2");
+  auto sf = run("partx -g -o UUID -n 2 " + a.path);
   std::string partuuid(piprov::trim(sf.out));
   EXPECT_NE(partuuid, std::string(kOldDiskId) + "-02");
   EXPECT_NE(boot_file(a.path + "p1", "cmdline.txt").find("root=PARTUUID=" + partuuid + " "), std::string::npos);
