@@ -105,7 +105,8 @@ void add_eeprom_command(CLI::App& app, Globals&, int& exit_code) {
   check->add_option("FILE", ca->file, "Config text (vcgencmd bootloader_config / rpi-eeprom-config output), - = stdin");
   check->add_option("--image", ca->image, "Read bootconf.txt from a pieeprom.bin (512 KiB Pi 4 / 2 MiB Pi 5)");
   check->add_flag("--live", ca->live, "On a Pi: vcgencmd bootloader_config/_version, FIRMWARE_RELEASE_STATUS");
-  check->add_option("--board", ca->board, "pi4 | pi400 | cm4 | pi5 | pi500 | cm5 (default: from the image or device tree, else pi4)");
+  check->add_option("--board", ca->board,
+                    "pi4 | pi400 | cm4 | pi5 | pi500 | cm5 (default: from the image or device tree, else pi4)");
   check->add_option("--want", ca->want, "Boot mode that must be tried: usb | nvme | sd | network | none")
       ->default_str("usb");
   check->add_flag("--json", ca->json, "Print JSON (schema piprov.eeprom.check/1, docs/eeprom.md)");

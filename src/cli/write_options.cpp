@@ -67,11 +67,14 @@ std::string verified_text(const image::TargetOutcome& t) {
                      format_mib_s(rate(t.bytes_written, t.verify_seconds)));
 }
 
-/// "  /dev/loop3: ok, written in 3.1 s (103.5 MiB/s), verified in ..." or "  /dev/loop4: FAILED at byte offset N: ...".
+/// "  /dev/loop3: ok, written in 3.1 s (103.5 MiB/s), verified in ..." or "  /dev/loop4: FAILED: writing ... at byte
+/// offset N ...".
 std::string target_line(const image::TargetOutcome& t) {
-  if (!t.ok)
+  if (!t.ok) {  // the offset is named once: most messages already say "at byte offset N"
+    const bool named = !t.failed_offset || t.error.find(std::to_string(*t.failed_offset)) != std::string::npos;
     return fmt::format("  {}: FAILED{}: {}", t.target,
-                       t.failed_offset ? fmt::format(" at byte offset {}", *t.failed_offset) : std::string(), t.error);
+                       named ? std::string() : fmt::format(" at byte offset {}", *t.failed_offset), t.error);
+  }
   std::string s = fmt::format("  {}: ok, written in {} ({}), {}", t.target, format_duration(t.write_seconds),
                               format_mib_s(rate(t.bytes_written, t.write_seconds)), verified_text(t));
   if (!t.usb.note.empty()) s += "; " + t.usb.note;

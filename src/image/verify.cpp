@@ -19,6 +19,7 @@ namespace piprov::image {
 namespace {
 
 constexpr std::size_t kChunk = 4u << 20;
+constexpr std::size_t kReadBytes = 8u << 20;  ///< read-back request size
 
 /// Reads `len` bytes at `offset` into `buf` (O_DIRECT: the request is rounded
 /// up to `block`). Returns the bytes available (< len when the target ends).
@@ -67,9 +68,12 @@ ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, uns
   ProgressPhase progress(sink, "verify", static_cast<double>(image_bytes), ProgressUnit::Bytes, tmpl);
   std::uint64_t done = 0;
   PipelineWaits waits;
+  // Reads span several chunks, so the device has more than one request in
+  // flight (the kernel splits a read at max_sectors_kb) while the comparer hashes.
+  const std::size_t per_read = std::max<std::size_t>(1, kReadBytes / expected.chunk_bytes);
   try {
     run_pipeline(
-        4, expected.chunk_bytes,
+        3, per_read * expected.chunk_bytes,
         [&](std::span<std::byte> buf, std::uint64_t offset) -> std::size_t {
           throw_if_cancelled("while verifying");
           if (offset >= image_bytes) return 0;
@@ -80,9 +84,12 @@ ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, uns
         },
         [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
           // One hash per chunk: every chunk matching means the whole stream matches.
-          std::size_t i = static_cast<std::size_t>(offset / expected.chunk_bytes);
-          if (i >= expected.hashes.size() || chunk_hash(buf.data(), len) != expected.hashes[i])
-            throw MismatchAt{offset};
+          for (std::size_t at = 0; at < len; at += expected.chunk_bytes) {
+            std::size_t n = std::min(expected.chunk_bytes, len - at);
+            std::size_t i = static_cast<std::size_t>((offset + at) / expected.chunk_bytes);
+            if (i >= expected.hashes.size() || chunk_hash(buf.data() + at, n) != expected.hashes[i])
+              throw MismatchAt{offset + at};
+          }
           done += len;
           progress.update(static_cast<double>(done));
         },

@@ -33,8 +33,8 @@ struct ReadbackWaits {
 };
 
 /// Reads the first `image_bytes` of the target back and compares each chunk's
-/// hash with `expected` (reading and hashing overlap: 4 buffers between a
-/// reader thread and the comparer). Progress: the "verify" phase with
+/// hash with `expected` (reading and hashing overlap: 3 buffers of 8 MiB between
+/// a reader thread and the comparer). Progress: the "verify" phase with
 /// ProgressEvent::target = t.path. Throws Error{Verify} naming the first bad
 /// byte offset (found by decoding `image` again), Error{Io} on read errors
 /// (errno, offset).

@@ -93,7 +93,7 @@ void fail(Job& j, const Error& e, std::optional<std::uint64_t> total, bool writt
   if (const auto* at = dynamic_cast<const ErrorAt*>(&e)) j.out.failed_offset = at->offset();
   j.out.error = written_fully ? e.what() : fmt::format("{}; {}", e.what(), abandon(j, total));
   if (!j.out.failed_offset && !written_fully) j.out.failed_offset = j.out.bytes_written;
-  spdlog::warn("{}", j.out.error);
+  spdlog::info("{}", j.out.error);
 }
 
 /// The error for a failure that stops every target (corrupt input, SHA-256

@@ -157,5 +157,23 @@ TEST(ProgressRenderer, NoneAndStepsPrintNothing) {
   EXPECT_FALSE(none.sink());
 }
 
+TEST(ProgressText, WriteAndVerifyOfOneOfSeveralTargetsNameTheTarget) {
+  ProgressEvent e = ev(Kind::Update, 512.0 * (1 << 20), 1024.0 * (1 << 20), 4.0);
+  e.target = "/dev/sdb";
+  EXPECT_EQ(progress_text(e, false), "write /dev/sdb: 512.0 MiB of 1.0 GiB (50%), 128.0 MiB/s, ETA 4.00 s");
+  EXPECT_EQ(progress_json(e, false),
+            "{\"phase\":\"write\",\"target\":\"/dev/sdb\",\"bytes\":536870912,\"total_bytes\":1073741824,"
+            "\"bytes_per_second\":134217728,\"eta_seconds\":4.0,\"done\":false}");
+  ProgressEvent step;
+  step.kind = Kind::Step;
+  step.phase = "mount";
+  step.text = "ok";
+  step.elapsed_s = 0.25;
+  step.index = 3;
+  step.count = 7;
+  step.target = "/dev/sdc";
+  EXPECT_EQ(step_text(step).rfind("/dev/sdc: [3/7] mount ", 0), 0u) << step_text(step);
+}
+
 }  // namespace
 }  // namespace piprov::cli

@@ -2,7 +2,9 @@
 // handling, confirmation rules, cleanup after a failure.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <mutex>
 
 #include "core/error.hpp"
 #include "core/hashing.hpp"
@@ -88,6 +90,43 @@ TEST(WriteToFile, XzImageDecodesIntoTheFile) {
   auto r = write_image(opts((d.path / "in.img.xz").string(), (d.path / "out.img").string()));
   EXPECT_EQ(r.format, "xz");
   EXPECT_EQ(test::read_file(d.path / "out.img"), data);
+  EXPECT_EQ(r.speed.xz_blocks, 3u);  // 3 MiB in 1 MiB blocks, from the xz index
+  EXPECT_NE(r.speed.decode_note.find("3 blocks: decoded on "), std::string::npos) << r.speed.decode_note;
+}
+
+TEST(WriteToFile, SeveralFilesFromOneDecodeEachHoldTheImage) {
+  test::TempDir d;
+  std::string data = pattern((6u << 20) + 123);
+  test::write_file(d.path / "in.img", data);
+  WriteOptions o = opts((d.path / "in.img").string(), (d.path / "a.img").string());
+  o.targets.push_back((d.path / "b.img").string());
+  o.targets.push_back((d.path / "c.img").string());
+  std::vector<std::string> targets;
+  std::mutex m;
+  o.progress = [&](const ProgressEvent& e) {
+    std::lock_guard lk(m);
+    if (e.kind == ProgressEvent::Kind::End && e.phase == "write") targets.push_back(e.target);
+  };
+  auto r = write_image(o);
+  ASSERT_EQ(r.targets.size(), 3u);
+  EXPECT_EQ(r.succeeded(), 3u);
+  for (const auto& t : r.targets) {
+    EXPECT_TRUE(t.ok && t.verified) << t.target << ": " << t.error;
+    EXPECT_EQ(test::read_file(t.target), data) << t.target;
+  }
+  std::sort(targets.begin(), targets.end());
+  EXPECT_EQ(targets, o.targets);  // each target's write phase, named
+}
+
+TEST(WriteToFile, TheSameFileTwiceIsRefusedAndNothingIsWritten) {
+  test::TempDir d;
+  test::write_file(d.path / "in.img", pattern(1u << 20));
+  WriteOptions o = opts((d.path / "in.img").string(), (d.path / "a.img").string());
+  o.targets.push_back((d.path / "b.img").string());
+  o.targets.push_back((d.path / "." / "a.img").string());
+  test::expect_error(ErrorKind::Usage, "is the same file as " + (d.path / "a.img").string(), [&] { write_image(o); });
+  EXPECT_FALSE(std::filesystem::exists(d.path / "a.img"));
+  EXPECT_FALSE(std::filesystem::exists(d.path / "b.img"));
 }
 
 TEST(WriteToFile, ExistingFileNeedsConfirmation) {
@@ -126,7 +165,7 @@ TEST(WriteToFile, ExistingFileNeedsConfirmation) {
                        " (raw, 5.0 MiB)");
   EXPECT_EQ(test::read_file(d.path / "old.img"), "12345");
   o.confirm = [](const std::string&) { return true; };
-  EXPECT_EQ(write_image(o).bytes_written, 5u << 20);
+  EXPECT_EQ(write_image(o).image_bytes, 5u << 20);
 }
 
 TEST(WriteToFile, CorruptInputRemovesTheIncompleteFile) {
