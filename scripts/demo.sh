@@ -75,14 +75,12 @@ echo "== two cluster nodes from one decode: piprov provision IMAGE DISK1 DISK2 -
 # The 20.04 test image has no cloud-init files; Ubuntu's own images do. Add its
 # entry point and /etc/cloud to a copy, as cloud-init's package would.
 cp --sparse=always "$demo_dir/ubuntu.img" "$demo_dir/cluster.img"
-img_loop=$(losetup -f --show --partscan "$demo_dir/cluster.img")
-mount "${img_loop}p2" "$mnt/root"
+mount -o loop,offset=$((526336 * 512)) "$demo_dir/cluster.img" "$mnt/root"   # p2 (make-test-image.sh's layout)
 mkdir -p "$mnt/root/usr/bin" "$mnt/root/etc/cloud"
 printf '#!/usr/bin/python3\n' > "$mnt/root/usr/bin/cloud-init"
 chmod 755 "$mnt/root/usr/bin/cloud-init"
 printf 'datasource_list: [ NoCloud, None ]\n' > "$mnt/root/etc/cloud/cloud.cfg"
 umount "$mnt/root"
-losetup -d "$img_loop"
 xz -0 -T0 -f "$demo_dir/cluster.img"
 rm -f "$demo_dir/cluster_key" "$demo_dir/cluster_key.pub"
 ssh-keygen -q -t ed25519 -N '' -C admin@cluster -f "$demo_dir/cluster_key"
