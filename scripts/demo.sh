@@ -93,10 +93,10 @@ if have_emulator; then devices+=(demo-node1 demo-node2); else devices+=("$node1"
 for dev in "$node1" "$node2"; do
   echo "-- $dev, as the Pi will read it:"
   echo "   PARTUUID of the root partition: $(partx -g -o UUID -n 2 "$dev")"
-  echo "   cmdline.txt: $(MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::nobtcmd.txt | grep -o 'root=[^ ]*')"
-  MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::meta-data | sed 's/^/   meta-data: /'
-  MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::user-data | grep -E '^hostname:|name: admin' | sed 's/^ */   user-data: /'
-  MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::network-config | grep -A1 'addresses:' | head -2 | sed 's/^ */   network-config: /'
+  echo "   cmdline.txt: $(MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::nobtcmd.txt 2>/dev/null | grep -o 'root=[^ ]*')"
+  MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::meta-data 2>/dev/null | sed 's/^/   meta-data: /'
+  MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::user-data 2>/dev/null | grep -E '^hostname:|name: admin' | sed 's/^ */   user-data: /'
+  MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::network-config 2>/dev/null | grep -A1 'addresses:' | head -2 | sed 's/^ */   network-config: /'
 done
 
 # --- 2. EEPROM config ---------------------------------------------------------
