@@ -5,6 +5,8 @@
 #      changed on the boot partition and the root fs: a Ubuntu 24.04 layout
 #      (boots from USB as shipped: nothing to patch) and a Ubuntu 20.04 one
 #      (U-Boot cannot boot from USB: patched);
+#      then provision two emulated SSDs from one decode (the 24.04 image), each with
+#      its own hostname, instance-id, address and disk identifier, and show each disk;
 #   2. check a bootloader EEPROM config (a built-in one with the classic
 #      BOOT_ORDER=0x1 mistake), and explain the fixed order;
 #   3. benchmark an emulated USB SSD against an emulated microSD (profile quick).
@@ -106,6 +108,26 @@ echo "Ubuntu 24.04 boots a Pi 4 from USB as shipped ([all] kernel=vmlinuz, which
 echo "decompresses itself): provision wrote and checked it and changed nothing. Ubuntu 20.04 boots"
 echo "U-Boot ([pi4] kernel=uboot_rpi_4.bin), which cannot read USB disks: provision decompressed"
 echo "vmlinuz to vmlinux, pointed [pi4] at it and installed the hook that keeps it fresh."
+
+# --- 1b. two cluster nodes from one decode --------------------------------------
+echo
+echo "== two cluster nodes from one decode: piprov provision IMAGE DISK1 DISK2 --hostname 'node{1..2}' ..."
+rm -f "$demo_dir/cluster_key" "$demo_dir/cluster_key.pub"
+ssh-keygen -q -t ed25519 -N '' -C admin@cluster -f "$demo_dir/cluster_key"
+node1=$(make_device demo-node1 usb-ssd 3G)
+node2=$(make_device demo-node2 usb-ssd 3G)
+if have_emulator; then devices+=(demo-node1 demo-node2); else devices+=("$node1" "$node2"); fi
+"${under[@]}" "$piprov" provision "$demo_dir/noble.img.xz" "$node1" "$node2" --yes --progress none \
+  --hostname 'node{1..2}' --user admin --ssh-key "$demo_dir/cluster_key.pub" --timezone UTC \
+  --ip 192.168.50.11/24,192.168.50.12/24 --gateway 192.168.50.1 --dns 192.168.50.1
+for dev in "$node1" "$node2"; do
+  echo "-- $dev, as the Pi will read it:"
+  echo "   PARTUUID of the root partition: $(partx -g -o UUID -n 2 "$dev")"
+  echo "   cmdline.txt: $(MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::cmdline.txt 2>/dev/null | grep -o 'root=[^ ]*')"
+  MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::meta-data 2>/dev/null | sed 's/^/   meta-data: /'
+  MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::user-data 2>/dev/null | grep -E '^hostname:|- name:' | sed 's/^ */   user-data: /'
+  MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::network-config 2>/dev/null | grep -A1 'addresses:' | head -2 | sed 's/^ */   network-config: /'
+done
 
 # --- 2. EEPROM config ---------------------------------------------------------
 echo

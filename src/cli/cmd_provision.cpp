@@ -5,11 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/identity_options.hpp"
 #include "cli/patch_options.hpp"
 #include "cli/progress_render.hpp"
 #include "cli/write_options.hpp"
 #include "core/error.hpp"
 #include "core/finding.hpp"
+#include "core/strings.hpp"
 #include "provision/provision.hpp"
 
 namespace piprov::cli {
@@ -21,7 +23,7 @@ struct ProvisionArgs {
   bool json = false;
 };
 
-/// Step events as "[n/7] ..." lines on stdout (unless --json); the write's
+/// Step events as "[n/9] ..." lines on stdout (unless --json); the write's
 /// phases to the progress renderer on stderr.
 ProgressSink provision_sink(ProgressRenderer& progress, bool json) {
   return [&progress, json](const ProgressEvent& e) {
@@ -40,9 +42,16 @@ void print_target(const provision::TargetReport& t, bool several) {
     if (f.severity != Severity::Info) problems.push_back(f);
   if (several && !problems.empty()) fmt::print("{}:\n", t.target);
   fmt::print("{}", findings_text(problems));
+  const auto& id = t.disk_identity;
+  fmt::print("provision: {}: disk identifier {} -> {}{}\n", t.target, id.old_id, id.new_id,
+             t.seed_plan.instance_id.empty()
+                 ? ""
+                 : fmt::format("; first boot: {}instance-id {} ({})",
+                               t.seed_plan.hostname.empty() ? "" : "hostname " + t.seed_plan.hostname + ", ",
+                               t.seed_plan.instance_id, join(t.seed.seed_files, ", ")));
   if (t.check.ok() && !t.patch.changed() && boot::boots_from_usb_as_shipped(t.patch.layout.id))
-    fmt::print("provision: {} is ready: {} (layout {}) boots from USB as shipped; its boot partition is as in the "
-               "image\n",
+    fmt::print("provision: {} is ready: {} (layout {}) boots from USB as shipped; nothing needed patching"
+               "\n",
                t.target, t.patch.layout.release.empty() ? "the image" : t.patch.layout.release,
                boot::layout_name(t.patch.layout.id));
   else if (t.check.ok() && t.patch.method && t.patch.method->method == boot::PatchMethod::Direct)
@@ -77,6 +86,7 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
   add_write_options(cmd, a->opts.write, a->progress);
   add_patch_options(cmd, a->opts.patch);
   cmd->add_option("--usb-id", a->opts.usb_ids, "USB VID:PID of the SSD's bridge, for the UAS quirk check");
+  add_identity_options(cmd, a->opts.identity);
   cmd->add_flag("--json", a->json,
                 "Print the result as JSON on stdout (schema piprov.provision/3, docs/boot.md; no step lines)");
   cmd->callback([a, &exit_code] {

@@ -109,20 +109,26 @@ struct MountGuard {
 /// calls, and the state a failure message needs (which step, what the disk holds).
 class TargetRun {
  public:
-  TargetRun(const ProvisionOptions& o, std::size_t index, TargetReport& rep)
+  TargetRun(const ProvisionOptions& o, std::size_t index, TargetReport& rep, const SeedPlan* seed)
       : o_(o),
         index_(index),
         rep_(rep),
+        seed_(seed),
         target_(rep.target),
         steps_(o.progress, kSteps, o.write.targets.size() > 1 ? rep.target : std::string()) {}
 
   void written();
+  void identity();
   void find();
   void mount();
   void patch();
+  void seed();
   void check();
   void sync();
   void unmount();
+  /// Fails the disk (Error{Usage}) when the seed was refused: only now, so the
+  /// patch and the PARTUUID= rewrite are on the disk and it is unmounted.
+  void finish();
   /// The error of a failed step after the write, naming the step, the disk's
   /// state and how to finish by hand. Unmounts first.
   Error failure(const Error& e);
@@ -136,6 +142,8 @@ class TargetRun {
   const ProvisionOptions& o_;
   std::size_t index_;
   TargetReport& rep_;
+  const SeedPlan* seed_;  ///< nullptr: no identity options
+  std::string refused_;   ///< why the seed was not written ("" when it was or none was asked for)
   std::string target_;
   ProgressSteps steps_;
   std::string current_ = "partitions";  ///< the step running
@@ -147,9 +155,10 @@ class TargetRun {
   std::map<std::string, std::string> fat_before_;
 };
 
-/// Every DEVICE must be a whole disk; VID:PIDs must parse. Throws Error{Usage}
+/// Every DEVICE must be a whole disk; VID:PIDs must parse; the identity
+/// options must give one valid seed per disk (returned). Throws Error{Usage}
 /// before anything is written.
-void check_arguments(const ProvisionOptions& o) {
+std::vector<SeedPlan> check_arguments(const ProvisionOptions& o) {
   for (const auto& target : o.write.targets) {
     std::string parent;
     auto kind = classify_path(target, &parent);
@@ -161,6 +170,7 @@ void check_arguments(const ProvisionOptions& o) {
   }
   for (const auto& q : o.patch.uas_quirks) boot::normalize_vid_pid(q);
   for (const auto& q : o.usb_ids) boot::normalize_vid_pid(q);
+  return plan_seeds(o.identity, o.write.targets);
 }
 
 /// The one write of every disk; errors propagate as write_image() reports them.
@@ -177,6 +187,15 @@ void TargetRun::written() {
            (w.verified ? "; verified in " + format_duration(w.verify_seconds) : "; not verified (--no-verify)"));
   state_ = target_ + " holds the image as written" + (w.verified ? " and verified" : "") +
            "; its boot partition is NOT patched yet";
+}
+
+void TargetRun::identity() {
+  current_ = "identity";
+  rep_.disk_identity = image::renew_disk_identity(target_);
+  const auto& id = rep_.disk_identity;
+  state_ += "; it has a new disk identifier (" + id.new_id + ") that its PARTUUID= references do not name yet";
+  step("identity", (id.label == "dos" ? "MBR disk identifier " : "GPT disk GUID ") + id.old_id + " -> " + id.new_id +
+                       " (" + std::to_string(id.partuuids.size()) + " new PARTUUIDs)");
 }
 
 void TargetRun::find() {
@@ -222,9 +241,33 @@ void TargetRun::patch() {
   po.root_dir = root_dir_;
   po.dry_run = false;
   rep_.patch = boot::patch_boot(po);
-  state_ = target_ + " holds the image, and its boot partition is " +
-           (rep_.patch.changed() ? "patched" : "as in the image (nothing to patch)");
+  state_ = target_ + " holds the image with a new disk identifier, and its boot partition is " +
+           (rep_.patch.changed() ? "patched" : "as in the image (nothing to patch)") +
+           "; its PARTUUID= references are not rewritten yet";
   step("patch", patch_summary(rep_.patch));
+}
+
+void TargetRun::seed() {
+  current_ = "seed";
+  rep_.seed = rewrite_partuuid_references(boot_dir_, root_dir_, rep_.disk_identity);
+  state_ = target_ + " holds the image with a new disk identifier (" + rep_.disk_identity.new_id +
+           ") that its cmdline and fstab PARTUUID= references match, and its boot partition is " +
+           (rep_.patch.changed() ? "patched" : "as the layout ships it (nothing to patch)");
+  std::string text = rep_.seed.rewritten.empty() ? "no PARTUUID= to rewrite"
+                                                 : "PARTUUID= rewritten in " + join(rep_.seed.rewritten, ", ");
+  if (!seed_) return step("seed", text + "; no identity options: no cloud-init seed");
+  if (std::string why = cloud_init_missing(root_dir_); !why.empty()) {
+    refused_ = why +
+               "; no seed was written: use an image with cloud-init (Ubuntu's raspi images, Raspberry Pi OS "
+               "trixie) or provision without identity options";
+    state_ += "; no cloud-init seed was written";
+    return step("seed", text + "; REFUSED: " + why);
+  }
+  rep_.seed.seed_files = write_seed(*seed_, boot_dir_);
+  rep_.seed_plan = *seed_;
+  state_ += "; it holds its cloud-init seed";
+  step("seed", text + "; cloud-init seed (" + join(rep_.seed.seed_files, ", ") + ") for " +
+                   (seed_->hostname.empty() ? "" : seed_->hostname + ", ") + "instance-id " + seed_->instance_id);
 }
 
 void TargetRun::check() {
@@ -269,6 +312,12 @@ void TargetRun::unmount() {
                       guard_.dir.string());
 }
 
+void TargetRun::finish() {
+  if (refused_.empty()) return;
+  current_ = "seed";
+  throw Error(ErrorKind::Usage, refused_);
+}
+
 Error TargetRun::failure(const Error& e) {
   guard_.unmount_all();
   std::string mounts =
@@ -285,22 +334,25 @@ Error TargetRun::failure(const Error& e) {
 
 /// The per-disk passes for one disk. A disk whose write failed gets only its
 /// error; a failed pass is recorded (error names the step) and the others go on.
-void provision_target(const ProvisionOptions& o, std::size_t index, TargetReport& rep) {
+void provision_target(const ProvisionOptions& o, std::size_t index, TargetReport& rep, const SeedPlan* seed) {
   rep.target = rep.write.target;
   if (!rep.write.ok) {
     rep.error_kind = rep.write.error_kind;
     rep.error = rep.write.error;
     return;
   }
-  TargetRun run(o, index, rep);
+  TargetRun run(o, index, rep, seed);
   run.written();
   try {
+    run.identity();
     run.find();
     run.mount();
     run.patch();
+    run.seed();
     run.check();
     run.sync();
     run.unmount();
+    run.finish();
     rep.ok = true;
   } catch (const Error& e) {
     Error f = run.failure(e);
@@ -316,6 +368,18 @@ Error none_provisioned(const ProvisionReport& rep) {
   return Error(rep.targets.front().error_kind, join(lines, "\n"));
 }
 
+nlohmann::json identity_json(const TargetReport& t) {
+  const auto& id = t.disk_identity;
+  return {{"disk_label", id.label},
+          {"old_disk_id", id.old_id},
+          {"new_disk_id", id.new_id},
+          {"partuuids", id.partuuids},
+          {"rewritten", t.seed.rewritten},
+          {"hostname", t.seed_plan.hostname},
+          {"instance_id", t.seed_plan.instance_id},
+          {"seed_files", t.seed.seed_files}};
+}
+
 nlohmann::json target_json(const TargetReport& t) {
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& s : t.steps) steps.push_back({{"step", s.step}, {"result", s.result}, {"seconds", s.seconds}});
@@ -323,6 +387,7 @@ nlohmann::json target_json(const TargetReport& t) {
           {"ok", t.ok},
           {"error", t.ok ? nlohmann::json(nullptr) : nlohmann::json(t.error)},
           {"write", image::target_outcome_json(t.write)},
+          {"identity", identity_json(t)},
           {"boot_partition", t.boot_partition},
           {"root_partition", t.root_partition},
           {"layout", boot::layout_name(t.patch.layout.id)},
@@ -352,13 +417,13 @@ std::size_t ProvisionReport::succeeded() const {
 }
 
 ProvisionReport provision(const ProvisionOptions& o) {
-  check_arguments(o);
+  std::vector<SeedPlan> seeds = check_arguments(o);
   ProvisionReport rep;
   rep.write = write_all(o);
   rep.targets.resize(rep.write.targets.size());
   for (std::size_t i = 0; i < rep.targets.size(); ++i) {
     rep.targets[i].write = rep.write.targets[i];
-    provision_target(o, i, rep.targets[i]);
+    provision_target(o, i, rep.targets[i], seeds.empty() ? nullptr : &seeds[i]);
   }
   if (rep.succeeded() == 0) throw none_provisioned(rep);
   return rep;

@@ -1,9 +1,11 @@
 #pragma once
 // `piprov provision IMAGE DEVICE...`: write every disk from one decode
 // (image::write_image, same safety and verify); then for each disk written:
-// find `system-boot` and `writable` with libblkid (by label, else the first
-// FAT and ext4 partitions), mount both in a private temp dir, boot patch
-// --root, boot check, sync, unmount (one short function per step).
+// a new disk identity (first_boot.hpp), find `system-boot` and `writable`
+// with libblkid (by label, else the first FAT and ext4 partitions), mount
+// both in a private temp dir, boot patch --root, seed (PARTUUID= rewrite and
+// the cloud-init NoCloud seed), boot check, sync, unmount (one short
+// function per step).
 // On a failure after the write it unmounts and says what state the disk is in;
 // the other disks go on.
 #include <nlohmann/json.hpp>
@@ -14,6 +16,8 @@
 #include "boot/patch.hpp"
 #include "core/progress.hpp"
 #include "image/write.hpp"
+#include "provision/first_boot.hpp"
+#include "provision/identity.hpp"
 
 namespace piprov::provision {
 
@@ -21,16 +25,18 @@ struct ProvisionOptions {
   image::WriteOptions write;         ///< IMAGE, DEVICE... and write's options (write.targets: one or more disks)
   boot::PatchOptions patch;          ///< optional [pi4] settings and UAS quirks (dirs are filled in)
   std::vector<std::string> usb_ids;  ///< passed to boot check
+  IdentityOptions identity;          ///< first-boot identity, one seed per disk (none given: no seed)
   /// Receives the write's progress (write.progress, when that is empty) and a
   /// Step event after each of the kSteps steps of each target ("write",
-  /// "partitions", "mount", "patch", "check", "sync", "unmount") with its
+  /// "identity", "partitions", "mount", "patch", "seed", "check", "sync",
+  /// "unmount") with its
   /// one-line result and duration; with several targets, ProgressEvent::target
   /// names the disk.
   ProgressSink progress;
 };
 
 /// Number of steps provision() reports per target.
-inline constexpr unsigned kSteps = 7;
+inline constexpr unsigned kSteps = 9;
 
 /// One finished step, as its Step event reported it.
 struct StepResult {
@@ -50,6 +56,9 @@ struct TargetReport {
   std::string mount_dir;                       ///< the private temp dir (removed at the end)
   boot::BootLayout layout;                     ///< the boot layout as written (boot::detect_layout, before patching)
   boot::PatchReport patch;
+  image::DiskIdentity disk_identity;  ///< the disk's old and new identifiers and PARTUUIDs
+  SeedPlan seed_plan;                 ///< this disk's seed (empty without identity options)
+  SeedOutcome seed;                   ///< PARTUUID= rewrites and the seed files written
   boot::CheckReport check;
   std::vector<StepResult> steps;  ///< in order
 };
@@ -72,7 +81,8 @@ ProvisionReport provision(const ProvisionOptions& opts);
 
 /// `provision --json` (schema "piprov.provision/3", docs/boot.md): the
 /// write's stream fields and speed ("write"), and a "targets" array, one
-/// object per disk: the write outcome, partitions, patch actions and diff,
+/// object per disk: the write outcome, "identity" (new disk id, PARTUUIDs,
+/// files rewritten, hostname, instance_id, seed_files), partitions, patch actions and diff,
 /// boot check findings + summary, the steps with their durations in seconds.
 nlohmann::json provision_json(const ProvisionReport& r);
 

@@ -25,11 +25,14 @@ TEST(Provision, EndToEndOnALoopDevice) {
   auto p = run(piprov::test::piprov_bin() + " provision " + (d.path / "ubuntu.img.xz").string() + " " + loop.path +
                " --yes --progress none");
   ASSERT_EQ(p.exit_code, 0) << p.out << p.err;
-  // "[n/7] STEP  DURATION  RESULT", one line per step, as each one ends.
+  // "[n/9] STEP  DURATION  RESULT", one line per step, as each one ends.
   for (const char* step :
-       {R"(\[1/7\] write +\S+(?: s)?  wrote )", R"(\[2/7\] partitions +\S+(?: s)?  boot )",
-        R"(\[3/7\] mount +\S+(?: s)?  )", R"(\[4/7\] patch +\S+(?: s)?  )", R"(\[5/7\] check +\S+(?: s)?  OK)",
-        R"(\[6/7\] sync +\S+(?: s)?  )", R"(\[7/7\] unmount +\S+(?: s)?  unmounted )"})
+       {R"(\[1/9\] write +\S+(?: s)?  wrote )",
+        R"(\[2/9\] identity +\S+(?: s)?  MBR disk identifier 0x4ec8ea53 -> 0x[0-9a-f]{8} \(2 new PARTUUIDs\))",
+        R"(\[3/9\] partitions +\S+(?: s)?  boot )", R"(\[4/9\] mount +\S+(?: s)?  )", R"(\[5/9\] patch +\S+(?: s)?  )",
+        R"(\[6/9\] seed +\S+(?: s)?  no PARTUUID= to rewrite; no identity options: no cloud-init seed)",
+        R"(\[7/9\] check +\S+(?: s)?  OK)", R"(\[8/9\] sync +\S+(?: s)?  )",
+        R"(\[9/9\] unmount +\S+(?: s)?  unmounted )"})
     EXPECT_TRUE(std::regex_search(p.out, std::regex(std::string("(^|\n)") + step))) << step << "\n" << p.out;
   EXPECT_NE(p.out.find("LABEL=system-boot"), std::string::npos);
   EXPECT_NE(p.out.find("provision: " + loop.path + " is ready"), std::string::npos) << p.out;
@@ -93,7 +96,7 @@ TEST(Provision, FailureAfterTheWriteSaysWhatStateTheDiskIsIn) {
   auto p = run(piprov::test::piprov_bin() + " provision " + (d.path / "x.img").string() + " " + loop.path +
                " --yes --progress none");
   EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
-  EXPECT_NE(p.out.find("[1/7] write"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("[1/9] write"), std::string::npos) << p.out;
   EXPECT_NE(
       p.err.find("provision failed at step 'partitions': cannot find the system-boot (FAT) partition on " + loop.path),
       std::string::npos)
@@ -178,11 +181,11 @@ TEST(Provision, SeveralDisksFromOneDecodeAndOneThatFails) {
   EXPECT_EQ(p.exit_code, 5) << p.out << p.err;
   for (const auto* disk : {&a, &b}) {
     EXPECT_TRUE(
-        std::regex_search(p.out, std::regex("(^|\n)" + disk->path + R"(: \[7/7\] unmount +\S+(?: s)?  unmounted )")))
+        std::regex_search(p.out, std::regex("(^|\n)" + disk->path + R"(: \[9/9\] unmount +\S+(?: s)?  unmounted )")))
         << p.out;
     EXPECT_NE(p.out.find("provision: " + disk->path + " is ready"), std::string::npos) << p.out;
   }
-  EXPECT_EQ(p.out.find(bad + ": [2/7]"), std::string::npos) << p.out;  // no step after a failed write
+  EXPECT_EQ(p.out.find(bad + ": [2/9]"), std::string::npos) << p.out;  // no step after a failed write
   EXPECT_NE(p.out.find("to 2 of 3 targets"), std::string::npos) << p.out;
   EXPECT_NE(p.err.find("piprov: error: writing " + bad + " failed at byte offset "), std::string::npos) << p.err;
   EXPECT_EQ(run("grep -q piprov-provision /proc/self/mounts").exit_code, 1) << "a mount was left behind";

@@ -1,0 +1,54 @@
+#include "provision/first_boot.hpp"
+
+#include <algorithm>
+
+#include "boot/config_txt.hpp"
+#include "boot/patch.hpp"
+#include "core/atomic_file.hpp"
+#include "core/file.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov::provision {
+namespace {
+
+/// Replaces the PARTUUIDs in `file`; returns the count (0: file untouched).
+int rewrite(const fs::path& file, const image::DiskIdentity& id) {
+  auto text = read_file_if_exists(file);
+  if (!text) return 0;
+  int n = 0;
+  std::string out = image::replace_partuuids(*text, id.partuuids, &n);
+  if (n > 0) atomic_write(file, out);
+  return n;
+}
+
+}  // namespace
+
+std::vector<std::string> cmdline_files(const fs::path& boot_dir) {
+  std::vector<std::string> names = {"cmdline.txt", "nobtcmd.txt", "btcmd.txt"};
+  if (auto cfg = read_file_if_exists(boot_dir / "config.txt"))
+    names.push_back(boot::effective_cmdline_name(boot::ConfigTxt::parse(*cfg), boot_dir));
+  for (const char* prefix : {"current/", "new/", "old/"}) names.push_back(std::string(prefix) + "cmdline.txt");
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& n : names)
+    if (std::find(out.begin(), out.end(), n) == out.end() && fs::is_regular_file(boot_dir / n, ec)) out.push_back(n);
+  return out;
+}
+
+SeedOutcome rewrite_partuuid_references(const fs::path& boot_dir, const fs::path& root_dir,
+                                        const image::DiskIdentity& id) {
+  SeedOutcome r;
+  for (const auto& name : cmdline_files(boot_dir))
+    if (int n = rewrite(boot_dir / name, id)) {
+      r.rewritten.push_back(name);
+      r.partuuid_references += n;
+    }
+  if (int n = rewrite(root_dir / "etc/fstab", id)) {
+    r.rewritten.push_back("/etc/fstab");
+    r.partuuid_references += n;
+  }
+  return r;
+}
+
+}  // namespace piprov::provision

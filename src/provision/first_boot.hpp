@@ -1,0 +1,41 @@
+#pragma once
+// The two per-target passes of `provision` that make each disk its own node:
+//  - identity (right after the write, nothing mounted): a new random disk
+//    identifier (image::renew_disk_identity), so PARTUUIDs differ between the
+//    disks and from the source image (raspberrypi/linux issue 5956);
+//  - seed (boot and root fs mounted, after boot patch): `PARTUUID=` in every
+//    cmdline file of the boot partition and in the root fs's /etc/fstab
+//    rewritten to the new ids, then the cloud-init NoCloud seed written
+//    (cloud_init.hpp: write_seed) when identity options were given and the
+//    root fs has cloud-init (cloud_init_missing()).
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "image/disk_identity.hpp"
+#include "provision/cloud_init.hpp"
+
+namespace piprov::provision {
+
+/// What the seed pass changed on one disk.
+struct SeedOutcome {
+  std::vector<std::string> rewritten;   ///< files whose PARTUUID= were rewritten ("cmdline.txt", "/etc/fstab")
+  int partuuid_references = 0;          ///< PARTUUID= values replaced in them
+  std::vector<std::string> seed_files;  ///< "user-data", ... ("" when no seed was asked for)
+};
+
+/// Cmdline files on the boot partition at `boot_dir` a layout may use:
+/// cmdline.txt, nobtcmd.txt, btcmd.txt, the file config.txt's `cmdline=` names
+/// ([pi4]), and cmdline.txt under the A/B prefixes current/, new/, old/
+/// (os_prefix, Raspberry Pi documentation config.txt "os_prefix"). Only the
+/// ones that exist, relative to `boot_dir`, without duplicates.
+std::vector<std::string> cmdline_files(const std::filesystem::path& boot_dir);
+
+/// Rewrites PARTUUID= (old -> new of `id`) in cmdline_files() and in
+/// root_dir/etc/fstab, each atomically and only when it changes (so the disk
+/// boots with its new ids). Fills `rewritten` and `partuuid_references`.
+/// Throws Error{Io} on write failures.
+SeedOutcome rewrite_partuuid_references(const std::filesystem::path& boot_dir, const std::filesystem::path& root_dir,
+                                        const image::DiskIdentity& id);
+
+}  // namespace piprov::provision

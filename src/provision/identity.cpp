@@ -1,0 +1,265 @@
+#include "provision/identity.hpp"
+
+#include <arpa/inet.h>
+#include <yaml-cpp/binary.h>
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <set>
+
+#include "core/error.hpp"
+#include "core/file.hpp"
+#include "core/random.hpp"
+#include "core/strings.hpp"
+
+namespace piprov::provision {
+namespace {
+
+Error usage(const std::string& m) { return Error(ErrorKind::Usage, m); }
+
+void check_hostname(const std::string& name) {
+  static const std::regex label("[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?");
+  if (!std::regex_match(name, label))
+    throw usage("--hostname: '" + name +
+                "' is not a host name (1-63 letters, digits and '-', not starting or ending with '-'; no dots)");
+}
+
+/// "node{1..3}" -> node1..node3; nullopt when `spec` has no "{A..B}".
+std::optional<std::vector<std::string>> expand_range(const std::string& spec) {
+  static const std::regex range("^([^{}]*)\\{([0-9]+)\\.\\.([0-9]+)\\}([^{}]*)$");
+  std::smatch m;
+  if (!std::regex_match(spec, m, range)) return std::nullopt;
+  const std::string a = m[2], b = m[3];
+  if (a.size() > 6 || b.size() > 6) throw usage("--hostname: the range in '" + spec + "' is too large");
+  int from = std::stoi(a), to = std::stoi(b);
+  if (from > to) throw usage("--hostname: the range in '" + spec + "' counts down; write {" + b + ".." + a + "}");
+  std::size_t width = a.size() > 1 && a[0] == '0' ? a.size() : 0;  // {01..03}: zero-padded
+  std::vector<std::string> out;
+  for (int i = from; i <= to; ++i) {
+    std::string num = std::to_string(i);
+    if (num.size() < width) num.insert(0, width - num.size(), '0');
+    out.push_back(std::string(m[1]) + num + std::string(m[4]));
+  }
+  return out;
+}
+
+std::vector<std::string> split_list(const std::vector<std::string>& entries) {
+  std::vector<std::string> out;
+  for (const auto& e : entries)
+    for (const auto& part : split(e, ',')) {
+      auto t = std::string(trim(part));
+      if (!t.empty()) out.push_back(t);
+    }
+  return out;
+}
+
+bool is_public_key_type(const std::string& t) {
+  static const std::set<std::string> types = {"ssh-ed25519",
+                                              "ssh-rsa",
+                                              "ecdsa-sha2-nistp256",
+                                              "ecdsa-sha2-nistp384",
+                                              "ecdsa-sha2-nistp521",
+                                              "sk-ssh-ed25519@openssh.com",
+                                              "sk-ecdsa-sha2-nistp256@openssh.com"};
+  return types.count(t) > 0;
+}
+
+/// The key type the blob's first field (uint32 length, string) names.
+std::string blob_type(const std::vector<unsigned char>& blob) {
+  if (blob.size() < 4) return "";
+  std::size_t len = (std::size_t{blob[0]} << 24) | (std::size_t{blob[1]} << 16) | (std::size_t{blob[2]} << 8) | blob[3];
+  if (len > 64 || blob.size() < 4 + len) return "";
+  return std::string(blob.begin() + 4, blob.begin() + 4 + static_cast<long>(len));
+}
+
+std::string check_key_line(const std::string& line, const std::string& where) {
+  auto words = split(line, ' ');
+  words.erase(std::remove(words.begin(), words.end(), ""), words.end());
+  if (words.size() < 2 || !is_public_key_type(words[0]))
+    throw usage(where +
+                " is not an SSH public key (TYPE BASE64 [comment], TYPE ssh-ed25519, ssh-rsa, ecdsa-sha2-*, "
+                "sk-*); pass a .pub file");
+  auto blob = YAML::DecodeBase64(words[1]);
+  if (blob.empty() || blob_type(blob) != words[0])
+    throw usage(where + ": the base64 body of the " + words[0] + " key is damaged (it does not encode a " + words[0] +
+                " key); copy the .pub file again");
+  return line;
+}
+
+NodeIdentity common_identity(const IdentityOptions& o) {
+  NodeIdentity n;
+  n.user = o.user;
+  for (const auto& f : o.ssh_key_files) {
+    auto keys = parse_public_keys(read_file(f), f);
+    n.ssh_keys.insert(n.ssh_keys.end(), keys.begin(), keys.end());
+  }
+  n.password_hash = o.password_hash;
+  n.timezone = o.timezone;
+  n.gateway = o.gateway;
+  n.dns = split_list(o.dns);
+  n.wifi_ssid = o.wifi_ssid;
+  if (!o.wifi_psk_file.empty()) n.wifi_psk = parse_wifi_psk(read_file(o.wifi_psk_file), o.wifi_psk_file);
+  n.user_data_file = o.user_data_file;
+  n.network_config_file = o.network_config_file;
+  n.meta_data_file = o.meta_data_file;
+  if (!o.user_data_file.empty()) n.user_data_base = read_file(o.user_data_file);
+  if (!o.network_config_file.empty()) n.network_config_base = read_file(o.network_config_file);
+  if (!o.meta_data_file.empty()) n.meta_data_base = read_file(o.meta_data_file);
+  return n;
+}
+
+void check_combinations(const IdentityOptions& o) {
+  if (!o.user.empty()) {
+    static const std::regex user_name("[a-z_][a-z0-9_-]{0,31}");
+    if (!std::regex_match(o.user, user_name) || o.user == "root")
+      throw usage("--user: '" + o.user +
+                  "' is not a user name for a new account (lower-case letters, digits, '_', "
+                  "'-', at most 32, not root)");
+  }
+  if (!o.password_hash.empty()) {
+    if (o.user.empty()) throw usage("--password-hash needs --user (the account it is for)");
+    check_password_hash(o.password_hash);
+  }
+  static const std::regex tz("[A-Za-z0-9_+-]+(/[A-Za-z0-9_+-]+)*");
+  if (!o.timezone.empty() && !std::regex_match(o.timezone, tz))
+    throw usage("--timezone: '" + o.timezone + "' is not a time zone name (e.g. Europe/Berlin, UTC)");
+  bool net_options = !o.ips.empty() || !o.gateway.empty() || !o.dns.empty() || !o.wifi_ssid.empty();
+  if (!o.network_config_file.empty() && net_options)
+    throw usage(
+        "--network-config replaces the generated network config: leave out --ip, --gateway, --dns and "
+        "--wifi-ssid, or the file");
+  if (!o.gateway.empty() && o.ips.empty()) throw usage("--gateway needs --ip (DHCP brings its own route)");
+  if (!o.gateway.empty()) check_ip(o.gateway, false, "--gateway");
+  for (const auto& d : split_list(o.dns)) check_ip(d, false, "--dns");
+  if (o.wifi_ssid.empty() != o.wifi_psk_file.empty())
+    throw usage("--wifi-ssid and --wifi-psk-file go together (the passphrase is read from a file, never typed)");
+  if (o.wifi_ssid.size() > 32) throw usage("--wifi-ssid: '" + o.wifi_ssid + "' is longer than 32 bytes");
+}
+
+std::vector<std::string> addresses(const IdentityOptions& o, std::size_t targets) {
+  auto ips = split_list(o.ips);
+  if (ips.empty()) return std::vector<std::string>(targets);  // DHCP everywhere
+  if (ips.size() != targets)
+    throw usage("--ip gives " + std::to_string(ips.size()) + " address(es) for " + std::to_string(targets) +
+                " target disk(s): give exactly one CIDR per disk, in the order of the disks");
+  std::set<std::string> seen;
+  for (const auto& ip : ips) {
+    check_ip(ip, true, "--ip");
+    if (!seen.insert(ip.substr(0, ip.find('/'))).second)
+      throw usage("--ip: " + ip + " is given twice: every disk needs its own address");
+  }
+  return ips;
+}
+
+}  // namespace
+
+bool IdentityOptions::any() const {
+  return !hostnames.empty() || !user.empty() || !ssh_key_files.empty() || !password_hash.empty() || !timezone.empty() ||
+         !ips.empty() || !gateway.empty() || !dns.empty() || !wifi_ssid.empty() || !wifi_psk_file.empty() ||
+         !user_data_file.empty() || !network_config_file.empty() || !meta_data_file.empty();
+}
+
+std::vector<std::string> expand_hostnames(std::string_view spec_view, std::size_t targets) {
+  std::string spec(trim(spec_view));
+  std::vector<std::string> names;
+  if (auto r = expand_range(spec))
+    names = *r;
+  else
+    names = split(spec, ',');
+  for (auto& n : names) n = std::string(trim(n));
+  for (const auto& n : names) check_hostname(n);
+  std::set<std::string> seen;
+  for (const auto& n : names)
+    if (!seen.insert(to_lower(n)).second)
+      throw usage("--hostname: '" + n + "' is given twice: every disk needs its own name");
+  if (names.size() != targets)
+    throw usage("--hostname '" + spec + "' gives " + std::to_string(names.size()) + " name(s) (" + join(names, ", ") +
+                ") for " + std::to_string(targets) + " target disk(s): give exactly one name per disk");
+  return names;
+}
+
+std::vector<std::string> parse_public_keys(std::string_view text, const std::string& file) {
+  static const std::regex private_key("-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----");
+  std::string s(text);
+  std::smatch m;
+  if (std::regex_search(s, m, private_key))
+    throw usage("--ssh-key " + file + " is a private key (" + m.str() +
+                "): never copy it to a disk; pass the public key (" + file + ".pub)");
+  std::vector<std::string> keys;
+  int number = 0;
+  for (const auto& raw : split(s, '\n')) {
+    ++number;
+    std::string line(trim(raw));
+    if (line.empty() || line[0] == '#') continue;
+    keys.push_back(check_key_line(line, "--ssh-key " + file + " line " + std::to_string(number)));
+  }
+  if (keys.empty()) throw usage("--ssh-key " + file + " holds no public key");
+  return keys;
+}
+
+void check_password_hash(std::string_view hash) {
+  static const std::regex shapes(
+      "\\$y\\$[./A-Za-z0-9]+\\$[./A-Za-z0-9]{1,86}\\$[./A-Za-z0-9]{43}"
+      "|\\$6\\$(rounds=[0-9]+\\$)?[./A-Za-z0-9]{1,16}\\$[./A-Za-z0-9]{86}"
+      "|\\$5\\$(rounds=[0-9]+\\$)?[./A-Za-z0-9]{1,16}\\$[./A-Za-z0-9]{43}"
+      "|\\$2[aby]\\$[0-9]{2}\\$[./A-Za-z0-9]{53}");
+  if (!std::regex_match(std::string(hash), shapes))
+    throw usage(
+        "--password-hash takes a crypt(5) hash ($y$..., $6$..., $5$..., $2b$...), never a clear password: "
+        "make one with 'mkpasswd -m yescrypt' or 'openssl passwd -6'");
+}
+
+int check_ip(std::string_view cidr_view, bool require_prefix, const std::string& what) {
+  std::string cidr(cidr_view);
+  auto slash = cidr.find('/');
+  std::string addr = cidr.substr(0, slash);
+  unsigned char buf[16];
+  int family = ::inet_pton(AF_INET, addr.c_str(), buf) == 1 ? 4 : ::inet_pton(AF_INET6, addr.c_str(), buf) == 1 ? 6 : 0;
+  bool prefix_ok = slash == std::string::npos ? !require_prefix : false;
+  if (family && slash != std::string::npos && require_prefix) {
+    std::string p = cidr.substr(slash + 1);
+    prefix_ok = !p.empty() && p.size() <= 3 && std::all_of(p.begin(), p.end(), ::isdigit) &&
+                std::stoi(p) <= (family == 4 ? 32 : 128);
+  }
+  if (!family || !prefix_ok)
+    throw usage(what + ": '" + cidr + "' is not " +
+                (require_prefix ? "an address with its prefix length (e.g. 192.168.1.11/24)" : "an IP address"));
+  return family;
+}
+
+std::string parse_wifi_psk(std::string_view text, const std::string& file) {
+  std::string psk(trim(text.substr(0, text.find('\n'))));
+  bool hex = psk.size() == 64 && std::all_of(psk.begin(), psk.end(), ::isxdigit);
+  bool phrase = psk.size() >= 8 && psk.size() <= 63 &&
+                std::all_of(psk.begin(), psk.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
+  if (!hex && !phrase)
+    throw usage("--wifi-psk-file " + file +
+                ": its first line is not a WPA passphrase (8-63 printable ASCII "
+                "characters) or a 64-hex-digit PSK");
+  return psk;
+}
+
+std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std::string>& targets) {
+  std::vector<SeedPlan> plans;
+  if (!o.any()) return plans;
+  check_combinations(o);
+  std::vector<std::string> names =
+      o.hostnames.empty() ? std::vector<std::string>(targets.size()) : expand_hostnames(o.hostnames, targets.size());
+  std::vector<std::string> ips = addresses(o, targets.size());
+  NodeIdentity common = common_identity(o);
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    NodeIdentity n = common;
+    n.hostname = names[i];
+    n.address = ips[i];
+    if (!n.gateway.empty() && !n.address.empty() &&
+        check_ip(n.gateway, false, "--gateway") != check_ip(n.address, true, "--ip"))
+      throw usage("--gateway " + n.gateway + " and --ip " + n.address + " are not of the same IP version");
+    n.instance_id =
+        "piprov-" + (n.hostname.empty() ? "node" + std::to_string(i + 1) : n.hostname) + "-" + random_hex(6);
+    plans.push_back(
+        {targets[i], n.hostname, n.instance_id, build_user_data(n), build_meta_data(n), build_network_config(n)});
+  }
+  return plans;
+}
+
+}  // namespace piprov::provision

@@ -1,0 +1,69 @@
+#pragma once
+// First-boot identity options of `provision` and their validation, all done
+// before the first byte is written: one hostname per target (NAME, a pattern
+// node{1..3} or a comma list), public SSH keys only, a crypt(3) password hash
+// only, one static address per target (or DHCP), optional Wi-Fi, or the
+// user's own cloud-init files. plan_seeds() turns them into one NoCloud seed
+// per target (cloud_init.hpp builds the YAML).
+// Sources: RFC 1123 section 2.1 (host names); OpenSSH ssh-keygen(1) and
+// RFC 4253 section 6.6 (public key blob: string type, ...); crypt(5) (hash
+// prefixes $y$, $6$, $5$, $2b$); cloud-init docs "NoCloud" and "Networking
+// config Version 2".
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "provision/cloud_init.hpp"
+
+namespace piprov::provision {
+
+/// What `provision --hostname/--user/...` asked for (strings as typed).
+struct IdentityOptions {
+  std::string hostnames;                   ///< "node1", "node{1..3}", "a,b,c": one name per target
+  std::string user;                        ///< admin user (sudo, SSH keys)
+  std::vector<std::string> ssh_key_files;  ///< public key files (.pub, authorized_keys)
+  std::string password_hash;               ///< crypt(3) hash of the user's password
+  std::string timezone;                    ///< tz database name, "Europe/Berlin"
+  std::vector<std::string> ips;            ///< CIDR per target; entries may be comma lists
+  std::string gateway;                     ///< IPv4/IPv6 default route (with --ip)
+  std::vector<std::string> dns;            ///< name servers; entries may be comma lists
+  std::string wifi_ssid, wifi_psk_file;    ///< Wi-Fi network (wlan0, DHCP)
+  std::string user_data_file, network_config_file, meta_data_file;  ///< the user's own files
+  /// True when any identity option is set (then provision writes a seed).
+  bool any() const;
+};
+
+/// The names `spec` gives for `targets` disks: "node{1..3}" -> node1, node2,
+/// node3 ("{01..03}" keeps the zero padding), "a,b" -> a, b, "x" -> x.
+/// Each must be an RFC 1123 host name label (1-63 of a-z, A-Z, 0-9, '-', not
+/// starting or ending with '-'), all distinct. Throws Error{Usage} naming
+/// the bad name, or the count when it differs from `targets`.
+std::vector<std::string> expand_hostnames(std::string_view spec, std::size_t targets);
+
+/// The public keys in `text` (the content of `file`), one per non-empty,
+/// non-comment line, each "TYPE BASE64 [comment]" with TYPE one of ssh-ed25519,
+/// ssh-rsa, ecdsa-sha2-nistp256/384/521, sk-ssh-ed25519@openssh.com,
+/// sk-ecdsa-sha2-nistp256@openssh.com, and a base64 body whose first field
+/// names the same TYPE. Throws Error{Usage} for a private key ("-----BEGIN
+/// ... PRIVATE KEY-----"), a bad line (its number), or no key at all.
+std::vector<std::string> parse_public_keys(std::string_view text, const std::string& file);
+
+/// Throws Error{Usage} unless `hash` has the shape of a crypt(5) hash:
+/// yescrypt $y$, SHA-512 $6$, SHA-256 $5$ (optional rounds=N$), bcrypt $2b$.
+void check_password_hash(std::string_view hash);
+
+/// Throws Error{Usage} unless `cidr` is "ADDRESS/PREFIX" (IPv4 prefix 0-32,
+/// IPv6 0-128); with `require_prefix` false it must be a bare address.
+/// `what` names the option in the message. Returns 4 or 6.
+int check_ip(std::string_view cidr, bool require_prefix, const std::string& what);
+
+/// A WPA2/WPA3 passphrase (8-63 printable ASCII) or a 64-hex-digit PSK: the
+/// first line of `text` without surrounding white space. Throws Error{Usage}.
+std::string parse_wifi_psk(std::string_view text, const std::string& file);
+
+/// Validates every option and user file (Error{Usage} naming the option or
+/// file; Error{Io} when a file cannot be read) and returns one seed per
+/// target, in order. Nothing is written. Empty when !o.any().
+std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std::string>& targets);
+
+}  // namespace piprov::provision

@@ -1,0 +1,196 @@
+// provision's first-boot identity on real loop devices: scripts/make-test-image.sh's
+// image with a PARTUUID cmdline/fstab (as Raspberry Pi OS has) and cloud-init in
+// its root fs, checked with the real `cloud-init schema`, sfdisk and blkid.
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+
+#include "core/strings.hpp"
+#include "support/testsupport.hpp"
+
+namespace fs = std::filesystem;
+using piprov::test::q;
+using piprov::test::read_file;
+using piprov::test::run;
+using piprov::test::TempDir;
+
+namespace {
+
+constexpr const char* kOldDiskId = "4ec8ea53";  // scripts/make-test-image.sh's label-id
+
+/// The test image with root=PARTUUID= in its cmdline files and PARTUUID= in
+/// fstab; `cloud_init`: /usr/bin/cloud-init and /etc/cloud present (else removed).
+/// Edited in place through partition offsets (make-test-image.sh's layout: p1
+/// at sector 2048, p2 at 526336). Returns "" or why the image could not be
+/// built (skip); throws when editing it fails.
+std::string make_seed_image(const fs::path& img, bool cloud_init) {
+  if (auto why = piprov::test::make_test_image(img, 64); !why.empty()) return why;
+  const std::string fat = q(img.string() + "@@1M");
+  for (const char* f : {"cmdline.txt", "nobtcmd.txt", "btcmd.txt"}) {
+    auto r = run("export MTOOLS_SKIP_CHECK=1; t=$(mktemp) && mtype -i " + fat + " ::" + f +
+                 " | sed 's/root=LABEL=writable/root=PARTUUID=" + kOldDiskId + "-02/' > $t && mcopy -o -i " + fat +
+                 " $t ::" + f + " && rm $t");
+    if (r.exit_code != 0) throw std::runtime_error("mtools: " + r.err);
+  }
+  piprov::test::Mount root(img.string(), img.string() + ".root", "ext4",
+                           "loop,offset=" + std::to_string(526336ull * 512));
+  auto r = run("cd " + q(root.dir.string()) + " && sed -i 's/^LABEL=writable/PARTUUID=" + kOldDiskId +
+               "-02/; s/^LABEL=system-boot/PARTUUID=" + kOldDiskId + "-01/' etc/fstab && " +
+               (cloud_init ? "mkdir -p usr/bin etc/cloud && printf '#!/usr/bin/python3\\n' > usr/bin/cloud-init && "
+                             "chmod 755 usr/bin/cloud-init && printf 'datasource_list: [NoCloud, None]\\n' > "
+                             "etc/cloud/cloud.cfg"
+                           : "rm -rf usr/bin/cloud-init etc/cloud"));
+  if (r.exit_code != 0) throw std::runtime_error("fixture: " + r.err);
+  return "";
+}
+
+/// A file of the FAT boot partition `part`, read with mtools (this kernel may lack vfat).
+std::string boot_file(const std::string& part, const std::string& name) {
+  auto r = run("MTOOLS_SKIP_CHECK=1 mtype -i " + part + " ::" + name);
+  EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+  return r.out;
+}
+
+std::string first_mib(const std::string& dev) { return piprov::test::read_bytes(dev, 0, 1 << 20); }
+
+}  // namespace
+
+// Everything refused here is refused before the first byte of any target.
+TEST(ProvisionSeed, BadIdentityOptionsAreRefusedBeforeAnyByteIsWritten) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("ssh-keygen");
+  TempDir d("piprov-seed");
+  if (auto why = make_seed_image(d.path / "img.img", true); !why.empty()) PIPROV_SKIP(why);
+  piprov::test::LoopDevice a(d.path / "a.img", 1ull << 30), b(d.path / "b.img", 1ull << 30);
+  ASSERT_EQ(run("for f in " + q(a.path) + " " + q(b.path) +
+                "; do yes piprov-untouched | head -c 1048576 | dd of=$f bs=1M conv=fsync status=none; done")
+                .exit_code,
+            0);
+  const std::string before_a = first_mib(a.path), before_b = first_mib(b.path);
+  ASSERT_EQ(run("ssh-keygen -q -t ed25519 -N '' -f " + q((d.path / "id").string())).exit_code, 0);
+  piprov::test::write_file(d.path / "bad-user-data", "#cloud-config\nusers:\n  - name: x\n   bad: [indent\n");
+  piprov::test::write_file(d.path / "script-user-data", "#!/bin/sh\necho hi\n");
+  const std::string cmd = piprov::test::piprov_bin() + " provision " + q((d.path / "img.img").string()) + " " + a.path +
+                          " " + b.path + " --yes --progress none ";
+  struct Case {
+    std::string options, message;
+  } cases[] = {
+      {"--hostname n{1..2} --user-data " + q((d.path / "bad-user-data").string()), "is not valid YAML"},
+      {"--hostname n{1..2} --user-data " + q((d.path / "script-user-data").string()),
+       "does not start with '#cloud-config'"},
+      {"--hostname n{1..2} --ssh-key " + q((d.path / "id").string()), "is a private key"},
+      {"--hostname n{1..3}", "gives 3 name(s) (n1, n2, n3) for 2 target disk(s)"},
+      {"--hostname single", "gives 1 name(s) (single) for 2 target disk(s)"},
+      {"--hostname n1,n2 --ip 10.0.0.5/24", "--ip gives 1 address(es) for 2 target disk(s)"},
+      {"--user admin --password-hash hunter2", "never a clear password"},
+  };
+  for (const auto& c : cases) {
+    auto r = run(cmd + c.options);
+    EXPECT_EQ(r.exit_code, 2) << c.options << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.options << "\n" << r.err;
+    EXPECT_EQ(r.out.find("write"), std::string::npos) << "a step ran: " << r.out;
+  }
+  EXPECT_TRUE(first_mib(a.path) == before_a) << "a byte of " << a.path << " was written";
+  EXPECT_TRUE(first_mib(b.path) == before_b) << "a byte of " << b.path << " was written";
+}
+
+// Two disks from one run: each its own hostname, instance-id, static address
+// and PARTUUIDs, a seed the real cloud-init validator accepts, cmdline/fstab
+// pointing at the new ids.
+TEST(ProvisionSeed, TwoDisksGetTheirOwnIdentity) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("cloud-init");
+  PIPROV_REQUIRE_TOOL("ssh-keygen");
+  PIPROV_REQUIRE_TOOL("mtype");
+  TempDir d("piprov-seed");
+  if (auto why = make_seed_image(d.path / "img.img", true); !why.empty()) PIPROV_SKIP(why);
+  piprov::test::LoopDevice a(d.path / "a.img", 1ull << 30), b(d.path / "b.img", 1ull << 30);
+  const std::string key = (d.path / "id_ed25519").string();
+  ASSERT_EQ(run("ssh-keygen -q -t ed25519 -N '' -C admin@cluster -f " + q(key)).exit_code, 0);
+  const std::string pub = std::string(piprov::trim(read_file(key + ".pub")));
+  auto p =
+      run(piprov::test::piprov_bin() + " provision " + q((d.path / "img.img").string()) + " " + a.path + " " + b.path +
+          " --yes --progress none --json --hostname 'node{1..2}' --user admin --ssh-key " + q(key + ".pub") +
+          " --timezone Europe/Berlin --ip 192.168.50.11/24,192.168.50.12/24 --gateway 192.168.50.1 --dns 192.168.50.1");
+  ASSERT_EQ(p.exit_code, 0) << p.out << p.err;
+  auto j = nlohmann::json::parse(p.out);
+  ASSERT_EQ(j["targets"].size(), 2u) << p.out;
+
+  std::set<std::string> instance_ids, disk_ids;
+  const std::string* devs[] = {&a.path, &b.path};
+  for (int i = 0; i < 2; ++i) {
+    const std::string& dev = *devs[i];
+    const std::string host = "node" + std::to_string(i + 1);
+    const auto& id = j["targets"][i]["identity"];
+    EXPECT_EQ(j["targets"][i]["target"], dev);
+    EXPECT_EQ(id["hostname"], host);
+    EXPECT_EQ(id["old_disk_id"], std::string("0x") + kOldDiskId);
+    EXPECT_EQ(id["seed_files"], (std::vector<std::string>{"user-data", "network-config", "meta-data"}));
+    std::string new_id = id["new_disk_id"];
+    disk_ids.insert(new_id);
+
+    // The partition table and the kernel agree on the new PARTUUID.
+    auto sf = run("partx -g -o UUID -n 2 " + dev);
+    EXPECT_EQ(std::string(piprov::trim(sf.out)), new_id.substr(2) + "-02") << sf.err;
+    auto bl = run("blkid -p -o value -s PART_ENTRY_UUID " + dev + "p2");
+    EXPECT_EQ(std::string(piprov::trim(bl.out)), new_id.substr(2) + "-02");
+    // Every cmdline file names it.
+    for (const char* f : {"cmdline.txt", "nobtcmd.txt", "btcmd.txt"}) {
+      std::string cmdline = boot_file(dev + "p1", f);
+      EXPECT_NE(cmdline.find("root=PARTUUID=" + new_id.substr(2) + "-02 "), std::string::npos) << f << ": " << cmdline;
+      EXPECT_EQ(cmdline.find(kOldDiskId), std::string::npos) << f << ": " << cmdline;
+    }
+
+    // The seed: validated by cloud-init itself, and saying what was asked for.
+    std::string ud = boot_file(dev + "p1", "user-data"), md = boot_file(dev + "p1", "meta-data"),
+                nc = boot_file(dev + "p1", "network-config");
+    piprov::test::write_file(d.path / ("user-data-" + host), ud);
+    auto schema = run("cloud-init schema --config-file " + q((d.path / ("user-data-" + host)).string()));
+    EXPECT_EQ(schema.exit_code, 0) << schema.out << schema.err << ud;
+    auto u = YAML::Load(ud);
+    EXPECT_EQ(u["hostname"].as<std::string>(), host);
+    EXPECT_EQ(u["timezone"].as<std::string>(), "Europe/Berlin");
+    EXPECT_EQ(u["users"][0]["name"].as<std::string>(), "admin");
+    EXPECT_EQ(u["users"][0]["ssh_authorized_keys"][0].as<std::string>(), pub);
+    auto m = YAML::Load(md);
+    EXPECT_EQ(m["instance-id"].as<std::string>(), id["instance_id"].get<std::string>());
+    EXPECT_EQ(m["local-hostname"].as<std::string>(), host);
+    instance_ids.insert(m["instance-id"].as<std::string>());
+    auto eth = YAML::Load(nc)["ethernets"]["eth0"];
+    EXPECT_EQ(eth["addresses"][0].as<std::string>(), "192.168.50.1" + std::to_string(i + 1) + "/24");
+    EXPECT_EQ(eth["routes"][0]["via"].as<std::string>(), "192.168.50.1");
+
+    // fstab on the root fs names the new ids.
+    piprov::test::Mount root(dev + "p2", d.path / ("root-" + host), "ext4");
+    std::string fstab = read_file(root.dir / "etc/fstab");
+    EXPECT_NE(fstab.find("PARTUUID=" + new_id.substr(2) + "-02\t/"), std::string::npos) << fstab;
+    EXPECT_NE(fstab.find("PARTUUID=" + new_id.substr(2) + "-01 "), std::string::npos) << fstab;
+    EXPECT_EQ(fstab.find(kOldDiskId), std::string::npos) << fstab;
+  }
+  EXPECT_EQ(instance_ids.size(), 2u);
+  EXPECT_EQ(disk_ids.size(), 2u);
+  EXPECT_EQ(disk_ids.count(std::string("0x") + kOldDiskId), 0u);
+}
+
+// Identity options on an image without cloud-init: refused after the write,
+// saying what the disk holds; the disk still boots (PARTUUIDs rewritten).
+TEST(ProvisionSeed, ImageWithoutCloudInitIsRefusedWithTheDiskState) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir d("piprov-seed");
+  if (auto why = make_seed_image(d.path / "img.img", false); !why.empty()) PIPROV_SKIP(why);
+  piprov::test::LoopDevice a(d.path / "a.img", 1ull << 30);
+  auto p = run(piprov::test::piprov_bin() + " provision " + q((d.path / "img.img").string()) + " " + a.path +
+               " --yes --progress none --hostname lonely");
+  EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
+  EXPECT_NE(p.err.find("provision failed at step 'seed'"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("has no cloud-init (/usr/bin/cloud-init and /etc/cloud missing)"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("no seed was written"), std::string::npos) << p.err;
+  auto sf = run("partx -g -o UUID -n 2 " + a.path);
+  std::string partuuid(piprov::trim(sf.out));
+  EXPECT_NE(partuuid, std::string(kOldDiskId) + "-02");
+  EXPECT_NE(boot_file(a.path + "p1", "cmdline.txt").find("root=PARTUUID=" + partuuid + " "), std::string::npos);
+  EXPECT_NE(run("MTOOLS_SKIP_CHECK=1 mtype -i " + a.path + "p1 ::meta-data").exit_code, 0) << "a seed was written";
+}

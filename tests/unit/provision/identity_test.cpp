@@ -1,0 +1,309 @@
+// First-boot identity: option validation and the NoCloud seed's YAML, read
+// back with yaml-cpp. Keys and hashes come from ssh-keygen and openssl at test time.
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+
+#include "core/error.hpp"
+#include "core/strings.hpp"
+#include "provision/identity.hpp"
+#include "support/testsupport.hpp"
+
+namespace piprov::provision {
+namespace {
+
+using test::expect_error;
+using test::q;
+using test::run;
+
+/// A fresh ed25519 key pair in `dir`: returns the private key's path (public: + ".pub").
+std::string make_key(const test::TempDir& d, const std::string& name = "id_ed25519",
+                     const std::string& type = "ed25519") {
+  auto key = (d.path / name).string();
+  auto r = run("ssh-keygen -q -t " + type + " -N '' -C admin@test -f " + q(key));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return key;
+}
+
+TEST(ExpandHostnames, PatternsListsAndSingleNames) {
+  EXPECT_EQ(expand_hostnames("node{1..3}", 3), (std::vector<std::string>{"node1", "node2", "node3"}));
+  EXPECT_EQ(expand_hostnames("cp{08..10}-a", 3), (std::vector<std::string>{"cp08-a", "cp09-a", "cp10-a"}));
+  EXPECT_EQ(expand_hostnames("alpha, beta", 2), (std::vector<std::string>{"alpha", "beta"}));
+  EXPECT_EQ(expand_hostnames("pi", 1), (std::vector<std::string>{"pi"}));
+}
+
+TEST(ExpandHostnames, CountMismatchBadNamesAndDuplicatesAreRefused) {
+  expect_error(ErrorKind::Usage, "gives 3 name(s) (node1, node2, node3) for 2 target disk(s)",
+               [] { expand_hostnames("node{1..3}", 2); });
+  expect_error(ErrorKind::Usage, "gives 1 name(s) (pi) for 2 target disk(s)", [] { expand_hostnames("pi", 2); });
+  expect_error(ErrorKind::Usage, "'-bad' is not a host name", [] { expand_hostnames("-bad", 1); });
+  expect_error(ErrorKind::Usage, "'a.b' is not a host name", [] { expand_hostnames("a.b", 1); });
+  expect_error(ErrorKind::Usage, "'' is not a host name", [] { expand_hostnames("a,,b", 3); });
+  expect_error(ErrorKind::Usage, "'A' is given twice", [] { expand_hostnames("a,A", 2); });
+  expect_error(ErrorKind::Usage, "counts down", [] { expand_hostnames("n{3..1}", 3); });
+}
+
+TEST(PublicKeys, RealKeysOfEveryTypeAreAccepted) {
+  PIPROV_REQUIRE_TOOL("ssh-keygen");
+  test::TempDir d;
+  for (const char* type : {"ed25519", "rsa", "ecdsa"}) {
+    auto key = make_key(d, std::string("k_") + type, type);
+    std::string pub = test::read_file(key + ".pub");
+    auto keys = parse_public_keys("# my keys\n\n" + pub, key + ".pub");
+    ASSERT_EQ(keys.size(), 1u) << type;
+    EXPECT_EQ(keys[0] + "\n", pub);
+  }
+}
+
+TEST(PublicKeys, PrivateKeyDamagedBodyAndOtherTextAreRefused) {
+  PIPROV_REQUIRE_TOOL("ssh-keygen");
+  test::TempDir d;
+  auto key = make_key(d);
+  expect_error(ErrorKind::Usage, "--ssh-key " + key + " is a private key (-----BEGIN OPENSSH PRIVATE KEY-----)",
+               [&] { parse_public_keys(test::read_file(key), key); });
+  expect_error(ErrorKind::Usage, "is a private key (-----BEGIN RSA PRIVATE KEY-----)",
+               [&] { parse_public_keys("-----BEGIN RSA PRIVATE KEY-----\nMIIE\n", "old.pem"); });
+  std::string pub = test::read_file(key + ".pub");
+  std::string damaged = pub;
+  damaged.replace(pub.find(' ') + 1, 4, "AAAB");  // the type field's length
+  expect_error(ErrorKind::Usage, "k.pub line 1: the base64 body of the ssh-ed25519 key is damaged",
+               [&] { parse_public_keys(damaged, "k.pub"); });
+  // An RSA body announced as ed25519.
+  auto rsa = test::read_file(make_key(d, "r", "rsa") + ".pub");
+  expect_error(ErrorKind::Usage, "is damaged",
+               [&] { parse_public_keys("ssh-ed25519 " + rsa.substr(rsa.find(' ') + 1), "mixed.pub"); });
+  expect_error(ErrorKind::Usage, "x.pub line 2 is not an SSH public key",
+               [&] { parse_public_keys("\nhello world\n", "x.pub"); });
+  expect_error(ErrorKind::Usage, "is not an SSH public key",
+               [&] { parse_public_keys("ssh-dss AAAAB3NzaC1kc3M=", "dsa.pub"); });
+  expect_error(ErrorKind::Usage, "e.pub holds no public key", [&] { parse_public_keys("# nothing\n", "e.pub"); });
+}
+
+TEST(PasswordHash, CryptHashesOnly) {
+  PIPROV_REQUIRE_TOOL("openssl");
+  for (const char* alg : {"-6", "-5"}) {
+    auto r = run(std::string("openssl passwd ") + alg + " -salt abcdefgh secret");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NO_THROW(check_password_hash(trim(r.out))) << r.out;
+  }
+  // yescrypt and bcrypt of "secret" (libxcrypt crypt(3)).
+  EXPECT_NO_THROW(check_password_hash("$y$j9T$F5Jx5fExrKuPp53xLKQ..1$GmcwIgvdUC9qLWcKCi6gklUa1dM3ziD43YxYNURLKy0"));
+  EXPECT_NO_THROW(check_password_hash("$2b$12$KIXQJ2Q9Jx5fExrKuPp53uOXWnOC5qSso7B3viGd.T.uurjwoGybG"));
+  for (const char* bad : {"secret", "$6$salt$short", "$1$abcdefgh$hashhashhashhashhashha", ""})
+    expect_error(ErrorKind::Usage, "never a clear password", [&] { check_password_hash(bad); });
+}
+
+TEST(CheckIp, CidrAndBareAddresses) {
+  EXPECT_EQ(check_ip("192.168.1.11/24", true, "--ip"), 4);
+  EXPECT_EQ(check_ip("fd00::11/64", true, "--ip"), 6);
+  EXPECT_EQ(check_ip("192.168.1.1", false, "--gateway"), 4);
+  expect_error(ErrorKind::Usage, "--ip: '192.168.1.11' is not an address with its prefix length",
+               [] { check_ip("192.168.1.11", true, "--ip"); });
+  expect_error(ErrorKind::Usage, "not an address", [] { check_ip("192.168.1.11/33", true, "--ip"); });
+  expect_error(ErrorKind::Usage, "not an address", [] { check_ip("300.1.1.1/24", true, "--ip"); });
+  expect_error(ErrorKind::Usage, "--dns: '1.1.1.1/32' is not an IP address",
+               [] { check_ip("1.1.1.1/32", false, "--dns"); });
+}
+
+// The tests below plan seeds and read the YAML back.
+struct Plan : ::testing::Test {
+  test::TempDir d;
+  IdentityOptions o;
+  void file(const std::string& name, const std::string& content) { test::write_file(d.path / name, content); }
+  std::string path(const std::string& name) { return (d.path / name).string(); }
+};
+
+TEST_F(Plan, HostnamesUserKeysAndDhcpPerTarget) {
+  PIPROV_REQUIRE_TOOL("ssh-keygen");
+  auto key = make_key(d);
+  o.hostnames = "node{1..2}";
+  o.user = "admin";
+  o.ssh_key_files = {key + ".pub"};
+  o.timezone = "Europe/Berlin";
+  auto plans = plan_seeds(o, {"/dev/loop1", "/dev/loop2"});
+  ASSERT_EQ(plans.size(), 2u);
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& p = plans[i];
+    std::string name = "node" + std::to_string(i + 1);
+    EXPECT_EQ(p.hostname, name);
+    EXPECT_EQ(p.user_data.rfind("#cloud-config\n", 0), 0u) << p.user_data;
+    auto ud = YAML::Load(p.user_data);
+    EXPECT_EQ(ud["hostname"].as<std::string>(), name);
+    EXPECT_FALSE(ud["preserve_hostname"].as<bool>());
+    EXPECT_EQ(ud["timezone"].as<std::string>(), "Europe/Berlin");
+    EXPECT_FALSE(ud["ssh_pwauth"].as<bool>());
+    auto u = ud["users"][0];
+    EXPECT_EQ(u["name"].as<std::string>(), "admin");
+    EXPECT_TRUE(u["lock_passwd"].as<bool>());
+    EXPECT_FALSE(u["hashed_passwd"]);
+    EXPECT_EQ(u["sudo"].as<std::string>(), "ALL=(ALL) NOPASSWD:ALL");
+    EXPECT_EQ(u["ssh_authorized_keys"][0].as<std::string>() + "\n", test::read_file(key + ".pub"));
+    auto md = YAML::Load(p.meta_data);
+    EXPECT_EQ(md["instance-id"].as<std::string>(), p.instance_id);
+    EXPECT_EQ(md["local-hostname"].as<std::string>(), name);
+    EXPECT_EQ(p.instance_id.rfind("piprov-" + name + "-", 0), 0u) << p.instance_id;
+    ids.insert(p.instance_id);
+    auto nc = YAML::Load(p.network_config);
+    EXPECT_EQ(nc["version"].as<int>(), 2);
+    EXPECT_TRUE(nc["ethernets"]["eth0"]["dhcp4"].as<bool>());
+    EXPECT_FALSE(nc["ethernets"]["eth0"]["addresses"]);
+    EXPECT_FALSE(nc["wifis"]);
+  }
+  EXPECT_EQ(ids.size(), 2u);
+  // A second plan of the same disks: new instance-ids (cloud-init runs again).
+  EXPECT_NE(plan_seeds(o, {"/dev/loop1", "/dev/loop2"})[0].instance_id, plans[0].instance_id);
+}
+
+TEST_F(Plan, StaticAddressesGatewayDnsAndWifi) {
+  o.hostnames = "a,b";
+  o.ips = {"192.168.1.11/24,192.168.1.12/24"};
+  o.gateway = "192.168.1.1";
+  o.dns = {"1.1.1.1", "9.9.9.9"};
+  o.wifi_ssid = "cluster net";
+  file("psk", "correct horse battery\n");
+  o.wifi_psk_file = path("psk");
+  auto plans = plan_seeds(o, {"/dev/sdb", "/dev/sdc"});
+  ASSERT_EQ(plans.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    auto eth = YAML::Load(plans[i].network_config)["ethernets"]["eth0"];
+    EXPECT_FALSE(eth["dhcp4"].as<bool>());
+    EXPECT_EQ(eth["addresses"].size(), 1u);
+    EXPECT_EQ(eth["addresses"][0].as<std::string>(), "192.168.1.1" + std::to_string(i + 1) + "/24");
+    EXPECT_EQ(eth["routes"][0]["to"].as<std::string>(), "default");
+    EXPECT_EQ(eth["routes"][0]["via"].as<std::string>(), "192.168.1.1");
+    EXPECT_EQ(eth["nameservers"]["addresses"].as<std::vector<std::string>>(),
+              (std::vector<std::string>{"1.1.1.1", "9.9.9.9"}));
+    auto wlan = YAML::Load(plans[i].network_config)["wifis"]["wlan0"];
+    EXPECT_EQ(wlan["access-points"]["cluster net"]["password"].as<std::string>(), "correct horse battery");
+  }
+  // No user: no users key; no keys: ssh_pwauth left alone.
+  auto ud = YAML::Load(plans[0].user_data);
+  EXPECT_FALSE(ud["users"]);
+  EXPECT_FALSE(ud["ssh_pwauth"]);
+}
+
+TEST_F(Plan, NetworkOptionsAreCheckedBeforeAnything) {
+  o.hostnames = "a,b";
+  o.ips = {"192.168.1.11/24"};
+  expect_error(ErrorKind::Usage, "--ip gives 1 address(es) for 2 target disk(s)", [&] { plan_seeds(o, {"x", "y"}); });
+  o.ips = {"192.168.1.11/24", "192.168.1.11/24"};
+  expect_error(ErrorKind::Usage, "192.168.1.11/24 is given twice", [&] { plan_seeds(o, {"x", "y"}); });
+  o.ips = {"192.168.1.11/24", "192.168.1.12/24"};
+  o.gateway = "fd00::1";
+  expect_error(ErrorKind::Usage, "not of the same IP version", [&] { plan_seeds(o, {"x", "y"}); });
+  o.ips.clear();
+  expect_error(ErrorKind::Usage, "--gateway needs --ip", [&] { plan_seeds(o, {"x", "y"}); });
+  o.gateway.clear();
+  o.wifi_ssid = "net";
+  expect_error(ErrorKind::Usage, "--wifi-ssid and --wifi-psk-file go together", [&] { plan_seeds(o, {"x", "y"}); });
+  file("psk", "short\n");
+  o.wifi_psk_file = path("psk");
+  expect_error(ErrorKind::Usage, "is not a WPA passphrase", [&] { plan_seeds(o, {"x", "y"}); });
+  o = {};
+  o.password_hash = "$6$x$y";
+  expect_error(ErrorKind::Usage, "--password-hash needs --user", [&] { plan_seeds(o, {"x"}); });
+  o.user = "root";
+  expect_error(ErrorKind::Usage, "--user: 'root' is not a user name", [&] { plan_seeds(o, {"x"}); });
+}
+
+TEST_F(Plan, PasswordHashUnlocksTheUser) {
+  o.user = "admin";
+  o.password_hash = "$y$j9T$F5Jx5fExrKuPp53xLKQ..1$GmcwIgvdUC9qLWcKCi6gklUa1dM3ziD43YxYNURLKy0";
+  auto u = YAML::Load(plan_seeds(o, {"x"})[0].user_data)["users"][0];
+  EXPECT_FALSE(u["lock_passwd"].as<bool>());
+  EXPECT_EQ(u["hashed_passwd"].as<std::string>(), o.password_hash);
+  EXPECT_FALSE(YAML::Load(plan_seeds(o, {"x"})[0].meta_data)["local-hostname"]);
+}
+
+TEST_F(Plan, UserFilesAreTheBaseAndRefusedWhenInvalid) {
+  file("ud", "#cloud-config\npackages: [htop]\nruncmd:\n  - [touch, /run/x]\n");
+  file("md", "dsmode: local\ninstance-id: mine\n");
+  file("nc", "network:\n  version: 2\n  ethernets:\n    eth0: {dhcp4: true}\n");
+  o.hostnames = "n1";
+  o.user_data_file = path("ud");
+  o.meta_data_file = path("md");
+  o.network_config_file = path("nc");
+  auto p = plan_seeds(o, {"x"})[0];
+  auto ud = YAML::Load(p.user_data);
+  EXPECT_EQ(ud["packages"][0].as<std::string>(), "htop");
+  EXPECT_EQ(ud["hostname"].as<std::string>(), "n1");
+  auto md = YAML::Load(p.meta_data);
+  EXPECT_EQ(md["dsmode"].as<std::string>(), "local");
+  EXPECT_EQ(md["instance-id"].as<std::string>(), p.instance_id);  // unique per disk, not the file's
+  EXPECT_EQ(p.network_config, test::read_file(path("nc")));
+
+  auto refused = [&](const std::string& name, const std::string& content, const std::string& message) {
+    file(name, content);
+    expect_error(ErrorKind::Usage, message, [&] { plan_seeds(o, {"x"}); });
+    file(name, name == "ud" ? "#cloud-config\n" : name == "nc" ? "version: 2\n" : "");
+  };
+  refused("ud", "#!/bin/sh\necho hi\n", path("ud") + " does not start with '#cloud-config'");
+  refused("ud", "#cloud-config\nusers: [\n", path("ud") + " is not valid YAML (line ");
+  refused("ud", "#cloud-config\n- a\n- b\n", path("ud") + " is not a YAML map");
+  refused("ud", "#cloud-config\nhostname: other\n", "sets 'hostname' and so does --hostname");
+  refused("nc", "ethernets: {}\n", path("nc") + " has no 'version: 1' or 'version: 2'");
+  refused("nc", "version: 2\n  bad: [indent\n", "is not valid YAML");
+  refused("md", "[1, 2]\n", path("md") + " is not a YAML map");
+  o.ips = {"10.0.0.2/8"};
+  expect_error(ErrorKind::Usage, "--network-config replaces the generated network config",
+               [&] { plan_seeds(o, {"x"}); });
+  o.ips.clear();
+  o.user_data_file = path("absent");
+  expect_error(ErrorKind::Io, "cannot read " + path("absent"), [&] { plan_seeds(o, {"x"}); });
+}
+
+// YAML 1.1 (cloud-init's PyYAML) reads a plain `no` as false and 12345678 as a number: strings are quoted.
+TEST_F(Plan, StringsThatLookLikeOtherTypesAreQuoted) {
+  o.hostnames = "no";
+  o.wifi_ssid = "on";
+  file("psk", "12345678\n");
+  o.wifi_psk_file = path("psk");
+  auto p = plan_seeds(o, {"x"})[0];
+  EXPECT_NE(p.user_data.find("hostname: \"no\"\n"), std::string::npos) << p.user_data;
+  EXPECT_NE(p.meta_data.find("local-hostname: \"no\"\n"), std::string::npos) << p.meta_data;
+  EXPECT_NE(p.network_config.find("\"on\":"), std::string::npos) << p.network_config;
+  EXPECT_NE(p.network_config.find("password: \"12345678\""), std::string::npos) << p.network_config;
+  EXPECT_NE(p.network_config.find("dhcp4: true"), std::string::npos) << p.network_config;  // bools stay bools
+}
+
+TEST(PlanSeeds, NothingWithoutOptions) { EXPECT_TRUE(plan_seeds({}, {"x", "y"}).empty()); }
+
+TEST(CloudInitMissing, NeedsTheBinaryAndEtcCloud) {
+  test::TempDir d;
+  EXPECT_NE(cloud_init_missing(d.path).find("/usr/bin/cloud-init and /etc/cloud missing"), std::string::npos);
+  test::write_file(d.path / "usr/bin/cloud-init", "#!/usr/bin/python3\n");
+  EXPECT_NE(cloud_init_missing(d.path).find("(/etc/cloud missing)"), std::string::npos);
+  std::filesystem::create_directories(d.path / "etc/cloud");
+  EXPECT_EQ(cloud_init_missing(d.path), "");
+}
+
+TEST(WriteSeed, ThreeFilesWithTheirContent) {
+  test::TempDir d;
+  SeedPlan p{"/dev/x", "n1", "iid", "#cloud-config\nhostname: n1\n", "instance-id: iid\n", "version: 2\n"};
+  EXPECT_EQ(write_seed(p, d.path), (std::vector<std::string>{"user-data", "network-config", "meta-data"}));
+  EXPECT_EQ(test::read_file(d.path / "user-data"), p.user_data);
+  EXPECT_EQ(test::read_file(d.path / "meta-data"), p.meta_data);
+  EXPECT_EQ(test::read_file(d.path / "network-config"), p.network_config);
+}
+
+// The real validator accepts what the builder makes, with every option set.
+TEST_F(Plan, CloudInitSchemaAcceptsTheUserData) {
+  PIPROV_REQUIRE_TOOL("cloud-init");
+  PIPROV_REQUIRE_TOOL("ssh-keygen");
+  auto key = make_key(d);
+  o.hostnames = "node1";
+  o.user = "admin";
+  o.ssh_key_files = {key + ".pub"};
+  o.password_hash = "$y$j9T$F5Jx5fExrKuPp53xLKQ..1$GmcwIgvdUC9qLWcKCi6gklUa1dM3ziD43YxYNURLKy0";
+  o.timezone = "Europe/Berlin";
+  file("user-data", plan_seeds(o, {"x"})[0].user_data);
+  auto r = run("cloud-init schema --config-file " + q(path("user-data")));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err << test::read_file(path("user-data"));
+  file("bad", "#cloud-config\nusers: 5\n");  // the validator can fail
+  EXPECT_NE(run("cloud-init schema --config-file " + q(path("bad"))).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace piprov::provision
