@@ -50,14 +50,16 @@ void print_target(const provision::TargetReport& t, bool several) {
                                t.seed_plan.hostname.empty() ? "" : "hostname " + t.seed_plan.hostname + ", ",
                                t.seed_plan.instance_id, join(t.seed.seed_files, ", ")));
   if (t.check.ok() && !t.patch.changed() && boot::boots_from_usb_as_shipped(t.patch.layout.id))
-    fmt::print("provision: {} is ready: {} (layout {}) boots from USB as shipped; nothing needed patching"
-               "\n",
-               t.target, t.patch.layout.release.empty() ? "the image" : t.patch.layout.release,
-               boot::layout_name(t.patch.layout.id));
+    fmt::print(
+        "provision: {} is ready: {} (layout {}) boots from USB as shipped; nothing needed patching"
+        "\n",
+        t.target, t.patch.layout.release.empty() ? "the image" : t.patch.layout.release,
+        boot::layout_name(t.patch.layout.id));
   else if (t.check.ok() && t.patch.method && t.patch.method->method == boot::PatchMethod::Direct)
-    fmt::print("provision: {} is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinuz: its firmware loads the gzip "
-               "kernel, no hook needed)\n",
-               t.target);
+    fmt::print(
+        "provision: {} is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinuz: its firmware loads the gzip "
+        "kernel, no hook needed)\n",
+        t.target);
   else if (t.check.ok())
     fmt::print(
         "provision: {} is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinux), and the apt hook keeps "

@@ -2,8 +2,7 @@
 
 #include <algorithm>
 
-#include "boot/config_txt.hpp"
-#include "boot/patch.hpp"
+#include "boot/layout.hpp"
 #include "core/atomic_file.hpp"
 #include "core/file.hpp"
 
@@ -26,8 +25,11 @@ int rewrite(const fs::path& file, const image::DiskIdentity& id) {
 
 std::vector<std::string> cmdline_files(const fs::path& boot_dir) {
   std::vector<std::string> names = {"cmdline.txt", "nobtcmd.txt", "btcmd.txt"};
-  if (auto cfg = read_file_if_exists(boot_dir / "config.txt"))
-    names.push_back(boot::effective_cmdline_name(boot::ConfigTxt::parse(*cfg), boot_dir));
+  // The cmdline file the firmware uses (cmdline=, os_prefix) on each SoC family.
+  if (fs::exists(boot_dir / "config.txt")) {
+    auto layout = boot::detect_layout(boot_dir);
+    for (PiBoard b : {PiBoard::Pi4, PiBoard::Pi5}) names.push_back(boot::resolve_boot(boot_dir, layout, b).cmdline);
+  }
   for (const char* prefix : {"current/", "new/", "old/"}) names.push_back(std::string(prefix) + "cmdline.txt");
   std::vector<std::string> out;
   std::error_code ec;
