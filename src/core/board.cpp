@@ -33,8 +33,8 @@ struct BoardNames {
   std::string_view name, title;
 };
 constexpr BoardNames kBoards[] = {
-    {PiBoard::Pi4, "pi4", "Raspberry Pi 4B"},     {PiBoard::Pi400, "pi400", "Raspberry Pi 400"},
-    {PiBoard::Cm4, "cm4", "Compute Module 4"},    {PiBoard::Pi5, "pi5", "Raspberry Pi 5"},
+    {PiBoard::Pi4, "pi4", "Raspberry Pi 4B"},      {PiBoard::Pi400, "pi400", "Raspberry Pi 400"},
+    {PiBoard::Cm4, "cm4", "Compute Module 4"},     {PiBoard::Pi5, "pi5", "Raspberry Pi 5"},
     {PiBoard::Pi500, "pi500", "Raspberry Pi 500"}, {PiBoard::Cm5, "cm5", "Compute Module 5"},
 };
 const BoardNames& names_of(PiBoard b) {
