@@ -31,6 +31,7 @@ Disk sample() {
   p.label = "system-boot";
   p.fstype = "vfat";
   p.uuid = "F1E2-0001";
+  p.partuuid = "4ec8ea53-01";
   p.mountpoints = {"/media/u/system-boot"};
   d.partitions.push_back(p);
   return d;
@@ -57,9 +58,11 @@ TEST(DiskJson, HoldsEveryFieldUnderItsKey) {
   EXPECT_EQ(p["start_bytes"], 1048576);
   EXPECT_EQ(p["label"], "system-boot");
   EXPECT_EQ(p["fstype"], "vfat");
+  EXPECT_EQ(p["uuid"], "F1E2-0001");
+  EXPECT_EQ(p["partuuid"], "4ec8ea53-01");
   EXPECT_EQ(p["mountpoints"], nlohmann::json::array({"/media/u/system-boot"}));
   EXPECT_EQ(j.size(), 19u);
-  EXPECT_EQ(p.size(), 10u);
+  EXPECT_EQ(p.size(), 11u);
 }
 
 TEST(DiskJson, ListIsAnArrayInOrder) {
