@@ -15,6 +15,7 @@
 #include "cli/progress_render.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "core/write_guard.hpp"
 
 namespace piprov::cli {
 namespace {
@@ -47,6 +48,7 @@ void emit(bench::Report& rep, const Output& o) {
   fmt::print("{}", bench::render(rep, f));
   std::fflush(stdout);
   if (!o.svg.empty()) {
+    check_output_file(o.svg, "--svg");  // again: the run took a while
     std::ofstream out(o.svg, std::ios::binary | std::ios::trunc);
     out << bench::render_svg(rep);
     if (!out) throw io_error("write " + o.svg, errno);
@@ -140,6 +142,7 @@ void add_bench_command(CLI::App& app, Globals& g, int& exit_code) {
       ->check(CLI::Validator([](std::string& p) { return p == "-" ? std::string() : CLI::ExistingFile(p); }, "FILE"));
   add_output_options(imp, *iout);
   imp->callback([io, iout, &exit_code] {
+    if (!iout->svg.empty()) check_output_file(iout->svg, "--svg");
     auto rep = bench::import_fio_files(*io);
     emit(rep, *iout);
     // a failed fio job is a result, but not a good one: exit 3 naming it
@@ -151,6 +154,7 @@ void add_bench_command(CLI::App& app, Globals& g, int& exit_code) {
 
   bench->callback([o, imp, &g, &exit_code] {
     if (imp->parsed()) return;
+    if (!o->out.svg.empty()) check_output_file(o->out.svg, "--svg");  // before the run, not after it
     bench::BenchRequest req = request_of(*o);
     auto rep = [&] {  // the status line is cleared before the report is printed
       bool tty = !o->no_progress && !g.quiet && ::isatty(STDERR_FILENO);

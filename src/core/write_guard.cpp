@@ -301,4 +301,17 @@ WriteSubject check_write(const std::string& path, WriteIntent intent, const Writ
   return s;
 }
 
+WriteSubject check_output_file(const std::string& path, std::string_view option, const SysRoot& root) {
+  WriteSubject s = inspect_write_subject(path, root);
+  if (is_block(s.kind))
+    throw Error(ErrorKind::Usage, fmt::format("{} {} is a block device: this output is a file; give a file name "
+                                              "(nothing was written)",
+                                              option, path));
+  // The image-file rules: no pseudo fs, system directory, loop backing file,
+  // missing directory or directory; replacing the user's own file is fine.
+  if (auto r = evaluate_write(s, WriteIntent::ImageFile, {.overwrite = true}))
+    throw Error(ErrorKind::Usage, fmt::format("{} {}", option, r->message));
+  return s;
+}
+
 }  // namespace piprov

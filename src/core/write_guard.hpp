@@ -111,6 +111,14 @@ void enforce_write(const WriteSubject& s, WriteIntent intent, const WriteFlags& 
 WriteSubject check_write(const std::string& path, WriteIntent intent, const WriteFlags& flags = {},
                          const SysRoot& root = SysRoot::host());
 
+/// May piprov write a report or an output file here (bench --svg, eeprom
+/// set-boot-order --out)? `option` names the flag in messages ("--svg"). A
+/// block device or partition, a character device, a directory, a file on a
+/// pseudo file system, under a system directory or backing a loop device is
+/// refused with Error{Usage}; an existing regular file of the user's is
+/// replaced (as fio's --output does). Returns the facts.
+WriteSubject check_output_file(const std::string& path, std::string_view option, const SysRoot& root = SysRoot::host());
+
 /// The protected directory ("/etc", "/usr", "/bin", "/sbin", "/lib*", "/boot",
 /// "/var/lib", "/root", "/proc", "/sys", "/dev", "/run") that holds `real` (a
 /// canonical absolute path), or "" when none does (directories: FHS 3.0).

@@ -5,6 +5,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/write_guard.hpp"
 #include "eeprom/check.hpp"
 #include "eeprom/config.hpp"
 #include "eeprom/input.hpp"
@@ -56,6 +57,7 @@ BootOrderPlan write_boot_order(const std::filesystem::path& image, const std::fi
                                               "to roll back with rpi-eeprom-update -d -f {})",
                                               out.string(), image.string()));
   auto plan = plan_boot_order(EepromImage::load(image), order, board);
+  check_output_file(out.string(), "--out");
   AtomicFile file(out);
   file.write(plan.new_image);
   file.commit();

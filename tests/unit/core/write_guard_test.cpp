@@ -228,5 +228,28 @@ TEST(ProtectedDirOf, SystemDirectoriesOnly) {
   EXPECT_EQ(protected_dir_of("/home/u/x.img"), "");
 }
 
+// Output files (bench --svg, eeprom set-boot-order --out): a file of the user's,
+// never a device, a directory or a system directory.
+TEST(CheckOutputFile, RefusesDevicesDirectoriesAndSystemDirs) {
+  test::TempDir d;
+  auto refused = [](const std::string& path) {
+    try {
+      check_output_file(path, "--svg");
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Usage);
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(refused("/dev/null").rfind("--svg /dev/null", 0), 0u) << refused("/dev/null");
+  EXPECT_NE(refused("/etc/piprov-test-report.svg"), "");
+  EXPECT_FALSE(std::filesystem::exists("/etc/piprov-test-report.svg"));
+  EXPECT_NE(refused(d.path.string()), "");                          // a directory
+  EXPECT_NE(refused((d.path / "no/such/dir/x.svg").string()), "");  // its directory is missing
+  EXPECT_EQ(refused((d.path / "new.svg").string()), "");            // a new file
+  test::write_file(d.path / "old.svg", "<svg/>");
+  EXPECT_EQ(refused((d.path / "old.svg").string()), "");  // the user's own file is replaced, as fio --output does
+}
+
 }  // namespace
 }  // namespace piprov
