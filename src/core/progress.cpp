@@ -51,9 +51,9 @@ void ProgressPhase::send(ProgressEvent::Kind kind) {
 ProgressSteps::ProgressSteps(ProgressSink sink, unsigned count, std::string target)
     : sink_(std::move(sink)), count_(count), target_(std::move(target)), last_(std::chrono::steady_clock::now()) {}
 
-double ProgressSteps::step(const std::string& name, const std::string& text) {
+double ProgressSteps::step(const std::string& name, const std::string& text, std::optional<double> measured) {
   auto now = std::chrono::steady_clock::now();
-  double secs = std::chrono::duration<double>(now - last_).count();
+  double secs = measured.value_or(std::chrono::duration<double>(now - last_).count());
   last_ = now;
   ProgressEvent e;
   e.kind = ProgressEvent::Kind::Step;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace piprov {
@@ -80,8 +81,10 @@ class ProgressSteps {
   /// empty, is set on every event (provision of several disks: which disk).
   ProgressSteps(ProgressSink sink, unsigned count, std::string target = {});
   /// Sends Step{phase=name, text, elapsed_s = seconds since the previous step
-  /// ended (or construction)} and returns that duration.
-  double step(const std::string& name, const std::string& text);
+  /// ended (or construction)} and returns that duration. `measured` (seconds)
+  /// replaces it for a step timed elsewhere (provision's write, which ends
+  /// before the per-disk steps are counted); the clock restarts either way.
+  double step(const std::string& name, const std::string& text, std::optional<double> measured = std::nullopt);
 
  private:
   ProgressSink sink_;

@@ -136,8 +136,8 @@ class TargetRun {
   std::size_t index() const { return index_; }
 
  private:
-  void step(const std::string& name, const std::string& text) {
-    rep_.steps.push_back({name, text, steps_.step(name, text)});
+  void step(const std::string& name, const std::string& text, std::optional<double> measured = std::nullopt) {
+    rep_.steps.push_back({name, text, steps_.step(name, text, measured)});
   }
   const ProvisionOptions& o_;
   std::size_t index_;
@@ -184,7 +184,8 @@ void TargetRun::written() {
   const auto& w = rep_.write;
   step("write",
        "wrote " + format_bytes(w.bytes_written) + " to " + target_ + " in " + format_duration(w.write_seconds) +
-           (w.verified ? "; verified in " + format_duration(w.verify_seconds) : "; not verified (--no-verify)"));
+           (w.verified ? "; verified in " + format_duration(w.verify_seconds) : "; not verified (--no-verify)"),
+       w.write_seconds + w.verify_seconds);  // timed by the write, before this disk's steps began
   state_ = target_ + " holds the image as written" + (w.verified ? " and verified" : "") +
            "; its boot partition is NOT patched yet";
 }
