@@ -244,6 +244,7 @@ void finish_all(const WriteOptions& o, std::vector<Job>& jobs, const Stream& s, 
 /// The error when no target succeeded: the target's own line, or one per target.
 Error all_failed(const std::vector<TargetOutcome>& outs) {
   std::vector<std::string> lines;
+  lines.reserve(outs.size());
   for (const auto& t : outs) lines.push_back(t.error);
   return Error(outs.front().error_kind, join(lines, "\n"));
 }

@@ -13,10 +13,11 @@ namespace fs = std::filesystem;
 namespace piprov::image {
 namespace {
 
-/// Throws Error{Usage} with the lines, when there are any.
-void refuse(const std::vector<std::string>& lines) {
+/// Throws Error{Usage} with the lines, when there are any; with several
+/// targets (`targets` > 1) a last line says that none of them was written.
+void refuse(const std::vector<std::string>& lines, std::size_t targets) {
   if (lines.empty()) return;
-  if (lines.size() == 1) throw Error(ErrorKind::Usage, lines.front());
+  if (targets == 1) throw Error(ErrorKind::Usage, lines.front());
   throw Error(ErrorKind::Usage, join(lines, "\n") + "\nnothing was written to any target");
 }
 
@@ -77,7 +78,7 @@ std::vector<TargetInfo> check_targets(const WriteOptions& o) {
       refused.push_back(e.what());
     }
   }
-  refuse(refused);
+  refuse(refused, o.targets.size());
   return out;
 }
 
@@ -95,7 +96,7 @@ void check_sizes(const std::vector<TargetInfo>& ts, const Source& src, const std
                                     image, format_bytes(*size), *size, t.path,
                                     t.is_file ? "free space" : format_bytes(t.capacity), t.capacity));
   }
-  refuse(refused);
+  refuse(refused, ts.size());
 }
 
 void confirm_targets(const WriteOptions& o, const std::vector<TargetInfo>& ts, const Source& src) {
@@ -103,6 +104,7 @@ void confirm_targets(const WriteOptions& o, const std::vector<TargetInfo>& ts, c
   for (const auto& t : ts) overwrites = overwrites || !t.is_file || t.exists;
   if (!overwrites || o.assume_yes) return;
   std::vector<std::string> paths;
+  paths.reserve(ts.size());
   for (const auto& t : ts) paths.push_back(t.path);
   if (!o.confirm)
     throw Error(ErrorKind::Usage,

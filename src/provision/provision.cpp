@@ -365,6 +365,7 @@ void provision_target(const ProvisionOptions& o, std::size_t index, TargetReport
 /// The error when no disk got through: its own line, or one per disk.
 Error none_provisioned(const ProvisionReport& rep) {
   std::vector<std::string> lines;
+  lines.reserve(rep.targets.size());
   for (const auto& t : rep.targets) lines.push_back(t.error);
   return Error(rep.targets.front().error_kind, join(lines, "\n"));
 }

@@ -104,6 +104,12 @@ TEST(WriteMulti, AnyRefusedTargetMeansNothingIsWrittenOnTheOthers) {
   EXPECT_NE(r.err.find("nothing was written to any target"), std::string::npos) << r.err;
   EXPECT_EQ(read_bytes(a.backing, 0, 1 << 20), pattern);
   EXPECT_EQ(read_bytes(b.backing, 0, 1 << 20), pattern);
+  // One refused target among several: its line, and that none was written.
+  auto one = run(piprov_bin() + " write --yes --progress none " + q(xz_image()) + " " + a.path + " " + ro.path);
+  EXPECT_EQ(one.exit_code, 2) << one.err;
+  EXPECT_NE(one.err.find("piprov: error: " + ro.path + " "), std::string::npos) << one.err;
+  EXPECT_NE(one.err.find("piprov: error: nothing was written to any target"), std::string::npos) << one.err;
+  EXPECT_EQ(read_bytes(a.backing, 0, 1 << 20), pattern);
 }
 
 /// `xz FLAGS` of 8 MiB of t.img, written to a loop device with --json.

@@ -186,7 +186,9 @@ TEST(WriteSubjectFacts, SystemAndPseudoFiles) {
   EXPECT_TRUE(inspect_write_subject("/proc/version").pseudo_fs);
   EXPECT_TRUE(inspect_write_subject("/proc/piprov-new-file").pseudo_fs);
   EXPECT_TRUE(inspect_write_subject("/dev").pseudo_fs);
-  if (std::filesystem::is_directory("/run")) EXPECT_EQ(inspect_write_subject("/run").ram_dir, "/run");
+  if (std::filesystem::is_directory("/run")) {
+    EXPECT_EQ(inspect_write_subject("/run").ram_dir, "/run");
+  }
   EXPECT_EQ(inspect_write_subject("/dev/null").kind, TargetKind::Other);
 }
 
