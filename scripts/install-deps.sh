@@ -103,4 +103,17 @@ for arch in "${cross[@]}"; do
     xpkgs+=("$l:$arch")
   done
   install_missing --arch "$arch" "${xpkgs[@]}"
+  # libyaml-cpp-dev is not Multi-Arch: same, so its target copy cannot be
+  # installed beside the native one: install the target's runtime library and
+  # take the target's .so link, pkg-config and CMake files from its .deb (the
+  # headers in /usr/include are the native package's, the same for every arch).
+  install_missing --arch "$arch" "libyaml-cpp0.7:$arch"
+  if [ ! -f "/usr/lib/$triplet/pkgconfig/yaml-cpp.pc" ]; then
+    tmp=$(mktemp -d)
+    (cd "$tmp" && apt-get download -q "libyaml-cpp-dev:$arch" >/dev/null) ||
+      { echo "install-deps.sh: apt-get download libyaml-cpp-dev:$arch failed" >&2; exit 3; }
+    dpkg-deb -x "$tmp"/libyaml-cpp-dev_*.deb "$tmp/x"
+    $SUDO cp -a "$tmp/x/usr/lib/$triplet/." "/usr/lib/$triplet/"
+    rm -rf "$tmp"
+  fi
 done
