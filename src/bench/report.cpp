@@ -31,7 +31,8 @@ std::string fmt_ms(double v) {
   if (v < 0) return "-";
   if (v >= 100) return fmt::format("{:.0f}", v);
   if (v >= 1) return fmt::format("{:.1f}", v);
-  return fmt::format("{:.2f}", v);
+  if (v >= 0.1 || v == 0) return fmt::format("{:.2f}", v);
+  return fmt::format("{:.3f}", v);  // 4 us is 0.004 ms, not 0.00 (NVMe, page cache)
 }
 
 double mean_lat_ms(const DirStats& d) {
@@ -251,6 +252,9 @@ std::string csv_field(const std::string& s) {
 
 std::string num(double v) { return v < 0 ? "" : fmt::format("{:.6g}", v); }
 
+/// An empty field where the input did not say (a terse or sdtest.sh import has no bs or iodepth).
+std::string known(std::uint64_t v) { return v ? std::to_string(v) : std::string(); }
+
 std::string render_csv(const Report& r) {
   std::string out =
       "target,test,dir,rw,bs,iodepth,numjobs,engine,ios,runtime_s,iops,bw_mib_s,bw_mb_s,lat_mean_ms,lat_min_ms,"
@@ -266,12 +270,13 @@ std::string render_csv(const Report& r) {
           if (!v) v = s.clat.pct(p);
           return v ? num(*v / 1e6) : std::string();
         };
-        out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(t.label),
-                           csv_field(j.test_label()), dir, j.rw, j.bs, j.iodepth, j.numjobs, j.engine, s.ios,
-                           num(s.runtime_s), num(s.iops), num(s.bw_bytes / 1048576.0), num(s.bw_bytes / 1e6),
-                           l.present() ? num(l.mean_ns / 1e6) : "", l.present() ? num(l.min_ns / 1e6) : "",
-                           l.present() ? num(l.max_ns / 1e6) : "", pct(50), pct(90), pct(99), pct(99.9), pct(99.99),
-                           j.sync ? num(j.sync->mean_ns / 1e6) : "", csv_field(j.error.empty() ? t.error : j.error));
+        out +=
+            fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(t.label),
+                        csv_field(j.test_label()), dir, j.rw, known(j.bs), known(j.iodepth), known(j.numjobs), j.engine,
+                        s.ios, num(s.runtime_s), num(s.iops), num(s.bw_bytes / 1048576.0), num(s.bw_bytes / 1e6),
+                        l.present() ? num(l.mean_ns / 1e6) : "", l.present() ? num(l.min_ns / 1e6) : "",
+                        l.present() ? num(l.max_ns / 1e6) : "", pct(50), pct(90), pct(99), pct(99.9), pct(99.99),
+                        j.sync ? num(j.sync->mean_ns / 1e6) : "", csv_field(j.error.empty() ? t.error : j.error));
       }
   return out;
 }

@@ -56,7 +56,8 @@ const JobResult* job_named(const TargetResult& t, const std::string& name) {
 double measured(const JobResult* j, bool read, bool iops) {
   if (!j) return -1;
   const auto& d = read ? j->read : j->write;
-  if (!d || d->ios == 0) return -1;
+  // An import of sdtest.sh's report has IOPS and bandwidth but no I/O count.
+  if (!d || (d->ios == 0 && d->iops <= 0 && d->bw_bytes <= 0)) return -1;
   return iops ? d->iops : d->bw_bytes / 1024;
 }
 

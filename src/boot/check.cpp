@@ -245,6 +245,7 @@ CheckReport check_boot(const CheckOptions& o) {
   auto text = read_file_if_exists(o.boot_dir / kConfigTxt);
   if (!text)
     throw Error(ErrorKind::Usage, o.boot_dir.string() + " has no config.txt: not a Raspberry Pi boot partition");
+  require_text_config(*text, (o.boot_dir / kConfigTxt).string());
   r.layout = detect_layout(o.boot_dir, o.root_dir);
   r.resolved = resolve_boot(o.boot_dir, r.layout, o.board.value_or(default_board()));
   Ctx c{o, r, shell_quote(o.boot_dir.string()), "", short_board(r.resolved.board)};

@@ -107,7 +107,8 @@ void check_kernel_file(Ctx& c) {
     std::string fw;
     bool loads = firmware_loads_gzip(c, fw);
     if (comp == KernelCompression::Gzip && loads)
-      c.add(Severity::Info, "kernel-gzip", "kernel " + name + " is gzip-compressed; " + fw);
+      c.add(Severity::Info, "kernel-gzip",
+            "kernel " + name + " is gzip-compressed, which the " + c.board + " firmware decompresses itself");
     else if (comp == KernelCompression::Gzip)
       c.add(Severity::Warning, "kernel-compressed",
             "kernel " + name + where + " is gzip-compressed: only firmware built since " + kGzipKernelFirmwareDate +

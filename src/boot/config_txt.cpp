@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 
+#include "core/error.hpp"
 #include "core/strings.hpp"
 
 namespace piprov::boot {
@@ -99,6 +100,14 @@ ConfigLine classify_line(std::string text, std::string eol) {
   l.value = trim(t.substr(eq + 1));
   l.spaced_equals = (eq > 0 && is_ws(t[eq - 1])) || (eq + 1 < t.size() && is_ws(t[eq + 1]) && t[eq + 1] != '\r');
   return l;
+}
+
+void require_text_config(std::string_view bytes, const std::string& file) {
+  auto nul = bytes.find('\0');
+  if (nul == std::string_view::npos) return;
+  throw Error(ErrorKind::Usage,
+              file + " is not a text file (a NUL byte at offset " + std::to_string(nul) +
+                  "): restore it from the image, or from config.txt.piprov-orig; nothing was changed");
 }
 
 ConfigTxt ConfigTxt::parse(std::string_view bytes) {

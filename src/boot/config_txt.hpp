@@ -62,6 +62,11 @@ struct EffectiveValue {
   std::string section;  ///< text of the last section header above it ("" = none)
 };
 
+/// Throws Error{Usage} when `bytes` (the file `file`) is not text: it holds a
+/// NUL byte (a config.txt the firmware reads line by line never does; a
+/// truncated copy or a disk image does). Called before checking or patching.
+void require_text_config(std::string_view bytes, const std::string& file);
+
 class ConfigTxt;
 /// Loads an included file by name (relative to the boot partition); nullopt when missing.
 using IncludeLoader = std::function<std::optional<ConfigTxt>(const std::string& name)>;

@@ -76,7 +76,7 @@ FirmwareInfo firmware_info(const std::filesystem::path& boot_dir) {
   fi.decompresses_gzip = fi.build_date >= kGzipKernelFirmwareDate;
   fi.summary =
       "start4.elf was built on " + fi.build_date +
-      (*fi.decompresses_gzip ? ": it decompresses gzip arm64 kernels itself, so kernel=vmlinuz would also boot"
+      (*fi.decompresses_gzip ? ": it decompresses gzip arm64 kernels itself (kernel=vmlinuz boots)"
                              : ": too old to decompress gzip kernels, kernel= must name an uncompressed Image");
   return fi;
 }

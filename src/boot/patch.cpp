@@ -5,6 +5,7 @@
 #include "boot/firmware.hpp"
 #include "boot/sync.hpp"
 #include "core/atomic_file.hpp"
+#include "core/board.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/strings.hpp"
@@ -133,11 +134,24 @@ void validate(const PatchOptions& o) {
     throw Error(ErrorKind::Usage, boot.string() + " is not a directory: pass the mounted boot partition (system-boot)");
   if (!fs::is_regular_file(boot / kConfigTxt, ec))
     throw Error(ErrorKind::Usage, boot.string() + " has no config.txt: not a Raspberry Pi boot partition");
+  require_text_config(read_file(boot / kConfigTxt), (boot / kConfigTxt).string());
   for (const auto& q : o.uas_quirks) normalize_vid_pid(q);  // validate before changing anything
   if (o.root_dir && !fs::is_directory(*o.root_dir / "etc/apt", ec))
     throw Error(ErrorKind::Usage, o.root_dir->string() +
                                       " has no etc/apt: not the root filesystem of a Debian/Ubuntu system (pass the "
                                       "mounted 'writable' partition as --root)");
+  // --root / on a PC would put the hook into this machine's own apt (a
+  // mistyped --root is the likely cause); on a Pi it is the running system.
+  if (o.root_dir && fs::equivalent(*o.root_dir, "/", ec)) {
+    BoardId id = detect_board();
+    if (!id.raspberry_pi())
+      throw Error(ErrorKind::Usage, "--root " + o.root_dir->string() +
+                                        " is this machine's own root, and this machine is " +
+                                        (id.model.empty() ? std::string("not a Raspberry Pi (no device tree)")
+                                                          : "a " + id.model + ", not a Raspberry Pi") +
+                                        ": pass the Pi disk's root partition, mounted (e.g. /mnt/writable); "
+                                        "nothing was changed");
+  }
 }
 
 /// A layout piprov does not know, but with Ubuntu's vmlinuz and no os_prefix:
@@ -177,7 +191,8 @@ PatchReport patch_as_shipped(const PatchOptions& o, PatchReport rep) {
   auto rb = resolve_boot(o.boot_dir, rep.layout, PiBoard::Pi4);
   apply_uas_quirks(o, rb.cmdline, rep);
   if (!rep.cmdline_diff.empty())
-    rep.summary = rep.layout.release + " boots from USB as shipped; added the UAS quirk to " + rb.cmdline;
+    rep.summary = rep.layout.release + " boots from USB as shipped; " + (o.dry_run ? "would add" : "added") +
+                  " the UAS quirk to " + rb.cmdline;
   return rep;
 }
 
@@ -241,11 +256,12 @@ void apply_fix(const PatchOptions& o, PatchReport& rep) {
   if (o.root_dir && vmlinux)
     for (auto& a : install_hook(*o.root_dir, boot, o.dry_run)) rep.actions.push_back(std::move(a));
   if (o.root_dir && !vmlinux) rep.notes.push_back("no apt hook needed: the firmware loads vmlinuz itself");
-  rep.summary = vmlinux ? "patched for USB boot on a Pi 4 (method vmlinux: [pi4] kernel=vmlinux, initramfs "
-                          "initrd.img followkernel" +
-                              std::string(o.root_dir ? ", apt hook" : "") + ")"
-                        : "patched for USB boot on a Pi 4 (method direct: [pi4] kernel=vmlinuz, initramfs initrd.img "
-                          "followkernel; no vmlinux, no hook)";
+  rep.summary = std::string(o.dry_run ? "would be patched" : "patched") +
+                (vmlinux ? " for USB boot on a Pi 4 (method vmlinux: [pi4] kernel=vmlinux, initramfs "
+                           "initrd.img followkernel" +
+                               std::string(o.root_dir ? ", apt hook" : "") + ")"
+                         : " for USB boot on a Pi 4 (method direct: [pi4] kernel=vmlinuz, initramfs initrd.img "
+                           "followkernel; no vmlinux, no hook)");
 }
 
 }  // namespace

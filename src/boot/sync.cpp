@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "boot/kernel_image.hpp"
+#include "boot/layout.hpp"
+#include "boot/patch.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
@@ -161,6 +163,15 @@ SyncResult sync_kernel(const fs::path& boot_dir, const SyncOptions& opts) {
     r.outcome = SyncResult::Outcome::NotAPi;
     r.message = (boot_dir / kVmlinuz).string() + " not found: not a Raspberry Pi Ubuntu boot partition, nothing to do";
     return r;
+  }
+  if (opts.only_when_booted && !opts.force && fs::is_regular_file(boot_dir / kConfigTxt, ec)) {
+    std::string kernel = resolve_boot(boot_dir, detect_layout(boot_dir, std::nullopt), PiBoard::Pi4).kernel;
+    if (kernel != kVmlinux) {
+      r.outcome = SyncResult::Outcome::NotUsed;
+      r.message = (boot_dir / kConfigTxt).string() + " boots " + kernel +
+                  " on a Pi 4, not vmlinux: nothing to do (piprov boot patch --method vmlinux sets that up)";
+      return r;
+    }
   }
   try {
     if (!opts.dry_run) remove_stale_temps(boot_dir, r.actions);

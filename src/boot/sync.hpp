@@ -55,7 +55,8 @@ KernelStatus kernel_status(const std::filesystem::path& boot_dir, bool full = fa
 
 /// What sync_kernel() did.
 struct SyncResult {
-  enum class Outcome { UpToDate, Regenerated, Failed, NotAPi } outcome = Outcome::UpToDate;
+  /// NotUsed: with only_when_booted, config.txt does not boot vmlinux on a Pi 4 (nothing written).
+  enum class Outcome { UpToDate, Regenerated, Failed, NotAPi, NotUsed } outcome = Outcome::UpToDate;
   std::string message;               ///< one line for the user (warning text when Failed/NotAPi)
   std::vector<std::string> actions;  ///< file actions done (or planned with dry_run)
 };
@@ -64,6 +65,10 @@ struct SyncOptions {
   bool force = false;    ///< regenerate even when fresh
   bool dry_run = false;  ///< say what would be done, change nothing
   bool full = false;     ///< hash vmlinux too when deciding freshness
+  /// Write nothing unless config.txt's Pi 4 kernel= (layout.hpp resolve_boot) is
+  /// vmlinux (`boot sync-kernel`, the hook); `force` overrides. Off for boot patch,
+  /// which makes vmlinux before config.txt names it.
+  bool only_when_booted = false;
 };
 
 /// Brings BOOT_DIR/vmlinux up to date with BOOT_DIR/vmlinuz. Never throws for

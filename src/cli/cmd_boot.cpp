@@ -45,7 +45,7 @@ void run_patch(PatchArgs& a) {
   if (o.dry_run) {
     fmt::print("{}{}", rep.config_diff, rep.cmdline_diff);
     if (rep.config_diff.empty()) fmt::print("config.txt: no change\n");
-    fmt::print("file actions{}:\n", rep.changed() ? "" : " (none: already patched)");
+    fmt::print("file actions{}:\n", rep.changed() ? "" : rep.method ? " (none: already patched)" : " (none)");
     for (const auto& x : rep.actions) fmt::print("  {}\n", x);
   } else if (rep.method && !rep.changed()) {
     fmt::print("{}: already patched, nothing changed\n", boot_dir);
@@ -87,18 +87,21 @@ void run_check(const CheckArgs& a, int& exit_code) {
 }
 
 void run_sync(const std::string& boot_dir, bool force, bool dry_run, bool strict, bool js, int& exit_code) {
-  auto r = boot::sync_kernel(boot_dir, {.force = force, .dry_run = dry_run, .full = false});
+  auto r = boot::sync_kernel(boot_dir, {.force = force, .dry_run = dry_run, .full = false, .only_when_booted = true});
   const char* outcome = r.outcome == boot::SyncResult::Outcome::UpToDate ? "up-to-date"
                         : r.outcome == boot::SyncResult::Outcome::Regenerated
                             ? (dry_run ? "would-regenerate" : "regenerated")
-                        : r.outcome == boot::SyncResult::Outcome::Failed ? "failed"
-                                                                         : "not-a-pi";
+                        : r.outcome == boot::SyncResult::Outcome::Failed  ? "failed"
+                        : r.outcome == boot::SyncResult::Outcome::NotUsed ? "not-used"
+                                                                          : "not-a-pi";
   if (js) {
     fmt::print(
         "{}\n",
         json{{"boot_dir", boot_dir}, {"outcome", outcome}, {"message", r.message}, {"actions", r.actions}}.dump(2));
   } else if (r.outcome == boot::SyncResult::Outcome::Failed || r.outcome == boot::SyncResult::Outcome::NotAPi) {
-    fmt::print(stderr, "piprov: warning: {}\n", r.message);
+    fmt::print(stderr, "piprov: {}: {}\n", strict ? "error" : "warning", r.message);  // --strict: it fails
+  } else if (r.outcome == boot::SyncResult::Outcome::NotUsed) {
+    fmt::print("{}\n", r.message);
   } else if (r.outcome == boot::SyncResult::Outcome::Regenerated) {
     for (const auto& x : r.actions) fmt::print("{}\n", x);
     fmt::print("{}\n", r.message);

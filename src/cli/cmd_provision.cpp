@@ -95,7 +95,7 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
     auto& o = a->opts;
     ProgressRenderer progress(resolve_on_stderr(a->progress));
     o.progress = provision_sink(progress, a->json);
-    auto rep = provision::provision(o);
+    auto rep = provision::provision_all(o);
     if (a->json) {
       fmt::print("{}\n", dump_json(provision::provision_json(rep)));
     } else {
@@ -103,6 +103,7 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
       if (rep.targets.size() > 1) fmt::print("{}\n", write_summary(rep.write));
     }
     std::fflush(stdout);
+    if (auto none = provision::no_disk_provisioned(rep)) throw *none;  // main prints it, one line per disk
     for (const auto& t : rep.targets)
       if (!t.ok) std::fprintf(stderr, "piprov: error: %s\n", t.error.c_str());
     exit_code = provision_exit_code(rep);

@@ -4,8 +4,10 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "core/cancel.hpp"
@@ -40,6 +42,45 @@ void add_commands(CLI::App& app, Globals& globals, int& exit_code) {
 }
 
 }  // namespace
+namespace {
+
+/// "unknown command 'bnech' (piprov has ...; did you mean bench?)" when a
+/// word where a command must be (piprov, piprov boot, piprov eeprom) names
+/// none; nullopt otherwise, and for commands that also take positionals
+/// (bench TARGET..., bench import).
+std::optional<std::string> unknown_command(const CLI::App& app, int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view w = argv[i];
+    if (w == "-h" || w == "--help" || w == "--help-all" || w == "--version") return std::nullopt;  // CLI11's
+  }
+  const CLI::App* cur = &app;
+  std::string path = "piprov";
+  auto names_of = [](const CLI::App* a) {
+    std::vector<std::string> names;
+    for (const auto* sub : a->get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+    return join(names, ", ");
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string_view word = argv[i];
+    if (word.empty() || word[0] == '-') continue;  // -v, -q, --help: CLI11's
+    if (cur->get_require_subcommand_min() == 0) return std::nullopt;
+    const CLI::App* next = nullptr;
+    std::string near;
+    for (const auto* sub : cur->get_subcommands([](const CLI::App*) { return true; })) {
+      if (sub->check_name(std::string(word))) next = sub;
+      if (near.empty() && edit_distance(word, sub->get_name(), 2) <= 2) near = sub->get_name();
+    }
+    if (!next)
+      return "unknown command '" + std::string(word) + "': " + path + " has " + names_of(cur) +
+             (near.empty() ? std::string() : "; did you mean " + path + " " + near + "?");
+    cur = next;
+    path += " " + cur->get_name();
+  }
+  if (cur->get_require_subcommand_min() > 0) return path + " needs a command: " + names_of(cur);
+  return std::nullopt;
+}
+
+}  // namespace
 }  // namespace piprov::cli
 
 namespace {
@@ -69,6 +110,10 @@ int run_main(int argc, char** argv) {
   cli::add_commands(app, globals, exit_code);
   install_cancel_handlers();
 
+  if (auto unknown = cli::unknown_command(app, argc, argv)) {
+    std::fprintf(stderr, "piprov: error: %s (see --help)\n", unknown->c_str());
+    return static_cast<int>(ErrorKind::Usage);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

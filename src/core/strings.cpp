@@ -1,5 +1,7 @@
 #include "core/strings.hpp"
 
+#include <algorithm>
+
 namespace piprov {
 
 std::string_view trim(std::string_view s) {
@@ -42,6 +44,22 @@ std::string shell_quote(std::string_view s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string_view("'\\''") : std::string_view(&c, 1);
   return out + "'";
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t cap) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    std::size_t row_min = cur[0];
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      row_min = std::min(row_min, cur[j]);
+    }
+    if (row_min > cap) return cap + 1;  // every later row is at least this
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
 }
 
 }  // namespace piprov

@@ -24,4 +24,8 @@ std::vector<std::string> split(std::string_view s, char sep);
 /// written as '\'' (POSIX Shell Command Language, 2.2.3 Single-Quotes).
 std::string shell_quote(std::string_view s);
 
+/// Levenshtein distance between `a` and `b` (byte-wise, case-sensitive), or
+/// `cap` + 1 as soon as it must exceed `cap`.
+std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t cap);
+
 }  // namespace piprov

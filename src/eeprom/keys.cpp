@@ -8,6 +8,8 @@
 #include <limits>
 #include <vector>
 
+#include "core/strings.hpp"
+
 namespace piprov::eeprom {
 namespace {
 constexpr std::int64_t kMaxI = std::numeric_limits<std::int32_t>::max();
@@ -83,23 +85,6 @@ std::string upper(std::string_view s) {
   return u;
 }
 
-// Levenshtein distance, or `cap` + 1 as soon as it must exceed `cap`.
-std::size_t distance(std::string_view a, std::string_view b, std::size_t cap) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    std::size_t row_min = cur[0];
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      row_min = std::min(row_min, cur[j]);
-    }
-    if (row_min > cap) return cap + 1;  // every later row is at least this
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 std::optional<std::int64_t> parse_int(std::string_view v) {
   std::int64_t out = 0;
   if (v.empty() || v.size() > 18) return std::nullopt;
@@ -158,7 +143,7 @@ std::optional<std::string_view> nearest_key(std::string_view key) {
     // The distance is at least the length difference: skip hopeless names.
     std::size_t diff = u.size() > r.key.size() ? u.size() - r.key.size() : r.key.size() - u.size();
     if (diff > limit || diff >= best_d) continue;
-    std::size_t d = distance(u, r.key, std::min(limit, best_d));
+    std::size_t d = edit_distance(u, r.key, std::min(limit, best_d));
     if (d < best_d) best_d = d, best = r.key;
   }
   if (best && best_d <= limit) return best;

@@ -120,9 +120,7 @@ void check_combinations(const IdentityOptions& o) {
     if (o.user.empty()) throw usage("--password-hash needs --user (the account it is for)");
     check_password_hash(o.password_hash);
   }
-  static const std::regex tz("[A-Za-z0-9_+-]+(/[A-Za-z0-9_+-]+)*");
-  if (!o.timezone.empty() && !std::regex_match(o.timezone, tz))
-    throw usage("--timezone: '" + o.timezone + "' is not a time zone name (e.g. Europe/Berlin, UTC)");
+  if (!o.timezone.empty()) check_timezone(o.timezone, "/usr/share/zoneinfo");
   bool net_options = !o.ips.empty() || !o.gateway.empty() || !o.dns.empty() || !o.wifi_ssid.empty();
   if (!o.network_config_file.empty() && net_options)
     throw usage(
@@ -224,7 +222,52 @@ int check_ip(std::string_view cidr_view, bool require_prefix, const std::string&
   if (!family || !prefix_ok)
     throw usage(what + ": '" + cidr + "' is not " +
                 (require_prefix ? "an address with its prefix length (e.g. 192.168.1.11/24)" : "an IP address"));
+  if (family == 4 && slash != std::string::npos) {
+    // RFC 950/919: in a subnet of 4 or more addresses, all host bits 0 names the
+    // network and all 1 the broadcast: neither is a node's address (/31, /32 have none).
+    int prefix = std::stoi(cidr.substr(slash + 1));
+    if (prefix <= 30) {
+      std::uint32_t a =
+          (std::uint32_t{buf[0]} << 24) | (std::uint32_t{buf[1]} << 16) | (std::uint32_t{buf[2]} << 8) | buf[3];
+      std::uint32_t host = prefix == 0 ? ~0u : (1u << (32 - prefix)) - 1;
+      if ((a & host) == 0 || (a & host) == host)
+        throw usage(what + ": " + cidr + " is the " + ((a & host) == 0 ? "network" : "broadcast") +
+                    " address of its subnet, not a node's: give the node's own address (e.g. " +
+                    addr.substr(0, addr.rfind('.')) + ".11/" + std::to_string(prefix) + ")");
+    }
+  }
   return family;
+}
+
+void check_gateway(const std::string& gateway, const std::string& cidr) {
+  int fg = check_ip(gateway, false, "--gateway"), fa = check_ip(cidr, true, "--ip");
+  if (fg != fa) throw usage("--gateway " + gateway + " and --ip " + cidr + " are not of the same IP version");
+  auto slash = cidr.find('/');
+  int prefix = std::stoi(cidr.substr(slash + 1));
+  unsigned char g[16], a[16];
+  int af = fg == 4 ? AF_INET : AF_INET6;
+  ::inet_pton(af, gateway.c_str(), g);
+  ::inet_pton(af, cidr.substr(0, slash).c_str(), a);
+  for (int bit = 0; bit < prefix; ++bit) {
+    auto mask = static_cast<unsigned char>(0x80u >> (bit % 8));
+    if ((g[bit / 8] & mask) != (a[bit / 8] & mask))
+      throw usage("--gateway " + gateway + " is not in the subnet of --ip " + cidr +
+                  ": the node could not reach it; give the router of that network (or fix the prefix length)");
+  }
+}
+
+void check_timezone(const std::string& tz, const std::filesystem::path& zoneinfo) {
+  static const std::regex shape("[A-Za-z0-9_+-]+(/[A-Za-z0-9_+-]+)*");
+  if (!std::regex_match(tz, shape))
+    throw usage("--timezone: '" + tz + "' is not a time zone name (e.g. Europe/Berlin, UTC)");
+  std::error_code ec;
+  if (!std::filesystem::is_directory(zoneinfo, ec)) return;  // no tzdata here: the shape is all we can check
+  // A zone is a TZif file (RFC 8536) in the tz database; "posixrules" and the like are not zones.
+  auto f = zoneinfo / tz;
+  if (!std::filesystem::is_regular_file(f, ec) ||
+      read_file_capped(f.string(), 1 << 20, "zone file").value_or("").rfind("TZif", 0) != 0)
+    throw usage("--timezone: '" + tz + "' is not in the tz database (" + zoneinfo.string() +
+                "): give a name as `timedatectl list-timezones` prints it, e.g. Europe/Berlin or UTC");
 }
 
 std::string parse_wifi_psk(std::string_view text, const std::string& file) {
@@ -251,11 +294,9 @@ std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std
     NodeIdentity n = common;
     n.hostname = names[i];
     n.address = ips[i];
-    if (!n.gateway.empty() && !n.address.empty() &&
-        check_ip(n.gateway, false, "--gateway") != check_ip(n.address, true, "--ip"))
-      throw usage("--gateway " + n.gateway + " and --ip " + n.address + " are not of the same IP version");
-    n.instance_id =
-        "piprov-" + (n.hostname.empty() ? "node" + std::to_string(i + 1) : n.hostname) + "-" + random_hex(6);
+    if (!n.gateway.empty() && !n.address.empty()) check_gateway(n.gateway, n.address);
+    // cloud-init runs its first boot once per instance-id: one per disk and run.
+    n.instance_id = "piprov-" + (n.hostname.empty() ? std::string() : n.hostname + "-") + random_hex(6);
     plans.push_back(
         {targets[i], n.hostname, n.instance_id, build_user_data(n), build_meta_data(n), build_network_config(n)});
   }

@@ -9,6 +9,7 @@
 // RFC 4253 section 6.6 (public key blob: string type, ...); crypt(5) (hash
 // prefixes $y$, $6$, $5$, $2b$); cloud-init docs "NoCloud" and "Networking
 // config Version 2".
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,7 +56,18 @@ void check_password_hash(std::string_view hash);
 /// Throws Error{Usage} unless `cidr` is "ADDRESS/PREFIX" (IPv4 prefix 0-32,
 /// IPv6 0-128); with `require_prefix` false it must be a bare address.
 /// `what` names the option in the message. Returns 4 or 6.
+/// An IPv4 address with a prefix of /30 or shorter must not be its subnet's
+/// network or broadcast address (RFC 950, RFC 919).
 int check_ip(std::string_view cidr, bool require_prefix, const std::string& what);
+
+/// Throws Error{Usage} unless `gateway` is a bare address of the same IP
+/// version as `cidr` ("ADDRESS/PREFIX") and inside its subnet.
+void check_gateway(const std::string& gateway, const std::string& cidr);
+
+/// Throws Error{Usage} unless `tz` is a zone name ("Europe/Berlin", "UTC")
+/// that names a TZif file (RFC 8536) under `zoneinfo` (the tz database,
+/// /usr/share/zoneinfo); with no such directory only the name's shape is checked.
+void check_timezone(const std::string& tz, const std::filesystem::path& zoneinfo);
 
 /// A WPA2/WPA3 passphrase (8-63 printable ASCII) or a 64-hex-digit PSK: the
 /// first line of `text` without surrounding white space. Throws Error{Usage}.

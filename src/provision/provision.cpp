@@ -419,6 +419,17 @@ std::size_t ProvisionReport::succeeded() const {
 }
 
 ProvisionReport provision(const ProvisionOptions& o) {
+  ProvisionReport rep = provision_all(o);
+  if (auto e = no_disk_provisioned(rep)) throw *e;
+  return rep;
+}
+
+std::optional<Error> no_disk_provisioned(const ProvisionReport& rep) {
+  if (rep.targets.empty() || rep.succeeded() > 0) return std::nullopt;
+  return none_provisioned(rep);
+}
+
+ProvisionReport provision_all(const ProvisionOptions& o) {
   std::vector<SeedPlan> seeds = check_arguments(o);
   ProvisionReport rep;
   rep.write = write_all(o);
@@ -427,7 +438,6 @@ ProvisionReport provision(const ProvisionOptions& o) {
     rep.targets[i].write = rep.write.targets[i];
     provision_target(o, i, rep.targets[i], seeds.empty() ? nullptr : &seeds[i]);
   }
-  if (rep.succeeded() == 0) throw none_provisioned(rep);
   return rep;
 }
 

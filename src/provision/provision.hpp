@@ -9,11 +9,13 @@
 // On a failure after the write it unmounts and says what state the disk is in;
 // the other disks go on.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "boot/check.hpp"
 #include "boot/patch.hpp"
+#include "core/error.hpp"
 #include "core/progress.hpp"
 #include "image/write.hpp"
 #include "provision/first_boot.hpp"
@@ -78,6 +80,15 @@ struct ProvisionReport {
 /// it, or the failed step's error (one line per disk when several). A boot
 /// check with findings is not an exception: see TargetReport::check.ok().
 ProvisionReport provision(const ProvisionOptions& opts);
+
+/// provision() that returns the report also when no disk got through after
+/// the write (every per-disk step failed), so `--json` can print it; throws
+/// only what happens before or during the write. Pair with no_disk_provisioned().
+ProvisionReport provision_all(const ProvisionOptions& opts);
+
+/// The error provision() throws for `rep` when no disk got through (one line
+/// per disk, the first disk's error kind); nullopt when one did.
+std::optional<Error> no_disk_provisioned(const ProvisionReport& rep);
 
 /// `provision --json` (schema "piprov.provision/3", docs/boot.md): the
 /// write's stream fields and speed ("write"), and a "targets" array, one

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/report.hpp"
+#include "bench/verdict.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 
@@ -97,6 +98,7 @@ Figure figure_of(const bench::Row& row, std::size_t t) {
   bool random = job && job->rw.rfind("rand", 0) == 0;
   f.unit = random ? "IOPS" : "MiB/s";
   if (job && !job->error.empty()) f.error = job->error;
+  if (job && job->err && f.error.empty()) f.error = "failed: " + errno_name(job->err);
   if (const bench::DirStats* d = row.cells[t]; d && f.error.empty()) {
     f.iops = d->iops, f.mib_s = d->bw_bytes / 1048576.0;
     f.value = random ? f.iops : f.mib_s;
@@ -108,9 +110,25 @@ void add_bench(Host& h, std::string_view text, const InputFile& file) {
   bench::Report r = bench::report_from_json(text, file.path);
   auto rows = bench::table_rows(r);
   for (std::size_t t = 0; t < r.targets.size(); ++t) {
-    BenchTarget bt{r.targets[t].label, file.path, r.targets[t].error, {}};
+    BenchTarget bt{r.targets[t].label, file.path, r.targets[t].error, {}, {}};
+    if (r.targets[t].err && bt.error.empty()) bt.error = "failed: " + errno_name(r.targets[t].err);
+    if (auto v = bench::agnostics_verdict(r.targets[t]); v && v->overall == "FAIL")
+      for (std::size_t i = 0; i < v->lines.size() && bt.verdict_failure.empty(); ++i)
+        if (v->lines[i].measured >= 0 && !v->lines[i].pass()) {
+          std::string line = v->text[i];  // "<label>: Random write speed 499 IOPS (target 500) - FAIL"
+          if (line.rfind(bt.label + ": ", 0) == 0) line.erase(0, bt.label.size() + 2);
+          bt.verdict_failure = "agnostics: " + line;
+        }
     for (const auto& row : rows)
       if (row.jobs[t]) bt.figures.push_back(figure_of(row, t));
+    for (const auto& j : r.targets[t].jobs)  // a job that failed before it measured anything has no row
+      if ((j.err || !j.error.empty()) && !j.read && !j.write) {
+        Figure f;
+        f.test = j.test_label();
+        f.unit = j.rw.rfind("rand", 0) == 0 ? "IOPS" : "MiB/s";
+        f.error = j.error.empty() ? "failed: " + errno_name(j.err) : j.error;
+        bt.figures.push_back(std::move(f));
+      }
     h.bench.push_back(std::move(bt));
   }
 }
@@ -120,7 +138,7 @@ void add_bench(Host& h, std::string_view text, const InputFile& file) {
 bool Host::failed() const {
   bool check_failed = std::any_of(checks.begin(), checks.end(), [](const Check& c) { return c.exit_code != 0; });
   bool bench_failed = std::any_of(bench.begin(), bench.end(), [](const BenchTarget& b) {
-    return !b.error.empty() ||
+    return !b.error.empty() || !b.verdict_failure.empty() ||
            std::any_of(b.figures.begin(), b.figures.end(), [](const Figure& f) { return !f.error.empty(); });
   });
   return check_failed || bench_failed;
@@ -137,12 +155,22 @@ void add_document(Fleet& fleet, const InputFile& file, std::string_view text) {
   Host& h = host_of(fleet, file.host);
   if (doc.contains("piprov_bench")) return add_bench(h, text, file);
   std::string schema = str(doc, "schema");
+  Check c;
   if (schema == "piprov.boot.check/2" || schema == "piprov.boot.check/3")
-    return h.checks.push_back(boot_check(doc, file));
-  if (schema == "piprov.eeprom.check/1") return h.checks.push_back(eeprom_check(doc, file));
-  if (schema == "piprov.report.failed/1") return h.checks.push_back(failed_run(doc, file));
-  throw Error(ErrorKind::Usage, fmt::format("{}: unknown schema '{}' ({})", file.path,
-                                            schema.empty() ? std::string("none") : schema, kAccepted));
+    c = boot_check(doc, file);
+  else if (schema == "piprov.eeprom.check/1")
+    c = eeprom_check(doc, file);
+  else if (schema == "piprov.report.failed/1")
+    c = failed_run(doc, file);
+  else
+    throw Error(ErrorKind::Usage, fmt::format("{}: unknown schema '{}' ({})", file.path,
+                                              schema.empty() ? std::string("none") : schema, kAccepted));
+  for (const auto& old : h.checks)
+    if (old.check == c.check)
+      throw Error(ErrorKind::Usage,
+                  fmt::format("{}: two {} results ({} and {}): give one per host (HOST=FILE names the host)", h.name,
+                              c.check, old.path, file.path));
+  h.checks.push_back(std::move(c));
 }
 
 Fleet load_fleet(const std::vector<InputFile>& files) {

@@ -53,6 +53,8 @@ struct BenchTarget {
   std::string label;  ///< the TARGET as given to piprov bench
   std::string path;   ///< file it was read from
   std::string error;  ///< the target failed mid-run ("" when not)
+  /// The first failing line of the target's agnostics verdict (bench exits 1 on it), "" when it passed or has none.
+  std::string verdict_failure;
   std::vector<Figure> figures;
 };
 
@@ -60,7 +62,8 @@ struct Host {
   std::string name;
   std::vector<Check> checks;
   std::vector<BenchTarget> bench;
-  /// True when a check did not run or found problems (exit code not 0), or a bench target or job failed.
+  /// True when a check did not run or found problems (exit code not 0), or a
+  /// bench target or job failed, or a target failed the agnostics thresholds.
   bool failed() const;
 };
 
@@ -72,7 +75,9 @@ struct Fleet {
 
 /// Adds one document (the text of `file.path`) to `fleet`. Throws
 /// Error{Usage} "<path>: not JSON ..." or "<path>: unknown schema ..." naming
-/// what is accepted (the list above).
+/// what is accepted (the list above), or "<host>: two boot check results ..."
+/// when a host already has a result of that check (one row per host must not
+/// mix two runs; bench files may be several: each adds its targets).
 void add_document(Fleet& fleet, const InputFile& file, std::string_view text);
 
 /// Reads and adds every file (core read_file; its Io/Usage errors pass through).

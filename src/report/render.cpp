@@ -49,6 +49,7 @@ std::string first_problem(const Host& h) {
   }
   for (const auto& b : h.bench) {
     if (!b.error.empty()) return "bench " + b.label + ": " + b.error;
+    if (!b.verdict_failure.empty()) return "bench " + b.label + ": " + b.verdict_failure;
     for (const auto& f : b.figures)
       if (!f.error.empty()) return "bench " + b.label + " " + f.test + ": " + f.error;
   }
@@ -178,7 +179,11 @@ json bench_json(const BenchTarget& b) {
                        {"iops", num_or_null(f.iops)},
                        {"mib_s", num_or_null(f.mib_s)},
                        {"error", opt_str(f.error)}});
-  return {{"target", b.label}, {"file", b.path}, {"error", opt_str(b.error)}, {"figures", figures}};
+  return {{"target", b.label},
+          {"file", b.path},
+          {"error", opt_str(b.error)},
+          {"verdict_failure", opt_str(b.verdict_failure)},
+          {"figures", figures}};
 }
 
 }  // namespace

@@ -38,10 +38,13 @@ std::vector<ImportedJob> parse_fio_output(std::string_view text, const std::stri
 }
 
 namespace {
-// Row key of a job: its test label, per direction when it has both.
+// Key of a job within one target: its name and test label. The same job
+// again (a second run, a second file) starts a new column; two jobs of one job
+// file with the same test (agnostics' prepare-file and seq-write, both 512k
+// sequential writes at QD4) stay in one column as two rows.
 std::set<std::string> keys_of(const JobResult& j) {
   std::set<std::string> k;
-  k.insert(j.test_label());
+  k.insert(j.name + '\x1f' + j.test_label());
   return k;
 }
 }  // namespace

@@ -34,3 +34,37 @@ TEST(BootCli, PatchCheckAndExitCodes) {
   auto q = run(bin + " boot patch " + b + " --uas-quirk 12345678");
   EXPECT_EQ(q.exit_code, 2);
 }
+
+// A mistyped or missing command: one line naming it, the commands there are, exit 2.
+TEST(BootCli, UnknownOrMissingCommandIsNamed) {
+  std::string bin = piprov::test::piprov_bin();
+  auto r = run(bin + " boot chek /tmp");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(
+      r.err,
+      "piprov: error: unknown command 'chek': piprov boot has patch, check, sync-kernel; did you mean piprov boot "
+      "check? (see --help)\n");
+  r = run(bin + " bnech /tmp");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown command 'bnech': piprov has devices, write, verify, boot, provision, eeprom, bench, "
+                       "report; did you mean piprov bench?"),
+            std::string::npos)
+      << r.err;
+  r = run(bin + " eeprom");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "piprov: error: piprov eeprom needs a command: check, explain, set-boot-order (see --help)\n");
+  EXPECT_EQ(run(bin + " boot --help").exit_code, 0);
+  EXPECT_EQ(run(bin + " eeprom explain 0xf41").exit_code, 0);
+}
+
+// boot sync-kernel where config.txt does not boot vmlinux (stock 20.04): nothing written, exit 0.
+TEST(BootCli, SyncKernelWritesNoVmlinuxNothingBoots) {
+  Tree tr;
+  std::string bin = piprov::test::piprov_bin(), b = tr.boot.string();
+  auto r = run(bin + " boot sync-kernel " + b + " --strict");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("boots uboot_rpi_4.bin on a Pi 4, not vmlinux: nothing to do"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(tr.boot / "vmlinux"));
+  auto j = run(bin + " boot sync-kernel " + b + " --json");
+  EXPECT_NE(j.out.find("\"outcome\": \"not-used\""), std::string::npos) << j.out;
+}

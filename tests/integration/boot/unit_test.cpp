@@ -25,6 +25,9 @@ namespace {
 // (sysinit.target etc., which systemd-analyze verify --root resolves).
 struct HookRoot : test::BootTree {
   HookRoot() {
+    // Where piprov installs the hook, config.txt boots vmlinux on a Pi 4 (boot patch --method vmlinux).
+    piprov::test::write_file(boot / "config.txt",
+                             "[pi4]\nkernel=vmlinux\ninitramfs initrd.img followkernel\n[all]\narm_64bit=1\n");
     install_hook(root, boot, false);
     fs::create_directories(root / "usr/lib/systemd");
     auto cp = run("cp -a /usr/lib/systemd/system " + q((root / "usr/lib/systemd").string()));

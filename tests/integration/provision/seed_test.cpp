@@ -2,9 +2,9 @@
 // image with a PARTUUID cmdline/fstab (as Raspberry Pi OS has) and cloud-init in
 // its root fs, checked with the real `cloud-init schema`, sfdisk and blkid.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 
@@ -193,4 +193,15 @@ TEST(ProvisionSeed, ImageWithoutCloudInitIsRefusedWithTheDiskState) {
   EXPECT_NE(partuuid, std::string(kOldDiskId) + "-02");
   EXPECT_NE(boot_file(a.path + "p1", "cmdline.txt").find("root=PARTUUID=" + partuuid + " "), std::string::npos);
   EXPECT_NE(run("MTOOLS_SKIP_CHECK=1 mtype -i " + a.path + "p1 ::meta-data").exit_code, 0) << "a seed was written";
+  // --json: the report is printed also when no disk got through (exit and stderr as above).
+  auto j = run(piprov::test::piprov_bin() + " provision " + q((d.path / "img.img").string()) + " " + a.path +
+               " --yes --progress none --hostname lonely --json");
+  EXPECT_EQ(j.exit_code, 2) << j.out << j.err;
+  EXPECT_NE(j.err.find("provision failed at step 'seed'"), std::string::npos) << j.err;
+  auto doc = nlohmann::json::parse(j.out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << j.out;
+  EXPECT_EQ(doc["schema"], "piprov.provision/3");
+  EXPECT_EQ(doc["succeeded"], 0);
+  EXPECT_EQ(doc["failed"], 1);
+  EXPECT_NE(doc["targets"][0]["error"].get<std::string>().find("step 'seed'"), std::string::npos) << j.out;
 }

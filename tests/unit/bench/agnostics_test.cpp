@@ -6,6 +6,7 @@
 #include <string>
 
 #include "bench/bench.hpp"
+#include "bench/fio/import.hpp"
 #include "bench/job.hpp"
 #include "bench/profiles.hpp"
 #include "bench/report.hpp"
@@ -84,6 +85,27 @@ TEST(Agnostics, File17Passes) {
   Report r;
   r.targets = {file17()};
   EXPECT_EQ(exit_code_of(r), 0);
+}
+
+// A saved `bench --profile agnostics --json` imports as one target whose
+// prepare-file and seq-write (the same 512k QD4 test) stay two rows of it.
+TEST(Agnostics, SavedJsonImportsAsOneTargetWithItsVerdict) {
+  piprov::test::TempDir dir("bench-agnostics-json");
+  Report saved;
+  saved.targets = {file17()};
+  for (auto& j : saved.targets[0].jobs) j.iodepth = 4;
+  piprov::test::write_file(dir.path / "run.json", report_to_json(saved));
+  Report r = import_fio_files({(dir.path / "run.json").string()});
+  ASSERT_EQ(r.targets.size(), 1u);
+  ASSERT_EQ(r.targets[0].jobs.size(), 4u);
+  EXPECT_EQ(r.targets[0].jobs[0].test_label(), r.targets[0].jobs[1].test_label());
+  auto v = agnostics_verdict(r.targets[0]);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->overall, "PASS");
+  // The same run imported twice: a second column, not four more rows.
+  r = import_fio_files({(dir.path / "run.json").string(), (dir.path / "run.json").string()});
+  ASSERT_EQ(r.targets.size(), 2u);
+  EXPECT_EQ(r.targets[1].label, "/dev/mmcblk0 #2");
 }
 
 TEST(Agnostics, EachThresholdFailsJustBelowIt) {

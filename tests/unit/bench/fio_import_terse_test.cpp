@@ -4,6 +4,7 @@
 
 #include "bench/fio/import.hpp"
 #include "bench/report.hpp"
+#include "bench/verdict.hpp"
 #include "support/testsupport.hpp"
 
 using namespace piprov::bench;
@@ -173,6 +174,13 @@ TEST(FioData, AgnosticsSdtestReport) {
   Report r = group_imported(jobs);
   ASSERT_EQ(r.targets.size(), 1u);  // one column, one row per job
   EXPECT_EQ(r.targets[0].jobs.size(), 4u);
+  // The report has IOPS and KB/s but no I/O counts: still sdtest.sh's PASS.
+  auto v = agnostics_verdict(r.targets[0]);
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->overall, "PASS");
+  EXPECT_DOUBLE_EQ(v->lines[0].measured, 11603);
+  EXPECT_DOUBLE_EQ(v->lines[1].measured, 822);
+  EXPECT_DOUBLE_EQ(v->lines[2].measured, 2112);
 }
 
 TEST(FioAgnostics, CutLinesAloneAreNotGuessed) {

@@ -62,6 +62,10 @@ TEST(Report, CsvHasOneLinePerTargetAndTest) {
                    "QD1,read,randread,4096,1,1,,100,0.0533333,1875,7.32422,7.68,0.545,0.5,5,0.500096,"),
             std::string::npos)
       << c;
+  Report r = two_targets();
+  r.targets[0].jobs[0].bs = 0, r.targets[0].jobs[0].iodepth = 0;  // an import that did not say
+  c = render(r, Format::Csv);
+  EXPECT_EQ(c.find(",0,0,"), std::string::npos) << c;
 }
 
 TEST(Report, JsonRoundTripKeepsHistograms) {
@@ -78,6 +82,19 @@ TEST(Report, JsonRoundTripKeepsHistograms) {
   EXPECT_EQ(h->count(), 100u);
   EXPECT_DOUBLE_EQ(h->percentile(99.5), r.targets[1].jobs[0].read->lat.hist->percentile(99.5));
   EXPECT_EQ(render(back, Format::Table), render(r, Format::Table));
+}
+
+TEST(Report, FiguresKeepTheirSignificantDigits) {
+  EXPECT_EQ(fmt_ms(0.004), "0.004");  // 4 us: not 0.00
+  EXPECT_EQ(fmt_ms(0.0416), "0.042");
+  EXPECT_EQ(fmt_ms(0.16), "0.16");
+  EXPECT_EQ(fmt_ms(3.24), "3.2");
+  EXPECT_EQ(fmt_ms(250.4), "250");
+  EXPECT_EQ(fmt_ms(0), "0.00");
+  EXPECT_EQ(fmt_ms(-1), "-");
+  EXPECT_EQ(fmt_mib(0.05), "0.050");
+  EXPECT_EQ(fmt_iops(2.5), "2.5");
+  EXPECT_EQ(fmt_iops(2526.7), "2527");
 }
 
 TEST(Report, BadFormatIsUsageError) {

@@ -7,6 +7,7 @@
 #include "boot/apt_hook.hpp"
 #include "boot/check.hpp"
 #include "boot/patch.hpp"
+#include "core/board.hpp"
 #include "core/error.hpp"
 #include "support/boot_fixture.hpp"
 #include "support/testsupport.hpp"
@@ -77,6 +78,30 @@ TEST(BootPatch, PatchesOnceAndIsIdempotent) {
   EXPECT_EQ(chk.kernel_file, "vmlinux");
   EXPECT_EQ(chk.initramfs, "initrd.img followkernel");
   EXPECT_EQ(chk.cmdline_file, "cmdline.txt");
+}
+
+// --root / on a PC would install the hook into the PC's own apt.
+TEST(BootPatch, RootSlashOnAMachineThatIsNoPiIsRefused) {
+  if (piprov::detect_board().raspberry_pi()) PIPROV_SKIP("this machine is a Raspberry Pi: --root / is its own system");
+  Tree tr;
+  auto before = read_tree(tr.t.path);
+  piprov::test::expect_error(piprov::ErrorKind::Usage, "--root / is this machine's own root",
+                             [&] { patch_boot({.boot_dir = tr.boot, .root_dir = "/"}); });
+  EXPECT_EQ(read_tree(tr.t.path), before);
+}
+
+// A config.txt that is not text (a truncated copy, a disk image): one error, not a warning per byte run.
+TEST(BootPatch, ABinaryConfigTxtIsOneErrorForCheckAndPatch) {
+  Tree tr;
+  write_file(tr.boot / "config.txt", std::string("[pi4]\nkernel=vmlinux\n") + std::string(4096, '\0') +
+                                         "\x7f"
+                                         "ELF");
+  auto before = read_tree(tr.t.path);
+  piprov::test::expect_error(piprov::ErrorKind::Usage, "config.txt is not a text file (a NUL byte at offset 21)",
+                             [&] { check_boot({.boot_dir = tr.boot}); });
+  piprov::test::expect_error(piprov::ErrorKind::Usage, "config.txt is not a text file",
+                             [&] { patch_boot({.boot_dir = tr.boot, .root_dir = tr.root}); });
+  EXPECT_EQ(read_tree(tr.t.path), before);
 }
 
 TEST(BootPatch, DryRunPrintsDiffAndChangesNothing) {
@@ -313,7 +338,9 @@ TEST(BootJson, CheckAndPatchSchemas) {
   EXPECT_EQ(p["schema"], "piprov.boot.patch/2");
   EXPECT_EQ(p["method"], "vmlinux");
   EXPECT_EQ(p["dry_run"], true);
-  EXPECT_EQ(p["changed"], true);
+  EXPECT_EQ(p["changed"], true);  // would change: Ansible's check mode reports this
+  EXPECT_EQ(p["summary"].get<std::string>().rfind("would be patched for USB boot", 0), 0u) << p["summary"];
+  for (const auto& a : p["actions"]) EXPECT_EQ(a.get<std::string>().rfind("would ", 0), 0u) << a;
   EXPECT_EQ(p["root_dir"], "");
   EXPECT_NE(p["config_diff"].get<std::string>().find("+kernel=vmlinux"), std::string::npos);
 }

@@ -99,3 +99,21 @@ TEST(SyncKernel, DryRunChangesNothing) {
   EXPECT_FALSE(fs::exists(d.path / "vmlinux"));
   EXPECT_FALSE(fs::exists(d.path / "vmlinux.stamp"));
 }
+
+// `boot sync-kernel` (only_when_booted): a vmlinux nothing boots is not written.
+TEST(SyncKernel, OnlyWhereConfigTxtBootsVmlinux) {
+  TempDir d;
+  test::compress_to(d.path / "vmlinuz", test::fake_image(100000, 9));
+  piprov::test::write_file(d.path / "config.txt", "[pi4]\nkernel=uboot_rpi_4.bin\n[all]\narm_64bit=1\n");
+  auto r = sync_kernel(d.path, {.only_when_booted = true});
+  EXPECT_EQ(r.outcome, Outcome::NotUsed);
+  EXPECT_NE(r.message.find("boots uboot_rpi_4.bin on a Pi 4, not vmlinux: nothing to do"), std::string::npos)
+      << r.message;
+  EXPECT_FALSE(fs::exists(d.path / "vmlinux"));
+  EXPECT_EQ(sync_kernel(d.path, {.force = true, .only_when_booted = true}).outcome, Outcome::Regenerated);
+  fs::remove(d.path / "vmlinux");
+  piprov::test::write_file(d.path / "config.txt",
+                           "[pi4]\nkernel=vmlinux\ninitramfs initrd.img followkernel\n[all]\narm_64bit=1\n");
+  EXPECT_EQ(sync_kernel(d.path, {.only_when_booted = true}).outcome, Outcome::Regenerated);
+  EXPECT_TRUE(fs::exists(d.path / "vmlinux"));
+}

@@ -1,7 +1,9 @@
 // First-boot identity: option validation and the NoCloud seed's YAML, read
 // back with yaml-cpp. Keys and hashes come from ssh-keygen and openssl at test time.
 #include <gtest/gtest.h>
+
 #include <yaml-cpp/yaml.h>
+#include <regex>
 
 #include <set>
 
@@ -104,6 +106,46 @@ TEST(CheckIp, CidrAndBareAddresses) {
   expect_error(ErrorKind::Usage, "not an address", [] { check_ip("300.1.1.1/24", true, "--ip"); });
   expect_error(ErrorKind::Usage, "--dns: '1.1.1.1/32' is not an IP address",
                [] { check_ip("1.1.1.1/32", false, "--dns"); });
+  // A subnet's network and broadcast addresses are no node's (/31 and /32 have neither).
+  expect_error(ErrorKind::Usage, "--ip: 192.168.1.0/24 is the network address of its subnet",
+               [] { check_ip("192.168.1.0/24", true, "--ip"); });
+  expect_error(ErrorKind::Usage, "--ip: 10.0.3.255/22 is the broadcast address of its subnet",
+               [] { check_ip("10.0.3.255/22", true, "--ip"); });
+  EXPECT_EQ(check_ip("10.0.2.255/22", true, "--ip"), 4);
+  EXPECT_EQ(check_ip("192.168.1.0/31", true, "--ip"), 4);
+  EXPECT_EQ(check_ip("192.168.1.0/32", true, "--ip"), 4);
+}
+
+TEST(CheckGateway, InsideTheSubnetOfTheAddress) {
+  EXPECT_NO_THROW(check_gateway("192.168.1.1", "192.168.1.11/24"));
+  EXPECT_NO_THROW(check_gateway("10.0.0.1", "10.0.3.7/22"));
+  EXPECT_NO_THROW(check_gateway("fd00::1", "fd00::11/64"));
+  expect_error(ErrorKind::Usage, "--gateway 10.0.0.1 is not in the subnet of --ip 192.168.1.11/24",
+               [] { check_gateway("10.0.0.1", "192.168.1.11/24"); });
+  expect_error(ErrorKind::Usage, "--gateway 10.0.4.1 is not in the subnet of --ip 10.0.3.7/22",
+               [] { check_gateway("10.0.4.1", "10.0.3.7/22"); });
+  expect_error(ErrorKind::Usage, "is not in the subnet", [] { check_gateway("fd01::1", "fd00::11/64"); });
+  expect_error(ErrorKind::Usage, "not of the same IP version", [] { check_gateway("fd00::1", "10.0.3.7/22"); });
+}
+
+TEST(CheckTimezone, NamesOfTheTzDatabase) {
+  test::TempDir d;
+  test::write_file(d.path / "Europe" / "Berlin", std::string("TZif2") + std::string(40, '\0'));
+  test::write_file(d.path / "UTC", std::string("TZif2") + std::string(40, '\0'));
+  test::write_file(d.path / "leapseconds", "# not a zone\n");
+  EXPECT_NO_THROW(check_timezone("Europe/Berlin", d.path));
+  EXPECT_NO_THROW(check_timezone("UTC", d.path));
+  expect_error(ErrorKind::Usage, "--timezone: 'Mars/Olympus' is not in the tz database",
+               [&] { check_timezone("Mars/Olympus", d.path); });
+  expect_error(ErrorKind::Usage, "is not in the tz database", [&] { check_timezone("leapseconds", d.path); });
+  expect_error(ErrorKind::Usage, "is not in the tz database", [&] { check_timezone("Europe", d.path); });
+  expect_error(ErrorKind::Usage, "'../etc/passwd' is not a time zone name",
+               [&] { check_timezone("../etc/passwd", d.path); });
+  EXPECT_NO_THROW(check_timezone("Mars/Olympus", d.path / "absent"));  // no tzdata: the shape only
+  if (!std::filesystem::exists("/usr/share/zoneinfo/Europe/Berlin")) PIPROV_SKIP("no tzdata (/usr/share/zoneinfo)");
+  EXPECT_NO_THROW(check_timezone("Europe/Berlin", "/usr/share/zoneinfo"));
+  expect_error(ErrorKind::Usage, "not in the tz database",
+               [] { check_timezone("Europe/Berlinn", "/usr/share/zoneinfo"); });
 }
 
 // The tests below plan seeds and read the YAML back.
@@ -184,6 +226,20 @@ TEST_F(Plan, StaticAddressesGatewayDnsAndWifi) {
   EXPECT_FALSE(ud["ssh_pwauth"]);
 }
 
+TEST_F(Plan, NoHostnameGivenNoHostnameWritten) {
+  o.timezone = "UTC";
+  auto plans = plan_seeds(o, {"/dev/loop1", "/dev/loop2"});
+  ASSERT_EQ(plans.size(), 2u);
+  for (const auto& p : plans) {
+    EXPECT_TRUE(p.hostname.empty());
+    EXPECT_TRUE(std::regex_match(p.instance_id, std::regex("piprov-[0-9a-f]{12}"))) << p.instance_id;
+    auto md = YAML::Load(p.meta_data);
+    EXPECT_FALSE(md["local-hostname"]) << p.meta_data;
+    EXPECT_EQ(YAML::Load(p.user_data)["hostname"].IsDefined(), false) << p.user_data;
+  }
+  EXPECT_NE(plans[0].instance_id, plans[1].instance_id);
+}
+
 TEST_F(Plan, NetworkOptionsAreCheckedBeforeAnything) {
   o.hostnames = "a,b";
   o.ips = {"192.168.1.11/24"};
@@ -193,6 +249,11 @@ TEST_F(Plan, NetworkOptionsAreCheckedBeforeAnything) {
   o.ips = {"192.168.1.11/24", "192.168.1.12/24"};
   o.gateway = "fd00::1";
   expect_error(ErrorKind::Usage, "not of the same IP version", [&] { plan_seeds(o, {"x", "y"}); });
+  o.gateway = "192.168.2.1";
+  expect_error(ErrorKind::Usage, "--gateway 192.168.2.1 is not in the subnet of --ip 192.168.1.11/24", [&] {
+    plan_seeds(o, {"x", "y"});
+  });
+  o.gateway = "fd00::1";
   o.ips.clear();
   expect_error(ErrorKind::Usage, "--gateway needs --ip", [&] { plan_seeds(o, {"x", "y"}); });
   o.gateway.clear();

@@ -184,6 +184,46 @@ TEST(Fleet, AFailedBenchTargetFailsTheHost) {
   EXPECT_NE(render(f, Format::Text).find("bench /dev/sdb: read: Input/output error (EIO)"), std::string::npos);
 }
 
+TEST(Fleet, AFailedJobOrAFailedAgnosticsThresholdFailsTheHost) {
+  bench::Report r;
+  bench::TargetResult t;
+  t.label = t.path = "/dev/sdc";
+  t.jobs = {job("seq-read", "read", 4 << 20, 90), job("rand-write", "randwrite", 4096, 0)};
+  t.jobs[1].err = 5;  // failed, no message
+  t.jobs[1].write.reset();
+  r.targets.push_back(t);
+  Fleet f;
+  add_document(f, {"n1", "n1.bench.json"}, bench::report_to_json(r));
+  EXPECT_TRUE(f.hosts[0].failed());
+  EXPECT_EQ(f.hosts[0].bench[0].figures.at(1).error, "failed: EIO");
+  // sd_bench.fio's jobs, random write under 500 IOPS: bench exited 1 (FAIL).
+  t.label = t.path = "/dev/mmcblk0";
+  t.jobs = {job("prepare-file", "write", 512 << 10, 30), job("seq-write", "write", 512 << 10, 40),
+            job("rand-4k-write", "randwrite", 4096, 499), job("rand-4k-read", "randread", 4096, 2000)};
+  r.targets = {t};
+  add_document(f, {"n2", "n2.bench.json"}, bench::report_to_json(r));
+  ASSERT_TRUE(f.hosts[1].failed());
+  EXPECT_EQ(f.hosts[1].bench[0].verdict_failure, "agnostics: Random write speed 499 IOPS (target 500) - FAIL");
+  EXPECT_NE(render(f, Format::Text).find("bench /dev/mmcblk0: agnostics: Random write speed 499 IOPS"),
+            std::string::npos);
+  r.targets[0].jobs[2] = job("rand-4k-write", "randwrite", 4096, 800);  // PASS: the host is ok
+  add_document(f, {"n3", "n3.bench.json"}, bench::report_to_json(r));
+  EXPECT_FALSE(f.hosts[2].failed());
+}
+
+TEST(Fleet, TwoResultsOfOneCheckForOneHostAreRefused) {
+  Fleet f;
+  add_document(f, {"n1", "a.json"}, boot_v3("piprov", "20.04", json::array(), summary(0, 0, 0, 0)));
+  expect_error(piprov::ErrorKind::Usage, "n1: two boot check results (a.json and b.json): give one per host", [&] {
+    add_document(f, {"n1", "b.json"},
+                 boot_v3("unknown", "", json::array({finding("kernel-missing", "error", "x")}), summary(1, 0, 0, 1)));
+  });
+  add_document(f, {"n1", "c.json"}, bench_json("/dev/sda", 90, 5000));  // bench files add targets
+  add_document(f, {"n1", "d.json"}, bench_json("/dev/sdb", 90, 5000));
+  EXPECT_EQ(f.hosts[0].bench.size(), 2u);
+  EXPECT_EQ(f.hosts[0].checks.size(), 1u);
+}
+
 TEST(Fleet, AFailedRunRecord) {
   Fleet f;
   json doc = {{"schema", "piprov.report.failed/1"},
