@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -95,10 +96,24 @@ std::vector<std::string> fat_write_back(const std::string& device, const fs::pat
   }
   for (const auto& [name, h] : before)
     if (!after.count(name)) removed.push_back(name);
+  // Directories the partition has (every parent of a file it held), and the
+  // ones a changed file needs: made with mmd before the files go in (an A/B
+  // layout's current/cmdline.txt, a new overlays/ file).
+  std::set<std::string> dirs;
+  auto parents = [](const std::string& n) {
+    std::vector<std::string> out;
+    for (auto slash = n.find('/'); slash != std::string::npos; slash = n.find('/', slash + 1))
+      out.push_back(n.substr(0, slash));
+    return out;
+  };
+  for (const auto& [name, h] : before)
+    for (auto& p : parents(name)) dirs.insert(std::move(p));
   for (const auto& n : changed)
-    if (n.find('/') != std::string::npos)
-      throw Error(ErrorKind::Io,
-                  fmt::format("cannot write {} back with mtools: only top-level files are written back", n));
+    for (const auto& p : parents(n))
+      if (dirs.insert(p).second) {
+        tool_or_throw({"mmd", "-i", device, "::/" + p});
+        actions.push_back(fmt::format("made the directory {} on {} (mtools)", p, device));
+      }
   // Kernel files first, the files that name them last: a failure in between
   // leaves config.txt pointing at what was there before.
   std::stable_partition(changed.begin(), changed.end(), [](const std::string& n) { return !last_to_write(n); });

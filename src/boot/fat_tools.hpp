@@ -21,8 +21,9 @@ void fat_copy_out(const std::string& device, const std::filesystem::path& dir);
 /// SHA-256 of every regular file under `dir`, by relative path.
 std::map<std::string, std::string> tree_hashes(const std::filesystem::path& dir);
 
-/// Writes the files of `dir` that differ from `before` (new or changed; top
-/// level only) back to `device`, config.txt and cmdline files last, deletes
+/// Writes the files of `dir` that differ from `before` (new or changed, in
+/// subdirectories too: missing directories are made with mmd) back to
+/// `device`, config.txt and cmdline files last, deletes
 /// the ones that were removed, then copies the partition out again and
 /// compares every file. Returns the actions ("wrote vmlinux", "deleted ...").
 /// Throws Error{Io} (mtools failure) or Error{Verify} (read-back differs).
