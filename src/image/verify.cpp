@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <span>
+#include <string_view>
 
 #include "core/cancel.hpp"
 #include "core/error.hpp"
@@ -52,6 +54,24 @@ std::size_t read_at(int fd, const TargetInfo& t, std::byte* buf, std::size_t cap
 struct MismatchAt {
   std::uint64_t offset;
 };
+
+/// Why a disk piprov provisioned differs from its image on purpose, when the
+/// first difference is where that happens: the MBR disk identifier (bytes
+/// 440-443, renewed per disk) or the GPT header/entries (LBA 1-33 at 512 B).
+std::string identity_hint(std::uint64_t at, std::span<const std::byte> first_chunk) {
+  auto has = [&](std::size_t off, std::string_view sig) {
+    return first_chunk.size() >= off + sig.size() && std::memcmp(first_chunk.data() + off, sig.data(), sig.size()) == 0;
+  };
+  if (!has(510, "\x55\xaa")) return "";  // no MBR (a protective one for GPT): not a partitioned disk image
+  if (at >= 440 && at < 444)
+    return "; bytes 440-443 are the MBR disk identifier, which `piprov provision` renews on every disk after "
+           "its verified write (and then edits the boot partition): a provisioned disk differs from the image there "
+           "by design";
+  if (at >= 512 && at < 34 * 512 && has(512, "EFI PART"))
+    return "; this is the GPT header or partition table, whose GUIDs `piprov provision` renews on every disk: a "
+           "provisioned disk differs there by design";
+  return "";
+}
 
 }  // namespace
 
@@ -132,9 +152,11 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
             std::uint64_t at = offset + i;
             throw ErrorAt(ErrorKind::Verify,
                           fmt::format("verify failed: {} differs from {} at byte offset {} (0x{:x}, {}): "
-                                      "expected 0x{:02x}, read 0x{:02x}",
+                                      "expected 0x{:02x}, read 0x{:02x}{}",
                                       t.path, image, at, at, format_bytes(at), std::to_integer<unsigned>(buf.data()[i]),
-                                      std::to_integer<unsigned>(dev.data()[i])),
+                                      std::to_integer<unsigned>(dev.data()[i]),
+                                      identity_hint(at, offset == 0 ? std::span<const std::byte>(buf.data(), len)
+                                                                    : std::span<const std::byte>())),
                           at);
           }
           if (got < len) too_short(t, offset + got);

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/hashing.hpp"
+#include "image/verify.hpp"
 #include "image/write.hpp"
 #include "support/testsupport.hpp"
 
@@ -294,5 +295,46 @@ TEST(WriteToFile, EmptyExistingFileIsProtectedAndNeverRemoved) {
   }
 }
 
+}  // namespace
+}  // namespace piprov::image
+
+namespace piprov::image {
+namespace {
+// `piprov verify` of a disk whose MBR disk identifier was renewed (what
+// provision does): the mismatch says why, not only where.
+TEST(VerifyFile, ADiskIdentifierMismatchSaysProvisionRenewsIt) {
+  test::TempDir d("verify-id");
+  std::string data(1 << 20, '\x5a');
+  data[510] = '\x55', data[511] = '\xaa';  // an MBR
+  data.replace(512, 8, "EFI PART");        // a GPT header (protective MBR above)
+  test::write_file(d.path / "img.img", data);
+  data[440] = '\x01';
+  test::write_file(d.path / "disk.img", data);
+  test::expect_error(ErrorKind::Verify,
+                     "at byte offset 440 (0x1b8, 440 B): expected 0x5a, read 0x01; bytes 440-443 "
+                     "are the MBR disk identifier, which `piprov provision` renews",
+                     [&] { verify_image((d.path / "img.img").string(), (d.path / "disk.img").string(), 1); });
+  data[440] = '\x5a';
+  data[4096] = '\x02';
+  test::write_file(d.path / "disk.img", data);
+  try {
+    verify_image((d.path / "img.img").string(), (d.path / "disk.img").string(), 1);
+    ADD_FAILURE() << "no mismatch found";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("at byte offset 4096"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("GPT header or partition table"), std::string::npos) << e.what();
+  }
+  // Not a disk image (no MBR signature): no hint.
+  data[510] = '\0';
+  test::write_file(d.path / "img.img", data);
+  data[440] = '\x01';
+  test::write_file(d.path / "disk.img", data);
+  try {
+    verify_image((d.path / "img.img").string(), (d.path / "disk.img").string(), 1);
+    ADD_FAILURE() << "no mismatch found";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).find("disk identifier"), std::string::npos) << e.what();
+  }
+}
 }  // namespace
 }  // namespace piprov::image
