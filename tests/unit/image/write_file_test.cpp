@@ -304,37 +304,35 @@ namespace {
 // provision does): the mismatch says why, not only where.
 TEST(VerifyFile, ADiskIdentifierMismatchSaysProvisionRenewsIt) {
   test::TempDir d("verify-id");
-  std::string data(1 << 20, '\x5a');
-  data[510] = '\x55', data[511] = '\xaa';  // an MBR
-  data.replace(512, 8, "EFI PART");        // a GPT header (protective MBR above)
-  test::write_file(d.path / "img.img", data);
-  data[440] = '\x01';
-  test::write_file(d.path / "disk.img", data);
-  test::expect_error(ErrorKind::Verify,
-                     "at byte offset 440 (0x1b8, 440 B): expected 0x5a, read 0x01; bytes 440-443 "
-                     "are the MBR disk identifier, which `piprov provision` renews",
-                     [&] { verify_image((d.path / "img.img").string(), (d.path / "disk.img").string(), 1); });
-  data[440] = '\x5a';
-  data[4096] = '\x02';
-  test::write_file(d.path / "disk.img", data);
-  try {
-    verify_image((d.path / "img.img").string(), (d.path / "disk.img").string(), 1);
-    ADD_FAILURE() << "no mismatch found";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("at byte offset 4096"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("GPT header or partition table"), std::string::npos) << e.what();
-  }
-  // Not a disk image (no MBR signature): no hint.
-  data[510] = '\0';
-  test::write_file(d.path / "img.img", data);
-  data[440] = '\x01';
-  test::write_file(d.path / "disk.img", data);
-  try {
-    verify_image((d.path / "img.img").string(), (d.path / "disk.img").string(), 1);
-    ADD_FAILURE() << "no mismatch found";
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()).find("disk identifier"), std::string::npos) << e.what();
-  }
+  std::string image(1 << 20, '\x5a');
+  image[510] = '\x55', image[511] = '\xaa';  // an MBR
+  image.replace(512, 8, "EFI PART");         // a GPT header (protective MBR above)
+  // verify's message for a disk that is `image` with byte `at` changed to `v`
+  auto mismatch = [&](std::size_t at, char v) {
+    std::string disk = image;
+    disk[at] = v;
+    test::write_file(d.path / "img.img", image);
+    test::write_file(d.path / "disk.img", disk);
+    try {
+      verify_image((d.path / "img.img").string(), (d.path / "disk.img").string(), 1);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Verify);
+      return std::string(e.what());
+    }
+    return std::string("no mismatch found");
+  };
+  std::string m = mismatch(440, '\x01');
+  EXPECT_NE(m.find("at byte offset 440 (0x1b8, 440 B): expected 0x5a, read 0x01; bytes 440-443 are the MBR disk "
+                   "identifier, which `piprov provision` renews"),
+            std::string::npos)
+      << m;
+  m = mismatch(4096, '\x02');
+  EXPECT_NE(m.find("at byte offset 4096"), std::string::npos) << m;
+  EXPECT_NE(m.find("GPT header or partition table"), std::string::npos) << m;
+  image[510] = '\0';  // not a disk image (no MBR signature): no hint
+  m = mismatch(440, '\x01');
+  EXPECT_NE(m.find("at byte offset 440"), std::string::npos) << m;
+  EXPECT_EQ(m.find("disk identifier"), std::string::npos) << m;
 }
 }  // namespace
 }  // namespace piprov::image
