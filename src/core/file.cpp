@@ -79,6 +79,8 @@ std::optional<std::string> read_file_capped(const std::string& path, std::size_t
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw Error(ErrorKind::Usage, path + " is a directory; give the " + what + " file");
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd && (errno == ENOENT || errno == ENOTDIR))  // a path the user typed: usage, like every input
+    throw Error(ErrorKind::Usage, path + " does not exist: give the path of the " + what + " file");
   if (!fd) throw io_error("cannot open " + what + " " + path, errno);
   std::string out;
   bool over = false;

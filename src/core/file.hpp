@@ -31,9 +31,10 @@ std::optional<std::string> read_file_if_exists(const std::filesystem::path& path
 /// Throws Error{Io} "cannot read <what>: ..." when the stream reports a read error.
 std::optional<std::string> read_capped(std::istream& in, std::size_t max_bytes, const std::string& what);
 
-/// read_capped() on a file; `path` "-" reads standard input.
-/// Throws Error{Usage} when `path` is a directory, Error{Io} "cannot open <what> <path>"
-/// when it cannot be opened (errno in the message).
+/// read_capped() on a file the user named; `path` "-" reads standard input.
+/// Throws Error{Usage} when `path` is a directory or "<path> does not exist:
+/// give the path of the <what> file" (ENOENT, ENOTDIR), Error{Io} "cannot open
+/// <what> <path>" when it cannot be opened otherwise (errno in the message).
 std::optional<std::string> read_file_capped(const std::string& path, std::size_t max_bytes, const std::string& what);
 
 /// A system file (/sys, /proc, /proc/device-tree, /etc/default), whole and

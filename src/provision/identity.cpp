@@ -86,11 +86,19 @@ std::string check_key_line(const std::string& line, const std::string& where) {
   return line;
 }
 
+/// A file an option names: Error{Usage} when it does not exist or is over 1 MiB
+/// (keys and cloud-init files are kilobytes).
+std::string user_file(const std::string& path, const std::string& option) {
+  auto text = read_file_capped(path, 1u << 20, option);
+  if (!text) throw usage(option + " " + path + " is over 1 MiB: not what " + option + " takes");
+  return *text;
+}
+
 NodeIdentity common_identity(const IdentityOptions& o) {
   NodeIdentity n;
   n.user = o.user;
   for (const auto& f : o.ssh_key_files) {
-    auto keys = parse_public_keys(read_file(f), f);
+    auto keys = parse_public_keys(user_file(f, "--ssh-key"), f);
     n.ssh_keys.insert(n.ssh_keys.end(), keys.begin(), keys.end());
   }
   n.password_hash = o.password_hash;
@@ -98,13 +106,14 @@ NodeIdentity common_identity(const IdentityOptions& o) {
   n.gateway = o.gateway;
   n.dns = split_list(o.dns);
   n.wifi_ssid = o.wifi_ssid;
-  if (!o.wifi_psk_file.empty()) n.wifi_psk = parse_wifi_psk(read_file(o.wifi_psk_file), o.wifi_psk_file);
+  if (!o.wifi_psk_file.empty())
+    n.wifi_psk = parse_wifi_psk(user_file(o.wifi_psk_file, "--wifi-psk-file"), o.wifi_psk_file);
   n.user_data_file = o.user_data_file;
   n.network_config_file = o.network_config_file;
   n.meta_data_file = o.meta_data_file;
-  if (!o.user_data_file.empty()) n.user_data_base = read_file(o.user_data_file);
-  if (!o.network_config_file.empty()) n.network_config_base = read_file(o.network_config_file);
-  if (!o.meta_data_file.empty()) n.meta_data_base = read_file(o.meta_data_file);
+  if (!o.user_data_file.empty()) n.user_data_base = user_file(o.user_data_file, "--user-data");
+  if (!o.network_config_file.empty()) n.network_config_base = user_file(o.network_config_file, "--network-config");
+  if (!o.meta_data_file.empty()) n.meta_data_base = user_file(o.meta_data_file, "--meta-data");
   return n;
 }
 

@@ -175,7 +175,12 @@ void add_document(Fleet& fleet, const InputFile& file, std::string_view text) {
 
 Fleet load_fleet(const std::vector<InputFile>& files) {
   Fleet f;
-  for (const auto& file : files) add_document(f, file, read_file(file.path));
+  for (const auto& file : files) {
+    // piprov's JSON results are kilobytes (a bench run with histograms, a few MiB).
+    auto text = read_file_capped(file.path, 64u << 20, "piprov JSON result");
+    if (!text) throw Error(ErrorKind::Usage, file.path + " is over 64 MiB: not a piprov --json result");
+    add_document(f, file, *text);
+  }
   return f;
 }
 

@@ -74,8 +74,8 @@ TEST(EepromInput, TextRulesRefuseWhatIsNotAConfig) {
             (d.path / "big.txt").string() +
                 " is over 1 MiB: not a bootloader config (bootconf.txt holds at most 4076 bytes); give the output of "
                 "'vcgencmd bootloader_config'");
-  EXPECT_NE(load_error(file_source(d.path / "missing.txt"), ErrorKind::Io).find("cannot open config"),
-            std::string::npos);
+  EXPECT_EQ(load_error(file_source(d.path / "missing.txt"), ErrorKind::Usage),
+            (d.path / "missing.txt").string() + " does not exist: give the path of the config file");
 }
 
 TEST(EepromInput, ExactlyOneSource) {

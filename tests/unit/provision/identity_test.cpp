@@ -312,7 +312,8 @@ TEST_F(Plan, UserFilesAreTheBaseAndRefusedWhenInvalid) {
                [&] { plan_seeds(o, {"x"}); });
   o.ips.clear();
   o.user_data_file = path("absent");
-  expect_error(ErrorKind::Io, "cannot read " + path("absent"), [&] { plan_seeds(o, {"x"}); });
+  expect_error(ErrorKind::Usage, path("absent") + " does not exist: give the path of the --user-data file",
+               [&] { plan_seeds(o, {"x"}); });
 }
 
 // YAML 1.1 (cloud-init's PyYAML) reads a plain `no` as false and 12345678 as a number: strings are quoted.

@@ -260,7 +260,10 @@ TEST(Fleet, RefusesUnknownSchemasAndNonJson) {
 }
 
 TEST(Fleet, LoadReportsAMissingFile) {
-  expect_error(ErrorKind::Io, "/nonexistent/n1.json", [] { load_fleet({{"n1", "/nonexistent/n1.json"}}); });
+  expect_error(ErrorKind::Usage, "/nonexistent/n1.json does not exist: give the path of the piprov JSON result file",
+               [] {
+                 load_fleet({{"n1", "/nonexistent/n1.json"}});
+               });
 }
 
 Fleet three_nodes() {
