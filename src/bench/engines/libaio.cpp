@@ -19,8 +19,9 @@ class Libaio final : public Engine {
     fd_ = fd;
     int r = io_setup(static_cast<int>(depth), &ctx_);
     if (r == -ENOSYS)  // a kernel without CONFIG_AIO, qemu-user, some sandboxes
-      throw Error(ErrorKind::Io, "io_setup (libaio): this system has no Linux AIO (ENOSYS); "
-                                 "run with --engine io_uring or --engine psync");
+      throw Error(ErrorKind::Io,
+                  "io_setup (libaio): this system has no Linux AIO (ENOSYS); "
+                  "run with --engine io_uring or --engine psync");
     if (r < 0) throw io_error("io_setup (libaio) with depth " + std::to_string(depth), -r);
     iocbs_.resize(depth);
     pending_.reserve(depth);

@@ -2,8 +2,8 @@
 // image with a PARTUUID cmdline/fstab (as Raspberry Pi OS has) and cloud-init in
 // its root fs, checked with the real `cloud-init schema`, sfdisk and blkid.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 #include <regex>
 #include <set>
