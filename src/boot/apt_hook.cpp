@@ -7,6 +7,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
+#include "core/write_guard.hpp"
 
 namespace fs = std::filesystem;
 
@@ -84,7 +85,13 @@ std::vector<std::string> seed_hook_faults(std::string_view script_text) {
   return f;
 }
 
+void check_hook_paths(const fs::path& root_dir) {
+  for (const char* rel : {kHookScriptRel, kHookConfRel, kHookServiceUnitRel, kHookPathUnitRel, kHookPathUnitWantsRel})
+    (void)inside_root(root_dir, rel);
+}
+
 std::vector<std::string> install_hook(const fs::path& root_dir, const fs::path& boot_dir, bool dry_run) {
+  check_hook_paths(root_dir);
   std::error_code ec;
   if (!fs::is_directory(root_dir / "etc/apt", ec))
     throw Error(ErrorKind::Usage, root_dir.string() +
@@ -127,6 +134,7 @@ std::vector<std::string> install_hook(const fs::path& root_dir, const fs::path& 
 }
 
 std::vector<std::string> remove_hook(const fs::path& root_dir, bool dry_run) {
+  check_hook_paths(root_dir);
   std::vector<std::string> actions;
   for (const char* rel : {kHookPathUnitWantsRel, kHookPathUnitRel, kHookServiceUnitRel, kHookConfRel, kHookScriptRel}) {
     fs::path p = root_dir / rel;

@@ -33,6 +33,11 @@ std::string_view hook_conf();
 std::string_view hook_path_unit();
 std::string_view hook_service_unit();
 
+/// Throws Error{Usage} when a file the hook puts under `root_dir` would land
+/// outside it through a symlink (core inside_root); install_hook(),
+/// remove_hook() and boot patch check this before changing anything.
+void check_hook_paths(const std::filesystem::path& root_dir);
+
 /// Installs (or, with dry_run, lists) the hook into ROOT_DIR: the script, the
 /// apt.conf snippet and the two systemd units, only where their content
 /// differs, and enables the path unit (the wants symlink); removes the hand-made

@@ -140,6 +140,7 @@ void validate(const PatchOptions& o) {
     throw Error(ErrorKind::Usage, o.root_dir->string() +
                                       " has no etc/apt: not the root filesystem of a Debian/Ubuntu system (pass the "
                                       "mounted 'writable' partition as --root)");
+  if (o.root_dir) check_hook_paths(*o.root_dir);  // ROOT/etc -> /etc would reach this machine's apt
   // --root / on a PC would put the hook into this machine's own apt (a
   // mistyped --root is the likely cause); on a Pi it is the running system.
   if (o.root_dir && fs::equivalent(*o.root_dir, "/", ec)) {

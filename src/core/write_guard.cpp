@@ -314,4 +314,19 @@ WriteSubject check_output_file(const std::string& path, std::string_view option,
   return s;
 }
 
+std::filesystem::path inside_root(const std::filesystem::path& root, std::string_view rel) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path path = root / fs::path(rel).relative_path();
+  fs::path real_root = fs::weakly_canonical(root, ec);
+  fs::path real = fs::weakly_canonical(path.parent_path(), ec);
+  if (ec) throw Error(ErrorKind::Usage, path.string() + ": cannot resolve its directory (" + ec.message() + ")");
+  auto rel_to_root = real.lexically_relative(real_root);
+  if (rel_to_root.empty() || *rel_to_root.begin() == "..")
+    throw Error(ErrorKind::Usage, fmt::format("{} resolves to {}, outside {} (a symlink leads out of the root file "
+                                              "system): nothing was changed; pass the mounted root partition itself",
+                                              path.string(), (real / path.filename()).string(), root.string()));
+  return path;
+}
+
 }  // namespace piprov

@@ -10,6 +10,7 @@
 // disk rules; statfs(2) for the pseudo file system magic numbers;
 // loop(4) for backing files.
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -118,6 +119,12 @@ WriteSubject check_write(const std::string& path, WriteIntent intent, const Writ
 /// refused with Error{Usage}; an existing regular file of the user's is
 /// replaced (as fio's --output does). Returns the facts.
 WriteSubject check_output_file(const std::string& path, std::string_view option, const SysRoot& root = SysRoot::host());
+
+/// ROOT/REL for writing into a mounted root file system (boot patch --root):
+/// its directory, symlinks followed, must stay inside ROOT. Throws
+/// Error{Usage} "<ROOT>/<REL> resolves to <real>, outside <ROOT>" (an
+/// absolute symlink such as ROOT/etc -> /etc would write into this machine).
+std::filesystem::path inside_root(const std::filesystem::path& root, std::string_view rel);
 
 /// The protected directory ("/etc", "/usr", "/bin", "/sbin", "/lib*", "/boot",
 /// "/var/lib", "/root", "/proc", "/sys", "/dev", "/run") that holds `real` (a

@@ -90,6 +90,30 @@ TEST(BootPatch, RootSlashOnAMachineThatIsNoPiIsRefused) {
   EXPECT_EQ(read_tree(tr.t.path), before);
 }
 
+// ROOT/etc -> /elsewhere/etc (an absolute symlink): the hook would land outside the root (the
+// fresh-user test reached the host's /etc this way). Refused before any byte changes.
+TEST(BootPatch, ASymlinkOutOfTheRootIsRefused) {
+  Tree tr;
+  TempDir outside("outside-root");
+  fs::create_directories(outside.path / "etc/apt/apt.conf.d");
+  fs::path root = tr.t.path / "symroot";
+  fs::create_directories(root);
+  fs::create_symlink(outside.path / "etc", root / "etc");
+  auto before = read_tree(tr.t.path);
+  piprov::test::expect_error(piprov::ErrorKind::Usage, "outside " + root.string() + " (a symlink leads out",
+                             [&] { patch_boot({.boot_dir = tr.boot, .root_dir = root}); });
+  piprov::test::expect_error(piprov::ErrorKind::Usage, "resolves to " + (outside.path / "etc/apt/apt.conf.d").string(),
+                             [&] { install_hook(root, tr.boot, false); });
+  piprov::test::expect_error(piprov::ErrorKind::Usage, "a symlink leads out", [&] { remove_hook(root, false); });
+  EXPECT_EQ(read_tree(tr.t.path), before);
+  EXPECT_TRUE(fs::is_empty(outside.path / "etc/apt/apt.conf.d"));
+  // A relative symlink that stays inside the root (as merged-/usr roots have: lib -> usr/lib) is fine.
+  fs::path inside = tr.t.path / "inroot";
+  fs::create_directories(inside / "real-etc/apt");
+  fs::create_symlink("real-etc", inside / "etc");
+  EXPECT_NO_THROW(check_hook_paths(inside));
+}
+
 // A config.txt that is not text (a truncated copy, a disk image): one error, not a warning per byte run.
 TEST(BootPatch, ABinaryConfigTxtIsOneErrorForCheckAndPatch) {
   Tree tr;
