@@ -98,6 +98,14 @@ PreparedTarget resolve_target(const std::string& arg, const TargetOptions& opt) 
   TargetKind kind = classify_path(arg);
   const bool existing =
       kind == TargetKind::WholeDisk || kind == TargetKind::Partition || kind == TargetKind::RegularFile;
+  // A path that does not exist is a typo or a disk not mounted yet (its mount
+  // point's parent is on the system disk): never a place to make a test file.
+  if (kind == TargetKind::Missing) {
+    check_write(arg, WriteIntent::BenchTestFile);  // its own words for /dev/sdz and /etc/new
+    refuse(arg +
+           " does not exist: give a directory on the mounted disk (piprov makes its own test file there), an "
+           "existing file or a block device; is the disk mounted?");
+  }
   if (existing)
     resolve_existing(t, arg, kind, opt);
   else

@@ -102,9 +102,9 @@ void add_bench_command(CLI::App& app, Globals& g, int& exit_code) {
       "Benchmark storage targets side by side (profiles pi, sync-write, throughput, quick, agnostics), or tabulate "
       "fio outputs");
   auto o = std::make_shared<BenchOpts>();
-  bench->add_option(
-      "TARGET", o->targets,
-      "Directory or file on a mounted filesystem (a test file is created and removed), or a block device");
+  bench->add_option("TARGET", o->targets,
+                    "An existing directory on the mounted disk (a test file is made in it and removed), an existing "
+                    "file, or a block device");
   bench
       ->add_option("--profile", o->profile,
                    "pi (4M seq + 4k sync random, SD vs USB SSD) | sync-write (4k fsync writes at 1/8/20 jobs) | "

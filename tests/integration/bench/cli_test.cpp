@@ -314,3 +314,16 @@ TEST(BenchCli, DestructiveRefusesEveryTargetWriteRefuses) {
   }
   EXPECT_FALSE(fs::exists("/dev/piprov-no-such-disk1"));
 }
+
+// A mistyped mount point (or a disk not mounted yet): refused, no test file on the disk that holds its parent.
+TEST(BenchCli, ATargetThatDoesNotExistIsRefusedNotMadeATestFile) {
+  piprov::test::TempDir dir("bench-typo");
+  std::string typo = (dir.path / "ssdd").string();
+  auto r = run(bin() + " bench --profile quick --only rand-read --runtime 1 --size 4M --no-progress " + typo);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, "piprov: error: " + typo +
+                       " does not exist: give a directory on the mounted disk (piprov makes its own test file there), "
+                       "an existing file or a block device; is the disk mounted?\n");
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(fs::is_empty(dir.path));
+}
