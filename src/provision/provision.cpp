@@ -22,6 +22,7 @@
 #include "core/mounts.hpp"
 #include "core/strings.hpp"
 #include "core/units.hpp"
+#include "image/disk_identity.hpp"
 
 namespace fs = std::filesystem;
 
@@ -162,6 +163,8 @@ std::vector<SeedPlan> check_arguments(const ProvisionOptions& o) {
   for (const auto& target : o.write.targets) {
     std::string parent;
     auto kind = classify_path(target, &parent);
+    if (kind == TargetKind::Missing)
+      throw Error(ErrorKind::Usage, target + " does not exist; run 'piprov devices' to list disks");
     if (kind != TargetKind::WholeDisk)
       throw Error(ErrorKind::Usage,
                   target + (kind == TargetKind::Partition ? " is a partition; provision the whole disk " + parent
@@ -170,7 +173,15 @@ std::vector<SeedPlan> check_arguments(const ProvisionOptions& o) {
   }
   for (const auto& q : o.patch.uas_quirks) boot::normalize_vid_pid(q);
   for (const auto& q : o.usb_ids) boot::normalize_vid_pid(q);
-  return plan_seeds(o.identity, o.write.targets);
+  auto seeds = plan_seeds(o.identity, o.write.targets);
+  // provision needs system-boot and writable partitions: an image without a
+  // partition table is refused before the first byte of any disk.
+  if (image::image_partition_table(o.write.image).empty())
+    throw Error(ErrorKind::Usage, o.write.image +
+                                      " holds no partition table (no MBR or GPT at its start): not a Raspberry Pi OS "
+                                      "image; give an .img or .img.xz of Ubuntu or Raspberry Pi OS; nothing was "
+                                      "written");
+  return seeds;
 }
 
 /// The one write of every disk; errors propagate as write_image() reports them.

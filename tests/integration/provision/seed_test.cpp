@@ -93,6 +93,12 @@ TEST(ProvisionSeed, BadIdentityOptionsAreRefusedBeforeAnyByteIsWritten) {
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.options << "\n" << r.err;
     EXPECT_EQ(r.out.find("write"), std::string::npos) << "a step ran: " << r.out;
   }
+  // Not an OS image (no partition table): refused before the write, too.
+  piprov::test::write_file(d.path / "notes.txt", std::string(8192, 'x'));
+  auto r = run(piprov::test::piprov_bin() + " provision " + q((d.path / "notes.txt").string()) + " " + a.path +
+               " --yes --progress none");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("notes.txt holds no partition table (no MBR or GPT at its start)"), std::string::npos) << r.err;
   EXPECT_TRUE(first_mib(a.path) == before_a) << "a byte of " << a.path << " was written";
   EXPECT_TRUE(first_mib(b.path) == before_b) << "a byte of " << b.path << " was written";
 }
