@@ -260,7 +260,18 @@ WriteResult write_image(const WriteOptions& o) {
   if (o.image.empty() || o.targets.empty()) throw Error(ErrorKind::Usage, "write needs IMAGE and DEVICE");
   const std::string want_sha = expected_sha256(o.sha256, o.sha256_file, o.image);
   std::vector<TargetInfo> infos = check_targets(o);
-  auto src = open_source(o.image, o.threads, !want_sha.empty());
+  // A file on disk is hashed before any target is opened for writing: a wrong
+  // download never destroys what the disks held. Stdin is hashed as it streams.
+  std::string pre_sha;
+  std::error_code ec;
+  if (!want_sha.empty() && std::filesystem::is_regular_file(o.image, ec)) {
+    pre_sha = sha256_file(o.image);
+    if (pre_sha != want_sha)
+      throw Error(ErrorKind::Verify, fmt::format("SHA-256 of {} is {}, expected {}: the file is not the published one; "
+                                                 "download it again; nothing was written",
+                                                 o.image, pre_sha, want_sha));
+  }
+  auto src = open_source(o.image, o.threads, !want_sha.empty() && pre_sha.empty());
   check_sizes(infos, *src, o.image);
   confirm_targets(o, infos, *src);
 
@@ -274,7 +285,9 @@ WriteResult write_image(const WriteOptions& o) {
   auto start = Clock::now();
   Stream s = decode_and_write(o, *src, jobs, sink);
   if (s.total == 0) throw stop_all(Error(ErrorKind::Usage, o.image + " holds no data (0 bytes once decoded)"), jobs, 0);
-  if (!want_sha.empty()) {
+  if (!pre_sha.empty()) {
+    r.sha256 = pre_sha;
+  } else if (!want_sha.empty()) {
     r.sha256 = src->input().finish_sha256();
     if (r.sha256 != want_sha)
       throw stop_all(Error(ErrorKind::Verify, fmt::format("SHA-256 of {} is {}, expected {}: the file is not the "

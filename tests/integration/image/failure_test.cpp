@@ -78,7 +78,7 @@ TEST(WriteFailure, StreamOfUnknownSizeStopsWhenTheDeviceIsFull) {
   EXPECT_TRUE(all_zero(read_bytes(dev.backing, 0, 1 << 20)));
 }
 
-TEST(WriteFailure, Sha256MismatchExits4AndLeavesNoMbr) {
+TEST(WriteFailure, Sha256MismatchExits4BeforeAnyByteIsWritten) {
   PIPROV_REQUIRE_LOOP();
   const auto& fx = image_fixtures();
   TempDir tmp("piprov-fail");
@@ -88,11 +88,12 @@ TEST(WriteFailure, Sha256MismatchExits4AndLeavesNoMbr) {
   EXPECT_EQ(r.exit_code, 4);
   auto sha = run("sha256sum " + q((fx / "t.img.xz").string())).out.substr(0, 64);
   EXPECT_EQ(r.err.rfind("piprov: error: SHA-256 of " + (fx / "t.img.xz").string() + " is " + sha + ", expected " +
-                            zeros + ": the file is not the published one; download it again; ",
+                            zeros + ": the file is not the published one; download it again; nothing was written\n",
                         0),
             0u)
       << r.err;
-  EXPECT_TRUE(all_zero(read_bytes(dev.backing, 0, 1 << 20)));
+  // Checked before the first byte: the whole disk is as it was, not only its first MiB.
+  EXPECT_TRUE(all_zero(read_bytes(dev.backing, 0, 16 << 20)));
 }
 
 TEST(VerifyStep, ChangedByteIsReportedAtItsOffsetWithExit4) {
