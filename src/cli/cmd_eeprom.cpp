@@ -82,11 +82,13 @@ void run_explain(const ExplainArgs& a) {
   if (board) fmt::print("{}", findings_text(check_boot_order(o, 0, *board, std::nullopt)));
 }
 
-void run_set(const SetArgs& a) {
+int run_set(const SetArgs& a) {
   auto plan = write_boot_order(a.image, a.out, order_arg(a.order), board_arg(a.board));
+  // Written, and exit 1 when `eeprom check` of the new image will find errors.
+  const int rc = plan.config_errors.empty() ? 0 : static_cast<int>(ErrorKind::Check);
   if (a.json) {
     fmt::print("{}\n", dump_json(boot_order_plan_json(plan, a.image, a.out)));
-    return;
+    return rc;
   }
   fmt::print("BOOT_ORDER {} -> {} (line {}): {}\n",
              plan.edit.old_value.empty() ? std::string("(not set)") : plan.edit.old_value, plan.value, plan.edit.line,
@@ -94,6 +96,8 @@ void run_set(const SetArgs& a) {
   fmt::print("{}", findings_text(plan.findings));
   fmt::print("wrote {} ({} bytes, bootconf.txt {} bytes); flash it on the Pi with: sudo rpi-eeprom-update -d -f {}\n",
              a.out, plan.new_image.size(), plan.edit.text.size(), a.out);
+  if (rc) fmt::print("eeprom check of {} will report the error(s) above: fix BOOT_ORDER before flashing\n", a.out);
+  return rc;
 }
 
 }  // namespace
@@ -130,7 +134,7 @@ void add_eeprom_command(CLI::App& app, Globals&, int& exit_code) {
   set->add_option("--out", sa->out, "New image to write (flash with rpi-eeprom-update -d -f OUT)")->required();
   set->add_option("--board", sa->board, "pi4 | pi400 | cm4 | pi5 | pi500 | cm5 (default: from the image)");
   set->add_flag("--json", sa->json, "Print JSON");
-  set->callback([sa] { run_set(*sa); });
+  set->callback([sa, &exit_code] { exit_code = run_set(*sa); });
 }
 
 }  // namespace piprov::cli

@@ -84,6 +84,14 @@ BootOrderParse parse_boot_order(std::string_view text) {
     return r;
   }
   r.order = boot_order_from_value(v);
+  // The bootloader reads nibbles from the right; STOP or RESTART before any
+  // boot mode (0xf, 0xfe, 0x1f) boots nothing, like 0x0.
+  if (!r.order->modes.empty() && is_end(r.order->modes.front())) {
+    r.error = fmt::format("BOOT_ORDER \"{}\" starts with {} (its last hex digit): no boot mode is ever tried", text,
+                          r.order->modes.front() == kStop ? "STOP (e)" : "RESTART (f)");
+    r.order.reset();
+    return r;
+  }
   return r;
 }
 

@@ -44,6 +44,16 @@ BootOrderPlan plan_boot_order(const EepromImage& img, const BootOrder& order, st
   if (EepromImage::parse(p.new_image, img.name()).bootconf() != p.edit.text)
     throw Error(ErrorKind::Verify, fmt::format("{}: the new bootconf.txt does not read back as written", img.name()));
   p.findings = check_boot_order(order, p.edit.line, p.board, std::nullopt);
+  // The verdict `eeprom check --image OUT` will give on the whole new config:
+  // its errors (e.g. USB never tried on a Pi 4B), each rule once.
+  CheckOptions opt;
+  opt.board = p.board;
+  opt.want_from_board = true;
+  for (auto& f : check_config({.config_text = p.edit.text}, opt).findings)
+    if (f.severity == Severity::Error &&
+        std::none_of(p.findings.begin(), p.findings.end(), [&](const Finding& g) { return g.rule == f.rule; }))
+      p.config_errors.push_back(std::move(f));
+  p.findings.insert(p.findings.end(), p.config_errors.begin(), p.config_errors.end());
   rule_bootloader_too_old(img, p, p.findings);
   rule_bootconf_sig_stale(img, p, p.findings);
   return p;

@@ -25,6 +25,9 @@ struct BootOrderPlan {
   BootOrderEdit edit;     ///< the new bootconf.txt, its BOOT_ORDER line and the old value
   std::string new_image;  ///< bytes of the new pieeprom.bin, read back and compared
   Findings findings;      ///< notes for the user (rules above), in that order
+  /// Errors `eeprom check` gives the whole new config (also in findings):
+  /// `eeprom set-boot-order` still writes the image, and exits 1 like check.
+  Findings config_errors;
 };
 
 /// Plans the new image from `img`. `board`: --board (checked against the

@@ -308,3 +308,27 @@ TEST(EepromCli, Cm5AndPi500WithTheWantFromTheBoard) {
   EXPECT_EQ(usb, 1u) << r.out;
   EXPECT_EQ(run(bin() + " eeprom check --board pi500 --want usb --strict " + pi5.string()).exit_code, 0);
 }
+
+// set-boot-order gives the verdict eeprom check will give: an order with no boot
+// mode is refused (exit 2, nothing written); one that never tries USB on a Pi 4B
+// is written with that error and exit 1, and check of the result agrees.
+TEST(EepromCli, SetBootOrderGivesEepromChecksVerdict) {
+  PIPROV_REQUIRE_SHARED("eeprom-images/2711-pieeprom-2026-05-17.bin", img);
+  TempDir d("piprov-eeprom-set");
+  std::string out = (d.path / "new.bin").string();
+  for (const char* none : {"0xf", "0x1e", "0xff"}) {
+    auto r = run(bin() + " eeprom set-boot-order " + none + " --image " + img.string() + " --out " + out);
+    EXPECT_EQ(r.exit_code, 2) << none << r.out << r.err;
+    EXPECT_NE(r.err.find("no boot mode is ever tried"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out)) << none;
+    EXPECT_EQ(run(bin() + " eeprom explain " + none).exit_code, 2) << none;
+  }
+  auto r = run(bin() + " eeprom set-boot-order 0xf16 --image " + img.string() + " --out " + out);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("will report the error(s) above"), std::string::npos) << r.out;
+  auto c = run(bin() + " eeprom check --image " + out);
+  EXPECT_EQ(c.exit_code, 1) << c.out;
+  r = run(bin() + " eeprom set-boot-order 0xf14 --image " + img.string() + " --out " + out);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(run(bin() + " eeprom check --image " + out).exit_code, 0);
+}

@@ -28,6 +28,11 @@ TEST(BootOrder, RejectsWhatTheBootloaderCannotRead) {
   EXPECT_EQ(parse_boot_order("0x123456789").error,
             "BOOT_ORDER \"0x123456789\" has more than 8 nibbles (the bootloader reads at most 8)");
   EXPECT_EQ(parse_boot_order("0x0").error, "BOOT_ORDER \"0x0\" is zero: no boot mode at all");
+  EXPECT_EQ(parse_boot_order("0xf").error,
+            "BOOT_ORDER \"0xf\" starts with RESTART (f) (its last hex digit): no boot mode is ever tried");
+  EXPECT_EQ(parse_boot_order("0x41e").error,
+            "BOOT_ORDER \"0x41e\" starts with STOP (e) (its last hex digit): no boot mode is ever tried");
+  EXPECT_TRUE(parse_boot_order("0xf1").order);
   EXPECT_EQ(parse_boot_order("").error, "BOOT_ORDER \"\" is not hex with a 0x prefix (e.g. 0xf41)");
 }
 
