@@ -21,10 +21,14 @@ void refuse(const std::vector<std::string>& lines, std::size_t targets) {
   throw Error(ErrorKind::Usage, join(lines, "\n") + "\nnothing was written to any target");
 }
 
-/// What makes two targets the same: the device number of a disk, else the file's canonical path.
+/// What makes two targets the same: a loop device's backing file (two loops on
+/// one file are one disk, loop(4)), else the device number of a disk, else the
+/// file's canonical path.
 std::string identity(const TargetInfo& t) {
-  if (!t.is_file && t.disk.devno != 0) return "dev:" + std::to_string(t.disk.devno);
   std::error_code ec;
+  if (!t.is_file && !t.disk.backing_file.empty())
+    return "backing:" + fs::weakly_canonical(t.disk.backing_file, ec).string();
+  if (!t.is_file && t.disk.devno != 0) return "dev:" + std::to_string(t.disk.devno);
   return "path:" + fs::weakly_canonical(t.path, ec).string();
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "core/strings.hpp"
 #include "fixtures.hpp"
 #include "support/testsupport.hpp"
 
@@ -152,6 +153,21 @@ TEST(WriteMulti, SummaryStatesTheLimitForOneBlockAndMultiBlockXz) {
   const std::string v2 = multi["speed"]["verdict"];
   EXPECT_TRUE(v2 == "decode-bound" || v2 == "device-bound") << v2;
   EXPECT_NE(multi["speed"]["verdict_line"].get<std::string>().find(" waited "), std::string::npos);
+}
+
+// Two loop devices on one backing file are one disk (loop(4)): refused like the same name twice.
+TEST(WriteMulti, TwoLoopDevicesOnOneFileAreTheSameDisk) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir tmp("piprov-multi");
+  LoopDevice a(tmp.path / "a", kDevBytes);
+  auto second = run("losetup -f --show " + q(a.backing.string()));
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  std::string b(piprov::trim(second.out));
+  auto r = run(piprov_bin() + " write --yes --progress none " + q(xz_image()) + " " + a.path + " " + b);
+  run("losetup -d " + b);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("piprov: error: " + b + " is the same disk as " + a.path), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing was written to any target"), std::string::npos) << r.err;
 }
 
 }  // namespace
