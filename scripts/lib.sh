@@ -7,6 +7,9 @@
 # Messages name the calling script ("bench-write.sh: ...").
 
 lib_script=$(basename "$0")
+# ccache (used when installed) keys on paths relative to the checkout's parent,
+# so a second clone (CI's clean one, a new user's) reuses what another compiled.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$PWD")}
 
 # die CODE MESSAGE...: prints "SCRIPT: MESSAGE" on stderr and exits with CODE.
 die() {

@@ -24,9 +24,6 @@ cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
 export PIPROV_TESTS_REQUIRE_ALL=${PIPROV_TESTS_REQUIRE_ALL:-1}
-# ccache (used when installed) keys on paths relative to the checkout's parent,
-# so a second clone (CI's clean one) reuses what another clone compiled.
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$PWD")}
 build=${BUILD_DIR:-build}
 start=$(date +%s)
 failed=()

@@ -28,6 +28,10 @@ bool patch_fixes_kernel(LayoutId id) {
 }
 
 std::string kernel_missing_fix(const Ctx& c) {
+  // boot patch only fixes the Pi 4 family's USB boot; Ubuntu boots the Pi 5 from 23.10 on.
+  if (patch_fixes_kernel(c.layout()) && is_bcm2712(c.r.resolved.board))
+    return "write a current image (Ubuntu 24.04 LTS or later, or Raspberry Pi OS): " + c.r.layout.release +
+           " cannot boot a " + c.board + " (Ubuntu supports the Pi 5 from 23.10); boot patch does not change that";
   if (patch_fixes_kernel(c.layout())) return patch_fix(c);
   if (c.layout() == LayoutId::Unknown)
     return "put the kernel at " + (c.o.boot_dir / c.r.resolved.kernel).string() +

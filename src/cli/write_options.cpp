@@ -32,8 +32,10 @@ void add_write_options(CLI::App* cmd, image::WriteOptions& o, ProgressMode& prog
                   "(detected by content)")
       ->required();
   cmd->add_option("DEVICE", o.targets,
-                  "Whole disk(s) (/dev/sdX, /dev/loopN; see 'piprov devices'), written from one decode; write also "
-                  "takes regular files")
+                  cmd->get_name() == "write"
+                      ? "Whole disk(s) (/dev/sdX, /dev/loopN; see 'piprov devices') or regular files, written from one "
+                        "decode"
+                      : "Whole disk(s) (/dev/sdX, /dev/loopN; see 'piprov devices'), written from one decode")
       ->required();
   cmd->add_flag_callback(
       "--no-verify", [&o] { o.verify = false; },

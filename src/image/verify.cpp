@@ -64,12 +64,12 @@ std::string identity_hint(std::uint64_t at, std::span<const std::byte> first_chu
   };
   if (!has(510, "\x55\xaa")) return "";  // no MBR (a protective one for GPT): not a partitioned disk image
   if (at >= 440 && at < 444)
-    return "; bytes 440-443 are the MBR disk identifier, which `piprov provision` renews on every disk after "
-           "its verified write (and then edits the boot partition): a provisioned disk differs from the image there "
+    return "; bytes 440-443 are the MBR disk identifier: if piprov provision wrote this disk, it renewed it "
+           "after the verified write (and then edited the boot partition), so the disk differs from the image there "
            "by design";
   if (at >= 512 && at < 34 * 512 && has(512, "EFI PART"))
-    return "; this is the GPT header or partition table, whose GUIDs `piprov provision` renews on every disk: a "
-           "provisioned disk differs there by design";
+    return "; this is the GPT header or partition table: if piprov provision wrote this disk, it renewed its "
+           "GUIDs, so the disk differs there by design";
   return "";
 }
 

@@ -368,3 +368,17 @@ TEST(BootJson, CheckAndPatchSchemas) {
   EXPECT_EQ(p["root_dir"], "");
   EXPECT_NE(p["config_diff"].get<std::string>().find("+kernel=vmlinux"), std::string::npos);
 }
+
+// Ubuntu 20.04 cannot boot a Pi 5: boot check says so instead of advising boot patch (which refuses).
+TEST(BootCheck, UbootLayoutOnAPi5AdvisesACurrentImageNotBootPatch) {
+  Tree tr;
+  auto chk = check_boot({.boot_dir = tr.boot, .board = piprov::PiBoard::Pi5});
+  auto it =
+      std::find_if(chk.findings.begin(), chk.findings.end(), [](const auto& f) { return f.rule == "kernel-missing"; });
+  ASSERT_NE(it, chk.findings.end()) << testing::PrintToString(codes(chk));
+  EXPECT_EQ(it->fix.find("piprov boot patch"), std::string::npos) << it->fix;
+  EXPECT_NE(it->fix.find("write a current image (Ubuntu 24.04 LTS or later, or Raspberry Pi OS)"), std::string::npos)
+      << it->fix;
+  piprov::test::expect_error(piprov::ErrorKind::Usage, "write a current image instead",
+                             [&] { patch_boot({.boot_dir = tr.boot, .board = piprov::PiBoard::Pi5}); });
+}

@@ -323,7 +323,7 @@ TEST(VerifyFile, ADiskIdentifierMismatchSaysProvisionRenewsIt) {
   };
   std::string m = mismatch(440, '\x01');
   EXPECT_NE(m.find("at byte offset 440 (0x1b8, 440 B): expected 0x5a, read 0x01; bytes 440-443 are the MBR disk "
-                   "identifier, which `piprov provision` renews"),
+                   "identifier: if piprov provision wrote this disk, it renewed it"),
             std::string::npos)
       << m;
   m = mismatch(4096, '\x02');
