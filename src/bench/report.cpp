@@ -163,7 +163,7 @@ void job_notes(const std::string& l, const TargetResult& t, const JobResult& j, 
   if (j.group_sum)
     n.push_back(
         fmt::format("{} {}: sum of the {} jobs fio reported separately (numjobs without group_reporting): "
-                    "ios and bytes over the longest runtime, latency pooled",
+                    "IOPS summed, bandwidth as bytes over the longest runtime, latency pooled",
                     l, j.test_label(), j.numjobs));
 }
 

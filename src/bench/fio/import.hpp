@@ -53,7 +53,8 @@ std::vector<ImportedJob> parse_agnostics_report(std::string_view text, const std
 /// numjobs=N without group_reporting: fio reports each job separately, with the
 /// same name. Consecutive jobs of one run with the same name and target become
 /// clones "job i/N" (numjobs 1 each) followed by their group sum (numjobs N):
-/// ios and bytes summed over the longest runtime (fio's group_reporting rule),
+/// IOPS the sum of the jobs' IOPS, ios summed, bytes over the longest runtime
+/// (fio's group_reporting rule for bandwidth),
 /// latency mean and stdev pooled, min/max over the jobs, no percentiles.
 void fold_numjobs_clones(std::vector<ImportedJob>& jobs);
 

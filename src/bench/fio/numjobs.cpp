@@ -49,8 +49,9 @@ std::optional<DirStats> sum_dir(const std::vector<const DirStats*>& dirs) {
     lat.emplace_back(&d->lat, w), clat.emplace_back(&d->clat, w), slat.emplace_back(&d->slat, w);
   }
   if (!any) return std::nullopt;
-  // fio's group rule: ios and bytes over the longest runtime
-  s.iops = s.runtime_s > 0 && s.ios ? static_cast<double>(s.ios) / s.runtime_s : iops;
+  // IOPS: the sum of the jobs' IOPS, the figure a reader adds up from the job
+  // rows; bandwidth: fio's group rule, bytes over the longest runtime.
+  s.iops = iops > 0 ? iops : s.runtime_s > 0 ? static_cast<double>(s.ios) / s.runtime_s : 0;
   s.bw_bytes = s.runtime_s > 0 && s.bytes ? static_cast<double>(s.bytes) / s.runtime_s : bw;
   s.lat = pool(lat), s.clat = pool(clat), s.slat = pool(slat);
   return s;
