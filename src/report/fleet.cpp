@@ -91,42 +91,55 @@ Check failed_run(const json& doc, const InputFile& file) {
   return c;
 }
 
+/// IOPS for random tests, MiB/s otherwise.
+const char* unit_of(const bench::JobResult& j) { return j.rw.rfind("rand", 0) == 0 ? "IOPS" : "MiB/s"; }
+
+/// The job's error line, "failed: EIO" when it has only an errno, "" when it ran.
+std::string job_error(const bench::JobResult& j) {
+  if (!j.error.empty()) return j.error;
+  return j.err ? "failed: " + errno_name(j.err) : std::string();
+}
+
 Figure figure_of(const bench::Row& row, std::size_t t) {
   Figure f;
   f.test = row.test;
   const bench::JobResult* job = row.jobs[t];
-  bool random = job && job->rw.rfind("rand", 0) == 0;
-  f.unit = random ? "IOPS" : "MiB/s";
-  if (job && !job->error.empty()) f.error = job->error;
-  if (job && job->err && f.error.empty()) f.error = "failed: " + errno_name(job->err);
+  f.unit = job ? unit_of(*job) : "MiB/s";
+  if (job) f.error = job_error(*job);
   if (const bench::DirStats* d = row.cells[t]; d && f.error.empty()) {
     f.iops = d->iops, f.mib_s = d->bw_bytes / 1048576.0;
-    f.value = random ? f.iops : f.mib_s;
+    f.value = f.unit == "IOPS" ? f.iops : f.mib_s;
   }
   return f;
+}
+
+/// The first line of the target's agnostics verdict that failed a threshold,
+/// without the label sdtest.sh puts first; "" when none failed.
+std::string verdict_failure(const bench::TargetResult& t) {
+  auto v = bench::agnostics_verdict(t);
+  if (!v || v->overall != "FAIL") return "";
+  for (std::size_t i = 0; i < v->lines.size(); ++i) {
+    if (v->lines[i].measured < 0 || v->lines[i].pass()) continue;
+    std::string line = v->text[i];  // "<label>: Random write speed 499 IOPS (target 500) - FAIL"
+    if (line.rfind(t.label + ": ", 0) == 0) line.erase(0, t.label.size() + 2);
+    return "agnostics: " + line;
+  }
+  return "";
 }
 
 void add_bench(Host& h, std::string_view text, const InputFile& file) {
   bench::Report r = bench::report_from_json(text, file.path);
   auto rows = bench::table_rows(r);
   for (std::size_t t = 0; t < r.targets.size(); ++t) {
-    BenchTarget bt{r.targets[t].label, file.path, r.targets[t].error, {}, {}};
-    if (r.targets[t].err && bt.error.empty()) bt.error = "failed: " + errno_name(r.targets[t].err);
-    if (auto v = bench::agnostics_verdict(r.targets[t]); v && v->overall == "FAIL")
-      for (std::size_t i = 0; i < v->lines.size() && bt.verdict_failure.empty(); ++i)
-        if (v->lines[i].measured >= 0 && !v->lines[i].pass()) {
-          std::string line = v->text[i];  // "<label>: Random write speed 499 IOPS (target 500) - FAIL"
-          if (line.rfind(bt.label + ": ", 0) == 0) line.erase(0, bt.label.size() + 2);
-          bt.verdict_failure = "agnostics: " + line;
-        }
+    const bench::TargetResult& target = r.targets[t];
+    BenchTarget bt{target.label, file.path, target.error, verdict_failure(target), {}};
+    if (target.err && bt.error.empty()) bt.error = "failed: " + errno_name(target.err);
     for (const auto& row : rows)
       if (row.jobs[t]) bt.figures.push_back(figure_of(row, t));
-    for (const auto& j : r.targets[t].jobs)  // a job that failed before it measured anything has no row
-      if ((j.err || !j.error.empty()) && !j.read && !j.write) {
+    for (const auto& j : target.jobs)  // a job that failed before it measured anything has no row
+      if (!job_error(j).empty() && !j.read && !j.write) {
         Figure f;
-        f.test = j.test_label();
-        f.unit = j.rw.rfind("rand", 0) == 0 ? "IOPS" : "MiB/s";
-        f.error = j.error.empty() ? "failed: " + errno_name(j.err) : j.error;
+        f.test = j.test_label(), f.unit = unit_of(j), f.error = job_error(j);
         bt.figures.push_back(std::move(f));
       }
     h.bench.push_back(std::move(bt));
