@@ -33,6 +33,7 @@ echo "== cross build ($arch, cross/$triplet.cmake) in $build"
 cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="cross/$triplet.cmake" -DCMAKE_BUILD_TYPE=Release \
   -DPIPROV_BUILD_TESTS=ON -DPIPROV_INTEGRATION_TESTS=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)"
+build_times "$build"
 bin=$build/src/cli/piprov
 desc=$(file -b "$bin")
 echo "$bin: $desc"

@@ -66,19 +66,52 @@ destroy_emulated() {
   for n; do "$emulator" destroy "$n" >/dev/null 2>&1 || true; done
 }
 
-# run_ctest BUILD_DIR [CTEST_ARG...]: runs ctest, then (after ctest's summary,
-# which CI logs show last) the number of skipped tests and their names, from
-# ctest's JUnit report. Returns ctest's status.
+# build_times BUILD_DIR [N]: where a build's time went, from ninja's log (the
+# last build of each output): the compile + link seconds of each target
+# (summed over its steps; two cores run two steps at once), the N (default 10)
+# biggest, and the total.
+build_times() {
+  local log=$1/.ninja_log n=${2:-10}
+  [ -f "$log" ] || return 0
+  awk -F '\t' -v n="$n" '
+    /^#/ { next }
+    { t[$4] = ($2 - $1) / 1000 }   # the last build of each output counts
+    END {
+      for (out in t) {
+        total += t[out]; steps++; tgt = out
+        if (match(out, /CMakeFiles\/[^\/]+\.dir\//)) tgt = substr(out, RSTART + 11, RLENGTH - 16)
+        else sub(/.*\//, "", tgt)
+        sec[tgt] += t[out]
+      }
+      printf "build times (%s): %d steps, %.0f s of compile/link in all; by target:\n", FILENAME, steps, total
+          for (k in sec) printf "%10.1f s  %s\n", sec[k], k | "sort -rn | head -n " n
+    }' "$log"
+}
+
+# run_ctest BUILD_DIR [CTEST_ARG...]: runs ctest (PIPROV_CTEST_JOBS at once,
+# default: twice the cores, since most integration tests wait on devices),
+# then the ten slowest tests and the number of skipped tests and their names,
+# from ctest's JUnit report, and ctest's summary line once more, last (CI logs
+# show the end). Returns ctest's status.
 run_ctest() {
-  local build=$1 rc=0 junit
+  local build=$1 rc=0 junit out
   shift
   junit=$(mktemp)
-  ctest --test-dir "$build" --output-on-failure -j "$(nproc)" --timeout 900 --output-junit "$junit" "$@" || rc=$?
+  out=$(mktemp)
+  echo 0 > "$out.rc"
+  { ctest --test-dir "$build" --output-on-failure -j "${PIPROV_CTEST_JOBS:-$(($(nproc) * 2))}" --timeout 900 \
+      --output-junit "$junit" "$@" || echo $? > "$out.rc"; } | tee "$out"
+  rc=$(cat "$out.rc")
+  echo "$lib_script: the ten slowest tests:"
+  awk '/<testcase /{ match($0, /name="[^"]*"/); name = substr($0, RSTART + 6, RLENGTH - 7)
+                     match($0, /time="[^"]*"/); printf "%10.2f s  %s\n", substr($0, RSTART + 6, RLENGTH - 7), name }' \
+    "$junit" | sort -rn | head -n 10
   local skipped
   skipped=$(awk '/<testcase /{ match($0, /name="[^"]*"/); name = substr($0, RSTART + 6, RLENGTH - 7) }
                  /<skipped/{ print name }' "$junit")
   echo "$lib_script: $(grep -c . <<<"$skipped") test(s) skipped (PIPROV_TESTS_REQUIRE_ALL=${PIPROV_TESTS_REQUIRE_ALL:-0})"
   if [ -n "$skipped" ]; then sed 's/^/  skipped: /' <<<"$skipped"; fi
-  rm -f "$junit"
-  return $rc
+  grep -E '^[0-9]+% tests passed' "$out" || true
+  rm -f "$junit" "$out" "$out.rc"
+  return "$rc"
 }

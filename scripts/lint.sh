@@ -3,13 +3,14 @@
 #   1. clang-format --dry-run --Werror on every tracked .cpp/.hpp under src/ and
 #      tests/ (.clang-format; fix with `clang-format -i FILE`)
 #   2. clang-tidy (.clang-tidy: bugprone-*, performance-*, a few modernize-*) on
-#      every src/ translation unit in the build's compile_commands.json
+#      every src/ file, each parsed on its own (the build's unity batches are
+#      not used here), with the flags of a configure-only build dir
+#      (TIDY_BUILD_DIR, default build-tidy/: cmake runs, nothing is compiled)
 #   3. shellcheck on the shell scripts (scripts/, cross/, packaging/, apt-hooks/)
-# Usage: scripts/lint.sh [format|tidy|shell]...   (default: all; env BUILD_DIR,
-#        default build/, is configured if it has no compile_commands.json)
+# Usage: scripts/lint.sh [format|tidy|shell]...   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${BUILD_DIR:-build}
+build=${TIDY_BUILD_DIR:-build-tidy}
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(format tidy shell)
 status=0
@@ -22,21 +23,54 @@ lint_format() {
   fi
 }
 
+# clang-tidy parses each file as written (no unity batch), so a file that
+# does not include what it uses fails here too.
+#
+# Results are cached: a translation unit whose run was clean is not run again
+# while nothing that decides the result has changed: clang-tidy's version,
+# .clang-tidy, the compile flags, and the file as clang's preprocessor sees it
+# with comments kept (clang++ -E -C: every header's content, every NOLINT).
+# Findings are never cached. The cache is $PIPROV_TIDY_CACHE, by default
+# beside ccache's objects ($CCACHE_DIR/piprov-clang-tidy), so a run with an
+# empty ccache is a cold run here too.
 lint_tidy() {
-  if [ ! -f "$build/compile_commands.json" ]; then
-    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  fi
-  # src/ translation units of the build.
-  mapfile -t files < <(sed -n 's/^ *"file": "\(.*\)",\{0,1\}$/\1/p' "$build/compile_commands.json" \
-    | grep "^$PWD/src/" | sort -u)
-  echo "== clang-tidy: ${#files[@]} translation units under src/"
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPROV_UNITY=OFF -DPIPROV_BUILD_TESTS=OFF >/dev/null
+  local db; db=$(mktemp -d)
+  # src/ translation units, their commands without the launcher (ccache).
+  jq --arg src "$PWD/src/" '[.[] | select(.file | startswith($src)) | .command |= sub("^[^ ]*ccache "; "")]' \
+    "$build/compile_commands.json" > "$db/compile_commands.json"
+  mapfile -t files < <(jq -r '.[].file' "$db/compile_commands.json" | sort -u)
+  local cache=${PIPROV_TIDY_CACHE:-${CCACHE_DIR:-$HOME/.cache/ccache}/piprov-clang-tidy}
+  mkdir -p "$cache"
+  # What every key starts with: the tool and its configuration.
+  { clang-tidy --version; clang++ --version; cat .clang-tidy; } | sha256sum | cut -c1-64 > "$db/tool.key"
+  echo "== clang-tidy: ${#files[@]} translation units under src/ (clean results cached in $cache)"
+  export db cache
   local log; log=$(mktemp)
-  if ! printf '%s\n' "${files[@]}" | xargs -r -P "$(nproc)" -n 1 \
-      clang-tidy -p "$build" --quiet > "$log" 2>&1; then
+  # One file: its key, then clang-tidy unless that key was clean before.
+  # Prints "cached" or "ran" on stdout (counted below), findings on stderr.
+  # shellcheck disable=SC2016  # the script is expanded by the inner bash
+  if ! printf '%s\n' "${files[@]}" | xargs -r -P "$(nproc)" -n 1 bash -c '
+      f=$1
+      cmd=$(jq -r --arg f "$f" "[.[] | select(.file == \$f)][0].command" "$db/compile_commands.json")
+      dir=$(jq -r --arg f "$f" "[.[] | select(.file == \$f)][0].directory" "$db/compile_commands.json")
+      # The flags without the compiler, the output and the -c: clang++ -E -C preprocesses.
+      read -r -a argv <<<"$cmd"
+      flags=(); skip=0
+      for a in "${argv[@]:1}"; do
+        if [ $skip = 1 ]; then skip=0; continue; fi
+        case $a in -o) skip=1 ;; -c | "$f") ;; *) flags+=("$a") ;; esac
+      done
+      key=$( { cat "$db/tool.key"; printf "%s\n" "${flags[@]}"; (cd "$dir" && clang++ "${flags[@]}" -E -C "$f") ; } \
+             | sha256sum | cut -c1-64) || exit 255
+      if [ -e "$cache/$key" ]; then echo cached; exit 0; fi
+      clang-tidy -p "$db" --quiet "$f" >&2 || exit 1
+      touch "$cache/$key"; echo ran' _ > "$log.count" 2> "$log"; then
     grep -v -E '^[0-9]+ warnings? (and [0-9]+ errors? )?generated\.$|^Suppressed [0-9]+ warnings|^Use -header-filter' "$log"
-    rm -f "$log"; echo "lint.sh: clang-tidy found problems (above)"; return 1
+    rm -rf "$log" "$log.count" "$db"; echo "lint.sh: clang-tidy found problems (above)"; return 1
   fi
-  rm -f "$log"
+  echo "clang-tidy: clean; $(grep -c '^ran$' "$log.count") run, $(grep -c '^cached$' "$log.count") clean before with the same key"
+  rm -rf "$log" "$log.count" "$db"
 }
 
 lint_shell() {

@@ -34,6 +34,7 @@ else
     -DPIPROV_SANITIZE=address,undefined -DPIPROV_BUILD_TESTS=ON >/dev/null
 fi
 cmake --build "$build" -j "$(nproc)"
+build_times "$build"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

@@ -25,11 +25,6 @@ constexpr std::array<std::pair<LayoutId, std::string_view>, 7> kNames = {{
     {LayoutId::Unknown, "unknown"},
 }};
 
-bool exists_file(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec);
-}
-
 /// KEY=value lines of an os-release file (freedesktop os-release(5)), quotes removed.
 std::map<std::string, std::string> parse_os_release(std::string_view text) {
   std::map<std::string, std::string> out;
@@ -54,7 +49,7 @@ std::string release_from_root(const fs::path& root, std::vector<std::string>& ev
   ev.push_back("os-release: " + (kv.count("PRETTY_NAME") ? kv["PRETTY_NAME"] : kv["NAME"]));
   if (kv["ID"] == "ubuntu" && !kv["VERSION_ID"].empty())
     return "Ubuntu " + kv["VERSION_ID"] + (kv["VERSION"].find("LTS") != std::string::npos ? " LTS" : "");
-  if (kv["ID"] == "raspbian" || exists_file(root / "etc/rpi-issue"))
+  if (kv["ID"] == "raspbian" || is_file(root / "etc/rpi-issue"))
     return "Raspberry Pi OS" + (kv["VERSION_CODENAME"].empty() ? "" : " (" + kv["VERSION_CODENAME"] + ")");
   return kv.count("PRETTY_NAME") ? kv["PRETTY_NAME"] : kv["NAME"];
 }
@@ -99,11 +94,11 @@ struct Seen {
 bool looks_raspios(Seen& s) {
   bool any = false;
   for (const char* k : {"kernel8.img", "kernel_2712.img", "kernel7l.img", "issue.txt"})
-    if (exists_file(s.boot / k)) {
+    if (is_file(s.boot / k)) {
       s.l.evidence.push_back(std::string(k) + " present");
       any = true;
     }
-  if (exists_file(s.boot / kVmlinuz)) return false;
+  if (is_file(s.boot / kVmlinuz)) return false;
   if (auto cmd = read_file_if_exists(s.boot / "cmdline.txt")) {
     auto root = CmdlineTxt::parse(*cmd).get("root").value_or("");
     if (root.rfind("PARTUUID=", 0) == 0 || root == "ROOTDEV") {
@@ -126,12 +121,12 @@ LayoutId decide(Seen& s) {
   if (k.rfind(kVmlinux, 0) == 0) {  // vmlinux, or a renamed one (vmlinux-5.4)
     HookStatus hooks;
     if (s.root) hooks = inspect_hooks(*s.root, s.boot);
-    bool seed = hooks.seed_hook || exists_file(s.boot / kSeedHookScriptName);
+    bool seed = hooks.seed_hook || is_file(s.boot / kSeedHookScriptName);
     if (seed) l.evidence.push_back("hand-made hook (auto_decompress_kernel / 999_decompress_rpi_kernel)");
-    if (exists_file(s.boot / kVmlinuxStamp)) l.evidence.push_back("vmlinux.stamp present");
+    if (is_file(s.boot / kVmlinuxStamp)) l.evidence.push_back("vmlinux.stamp present");
     if (hooks.conf_installed) l.evidence.push_back("piprov apt hook installed");
     if (seed) return LayoutId::LegacyVmlinux;
-    return exists_file(s.boot / kVmlinuxStamp) || hooks.conf_installed ? LayoutId::Piprov : LayoutId::LegacyVmlinux;
+    return is_file(s.boot / kVmlinuxStamp) || hooks.conf_installed ? LayoutId::Piprov : LayoutId::LegacyVmlinux;
   }
   if (k.rfind(kVmlinuz, 0) == 0) return LayoutId::UbuntuDirect;
   if (k.empty() && looks_raspios(s)) return LayoutId::Raspios;

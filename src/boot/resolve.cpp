@@ -10,17 +10,12 @@ namespace fs = std::filesystem;
 namespace piprov::boot {
 namespace {
 
-bool exists_file(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec);
-}
-
 // Raspberry Pi documentation, config_txt/boot: kernel. Pi 4 family: kernel8.img,
 // or kernel7l.img with arm_64bit=0; Pi 5 family: kernel_2712.img, and
 // kernel8.img when that is not present.
 std::string default_kernel(const fs::path& boot, const std::string& prefix, PiBoard board, bool arm64) {
   if (!is_bcm2712(board)) return arm64 ? "kernel8.img" : "kernel7l.img";
-  if (!exists_file(boot / (prefix + "kernel_2712.img")) && exists_file(boot / (prefix + "kernel8.img")))
+  if (!is_file(boot / (prefix + "kernel_2712.img")) && is_file(boot / (prefix + "kernel8.img")))
     return "kernel8.img";
   return "kernel_2712.img";
 }
@@ -52,7 +47,7 @@ ResolvedBoot resolve_boot(const fs::path& boot, const BootLayout& layout, PiBoar
   r.kernel_default = !r.kernel_line;
   std::string name = r.kernel_line ? r.kernel_line->value : default_kernel(boot, r.os_prefix, board, r.arm_64bit);
   // "unless the expected kernel ... can be found at the new location/name, the prefix is ignored" (os_prefix).
-  if (!r.os_prefix.empty() && !exists_file(boot / (r.os_prefix + name)) && exists_file(boot / name)) {
+  if (!r.os_prefix.empty() && !is_file(boot / (r.os_prefix + name)) && is_file(boot / name)) {
     r.prefix_ignored = true;
     r.os_prefix.clear();
   }
@@ -64,7 +59,7 @@ ResolvedBoot resolve_boot(const fs::path& boot, const BootLayout& layout, PiBoar
     if (!file.empty()) r.initramfs = r.os_prefix + file;
   } else if (auto ai = config.effective("auto_initramfs", b, loader); ai && ai->value == "1") {
     std::string file = auto_initramfs_name(name);
-    if (!file.empty() && exists_file(boot / (r.os_prefix + file))) r.initramfs = r.os_prefix + file;
+    if (!file.empty() && is_file(boot / (r.os_prefix + file))) r.initramfs = r.os_prefix + file;
   }
   r.cmdline_line = config.effective("cmdline", b, loader);
   r.cmdline = r.os_prefix + (r.cmdline_line && !r.cmdline_line->value.empty() ? r.cmdline_line->value : "cmdline.txt");

@@ -57,13 +57,13 @@ void run_patch(PatchArgs& a) {
   for (const auto& n : rep.notes) fmt::print("note: {}\n", n);
 }
 
-struct CheckArgs {
+struct BootCheckArgs {
   std::string boot, root, board, device;
   std::vector<std::string> usb;
   bool json = false;
 };
 
-void run_check(const CheckArgs& a, int& exit_code) {
+void run_check(const BootCheckArgs& a, int& exit_code) {
   boot::CheckOptions o;
   o.boot_dir = a.boot;
   if (!a.root.empty()) o.root_dir = a.root;
@@ -139,7 +139,7 @@ void add_boot_command(CLI::App& app, Globals&, int& exit_code) {
   patch->add_flag("--json", pa->json, "Print JSON (schema piprov.boot.patch/2, docs/boot.md)");
   patch->callback([pa] { run_patch(*pa); });
 
-  auto ca = std::make_shared<CheckArgs>();
+  auto ca = std::make_shared<BootCheckArgs>();
   auto* check = boot->add_subcommand("check", "Re-check a boot partition after updates; exit 1 when anything is wrong");
   check->add_option("BOOT_DIR", ca->boot, "Mounted boot partition")->required();
   check->add_option("--root", ca->root, "Mounted root filesystem: check the apt hook there");

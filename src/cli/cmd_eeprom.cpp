@@ -15,7 +15,7 @@ namespace piprov::cli {
 namespace {
 using namespace piprov::eeprom;
 
-struct CheckArgs {
+struct EepromCheckArgs {
   std::string file, image, board, want;
   bool live = false, json = false, strict = false;
 };
@@ -35,7 +35,7 @@ std::optional<Board> board_arg(const std::string& s) {
   return b;
 }
 
-int run_check(const CheckArgs& a) {
+int run_check(const EepromCheckArgs& a) {
   CheckOptions opt;
   if (a.want.empty()) {
     opt.want_from_board = true;
@@ -106,7 +106,7 @@ void add_eeprom_command(CLI::App& app, Globals&, int& exit_code) {
   auto* eeprom = app.add_subcommand("eeprom", "Check, explain and edit the Raspberry Pi 4/5 bootloader EEPROM config");
   eeprom->require_subcommand(1);
 
-  auto ca = std::make_shared<CheckArgs>();
+  auto ca = std::make_shared<EepromCheckArgs>();
   auto* check = eeprom->add_subcommand("check", "Validate a bootloader config: FILE, - (stdin), --image or --live");
   check->add_option("FILE", ca->file, "Config text (vcgencmd bootloader_config / rpi-eeprom-config output), - = stdin");
   check->add_option("--image", ca->image, "Read bootconf.txt from a pieeprom.bin (512 KiB Pi 4 / 2 MiB Pi 5)");

@@ -56,6 +56,11 @@ std::string read_file(const fs::path& path) {
   return out;
 }
 
+bool is_file(const fs::path& path) noexcept {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
 std::optional<std::string> read_file_if_exists(const fs::path& path) {
   std::string out;
   int err = read_path(path, std::string::npos - 1, out, nullptr);

@@ -17,6 +17,10 @@
 
 namespace piprov {
 
+/// True when `path` is a regular file (after symlinks); false for anything
+/// else, including a path that cannot be examined. Never throws.
+bool is_file(const std::filesystem::path& path) noexcept;
+
 /// The whole file (binary). Throws Error{Usage} "<path> is a directory" and
 /// Error{Io} "cannot read <path>: <strerror> (<ERRNO>)" for any other failure.
 std::string read_file(const std::filesystem::path& path);

@@ -5,7 +5,7 @@
 
 namespace piprov::eeprom {
 namespace {
-constexpr const char* kSource = "Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER";
+constexpr const char* kBootOrderSource = "Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER";
 constexpr int kStop = 0xe, kRestart = 0xf, kRpiboot = 3;
 
 bool is_end(int n) { return n == kStop || n == kRestart; }
@@ -160,7 +160,7 @@ Findings check_boot_order(const BootOrder& o, int line, Board board, std::option
                           const std::string& conditional) {
   Findings f;
   auto add = [&](std::string rule, Severity s, std::string msg, std::string fix) {
-    f.push_back({std::move(rule), s, line, "BOOT_ORDER", std::move(msg), std::move(fix), kSource});
+    f.push_back({std::move(rule), s, line, "BOOT_ORDER", std::move(msg), std::move(fix), kBootOrderSource});
   };
   const std::string where = conditional.empty() ? "" : fmt::format(" (under {})", conditional);
   const std::string value = format_boot_order(o.value);

@@ -7,7 +7,7 @@
 
 namespace piprov::eeprom {
 namespace {
-constexpr const char* kSource = "raspberrypi/rpi-eeprom firmware release notes: USB MSD boot";
+constexpr const char* kUsbBootSource = "raspberrypi/rpi-eeprom firmware release notes: USB MSD boot";
 
 std::tm utc(std::int64_t t) {
   std::time_t tt = static_cast<std::time_t>(t);
@@ -62,13 +62,13 @@ Findings check_version(const std::optional<BootloaderInfo>& bl, const std::optio
                                "images and never updates",
                                c),
                    "set FIRMWARE_RELEASE_STATUS=\"default\" (or \"latest\") in /etc/default/rpi-eeprom-update",
-                   kSource});
+                   kUsbBootSource});
     else if (c == "critical" || c == "stable" || c == "beta")
       f.push_back({"release-channel-legacy", Severity::Info, 0, "FIRMWARE_RELEASE_STATUS",
                    fmt::format("FIRMWARE_RELEASE_STATUS=\"{}\" is a 2020 channel name; today it is a symlink to {}", c,
                                c == "critical" ? "default" : "latest"),
                    fmt::format("use \"{}\" in /etc/default/rpi-eeprom-update", c == "critical" ? "default" : "latest"),
-                   kSource});
+                   kUsbBootSource});
   }
   if (!bl || !bl->build_timestamp) return f;
   const std::int64_t ts = *bl->build_timestamp;
@@ -87,7 +87,7 @@ Findings check_version(const std::optional<BootloaderInfo>& bl, const std::optio
       "flash a 2020-09-03 or later pieeprom.bin with rpi-eeprom-update -d -f";
   Severity s = !usb ? Severity::Info : stable_ok ? Severity::Warning : Severity::Error;
   if (stable_ok) msg += "; this stable/beta-channel build can boot from USB, but update to a default-channel release";
-  f.push_back({"bootloader-too-old-for-usb", s, 0, "", msg, fix, kSource});
+  f.push_back({"bootloader-too-old-for-usb", s, 0, "", msg, fix, kUsbBootSource});
   return f;
 }
 

@@ -10,14 +10,14 @@
 using namespace piprov::bench;
 
 namespace {
-std::vector<ImportedJob> load(const std::filesystem::path& p) {
+std::vector<ImportedJob> load_jobs(const std::filesystem::path& p) {
   return parse_fio_output(piprov::test::read_file(p), p.filename().string());
 }
 }  // namespace
 
 TEST(FioData, FailedJobJsonAfterErrorLines) {
   PIPROV_REQUIRE_SHARED("fio/14_fio-3.33_json_failed-job-error22_preamble.json", f);
-  auto jobs = load(f);
+  auto jobs = load_jobs(f);
   ASSERT_EQ(jobs.size(), 1u);
   const JobResult& j = jobs[0].job;
   EXPECT_EQ(j.name, "1m");
@@ -56,7 +56,7 @@ TEST(FioText, JobFailingBeforeItsBlockAndMidRun) {
 
 TEST(FioData, NumjobsInterruptedOneTargetWithGroupSum) {
   PIPROV_REQUIRE_SHARED("fio/15_fio-3.39_text_randwrite_4jobs_no-group_sigint.txt", f);
-  auto jobs = load(f);
+  auto jobs = load_jobs(f);
   ASSERT_EQ(jobs.size(), 5u);
   const double iops[] = {2526, 2532, 2535, 2531};
   for (int i = 0; i < 4; ++i) {
@@ -90,7 +90,7 @@ TEST(FioData, NumjobsInterruptedOneTargetWithGroupSum) {
 
 TEST(FioData, NumjobsMisroundedBandwidthShownComputed) {
   PIPROV_REQUIRE_SHARED("fio/16_fio-3.7_text_randrw_4jobs_no-group_misrounded-MiB.txt", f);
-  auto jobs = load(f);
+  auto jobs = load_jobs(f);
   ASSERT_EQ(jobs.size(), 5u);
   const double riops[] = {3672, 3633, 3594, 3562}, wiops[] = {3662, 3647, 3582, 3577};
   for (int i = 0; i < 4; ++i) {
@@ -139,7 +139,7 @@ TEST(FioData, OtherFilesHaveNoBandwidthCorrection) {
                            "fio/13_fio-3.32_terse+normal_randread_psync.txt",
                            "fio/15_fio-3.39_text_randwrite_4jobs_no-group_sigint.txt"}) {
     PIPROV_REQUIRE_SHARED(name, f);
-    for (const auto& j : load(f)) {
+    for (const auto& j : load_jobs(f)) {
       if (j.job.read) EXPECT_EQ(j.job.read->bw_printed, 0) << name << " " << j.job.test_label();
       if (j.job.write) EXPECT_EQ(j.job.write->bw_printed, 0) << name << " " << j.job.test_label();
     }
@@ -148,7 +148,7 @@ TEST(FioData, OtherFilesHaveNoBandwidthCorrection) {
 
 TEST(FioData, SyncSectionCountAndKind) {
   PIPROV_REQUIRE_SHARED("fio/08_fio-3.25_text_write_fdatasync1_sync-section_nsec-usec-msec_IOPS-18.6k.txt", f);
-  auto jobs = load(f);
+  auto jobs = load_jobs(f);
   ASSERT_GE(jobs.size(), 2u);
   // fio 3.25 counted fdatasync calls in the first short= slot: 5632 writes, 5631 syncs
   EXPECT_EQ(jobs[0].job.sync_ios, 5631u);

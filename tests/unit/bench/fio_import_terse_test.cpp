@@ -10,7 +10,7 @@
 using namespace piprov::bench;
 
 namespace {
-std::vector<ImportedJob> load(const std::filesystem::path& p) {
+std::vector<ImportedJob> load_terse(const std::filesystem::path& p) {
   return parse_fio_output(piprov::test::read_file(p), p.filename().string());
 }
 
@@ -41,7 +41,7 @@ std::string terse_line(int version, const std::string& name, int error, const st
 
 TEST(FioData, Terse336SingleLine) {
   PIPROV_REQUIRE_SHARED("fio/12_fio-3.36_terse_randrw_single-line.txt", f);
-  auto jobs = load(f);
+  auto jobs = load_terse(f);
   ASSERT_EQ(jobs.size(), 1u);
   const JobResult& j = jobs[0].job;
   EXPECT_EQ(j.name, "probe");
@@ -90,7 +90,7 @@ TEST(FioData, TerseAndNormalOfOneRunAgree) {
   EXPECT_EQ(terse[0].target, "vda");
   EXPECT_EQ(normal[0].target, "vda");
   // the whole file: the job once (its normal block, which knows rw and bs)
-  auto all = load(f);
+  auto all = load_terse(f);
   ASSERT_EQ(all.size(), 1u);
   EXPECT_EQ(all[0].job.test_label(), "rand read 4k QD1");
   EXPECT_EQ(all[0].job.read->ios, 33383u);
@@ -145,7 +145,7 @@ TEST(FioTerse, NumjobsLinesFoldIntoClonesAndASum) {
 
 TEST(FioData, AgnosticsSdtestReport) {
   PIPROV_REQUIRE_SHARED("fio/17_agnostics-sdtest_pass_cut-terse-fields.txt", f);
-  auto jobs = load(f);
+  auto jobs = load_terse(f);
   ASSERT_EQ(jobs.size(), 4u);
   EXPECT_EQ(jobs[0].job.name, "prepare-file");
   const JobResult& sw = jobs[1].job;

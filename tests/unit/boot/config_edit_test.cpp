@@ -7,13 +7,13 @@
 using namespace piprov::boot;
 
 namespace {
-const char* kGa =
+const char* kShortGa =
     "# header\n\n[pi4]\nkernel=uboot_rpi_4.bin\nmax_framebuffers=2\n\n[pi2]\nkernel=uboot_rpi_2.bin\n\n[all]\n"
     "arm_64bit=1\n\ninclude syscfg.txt\n";
 }
 
 TEST(ConfigTxtEdit, SetEditsInPlaceAndAddsAtSectionEnd) {
-  auto c = ConfigTxt::parse(kGa);
+  auto c = ConfigTxt::parse(kShortGa);
   EXPECT_TRUE(c.set("pi4", "kernel", "vmlinux"));
   EXPECT_TRUE(c.set_directive("pi4", "initramfs", "initrd.img followkernel"));
   EXPECT_EQ(c.to_string(),
