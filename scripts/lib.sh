@@ -94,8 +94,9 @@ build_times() {
 # from ctest's JUnit report, and ctest's summary line once more, last (CI logs
 # show the end). Returns ctest's status.
 run_ctest() {
-  local build=$1 rc=0 junit out
+  local build=$1 rc=0 junit out t0
   shift
+  t0=$(date +%s)
   junit=$(mktemp)
   out=$(mktemp)
   echo 0 > "$out.rc"
@@ -105,12 +106,13 @@ run_ctest() {
   echo "$lib_script: the ten slowest tests:"
   awk '/<testcase /{ match($0, /name="[^"]*"/); name = substr($0, RSTART + 6, RLENGTH - 7)
                      match($0, /time="[^"]*"/); printf "%10.2f s  %s\n", substr($0, RSTART + 6, RLENGTH - 7), name }' \
-    "$junit" | sort -rn | head -n 10
+    "$junit" | sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g' | sort -rn | head -n 10
   local skipped
   skipped=$(awk '/<testcase /{ match($0, /name="[^"]*"/); name = substr($0, RSTART + 6, RLENGTH - 7) }
                  /<skipped/{ print name }' "$junit")
   echo "$lib_script: $(grep -c . <<<"$skipped") test(s) skipped (PIPROV_TESTS_REQUIRE_ALL=${PIPROV_TESTS_REQUIRE_ALL:-0})"
   if [ -n "$skipped" ]; then sed 's/^/  skipped: /' <<<"$skipped"; fi
+  echo "$lib_script: ctest took $(($(date +%s) - t0)) s${PIPROV_RUN_START:+; $(($(date +%s) - PIPROV_RUN_START)) s since the start}"
   grep -E '^[0-9]+% tests passed' "$out" || true
   rm -f "$junit" "$out" "$out.rc"
   return "$rc"

@@ -2,17 +2,24 @@
 # Installs dependencies, builds and runs every test stage. This is the
 # README's test command and what .ci/run calls. Stages, in order:
 #   deps      scripts/install-deps.sh --cross arm64        (skip: --no-deps)
+#   lint      scripts/lint.sh: clang-format, clang-tidy, shellcheck; runs in
+#             the background at nice 10 beside the stages below, its output
+#             printed when it is joined before the native ctest
+#                                                            PIPROV_SKIP_LINT=1
+#   build     the native build (unity batches, -g1), tests included
+#                                                            PIPROV_SKIP_NATIVE_BUILD=1
 #   fuzz      scripts/fuzz.sh: libFuzzer, every seed and regression input,
-#             then FUZZ_RUNS mutations from a fixed seed (deterministic)
+#             then FUZZ_SECONDS (20) of mutations from a fixed seed per target
 #                                                            PIPROV_SKIP_FUZZ=1
-#   lint      scripts/lint.sh: clang-format, clang-tidy, shellcheck   PIPROV_SKIP_LINT=1
 #   sanitize  scripts/sanitize-test.sh: all ctest on an ASan+UBSan build (the
 #             fuzz build, tests added)                       PIPROV_SKIP_SANITIZE=1
 #   cross     scripts/cross-test.sh arm64: cross build, unit tests and
 #             smoke runs under qemu, the arm64 .deb         PIPROV_SKIP_CROSS=1
 #   package   scripts/package.sh + package-test.sh: the amd64 .deb
 #             installs, works, upgrades, removes cleanly    PIPROV_SKIP_PACKAGE=1
-#   native    build + ctest (last, so ctest's summary is the last output)
+#   native    ctest of the native build (last, so ctest's summary is the last output)
+# Each build stage prints where its time went (ninja's log, by target); each
+# ctest run its ten slowest tests; the stage times come before the native ctest.
 # Every stage runs even when an earlier one failed; the failed ones are listed
 # before the native ctest, and the exit status is non-zero if any failed.
 # PIPROV_TESTS_REQUIRE_ALL=1 (the default here: this runs as root with
@@ -84,14 +91,17 @@ package() {
 }
 
 if [ "${1:-}" != "--no-deps" ]; then stage deps PIPROV_SKIP_DEPS deps; fi
-stage fuzz PIPROV_SKIP_FUZZ scripts/fuzz.sh
+# lint (clang-tidy most of it) runs beside everything else, in the CPU time
+# the other stages leave (ctest's waits, package's one core).
+stage_bg lint PIPROV_SKIP_LINT scripts/lint.sh
 stage build PIPROV_SKIP_NATIVE_BUILD native_build
-stage lint PIPROV_SKIP_LINT scripts/lint.sh
+stage fuzz PIPROV_SKIP_FUZZ scripts/fuzz.sh
 # The fuzz build is already ASan+UBSan instrumented: the sanitizer stage adds
 # the tests to it instead of building everything once more.
 stage sanitize PIPROV_SKIP_SANITIZE scripts/sanitize-test.sh --reuse-fuzz-build
 stage cross PIPROV_SKIP_CROSS env NATIVE_BUILD_DIR="$build" scripts/cross-test.sh arm64
 stage package PIPROV_SKIP_PACKAGE package
+stage_join lint
 
 echo "== stage times (total so far $(($(date +%s) - start)) s)"
 printf '   %s\n' "${timings[@]}"
@@ -99,7 +109,7 @@ if [ ${#failed[@]} -gt 0 ]; then echo "test.sh: FAILED stages: ${failed[*]} (the
 
 echo "== [native] ctest"
 rc=0
-run_ctest "$build" || rc=$?
+PIPROV_RUN_START=$start run_ctest "$build" || rc=$?
 # Repeated after ctest's summary: CI shows only the end of a long log.
 if [ ${#failed[@]} -gt 0 ]; then
   printf 'test.sh: stage %s\n' "${timings[@]}"
