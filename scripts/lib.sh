@@ -8,8 +8,15 @@
 
 lib_script=$(basename "$0")
 # ccache (used when installed) keys on paths relative to the checkout's parent,
-# so a second clone (CI's clean one, a new user's) reuses what another compiled.
+# so a second clone (CI's clean one, a new user's) reuses what another compiled:
+# the unity batches include sources by relative paths (CMakeLists.txt), and
+# the build dir is not hashed (NOHASHDIR: an object's line tables may then
+# name the other clone's build dir, nothing else differs). Depend mode: a miss
+# costs one compile, not a preprocessor run and a compile (a cold run is all
+# misses); hits still need every header unchanged.
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$PWD")}
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
+export CCACHE_DEPEND=${CCACHE_DEPEND:-true}
 
 # die CODE MESSAGE...: prints "SCRIPT: MESSAGE" on stderr and exits with CODE.
 die() {

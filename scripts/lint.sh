@@ -23,8 +23,8 @@ lint_format() {
   fi
 }
 
-# clang-tidy runs on the unity batches of src/ (the files CMake writes to
-# include 8 sources each), like the compiler: most of its time goes to matching
+# clang-tidy runs on the unity batches of src/ (the files CMakeLists.txt's
+# piprov_unity() writes to include 8 sources each), like the compiler: most of its time goes to matching
 # the checks over the AST of the headers (the standard library, nlohmann/json,
 # fmt, CLI11), and a batch does that once for 8 files. Each source is then a
 # header of its batch: .clang-tidy's HeaderFilterRegex (/src/) reports its
@@ -43,7 +43,7 @@ lint_tidy() {
   # src/'s translation units (unity batches, and any source outside one),
   # their commands without the launcher (ccache).
   jq --arg src "$PWD/src/" --arg gen "$(realpath "$build")/src/" \
-    '[.[] | select((.file | startswith($src)) or ((.file | startswith($gen)) and (.file | contains("/Unity/"))))
+    '[.[] | select((.file | startswith($src)) or ((.file | startswith($gen)) and (.file | test("[.]unity[0-9]+[.]cpp$"))))
           | .command |= sub("^[^ ]*ccache "; "")]' "$build/compile_commands.json" > "$db/compile_commands.json"
   mapfile -t files < <(jq -r '.[].file' "$db/compile_commands.json" | sort -u)
   local cache=${PIPROV_TIDY_CACHE:-${CCACHE_DIR:-$HOME/.cache/ccache}/piprov-clang-tidy}
