@@ -59,7 +59,7 @@ stage_bg() {  # stage_bg NAME SKIPVAR CMD... : start CMD in the background unles
   if [ "${!skip:-0}" = 1 ]; then echo "== [$name] skipped ($skip=1)"; timings+=("$name: skipped"); return 0; fi
   echo "== [$name] started in the background (nice 10): $*"
   bg_start[$name]=$(date +%s)
-  nice -n 10 "$@" > "$bg_dir/$name.log" 2>&1 &
+  { local rc=0; nice -n 10 "$@" || rc=$?; date +%s > "$bg_dir/$name.end"; exit $rc; } > "$bg_dir/$name.log" 2>&1 &
   bg_pid[$name]=$!
 }
 stage_join() {  # stage_join NAME : wait for a background stage, print its output, record result and time
@@ -68,7 +68,7 @@ stage_join() {  # stage_join NAME : wait for a background stage, print its outpu
   wait "${bg_pid[$name]}" || rc=$?
   echo "== [$name] (ran in the background; its output:)"
   cat "$bg_dir/$name.log"
-  local note="$name: $(($(date +%s) - bg_start[$name])) s (background)"
+  local note="$name: $(($(cat "$bg_dir/$name.end") - bg_start[$name])) s (in the background)"
   if [ $rc -ne 0 ]; then note+=" FAILED (exit $rc)"; failed+=("$name"); fi
   timings+=("$note")
 }

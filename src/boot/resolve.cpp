@@ -15,8 +15,7 @@ namespace {
 // kernel8.img when that is not present.
 std::string default_kernel(const fs::path& boot, const std::string& prefix, PiBoard board, bool arm64) {
   if (!is_bcm2712(board)) return arm64 ? "kernel8.img" : "kernel7l.img";
-  if (!is_file(boot / (prefix + "kernel_2712.img")) && is_file(boot / (prefix + "kernel8.img")))
-    return "kernel8.img";
+  if (!is_file(boot / (prefix + "kernel_2712.img")) && is_file(boot / (prefix + "kernel8.img"))) return "kernel8.img";
   return "kernel_2712.img";
 }
 
