@@ -66,8 +66,9 @@ void compare(const FioRun& run) {
       EXPECT_EQ(jd->ios, d["total_ios"].get<std::uint64_t>()) << w;
       EXPECT_DOUBLE_EQ(jd->lat.mean_ns, d["lat_ns"]["mean"].get<double>()) << w;
       EXPECT_DOUBLE_EQ(*jd->clat.pct(99.0), d["clat_ns"]["percentile"]["99.000000"].get<double>()) << w;
-      // text: IOPS and BW with 3-4 significant digits, latencies in the printed unit
-      near_rel(td->iops, d["iops"].get<double>(), 0.006, 0.51, w + " text IOPS");
+      // text: IOPS and BW with 3-4 significant digits, latencies in the printed unit;
+      // fio truncates small IOPS (157.997 prints as IOPS=157: seen on a loaded machine)
+      near_rel(td->iops, d["iops"].get<double>(), 0.006, 0.999, w + " text IOPS");
       near_rel(td->bw_bytes, d["bw_bytes"].get<double>(), 0.006, 1024, w + " text BW");
       EXPECT_EQ(td->ios, d["total_ios"].get<std::uint64_t>()) << w;
       EXPECT_DOUBLE_EQ(td->runtime_s, d["runtime"].get<double>() / 1000.0) << w;

@@ -6,6 +6,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <random>
@@ -82,20 +83,26 @@ void kill_many(const std::string& impl, const std::string& gz_a, const std::stri
   std::mt19937 rng(12345);
   std::uniform_int_distribution<long> pick(0, static_cast<long>(full.count() * 12 / 10));
   // When the timing run was slowed down (other tests on the machine), the
-  // kills can all land after the rename: then up to 200 more runs, killed in
-  // the first half of the time, until one lands mid-way.
-  std::uniform_int_distribution<long> early(0, static_cast<long>(full.count() / 2));
+  // kills can all land after the rename: then more runs (at most 40), the
+  // range of the kill point halved after each that landed too late, until
+  // one lands mid-way.
+  long range = static_cast<long>(full.count() * 12 / 10);
   int killed_mid_way = 0;
   int i = 0;
-  for (; i < runs || (killed_mid_way == 0 && i < runs + 200); ++i) {
+  for (; i < runs || (killed_mid_way == 0 && i < runs + 40); ++i) {
     write_file(d.path / "vmlinuz", i % 2 ? gz_b : gz_a);
     std::string before = sha256(read_file(d.path / "vmlinux"));
-    run_impl(impl, d.path, std::chrono::microseconds(i < runs ? pick(rng) : early(rng)));
+    long at = i < runs ? pick(rng) : std::uniform_int_distribution<long>(0, range)(rng);
+    run_impl(impl, d.path, std::chrono::microseconds(at));
     ASSERT_TRUE(fs::exists(d.path / "vmlinux")) << impl << " run " << i;
     ASSERT_TRUE(file_is_arm64_image(d.path / "vmlinux")) << impl << " run " << i;
     std::string now = sha256(read_file(d.path / "vmlinux"));
     ASSERT_TRUE(now == ha || now == hb) << impl << " run " << i << ": vmlinux is neither kernel";
-    if (now == before) ++killed_mid_way;
+    if (now == before) {
+      ++killed_mid_way;
+    } else if (i >= runs) {
+      range = std::max(range / 2, 1000L);
+    }
   }
   // Then an uninterrupted run converges on the current vmlinuz.
   run_impl(impl, d.path, std::nullopt);

@@ -1,5 +1,6 @@
 #include "fixtures.hpp"
 
+#include <cstdlib>
 #include <stdexcept>
 
 #include "support/testsupport.hpp"
@@ -11,7 +12,8 @@ namespace piprov::test {
 const ImageFixtures& image_fixtures() {
   static ImageFixtures f = [] {
     ImageFixtures r;
-    r.dir = fs::path(PIPROV_FIXTURE_DIR) / "image";
+    const char* cache = std::getenv("PIPROV_CACHE_DIR");
+    r.dir = fs::path(cache && *cache ? cache : "/var/tmp/piprov-cache") / ("image-fixtures-" PIPROV_FIXTURE_KEY);
     fs::create_directories(r.dir.parent_path());
     std::string script = (source_dir() / "tests/integration/image/make-fixtures.sh").string();
     auto res = run("flock " + q(r.dir.string() + ".lock") + " " + q(script) + " " + q(r.dir.string()));

@@ -1,6 +1,8 @@
 #pragma once
-// Inputs for the image integration tests, made once per build tree by
-// make-fixtures.sh (serialised with flock, so parallel ctest is safe).
+// Inputs for the image integration tests, made once per machine by
+// make-fixtures.sh into $PIPROV_CACHE_DIR/image-fixtures-<key of the scripts>
+// (serialised with flock, so parallel ctest runs, of one build dir or
+// several, are safe). The tests only read them.
 #include <cstdint>
 #include <filesystem>
 #include <string>
