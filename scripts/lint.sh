@@ -51,7 +51,7 @@ lint_tidy() {
   # What every key starts with: the tool and its configuration.
   { clang-tidy --version; clang++ --version; cat .clang-tidy; } | sha256sum | cut -c1-64 > "$db/tool.key"
   echo "== clang-tidy: ${#files[@]} translation units (unity batches of src/; clean results cached in $cache)"
-  export db cache
+  export db cache root=$PWD
   local log; log=$(mktemp)
   # One file: its key, then clang-tidy unless that key was clean before.
   # Prints "cached" or "ran" on stdout (counted below), findings on stderr.
@@ -67,8 +67,9 @@ lint_tidy() {
         if [ $skip = 1 ]; then skip=0; continue; fi
         case $a in -o) skip=1 ;; -c | "$f") ;; *) flags+=("$a") ;; esac
       done
+      # The path of the checkout is taken out: another clone of the same tree hits.
       key=$( { cat "$db/tool.key"; printf "%s\n" "${flags[@]}"; (cd "$dir" && clang++ "${flags[@]}" -E -C "$f") ; } \
-             | sha256sum | cut -c1-64) || exit 255
+             | sed "s|$root|<checkout>|g" | sha256sum | cut -c1-64) || exit 255
       if [ -e "$cache/$key" ]; then echo cached; exit 0; fi
       clang-tidy -p "$db" --quiet "$f" >&2 || exit 1
       touch "$cache/$key"; echo ran' _ > "$log.count" 2> "$log"; then
