@@ -33,6 +33,7 @@ pkgs=(
   cloud-init     # tests: cloud-init schema --config-file of the seeds provision writes
   ansible-core ansible-lint python3-pytest  # ansible/: the piprov.pi collection, its sanity and unit tests
   ccache         # faster rebuilds (used when present)
+  lld            # the linker CMakeLists.txt picks when the compiler takes it (PIPROV_LINKER)
   clang libclang-rt-14-dev llvm shellcheck
   # quality gates and packaging (scripts/lint.sh, scripts/package.sh)
   clang-tidy clang-format help2man lintian fakeroot bash-completion
