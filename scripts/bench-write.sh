@@ -58,7 +58,7 @@ secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2f", b - a}'; }
 cat "$image" > /dev/null  # same warm page cache for every contender
 echo "image: $image ($(stat -c %s "$image") bytes xz, $img_bytes bytes raw); device: $dev ($dev_bytes bytes, direct-io)"
 echo "runs: $runs (fastest shown); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "cores: $(nproc); xz $(xz --version | head -1 | awk '{print $NF}'); $(bmaptool --version 2>&1 | head -1)"
+echo "cores: $(nproc); xz $(xz --version | sed -n 1p | awk '{print $NF}'); $(bmaptool --version 2>&1 | sed -n 1p)"
 
 run_decode() { xz -dc -T0 "$image" > /dev/null; }
 run_xzdd() { xz -dc -T0 "$image" | dd of="$dev" bs=4M oflag=direct iflag=fullblock status=none; }

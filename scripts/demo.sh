@@ -126,7 +126,7 @@ for dev in "$node1" "$node2"; do
   echo "   cmdline.txt: $(MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::cmdline.txt 2>/dev/null | grep -o 'root=[^ ]*')"
   MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::meta-data 2>/dev/null | sed 's/^/   meta-data: /'
   MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::user-data 2>/dev/null | grep -E '^hostname:|- name:' | sed 's/^ */   user-data: /'
-  MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::network-config 2>/dev/null | grep -A1 'addresses:' | head -2 | sed 's/^ */   network-config: /'
+  MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::network-config 2>/dev/null | grep -A1 'addresses:' | sed -n 1,2p | sed 's/^ */   network-config: /'
 done
 
 # --- 2. EEPROM config ---------------------------------------------------------

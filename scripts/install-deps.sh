@@ -49,7 +49,7 @@ apt_update() {
 
 # make-test-image.sh downloads Debian's arm64 kernel and u-boot-rpi packages
 # (apt-get download), which needs the arm64 package lists.
-if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+if ! dpkg --print-foreign-architectures | grep -x arm64 >/dev/null; then
   $SUDO dpkg --add-architecture arm64
   apt_update
 fi
@@ -75,11 +75,11 @@ install_missing() {
   if [ "$1" = --arch ]; then arch=$2; shift 2; fi
   local p missing=()
   for p; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || missing+=("$p")
   done
   [ ${#missing[@]} -gt 0 ] || return 0
   if [ -n "$arch" ]; then
-    dpkg --print-foreign-architectures | grep -qx "$arch" || $SUDO dpkg --add-architecture "$arch"
+    dpkg --print-foreign-architectures | grep -x "$arch" >/dev/null || $SUDO dpkg --add-architecture "$arch"
   fi
   apt_update
   $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"

@@ -91,7 +91,7 @@ build_times() {
         sec[tgt] += t[out]
       }
       printf "build times (%s): %d steps, %.0f s of compile/link in all; by target:\n", FILENAME, steps, total
-          for (k in sec) printf "%10.1f s  %s\n", sec[k], k | "sort -rn | head -n " n
+          for (k in sec) printf "%10.1f s  %s\n", sec[k], k | "sort -rn | sed -n 1," n "p"
     }' "$log"
 }
 
@@ -113,7 +113,7 @@ run_ctest() {
   echo "$lib_script: the ten slowest tests:"
   awk '/<testcase /{ match($0, /name="[^"]*"/); name = substr($0, RSTART + 6, RLENGTH - 7)
                      match($0, /time="[^"]*"/); printf "%10.2f s  %s\n", substr($0, RSTART + 6, RLENGTH - 7), name }' \
-    "$junit" | sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g' | sort -rn | head -n 10
+    "$junit" | sed 's/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&amp;/\&/g' | sort -rn | sed -n 1,10p
   local skipped
   skipped=$(awk '/<testcase /{ match($0, /name="[^"]*"/); name = substr($0, RSTART + 6, RLENGTH - 7) }
                  /<skipped/{ print name }' "$junit")

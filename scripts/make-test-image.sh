@@ -72,7 +72,7 @@ fetch_debs() { # -> $cache/debs/{kernel.deb,uboot.deb,firmware.deb}
   local d="$cache/debs"
   mkdir -p "$d"
   [ -s "$d/kernel.deb" ] && [ -s "$d/uboot.deb" ] && [ -s "$d/firmware.deb" ] && return 0
-  dpkg --print-foreign-architectures | grep -qx arm64 || fail "arm64 package lists are missing: run scripts/install-deps.sh"
+  dpkg --print-foreign-architectures | grep -x arm64 >/dev/null || fail "arm64 package lists are missing: run scripts/install-deps.sh"
   local kpkg
   kpkg=$(apt-cache depends linux-image-arm64:arm64 2>/dev/null | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
   if [ -z "$kpkg" ]; then apt-get update -qq; kpkg=$(apt-cache depends linux-image-arm64:arm64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}'); fi
@@ -95,7 +95,7 @@ fetch_debs() { # -> $cache/debs/{kernel.deb,uboot.deb,firmware.deb}
 kernel_files() {
   local b=$1
   dpkg-deb -x "$cache/debs/kernel.deb" "$x/k"
-  local image; image=$(ls "$x"/k/boot/vmlinuz-*-arm64 | head -n1)
+  local image; image=$(ls "$x"/k/boot/vmlinuz-*-arm64 | sed -n 1p)
   # Debian ships the uncompressed arm64 Image; Ubuntu's vmlinuz is that Image gzipped.
   gzip -9 -n -c "$image" > "$b/vmlinuz"
   cp "$x"/k/usr/lib/linux-image-*/broadcom/bcm2711-rpi-4-b.dtb "$x"/k/usr/lib/linux-image-*/broadcom/bcm2711-rpi-400.dtb \

@@ -31,7 +31,7 @@ wants=/etc/systemd/system/multi-user.target.wants/piprov-kernel-sync.path
 has_hook=0
 grep -qxF ".$conf" <<<"$(dpkg-deb -c "$deb" | awk '{print $NF}')" && has_hook=1
 
-if dpkg-query -W -f='${Status}' piprov 2>/dev/null | grep -q installed; then
+if dpkg-query -W -f='${Status}' piprov 2>/dev/null | grep installed >/dev/null; then
   echo "package-test.sh: piprov $(dpkg-query -W -f='${Version}' piprov) is installed; purging it first"
   apt_get purge piprov >/dev/null
 fi
@@ -54,7 +54,7 @@ ver=$(piprov --version)
 [ "$ver" = "piprov $(dpkg-deb -f "$deb" Version)" ] || fail "piprov --version says '$ver'"
 ok "/usr/bin/piprov --help, --version ($ver)"
 
-man -w piprov | grep -qx /usr/share/man/man1/piprov.1.gz || fail "man -w piprov: $(man -w piprov 2>&1)"
+man -w piprov | grep -x /usr/share/man/man1/piprov.1.gz >/dev/null || fail "man -w piprov: $(man -w piprov 2>&1)"
 man_txt=$(MANWIDTH=100 man -P cat piprov 2>/dev/null)
 grep -q 'piprov - provision Raspberry Pi' <<<"$man_txt" || fail "man piprov has no NAME line"
 for c in $(piprov --help | awk '/^Subcommands:/{s=1;next} /^$/{s=0} s&&/^  /{print $1}'); do
@@ -68,13 +68,13 @@ comp() {  # comp WORD... : completions for the last word
            COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _piprov; printf "%s\n" "${COMPREPLY[@]}"' _ "$@"
 }
 [ "$(comp piprov dev)" = devices ] || fail "completion of 'piprov dev' is '$(comp piprov dev)'"
-comp piprov devices --j | grep -qx -- --json || fail "completion of 'piprov devices --j' is '$(comp piprov devices --j)'"
+comp piprov devices --j | grep -x -- --json >/dev/null || fail "completion of 'piprov devices --j' is '$(comp piprov devices --j)'"
 ok "bash completion (piprov dev -> devices, piprov devices --j -> --json)"
 
 if [ $has_hook = 1 ]; then
   [ -f "$conf" ] || fail "$conf not installed"
   [ "$(stat -c '%a %U' "$hook")" = "755 root" ] || fail "$hook is $(stat -c '%a %U' "$hook")"
-  dpkg-query --showformat='${Conffiles}\n' --show piprov | grep -q " $conf " || fail "$conf is not a conffile"
+  dpkg-query --showformat='${Conffiles}\n' --show piprov | grep " $conf " >/dev/null || fail "$conf is not a conffile"
   # apt runs the hook after each dpkg call: on a machine that is not a Pi it
   # must only warn and exit 0 (the install above went through apt-get).
   sh "$hook" > "$work/hook.log" 2>&1 || fail "$hook exits non-zero on this machine: $(cat "$work/hook.log")"
@@ -91,7 +91,7 @@ if [ $has_hook = 1 ]; then
   dpkg-deb --root-owner-group -b "$work/pkg" "$work/piprov_v2.deb" >/dev/null
   apt_get install "$work/piprov_v2.deb" > "$work/upgrade.log" 2>&1 || { cat "$work/upgrade.log"; fail "upgrade to $v2"; }
   [ "$(dpkg-query -W -f='${Version}' piprov)" = "$v2" ] || fail "not upgraded to $v2"
-  tail -n 1 "$conf" | grep -qx '// edited by the package test' || fail "the upgrade lost the user's edit of $conf"
+  tail -n 1 "$conf" | grep -x '// edited by the package test' >/dev/null || fail "the upgrade lost the user's edit of $conf"
   ok "upgrade to $v2 kept the edited conffile without a prompt"
 
   # Disabling the hook = deleting the conffile; an upgrade must not bring it back.

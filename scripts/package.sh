@@ -16,7 +16,7 @@ if ! (cd "$build" && cpack -G DEB) > "$build/cpack.log" 2>&1; then
   cat "$build/cpack.log"; echo "package.sh: cpack failed (log above)" >&2; exit 1
 fi
 version=$(sed -n 's/^set(CPACK_PACKAGE_VERSION "\(.*\)")$/\1/p' "$build/CPackConfig.cmake")
-deb=$(ls -t "$build"/piprov_"$version"_*.deb | head -n 1)
+deb=$(ls -t "$build"/piprov_"$version"_*.deb | sed -n 1p)
 [ -f "$deb" ] || { echo "package.sh: cpack produced no piprov_${version}_*.deb in $build" >&2; exit 1; }
 arch=$(dpkg-deb -f "$deb" Architecture)
 echo "== package: $deb"
