@@ -357,9 +357,13 @@ build_image() { # $1 = output .img
   dd if="$work/root.ext4" of="$img" bs=4M seek=$((root_start * 512)) oflag=seek_bytes conv=notrunc,sparse status=none
 }
 
-# One builder at a time (parallel tests may ask for the same image).
-exec 9>"$cache/.lock"
-flock 9
+# One builder at a time (parallel tests may ask for the same image); a built
+# image is never changed again (renamed into place, .xz first), so the copies
+# need no lock.
+if [ ! -s "$cached" ] || [ ! -s "$cached.xz" ]; then
+  exec 9>"$cache/.lock"
+  flock 9
+fi
 if [ ! -s "$cached" ] || [ ! -s "$cached.xz" ]; then
   echo "make-test-image.sh: building $(basename "$cached") (layout $layout, ROOT ${root_mib} MiB; cached for next time)" >&2
   # Images built by an older version of this script are stale: drop them.
@@ -369,6 +373,7 @@ if [ ! -s "$cached" ] || [ ! -s "$cached.xz" ]; then
   mv "$cached.xz.part" "$cached.xz"
   mv "$cached.part" "$cached"
 fi
+exec 9>&-
 mkdir -p "$(dirname "$out")"
 cp --reflink=auto --sparse=always "$cached" "$out"
 cp --reflink=auto "$cached.xz" "$out.xz"
