@@ -213,7 +213,7 @@ TEST_F(Plan, StaticAddressesGatewayDnsAndWifi) {
     EXPECT_FALSE(eth["dhcp4"].as<bool>());
     EXPECT_EQ(eth["addresses"].size(), 1u);
     EXPECT_EQ(eth["addresses"][0].as<std::string>(), "192.168.1.1" + std::to_string(i + 1) + "/24");
-    EXPECT_EQ(eth["routes"][0]["to"].as<std::string>(), "default");
+    EXPECT_EQ(eth["routes"][0]["to"].as<std::string>(), "0.0.0.0/0");  // not "default" (cloud-init issue 3988)
     EXPECT_EQ(eth["routes"][0]["via"].as<std::string>(), "192.168.1.1");
     EXPECT_EQ(eth["nameservers"]["addresses"].as<std::vector<std::string>>(),
               (std::vector<std::string>{"1.1.1.1", "9.9.9.9"}));
