@@ -300,13 +300,13 @@ TEST_F(Plan, UserFilesAreTheBaseAndRefusedWhenInvalid) {
     expect_error(ErrorKind::Usage, message, [&] { plan_seeds(o, {"x"}); });
     file(name, name == "ud" ? "#cloud-config\n" : name == "nc" ? "version: 2\n" : "");
   };
-  refused("ud", "#!/bin/sh\necho hi\n", path("ud") + " does not start with '#cloud-config'");
-  refused("ud", "#cloud-config\nusers: [\n", path("ud") + " is not valid YAML (line ");
-  refused("ud", "#cloud-config\n- a\n- b\n", path("ud") + " is not a YAML map");
+  refused("ud", "#!/bin/sh\necho hi\n", path("ud") + ": does not start with '#cloud-config'");
+  refused("ud", "#cloud-config\nusers: [\n", path("ud") + ": is not valid YAML (line ");
+  refused("ud", "#cloud-config\n- a\n- b\n", path("ud") + ": is not a YAML map");
   refused("ud", "#cloud-config\nhostname: other\n", "sets 'hostname' and so does --hostname");
-  refused("nc", "ethernets: {}\n", path("nc") + " has no 'version: 1' or 'version: 2'");
+  refused("nc", "ethernets: {}\n", path("nc") + ": has no 'version: 1' or 'version: 2'");
   refused("nc", "version: 2\n  bad: [indent\n", "is not valid YAML");
-  refused("md", "[1, 2]\n", path("md") + " is not a YAML map");
+  refused("md", "[1, 2]\n", path("md") + ": is not a YAML map");
   o.ips = {"10.0.0.2/8"};
   expect_error(ErrorKind::Usage, "--network-config replaces the generated network config",
                [&] { plan_seeds(o, {"x"}); });
