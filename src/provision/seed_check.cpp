@@ -619,9 +619,16 @@ std::string refusal_text(const SeedCheck& c) {
   std::string out = "the cloud-init seed is refused before anything is written (" + std::to_string(counts.errors) +
                     " error(s); checked with " + c.validator +
                     "; --force-seed writes it anyway unless a file is unreadable):";
-  for (const auto& f : c.findings) {
+  for (const auto& f : c.findings) {  // errors first, then what else the check found
     if (f.severity != Severity::Error) continue;
-    out += "\n" + (f.line ? "line " + std::to_string(f.line) : std::string("-")) + " " + f.rule + ": " + f.message;
+    out +=
+        "\n" + (f.line ? "line " + std::to_string(f.line) : std::string("-")) + " error " + f.rule + ": " + f.message;
+    if (!f.fix.empty()) out += "\n  fix: " + f.fix;
+  }
+  for (const auto& f : c.findings) {
+    if (f.severity == Severity::Error) continue;
+    out += "\n" + (f.line ? "line " + std::to_string(f.line) : std::string("-")) + " " +
+           std::string(severity_name(f.severity)) + " " + f.rule + ": " + f.message;
     if (!f.fix.empty()) out += "\n  fix: " + f.fix;
   }
   return out;

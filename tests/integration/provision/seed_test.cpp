@@ -93,11 +93,11 @@ TEST(ProvisionSeed, BadIdentityOptionsAreRefusedBeforeAnyByteIsWritten) {
   const struct {
     const char *option, *file, *message;
   } shared[] = {
-      {"--user-data", "07-user-data-plain-text-password-typo", "line 4 seed-schema-error: "},
-      {"--user-data", "04-pigen-trixie-user-data-all-commented", "line 1 seed-user-data-empty: "},
-      {"--user-data", "06-user-data-no-header", "line 1 seed-not-cloud-config: "},
-      {"--network-config", "05-template-network-config-invalid-yaml", "line 19 seed-yaml-invalid: "},
-      {"--network-config", "08-network-config-wifi-placeholders", "line 16 seed-template-marker: "},
+      {"--user-data", "07-user-data-plain-text-password-typo", "line 4 error seed-schema-error: "},
+      {"--user-data", "04-pigen-trixie-user-data-all-commented", "line 1 error seed-user-data-empty: "},
+      {"--user-data", "06-user-data-no-header", "line 1 error seed-not-cloud-config: "},
+      {"--network-config", "05-template-network-config-invalid-yaml", "line 19 error seed-yaml-invalid: "},
+      {"--network-config", "08-network-config-wifi-placeholders", "line 16 error seed-template-marker: "},
   };
   for (const auto& f : shared)
     if (auto path = piprov::test::shared_data(std::string("cloud-init/") + f.file))

@@ -337,7 +337,8 @@ TEST_F(SeedPlan_, RefusalIsAUsageErrorNamingLineKeyAndFix) {
     EXPECT_EQ(e.kind(), ErrorKind::Usage);
     std::string m = e.what();
     EXPECT_NE(m.find("refused before anything is written (1 error(s)"), std::string::npos) << m;
-    EXPECT_NE(m.find("line 4 seed-schema-error: " + o.user_data_file + ": 'plain_text_password'"), std::string::npos)
+    EXPECT_NE(m.find("line 4 error seed-schema-error: " + o.user_data_file + ": 'plain_text_password'"),
+              std::string::npos)
         << m;
     EXPECT_NE(m.find("did you mean 'plain_text_passwd'?"), std::string::npos) << m;
   }
