@@ -453,7 +453,65 @@ void sc_builtin_rules(const YamlDoc& doc, const std::string& file, Findings& out
   }
 }
 
+const nlohmann::json& sc_resolve(const SchemaStore& s, const nlohmann::json& node) {
+  if (node.is_object() && node.contains("$ref") && node["$ref"].is_string()) {
+    std::string r = node["$ref"].get<std::string>();
+    if (r.rfind("#/$defs/", 0) == 0 && s.doc.contains("$defs") && s.doc["$defs"].contains(r.substr(8)))
+      return s.doc["$defs"][r.substr(8)];
+  }
+  return node;
+}
+
+/// The schema node and its allOf/oneOf/anyOf branches (what may hold `properties`).
+void sc_branches(const SchemaStore& s, const nlohmann::json& node, std::vector<const nlohmann::json*>& out, int depth) {
+  const nlohmann::json& n = sc_resolve(s, node);
+  if (!n.is_object() || depth > 4) return;
+  out.push_back(&n);
+  for (const char* k : {"allOf", "oneOf", "anyOf"})
+    if (n.contains(k) && n[k].is_array())
+      for (const auto& b : n[k]) sc_branches(s, b, out, depth + 1);
+}
+
+/// seed-deprecated-key: keys whose schema property says `deprecated: true`
+/// (cloud-init reports them as "DEPRECATED", never as errors). Deprecated
+/// value forms inside a oneOf (sudo: false, uid as a string) are not reported.
+void sc_deprecations(const SchemaStore& s, const nlohmann::json& schema, const nlohmann::json& inst,
+                     const std::string& path, const YamlDoc& doc, const std::string& file, Findings& out, int depth) {
+  if (depth > 12) return;
+  std::vector<const nlohmann::json*> branches;
+  sc_branches(s, schema, branches, 0);
+  if (inst.is_object()) {
+    for (const auto& [key, value] : inst.items()) {
+      std::string at = join_path(path, key);
+      bool reported = false;
+      for (const auto* b : branches) {
+        if (!b->contains("properties") || !(*b)["properties"].contains(key)) continue;
+        const nlohmann::json& prop = sc_resolve(s, (*b)["properties"][key]);
+        std::vector<const nlohmann::json*> pb;
+        sc_branches(s, prop, pb, 0);
+        const nlohmann::json* dep = nullptr;
+        for (const auto* x : pb)
+          if (x->value("deprecated", false) == true && !x->contains("enum") && !x->contains("type")) dep = x;
+        if (prop.value("deprecated", false) == true) dep = &prop;
+        if (dep && !reported) {
+          reported = true;
+          out.push_back(seed_finding("seed-deprecated-key", Severity::Warning, seed_line(doc, at), at, file,
+                                     "'" + key + "' is deprecated in cloud-init: " + dep->value("description", ""),
+                                     "use the key the description names", kSrcSchema));
+        }
+        sc_deprecations(s, prop, value, at, doc, file, out, depth + 1);
+      }
+    }
+  } else if (inst.is_array()) {
+    for (const auto* b : branches)
+      if (b->contains("items") && (*b)["items"].is_object())
+        for (std::size_t i = 0; i < inst.size(); ++i)
+          sc_deprecations(s, (*b)["items"], inst[i], join_path(path, std::to_string(i)), doc, file, out, depth + 1);
+  }
+}
+
 void sc_schema_rules(const SchemaStore& s, const YamlDoc& doc, const std::string& file, Findings& out) {
+  sc_deprecations(s, s.doc, doc.value, "", doc, file, out, 0);
   std::string ci = "cloud-init" + (s.version.empty() ? std::string() : " " + s.version);
   for (const auto& p : sc_validate(s, doc.value)) {
     std::string at = join(p.path, ".");
@@ -501,7 +559,7 @@ SeedCheck check_user_data(std::string_view text, const std::string& file, const 
              : "piprov's own rules";
   c.rules = {"seed-not-cloud-config", "seed-yaml-invalid",       "seed-not-a-map",   "seed-user-data-empty",
              "seed-yaml-date",        "seed-yaml-duplicate-key", "seed-schema-error"};
-  if (schema) c.rules.push_back("seed-unknown-key");
+  if (schema) c.rules.insert(c.rules.end(), {"seed-unknown-key", "seed-deprecated-key"});
   c.rules.insert(c.rules.end(), {"seed-template-marker", "seed-clear-text-password"});
   if (c.partial)
     c.findings.push_back(seed_finding(

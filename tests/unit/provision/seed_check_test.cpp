@@ -211,6 +211,22 @@ TEST(SeedCheck, SchemaErrorsOfTypesLikeCloudInit) {
   ASSERT_TRUE(find(list, "seed-not-a-map", 2));
 }
 
+TEST(SeedCheck, DeprecatedKeysAreWarnings) {
+  REQUIRE_SCHEMA();
+  auto c = check_user_data(
+      "#cloud-config\napt_update: true\nusers:\n- name: a\n  lock-passwd: false\n  sudo: false\nchpasswd:\n  "
+      "list: |\n    a:$6$x$y\n",
+      "u", full());
+  EXPECT_EQ(errors(c), 0) << dump(c);
+  EXPECT_NE(find(c, "seed-deprecated-key", 2)->message.find("Use ``package_update``"), std::string::npos);
+  EXPECT_EQ(find(c, "seed-deprecated-key", 5)->key, "users.0.lock-passwd");
+  EXPECT_EQ(find(c, "seed-deprecated-key", 8)->key, "chpasswd.list");
+  EXPECT_EQ(count_findings(c.findings).warnings, 3) << dump(c);
+  // Two equal keys: PyYAML keeps the last.
+  auto dup = check_user_data("#cloud-config\nhostname: a\nhostname: b\n", "u", full());
+  EXPECT_EQ(find(dup, "seed-yaml-duplicate-key", 3)->key, "hostname");
+}
+
 TEST(SeedCheck, PartialModeSaysWhichRulesRan) {
   auto c = check_user_data("#cloud-config\nenable_ssh: true\n", "u", partial());
   EXPECT_TRUE(c.partial);
