@@ -87,6 +87,21 @@ install_missing() {
 
 install_missing "${pkgs[@]}"
 
+# valijson (provision: user-data against cloud-init's JSON schema) is header
+# only, but Debian's libvalijson-dev depends on every JSON library it has an
+# adapter for (Qt5, POCO, ...: 92 packages). Take its headers from the .deb
+# instead (Architecture: all, so native and cross builds share them).
+if [ ! -f /usr/local/include/valijson/validator.hpp ]; then
+  tmp=$(mktemp -d)
+  chmod 755 "$tmp"  # apt's _apt user downloads into it
+  (cd "$tmp" && apt-get download -q libvalijson-dev >/dev/null) ||
+    { echo "install-deps.sh: apt-get download libvalijson-dev failed" >&2; exit 3; }
+  dpkg-deb -x "$tmp"/libvalijson-dev_*.deb "$tmp/x"
+  $SUDO mkdir -p /usr/local/include
+  $SUDO cp -a "$tmp/x/usr/include/valijson" /usr/local/include/
+  rm -rf "$tmp"
+fi
+
 for arch in "${cross[@]}"; do
   case "$arch" in
     arm64) triplet=aarch64-linux-gnu ;;

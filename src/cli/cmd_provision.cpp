@@ -96,6 +96,12 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
     ProgressRenderer progress(resolve_on_stderr(a->progress));
     o.progress = provision_sink(progress, a->json);
     auto rep = provision::provision_all(o);
+    // The seed check's warnings (its errors refused before the write).
+    if (!rep.seed_check.findings.empty() && !a->json) {
+      std::fprintf(stderr, "provision: seed check (%s):\n%s", rep.seed_check.validator.c_str(),
+                   findings_text(rep.seed_check.findings).c_str());
+      std::fflush(stderr);
+    }
     if (a->json) {
       fmt::print("{}\n", dump_json(provision::provision_json(rep)));
     } else {

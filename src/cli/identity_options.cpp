@@ -58,6 +58,10 @@ void add_identity_options(CLI::App* cmd, IdentityOptions& opts) {
         cmd->add_option(l.name, opts.*l.field, l.help)->group(group)->allow_extra_args(false);  // one value per use
     if (l.file) o->check(CLI::ExistingFile);
   }
+  cmd->add_flag("--force-seed", opts.force_seed,
+                "Write your cloud-init files even when the seed check finds errors (e.g. keys newer than this "
+                "host's cloud-init schema); they become warnings. Not for files that are not YAML or #cloud-config")
+      ->group(group);
 }
 
 }  // namespace piprov::cli

@@ -125,7 +125,9 @@ YAML::Node ethernet(const NodeIdentity& n) {
     eth["addresses"].push_back(text(n.address));
     if (!n.gateway.empty()) {
       YAML::Node route;
-      route["to"] = text("default");
+      // Not "default": netplan before 0.103 and cloud-init's network_state
+      // before PR 6391 reject it (cloud-init issues 3988, 4133).
+      route["to"] = text(n.gateway.find(':') == std::string::npos ? "0.0.0.0/0" : "::/0");
       route["via"] = text(n.gateway);
       eth["routes"].push_back(route);
     }

@@ -58,7 +58,9 @@ std::string build_user_data(const NodeIdentity& n);
 std::string build_meta_data(const NodeIdentity& n);
 
 /// `network-config` (version 2): eth0 with dhcp4, or addresses + a default
-/// route + nameservers; wlan0 under wifis with access-points when an SSID is
+/// route (`to: 0.0.0.0/0` or `to: "::/0"`, never `to: default`, which
+/// netplan < 0.103 and cloud-init's network_state before PR 6391 reject:
+/// cloud-init issues 3988 and 4133) + nameservers; wlan0 under wifis with access-points when an SSID is
 /// given; or the user's file, which must be a YAML map of version 1 or 2
 /// (at the top or under `network:`). Throws Error{Usage} naming the file.
 std::string build_network_config(const NodeIdentity& n);

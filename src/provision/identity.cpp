@@ -291,14 +291,22 @@ std::string parse_wifi_psk(std::string_view text, const std::string& file) {
   return psk;
 }
 
-std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std::string>& targets) {
+std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std::string>& targets, SeedCheck* check) {
   std::vector<SeedPlan> plans;
+  if (o.force_seed && o.user_data_file.empty() && o.network_config_file.empty() && o.meta_data_file.empty())
+    throw usage("--force-seed needs --user-data, --network-config or --meta-data (it writes a file the check refuses)");
   if (!o.any()) return plans;
   check_combinations(o);
   std::vector<std::string> names =
       o.hostnames.empty() ? std::vector<std::string>(targets.size()) : expand_hostnames(o.hostnames, targets.size());
   std::vector<std::string> ips = addresses(o, targets.size());
   NodeIdentity common = common_identity(o);
+  // The user's files are checked before anything is built or written.
+  bool options_add = !o.hostnames.empty() || !o.user.empty() || !o.ssh_key_files.empty() || !o.timezone.empty();
+  SeedCheck seed_check =
+      check_seed(common, {.schema_path = "", .force = o.force_seed, .options_add_user_data = options_add});
+  if (seed_check.refused()) throw usage(refusal_text(seed_check));
+  if (check) *check = seed_check;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     NodeIdentity n = common;
     n.hostname = names[i];

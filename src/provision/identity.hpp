@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "provision/cloud_init.hpp"
+#include "provision/seed_check.hpp"
 
 namespace piprov::provision {
 
@@ -30,6 +31,9 @@ struct IdentityOptions {
   std::vector<std::string> dns;            ///< name servers; entries may be comma lists
   std::string wifi_ssid, wifi_psk_file;    ///< Wi-Fi network (wlan0, DHCP)
   std::string user_data_file, network_config_file, meta_data_file;  ///< the user's own files
+  /// --force-seed: the seed check's errors (but an unreadable file) become
+  /// warnings and the seed is written. Not counted by any().
+  bool force_seed = false;
   /// True when any identity option is set (then provision writes a seed).
   bool any() const;
 };
@@ -74,8 +78,11 @@ void check_timezone(const std::string& tz, const std::filesystem::path& zoneinfo
 std::string parse_wifi_psk(std::string_view text, const std::string& file);
 
 /// Validates every option and user file (Error{Usage} naming the option or
-/// file; Error{Io} when a file cannot be read) and returns one seed per
+/// file; Error{Io} when a file cannot be read), checks the user's seed files
+/// (seed_check.hpp: any error refuses with Error{Usage} and refusal_text(),
+/// unless o.force_seed; the findings go to *check) and returns one seed per
 /// target, in order. Nothing is written. Empty when !o.any().
-std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std::string>& targets);
+std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std::string>& targets,
+                                 SeedCheck* check = nullptr);
 
 }  // namespace piprov::provision

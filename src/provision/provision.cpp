@@ -159,7 +159,7 @@ class TargetRun {
 /// Every DEVICE must be a whole disk; VID:PIDs must parse; the identity
 /// options must give one valid seed per disk (returned). Throws Error{Usage}
 /// before anything is written.
-std::vector<SeedPlan> check_arguments(const ProvisionOptions& o) {
+std::vector<SeedPlan> check_arguments(const ProvisionOptions& o, SeedCheck* seed_check) {
   for (const auto& target : o.write.targets) {
     std::string parent;
     auto kind = classify_path(target, &parent);
@@ -173,7 +173,7 @@ std::vector<SeedPlan> check_arguments(const ProvisionOptions& o) {
   }
   for (const auto& q : o.patch.uas_quirks) boot::normalize_vid_pid(q);
   for (const auto& q : o.usb_ids) boot::normalize_vid_pid(q);
-  auto seeds = plan_seeds(o.identity, o.write.targets);
+  auto seeds = plan_seeds(o.identity, o.write.targets, seed_check);
   // provision needs system-boot and writable partitions: an image without a
   // partition table is refused before the first byte of any disk.
   if (image::image_partition_table(o.write.image).empty())
@@ -441,8 +441,8 @@ std::optional<Error> no_disk_provisioned(const ProvisionReport& rep) {
 }
 
 ProvisionReport provision_all(const ProvisionOptions& o) {
-  std::vector<SeedPlan> seeds = check_arguments(o);
   ProvisionReport rep;
+  std::vector<SeedPlan> seeds = check_arguments(o, &rep.seed_check);
   rep.write = write_all(o);
   rep.targets.resize(rep.write.targets.size());
   for (std::size_t i = 0; i < rep.targets.size(); ++i) {
@@ -459,7 +459,12 @@ nlohmann::json provision_json(const ProvisionReport& r) {
           {"write", image::write_result_json(r.write)},
           {"succeeded", r.succeeded()},
           {"failed", r.targets.size() - r.succeeded()},
-          {"targets", targets}};
+          {"targets", targets},
+          {"seed_check",
+           {{"validator", r.seed_check.validator},
+            {"partial", r.seed_check.partial},
+            {"rules", r.seed_check.rules},
+            {"findings", findings_json(r.seed_check.findings)}}}};
 }
 
 }  // namespace piprov::provision

@@ -68,6 +68,7 @@ struct TargetReport {
 struct ProvisionReport {
   image::WriteResult write;           ///< the one decode (write.targets: per-disk write outcomes)
   std::vector<TargetReport> targets;  ///< one per DEVICE, same order
+  SeedCheck seed_check;  ///< the check of the user's seed files (warnings; errors refused before the write)
   std::size_t succeeded() const;
 };
 
@@ -94,7 +95,8 @@ std::optional<Error> no_disk_provisioned(const ProvisionReport& rep);
 /// write's stream fields and speed ("write"), and a "targets" array, one
 /// object per disk: the write outcome, "identity" (new disk id, PARTUUIDs,
 /// files rewritten, hostname, instance_id, seed_files), partitions, patch actions and diff,
-/// boot check findings + summary, the steps with their durations in seconds.
+/// boot check findings + summary, the steps with their durations in seconds;
+/// "seed_check": {validator, partial, rules, findings} of the user's seed files.
 nlohmann::json provision_json(const ProvisionReport& r);
 
 /// The patch step's line: the layout boot patch found as written and its summary,

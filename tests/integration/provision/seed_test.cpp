@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <regex>
 #include <set>
 
@@ -87,7 +88,23 @@ TEST(ProvisionSeed, BadIdentityOptionsAreRefusedBeforeAnyByteIsWritten) {
       {"--hostname n1,n2 --ip 10.0.0.5/24", "--ip gives 1 address(es) for 2 target disk(s)"},
       {"--user admin --password-hash hunter2", "never a clear password"},
   };
-  for (const auto& c : cases) {
+  std::vector<Case> all(std::begin(cases), std::end(cases));
+  // The public seed files the seed check refuses (../shared/data/README.md, cloud-init/).
+  const struct {
+    const char *option, *file, *message;
+  } shared[] = {
+      {"--user-data", "07-user-data-plain-text-password-typo", "line 4 error seed-schema-error: "},
+      {"--user-data", "04-pigen-trixie-user-data-all-commented", "line 1 error seed-user-data-empty: "},
+      {"--user-data", "06-user-data-no-header", "line 1 error seed-not-cloud-config: "},
+      {"--network-config", "05-template-network-config-invalid-yaml", "line 19 error seed-yaml-invalid: "},
+      {"--network-config", "08-network-config-wifi-placeholders", "line 16 error seed-template-marker: "},
+  };
+  for (const auto& f : shared)
+    if (auto path = piprov::test::shared_data(std::string("cloud-init/") + f.file))
+      all.push_back({std::string(f.option) + " " + q(path->string()), f.message});
+    else if (piprov::test::require_all())
+      ADD_FAILURE() << "../shared/data/cloud-init/" << f.file << " is not present";
+  for (const auto& c : all) {
     auto r = run(cmd + c.options);
     EXPECT_EQ(r.exit_code, 2) << c.options << "\n" << r.out << r.err;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.options << "\n" << r.err;
@@ -179,6 +196,45 @@ TEST(ProvisionSeed, TwoDisksGetTheirOwnIdentity) {
   EXPECT_EQ(instance_ids.size(), 2u);
   EXPECT_EQ(disk_ids.size(), 2u);
   EXPECT_EQ(disk_ids.count(std::string("0x") + kOldDiskId), 0u);
+}
+
+// A seed with warnings is written, the warnings reported (stderr, --json);
+// --force-seed writes a file the schema refuses, its errors as warnings.
+TEST(ProvisionSeed, SeedWarningsAndForceSeedAreWrittenWithTheSeed) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("mtype");
+  PIPROV_REQUIRE_SHARED("cloud-init/07-user-data-plain-text-password-typo", ud07);
+  PIPROV_REQUIRE_SHARED("cloud-init/02-ubuntu2404-pi-gadget-network-config", nc02);
+  PIPROV_REQUIRE_SHARED("cloud-init/03-ubuntu2404-pi-gadget-meta-data", md03);
+  TempDir d("piprov-seed");
+  if (auto why = make_seed_image(d.path / "img.img", true); !why.empty()) PIPROV_SKIP(why);
+  piprov::test::LoopDevice a(d.path / "a.img", 1ull << 30);
+  const std::string cmd = piprov::test::piprov_bin() + " provision " + q((d.path / "img.img").string()) + " " + a.path +
+                          " --yes --progress none --hostname n1 --user-data " + q(ud07.string()) +
+                          " --network-config " + q(nc02.string()) + " --meta-data " + q(md03.string());
+  auto p = run(cmd + " --force-seed --json");
+  ASSERT_EQ(p.exit_code, 0) << p.out << p.err;
+  auto j = nlohmann::json::parse(p.out);
+  const auto& sc = j["seed_check"];
+  std::map<std::string, nlohmann::json> by_rule;
+  for (const auto& f : sc["findings"]) by_rule[f["rule"]] = f;
+  ASSERT_TRUE(by_rule.count("seed-schema-error")) << sc.dump(2);
+  EXPECT_EQ(by_rule["seed-schema-error"]["severity"], "warning");
+  EXPECT_EQ(by_rule["seed-schema-error"]["line"], 4);
+  EXPECT_EQ(by_rule["seed-schema-error"]["key"], "users.0.plain_text_password");
+  EXPECT_EQ(by_rule["seed-meta-data-key-ignored"]["line"], 18);
+  EXPECT_EQ(by_rule["seed-meta-data-key-ignored"]["key"], "instance_id");
+  EXPECT_EQ(by_rule["seed-clear-text-password"]["severity"], "warning");
+  // The seed is on the boot partition: the user's user-data plus the hostname, the meta-data's own keys kept.
+  std::string ud = boot_file(a.path + "p1", "user-data"), md = boot_file(a.path + "p1", "meta-data");
+  EXPECT_NE(ud.find("plain_text_password"), std::string::npos) << ud;
+  EXPECT_EQ(YAML::Load(ud)["hostname"].as<std::string>(), "n1");
+  EXPECT_EQ(YAML::Load(md)["instance-id"].as<std::string>(), j["targets"][0]["identity"]["instance_id"]);
+  EXPECT_EQ(boot_file(a.path + "p1", "network-config"), read_file(nc02));
+  // Without --force-seed: refused, exit 2 (nothing written: the other test checks the bytes).
+  auto refused = run(cmd);
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("plain_text_password"), std::string::npos) << refused.err;
 }
 
 // Identity options on an image without cloud-init: refused after the write,

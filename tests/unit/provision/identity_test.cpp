@@ -213,7 +213,7 @@ TEST_F(Plan, StaticAddressesGatewayDnsAndWifi) {
     EXPECT_FALSE(eth["dhcp4"].as<bool>());
     EXPECT_EQ(eth["addresses"].size(), 1u);
     EXPECT_EQ(eth["addresses"][0].as<std::string>(), "192.168.1.1" + std::to_string(i + 1) + "/24");
-    EXPECT_EQ(eth["routes"][0]["to"].as<std::string>(), "default");
+    EXPECT_EQ(eth["routes"][0]["to"].as<std::string>(), "0.0.0.0/0");  // not "default" (cloud-init issue 3988)
     EXPECT_EQ(eth["routes"][0]["via"].as<std::string>(), "192.168.1.1");
     EXPECT_EQ(eth["nameservers"]["addresses"].as<std::vector<std::string>>(),
               (std::vector<std::string>{"1.1.1.1", "9.9.9.9"}));
@@ -300,13 +300,13 @@ TEST_F(Plan, UserFilesAreTheBaseAndRefusedWhenInvalid) {
     expect_error(ErrorKind::Usage, message, [&] { plan_seeds(o, {"x"}); });
     file(name, name == "ud" ? "#cloud-config\n" : name == "nc" ? "version: 2\n" : "");
   };
-  refused("ud", "#!/bin/sh\necho hi\n", path("ud") + " does not start with '#cloud-config'");
-  refused("ud", "#cloud-config\nusers: [\n", path("ud") + " is not valid YAML (line ");
-  refused("ud", "#cloud-config\n- a\n- b\n", path("ud") + " is not a YAML map");
+  refused("ud", "#!/bin/sh\necho hi\n", path("ud") + ": does not start with '#cloud-config'");
+  refused("ud", "#cloud-config\nusers: [\n", path("ud") + ": is not valid YAML (line ");
+  refused("ud", "#cloud-config\n- a\n- b\n", path("ud") + ": is not a YAML map");
   refused("ud", "#cloud-config\nhostname: other\n", "sets 'hostname' and so does --hostname");
-  refused("nc", "ethernets: {}\n", path("nc") + " has no 'version: 1' or 'version: 2'");
+  refused("nc", "ethernets: {}\n", path("nc") + ": has no 'version: 1' or 'version: 2'");
   refused("nc", "version: 2\n  bad: [indent\n", "is not valid YAML");
-  refused("md", "[1, 2]\n", path("md") + " is not a YAML map");
+  refused("md", "[1, 2]\n", path("md") + ": is not a YAML map");
   o.ips = {"10.0.0.2/8"};
   expect_error(ErrorKind::Usage, "--network-config replaces the generated network config",
                [&] { plan_seeds(o, {"x"}); });

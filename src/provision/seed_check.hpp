@@ -1,0 +1,63 @@
+#pragma once
+// The check of the user's cloud-init seed files (`provision --user-data,
+// --network-config, --meta-data`), run before anything is written: what
+// cloud-init on the Pi would reject or silently ignore becomes a finding
+// (core/finding.hpp) naming the file, line, key and the fix.
+// - user-data: "#cloud-config" first line, YAML read as cloud-init's PyYAML
+//   reads it (YAML 1.1, yaml_json.hpp), a map, then cloud-init's own JSON
+//   schema (the installed cloud-init's schema-cloud-config-v1.json, draft 4,
+//   validated with valijson) or, without it, piprov's own rules (a partial
+//   check, said so in a finding); template markers; clear-text passwords.
+// - network-config: version 1 or 2 and the addresses, routes, name servers
+//   and Wi-Fi entries both netplan and cloud-init's network_state accept.
+// - meta-data: a map; keys cloud-init never reads (instance_id for instance-id).
+// Sources: cloud-init docs "User data formats", "Cloud config examples",
+// "Networking config Version 1/2", "NoCloud"; `cloud-init schema`;
+// netplan docs "YAML configuration" (https://netplan.readthedocs.io/en/stable/netplan-yaml/).
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/finding.hpp"
+#include "provision/cloud_init.hpp"
+
+namespace piprov::provision {
+
+struct SeedCheckOptions {
+  /// cloud-init's schema-cloud-config-v1.json. "" = the env variable
+  /// PIPROV_CLOUD_INIT_SCHEMA, else the installed cloud-init's
+  /// (/usr/lib/python3/dist-packages/cloudinit/config/schemas/...);
+  /// "none" = piprov's own rules only.
+  std::string schema_path;
+  /// --force-seed: errors other than an unreadable file (no #cloud-config,
+  /// not YAML, not a map) become warnings and the seed is written.
+  bool force = false;
+  /// The options add to user-data (--hostname, --user ...): a user-data that
+  /// sets nothing is then a warning, not an error.
+  bool options_add_user_data = false;
+};
+
+struct SeedCheck {
+  Findings findings;
+  std::string validator;           ///< "cloud-init 22.4.2 schema (PATH)" or "piprov's own rules"
+  bool partial = false;            ///< no usable schema: only piprov's own rules checked user-data
+  std::vector<std::string> rules;  ///< the rule ids that ran
+  bool refused() const;            ///< any error
+};
+
+/// Findings for each file; `file` names it in messages.
+SeedCheck check_user_data(std::string_view text, const std::string& file, const SeedCheckOptions& o);
+SeedCheck check_network_config(std::string_view text, const std::string& file);
+SeedCheck check_meta_data(std::string_view text, const std::string& file);
+
+/// Every user file of `n` (those given), merged; --force-seed applied.
+SeedCheck check_seed(const NodeIdentity& n, const SeedCheckOptions& o);
+
+/// The refusal: one line per finding (Error{Usage} message; main prints each line).
+std::string refusal_text(const SeedCheck& c);
+
+/// Whether `scalar` holds an unfilled template value (${X}, {{ x }}, <X>,
+/// "<SOME_NAME>" inside text, %{ x }); the marker found, "" when none.
+std::string template_marker(const std::string& scalar);
+
+}  // namespace piprov::provision

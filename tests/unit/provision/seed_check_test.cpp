@@ -1,0 +1,419 @@
+// The seed check (provision/seed_check.hpp) on the public seed files in
+// ../shared/data/cloud-init (verdicts: ../shared/data/README.md), against
+// cloud-init's own validator, and rule by rule.
+#include <gtest/gtest.h>
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+
+#include "core/error.hpp"
+#include "provision/identity.hpp"
+#include "provision/seed_check.hpp"
+#include "provision/yaml_json.hpp"
+#include "support/testsupport.hpp"
+
+namespace piprov::provision {
+namespace {
+
+using test::q;
+using test::run;
+
+const char* const kSchema = "/usr/lib/python3/dist-packages/cloudinit/config/schemas/schema-cloud-config-v1.json";
+
+SeedCheckOptions full() { return {.schema_path = kSchema}; }
+SeedCheckOptions partial() { return {.schema_path = "none"}; }
+
+std::string dump(const SeedCheck& c) { return findings_text(c.findings); }
+
+/// The one finding of `rule` at `line` (test fails when there is not exactly one).
+const Finding* find(const SeedCheck& c, const std::string& rule, int line) {
+  const Finding* hit = nullptr;
+  int n = 0;
+  for (const auto& f : c.findings)
+    if (f.rule == rule && f.line == line) hit = &f, ++n;
+  EXPECT_EQ(n, 1) << rule << " at line " << line << " in:\n" << dump(c);
+  return n == 1 ? hit : nullptr;
+}
+
+int errors(const SeedCheck& c) { return count_findings(c.findings).errors; }
+
+std::string shared_text(const std::filesystem::path& p) { return test::read_file(p); }
+
+#define REQUIRE_SCHEMA()                                                                             \
+  do {                                                                                               \
+    if (!std::filesystem::exists(kSchema)) PIPROV_SKIP("cloud-init's schema is not installed here"); \
+  } while (0)
+
+TEST(SeedCheckShared, UbuntuUserDataIsValidButWarnsOfItsClearTextPassword) {
+  REQUIRE_SCHEMA();
+  PIPROV_REQUIRE_SHARED("cloud-init/01-ubuntu2404-pi-gadget-user-data", f);
+  for (const auto& o : {full(), partial()}) {
+    auto c = check_user_data(shared_text(f), "01", o);
+    EXPECT_EQ(errors(c), 0) << dump(c);
+    const Finding* w = find(c, "seed-clear-text-password", 26);
+    ASSERT_TRUE(w);
+    EXPECT_EQ(w->severity, Severity::Warning);
+    EXPECT_EQ(w->key, "chpasswd.users.0.password");
+    EXPECT_NE(w->message.find("FAT"), std::string::npos) << w->message;
+    EXPECT_NE(w->fix.find("--password-hash"), std::string::npos) << w->fix;
+  }
+}
+
+TEST(SeedCheckShared, UbuntuNetworkConfigHasNoFinding) {
+  PIPROV_REQUIRE_SHARED("cloud-init/02-ubuntu2404-pi-gadget-network-config", f);
+  auto c = check_network_config(shared_text(f), "02");
+  EXPECT_TRUE(c.findings.empty()) << dump(c);
+}
+
+TEST(SeedCheckShared, MetaDataWithInstanceIdUnderscoreIsIgnoredByCloudInit) {
+  PIPROV_REQUIRE_SHARED("cloud-init/03-ubuntu2404-pi-gadget-meta-data", f);
+  auto c = check_meta_data(shared_text(f), "03");
+  ASSERT_EQ(c.findings.size(), 1u) << dump(c);
+  const Finding* w = find(c, "seed-meta-data-key-ignored", 18);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->severity, Severity::Warning);
+  EXPECT_EQ(w->key, "instance_id");
+  EXPECT_NE(w->message.find("'instance-id'"), std::string::npos) << w->message;
+  EXPECT_EQ(w->fix, "delete line 18");
+}
+
+TEST(SeedCheckShared, AllCommentedUserDataSetsNothing) {
+  PIPROV_REQUIRE_SHARED("cloud-init/04-pigen-trixie-user-data-all-commented", f);
+  auto alone = check_user_data(shared_text(f), "04", full());
+  const Finding* e = find(alone, "seed-user-data-empty", 1);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->severity, Severity::Error);
+  EXPECT_NE(e->message.find("Cloud-config is not a YAML dict"), std::string::npos);
+  auto with_options = check_user_data(shared_text(f), "04", {.schema_path = kSchema, .options_add_user_data = true});
+  EXPECT_EQ(errors(with_options), 0) << dump(with_options);
+  ASSERT_TRUE(find(with_options, "seed-user-data-empty", 1));
+}
+
+TEST(SeedCheckShared, TemplateNetworkConfigIsNotYamlAndHoldsMarkers) {
+  PIPROV_REQUIRE_SHARED("cloud-init/05-template-network-config-invalid-yaml", f);
+  auto c = check_network_config(shared_text(f), "05");
+  const Finding* y = find(c, "seed-yaml-invalid", 19);
+  ASSERT_TRUE(y);
+  EXPECT_EQ(y->key, "addresses");
+  EXPECT_EQ(y->severity, Severity::Error);
+  std::vector<int> lines;
+  for (const auto& m : c.findings)
+    if (m.rule == "seed-template-marker") lines.push_back(m.line);
+  EXPECT_EQ(lines, (std::vector<int>{19, 20, 22, 24, 25})) << dump(c);
+  EXPECT_EQ(find(c, "seed-template-marker", 24)->key, "${WIFI_SSID}");
+  EXPECT_NE(find(c, "seed-template-marker", 19)->message.find("'${STATIC_IP}'"), std::string::npos);
+}
+
+TEST(SeedCheckShared, UserDataWithoutHeaderIsNotCloudConfig) {
+  PIPROV_REQUIRE_SHARED("cloud-init/06-user-data-no-header", f);
+  auto c = check_user_data(shared_text(f), "06", full());
+  const Finding* e = find(c, "seed-not-cloud-config", 1);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->severity, Severity::Error);
+  EXPECT_EQ(e->fix, "put '#cloud-config' on its first line");
+}
+
+TEST(SeedCheckShared, PlainTextPasswordTypoIsASchemaErrorWithAndWithoutTheSchema) {
+  PIPROV_REQUIRE_SHARED("cloud-init/07-user-data-plain-text-password-typo", f);
+  std::vector<SeedCheckOptions> modes = {partial()};
+  if (std::filesystem::exists(kSchema)) modes.push_back(full());
+  for (const auto& o : modes) {
+    auto c = check_user_data(shared_text(f), "07", o);
+    EXPECT_EQ(c.partial, o.schema_path == "none");
+    const Finding* e = find(c, "seed-schema-error", 4);
+    ASSERT_TRUE(e) << o.schema_path;
+    EXPECT_EQ(e->severity, Severity::Error);
+    EXPECT_EQ(e->key, "users.0.plain_text_password");
+    EXPECT_NE(e->fix.find("did you mean 'plain_text_passwd'?"), std::string::npos) << e->fix;
+    EXPECT_NE(e->fix.find("--password-hash"), std::string::npos) << e->fix;
+    EXPECT_EQ(errors(c), 1) << dump(c);
+  }
+}
+
+TEST(SeedCheckShared, WifiPlaceholdersAreRefusedAndDefaultRouteWarned) {
+  PIPROV_REQUIRE_SHARED("cloud-init/08-network-config-wifi-placeholders", f);
+  auto c = check_network_config(shared_text(f), "08");
+  const Finding* ssid = find(c, "seed-template-marker", 16);
+  const Finding* pw = find(c, "seed-template-marker", 17);
+  ASSERT_TRUE(ssid && pw);
+  EXPECT_EQ(ssid->key, "wifis.wlan0.access-points.<SSID_NAME>");
+  EXPECT_EQ(pw->key, "wifis.wlan0.access-points.<SSID_NAME>.password");
+  EXPECT_NE(pw->message.find("'<SSID_PASSWD>'"), std::string::npos);
+  const Finding* route = find(c, "seed-network-route-default", 21);
+  ASSERT_TRUE(route);
+  EXPECT_EQ(route->severity, Severity::Warning);
+  EXPECT_EQ(route->key, "wifis.wlan0.routes.0.to");
+  EXPECT_NE(route->fix.find("0.0.0.0/0"), std::string::npos);
+  EXPECT_EQ(errors(c), 2) << dump(c);
+}
+
+// piprov refuses a user-data file exactly when `cloud-init schema` does.
+TEST(SeedCheckShared, AgreesWithCloudInitSchemaOnEveryUserDataFile) {
+  PIPROV_REQUIRE_TOOL("cloud-init");
+  REQUIRE_SCHEMA();
+  int compared = 0;
+  for (const char* name : {"01-ubuntu2404-pi-gadget-user-data", "04-pigen-trixie-user-data-all-commented",
+                           "06-user-data-no-header", "07-user-data-plain-text-password-typo"}) {
+    PIPROV_REQUIRE_SHARED(std::string("cloud-init/") + name, f);
+    auto r = run("cloud-init schema --config-file " + q(f.string()));
+    auto c = check_user_data(shared_text(f), name, full());
+    EXPECT_EQ(c.refused(), r.exit_code != 0) << name << ": cloud-init says " << r.out << r.err << "piprov:\n"
+                                             << dump(c);
+    ++compared;
+  }
+  EXPECT_EQ(compared, 4);
+}
+
+TEST(SeedCheck, YamlOneOneScalarsAsCloudInitReadsThem) {
+  EXPECT_EQ(yaml11_scalar("0644", "?"), 420);
+  EXPECT_EQ(yaml11_scalar("0644", "!"), "0644");
+  EXPECT_EQ(yaml11_scalar("yes", "?"), true);
+  EXPECT_EQ(yaml11_scalar("Off", "?"), false);
+  EXPECT_EQ(yaml11_scalar("y", "?"), "y");  // PyYAML has no y/n booleans
+  EXPECT_EQ(yaml11_scalar("true", "!"), "true");
+  EXPECT_EQ(yaml11_scalar("~", "?"), nullptr);
+  EXPECT_EQ(yaml11_scalar("0x1F", "?"), 31);
+  EXPECT_EQ(yaml11_scalar("1:30", "?"), 90);  // sexagesimal
+  EXPECT_EQ(yaml11_scalar("1_000", "?"), 1000);
+  EXPECT_EQ(yaml11_scalar("1.5", "?"), 1.5);
+  bool date = false;
+  EXPECT_EQ(yaml11_scalar("2030-01-01", "?", &date), "2030-01-01");
+  EXPECT_TRUE(date);
+  EXPECT_EQ(yaml11_scalar("192.168.1.1", "?", &date), "192.168.1.1");
+  EXPECT_FALSE(date);
+}
+
+TEST(SeedCheck, SchemaErrorsOfTypesLikeCloudInit) {
+  REQUIRE_SCHEMA();
+  auto perm =
+      check_user_data("#cloud-config\nwrite_files:\n- path: /x\n  content: hi\n  permissions: 0644\n", "u", full());
+  const Finding* e = find(perm, "seed-schema-error", 5);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->key, "write_files.0.permissions");
+  auto quoted = check_user_data("#cloud-config\nwrite_files:\n- path: /x\n  permissions: '0644'\n", "u", full());
+  EXPECT_EQ(errors(quoted), 0) << dump(quoted);
+  auto expire = check_user_data("#cloud-config\nchpasswd:\n  expire: \"true\"\n", "u", full());
+  EXPECT_EQ(find(expire, "seed-schema-error", 3)->key, "chpasswd.expire");
+  EXPECT_EQ(errors(check_user_data("#cloud-config\nssh_pwauth: yes\n", "u", full())), 0);
+  auto runcmd = check_user_data("#cloud-config\nruncmd: foo\n", "u", full());
+  EXPECT_EQ(find(runcmd, "seed-schema-error", 2)->key, "runcmd");
+  auto date = check_user_data("#cloud-config\nusers:\n- name: a\n  expiredate: 2030-01-01\n", "u", full());
+  EXPECT_EQ(find(date, "seed-yaml-date", 4)->key, "users.0.expiredate");
+  auto unknown = check_user_data("#cloud-config\nenable_ssh: true\n", "u", full());
+  const Finding* u = find(unknown, "seed-unknown-key", 2);
+  ASSERT_TRUE(u);
+  EXPECT_EQ(u->severity, Severity::Error);
+  EXPECT_EQ(u->key, "enable_ssh");
+  auto bad_yaml = check_user_data("#cloud-config\nusers: [\n", "u", full());
+  EXPECT_EQ(find(bad_yaml, "seed-yaml-invalid", 3)->severity, Severity::Error);
+  auto list = check_user_data("#cloud-config\n- a\n", "u", full());
+  ASSERT_TRUE(find(list, "seed-not-a-map", 2));
+}
+
+TEST(SeedCheck, DeprecatedKeysAreWarnings) {
+  REQUIRE_SCHEMA();
+  auto c = check_user_data(
+      "#cloud-config\napt_update: true\nusers:\n- name: a\n  lock-passwd: false\n  sudo: false\nchpasswd:\n  "
+      "list: |\n    a:$6$x$y\n",
+      "u", full());
+  EXPECT_EQ(errors(c), 0) << dump(c);
+  EXPECT_NE(find(c, "seed-deprecated-key", 2)->message.find("Use ``package_update``"), std::string::npos);
+  EXPECT_EQ(find(c, "seed-deprecated-key", 5)->key, "users.0.lock-passwd");
+  EXPECT_EQ(find(c, "seed-deprecated-key", 8)->key, "chpasswd.list");
+  EXPECT_EQ(count_findings(c.findings).warnings, 3) << dump(c);
+  // Two equal keys: PyYAML keeps the last.
+  auto dup = check_user_data("#cloud-config\nhostname: a\nhostname: b\n", "u", full());
+  EXPECT_EQ(find(dup, "seed-yaml-duplicate-key", 3)->key, "hostname");
+}
+
+TEST(SeedCheck, PartialModeSaysWhichRulesRan) {
+  auto c = check_user_data("#cloud-config\nenable_ssh: true\n", "u", partial());
+  EXPECT_TRUE(c.partial);
+  EXPECT_EQ(c.validator, "piprov's own rules");
+  const Finding* p = find(c, "seed-check-partial", 0);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->severity, Severity::Warning);
+  EXPECT_NE(p->message.find("PIPROV_CLOUD_INIT_SCHEMA=none"), std::string::npos) << p->message;
+  EXPECT_NE(p->message.find("the keys of users[] and chpasswd entries"), std::string::npos);
+  EXPECT_EQ(errors(c), 0) << dump(c);  // top-level keys need the schema
+  EXPECT_EQ(std::count(c.rules.begin(), c.rules.end(), "seed-unknown-key"), 0);
+  auto missing = check_user_data("#cloud-config\n", "u", {.schema_path = "/nonexistent/schema.json"});
+  EXPECT_TRUE(missing.partial);
+  EXPECT_NE(find(missing, "seed-check-partial", 0)->message.find("not installed here (looked for /nonexistent"),
+            std::string::npos);
+}
+
+TEST(SeedCheck, PartialModeByEnvironment) {
+  ::setenv("PIPROV_CLOUD_INIT_SCHEMA", "none", 1);
+  auto c = check_user_data("#cloud-config\n", "u", {});
+  ::unsetenv("PIPROV_CLOUD_INIT_SCHEMA");
+  EXPECT_TRUE(c.partial);
+}
+
+TEST(SeedCheck, TemplateMarkersFireAndDoNotFire) {
+  for (const char* yes : {"${ADMIN_USER}", "x ${STATIC_IP}/24", "${VAR:-x}", "{{ hostname }}", "{{v1.local_hostname}}",
+                          "<SSID_NAME>", "<your password>", "<hostname>", "key <SSH_PUBLIC_KEY> here", "%{ if x }"})
+    EXPECT_NE(template_marker(yes), "") << yes;
+  for (const char* no :
+       {"$6$rounds=4096$salt$hash", "$y$j9T$abc$def", "$5$hkui88$nvZgIle31cNpryjRfO9uArF7DYiBcWEnjqq7L1AQNN3",
+        "$(date)", "$HOME", "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKx john <john@host>", "a < b", "plain",
+        "<VirtualHost *:80>"})
+    EXPECT_EQ(template_marker(no), "") << no;
+  // Shell and file text is skipped: ${HOME} in runcmd, <HTML> in write_files content; comments are never scanned.
+  auto c = check_user_data(
+      "#cloud-config\n# <SOME_VALUE> here\nruncmd:\n- echo ${HOME}\nwrite_files:\n- path: /x\n  content: "
+      "\"<HTML> {{ x }}\"\nhostname: ${HOST}\n",
+      "u", partial());
+  const Finding* m = find(c, "seed-template-marker", 8);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->key, "hostname");
+  EXPECT_EQ(errors(c), 1) << dump(c);
+}
+
+TEST(SeedCheck, ClearTextPasswordsOfEveryForm) {
+  auto c = check_user_data(
+      "#cloud-config\npassword: hunter22\nchpasswd:\n  list: |\n    pi:raspberry\n    ops:$6$x$y\nusers:\n- name: "
+      "a\n  plain_text_passwd: secret\n- name: b\n  hashed_passwd: $6$abc$def\n",
+      "u", partial());
+  EXPECT_TRUE(find(c, "seed-clear-text-password", 2));
+  EXPECT_TRUE(find(c, "seed-clear-text-password", 4));
+  EXPECT_EQ(find(c, "seed-clear-text-password", 9)->key, "users.0.plain_text_passwd");
+  EXPECT_EQ(count_findings(c.findings).warnings, 4) << dump(c);  // + seed-check-partial
+}
+
+TEST(SeedCheck, NetworkConfigRules) {
+  auto one = [](const std::string& yaml, const std::string& rule, int line, Severity sev = Severity::Error) {
+    auto c = check_network_config(yaml, "nc");
+    const Finding* f = find(c, rule, line);
+    if (f) EXPECT_EQ(f->severity, sev) << yaml << dump(c);
+    return f ? f->message : std::string();
+  };
+  std::string eth = "version: 2\nethernets:\n  eth0:\n";
+  EXPECT_NE(one(eth + "    addresses: [192.168.1.11]\n", "seed-network-address", 4).find("missing /prefixlength"),
+            std::string::npos);
+  EXPECT_NE(one(eth + "    addresses: [192.168.1.3/33]\n", "seed-network-address", 4).find("invalid prefix length"),
+            std::string::npos);
+  EXPECT_NE(one(eth + "    addresses: [192.168.1.3/0]\n", "seed-network-address", 4).find("invalid prefix length"),
+            std::string::npos);
+  EXPECT_NE(one(eth + "    addresses: [192.168.1.300/24]\n", "seed-network-address", 4).find("malformed address"),
+            std::string::npos);
+  EXPECT_NE(one(eth + "    routes:\n    - via: 192.168.1.1\n", "seed-network-route", 5).find("without 'to'"),
+            std::string::npos);
+  EXPECT_NE(one(eth + "    routes:\n    - {to: 10.0.0.0/8, via: \"fd00::1\"}\n", "seed-network-route", 5)
+                .find("IP family mismatch"),
+            std::string::npos);
+  one(eth + "    routes:\n    - {to: 10.0.0.1, via: 10.0.0.254}\n", "seed-network-route", 5, Severity::Warning);
+  one(eth + "    routes:\n    - {to: default, via: 10.0.0.254}\n", "seed-network-route-default", 5, Severity::Warning);
+  EXPECT_NE(one(eth + "    nameservers:\n      addresses: [dns.example]\n", "seed-network-nameserver", 5)
+                .find("malformed address 'dns.example'"),
+            std::string::npos);
+  one(eth + "    dhcp4: maybe\n", "seed-network-device", 4);
+  one(eth + "    gateway4: 10.0.0.1\n", "seed-network-gateway", 4, Severity::Warning);
+  one("version: 2\nfoo: {}\n", "seed-network-section", 2);
+  one("version: 2\ntunnels: {}\n", "seed-network-section", 2, Severity::Warning);
+  one("version: 3\n", "seed-network-version", 1);
+  one("version: 2\nwifis:\n  wlan0:\n    access-points:\n      home: {password: short}\n", "seed-network-wifi", 5);
+  std::string v1 = "version: 1\nconfig:\n";
+  EXPECT_NE(one(v1 + "- {type: route, destination: default, gateway: 10.0.0.1}\n", "seed-network-route", 3)
+                .find("'default' is not an address"),
+            std::string::npos);
+  one(v1 + "- type: physical\n  name: eth0\n  subnets:\n  - type: static\n", "seed-network-address", 6);
+  one(v1 + "- {type: foo}\n", "seed-network-section", 3);
+  one(v1 + "- {type: physical}\n", "seed-network-section", 3);
+  one(v1 + "- {type: nameserver, interface: eth9, address: [1.1.1.1]}\n", "seed-network-nameserver", 3);
+  // Valid ones: no finding (the wrapper `network:` too).
+  for (const std::string ok :
+       {eth + "    addresses: [192.168.1.11/24]\n    routes:\n    - {to: 0.0.0.0/0, via: 192.168.1.1}\n"
+              "    nameservers: {addresses: [1.1.1.1, \"2606:4700::1111\"], search: [lan]}\n",
+        std::string("network:\n  version: 2\n  ethernets:\n    eth0: {dhcp4: true}\n"),
+        v1 + "- type: physical\n  name: eth0\n  subnets:\n  - {type: static, address: 10.0.0.2/255.0.0.0, gateway: "
+             "10.0.0.1}\n- {type: route, destination: 0.0.0.0/0, gateway: 10.0.0.1}\n"}) {
+    auto c = check_network_config(ok, "nc");
+    EXPECT_TRUE(c.findings.empty()) << ok << dump(c);
+  }
+}
+
+struct SeedPlan_ : ::testing::Test {
+  test::TempDir d;
+  IdentityOptions o;
+  std::string file(const std::string& name, const std::string& content) {
+    test::write_file(d.path / name, content);
+    return (d.path / name).string();
+  }
+};
+
+TEST_F(SeedPlan_, RefusalIsAUsageErrorNamingLineKeyAndFix) {
+  o.hostnames = "n1";
+  o.user_data_file = file("ud", "#cloud-config\nusers:\n  - name: pi\n    plain_text_password: x\n");
+  try {
+    plan_seeds(o, {"x"});
+    FAIL() << "not refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    std::string m = e.what();
+    EXPECT_NE(m.find("refused before anything is written (1 error(s)"), std::string::npos) << m;
+    EXPECT_NE(m.find("line 4 error seed-schema-error: " + o.user_data_file + ": 'plain_text_password'"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("did you mean 'plain_text_passwd'?"), std::string::npos) << m;
+  }
+}
+
+TEST_F(SeedPlan_, ForceSeedTurnsSchemaErrorsIntoWarnings) {
+  o.hostnames = "n1";
+  o.user_data_file = file("ud", "#cloud-config\nusers:\n  - name: pi\n    plain_text_password: x\n");
+  o.force_seed = true;
+  SeedCheck c;
+  auto plans = plan_seeds(o, {"x"}, &c);
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(errors(c), 0);
+  const Finding* w = find(c, "seed-schema-error", 4);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->severity, Severity::Warning);
+  EXPECT_EQ(w->message.rfind("(--force-seed) ", 0), 0u) << w->message;
+  // Not for a file piprov cannot read.
+  o.user_data_file = file("ud", "package_update: true\n");
+  test::expect_error(ErrorKind::Usage, "seed-not-cloud-config", [&] { plan_seeds(o, {"x"}); });
+  o.user_data_file.clear();
+  o.hostnames.clear();
+  test::expect_error(ErrorKind::Usage, "--force-seed needs --user-data, --network-config or --meta-data",
+                     [&] { plan_seeds(o, {"x"}); });
+}
+
+// The generated network-config passes piprov's own check and cloud-init's parser.
+TEST_F(SeedPlan_, GeneratedNetworkConfigIsAcceptedByCloudInitsParser) {
+  PIPROV_REQUIRE_TOOL("cloud-init");
+  for (const auto& [ip, gw, to] :
+       {std::tuple<const char*, const char*, const char*>{"192.168.1.11/24", "192.168.1.1", "0.0.0.0/0"},
+        {"fd00::11/64", "fd00::1", "::/0"}}) {
+    o.ips = {ip};
+    o.gateway = gw;
+    o.dns = {"1.1.1.1"};
+    auto p = plan_seeds(o, {"x"})[0];
+    EXPECT_EQ(YAML::Load(p.network_config)["ethernets"]["eth0"]["routes"][0]["to"].as<std::string>(), to);
+    auto c = check_network_config(p.network_config, "generated");
+    EXPECT_TRUE(c.findings.empty()) << dump(c);
+    auto f = file("network-config", p.network_config);
+    auto r =
+        run("/usr/bin/python3 -c 'import sys,yaml; from cloudinit.net.network_state import parse_net_config_data as p; "
+            "s = p(yaml.safe_load(open(sys.argv[1])), skip_broken=False); print(list(s.iter_routes()) or "
+            "[r for i in s.iter_interfaces() for sn in i[\"subnets\"] for r in sn.get(\"routes\", [])])' " +
+            q(f));
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err << p.network_config;
+    EXPECT_NE(r.out.find(gw), std::string::npos) << r.out;
+  }
+  // The parser can fail: `to: default` is what it rejects.
+  auto bad = file("bad",
+                  "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.0.2/8]\n    routes:\n    - {to: default, "
+                  "via: 10.0.0.1}\n");
+  auto r =
+      run("/usr/bin/python3 -c 'import sys,yaml; from cloudinit.net.network_state import parse_net_config_data as p; "
+          "p(yaml.safe_load(open(sys.argv[1])), skip_broken=False)' " +
+          q(bad));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("Address default is not a valid ip address"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace piprov::provision
