@@ -108,7 +108,7 @@ TEST(BootDebianRaspi, HookGeneratedBootChecksOkAndPatchChangesNoByte) {
 
   const std::string bin = piprov::test::piprov_bin(), b = q(tr.boot.string()), r = q(tr.root.string());
   const auto boot_before = read_tree(tr.boot), root_before = read_tree(tr.root);
-  for (const std::string root_opt : {std::string(""), " --root " + r}) {
+  for (const std::string& root_opt : {std::string(""), " --root " + r}) {
     SCOPED_TRACE(root_opt);
     auto c = run(bin + " boot check " + b + " --board pi4" + root_opt);
     EXPECT_EQ(c.exit_code, 0) << c.out << c.err;

@@ -197,13 +197,13 @@ TEST(FioAgnostics, CutLinesAloneAreNotGuessed) {
 TEST(FioData, AgnosticsSdtestReportIndented) {
   PIPROV_REQUIRE_SHARED("fio/17_agnostics-sdtest_pass_cut-terse-fields.txt", f);
   const std::string text = piprov::test::read_file(f);
-  for (const std::string indent : {"    ", "\t", "  \t "}) {
+  for (const char* indent : {"    ", "\t", "  \t "}) {
     std::string pasted;
     std::size_t pos = 0;
     while (pos < text.size()) {
       std::size_t nl = text.find('\n', pos);
       std::size_t end = nl == std::string::npos ? text.size() : nl + 1;
-      pasted += indent + text.substr(pos, end - pos);
+      pasted += std::string(indent) + text.substr(pos, end - pos);
       pos = end;
     }
     auto jobs = parse_fio_output(pasted, "pasted.txt");
