@@ -114,22 +114,26 @@ std::string raspi_firmware_rootpart(const fs::path& root) {
   return out;
 }
 
-/// raspi-firmware-edited: with ROOT and Debian's hook, config.txt or cmdline.txt differ from what the
-/// hook writes, and the next kernel update overwrites them.
+/// raspi-firmware-edited: with ROOT (or BOOT_DIR=/boot/firmware) and Debian's hook, config.txt or cmdline.txt differ
+/// from what the hook writes, and the next kernel update overwrites them.
 void check_raspi_firmware(Ctx& c, const std::string& config_text, const std::optional<CmdlineTxt>& cmdline) {
-  if (c.layout() != LayoutId::DebianRaspi || !c.o.root_dir || !debian_raspi_hook(*c.o.root_dir)) return;
+  if (c.layout() != LayoutId::DebianRaspi) return;
+  std::optional<fs::path> root = c.o.root_dir;
+  std::error_code ec;
+  if (!root && fs::equivalent(c.o.boot_dir, "/boot/firmware", ec)) root = "/";  // as check_hook: on the Pi itself
+  if (!root || !debian_raspi_hook(*root)) return;
   if (!raspi_firmware_generated(config_text))
     c.add(Severity::Warning, "raspi-firmware-edited",
           "config.txt is not the one raspi-firmware's kernel hook writes (no \"# Do not modify this file!\" header): "
           "the next kernel update regenerates it from /etc/default/raspi-firmware* and drops these edits",
           "put config.txt settings in /etc/default/raspi-firmware-custom, then dpkg-reconfigure raspi-firmware",
           kRaspiFirmwareSource);
-  const std::string rootpart = raspi_firmware_rootpart(*c.o.root_dir);
+  const std::string rootpart = raspi_firmware_rootpart(*root);
   if (!cmdline || rootpart.empty()) return;
-  const std::string root = cmdline->get("root").value_or("");
-  if (rootpart.find(' ') == std::string::npos && root != rootpart)
+  const std::string cmdline_root = cmdline->get("root").value_or("");
+  if (rootpart.find(' ') == std::string::npos && cmdline_root != rootpart)
     c.add(Severity::Warning, "raspi-firmware-edited",
-          "cmdline.txt has root=" + (root.empty() ? std::string("(none)") : root) + " but " +
+          "cmdline.txt has root=" + (cmdline_root.empty() ? std::string("(none)") : cmdline_root) + " but " +
               std::string(kRaspiFirmwareDefaultsRel) + " has ROOTPART=" + rootpart +
               ": the next kernel update rewrites cmdline.txt with root=" + rootpart,
           "set ROOTPART= in /etc/default/raspi-firmware (kernel parameters of your own go in "
