@@ -94,6 +94,53 @@ void check_hook_units(Ctx& c, const fs::path& root, const HookStatus& st, const 
           "piprov-kernel-sync.path is not enabled (no " + (root / kHookPathUnitWantsRel).string() + ")" + why, fix);
 }
 
+constexpr const char* kRaspiFirmwareSource =
+    "Debian package raspi-firmware: /etc/kernel/postinst.d/z50-raspi-firmware, /etc/default/raspi-firmware "
+    "(https://raspi.debian.net)";
+
+/// ROOTPART= in ROOT/etc/default/raspi-firmware (the last uncommented one, quotes removed), "" when unset.
+std::string raspi_firmware_rootpart(const fs::path& root) {
+  std::string out;
+  auto text = read_file_if_exists(root / kRaspiFirmwareDefaultsRel);
+  if (!text) return out;
+  for (const auto& line : split(*text, '\n')) {
+    auto t = trim(line);
+    if (t.rfind("ROOTPART=", 0) != 0) continue;
+    std::string v(trim(t.substr(9)));
+    if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
+      v = v.substr(1, v.size() - 2);
+    out = v;
+  }
+  return out;
+}
+
+/// raspi-firmware-edited: with ROOT (or BOOT_DIR=/boot/firmware) and Debian's hook, config.txt or cmdline.txt differ
+/// from what the hook writes, and the next kernel update overwrites them.
+void check_raspi_firmware(Ctx& c, const std::string& config_text, const std::optional<CmdlineTxt>& cmdline) {
+  if (c.layout() != LayoutId::DebianRaspi) return;
+  std::optional<fs::path> root = c.o.root_dir;
+  std::error_code ec;
+  if (!root && fs::equivalent(c.o.boot_dir, "/boot/firmware", ec)) root = "/";  // as check_hook: on the Pi itself
+  if (!root || !debian_raspi_hook(*root)) return;
+  if (!raspi_firmware_generated(config_text))
+    c.add(Severity::Warning, "raspi-firmware-edited",
+          "config.txt is not the one raspi-firmware's kernel hook writes (no \"# Do not modify this file!\" header): "
+          "the next kernel update regenerates it from /etc/default/raspi-firmware* and drops these edits",
+          "put config.txt settings in /etc/default/raspi-firmware-custom, then dpkg-reconfigure raspi-firmware",
+          kRaspiFirmwareSource);
+  const std::string rootpart = raspi_firmware_rootpart(*root);
+  if (!cmdline || rootpart.empty()) return;
+  const std::string cmdline_root = cmdline->get("root").value_or("");
+  if (rootpart.find(' ') == std::string::npos && cmdline_root != rootpart)
+    c.add(Severity::Warning, "raspi-firmware-edited",
+          "cmdline.txt has root=" + (cmdline_root.empty() ? std::string("(none)") : cmdline_root) + " but " +
+              std::string(kRaspiFirmwareDefaultsRel) + " has ROOTPART=" + rootpart +
+              ": the next kernel update rewrites cmdline.txt with root=" + rootpart,
+          "set ROOTPART= in /etc/default/raspi-firmware (kernel parameters of your own go in "
+          "/etc/default/raspi-extra-cmdline), then dpkg-reconfigure raspi-firmware",
+          kRaspiFirmwareSource);
+}
+
 /// The apt hook is needed where the firmware boots a vmlinux piprov keeps
 /// fresh, or will after `boot patch --method vmlinux`.
 bool hook_needed(const Ctx& c) {
@@ -262,6 +309,7 @@ CheckReport check_boot(const CheckOptions& o) {
   check_cmdline(c, cmdline);
   if (cmdline) detail::check_root(c, cmdline);
   if (r.layout.id == LayoutId::UbuntuAb) detail::check_ab(c);
+  check_raspi_firmware(c, *text, cmdline);
   check_hook(c);
   check_usb(c, cmdline);
   c.add(Severity::Info, "firmware", r.firmware);

@@ -62,7 +62,7 @@ bool firmware_loads_gzip(const Ctx& c, std::string& said) {
 
 std::string compressed_fix(const Ctx& c) {
   if (patch_fixes_kernel(c.layout())) return c.patch_cmd + " --method vmlinux (boots the uncompressed vmlinux instead)";
-  if (c.layout() == LayoutId::Raspios)
+  if (c.layout() == LayoutId::Raspios || c.layout() == LayoutId::DebianRaspi)
     return "update the firmware on the boot partition: apt install --reinstall raspi-firmware (a current start4.elf "
            "and fixup4.dat)";
   return "update the firmware on the boot partition: apt install --reinstall linux-firmware-raspi (copies a current "
@@ -185,7 +185,14 @@ void check_initramfs(Ctx& c) {
   c.r.initramfs = rb.initramfs_args;
   if (!eff) {
     std::string base = fs::path(rb.kernel).filename().string();
-    if (base == kVmlinux || (base == kVmlinuz && c.layout() != LayoutId::Unknown))
+    if (c.layout() == LayoutId::DebianRaspi)
+      c.add(Severity::Error, "initramfs-missing",
+            "no `initramfs` for the " + c.board + ": Debian's kernel needs its initrd.img-<version> to mount root=" +
+                (rb.root.empty() ? std::string("LABEL=RASPIROOT") : rb.root),
+            "remove INITRAMFS=no from /etc/default/raspi-firmware, then dpkg-reconfigure raspi-firmware (its kernel "
+            "hook writes `initramfs initrd.img-<version>`)",
+            kInitramfsDoc);
+    else if (base == kVmlinux || (base == kVmlinuz && c.layout() != LayoutId::Unknown))
       c.add(Severity::Error, "initramfs-missing",
             "no `initramfs` for the " + c.board + ": Ubuntu's kernel needs initrd.img to mount root=LABEL=writable",
             patch_fixes_kernel(c.layout())

@@ -184,6 +184,9 @@ std::string reinstall_kernel_fix(const Ctx& c) {
            (fs::exists(c.o.boot_dir / "old" / fs::path(file).filename())
                 ? "; or copy old/" + fs::path(file).filename().string() + " back to " + file
                 : "");
+  if (c.layout() == LayoutId::DebianRaspi)
+    return "dpkg-reconfigure raspi-firmware (reruns /etc/kernel/postinst.d/z50-raspi-firmware: copies the newest "
+           "/boot/vmlinuz-* and /boot/initrd.img-* and rewrites config.txt and cmdline.txt)";
   return "apt install --reinstall linux-image-raspi (flash-kernel copies it to the boot partition)";
 }
 

@@ -8,7 +8,9 @@
 // U-Boot on a Pi 4, 20.10 to 25.04 `kernel=vmlinuz`, 25.10+ `os_prefix=current/`
 // with tryboot A/B, described in "A/B boot on Ubuntu for Raspberry Pi" by
 // Ubuntu's Pi maintainer); RPi-Distro/pi-gen stage1/00-boot-files (Raspberry Pi
-// OS: no kernel=, firmware defaults kernel8.img / kernel_2712.img).
+// OS: no kernel=, firmware defaults kernel8.img / kernel_2712.img); Debian's
+// raspi-firmware package (its kernel hook /etc/kernel/postinst.d/z50-raspi-firmware
+// writes config.txt and cmdline.txt; the images of https://raspi.debian.net).
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -28,20 +30,35 @@ enum class LayoutId {
   Raspios,        ///< Raspberry Pi OS: no kernel=, firmware default kernel8.img / kernel_2712.img
   Piprov,         ///< patched by piprov: [pi4] kernel=vmlinux with vmlinux.stamp (and the piprov apt hook)
   LegacyVmlinux,  ///< kernel=vmlinux made by hand (how-tos' 999_decompress_rpi_kernel / BootFix): migrate
+  DebianRaspi,    ///< Debian's raspi-firmware: generated config.txt, kernel=vmlinuz-<ver>, initramfs initrd.img-<ver>
   Unknown,        ///< none of these; BootLayout::evidence says what was seen
 };
 
-/// "ubuntu-uboot", "ubuntu-direct", "ubuntu-ab", "raspios", "piprov", "legacy-vmlinux", "unknown".
+/// "ubuntu-uboot", "ubuntu-direct", "ubuntu-ab", "raspios", "piprov", "legacy-vmlinux", "debian-raspi",
+/// "unknown".
 std::string_view layout_name(LayoutId id);
 /// The inverse of layout_name(); nullopt for anything else.
 std::optional<LayoutId> parse_layout(std::string_view name);
 
 /// True for the layouts that boot from USB with the files as the distribution
-/// ships them (ubuntu-direct, ubuntu-ab, raspios).
+/// ships them (ubuntu-direct, ubuntu-ab, raspios, debian-raspi).
 bool boots_from_usb_as_shipped(LayoutId id);
 /// True when `boot patch` has work to do to make this layout boot from USB:
 /// ubuntu-uboot (the fix) and legacy-vmlinux (migrated to piprov's fix).
 bool needs_usb_fix(LayoutId id);
+
+/// Debian's raspi-firmware package: its kernel hook (rewrites config.txt and cmdline.txt, copies
+/// vmlinuz-<ver> and initrd.img-<ver> to /boot/firmware) and its settings, relative to ROOT.
+inline constexpr const char* kRaspiFirmwareHookRel = "etc/kernel/postinst.d/z50-raspi-firmware";
+inline constexpr const char* kRaspiFirmwareDefaultsRel = "etc/default/raspi-firmware";
+
+/// config.txt as Debian's raspi-firmware kernel hook writes it: its first line is "# Do not modify
+/// this file!" and a header comment names /etc/default/raspi-firmware. Raspberry Pi OS's package of
+/// the same name (RPi-Distro/firmware) never writes config.txt, so the content decides.
+bool raspi_firmware_generated(std::string_view config_text);
+/// ROOT's etc/kernel/postinst.d/z50-raspi-firmware is Debian's hook (it writes config.txt), not
+/// Raspberry Pi OS's (copies the kernel to kernel8.img, never writes config.txt).
+bool debian_raspi_hook(const std::filesystem::path& root);
 
 /// The A/B slot directories of the tryboot layout; piprov never edits inside them.
 inline constexpr const char* kAbSlots[] = {"current/", "new/", "old/"};

@@ -180,17 +180,50 @@ void apply_uas_quirks(const PatchOptions& o, const std::string& name, PatchRepor
   write_with_backup(file, *text, cmd.to_string(), boot / (name + kCmdlineBackupSuffix), o.dry_run, rep.actions);
 }
 
+/// debian-raspi and --uas-quirk: raspi-firmware's kernel hook rewrites cmdline.txt from
+/// /etc/default/raspi-extra-cmdline at every kernel update, so the quirk goes there too (with
+/// --root), or a note says where it must go.
+void apply_uas_quirks_debian(const PatchOptions& o, PatchReport& rep) {
+  if (o.uas_quirks.empty()) return;
+  const std::string q = "usb-storage.quirks=" + o.uas_quirks.front() + ":u";
+  if (!o.root_dir) {
+    rep.notes.push_back("raspi-firmware's kernel hook rewrites cmdline.txt at the next kernel update: add " + q +
+                        " to /etc/default/raspi-extra-cmdline on the root fs too (or rerun with --root)");
+    return;
+  }
+  const fs::path file = *o.root_dir / "etc/default/raspi-extra-cmdline";
+  const std::string text = read_file_if_exists(file).value_or("");
+  auto cmd = CmdlineTxt::parse(text);
+  for (const auto& v : o.uas_quirks) cmd.add_uas_quirk(v);
+  std::string updated = cmd.to_string();
+  if (updated == text) return;
+  if (updated.back() != '\n') updated += '\n';
+  write_with_backup(file, text, updated, file.string() + ".piprov-orig", o.dry_run, rep.actions);
+}
+
 /// Layouts that boot from USB as shipped: no byte changed, except an explicit --uas-quirk.
 PatchReport patch_as_shipped(const PatchOptions& o, PatchReport rep) {
   rep.summary = "nothing to do: " + rep.layout.release + " boots from USB as shipped";
+  if (rep.layout.id == LayoutId::DebianRaspi)
+    rep.summary =
+        "nothing to patch: raspi-firmware's kernel hook (/etc/kernel/postinst.d/z50-raspi-firmware) "
+        "rewrites config.txt and cmdline.txt and copies vmlinuz-<version> and initrd.img-<version> on "
+        "every kernel update; " +
+        rep.layout.release + " boots from USB as shipped";
   rep.notes.push_back("layout " + std::string(layout_name(rep.layout.id)) + ": " + join(rep.layout.evidence, "; "));
   if (o.method)
     rep.notes.push_back(std::string("--method ") + to_string(*o.method) + " ignored: there is nothing to fix");
   bool settings = o.fkms;
   for (const auto& s : pi4_settings()) settings = settings || (o.*s.field).has_value();
-  if (settings) rep.notes.push_back("the [pi4] USB-boot settings were not applied: there is nothing to fix");
+  if (settings)
+    rep.notes.push_back(
+        rep.layout.id == LayoutId::DebianRaspi
+            ? "the [pi4] USB-boot settings were not applied: there is nothing to fix (config.txt is regenerated at "
+              "every kernel update; settings of your own go in /etc/default/raspi-firmware-custom)"
+            : "the [pi4] USB-boot settings were not applied: there is nothing to fix");
   auto rb = resolve_boot(o.boot_dir, rep.layout, PiBoard::Pi4);
   apply_uas_quirks(o, rb.cmdline, rep);
+  if (rep.layout.id == LayoutId::DebianRaspi) apply_uas_quirks_debian(o, rep);
   if (!rep.cmdline_diff.empty())
     rep.summary = rep.layout.release + " boots from USB as shipped; " + (o.dry_run ? "would add" : "added") +
                   " the UAS quirk to " + rb.cmdline;

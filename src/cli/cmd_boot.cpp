@@ -115,8 +115,8 @@ void run_sync(const std::string& boot_dir, bool force, bool dry_run, bool strict
 
 void add_boot_command(CLI::App& app, Globals&, int& exit_code) {
   auto* boot = app.add_subcommand("boot",
-                                  "Boot layouts (Ubuntu 20.04 to 26.04, Raspberry Pi OS): check what the firmware "
-                                  "loads, fix USB boot where needed");
+                                  "Boot layouts (Ubuntu 20.04 to 26.04, Raspberry Pi OS, Debian's raspi-firmware): "
+                                  "check what the firmware loads, fix USB boot where needed");
   boot->require_subcommand(1);
 
   auto pa = std::make_shared<PatchArgs>();

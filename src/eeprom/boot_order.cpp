@@ -46,6 +46,11 @@ int want_mode(Want w) {
   return 4;
 }
 
+bool want_satisfied_by(Want w, int nibble) {
+  if (w == Want::Network && nibble == 7) return true;  // HTTP boot is network boot too
+  return nibble == want_mode(w);
+}
+
 BootOrder boot_order_from_value(std::uint32_t value) {
   BootOrder o;
   o.value = value;
@@ -140,8 +145,18 @@ std::string boot_order_words(const BootOrder& o, std::optional<Board> board) {
   return out;
 }
 
+namespace {
+// `o` with `first_mode` moved to the front, unreachable/unknown modes dropped, RESTART last.
+std::uint32_t boot_order_with_mode_first(const BootOrder& o, int first_mode, Board board);
+}  // namespace
+
 std::uint32_t suggest_boot_order(const BootOrder& o, Want want, Board board) {
-  std::vector<int> modes{want_mode(want)};
+  return boot_order_with_mode_first(o, want_mode(want), board);
+}
+
+namespace {
+std::uint32_t boot_order_with_mode_first(const BootOrder& o, int first_mode, Board board) {
+  std::vector<int> modes{first_mode};
   std::size_t reach = reachable_count(o);
   for (std::size_t i = 0; i < reach; ++i) {
     int n = o.modes[i];
@@ -155,6 +170,7 @@ std::uint32_t suggest_boot_order(const BootOrder& o, Want want, Board board) {
   for (auto it = modes.rbegin(); it != modes.rend(); ++it) v = (v << 4) | static_cast<std::uint32_t>(*it);
   return v;
 }
+}  // namespace
 
 Findings check_boot_order(const BootOrder& o, int line, Board board, std::optional<Want> want,
                           const std::string& conditional) {
@@ -200,13 +216,16 @@ Findings check_boot_order(const BootOrder& o, int line, Board board, std::option
   if (!want) return f;
 
   const int wm = want_mode(*want);
-  auto first = std::find(o.modes.begin(), o.modes.begin() + static_cast<long>(reach), wm);
+  auto first = std::find_if(o.modes.begin(), o.modes.begin() + static_cast<long>(reach),
+                            [&](int n) { return want_satisfied_by(*want, n) && board_has_mode(board, n); });
   if (first == o.modes.begin() + static_cast<long>(reach) || !board_has_mode(board, wm)) {
     bool exists = board_has_mode(board, wm);
-    std::string msg = !exists ? fmt::format("--want {}: a {} has no {} boot mode", want_name(*want), board_title(board),
-                                            mode_name(wm))
-                              : fmt::format("BOOT_ORDER={}{} never tries {} ({}): {}", value, where, mode_name(wm), wm,
-                                            boot_order_words(o, board));
+    std::string tried = *want == Want::Network ? fmt::format("{} ({}) nor {} (7)", mode_name(wm), wm, mode_name(7))
+                                               : fmt::format("{} ({})", mode_name(wm), wm);
+    std::string msg =
+        !exists
+            ? fmt::format("--want {}: a {} has no {} boot mode", want_name(*want), board_title(board), mode_name(wm))
+            : fmt::format("BOOT_ORDER={}{} never tries {}: {}", value, where, tried, boot_order_words(o, board));
     if (exists && *want == Want::Usb) msg += " — USB boot is never tried";
     std::string fix = exists ? fmt::format(
                                    "set BOOT_ORDER={} ({}) under [all]: piprov eeprom set-boot-order {} "
@@ -221,9 +240,9 @@ Findings check_boot_order(const BootOrder& o, int line, Board board, std::option
     for (auto it = o.modes.begin(); it != first; ++it) before += (before.empty() ? "" : ", ") + mode_name(*it);
     add("boot-order-wanted-not-first", Severity::Info,
         fmt::format("BOOT_ORDER={}{} tries {} before {}: if that succeeds the Pi boots from it instead", value, where,
-                    before, mode_name(wm)),
-        fmt::format("to try {} first: BOOT_ORDER={}", mode_name(wm),
-                    format_boot_order(suggest_boot_order(o, *want, board))));
+                    before, mode_name(*first)),
+        fmt::format("to try {} first: BOOT_ORDER={}", mode_name(*first),
+                    format_boot_order(boot_order_with_mode_first(o, *first, board))));
   }
   return f;
 }

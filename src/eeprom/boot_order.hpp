@@ -19,6 +19,10 @@ std::optional<Want> parse_want(std::string_view s);  ///< "usb"|"nvme"|"sd"|"net
 std::string_view want_name(Want w);
 /// The boot-mode nibble that satisfies `w`: usb 4, nvme 6, sd 1, network 2.
 int want_mode(Want w);
+/// Whether boot mode `nibble` satisfies `w`: network is NETWORK (2, TFTP) or
+/// HTTP (7); the others only their want_mode(). Source: Raspberry Pi
+/// documentation, eeprom-bootloader: BOOT_ORDER.
+bool want_satisfied_by(Want w, int nibble);
 
 /// A parsed BOOT_ORDER value.
 struct BootOrder {

@@ -7,7 +7,7 @@
 namespace piprov::eeprom {
 namespace {
 constexpr const char* kSyntaxSource =
-    "Raspberry Pi documentation, eeprom-bootloader; config_txt syntax: one KEY=value per "
+    "Raspberry Pi documentation, eeprom-bootloader; config_txt syntax (one KEY=value per "
     "line, no spaces around '=', comments only at the start of a line)";
 constexpr std::size_t kPaddingLine = 16;  ///< a whitespace-only line this long is 2019 padding
 
@@ -114,8 +114,11 @@ void parse_line(Config& cfg, ConfigLine& line) {
     line.kind = LineKind::Section;
     Section s{line.number, std::string(body.substr(1, body.size() - 2)), SectionKind::Unknown};
     s.kind = classify_section(s.text);
+    if (s.kind == SectionKind::ConfigTxt && cfg.config_txt_from == 0) cfg.config_txt_from = line.number;
     cfg.sections.push_back(std::move(s));
     line.section = static_cast<int>(cfg.sections.size()) - 1;
+  } else if (cfg.config_txt_from > 0) {
+    line.kind = LineKind::ConfigTxt;  // config.txt syntax: `initramfs X followkernel`, `hdmi_mode:1=4`, include
   } else if (is_include(body)) {
     line.kind = LineKind::Include;
   } else if (auto eq = body.find('='); eq == std::string_view::npos) {
@@ -156,6 +159,7 @@ void rule_space_padded_format(const Config& cfg, Findings& f) {
 
 // trailing-whitespace and leading-whitespace (a comment may be indented).
 void rule_whitespace(const ConfigLine& l, Findings& f) {
+  if (l.kind == LineKind::ConfigTxt) return;
   std::string_view raw = l.raw, t = rstrip(raw), body = lstrip(t);
   if (body.empty()) return;
   if (t.size() != raw.size())
@@ -192,6 +196,9 @@ void rule_invalid_line(const ConfigLine& l, Findings& f) {
 void rule_section_filter(const Config& cfg, const ConfigLine& l, Findings& f) {
   if (l.kind != LineKind::Section) return;
   const Section& s = *cfg.section_of(l);
+  // After [config.txt] the headers are config.txt's too ([pi4], [EDID=...], [tryboot] are valid there).
+  bool in_config_txt = cfg.config_txt_from > 0 && l.number > cfg.config_txt_from;
+  if (in_config_txt && s.kind != SectionKind::All && !s.conditional() && s.kind != SectionKind::None) return;
   if (s.kind == SectionKind::Edid)
     f.push_back(
         syntax("edid-filter-not-supported", Severity::Error, l, "",

@@ -42,7 +42,15 @@ struct Section {
   bool ignored() const { return !conditional() && kind != SectionKind::All; }
 };
 
-enum class LineKind { Blank, Comment, Section, Setting, Include, Invalid };
+enum class LineKind {
+  Blank,
+  Comment,
+  Section,
+  Setting,
+  Include,
+  Invalid,
+  ConfigTxt,  ///< a line after a [config.txt] header: start4.elf appends it to config.txt; not checked here
+};
 
 struct ConfigLine {
   int number = 0;   ///< 1-based
@@ -65,6 +73,10 @@ struct Config {
   std::vector<Section> sections;
   std::size_t newline_count = 0;  ///< "\n" bytes: what `wc -l` counts (rpi-eeprom-update)
   bool space_padded = false;      ///< 2019 format: long whitespace-only padding lines
+  /// line of the first [config.txt] header, 0 when none. The firmware appends "the contents from the start
+  /// of this section to the end of the file" to config.txt (Raspberry Pi documentation, "[config.txt]
+  /// section"), so the lines after it are config.txt lines (rpi-eeprom issue 475).
+  int config_txt_from = 0;
 
   /// Section of line `l`, or nullptr when before any header.
   const Section* section_of(const ConfigLine& l) const {

@@ -152,7 +152,7 @@ void make_stock_boot(const Stock& s, const fs::path& dir, const fs::path& boot, 
              os_release("debian", "12", "12 (bookworm)", "bookworm", "Debian GNU/Linux 12 (bookworm)"));
 }
 
-std::string fetch_real_start4(const fs::path& out) {
+std::string fetch_raspi_firmware_deb(const fs::path& out_dir) {
   const char* env = std::getenv("PIPROV_CACHE_DIR");
   const fs::path debs = fs::path(env && *env ? env : "/var/tmp/piprov-cache") / "debs";
   const fs::path deb = debs / "raspi-firmware.deb";
@@ -164,9 +164,15 @@ std::string fetch_real_start4(const fs::path& out) {
                  q(debs.string()) + " && mv raspi-firmware_*.deb " + q(deb.string()));
     if (r.exit_code != 0) return "apt-get download raspi-firmware failed (offline? the non-free-firmware component?)";
   }
-  piprov::test::TempDir x("piprov-fw-x");
-  auto r = run("dpkg-deb -x " + q(deb.string()) + " " + q(x.path.string()));
+  fs::create_directories(out_dir);
+  auto r = run("dpkg-deb -x " + q(deb.string()) + " " + q(out_dir.string()));
   if (r.exit_code != 0) return "dpkg-deb -x raspi-firmware.deb failed: " + r.err;
+  return "";
+}
+
+std::string fetch_real_start4(const fs::path& out) {
+  piprov::test::TempDir x("piprov-fw-x");
+  if (auto why = fetch_raspi_firmware_deb(x.path); !why.empty()) return why;
   fs::create_directories(out.parent_path());
   fs::copy_file(x.path / "usr/lib/raspi-firmware/start4.elf", out, fs::copy_options::overwrite_existing);
   return "";

@@ -33,6 +33,11 @@ void make_stock_boot(const Stock& s, const std::filesystem::path& config_dir, co
 /// builds carry ("VC_BUILD_ID_TIME: 14:03:16\0\0VC_BUILD_ID_VARIANT: start\0\0VC_BUILD_ID_TIME: <date>\0").
 void write_start4(const std::filesystem::path& file, const std::string& date);
 
+/// Extracts Debian's raspi-firmware package (apt-get download, cached in $PIPROV_CACHE_DIR or
+/// /var/tmp/piprov-cache as debs/raspi-firmware.deb) into `out_dir` (dpkg-deb -x). Returns "" on
+/// success, else why not (offline?).
+std::string fetch_raspi_firmware_deb(const std::filesystem::path& out_dir);
+
 /// Extracts usr/lib/raspi-firmware/start4.elf of Debian's raspi-firmware
 /// package (apt-get download, cached in $PIPROV_CACHE_DIR or /var/tmp/piprov-cache
 /// as debs/raspi-firmware.deb) to `out`. Returns "" on success, else why not (offline?).

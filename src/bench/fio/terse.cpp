@@ -8,6 +8,7 @@
 
 #include "bench/fio/import.hpp"
 #include "bench/fio/util.hpp"
+#include "core/strings.hpp"
 
 namespace piprov::bench {
 namespace {
@@ -156,7 +157,8 @@ const AgnosticsJob* agnostics_job(std::string_view name) {
 
 std::vector<ImportedJob> parse_fio_terse(std::string_view text, const std::string& source) {
   std::vector<ImportedJob> out;
-  for_each_line(text, [&](std::string_view l) {
+  for_each_line(text, [&](std::string_view line) {
+    std::string_view l = piprov::trim(line);  // pasted into a forum post or an issue: indented
     if (l.size() > 2 && l[1] == ';')
       if (auto j = terse_job(l, source)) out.push_back(std::move(*j));
   });
@@ -171,7 +173,7 @@ std::vector<ImportedJob> parse_agnostics_report(std::string_view text, const std
   bool sdtest = false, known = false;
   std::size_t run = 0;
   for_each_line(text, [&](std::string_view sv) {
-    std::string l(sv);
+    std::string l(piprov::trim(sv));  // pasted into a forum post or an issue: indented
     std::smatch m;
     if (std::regex_search(l, verdict)) sdtest = true;
     if (std::regex_match(l, run_line)) ++run;

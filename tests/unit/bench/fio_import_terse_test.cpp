@@ -191,3 +191,38 @@ TEST(FioAgnostics, CutLinesAloneAreNotGuessed) {
   fold_numjobs_clones(jobs);
   EXPECT_EQ(jobs.size(), 2u);
 }
+
+// Issue 19: a report pasted into a forum post or an issue is indented (four
+// spaces, or a tab); it is the same report.
+TEST(FioData, AgnosticsSdtestReportIndented) {
+  PIPROV_REQUIRE_SHARED("fio/17_agnostics-sdtest_pass_cut-terse-fields.txt", f);
+  const std::string text = piprov::test::read_file(f);
+  for (const char* indent : {"    ", "\t", "  \t "}) {
+    std::string pasted;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+      std::size_t nl = text.find('\n', pos);
+      std::size_t end = nl == std::string::npos ? text.size() : nl + 1;
+      pasted += std::string(indent) + text.substr(pos, end - pos);
+      pos = end;
+    }
+    auto jobs = parse_fio_output(pasted, "pasted.txt");
+    ASSERT_EQ(jobs.size(), 4u) << "indent '" << indent << "'";
+    EXPECT_EQ(jobs[1].job.test_label(), "seq-write");
+    EXPECT_DOUBLE_EQ(jobs[3].job.read->iops, 2112);
+    Report r = group_imported(jobs);
+    ASSERT_EQ(r.targets.size(), 1u);
+    auto v = agnostics_verdict(r.targets[0]);
+    ASSERT_TRUE(v);
+    EXPECT_EQ(v->overall, "PASS");
+    piprov::test::TempDir dir;
+    piprov::test::write_file(dir.path / "pasted.txt", pasted);
+    EXPECT_NO_THROW(import_fio_files({(dir.path / "pasted.txt").string()}));
+  }
+}
+
+TEST(FioData, TerseLinesIndented) {
+  const std::string line = terse_line(3, "probe", 0, "4096;1024;256;4000", "0;0;0;0");
+  EXPECT_EQ(parse_fio_terse("    " + line, "x").size(), 1u);
+  EXPECT_EQ(parse_fio_terse("\t" + line, "x").size(), 1u);
+}

@@ -55,7 +55,7 @@ CheckReport check(const StockTree& t, PiBoard board, bool with_root = true) {
 
 TEST(BootLayout, NamesRoundTrip) {
   for (auto id : {LayoutId::UbuntuUboot, LayoutId::UbuntuDirect, LayoutId::UbuntuAb, LayoutId::Raspios,
-                  LayoutId::Piprov, LayoutId::LegacyVmlinux, LayoutId::Unknown})
+                  LayoutId::Piprov, LayoutId::LegacyVmlinux, LayoutId::DebianRaspi, LayoutId::Unknown})
     EXPECT_EQ(parse_layout(layout_name(id)), id);
   EXPECT_EQ(layout_name(LayoutId::UbuntuAb), "ubuntu-ab");
   EXPECT_FALSE(parse_layout("ubuntu"));

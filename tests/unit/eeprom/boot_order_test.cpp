@@ -100,3 +100,23 @@ TEST(BootOrder, WantNames) {
   EXPECT_EQ(want_mode(*parse_want("network")), 2);
   EXPECT_FALSE(parse_want("USB-C"));
 }
+
+// Issue 19: HTTP boot (7) is network boot too (Raspberry Pi documentation,
+// eeprom-bootloader: BOOT_ORDER lists 0x2 NETWORK and 0x7 HTTP).
+TEST(BootOrder, NetworkWantIncludesHttp) {
+  EXPECT_TRUE(want_satisfied_by(Want::Network, 2));
+  EXPECT_TRUE(want_satisfied_by(Want::Network, 7));
+  EXPECT_FALSE(want_satisfied_by(Want::Usb, 7));
+  EXPECT_TRUE(check_boot_order(bo("0xf71"), 1, Board::Pi4, Want::Network).size() == 1);
+  EXPECT_EQ(ids(check_boot_order(bo("0xf71"), 1, Board::Pi4, Want::Network)),
+            (V{"boot-order-wanted-not-first@1:info"}));
+  EXPECT_TRUE(check_boot_order(bo("0xf17"), 1, Board::Pi4, Want::Network).empty());
+  EXPECT_TRUE(check_boot_order(bo("0xf27"), 1, Board::Pi5, Want::Network).empty());
+  auto f = check_boot_order(bo("0xf71"), 1, Board::Pi4, Want::Network);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].message, "BOOT_ORDER=0xf71 tries SD card before HTTP: if that succeeds the Pi boots from it instead");
+  EXPECT_EQ(f[0].fix, "to try HTTP first: BOOT_ORDER=0xf17");
+  auto none = check_boot_order(bo("0xf41"), 1, Board::Pi4, Want::Network);
+  ASSERT_EQ(ids(none), (V{"boot-order-missing-mode@1:error"}));
+  EXPECT_NE(none[0].message.find("never tries network (2) nor HTTP (7)"), std::string::npos) << none[0].message;
+}

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "eeprom/check.hpp"
 #include "eeprom/config.hpp"
 #include "support/eeprom_fixture.hpp"
@@ -109,4 +111,34 @@ TEST(ConfigSyntax, ParsingRecordsWhatTheSyntaxPassReports) {
   CheckInput in;
   in.config_text = c.text;
   EXPECT_EQ(ids(check_config(in, CheckOptions{}).findings), (V{"space-around-equals@2:error"}));
+}
+
+// rpi-eeprom issue 475: an EEPROM config with a [config.txt] section. The
+// firmware appends "the contents from the start of this section to the end of
+// the file" to config.txt (Raspberry Pi documentation, "[config.txt] section"),
+// so its lines are config.txt lines: config.txt syntax, not invalid lines.
+TEST(ConfigSyntax, ConfigTxtSectionHoldsConfigTxtLines) {
+  const std::string text =
+      "[all]\nBOOT_ORDER=0xf14\n[config.txt]\ndtoverlay=disable-bt\ninitramfs initrd.img followkernel\n"
+      "hdmi_mode:1=4\ninclude extra.txt\n  arm_boost=1 # indented, inline comment\n[pi4]\narm_64bit=1\n";
+  auto c = parse_config(text);
+  EXPECT_EQ(c.config_txt_from, 3);
+  EXPECT_EQ(c.lines[4].kind, LineKind::ConfigTxt);
+  EXPECT_EQ(c.lines[6].kind, LineKind::ConfigTxt);
+  EXPECT_EQ(ids(check_syntax(c)), (V{"config-txt-section@3:info"}));
+  CheckInput in;
+  in.config_text = text;
+  auto r = check_config(in, CheckOptions{});
+  EXPECT_EQ(ids(r.findings), (V{"config-txt-section@3:info"}));
+  EXPECT_EQ(r.boot_order.text, "0xf14");
+  EXPECT_EQ(r.boot_order.line, 2);
+}
+
+// Every source string names what it cites; no stray ")" (issue 19).
+TEST(ConfigSyntax, SyntaxSourceIsBalanced) {
+  auto f = check_syntax(parse_config("BOOT_UART = 0\n"));
+  ASSERT_FALSE(f.empty());
+  const std::string& s = f[0].source;
+  EXPECT_EQ(std::count(s.begin(), s.end(), '('), std::count(s.begin(), s.end(), ')')) << s;
+  EXPECT_NE(s.find("config_txt syntax (one KEY=value per line"), std::string::npos) << s;
 }
