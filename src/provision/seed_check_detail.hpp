@@ -1,15 +1,50 @@
 #pragma once
-// Helpers shared by seed_check.cpp (user-data, meta-data) and
-// seed_network.cpp (network-config); not part of provision's interface.
+// Helpers shared by seed_check.cpp (user-data, meta-data), seed_schema.cpp
+// (cloud-init's JSON schema) and seed_network.cpp (network-config); not part
+// of provision's interface.
 #include <yaml-cpp/yaml.h>
 
+#include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
 #include "core/finding.hpp"
+#include "provision/seed_check.hpp"
 #include "provision/yaml_json.hpp"
 
 namespace piprov::provision {
+
+/// The public source of the schema rules (seed-schema-error, seed-deprecated-key).
+inline constexpr const char* kSeedSrcSchema =
+    "cloud-init's JSON schema (`cloud-init schema --config-file`): "
+    "https://cloudinit.readthedocs.io/en/latest/reference/modules.html";
+
+/// cloud-init's schema as parsed by valijson (seed_schema.cpp).
+struct SchemaStore;
+
+/// The schema in use: where it was found, the cloud-init version beside it
+/// ("" when unknown), and the parsed schema.
+struct LoadedSchema {
+  std::string path, version;
+  std::shared_ptr<const SchemaStore> store;
+};
+
+/// The installed cloud-init's user-data schema (options.schema_path, else
+/// $PIPROV_CLOUD_INIT_SCHEMA, else where Debian and Ubuntu install it;
+/// "none" = off), parsed once per path. std::nullopt with *why set when
+/// there is none or it cannot be parsed: the check is then partial. Never throws.
+std::optional<LoadedSchema> seed_load_schema(const SeedCheckOptions& options, std::string* why);
+
+/// seed-schema-error (valijson's errors, reduced to the precise ones),
+/// seed-unknown-key (top-level keys no module knows) and seed-deprecated-key
+/// for the user-data `doc` of `file`, appended to `out`.
+void seed_schema_rules(const LoadedSchema& schema, const YamlDoc& doc, const std::string& file, Findings& out);
+
+/// The fix for an unknown key: the nearest of `known` (edit distance < 4)
+/// as "did you mean", and a pointer to --password-hash for password keys.
+std::string seed_unknown_key_fix(const std::string& key, const std::set<std::string>& known);
 
 /// A finding whose message starts with "FILE: ".
 Finding seed_finding(const std::string& rule, Severity sev, int line, const std::string& key, const std::string& file,

@@ -286,7 +286,10 @@ TEST(SeedCheck, NetworkConfigRules) {
   auto one = [](const std::string& yaml, const std::string& rule, int line, Severity sev = Severity::Error) {
     auto c = check_network_config(yaml, "nc");
     const Finding* f = find(c, rule, line);
-    if (f) EXPECT_EQ(f->severity, sev) << yaml << dump(c);
+    EXPECT_NE(f, nullptr) << rule << " at line " << line << " expected for:\n" << yaml << dump(c);
+    if (f) {
+      EXPECT_EQ(f->severity, sev) << yaml << dump(c);
+    }
     return f ? f->message : std::string();
   };
   std::string eth = "version: 2\nethernets:\n  eth0:\n";
@@ -323,7 +326,7 @@ TEST(SeedCheck, NetworkConfigRules) {
   one(v1 + "- {type: physical}\n", "seed-network-section", 3);
   one(v1 + "- {type: nameserver, interface: eth9, address: [1.1.1.1]}\n", "seed-network-nameserver", 3);
   // Valid ones: no finding (the wrapper `network:` too).
-  for (const std::string ok :
+  for (const std::string& ok :
        {eth + "    addresses: [192.168.1.11/24]\n    routes:\n    - {to: 0.0.0.0/0, via: 192.168.1.1}\n"
               "    nameservers: {addresses: [1.1.1.1, \"2606:4700::1111\"], search: [lan]}\n",
         std::string("network:\n  version: 2\n  ethernets:\n    eth0: {dhcp4: true}\n"),
