@@ -72,9 +72,9 @@ CheckReport check_boot(const CheckOptions& opts);
 
 /// `boot check` of a BOOT_DIR holding only autoboot.txt (autoboot_only()):
 /// lints it (autoboot_lint()) and names the partition it boots and the
-/// [tryboot] one. Without --device: info autoboot-not-followed. With --device
-/// DEV: partition N of DEV must exist (autoboot-partition-missing), be FAT
-/// (autoboot-partition-not-fat) and bootable (autoboot-partition-not-bootable:
+/// [tryboot] one. Without --device, and BOOT_DIR not a vfat mount point (then
+/// its disk is used): info autoboot-not-followed. With a disk DEV: partition N of DEV must exist
+/// (autoboot-partition-missing), be FAT (autoboot-partition-not-fat) and bootable (autoboot-partition-not-bootable:
 /// config.txt, and start4.elf on the Pi 4 family); then it is mounted read-only
 /// in a private /tmp dir (or copied out with mtools) and checked with
 /// check_boot(), its findings prefixed with the partition's device. The

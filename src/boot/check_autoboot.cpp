@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 #include <stdlib.h>
 
+#include <optional>
+
 #include "boot/autoboot.hpp"
 #include "boot/check.hpp"
 #include "boot/fat_tools.hpp"
@@ -53,8 +55,9 @@ class AutobootView {
   bool mounted_ = false;
 };
 
-Finding autoboot_finding(Severity s, std::string rule, std::string msg, std::string fix = "") {
-  return Finding{std::move(rule), s, 0, "", std::move(msg), std::move(fix), kAutobootSource};
+Finding autoboot_finding(Severity s, std::string rule, std::string msg, std::string fix = "",
+                         std::string source = kAutobootSource) {
+  return Finding{std::move(rule), s, 0, "", std::move(msg), std::move(fix), std::move(source)};
 }
 
 /// "sda1 (vfat, LABEL=x), sda2 (ext4)" for messages.
@@ -75,6 +78,23 @@ std::string autoboot_unbootable(const fs::path& dir, PiBoard board) {
   return config ? "" : "has no config.txt";
 }
 
+/// The whole disk ("/dev/sda") when `boot_dir` is itself a vfat mount point (on the Pi: /bootfs), else nullopt.
+/// Never from a plain directory: that would read partition N of the host's own disk.
+std::optional<std::string> autoboot_own_disk(const fs::path& boot_dir) {
+  std::error_code ec;
+  const fs::path dir = fs::canonical(boot_dir, ec);
+  if (ec) return std::nullopt;
+  try {
+    for (const auto& m : mount_table()) {
+      if (m.target != dir.string() || m.fstype != "vfat" || m.devno == 0) continue;
+      std::string name = disk_of_devno(m.devno);
+      if (!name.empty()) return "/dev/" + name;
+    }
+  } catch (const Error&) {
+  }
+  return std::nullopt;
+}
+
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
   if (from.empty()) return;
   for (auto pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size()))
@@ -88,7 +108,9 @@ CheckReport check_autoboot(const CheckOptions& o) {
   const Autoboot a = read_autoboot(o.boot_dir).value_or(Autoboot{});
   const PiBoard board = o.board.value_or(default_board());
   r.resolved.board = board;
-  r.autoboot = AutobootState{a, o.device.value_or(""), ""};
+  std::optional<std::string> device = o.device;
+  if (!device && a.partition && *a.partition > 0) device = autoboot_own_disk(o.boot_dir);
+  r.autoboot = AutobootState{a, device.value_or(""), ""};
   r.layout.id = LayoutId::Unknown;
   r.layout.release = "autoboot.txt only";
   if (a.partition) r.layout.evidence.push_back(fmt::format("autoboot.txt boot_partition={}", *a.partition));
@@ -103,7 +125,7 @@ CheckReport check_autoboot(const CheckOptions& o) {
   }
   const int n = *a.partition;
   auto info = [&](std::string msg) { head.push_back(autoboot_finding(Severity::Info, "autoboot-partition", msg)); };
-  if (!o.device) {
+  if (!device) {
     info("autoboot.txt sends the bootloader to " + autoboot_summary(a));
     head.push_back(autoboot_finding(
         Severity::Info, "autoboot-not-followed",
@@ -114,7 +136,8 @@ CheckReport check_autoboot(const CheckOptions& o) {
     r.findings = std::move(head);
     return r;
   }
-  const Disk disk = probe_disk(*o.device);
+  if (!o.device) r.layout.evidence.push_back(o.boot_dir.string() + " is a vfat mount point on " + *device);
+  const Disk disk = probe_disk(*device);
   auto find = [&](int num) -> const Partition* {
     for (const auto& p : disk.partitions)
       if (p.number == num) return &p;
@@ -139,6 +162,7 @@ CheckReport check_autoboot(const CheckOptions& o) {
     head.push_back(autoboot_finding(Severity::Error, "autoboot-partition-range",
                                     fmt::format("boot_partition={} on an MBR disk: the MBR partitions are 1 to 4", n),
                                     "move the boot files to a primary partition (1-4)"));
+  std::optional<Finding> tryboot, gpt;
   if (a.tryboot_partition && *a.tryboot_partition > 0) {
     const int m = *a.tryboot_partition;
     const Partition* t = find(m);
@@ -151,32 +175,47 @@ CheckReport check_autoboot(const CheckOptions& o) {
       AutobootView tv(*t);
       why = autoboot_unbootable(tv.dir(), board);
     }
-    head.push_back(autoboot_finding(
+    tryboot = autoboot_finding(
         Severity::Info, "autoboot-tryboot-partition",
         why.empty() ? fmt::format("[tryboot] partition {} ({}) is bootable; it boots only after reboot \"0 tryboot\"",
                                   m, t->path)
                     : fmt::format("[tryboot] partition {} {}: a trial boot (reboot \"0 tryboot\") fails and the next "
                                   "reset boots partition {} again",
-                                  m, why, n)));
+                                  m, why, n));
   }
+  if (tryboot && !mbr && p && !p->partuuid.empty())
+    gpt = autoboot_finding(Severity::Info, "autoboot-gpt-tryboot",
+                           "GPT disk with a [tryboot] partition: on a CM5, reboot \"0 tryboot\" has been reported to "
+                           "loop through the boot modes (rpi-eeprom issue 818, open)",
+                           "test reboot \"0 tryboot\" on this board before relying on it",
+                           "https://github.com/raspberrypi/rpi-eeprom/issues/818");
+  auto tail = [&] {
+    if (tryboot) head.push_back(*tryboot);
+    if (gpt) head.push_back(*gpt);
+  };
   if (!p || p->fstype != "vfat") {
+    tail();
     r.findings = std::move(head);
     return r;
   }
-  r.autoboot->followed = p->path;
   AutobootView view(*p);
   const std::string why = autoboot_unbootable(view.dir(), board);
   if (!why.empty()) {
     head.push_back(autoboot_finding(Severity::Error, "autoboot-partition-not-bootable",
                                     fmt::format("partition {} ({}) named by autoboot.txt {}", n, p->path, why),
                                     "copy the boot files to " + p->path + ", or fix boot_partition="));
+    tail();
     r.findings = std::move(head);
     return r;
   }
-  info(fmt::format("autoboot.txt sends the bootloader to {}: {} ({}{})", autoboot_summary(a), p->path, p->fstype,
-                   p->label.empty() ? "" : ", LABEL=" + p->label));
+  info(fmt::format("autoboot.txt sends the bootloader to {}: {} ({}{}){}", autoboot_summary(a), p->path, p->fstype,
+                   p->label.empty() ? "" : ", LABEL=" + p->label,
+                   o.device ? "" : "; the disk of " + o.boot_dir.string() + "'s mount"));
+  tail();
+  r.autoboot->followed = p->path;
   CheckOptions inner = o;
   inner.boot_dir = view.dir();
+  inner.device = device;
   CheckReport nested = check_boot(inner);
   const std::string dir = view.dir().string();
   for (auto& f : nested.findings) {

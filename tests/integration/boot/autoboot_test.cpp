@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <iostream>
+
 #include "boot/check.hpp"
 #include "boot/fat_tools.hpp"
 #include "support/layout_fixture.hpp"
@@ -107,6 +109,28 @@ TEST(BootAutoboot, FollowsBootPartitionOnDevice) {
   auto c = run(cmd + " --json");
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
   EXPECT_NE(c.out.find("\"followed\": \"" + disk.p(2) + "\""), std::string::npos) << c.out;
+
+  // BOOT_DIR is p1's mount point (on the Pi: /bootfs): its disk is followed without --device.
+  {
+    std::unique_ptr<piprov::test::Mount> m;
+    try {
+      m = std::make_unique<piprov::test::Mount>(disk.p(1), t.path / "bootfs", "vfat", "ro");
+    } catch (const std::exception& e) {
+      std::cout << "vfat not mountable here, auto-follow not tested: " << e.what() << "\n";
+    }
+    if (m) {
+      auto own = check_boot(CheckOptions{.boot_dir = m->dir, .scan_usb = false, .board = piprov::PiBoard::Pi5});
+      EXPECT_TRUE(own.ok()) << testing::PrintToString(autoboot_failing(own));
+      ASSERT_TRUE(own.autoboot);
+      EXPECT_EQ(own.autoboot->device, disk.loop->path);
+      EXPECT_EQ(own.autoboot->followed, disk.p(2));
+    }
+  }
+  // A plain directory is never followed without --device (it would read the host's disk).
+  auto plain = check_boot(CheckOptions{.boot_dir = bootcfg, .scan_usb = false, .board = piprov::PiBoard::Pi5});
+  ASSERT_TRUE(plain.autoboot);
+  EXPECT_EQ(plain.autoboot->followed, "");
+  EXPECT_TRUE(autoboot_find(plain, "autoboot-not-followed"));
 
   // An empty [tryboot] partition is an info only: a failed trial boot falls back to partition 2.
   disk.mtools(3, "mdel ::/config.txt");

@@ -4,6 +4,7 @@
 
 #include "boot/autoboot.hpp"
 #include "boot/check.hpp"
+#include "boot/patch.hpp"
 #include "core/error.hpp"
 #include "support/testsupport.hpp"
 
@@ -123,4 +124,20 @@ TEST(Autoboot, CheckWithoutDeviceNamesThePartitions) {
   fs::remove(t.path / "config.txt");
   fs::remove(t.path / "autoboot.txt");
   EXPECT_THROW(check_boot(o), piprov::Error);
+}
+
+TEST(Autoboot, PatchRefusesAndNamesThePartition) {
+  TempDir t;
+  write_file(t.path / "autoboot.txt", kDocAb);
+  try {
+    patch_boot(PatchOptions{.boot_dir = t.path});
+    FAIL() << "patch_boot did not throw";
+  } catch (const piprov::Error& e) {
+    EXPECT_EQ(e.kind(), piprov::ErrorKind::Usage);
+    EXPECT_EQ(std::string(e.what()), t.path.string() +
+                                         " holds only autoboot.txt (boot_partition=2): mount partition 2 and run boot "
+                                         "patch there; nothing was changed");
+  }
+  EXPECT_EQ(piprov::test::read_tree(t.path).size(), 1u);
+  EXPECT_EQ(piprov::test::read_file(t.path / "autoboot.txt"), kDocAb);
 }
