@@ -326,6 +326,16 @@ CheckReport check_boot(const CheckOptions& o) {
   detail::check_kernel(c);
   detail::check_initramfs(c);
   check_lint(c, config, kConfigTxt, loader, 0);
+  if (auto ab = read_autoboot(o.boot_dir)) {
+    for (auto& f : autoboot_lint(*ab, false)) r.findings.push_back(std::move(f));
+    if (ab->partition && *ab->partition > 0)
+      Ctx::locate(c.add(Severity::Info, "autoboot-config-unused",
+                        "autoboot.txt sends the bootloader to partition " + std::to_string(*ab->partition) +
+                            ": this config.txt boots only if " + o.boot_dir.string() + " is partition " +
+                            std::to_string(*ab->partition),
+                        "", kAutobootSource),
+                  ab->partition_line, "boot_partition");
+  }
   std::optional<CmdlineTxt> cmdline;
   check_cmdline(c, cmdline);
   if (cmdline) detail::check_root(c, cmdline);

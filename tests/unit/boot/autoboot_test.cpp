@@ -141,3 +141,25 @@ TEST(Autoboot, PatchRefusesAndNamesThePartition) {
   EXPECT_EQ(piprov::test::read_tree(t.path).size(), 1u);
   EXPECT_EQ(piprov::test::read_file(t.path / "autoboot.txt"), kDocAb);
 }
+
+TEST(Autoboot, BesideConfigTxtIsLintedAndNamed) {
+  // A full boot partition with an autoboot.txt that names another partition: the info says this
+  // config.txt boots only if BOOT_DIR is that partition; the file's own lint runs too.
+  TempDir t;
+  write_file(t.path / "config.txt", "arm_64bit=1\n");
+  write_file(t.path / "cmdline.txt", "console=tty1 root=LABEL=writable rootwait\n");
+  write_file(t.path / "autoboot.txt", "[pi5]\nboot_partition=3\n[all]\nboot_partition=2\n");
+  auto r = check_boot(CheckOptions{.boot_dir = t.path, .scan_usb = false, .board = PiBoard::Pi5});
+  EXPECT_FALSE(r.autoboot);
+  std::vector<std::string> got;
+  const piprov::Finding* unused = nullptr;
+  for (const auto& f : r.findings)
+    if (f.rule.rfind("autoboot-", 0) == 0) {
+      got.push_back(f.rule + ":" + std::string(piprov::severity_name(f.severity)));
+      if (f.rule == "autoboot-config-unused") unused = &f;
+    }
+  EXPECT_EQ(got, (std::vector<std::string>{"autoboot-unknown-section:warning", "autoboot-config-unused:info"}));
+  ASSERT_TRUE(unused);
+  EXPECT_EQ(unused->line, 4);
+  EXPECT_NE(unused->message.find("partition 2: this config.txt boots only if"), std::string::npos) << unused->message;
+}
