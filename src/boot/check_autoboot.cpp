@@ -60,7 +60,7 @@ Finding autoboot_finding(Severity s, std::string rule, std::string msg, std::str
   return Finding{std::move(rule), s, 0, "", std::move(msg), std::move(fix), std::move(source)};
 }
 
-/// "sda1 (vfat, LABEL=x), sda2 (ext4)" for messages.
+/// "1 (vfat, LABEL=x), 2 (ext4)": the partitions of `d` by number, for messages.
 std::string autoboot_partitions(const Disk& d) {
   std::vector<std::string> v;
   for (const auto& p : d.partitions)
@@ -95,7 +95,7 @@ std::optional<std::string> autoboot_own_disk(const fs::path& boot_dir) {
   return std::nullopt;
 }
 
-void replace_all(std::string& s, const std::string& from, const std::string& to) {
+void autoboot_replace_all(std::string& s, const std::string& from, const std::string& to) {
   if (from.empty()) return;
   for (auto pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size()))
     s.replace(pos, from.size(), to);
@@ -219,8 +219,8 @@ CheckReport check_autoboot(const CheckOptions& o) {
   CheckReport nested = check_boot(inner);
   const std::string dir = view.dir().string();
   for (auto& f : nested.findings) {
-    replace_all(f.message, dir, p->path);
-    replace_all(f.fix, dir, "the mount point of " + p->path);
+    autoboot_replace_all(f.message, dir, p->path);
+    autoboot_replace_all(f.fix, dir, "the mount point of " + p->path);
     f.message = p->path + ": " + f.message;
   }
   head.insert(head.end(), nested.findings.begin(), nested.findings.end());

@@ -131,6 +131,16 @@ TEST(BootAutoboot, FollowsBootPartitionOnDevice) {
   ASSERT_TRUE(plain.autoboot);
   EXPECT_EQ(plain.autoboot->followed, "");
   EXPECT_TRUE(autoboot_find(plain, "autoboot-not-followed"));
+  auto pc = run(piprov::test::piprov_bin() + " boot check " + q(bootcfg.string()) + " --board pi5");
+  EXPECT_EQ(pc.exit_code, 0) << pc.out << pc.err;
+  EXPECT_EQ(pc.out.rfind("layout autoboot (autoboot.txt only): boots partition 2 ([tryboot] partition 3, "
+                         "tryboot_a_b=1); boot files not checked (pass --device DEV)\n",
+                         0),
+            0u)
+      << pc.out;
+  auto pp = run(piprov::test::piprov_bin() + " boot patch " + q(bootcfg.string()));
+  EXPECT_EQ(pp.exit_code, 2) << pp.out << pp.err;
+  EXPECT_NE(pp.err.find("holds only autoboot.txt (boot_partition=2): mount partition 2"), std::string::npos) << pp.err;
 
   // An empty [tryboot] partition is an info only: a failed trial boot falls back to partition 2.
   disk.mtools(3, "mdel ::/config.txt");
