@@ -77,7 +77,8 @@ CheckReport check_boot(const CheckOptions& opts);
 /// (autoboot-partition-missing), be FAT (autoboot-partition-not-fat) and bootable (autoboot-partition-not-bootable:
 /// config.txt, and start4.elf on the Pi 4 family); then it is mounted read-only
 /// in a private /tmp dir (or copied out with mtools) and checked with
-/// check_boot(), its findings prefixed with the partition's device. The
+/// check_boot(), its findings prefixed with the partition's device (info
+/// autoboot-ramdisk instead when its config.txt sets boot_ramdisk=1 with a boot.img). The
 /// [tryboot] partition gets an info only (autoboot-tryboot-partition).
 /// Source: Raspberry Pi documentation, config_txt: autoboot.txt.
 CheckReport check_autoboot(const CheckOptions& opts);

@@ -6,10 +6,12 @@
 
 #include "boot/autoboot.hpp"
 #include "boot/check.hpp"
+#include "boot/config_txt.hpp"
 #include "boot/fat_tools.hpp"
 #include "core/blockdev.hpp"
 #include "core/board.hpp"
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/mounts.hpp"
 #include "core/strings.hpp"
 
@@ -76,6 +78,17 @@ std::string autoboot_unbootable(const fs::path& dir, PiBoard board) {
   if (is_bcm2712(board)) return config ? "" : "has no config.txt (a Pi 5 boots only a FAT partition with config.txt)";
   if (!fs::is_regular_file(dir / "start4.elf", ec)) return "has no start4.elf (the Pi 4 family's firmware)";
   return config ? "" : "has no config.txt";
+}
+
+/// "boot.img" when config.txt in `dir` sets boot_ramdisk=1 and boot.img exists, "missing" when it sets it without
+/// boot.img, "" when it does not set it.
+std::string autoboot_ramdisk(const fs::path& dir, PiBoard board) {
+  auto text = read_file_if_exists(dir / "config.txt");
+  if (!text) return "";
+  auto v = ConfigTxt::parse(*text).effective("boot_ramdisk", Board{is_bcm2712(board) ? "pi5" : "pi4"});
+  if (!v || v->value != "1") return "";
+  std::error_code ec;
+  return fs::is_regular_file(dir / "boot.img", ec) ? "boot.img" : "missing";
 }
 
 /// The whole disk ("/dev/sda") when `boot_dir` is itself a vfat mount point (on the Pi: /bootfs), else nullopt.
@@ -205,6 +218,22 @@ CheckReport check_autoboot(const CheckOptions& o) {
                                     fmt::format("partition {} ({}) named by autoboot.txt {}", n, p->path, why),
                                     "copy the boot files to " + p->path + ", or fix boot_partition="));
     tail();
+    r.findings = std::move(head);
+    return r;
+  }
+  if (auto ramdisk = autoboot_ramdisk(view.dir(), board); !ramdisk.empty()) {
+    // rpi-image-gen's A/B slots: config.txt holds boot_ramdisk=1; kernel, cmdline and config are inside boot.img.
+    const bool img = ramdisk == "boot.img";
+    head.push_back(autoboot_finding(
+        img ? Severity::Info : Severity::Error, img ? "autoboot-ramdisk" : "autoboot-partition-not-bootable",
+        img ? fmt::format("partition {} ({}) boots boot.img (boot_ramdisk=1): the kernel, cmdline and config.txt are "
+                          "inside boot.img and were not checked",
+                          n, p->path)
+            : fmt::format("partition {} ({}) sets boot_ramdisk=1 but has no boot.img", n, p->path),
+        img ? "" : "copy boot.img to " + p->path + " or remove boot_ramdisk=1",
+        "Raspberry Pi documentation, config_txt: boot_ramdisk"));
+    tail();
+    if (img) r.autoboot->followed = p->path;
     r.findings = std::move(head);
     return r;
   }

@@ -184,4 +184,17 @@ TEST(BootAutoboot, FollowsBootPartitionOnDevice) {
   EXPECT_EQ(autoboot_failing(miss), std::vector<std::string>{"autoboot-partition-missing"});
   EXPECT_NE(autoboot_find(miss, "autoboot-partition-missing")->message.find("4 (ext4, LABEL=pva"), std::string::npos)
       << autoboot_find(miss, "autoboot-partition-missing")->message;
+
+  // rpi-image-gen's slots: config.txt with boot_ramdisk=1 and boot.img (a FAT image): not a missing kernel.
+  piprov::test::write_file(t.path / "slot/config.txt", "boot_ramdisk=1\n");
+  piprov::test::write_file(t.path / "slot/boot.img", std::string(4096, '\0'));
+  disk.mtools(3, "mcopy -o " + q((t.path / "slot/config.txt").string()) + " " + q((t.path / "slot/boot.img").string()) +
+                     " ::/");
+  piprov::test::write_file(bootcfg / "autoboot.txt", "boot_partition=3\n");
+  auto rd = check_boot(o);
+  EXPECT_EQ(autoboot_failing(rd), std::vector<std::string>{});
+  ASSERT_TRUE(autoboot_find(rd, "autoboot-ramdisk"));
+  EXPECT_EQ(rd.autoboot->followed, disk.p(3));
+  disk.mtools(3, "mdel ::/boot.img");
+  EXPECT_EQ(autoboot_failing(check_boot(o)), std::vector<std::string>{"autoboot-partition-not-bootable"});
 }
