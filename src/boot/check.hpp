@@ -80,6 +80,8 @@ CheckReport check_boot(const CheckOptions& opts);
 /// check_boot(), its findings prefixed with the partition's device (info
 /// autoboot-ramdisk instead when its config.txt sets boot_ramdisk=1 with a boot.img). The
 /// [tryboot] partition gets an info only (autoboot-tryboot-partition).
+/// Throws Error{Usage} when DEV is not a whole disk, Error{Io} when a FAT
+/// partition can be neither mounted nor read with mtools.
 /// Source: Raspberry Pi documentation, config_txt: autoboot.txt.
 CheckReport check_autoboot(const CheckOptions& opts);
 
