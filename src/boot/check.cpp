@@ -231,6 +231,19 @@ void check_usb(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
   }
 }
 
+/// check_json's "autoboot": null, or {"boot_partition", "tryboot_partition", "tryboot_a_b", "device", "followed"}.
+nlohmann::json autoboot_json(const CheckReport& r) {
+  if (!r.autoboot) return nullptr;
+  const auto& a = *r.autoboot;
+  auto opt = [](const std::optional<int>& v) -> nlohmann::json { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  auto str = [](const std::string& v) -> nlohmann::json { return v.empty() ? nlohmann::json() : nlohmann::json(v); };
+  return {{"boot_partition", opt(a.file.partition)},
+          {"tryboot_partition", opt(a.file.tryboot_partition)},
+          {"tryboot_a_b", a.file.tryboot_a_b},
+          {"device", str(a.device)},
+          {"followed", str(a.followed)}};
+}
+
 }  // namespace
 
 bool CheckReport::ok() const { return findings_exit_code(findings, kCheckFailOn) == 0; }
@@ -249,11 +262,17 @@ bool CheckReport::usb_boot() const {
 }
 
 std::string CheckReport::headline() const {
-  return fmt::format("layout {} ({}) on a {}: {} (kernel {}, initramfs {}, cmdline {}, root={})",
-                     layout_name(layout.id), layout.release, board_title(resolved.board),
-                     usb_boot() ? "boots from USB" : "does not boot from USB as it is", resolved.kernel,
-                     resolved.initramfs.empty() ? "none" : resolved.initramfs, resolved.cmdline,
-                     resolved.root.empty() ? "(none)" : resolved.root);
+  if (autoboot && autoboot->followed.empty())
+    return "layout autoboot (autoboot.txt only): boots " + autoboot_summary(autoboot->file) +
+           (autoboot->device.empty() ? "; boot files not checked (pass --device DEV)"
+                                     : " on " + autoboot->device + "; boot files not checked");
+  std::string pre;
+  if (autoboot) pre = "autoboot.txt → " + autoboot_summary(autoboot->file) + " (" + autoboot->followed + "): ";
+  return pre + fmt::format("layout {} ({}) on a {}: {} (kernel {}, initramfs {}, cmdline {}, root={})",
+                           layout_name(layout.id), layout.release, board_title(resolved.board),
+                           usb_boot() ? "boots from USB" : "does not boot from USB as it is", resolved.kernel,
+                           resolved.initramfs.empty() ? "none" : resolved.initramfs, resolved.cmdline,
+                           resolved.root.empty() ? "(none)" : resolved.root);
 }
 
 nlohmann::json check_json(const CheckOptions& o, const CheckReport& r) {
@@ -272,6 +291,7 @@ nlohmann::json check_json(const CheckOptions& o, const CheckReport& r) {
             {"cmdline", rb.cmdline},
             {"root", rb.root}}},
           {"layout_evidence", r.layout.evidence},
+          {"autoboot", autoboot_json(r)},
           {"ok", r.ok()},
           {"errors", counts.errors},
           {"warnings", counts.warnings},
@@ -290,6 +310,7 @@ CheckReport check_boot(const CheckOptions& o) {
   if (!fs::is_directory(o.boot_dir, ec))
     throw Error(ErrorKind::Usage, o.boot_dir.string() + " is not a directory: pass the mounted boot partition");
   auto text = read_file_if_exists(o.boot_dir / kConfigTxt);
+  if (!text && autoboot_only(o.boot_dir)) return check_autoboot(o);
   if (!text)
     throw Error(ErrorKind::Usage, o.boot_dir.string() + " has no config.txt: not a Raspberry Pi boot partition");
   require_text_config(*text, (o.boot_dir / kConfigTxt).string());
@@ -305,6 +326,16 @@ CheckReport check_boot(const CheckOptions& o) {
   detail::check_kernel(c);
   detail::check_initramfs(c);
   check_lint(c, config, kConfigTxt, loader, 0);
+  if (auto ab = read_autoboot(o.boot_dir)) {
+    for (auto& f : autoboot_lint(*ab, false)) r.findings.push_back(std::move(f));
+    if (ab->partition && *ab->partition > 0)
+      Ctx::locate(c.add(Severity::Info, "autoboot-config-unused",
+                        "autoboot.txt sends the bootloader to partition " + std::to_string(*ab->partition) +
+                            ": this config.txt boots only if " + o.boot_dir.string() + " is partition " +
+                            std::to_string(*ab->partition),
+                        "", kAutobootSource),
+                  ab->partition_line, "boot_partition");
+  }
   std::optional<CmdlineTxt> cmdline;
   check_cmdline(c, cmdline);
   if (cmdline) detail::check_root(c, cmdline);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "boot/autoboot.hpp"
 #include "boot/layout.hpp"
 #include "boot/sync.hpp"
 #include "core/finding.hpp"
@@ -33,17 +34,25 @@ struct CheckOptions {
   std::optional<std::string> device;  ///< --device DEV: the disk root= must be on (a whole disk)
 };
 
+/// What `boot check` made of a BOOT_DIR that holds only autoboot.txt (check_autoboot.cpp).
+struct AutobootState {
+  Autoboot file;
+  std::string device;    ///< --device DEV, "" when none (then the partition is not followed)
+  std::string followed;  ///< the partition checked ("/dev/loop3p2"), "" when not followed
+};
+
 struct CheckReport {
   /// In check order (kernel, initramfs, config lint, cmdline, root, A/B, apt
   /// hook, USB, firmware); rule ids in docs/boot.md. line is in the file the message names.
   Findings findings;
-  BootLayout layout;         ///< what detect_layout() found
-  ResolvedBoot resolved;     ///< what the firmware loads on resolved.board
-  KernelStatus kernel;       ///< state of vmlinux
-  std::string kernel_file;   ///< the kernel file the firmware loads, with os_prefix ("current/vmlinuz")
-  std::string initramfs;     ///< effective initramfs arguments ("initrd.img followkernel"), "" none
-  std::string cmdline_file;  ///< the cmdline file in use, with os_prefix
-  std::string firmware;      ///< firmware summary
+  BootLayout layout;                      ///< what detect_layout() found
+  ResolvedBoot resolved;                  ///< what the firmware loads on resolved.board
+  KernelStatus kernel;                    ///< state of vmlinux
+  std::string kernel_file;                ///< the kernel file the firmware loads, with os_prefix ("current/vmlinuz")
+  std::string initramfs;                  ///< effective initramfs arguments ("initrd.img followkernel"), "" none
+  std::string cmdline_file;               ///< the cmdline file in use, with os_prefix
+  std::string firmware;                   ///< firmware summary
+  std::optional<AutobootState> autoboot;  ///< set when BOOT_DIR holds only autoboot.txt
   /// True when no finding fails under kCheckFailOn (exit 0).
   bool ok() const;
   /// True when nothing found stops this board from booting from USB: no error
@@ -56,13 +65,30 @@ struct CheckReport {
 };
 
 /// Runs every check. Throws Error{Usage} only when BOOT_DIR is not a directory
-/// or has no config.txt, or --device is not a whole disk (core probe_disk());
-/// everything else is a finding.
+/// or has neither config.txt nor autoboot.txt, or --device is not a whole disk
+/// (core probe_disk()); everything else is a finding. A BOOT_DIR with only
+/// autoboot.txt goes to check_autoboot().
 CheckReport check_boot(const CheckOptions& opts);
+
+/// `boot check` of a BOOT_DIR holding only autoboot.txt (autoboot_only()):
+/// lints it (autoboot_lint()) and names the partition it boots and the
+/// [tryboot] one. Without --device, and BOOT_DIR not a vfat mount point (then
+/// its disk is used): info autoboot-not-followed. With a disk DEV: partition N of DEV must exist
+/// (autoboot-partition-missing), be FAT (autoboot-partition-not-fat) and bootable (autoboot-partition-not-bootable:
+/// config.txt, and start4.elf on the Pi 4 family); then it is mounted read-only
+/// in a private /tmp dir (or copied out with mtools) and checked with
+/// check_boot(), its findings prefixed with the partition's device (info
+/// autoboot-ramdisk instead when its config.txt sets boot_ramdisk=1 with a boot.img). The
+/// [tryboot] partition gets an info only (autoboot-tryboot-partition).
+/// Throws Error{Usage} when DEV is not a whole disk, Error{Io} when a FAT
+/// partition can be neither mounted nor read with mtools.
+/// Source: Raspberry Pi documentation, config_txt: autoboot.txt.
+CheckReport check_autoboot(const CheckOptions& opts);
 
 /// `boot check --json` (schema "piprov.boot.check/3", docs/boot.md): the /2
 /// fields plus "layout": {"id", "release", "board", "usb_boot", "kernel",
-/// "initramfs", "cmdline", "root"} and "layout_evidence": [string].
+/// "initramfs", "cmdline", "root"} and "layout_evidence": [string], and "autoboot": null or {"boot_partition",
+/// "tryboot_partition", "tryboot_a_b", "device", "followed"} (null for unset).
 nlohmann::json check_json(const CheckOptions& o, const CheckReport& r);
 
 }  // namespace piprov::boot

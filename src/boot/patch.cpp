@@ -1,6 +1,7 @@
 #include "boot/patch.hpp"
 
 #include "boot/apt_hook.hpp"
+#include "boot/autoboot.hpp"
 #include "boot/cmdline_txt.hpp"
 #include "boot/firmware.hpp"
 #include "boot/sync.hpp"
@@ -132,8 +133,14 @@ void validate(const PatchOptions& o) {
   std::error_code ec;
   if (!fs::is_directory(boot, ec))
     throw Error(ErrorKind::Usage, boot.string() + " is not a directory: pass the mounted boot partition (system-boot)");
-  if (!fs::is_regular_file(boot / kConfigTxt, ec))
+  if (!fs::is_regular_file(boot / kConfigTxt, ec)) {
+    if (auto a = autoboot_only(boot) ? read_autoboot(boot) : std::nullopt; a && a->partition && *a->partition > 0)
+      throw Error(ErrorKind::Usage, boot.string() +
+                                        " holds only autoboot.txt (boot_partition=" + std::to_string(*a->partition) +
+                                        "): mount partition " + std::to_string(*a->partition) +
+                                        " and run boot patch there; nothing was changed");
     throw Error(ErrorKind::Usage, boot.string() + " has no config.txt: not a Raspberry Pi boot partition");
+  }
   require_text_config(read_file(boot / kConfigTxt), (boot / kConfigTxt).string());
   for (const auto& q : o.uas_quirks) normalize_vid_pid(q);  // validate before changing anything
   if (o.root_dir && !fs::is_directory(*o.root_dir / "etc/apt", ec))

@@ -1,0 +1,261 @@
+// boot check of a BOOT_DIR that holds only autoboot.txt (check.hpp check_autoboot()).
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include <optional>
+
+#include "boot/autoboot.hpp"
+#include "boot/check.hpp"
+#include "boot/config_txt.hpp"
+#include "boot/fat_tools.hpp"
+#include "core/blockdev.hpp"
+#include "core/board.hpp"
+#include "core/error.hpp"
+#include "core/file.hpp"
+#include "core/mounts.hpp"
+#include "core/strings.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov::boot {
+namespace {
+
+/// Partition `p` as a directory: its mount point; else a read-only vfat mount in a
+/// private /tmp/piprov-autoboot-XXXXXX; else an mtools copy there. Unmounts/removes on destruction.
+class AutobootView {
+ public:
+  explicit AutobootView(const Partition& p) {
+    if (!p.mountpoints.empty()) {
+      dir_ = p.mountpoints.front();
+      return;
+    }
+    std::string tmpl = (fs::temp_directory_path() / "piprov-autoboot-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw Error(ErrorKind::Io, "cannot make a temporary directory in /tmp");
+    dir_ = tmp_ = tmpl;
+    try {
+      mount_filesystem(p.path, tmp_.string(), "vfat", "ro");
+      mounted_ = true;
+    } catch (const Error&) {
+      if (!mtools_available()) throw;
+      fat_copy_out(p.path, tmp_);
+    }
+  }
+  ~AutobootView() {
+    try {
+      if (mounted_) unmount_filesystem(tmp_.string());
+      std::error_code ec;
+      if (!tmp_.empty()) mounted_ ? (void)fs::remove(tmp_, ec) : (void)fs::remove_all(tmp_, ec);
+    } catch (...) {
+    }
+  }
+  AutobootView(const AutobootView&) = delete;
+  AutobootView& operator=(const AutobootView&) = delete;
+  const fs::path& dir() const { return dir_; }
+
+ private:
+  fs::path dir_, tmp_;
+  bool mounted_ = false;
+};
+
+Finding autoboot_finding(Severity s, std::string rule, std::string msg, std::string fix = "",
+                         std::string source = kAutobootSource) {
+  return Finding{std::move(rule), s, 0, "", std::move(msg), std::move(fix), std::move(source)};
+}
+
+/// "1 (vfat, LABEL=x), 2 (ext4)": the partitions of `d` by number, for messages.
+std::string autoboot_partitions(const Disk& d) {
+  std::vector<std::string> v;
+  for (const auto& p : d.partitions)
+    v.push_back(fmt::format("{} ({}{})", p.number, p.fstype.empty() ? "no filesystem" : p.fstype,
+                            p.label.empty() ? "" : ", LABEL=" + p.label));
+  return v.empty() ? "none" : join(v, ", ");
+}
+
+/// Why partition `p` (mounted at `dir`) is not bootable for `board`; "" when it is.
+std::string autoboot_unbootable(const fs::path& dir, PiBoard board) {
+  std::error_code ec;
+  const bool config = fs::is_regular_file(dir / "config.txt", ec);
+  if (is_bcm2712(board)) return config ? "" : "has no config.txt (a Pi 5 boots only a FAT partition with config.txt)";
+  if (!fs::is_regular_file(dir / "start4.elf", ec)) return "has no start4.elf (the Pi 4 family's firmware)";
+  return config ? "" : "has no config.txt";
+}
+
+/// "boot.img" when config.txt in `dir` sets boot_ramdisk=1 and boot.img exists, "missing" when it sets it without
+/// boot.img, "" when it does not set it.
+std::string autoboot_ramdisk(const fs::path& dir, PiBoard board) {
+  auto text = read_file_if_exists(dir / "config.txt");
+  if (!text) return "";
+  auto v = ConfigTxt::parse(*text).effective("boot_ramdisk", Board{is_bcm2712(board) ? "pi5" : "pi4"});
+  if (!v || v->value != "1") return "";
+  std::error_code ec;
+  return fs::is_regular_file(dir / "boot.img", ec) ? "boot.img" : "missing";
+}
+
+/// The whole disk ("/dev/sda") when `boot_dir` is itself a vfat mount point (on the Pi: /bootfs), else nullopt.
+/// Never from a plain directory: that would read partition N of the host's own disk.
+std::optional<std::string> autoboot_own_disk(const fs::path& boot_dir) {
+  std::error_code ec;
+  const fs::path dir = fs::canonical(boot_dir, ec);
+  if (ec) return std::nullopt;
+  try {
+    for (const auto& m : mount_table()) {
+      if (m.target != dir.string() || m.fstype != "vfat" || m.devno == 0) continue;
+      std::string name = disk_of_devno(m.devno);
+      if (!name.empty()) return "/dev/" + name;
+    }
+  } catch (const Error&) {
+  }
+  return std::nullopt;
+}
+
+void autoboot_replace_all(std::string& s, const std::string& from, const std::string& to) {
+  if (from.empty()) return;
+  for (auto pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size()))
+    s.replace(pos, from.size(), to);
+}
+
+}  // namespace
+
+CheckReport check_autoboot(const CheckOptions& o) {
+  CheckReport r;
+  const Autoboot a = read_autoboot(o.boot_dir).value_or(Autoboot{});
+  const PiBoard board = o.board.value_or(default_board());
+  r.resolved.board = board;
+  std::optional<std::string> device = o.device;
+  if (!device && a.partition && *a.partition > 0) device = autoboot_own_disk(o.boot_dir);
+  r.autoboot = AutobootState{a, device.value_or(""), ""};
+  r.layout.id = LayoutId::Unknown;
+  r.layout.release = "autoboot.txt only";
+  if (a.partition) r.layout.evidence.push_back(fmt::format("autoboot.txt boot_partition={}", *a.partition));
+  if (a.tryboot_partition)
+    r.layout.evidence.push_back(fmt::format("[tryboot] boot_partition={}", *a.tryboot_partition));
+  if (a.tryboot_a_b) r.layout.evidence.push_back("tryboot_a_b=1");
+  r.layout.evidence.push_back("no config.txt");
+  Findings head = autoboot_lint(a, true);
+  if (!a.partition || *a.partition == 0) {
+    r.findings = std::move(head);
+    return r;
+  }
+  const int n = *a.partition;
+  auto info = [&](std::string msg) { head.push_back(autoboot_finding(Severity::Info, "autoboot-partition", msg)); };
+  if (!device) {
+    info("autoboot.txt sends the bootloader to " + autoboot_summary(a));
+    head.push_back(autoboot_finding(
+        Severity::Info, "autoboot-not-followed",
+        fmt::format("the boot files are on partition {}, not in {}: not checked", n, o.boot_dir.string()),
+        fmt::format("pass --device DEV (the whole disk) to check partition {}'s boot files, "
+                    "or run boot check on partition {}'s mount point",
+                    n, n)));
+    r.findings = std::move(head);
+    return r;
+  }
+  if (!o.device) r.layout.evidence.push_back(o.boot_dir.string() + " is a vfat mount point on " + *device);
+  const Disk disk = probe_disk(*device);
+  auto find = [&](int num) -> const Partition* {
+    for (const auto& p : disk.partitions)
+      if (p.number == num) return &p;
+    return nullptr;
+  };
+  const Partition* p = find(n);
+  const bool mbr = p && p->partuuid.size() == 11 && p->partuuid[8] == '-';
+  if (!p) {
+    head.push_back(
+        autoboot_finding(Severity::Error, "autoboot-partition-missing",
+                         fmt::format("autoboot.txt boot_partition={}, but {} has no partition {} (partitions: {})", n,
+                                     disk.path, n, autoboot_partitions(disk)),
+                         "set boot_partition= to the partition that holds the boot files"));
+  } else if (p->fstype != "vfat") {
+    head.push_back(autoboot_finding(
+        Severity::Error, "autoboot-partition-not-fat",
+        fmt::format("partition {} ({}) named by autoboot.txt is {}, not FAT: the bootloader boots only FAT12/16/32", n,
+                    p->path, p->fstype.empty() ? "no known filesystem" : p->fstype),
+        fmt::format("format {} as FAT (mkfs.vfat) and copy the boot files to it, or fix boot_partition=", p->path)));
+  }
+  if (mbr && n > 4)
+    head.push_back(autoboot_finding(Severity::Error, "autoboot-partition-range",
+                                    fmt::format("boot_partition={} on an MBR disk: the MBR partitions are 1 to 4", n),
+                                    "move the boot files to a primary partition (1-4)"));
+  std::optional<Finding> tryboot, gpt;
+  if (a.tryboot_partition && *a.tryboot_partition > 0) {
+    const int m = *a.tryboot_partition;
+    const Partition* t = find(m);
+    std::string why;
+    if (!t)
+      why = "is not on " + disk.path;
+    else if (t->fstype != "vfat")
+      why = "is " + (t->fstype.empty() ? std::string("not formatted") : t->fstype) + ", not FAT";
+    else {
+      AutobootView tv(*t);
+      why = autoboot_unbootable(tv.dir(), board);
+    }
+    tryboot = autoboot_finding(
+        Severity::Info, "autoboot-tryboot-partition",
+        why.empty() ? fmt::format("[tryboot] partition {} ({}) is bootable; it boots only after reboot \"0 tryboot\"",
+                                  m, t->path)
+                    : fmt::format("[tryboot] partition {} {}: a trial boot (reboot \"0 tryboot\") fails and the next "
+                                  "reset boots partition {} again",
+                                  m, why, n));
+  }
+  if (tryboot && !mbr && p && !p->partuuid.empty())
+    gpt = autoboot_finding(Severity::Info, "autoboot-gpt-tryboot",
+                           "GPT disk with a [tryboot] partition: on a CM5, reboot \"0 tryboot\" has been reported to "
+                           "loop through the boot modes (rpi-eeprom issue 818, open)",
+                           "test reboot \"0 tryboot\" on this board before relying on it",
+                           "https://github.com/raspberrypi/rpi-eeprom/issues/818");
+  auto tail = [&] {
+    if (tryboot) head.push_back(*tryboot);
+    if (gpt) head.push_back(*gpt);
+  };
+  if (!p || p->fstype != "vfat") {
+    tail();
+    r.findings = std::move(head);
+    return r;
+  }
+  AutobootView view(*p);
+  const std::string why = autoboot_unbootable(view.dir(), board);
+  if (!why.empty()) {
+    head.push_back(autoboot_finding(Severity::Error, "autoboot-partition-not-bootable",
+                                    fmt::format("partition {} ({}) named by autoboot.txt {}", n, p->path, why),
+                                    "copy the boot files to " + p->path + ", or fix boot_partition="));
+    tail();
+    r.findings = std::move(head);
+    return r;
+  }
+  if (auto ramdisk = autoboot_ramdisk(view.dir(), board); !ramdisk.empty()) {
+    // rpi-image-gen's A/B slots: config.txt holds boot_ramdisk=1; kernel, cmdline and config are inside boot.img.
+    const bool img = ramdisk == "boot.img";
+    head.push_back(autoboot_finding(
+        img ? Severity::Info : Severity::Error, img ? "autoboot-ramdisk" : "autoboot-partition-not-bootable",
+        img ? fmt::format("partition {} ({}) boots boot.img (boot_ramdisk=1): the kernel, cmdline and config.txt are "
+                          "inside boot.img and were not checked",
+                          n, p->path)
+            : fmt::format("partition {} ({}) sets boot_ramdisk=1 but has no boot.img", n, p->path),
+        img ? "" : "copy boot.img to " + p->path + " or remove boot_ramdisk=1",
+        "Raspberry Pi documentation, config_txt: boot_ramdisk"));
+    tail();
+    if (img) r.autoboot->followed = p->path;
+    r.findings = std::move(head);
+    return r;
+  }
+  info(fmt::format("autoboot.txt sends the bootloader to {}: {} ({}{}){}", autoboot_summary(a), p->path, p->fstype,
+                   p->label.empty() ? "" : ", LABEL=" + p->label,
+                   o.device ? "" : "; the disk of " + o.boot_dir.string() + "'s mount"));
+  tail();
+  r.autoboot->followed = p->path;
+  CheckOptions inner = o;
+  inner.boot_dir = view.dir();
+  inner.device = device;
+  CheckReport nested = check_boot(inner);
+  const std::string dir = view.dir().string();
+  for (auto& f : nested.findings) {
+    autoboot_replace_all(f.message, dir, p->path);
+    autoboot_replace_all(f.fix, dir, "the mount point of " + p->path);
+    f.message = p->path + ": " + f.message;
+  }
+  head.insert(head.end(), nested.findings.begin(), nested.findings.end());
+  nested.findings = std::move(head);
+  nested.autoboot = r.autoboot;
+  return nested;
+}
+
+}  // namespace piprov::boot
