@@ -2,10 +2,10 @@
 // p1 FAT with only autoboot.txt (the documentation's A/B example: boot_partition=2,
 // [tryboot] boot_partition=3), p2 and p3 FAT with Raspberry Pi OS bookworm's boot files,
 // p4 ext4 root. Real loop disk (sfdisk, mkfs, mtools), as root_device_test.cpp.
+// (Following BOOT_DIR's own vfat mount without --device needs a vfat mount,
+// which this machine's kernel cannot do: that path has no test here.)
 #include <gtest/gtest.h>
 #include <unistd.h>
-
-#include <iostream>
 
 #include "boot/check.hpp"
 #include "boot/fat_tools.hpp"
@@ -110,22 +110,6 @@ TEST(BootAutoboot, FollowsBootPartitionOnDevice) {
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
   EXPECT_NE(c.out.find("\"followed\": \"" + disk.p(2) + "\""), std::string::npos) << c.out;
 
-  // BOOT_DIR is p1's mount point (on the Pi: /bootfs): its disk is followed without --device.
-  {
-    std::unique_ptr<piprov::test::Mount> m;
-    try {
-      m = std::make_unique<piprov::test::Mount>(disk.p(1), t.path / "bootfs", "vfat", "ro");
-    } catch (const std::exception& e) {
-      std::cout << "vfat not mountable here, auto-follow not tested: " << e.what() << "\n";
-    }
-    if (m) {
-      auto own = check_boot(CheckOptions{.boot_dir = m->dir, .scan_usb = false, .board = piprov::PiBoard::Pi5});
-      EXPECT_TRUE(own.ok()) << testing::PrintToString(autoboot_failing(own));
-      ASSERT_TRUE(own.autoboot);
-      EXPECT_EQ(own.autoboot->device, disk.loop->path);
-      EXPECT_EQ(own.autoboot->followed, disk.p(2));
-    }
-  }
   // A plain directory is never followed without --device (it would read the host's disk).
   auto plain = check_boot(CheckOptions{.boot_dir = bootcfg, .scan_usb = false, .board = piprov::PiBoard::Pi5});
   ASSERT_TRUE(plain.autoboot);
