@@ -1,6 +1,6 @@
 // boot check of a BOOT_DIR that holds only autoboot.txt (check.hpp check_autoboot()).
 #include <fmt/format.h>
-#include <stdlib.h>
+#include <cstdlib>
 
 #include <optional>
 
@@ -137,7 +137,9 @@ CheckReport check_autoboot(const CheckOptions& o) {
     return r;
   }
   const int n = *a.partition;
-  auto info = [&](std::string msg) { head.push_back(autoboot_finding(Severity::Info, "autoboot-partition", msg)); };
+  auto info = [&](const std::string& msg) {
+    head.push_back(autoboot_finding(Severity::Info, "autoboot-partition", msg));
+  };
   if (!device) {
     info("autoboot.txt sends the bootloader to " + autoboot_summary(a));
     head.push_back(autoboot_finding(

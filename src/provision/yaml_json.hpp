@@ -16,6 +16,9 @@
 
 namespace piprov::provision {
 
+// nlohmann::json's destructor keeps a std::vector of nested values (it may
+// allocate); out of memory there ends the program, as in any destructor.
+// NOLINTNEXTLINE(bugprone-exception-escape)
 struct YamlDoc {
   nlohmann::json value;
   /// 1-based line of every node by dotted path ("users.0.name"; "" = the
