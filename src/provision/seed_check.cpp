@@ -159,6 +159,16 @@ Finding seed_yaml_invalid(const YAML::Exception& e, std::string_view text, const
                       "YAML 1.1 (cloud-init reads seeds with PyYAML): https://yaml.org/spec/1.1/");
 }
 
+std::optional<YAML::Node> seed_load(std::string_view text, const std::string& file, Findings& out) {
+  try {
+    return YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    out.push_back(seed_yaml_invalid(e, text, file));
+    seed_scan_raw_markers(text, file, out);
+    return std::nullopt;
+  }
+}
+
 void seed_yaml_notes(const YamlDoc& doc, const std::string& file, Findings& out) {
   for (const auto& p : doc.dates)
     out.push_back(seed_finding("seed-yaml-date", Severity::Error, seed_line(doc, p), p, file,
@@ -285,14 +295,9 @@ SeedCheck check_user_data(std::string_view text, const std::string& file, const 
         "put '#cloud-config' on its first line", kSrcFormat));
     return c;
   }
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    c.findings.push_back(seed_yaml_invalid(e, text, file));
-    seed_scan_raw_markers(text, file, c.findings);
-    return c;
-  }
+  auto loaded = seed_load(text, file, c.findings);
+  if (!loaded) return c;
+  const YAML::Node& root = *loaded;
   if (root.IsNull()) {
     c.findings.push_back(seed_finding(
         "seed-user-data-empty", o.options_add_user_data ? Severity::Warning : Severity::Error, 1, "", file,
@@ -321,14 +326,9 @@ SeedCheck check_meta_data(std::string_view text, const std::string& file) {
   SeedCheck c;
   c.validator = "piprov's own rules";
   c.rules = {"seed-yaml-invalid", "seed-not-a-map", "seed-meta-data-key-ignored", "seed-template-marker"};
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    c.findings.push_back(seed_yaml_invalid(e, text, file));
-    seed_scan_raw_markers(text, file, c.findings);
-    return c;
-  }
+  auto loaded = seed_load(text, file, c.findings);
+  if (!loaded) return c;
+  const YAML::Node& root = *loaded;
   if (root.IsNull()) return c;
   if (!root.IsMap()) {
     c.findings.push_back(seed_finding("seed-not-a-map", Severity::Error, root.Mark().line + 1, "", file,

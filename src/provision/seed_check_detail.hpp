@@ -63,6 +63,10 @@ void seed_scan_raw_markers(std::string_view text, const std::string& file, Findi
 /// seed-yaml-invalid at the parser's line, with the key written on that line.
 Finding seed_yaml_invalid(const YAML::Exception& e, std::string_view text, const std::string& file);
 
+/// The YAML document `text` of `file`, or std::nullopt after adding
+/// seed-yaml-invalid and the raw lines' seed-template-marker findings to `out`.
+std::optional<YAML::Node> seed_load(std::string_view text, const std::string& file, Findings& out);
+
 /// seed-yaml-date and seed-yaml-duplicate-key.
 void seed_yaml_notes(const YamlDoc& doc, const std::string& file, Findings& out);
 

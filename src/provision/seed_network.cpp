@@ -367,14 +367,9 @@ SeedCheck check_network_config(std::string_view text, const std::string& file) {
   c.rules = {"seed-yaml-invalid",          "seed-not-a-map",          "seed-network-version", "seed-network-section",
              "seed-network-device",        "seed-network-address",    "seed-network-gateway", "seed-network-route",
              "seed-network-route-default", "seed-network-nameserver", "seed-network-wifi",    "seed-template-marker"};
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    c.findings.push_back(seed_yaml_invalid(e, text, file));
-    seed_scan_raw_markers(text, file, c.findings);
-    return c;
-  }
+  auto loaded = seed_load(text, file, c.findings);
+  if (!loaded) return c;
+  const YAML::Node& root = *loaded;
   if (!root.IsMap()) {
     c.findings.push_back(seed_finding("seed-not-a-map", Severity::Error, root.IsNull() ? 1 : root.Mark().line + 1, "",
                                       file, "is not a YAML map (a network config is one)",
