@@ -32,6 +32,9 @@ pkgs=(
   systemd        # tests: systemd-analyze verify of the kernel-sync path unit
   cloud-init     # tests: cloud-init schema --config-file of the seeds provision writes
   ansible-core ansible-lint python3-pytest  # ansible/: the piprov.pi collection, its sanity and unit tests
+  # scripts/boot-test.sh: boots provisioned disks (an arm64 Debian userland
+  # built with mmdebstrap, its package scripts run by qemu-user-static)
+  qemu-system-arm qemu-user-static mmdebstrap arch-test openssh-client
   ccache         # faster rebuilds (used when present)
   lld            # the linker CMakeLists.txt picks when the compiler takes it (PIPROV_LINKER)
   clang libclang-rt-14-dev llvm shellcheck

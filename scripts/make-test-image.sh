@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make-test-image.sh [--layout focal|noble|resolute|raspios] OUT.img [ROOT_MiB]
+# make-test-image.sh [--layout focal|noble|resolute|raspios] [--rootfs stub|debian] OUT.img [ROOT_MiB]
 #
 # Builds a disk image laid out like a Raspberry Pi OS image, without mounting
 # anything: MBR (sfdisk); p1 FAT32 (type 0x0c, bootable) at sector 2048, 256 MiB;
@@ -28,6 +28,11 @@
 # have cloud-init (/usr/bin/cloud-init, /etc/cloud/) and a /var/lib/dpkg/status
 # naming the boot packages (flash-kernel; piboot-try on resolute).
 #
+# --rootfs debian (for the boot test, scripts/boot-test.sh): the root fs is a
+# real arm64 Debian 12 userland (scripts/test-rootfs.sh builds it once, as
+# root) with the release's identity, and the boot files are its own kernel and
+# initramfs (scripts/test-image-debian.sh); ROOT_MiB defaults to 1024; no .xz.
+#
 # Writes OUT.img and OUT.img.xz (xz -0 -T0, as Ubuntu's builds do). Both are
 # cached in $PIPROV_CACHE_DIR (default /var/tmp/piprov-cache) keyed by layout,
 # ROOT_MiB and this script's content, so a second run only copies.
@@ -36,13 +41,16 @@
 # usage errors, 3 when a tool fails.
 set -euo pipefail
 
-usage() { echo "usage: $0 [--layout focal|noble|resolute|raspios] OUT.img [ROOT_MiB]   (ROOT_MiB: 64..65536, default 256)" >&2; exit 2; }
+usage() { echo "usage: $0 [--layout focal|noble|resolute|raspios] [--rootfs stub|debian] OUT.img [ROOT_MiB]   (ROOT_MiB: 64..65536, default 256; 1024 for debian)" >&2; exit 2; }
 layout=focal
+rootfs=stub
 args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --layout) [ $# -ge 2 ] || usage; layout=$2; shift 2 ;;
     --layout=*) layout=${1#--layout=}; shift ;;
+    --rootfs) [ $# -ge 2 ] || usage; rootfs=$2; shift 2 ;;
+    --rootfs=*) rootfs=${1#--rootfs=}; shift ;;
     -*) usage ;;
     *) args+=("$1"); shift ;;
   esac
@@ -51,9 +59,14 @@ case $layout in
   focal | noble | resolute | raspios) ;;
   *) echo "make-test-image.sh: unknown --layout '$layout' (focal, noble, resolute or raspios)" >&2; exit 2 ;;
 esac
+case $rootfs in
+  stub | debian) ;;
+  *) echo "make-test-image.sh: unknown --rootfs '$rootfs' (stub or debian)" >&2; exit 2 ;;
+esac
 [ ${#args[@]} -ge 1 ] && [ ${#args[@]} -le 2 ] || usage
 out=${args[0]}
 root_mib=${args[1]:-256}
+[ "$rootfs" = debian ] && root_mib=${args[1]:-1024}
 [[ "$root_mib" =~ ^[0-9]+$ ]] && [ "$root_mib" -ge 64 ] && [ "$root_mib" -le 65536 ] || usage
 case "$out" in *.img) ;; *) echo "make-test-image.sh: OUT must end in .img (got '$out')" >&2; exit 2 ;; esac
 
@@ -63,6 +76,16 @@ mkdir -p "$cache"
 key=$(sha256sum "$here/make-test-image.sh" | cut -c1-12)
 # focal keeps the cache name it had before --layout existed.
 name=$layout-layout; [ "$layout" = focal ] && name=ubuntu-layout
+# xz: the suffix of the compressed copy (none for debian: provision takes the .img).
+xz_suffix=.xz
+if [ "$rootfs" = debian ]; then
+  # shellcheck source=scripts/test-image-debian.sh
+  . "$here/test-image-debian.sh"
+  rootfs_tar=$("$here/test-rootfs.sh") || exit 3
+  name=$layout-debian
+  key=$(cat "$here/make-test-image.sh" "$here/test-image-debian.sh" <(basename "$rootfs_tar") | sha256sum | cut -c1-12)
+  xz_suffix=
+fi
 cached="$cache/$name-$root_mib-$key.img"
 
 fail() { echo "make-test-image.sh: $*" >&2; exit 3; }
@@ -94,6 +117,7 @@ fetch_debs() { # -> $cache/debs/{kernel.deb,uboot.deb,firmware.deb}
 # unpacked packages for the layout's own files.
 kernel_files() {
   local b=$1
+  if [ "$rootfs" = debian ]; then debian_kernel_files "$work/root" "$b"; return; fi
   dpkg-deb -x "$cache/debs/kernel.deb" "$x/k"
   local image; image=$(ls "$x"/k/boot/vmlinuz-*-arm64 | sed -n 1p)
   # Debian ships the uncompressed arm64 Image; Ubuntu's vmlinuz is that Image gzipped.
@@ -337,10 +361,12 @@ build_image() { # $1 = output .img
   trap 'rm -rf "$work"' RETURN
   fetch_debs
   mkdir -p "$work/boot" "$work/root"
-  build_boot_dir "$work/boot"
   local boot_sectors=524288 root_start=526336
   local root_bytes=$((root_mib * 1048576))
-  build_root_dir "$work/root" $((root_bytes * 6 / 10))
+  # kernel_files takes a debian image's kernel from its root fs.
+  if [ "$rootfs" = debian ]; then debian_root_dir "$work/root"; fi
+  build_boot_dir "$work/boot"
+  if [ "$rootfs" = stub ]; then build_root_dir "$work/root" $((root_bytes * 6 / 10)); fi
   local boot_label=system-boot root_label=writable disk_id=4ec8ea53
   if [ "$layout" = raspios ]; then boot_label=bootfs root_label=rootfs disk_id=$raspios_disk_id; fi
 
@@ -360,21 +386,23 @@ build_image() { # $1 = output .img
 # One builder at a time (parallel tests may ask for the same image); a built
 # image is never changed again (renamed into place, .xz first), so the copies
 # need no lock.
-if [ ! -s "$cached" ] || [ ! -s "$cached.xz" ]; then
+if [ ! -s "$cached" ] || [ ! -s "$cached$xz_suffix" ]; then
   exec 9>"$cache/.lock"
   flock 9
 fi
-if [ ! -s "$cached" ] || [ ! -s "$cached.xz" ]; then
-  echo "make-test-image.sh: building $(basename "$cached") (layout $layout, ROOT ${root_mib} MiB; cached for next time)" >&2
+if [ ! -s "$cached" ] || [ ! -s "$cached$xz_suffix" ]; then
+  echo "make-test-image.sh: building $(basename "$cached") (layout $layout, root fs $rootfs, ROOT ${root_mib} MiB; cached for next time)" >&2
   # Images built by an older version of this script are stale: drop them.
   find "$cache" -maxdepth 1 -name "$name-$root_mib-*" ! -name "$name-$root_mib-$key.*" -delete
   build_image "$cached.part"
-  xz -0 -T0 -k -c "$cached.part" > "$cached.xz.part"
-  mv "$cached.xz.part" "$cached.xz"
+  if [ -n "$xz_suffix" ]; then
+    xz -0 -T0 -k -c "$cached.part" > "$cached.xz.part"
+    mv "$cached.xz.part" "$cached.xz"
+  fi
   mv "$cached.part" "$cached"
 fi
 exec 9>&-
 mkdir -p "$(dirname "$out")"
 cp --reflink=auto --sparse=always "$cached" "$out"
-cp --reflink=auto "$cached.xz" "$out.xz"
+if [ -n "$xz_suffix" ]; then cp --reflink=auto "$cached.xz" "$out.xz"; fi
 echo "$out"

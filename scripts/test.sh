@@ -17,7 +17,13 @@
 #             smoke runs under qemu, the arm64 .deb         PIPROV_SKIP_CROSS=1
 #   package   scripts/package.sh + package-test.sh: the amd64 .deb
 #             installs, works, upgrades, removes cleanly    PIPROV_SKIP_PACKAGE=1
-#   native    ctest of the native build (last, so ctest's summary is the last output)
+#   rootfs    scripts/test-rootfs.sh: the boot test's arm64 Debian root fs
+#             (built once per recipe, cached), in the background from the start
+#   boot      scripts/boot-test.sh: every layout provisioned and booted in
+#             QEMU, checked over SSH; in the background (nice 10) from the end
+#             of the native build; gets the arm64 .deb from the cross stage
+#             through a FIFO; joined after the native ctest   PIPROV_SKIP_BOOT=1
+#   native    ctest of the native build (its summary is repeated last)
 # Each build stage prints where its time went (ninja's log, by target); each
 # ctest run its ten slowest tests; the stage times come before the native ctest.
 # Every stage runs even when an earlier one failed; the failed ones are listed
@@ -94,14 +100,29 @@ if [ "${1:-}" != "--no-deps" ]; then stage deps PIPROV_SKIP_DEPS deps; fi
 # lint (clang-tidy most of it) runs beside everything else, in the CPU time
 # the other stages leave (ctest's waits, package's one core).
 stage_bg lint PIPROV_SKIP_LINT scripts/lint.sh
+# The boot test's root fs (mmdebstrap under qemu-user, one core) from the start.
+stage_bg rootfs PIPROV_SKIP_BOOT scripts/test-rootfs.sh
 stage build PIPROV_SKIP_NATIVE_BUILD native_build
+# The boot test needs the native piprov (it provisions) and, late, the arm64
+# .deb: its path goes through a FIFO this script holds open (read-write, so
+# neither side blocks on open and a line written before the reader comes waits).
+mkfifo "$bg_dir/deb.fifo"
+exec {deb_fd}<>"$bg_dir/deb.fifo"
+stage_bg boot PIPROV_SKIP_BOOT scripts/boot-test.sh --piprov "$build/src/cli/piprov" --deb-fifo "$bg_dir/deb.fifo"
 stage fuzz PIPROV_SKIP_FUZZ scripts/fuzz.sh
 # The fuzz build is already ASan+UBSan instrumented: the sanitizer stage adds
 # the tests to it instead of building everything once more.
 stage sanitize PIPROV_SKIP_SANITIZE scripts/sanitize-test.sh --reuse-fuzz-build
 stage cross PIPROV_SKIP_CROSS env NATIVE_BUILD_DIR="$build" scripts/cross-test.sh arm64
+# The newest arm64 .deb, or an empty line when cross was skipped or failed.
+deb=
+if [ "${PIPROV_SKIP_CROSS:-0}" != 1 ] && [[ " ${failed[*]} " != *" cross "* ]]; then
+  deb=$(find "$PWD/build-arm64" -maxdepth 1 -name 'piprov_*_arm64.deb' -printf '%T@ %p\n' 2>/dev/null | sort -rn | sed -n 1p | cut -d' ' -f2-)
+fi
+echo "$deb" >&"$deb_fd"
 stage package PIPROV_SKIP_PACKAGE package
 stage_join lint
+stage_join rootfs
 
 echo "== stage times (total so far $(($(date +%s) - start)) s)"
 printf '   %s\n' "${timings[@]}"
@@ -109,7 +130,13 @@ if [ ${#failed[@]} -gt 0 ]; then echo "test.sh: FAILED stages: ${failed[*]} (the
 
 echo "== [native] ctest"
 rc=0
-PIPROV_RUN_START=$start run_ctest "$build" || rc=$?
+PIPROV_RUN_START=$start run_ctest "$build" | tee "$bg_dir/native.log" || rc=$?
+if [ -n "${bg_pid[boot]:-}" ]; then
+  stage_join boot
+  echo "== stage times (total $(($(date +%s) - start)) s)"
+  printf '   %s\n' "${timings[@]}"
+  grep -E '^[0-9]+% tests passed' "$bg_dir/native.log" | tail -n 1
+fi
 # Repeated after ctest's summary: CI shows only the end of a long log.
 if [ ${#failed[@]} -gt 0 ]; then
   printf 'test.sh: stage %s\n' "${timings[@]}"

@@ -1,0 +1,210 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2154  # w, t0, piprov, bt_user, bt_key, deb, deb_fifo: set by boot-test.sh
+# The steps of scripts/boot-test.sh, one function per layout (sourced by it;
+# uses its $w, $piprov, $deb, $deb_fifo and scripts/boot-vm.sh).
+
+# step LAYOUT NAME CMD...: runs CMD, prints "[LAYOUT] NAME: ok (N s)" or FAILED
+# with the console's end, and records the time for the table.
+step() {
+  local l=$1 name=$2 t rc=0
+  shift 2
+  t=$(date +%s)
+  echo "[$l] $name ..."
+  "$@" || rc=$?
+  t=$(($(date +%s) - t))
+  if [ $rc -eq 0 ]; then
+    echo "[$l] $name: ok ($t s)"
+    printf '%s\t%s\t%s\tok\n' "$l" "$name" "$t" >> "$w/steps.tsv"
+  else
+    echo "[$l] $name: FAILED ($t s, exit $rc)"
+    printf '%s\t%s\t%s\tFAILED\n' "$l" "$name" "$t" >> "$w/steps.tsv"
+    [ -f "$w/vm-$l/boot.n" ] && vm_console_tail "$w/vm-$l"
+  fi
+  return $rc
+}
+
+print_step_table() {
+  echo "== boot test steps (seconds; two lanes run side by side)"
+  [ -f "$w/steps.tsv" ] && awk -F '\t' '{ printf "   %-9s %-44s %5s  %s\n", $1, $2, $3, $4 }' "$w/steps.tsv"
+  echo "   total $(($(date +%s) - t0)) s"
+}
+
+# expect WHAT ACTUAL PATTERN: ACTUAL must match the extended regex PATTERN.
+expect() {
+  if [[ "$2" =~ $3 ]]; then echo "  ok: $1: $2"; return 0; fi
+  echo "  FAIL: $1 is '$2', expected /$3/"
+  return 1
+}
+
+# prepare LAYOUT [PROVISION_ARG...]: image -> loop device -> piprov provision
+# with the identity -> the disk file and what the firmware would load.
+prepare() {
+  local l=$1 v=$w/vm-$1 dev
+  shift
+  mkdir -p "$v"
+  scripts/make-test-image.sh --rootfs debian --layout "$l" "$v/image.img" >/dev/null
+  truncate -s 2G "$v/disk.raw"
+  dev=$(losetup -f --show "$v/disk.raw")
+  echo "$dev" > "$v/loop"
+  "$piprov" provision "$v/image.img" "$dev" --yes --json --progress none --hostname "bt-$l" --user "$bt_user" \
+    --ssh-key "$bt_key.pub" --ip 10.0.2.20/24 --gateway 10.0.2.2 --dns 10.0.2.3 "$@" > "$v/provision.json" ||
+    { jq -r '.targets[0].error // empty' "$v/provision.json" 2>/dev/null; return 1; }
+  losetup -d "$dev" && rm -f "$v/loop" "$v/image.img"
+  echo "$v/disk.raw" > "$v/disk"
+  jq -r '"  provisioned: layout \(.targets[0].layout), disk id \(.targets[0].identity.new_disk_id), instance-id \(.targets[0].identity.instance_id)"' "$v/provision.json"
+  vm_boot_files "$v" "$piprov"
+  echo "  firmware would load: kernel $(jq -r .layout.kernel "$v/check.json"), initramfs $(jq -r .layout.initramfs "$v/check.json"), cmdline: $(cat "$v/cmdline")"
+}
+
+# boot_up LAYOUT N BUS [QEMU_ARG...]: boot N until SSH answers with the key.
+boot_up() {
+  local l=$1 v=$w/vm-$1
+  vm_start "$v" "$2" "$3" "${@:4}"
+  vm_wait_console "$v" ' login: ' || { echo "  no login prompt on the console"; return 1; }
+  vm_wait_ssh "$v" || { echo "  SSH on 10.0.2.20:22 did not answer (as $bt_user, with the provisioned key)"; return 1; }
+}
+
+# check_identity LAYOUT: what the seed and the PARTUUID rewrite promised, seen from SSH.
+check_identity() {
+  local l=$1 v=$w/vm-$1 out rc=0
+  # shellcheck disable=SC2016  # expanded on the guest
+  out=$(vm_ssh "$v" 'cloud-init status --wait >/dev/null 2>&1
+    src=$(findmnt -no SOURCE /)
+    echo "hostname=$(hostname)"; echo "user=$(id -un)"; echo "sudo_uid=$(sudo -n id -u)"
+    echo "addr=$(ip -4 -o addr show dev eth0 | awk "{print \$4}" | tr "\n" " ")"
+    echo "route=$(ip -4 route show default | tr "\n" " ")"
+    echo "dns=$(resolvectl dns eth0 2>&1 | tr "\n" " ")"
+    echo "status=$(cloud-init status --long | sed -n "s/^status: //p")"
+    echo "errors=$(python3 -c "import json; print(json.load(open(\"/run/cloud-init/result.json\"))[\"v1\"][\"errors\"])")"
+    echo "datasource=$(python3 -c "import json; print(json.load(open(\"/run/cloud-init/result.json\"))[\"v1\"][\"datasource\"])")"
+    echo "instance_id=$(cat /var/lib/cloud/data/instance-id)"
+    echo "root_partuuid=$(sudo -n blkid -s PARTUUID -o value "$src")"
+    echo "cmdline_root=$(tr " " "\n" < /proc/cmdline | sed -n "s/^root=//p")"
+    echo "firmware_fs=$(findmnt -no FSTYPE /boot/firmware)"') || { echo "  SSH command failed"; return 1; }
+  get() { sed -n "s/^$1=//p" <<<"$out"; }
+  local iid new root
+  iid=$(jq -r '.targets[0].identity.instance_id' "$v/provision.json")
+  new=$(jq -r '.targets[0].identity.new_disk_id' "$v/provision.json")
+  new=${new#0x}
+  root=$(jq -r .layout.root "$v/check.json")
+  expect "host name" "$(get hostname)" "^bt-$l\$" || rc=1
+  expect "user" "$(get user)" "^$bt_user\$" || rc=1
+  expect "sudo -n id -u" "$(get sudo_uid)" '^0$' || rc=1
+  expect "eth0 address" "$(get addr)" '(^| )10\.0\.2\.20/24( |$)' || rc=1
+  expect "default route" "$(get route)" 'default via 10\.0\.2\.2 ' || rc=1
+  expect "DNS of eth0" "$(get dns)" '10\.0\.2\.3' || rc=1
+  expect "cloud-init status" "$(get status)" '^done$' || rc=1
+  expect "cloud-init errors" "$(get errors)" '^\[\]$' || rc=1
+  expect "cloud-init datasource" "$(get datasource)" 'NoCloud' || rc=1
+  expect "instance-id" "$(get instance_id)" "^$iid\$" || rc=1
+  expect "PARTUUID of /" "$(get root_partuuid)" "^${new,,}-02\$" || rc=1
+  expect "root= on the kernel command line" "$(get cmdline_root)" "^${root//./\\.}\$" || rc=1
+  expect "/boot/firmware file system" "$(get firmware_fs)" '^vfat$' || rc=1
+  return $rc
+}
+
+# poweroff LAYOUT: shuts the guest down and waits for QEMU to end.
+vm_poweroff() {
+  vm_ssh "$w/vm-$1" 'sudo -n systemctl poweroff' || true
+  vm_wait_exit "$w/vm-$1"
+}
+
+# get_deb: prints the arm64 .deb's path (from --deb, the FIFO once, or a build).
+get_deb() {
+  local lk d
+  exec {lk}>"$w/deb.lock"
+  flock "$lk"
+  if [ ! -e "$w/deb.path" ]; then
+    if [ -n "$deb" ]; then d=$deb
+    elif [ -n "$deb_fifo" ]; then read -r d < "$deb_fifo" || d=
+    else d=$(build_deb) || d=
+    fi
+    echo "$d" > "$w/deb.path"
+  fi
+  exec {lk}>&-
+  d=$(cat "$w/deb.path")
+  [ -n "$d" ] && [ -f "$d" ] || { echo "  no arm64 .deb (the cross stage failed or was skipped; pass --deb)" >&2; return 1; }
+  echo "$d"
+}
+
+# build_deb: the arm64 .deb from a cross build of piprov (build-arm64/).
+build_deb() {
+  cmake -S . -B build-arm64 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cross/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
+    -DPIPROV_BUILD_TESTS=OFF >/dev/null && cmake --build build-arm64 --target piprov >/dev/null &&
+    scripts/package.sh build-arm64 | tail -n 1
+}
+
+# install_deb LAYOUT: copies the arm64 .deb to the guest and installs it with
+# dpkg, stdin closed (a conffile prompt would fail it).
+install_deb() {
+  local v=$w/vm-$1 d
+  d=$(get_deb) || return 1
+  vm_ssh "$v" 'cat > /tmp/piprov.deb' < "$d" || return 1
+  vm_ssh "$v" 'sudo -n dpkg -i /tmp/piprov.deb </dev/null && piprov --version'
+}
+
+# negative_partuuid: the raspios disk with its old PARTUUID put back in
+# cmdline.txt (what the disk would say had provision not rewritten it) must
+# not come up: the initramfs finds no such root.
+negative_partuuid() {
+  local v=$w/vm-raspios disk off old
+  disk=$(cat "$v/disk")
+  off=$(fat_offset "$disk")
+  old=$(jq -r '.targets[0].identity.old_disk_id' "$v/provision.json")
+  old=${old#0x}
+  cp "$v/boot/cmdline.txt" "$v/cmdline.txt.good"
+  sed -E "s/root=PARTUUID=[0-9a-fA-F]+-02/root=PARTUUID=${old,,}-02/" "$v/cmdline.txt.good" > "$v/cmdline.txt.bad"
+  grep -q "PARTUUID=${old,,}-02" "$v/cmdline.txt.bad" || { echo "  cmdline.txt has no root=PARTUUID= to break"; return 1; }
+  mcopy -o -i "$disk@@$off" "$v/cmdline.txt.bad" ::/cmdline.txt
+  vm_boot_files "$v" "$piprov"
+  echo "  root=$(jq -r .layout.root "$v/check.json") (the disk's is now ${new_id:-another})"
+  vm_start "$v" 0 virtio
+  local rc=0
+  # initramfs-tools (scripts/local): "ALERT!  PARTUUID=... does not exist.  Dropping to a shell!"
+  vm_wait_console "$v" 'ALERT! .*does not exist|login: ' || rc=1
+  if grep -aq ' login: ' "$v/console-0.log"; then echo "  it came up anyway"; rc=1; fi
+  [ $rc -eq 0 ] && echo "  console: $(grep -a -m1 'ALERT!' "$v/console-0.log" | tr -d '\r')"
+  vm_kill "$v"
+  vm_wait_exit "$v" 60 || true
+  mcopy -o -i "$disk@@$off" "$v/cmdline.txt.good" ::/cmdline.txt
+  vm_boot_files "$v" "$piprov"
+  return $rc
+}
+
+layout_raspios() {
+  step raspios provision prepare raspios || return 1
+  step raspios "negative: old PARTUUID does not boot" negative_partuuid || return 1
+  step raspios "boot to SSH (virtio disk)" boot_up raspios 1 virtio || return 1
+  step raspios "identity over SSH" check_identity raspios || return 1
+  step raspios poweroff vm_poweroff raspios
+}
+
+layout_noble() {
+  step noble provision prepare noble || return 1
+  step noble "boot to SSH (usb-storage disk)" boot_up noble 1 usb || return 1
+  step noble "identity over SSH" check_identity noble || return 1
+  step noble poweroff vm_poweroff noble
+}
+
+layout_resolute() {
+  step resolute provision prepare resolute || return 1
+  expect "kernel the firmware loads" "$(jq -r .layout.kernel "$w/vm-resolute/check.json")" '^current/vmlinuz$' || return 1
+  step resolute "boot to SSH (virtio disk)" boot_up resolute 1 virtio || return 1
+  step resolute "identity over SSH" check_identity resolute || return 1
+  step resolute "install the arm64 .deb" install_deb resolute || return 1
+  step resolute "piprov boot check --root / (A/B)" check_ab || return 1
+  step resolute poweroff vm_poweroff resolute
+}
+
+# check_ab: piprov on the booted A/B node reports the layout and its current/ boot.
+check_ab() {
+  local out rc=0
+  out=$(vm_ssh "$w/vm-resolute" 'sudo -n piprov boot check /boot/firmware --root / --json') || rc=$?
+  [ $rc -le 1 ] || { echo "  piprov boot check exit $rc"; return 1; }
+  expect "layout" "$(jq -r .layout.id <<<"$out")" '^ubuntu-ab$' &&
+    expect "kernel" "$(jq -r .layout.kernel <<<"$out")" '^current/vmlinuz$' &&
+    expect "check ok" "$(jq -r .ok <<<"$out")" '^true$'
+}
+
+# shellcheck source=scripts/boot-test-focal.sh
+. scripts/boot-test-focal.sh

@@ -1,0 +1,140 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2154  # bt_user, bt_key: set by boot-test.sh
+# The QEMU side of scripts/boot-test.sh (sourced by it): boot a disk that piprov
+# provisioned the way a Pi's firmware would, as far as QEMU can, and talk to it.
+#
+# QEMU cannot run the Pi firmware. It gets what the firmware would load, as
+# `piprov boot check --json` resolves it from the disk's boot partition
+# (config.txt, os_prefix, autoboot.txt): the kernel (`layout.kernel`), the
+# initramfs (`layout.initramfs`) and the command line (`layout.cmdline_args`),
+# on QEMU's `virt` machine with a Cortex-A72 (the Pi 4's core; `-cpu max`
+# emulates pointer authentication and is slow under TCG). The only additions to
+# the command line are the virt machine's serial console (ttyAMA0: there is no
+# serial0 there) and net.ifnames=0 (a Pi's NIC is eth0). Sources: QEMU docs,
+# "'virt' generic virtual platform" and "Direct Linux Boot"; Raspberry Pi
+# documentation, "config.txt: Boot options" and "The kernel command line".
+# Needs: qemu-system-aarch64, mtools, jq, ssh, python3 (/usr/bin).
+
+# A VM is a directory: kernel, initrd, cmdline, disk (path of its system disk),
+# port (SSH, forwarded from 127.0.0.1), console-N.log, qemu.pid.
+vm_timeout=${PIPROV_BOOT_TIMEOUT:-900}
+
+# free_port: prints a TCP port free on 127.0.0.1 now.
+free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# fat_offset DISK: byte offset of partition 1 (the FAT boot partition).
+fat_offset() { sfdisk -J "$1" | jq '.partitiontable.partitions[0].start * 512'; }
+
+# vm_boot_files VM PIPROV [BOARD]: copies DISK's boot partition to VM/boot and
+# resolves what the firmware would load there with `piprov boot check --json`
+# (VM/check.json); fills VM/kernel, VM/initrd (empty: none) and VM/cmdline.
+vm_boot_files() {
+  local v=$1 piprov=$2 board=${3:-pi4} disk off rc=0
+  disk=$(cat "$v/disk")
+  off=$(fat_offset "$disk")
+  rm -rf "${v:?}/boot" && mkdir -p "$v/boot"
+  mcopy -s -n -i "$disk@@$off" '::/*' "$v/boot/" || { echo "cannot copy the boot partition of $disk" >&2; return 1; }
+  "$piprov" boot check "$v/boot" --board "$board" --json > "$v/check.json" || rc=$?
+  [ "$rc" -le 1 ] || { echo "piprov boot check failed (exit $rc)" >&2; return 1; }
+  local kernel initrd
+  kernel=$(jq -r .layout.kernel "$v/check.json")
+  initrd=$(jq -r .layout.initramfs "$v/check.json")
+  jq -r .layout.cmdline_args "$v/check.json" > "$v/cmdline"
+  [ -n "$kernel" ] && [ -f "$v/boot/$kernel" ] || { echo "boot check names kernel '$kernel', not on the disk" >&2; return 1; }
+  cp "$v/boot/$kernel" "$v/kernel"
+  rm -f "$v/initrd"
+  if [ -n "$initrd" ]; then cp "$v/boot/$initrd" "$v/initrd"; fi
+}
+
+# vm_start VM N BUS [QEMU_ARG...]: boots VM (boot N: console in VM/console-N.log)
+# with its disk on BUS (virtio: virtio-blk-pci; usb: usb-storage behind xHCI,
+# as a Pi 4 boots a USB SSD). SSH is forwarded from 127.0.0.1:VM/port to the
+# static address the seed gives the node (10.0.2.20), so an answer proves
+# that address. `-no-reboot`: a reboot ends QEMU, and the caller boots again
+# with what the boot partition names then (as the firmware would).
+vm_start() {
+  local v=$1 n=$2 bus=$3
+  shift 3
+  local disk drive bus_args initrd_args=()
+  disk=$(cat "$v/disk")
+  free_port > "$v/port"
+  drive="file=$disk,format=raw,if=none,id=d0,cache=unsafe"
+  # shellcheck disable=SC2054  # commas separate QEMU sub-options
+  case $bus in
+    virtio) bus_args=(-device virtio-blk-pci,drive=d0) ;;
+    usb) bus_args=(-device qemu-xhci,id=xhci -device usb-storage,bus=xhci.0,drive=d0) ;;
+    *) echo "vm_start: unknown bus $bus" >&2; return 2 ;;
+  esac
+  if [ -s "$v/initrd" ]; then initrd_args=(-initrd "$v/initrd"); fi
+  : > "$v/console-$n.log"
+  qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 1 -m 1024 -nodefaults -display none -no-reboot \
+    -kernel "$v/kernel" "${initrd_args[@]}" -append "$(cat "$v/cmdline") console=ttyAMA0,115200 net.ifnames=0" \
+    -serial "file:$v/console-$n.log" -pidfile "$v/qemu.pid" -drive "$drive" "${bus_args[@]}" \
+    -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$(cat "$v/port")-10.0.2.20:22" -device virtio-net-pci,netdev=n0,romfile= \
+    -device virtio-rng-pci "$@" > "$v/qemu-$n.log" 2>&1 &
+  echo $! > "$v/qemu.pid"
+  echo "$n" > "$v/boot.n"
+}
+
+# vm_wait_console VM REGEX [SECONDS]: waits until the current boot's console
+# shows a line matching REGEX (grep -E). Fails when QEMU exits first or after
+# SECONDS (default $PIPROV_BOOT_TIMEOUT, 900).
+vm_wait_console() {
+  local v=$1 re=$2 secs=${3:-$vm_timeout} pid log fd tp rc=0
+  pid=$(cat "$v/qemu.pid")
+  log="$v/console-$(cat "$v/boot.n").log"
+  exec {fd}< <(exec timeout "$secs" tail -n +1 -F --pid="$pid" "$log" 2>/dev/null)
+  tp=$!
+  grep -aE -m1 "$re" <&"$fd" >/dev/null || rc=1
+  kill "$tp" 2>/dev/null || true
+  exec {fd}<&-
+  return $rc
+}
+
+# vm_ssh VM CMD...: runs CMD on the VM as the provisioned user, with the
+# provisioned key (no password: BatchMode).
+vm_ssh() {
+  local v=$1
+  shift
+  ssh -q -i "$bt_key" -p "$(cat "$v/port")" -o BatchMode=yes -o StrictHostKeyChecking=no \
+    -o UserKnownHostsFile=/dev/null -o ConnectTimeout=30 -o ServerAliveInterval=30 -o LogLevel=ERROR \
+    "$bt_user@127.0.0.1" "$@"
+}
+
+# vm_wait_ssh VM [SECONDS]: waits until SSH answers (each try waits for the
+# connection, up to 30 s); fails when QEMU exits first or after SECONDS.
+vm_wait_ssh() {
+  local v=$1 secs=${2:-$vm_timeout} end pid
+  end=$((SECONDS + secs))
+  pid=$(cat "$v/qemu.pid")
+  until vm_ssh "$v" true 2>/dev/null; do
+    kill -0 "$pid" 2>/dev/null || return 1
+    [ "$SECONDS" -lt "$end" ] || return 1
+    sleep 2
+  done
+}
+
+# vm_wait_exit VM [SECONDS]: waits for QEMU to end (after a poweroff or reboot
+# in the guest); kills it after SECONDS (default 300) and fails.
+vm_wait_exit() {
+  local v=$1 secs=${2:-300} pid
+  pid=$(cat "$v/qemu.pid")
+  if timeout "$secs" tail --pid="$pid" -f /dev/null; then return 0; fi
+  kill "$pid" 2>/dev/null || true
+  return 1
+}
+
+# vm_kill VM: ends QEMU now (never fails).
+vm_kill() {
+  local pid
+  pid=$(cat "$1/qemu.pid" 2>/dev/null) || return 0
+  kill "$pid" 2>/dev/null || true
+}
+
+# vm_console_tail VM [N]: the current boot's last N (40) console lines, for a failure.
+vm_console_tail() {
+  local v=$1
+  echo "--- last console lines of $(basename "$v") (boot $(cat "$v/boot.n" 2>/dev/null)):"
+  tail -n "${2:-40}" "$v/console-$(cat "$v/boot.n" 2>/dev/null).log" 2>/dev/null | sed 's/\x1b\[[0-9;]*m//g'
+  echo "---"
+}

@@ -1,0 +1,81 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2154  # layout, rootfs_tar, raspios_disk_id: set by make-test-image.sh, which sources this
+# make-test-image.sh --rootfs debian: the images the boot test (scripts/boot-test.sh)
+# boots in QEMU. Sourced by make-test-image.sh (its $layout, $x, fail, os_release
+# and the boot_<layout> config writers are used here).
+#
+# The root fs is the arm64 Debian 12 userland of scripts/test-rootfs.sh, given
+# the identity of the release the layout stands for: its os-release, fstab and
+# host name, and cloud-init set up as Ubuntu's raspi images set it up (NoCloud,
+# the seed read from the FAT partition by its label: livecd-rootfs,
+# live-build/ubuntu-cpc/hooks.d/chroot/999-ubuntu-image-customization.chroot,
+# which writes 99-fake_cloud.cfg and the two drop-ins below). Boot files come
+# from that root fs, so the kernel matches its modules: vmlinuz is Debian's
+# arm64 Image gzipped (Ubuntu's vmlinuz is a gzip'd Image), initrd.img is the
+# initramfs initramfs-tools made for it.
+
+# debian_root_dir DIR: unpacks the root fs into DIR and gives it the layout's identity.
+debian_root_dir() {
+  local r=$1 label=system-boot
+  tar --numeric-owner -xpf "$rootfs_tar" -C "$r" || fail "cannot unpack $rootfs_tar"
+  rm -f "$r/etc/os-release"
+  os_release > "$r/etc/os-release"
+  mkdir -p "$r/boot/firmware" "$r/etc/cloud/cloud.cfg.d"
+  if [ "$layout" = raspios ]; then
+    label=bootfs
+    printf 'PARTUUID=%s-01  /boot/firmware  vfat    defaults          0       2\nPARTUUID=%s-02  /               ext4    defaults,noatime  0       1\n' \
+      "$raspios_disk_id" "$raspios_disk_id" > "$r/etc/fstab"
+    echo raspberrypi > "$r/etc/hostname"
+    echo 'Raspberry Pi reference 2024-11-19' > "$r/etc/rpi-issue"
+  else
+    printf 'LABEL=writable\t/\t ext4\tdefaults\t0 1\nLABEL=system-boot       /boot/firmware  vfat    defaults        0       1\n' > "$r/etc/fstab"
+    echo ubuntu > "$r/etc/hostname"
+    # The flash-kernel stand-in of test-rootfs.sh copies a new kernel to /boot/firmware.
+    mkdir -p "$r/etc/piprov-test"
+    touch "$r/etc/piprov-test/flash-kernel"
+  fi
+  # With one data source listed, ds-identify enables it without probing (cloud-init
+  # docs, "ds-identify"); NoCloud reads the seed from the file system labelled
+  # fs_label (cloud-init docs, NoCloud: "fs_label"). Raspberry Pi OS's own
+  # setting (seedfrom: file:///boot/firmware) would drop network-config on
+  # cloud-init 22.4, so its image names its FAT label too.
+  printf 'datasource_list: [ NoCloud, None ]\ndatasource:\n  NoCloud:\n    fs_label: %s\n' "$label" \
+    > "$r/etc/cloud/cloud.cfg.d/99-fake_cloud.cfg"
+  mkdir -p "$r/etc/systemd/system/cloud-init-local.service.d" "$r/etc/systemd/system/cloud-config.service.d"
+  printf '[Unit]\nRequiresMountsFor=/boot/firmware\n' > "$r/etc/systemd/system/cloud-init-local.service.d/mount-seed.conf"
+  printf '[Unit]\nBefore=getty.target\n' > "$r/etc/systemd/system/cloud-config.service.d/getty-wait.conf"
+  # The boot test updates the kernel on focal to a build of the same ABI: the
+  # initramfs it has stays valid, and making a new one (mkinitramfs under
+  # TCG) would cost minutes. run-parts(8) skips a hook that is not executable.
+  if [ "$layout" = focal ]; then chmod -x "$r/etc/kernel/postinst.d/initramfs-tools"; fi
+  case $layout in
+    focal | noble) debian_dummy_pkg "$r" flash-kernel ;;
+    resolute) debian_dummy_pkg "$r" piboot-try ;;
+  esac
+}
+
+# debian_dummy_pkg ROOT NAME: installs an empty package NAME (no files, no
+# scripts) into ROOT with the host's dpkg, so the dpkg database names it as
+# the release's would.
+debian_dummy_pkg() {
+  local r=$1 p=$2 d; d=$(mktemp -d)
+  mkdir -p "$d/DEBIAN"
+  printf 'Package: %s\nVersion: 1.0-piprovtest\nArchitecture: all\nMaintainer: piprov tests <root@localhost>\nDescription: %s (empty stand-in, piprov boot test)\n' \
+    "$p" "$p" > "$d/DEBIAN/control"
+  dpkg-deb -Znone -b "$d" "$d.deb" >/dev/null && dpkg --root="$r" --force-not-root --force-script-chrootless -i "$d.deb" >/dev/null ||
+    fail "cannot install the stand-in package $p"
+  rm -rf "$d" "$d.deb"
+}
+
+# debian_kernel_files ROOT DIR: DIR/vmlinuz, DIR/initrd.img and the Pi 4 device
+# trees, from the root fs ROOT.
+debian_kernel_files() {
+  local r=$1 b=$2 image v
+  image=$(ls "$r"/boot/vmlinuz-*-arm64 | sed -n 1p)
+  [ -n "$image" ] || fail "the root fs has no /boot/vmlinuz-*-arm64"
+  v=${image##*/vmlinuz-}
+  gzip -6 -n -c "$image" > "$b/vmlinuz"
+  cp "$r/boot/initrd.img-$v" "$b/initrd.img" || fail "the root fs has no /boot/initrd.img-$v"
+  cp "$r/usr/lib/linux-image-$v/broadcom/bcm2711-rpi-4-b.dtb" "$r/usr/lib/linux-image-$v/broadcom/bcm2711-rpi-400.dtb" \
+    "$r/usr/lib/linux-image-$v/broadcom/bcm2711-rpi-cm4-io.dtb" "$b/"
+}

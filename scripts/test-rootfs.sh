@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# test-rootfs.sh: builds (once) the arm64 Debian 12 root file system the boot
+# test's images are made of, and prints the path of its tarball.
+#
+#   scripts/test-rootfs.sh            (as root; a fresh machine: several minutes)
+#
+# What it holds: systemd, udev, systemd-networkd/resolved, cloud-init,
+# openssh-server, sudo, apt, initramfs-tools and Debian's arm64 kernel
+# (linux-image-arm64), plus the shared libraries piprov's arm64 .deb depends
+# on, so `apt-get install ./piprov_*_arm64.deb` works in the guest without a
+# network. mmdebstrap(1) builds it; qemu-user-static runs the arm64 package
+# scripts through binfmt_misc (registered here when the kernel has none).
+# Trimmed for a guest that runs under QEMU's TCG: no man pages, locales or docs
+# (mmdebstrap's own example), kernel modules only for QEMU's virt machine
+# (virtio, SCSI, USB storage, ext4, vfat), an initramfs with MODULES=list
+# (initramfs-tools(7): MODULES=dep would probe the build host), merged /usr
+# set up by mmdebstrap's merged-usr hook (natively, where the usrmerge package
+# would convert it under qemu-user), dpkg without fsync (the eatmydata hook).
+#
+# Cache: $PIPROV_CACHE_DIR (default /var/tmp/piprov-cache)/
+#   rootfs-debian-bookworm-arm64-KEY.tar.zst   KEY = this script's sha256 (its
+#                                              package list and recipe)
+#   rootfs-debs/                               every .deb it installed
+#                                              (mmdebstrap sync-in/sync-out):
+#                                              a rebuild downloads nothing, and
+#                                              the boot test repacks the kernel
+#                                              .deb from here
+# One builder at a time (flock); built to a .part name, then renamed.
+# Exit 2 on usage errors and without root, 3 when a tool is missing or fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+
+# Debian's own tools first: mmdebstrap runs its helpers (mmtarfilter, once per
+# package) with the python3 on PATH, and a version manager's shim there costs
+# seconds per call.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+suite=bookworm
+mirror=${PIPROV_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+cache=${PIPROV_CACHE_DIR:-/var/tmp/piprov-cache}
+here=$PWD
+
+# The settings of the test userland itself (not of any seed): cloud-init as on
+# a cloud image, with the datasource chosen per image by make-test-image.sh.
+customize() {
+  local r=$1
+  # Each image makes its own identity on first boot: SSH host keys (cloud-init's
+  # cc_ssh), machine-id (machine-id(5): "uninitialized" = first boot).
+  rm -f "$r"/etc/ssh/ssh_host_*
+  echo uninitialized > "$r/etc/machine-id"
+  rm -f "$r/var/lib/dbus/machine-id"
+  printf 'LANG=C.UTF-8\n' > "$r/etc/default/locale"
+  mkdir -p "$r/etc/cloud/cloud.cfg.d"
+  # C.UTF-8 needs no locale-gen; no RSA host key (slow under TCG); keep the
+  # image's apt sources; networkd renders the seed's network-config (no netplan
+  # on Debian 12: cloud-init's own v2 parser is what is tested).
+  cat > "$r/etc/cloud/cloud.cfg.d/90-piprov-test.cfg" <<'CFG'
+# piprov boot test image (scripts/test-rootfs.sh)
+locale: C.UTF-8
+ssh_genkeytypes: [ed25519, ecdsa]
+apt:
+  preserve_sources_list: true
+system_info:
+  network:
+    renderers: [networkd]
+    activators: [networkd]
+CFG
+  systemctl --root="$r" enable systemd-networkd.service systemd-resolved.service >/dev/null 2>&1
+  systemctl --root="$r" mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer \
+    systemd-networkd-wait-online.service >/dev/null 2>&1
+  # A guest under TCG is slow and, beside other CI stages, starved: wait long
+  # for units and devices rather than fail (systemd-system.conf(5)).
+  mkdir -p "$r/etc/systemd/system.conf.d" "$r/etc/systemd/system/ssh.service.d"
+  printf '[Manager]\nDefaultTimeoutStartSec=600s\nDefaultDeviceTimeoutSec=600s\n' \
+    > "$r/etc/systemd/system.conf.d/piprov-test.conf"
+  # sshd without cloud-init (the boot test's negative case) still gets host keys.
+  printf '[Service]\nExecStartPre=-/usr/bin/ssh-keygen -A\n' > "$r/etc/systemd/system/ssh.service.d/piprov-test.conf"
+  # The metapackage pins one kernel version: keep only the versioned package, so
+  # the boot test can install a newer one with apt.
+  # The boot test repacks this package (from the .debs kept in rootfs-debs/).
+  mkdir -p "$r/etc/piprov-test"
+  chroot "$r" dpkg-query -W -f '${Package} ${Version}\n' 'linux-image-[0-9]*' | head -n 1 > "$r/etc/piprov-test/kernel-package"
+  chroot "$r" apt-mark manual "$(cut -d' ' -f1 "$r/etc/piprov-test/kernel-package")" >/dev/null
+  chroot "$r" dpkg --purge linux-image-arm64 >/dev/null
+  # Ubuntu's flash-kernel copies a new kernel to /boot/firmware/vmlinuz (and the
+  # initramfs to initrd.img) from a dpkg trigger; a Debian kernel's postinst.d
+  # hook does the same here, only where /etc/piprov-test/flash-kernel exists
+  # (the images of Ubuntu layouts). kernel-img.conf(5): postinst.d hooks get
+  # the version as $1.
+  mkdir -p "$r/etc/kernel/postinst.d"
+  cat > "$r/etc/kernel/postinst.d/zz-piprov-test-flash-kernel" <<'HOOK'
+#!/bin/sh
+# Stand-in for Ubuntu's flash-kernel in the piprov boot test image.
+set -e
+[ -e /etc/piprov-test/flash-kernel ] || exit 0
+v=$1 fw=/boot/firmware
+[ -d "$fw" ] || exit 0
+if [ -d "$fw/current" ]; then fw=$fw/current; fi
+# update-initramfs runs after postinst.d hooks of the kernel itself; make it now.
+[ -e "/boot/initrd.img-$v" ] || update-initramfs -c -k "$v" >&2
+gzip -1 -n -c "/boot/vmlinuz-$v" > "$fw/.vmlinuz.tmp"
+mv "$fw/.vmlinuz.tmp" "$fw/vmlinuz"
+cp "/boot/initrd.img-$v" "$fw/.initrd.tmp"
+mv "$fw/.initrd.tmp" "$fw/initrd.img"
+echo "flash-kernel (piprov test stand-in): installed $v to $fw" >&2
+HOOK
+  chmod 755 "$r/etc/kernel/postinst.d/zz-piprov-test-flash-kernel"
+}
+
+register_binfmt() {
+  [ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc ||
+    die 3 "cannot mount binfmt_misc (needed to run arm64 package scripts)"
+  # qemu-user-static's postinst registers nothing inside a container: do it here.
+  [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || /lib/systemd/systemd-binfmt /usr/lib/binfmt.d/qemu-aarch64.conf ||
+    die 3 "cannot register qemu-aarch64 in binfmt_misc"
+}
+
+build() {  # build OUT.tar.zst
+  local out=$1 mods='/lib/modules/*/kernel'
+  mkdir -p "$cache/rootfs-debs"
+  mmdebstrap --mode=root --variant=apt --arch=arm64 --components=main --quiet \
+    --hook-dir=/usr/share/mmdebstrap/hooks/eatmydata --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
+    --aptopt='Acquire::Languages "none"' \
+    --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
+    --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+    --dpkgopt="path-exclude=$mods/sound/*" --dpkgopt="path-exclude=$mods/drivers/*" \
+    --dpkgopt="path-include=$mods/drivers/virtio/*" --dpkgopt="path-include=$mods/drivers/block/*" \
+    --dpkgopt="path-include=$mods/drivers/scsi/*" --dpkgopt="path-include=$mods/drivers/usb/*" \
+    --dpkgopt="path-include=$mods/drivers/char/*" --dpkgopt="path-include=$mods/drivers/net/virtio_net.ko" \
+    --dpkgopt="path-include=$mods/drivers/net/net_failover.ko" \
+    --setup-hook='mkdir -p "$1/var/cache/apt/archives"' \
+    --setup-hook="sync-in $cache/rootfs-debs /var/cache/apt/archives/" \
+    --essential-hook='mkdir -p "$1/etc/initramfs-tools/conf.d" "$1/usr/share/initramfs-tools/modules.d"' \
+    --essential-hook='printf "MODULES=list\nCOMPRESS=zstd\nROOTDELAY=180\n" > "$1/etc/initramfs-tools/conf.d/piprov-test"' \
+    --essential-hook='printf "%s\n" virtio_pci virtio_mmio virtio_blk virtio_scsi sd_mod xhci_pci usb_storage uas ext4 vfat crc32c_generic > "$1/usr/share/initramfs-tools/modules.d/piprov-test"' \
+    --include='systemd-sysv,udev,systemd-resolved,iproute2,kmod,initramfs-tools,zstd,linux-image-arm64,openssh-server,sudo,cloud-init,cloud-guest-utils,libaio1,libarchive13,libfdisk1,libfmt9,libspdlog1.10,libssl3,liburing2,libxxhash0,libyaml-cpp0.7,util-linux,fdisk' \
+    --customize-hook="'$here/scripts/test-rootfs.sh' --customize \"\$1\"" \
+    --customize-hook="sync-out /var/cache/apt/archives $cache/rootfs-debs" \
+    "$suite" "$out" "$mirror"
+}
+
+if [ "${1:-}" = --customize ]; then customize "$2"; exit 0; fi
+[ $# -eq 0 ] || die 2 "usage: scripts/test-rootfs.sh (no arguments)"
+need_root "mmdebstrap --mode=root, binfmt_misc"
+need_tools mmdebstrap zstd /usr/libexec/qemu-binfmt/aarch64-binfmt-P
+key=$(sha256sum scripts/test-rootfs.sh | cut -c1-12)
+tarball="$cache/rootfs-debian-$suite-arm64-$key.tar.zst"
+mkdir -p "$cache"
+if [ ! -s "$tarball" ]; then
+  exec 9>"$cache/.rootfs.lock"
+  flock 9
+fi
+if [ ! -s "$tarball" ]; then
+  register_binfmt
+  echo "test-rootfs.sh: building $(basename "$tarball") (arm64 Debian $suite under qemu-user; cached for next time)" >&2
+  find "$cache" -maxdepth 1 -name "rootfs-debian-$suite-arm64-*" ! -name "$(basename "$tarball")" -delete
+  t0=$(date +%s)
+  part=${tarball%.tar.zst}.part.tar.zst  # mmdebstrap picks the format from the name's end
+  build "$part" || die 3 "mmdebstrap failed (its messages are above)"
+  mv "$part" "$tarball"
+  echo "test-rootfs.sh: built in $(($(date +%s) - t0)) s" >&2
+fi
+exec 9>&-
+echo "$tarball"
