@@ -278,7 +278,7 @@ std::string CheckReport::headline() const {
 nlohmann::json check_json(const CheckOptions& o, const CheckReport& r) {
   auto counts = count_findings(r.findings);
   const auto& rb = r.resolved;
-  return {{"schema", "piprov.boot.check/3"},
+  return {{"schema", "piprov.boot.check/4"},
           {"boot_dir", o.boot_dir.string()},
           {"root_dir", o.root_dir ? o.root_dir->string() : ""},
           {"layout",
@@ -289,6 +289,7 @@ nlohmann::json check_json(const CheckOptions& o, const CheckReport& r) {
             {"kernel", rb.kernel},
             {"initramfs", rb.initramfs},
             {"cmdline", rb.cmdline},
+            {"cmdline_args", rb.cmdline_args},
             {"root", rb.root}}},
           {"layout_evidence", r.layout.evidence},
           {"autoboot", autoboot_json(r)},

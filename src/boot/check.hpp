@@ -85,10 +85,14 @@ CheckReport check_boot(const CheckOptions& opts);
 /// Source: Raspberry Pi documentation, config_txt: autoboot.txt.
 CheckReport check_autoboot(const CheckOptions& opts);
 
-/// `boot check --json` (schema "piprov.boot.check/3", docs/boot.md): the /2
+/// `boot check --json` (schema "piprov.boot.check/4", docs/boot.md): the /2
 /// fields plus "layout": {"id", "release", "board", "usb_boot", "kernel",
-/// "initramfs", "cmdline", "root"} and "layout_evidence": [string], and "autoboot": null or {"boot_partition",
-/// "tryboot_partition", "tryboot_a_b", "device", "followed"} (null for unset).
+/// "initramfs", "cmdline", "cmdline_args", "root"} and "layout_evidence": [string], and "autoboot": null or
+/// {"boot_partition", "tryboot_partition", "tryboot_a_b", "device", "followed"} (null for unset).
+/// In "layout", kernel/initramfs/cmdline are what the firmware loads (ResolvedBoot): paths
+/// relative to BOOT_DIR with os_prefix ("current/vmlinuz"; initramfs "" for none), and
+/// cmdline_args the text of that cmdline file's first line (ResolvedBoot::cmdline_args).
+/// /4 added cmdline_args.
 nlohmann::json check_json(const CheckOptions& o, const CheckReport& r);
 
 }  // namespace piprov::boot

@@ -67,6 +67,11 @@ CmdlineTxt CmdlineTxt::parse(std::string_view bytes) {
   return c;
 }
 
+std::string CmdlineTxt::command_line() const {
+  auto [b, e] = first_line(text_);
+  return text_.substr(b, e - b);
+}
+
 std::vector<std::string> CmdlineTxt::params() const {
   auto [b, e] = first_line(text_);
   return split_ws(std::string_view(text_).substr(b, e - b));

@@ -34,6 +34,13 @@ class CmdlineTxt {
   static CmdlineTxt parse(std::string_view bytes);
   std::string to_string() const { return text_; }
 
+  /// The first line without its line end ("\n" or "\r\n"): the kernel command
+  /// line as the firmware passes it on ("" for an empty file). Raspberry Pi
+  /// documentation, "Kernel command line (cmdline.txt)": "Put all parameters in
+  /// cmdline.txt on the same line. Do not use newlines." The firmware adds
+  /// parameters of its own before the kernel sees it ("the output of [cat
+  /// /proc/cmdline] will not exactly match the contents of cmdline.txt").
+  std::string command_line() const;
   /// Parameters of the first line, in order ("root=LABEL=writable", "rootwait").
   std::vector<std::string> params() const;
   /// Value of "name=value" (first match); nullopt when absent.

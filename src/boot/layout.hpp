@@ -109,12 +109,16 @@ struct ResolvedBoot {
   std::string cmdline;                           ///< cmdline file with prefix ("current/cmdline.txt")
   std::optional<EffectiveValue> cmdline_line;    ///< the cmdline= line, when there is one
   std::string root;                              ///< root= of the cmdline file ("LABEL=writable"), "" when missing
+  /// The cmdline file's first line without "\n" / "\r\n" (CmdlineTxt::command_line()): the
+  /// kernel command line the firmware passes on, before it adds its own parameters; "" when
+  /// the file is missing.
+  std::string cmdline_args;
 };
 
 /// Resolves the kernel (kernel=, os_prefix, arm_64bit, filters for `board`,
 /// firmware defaults kernel8.img / kernel7l.img on the Pi 4 family and
 /// kernel_2712.img, else kernel8.img, on the Pi 5 family), the initramfs, the
-/// cmdline file and its root=. Never throws for missing files (they are what
+/// cmdline file, its root= and its first line (cmdline_args). Never throws for missing files (they are what
 /// boot check reports); Error{Usage} when BOOT_DIR has no config.txt.
 ResolvedBoot resolve_boot(const std::filesystem::path& boot_dir, const BootLayout& layout, PiBoard board);
 

@@ -62,7 +62,11 @@ ResolvedBoot resolve_boot(const fs::path& boot, const BootLayout& layout, PiBoar
   }
   r.cmdline_line = config.effective("cmdline", b, loader);
   r.cmdline = r.os_prefix + (r.cmdline_line && !r.cmdline_line->value.empty() ? r.cmdline_line->value : "cmdline.txt");
-  if (auto c = read_file_if_exists(boot / r.cmdline)) r.root = CmdlineTxt::parse(*c).get("root").value_or("");
+  if (auto c = read_file_if_exists(boot / r.cmdline)) {
+    const auto cmdline = CmdlineTxt::parse(*c);
+    r.root = cmdline.get("root").value_or("");
+    r.cmdline_args = cmdline.command_line();
+  }
   return r;
 }
 

@@ -20,7 +20,7 @@ using nlohmann::json;
 
 struct PatchArgs {
   boot::PatchOptions opts;
-  std::string root, method, board;
+  std::string root, board;
   bool json = false;
 };
 
@@ -33,7 +33,6 @@ std::optional<PiBoard> board_option(const std::string& name) {
 
 void run_patch(PatchArgs& a) {
   if (!a.root.empty()) a.opts.root_dir = a.root;
-  if (!a.method.empty()) a.opts.method = boot::parse_method(a.method);
   a.opts.board = board_option(a.board);
   const auto& o = a.opts;
   auto rep = boot::patch_boot(o);
@@ -127,12 +126,7 @@ void add_boot_command(CLI::App& app, Globals&, int& exit_code) {
   patch->add_option("--root", pa->root, "Mounted root filesystem (writable): install the apt hook there");
   patch->add_flag("--dry-run", pa->opts.dry_run, "Print the config.txt diff and the file actions; change nothing");
   add_patch_options(patch, pa->opts);
-  patch
-      ->add_option("--method", pa->method,
-                   "How to fix Ubuntu 20.04's U-Boot layout: vmlinux (decompressed kernel + apt hook) or direct "
-                   "(kernel=vmlinuz, needs start4.elf from 2020-09 on); default: direct when start4.elf is known "
-                   "new enough")
-      ->check(CLI::IsMember({"vmlinux", "direct"}));
+  add_method_option(patch, pa->opts);
   patch->add_option("--board", pa->board,
                     "The Pi the disk is for (" + std::string(board_choices()) +
                         "); a layout that needs the Pi 4 fix is refused for a Pi 5 family board");
@@ -150,7 +144,7 @@ void add_boot_command(CLI::App& app, Globals&, int& exit_code) {
   check->add_option("--device", ca->device,
                     "The whole disk the boot partition is on: root= must name one of its partitions, and no other "
                     "attached disk may carry the same root LABEL/PARTUUID");
-  check->add_flag("--json", ca->json, "Print JSON (schema piprov.boot.check/3, docs/boot.md)");
+  check->add_flag("--json", ca->json, "Print JSON (schema piprov.boot.check/4, docs/boot.md)");
   check->callback([ca, &exit_code] { run_check(*ca, exit_code); });
 
   struct SyncArgs {

@@ -87,6 +87,7 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
   auto a = std::make_shared<ProvisionArgs>();
   add_write_options(cmd, a->opts.write, a->progress);
   add_patch_options(cmd, a->opts.patch);
+  add_method_option(cmd, a->opts.patch);
   cmd->add_option("--usb-id", a->opts.usb_ids, "USB VID:PID of the SSD's bridge, for the UAS quirk check");
   add_identity_options(cmd, a->opts.identity);
   cmd->add_flag("--json", a->json,

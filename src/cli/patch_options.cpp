@@ -15,4 +15,13 @@ void add_patch_options(CLI::App* cmd, boot::PatchOptions& opts) {
   cmd->add_option("--uas-quirk", opts.uas_quirks, "Add usb-storage.quirks=VID:PID:u to cmdline.txt (repeatable)");
 }
 
+void add_method_option(CLI::App* cmd, boot::PatchOptions& opts) {
+  cmd->add_option_function<std::string>(
+         "--method", [&opts](const std::string& v) { opts.method = boot::parse_method(v); },
+         "How to fix Ubuntu 20.04's U-Boot layout: vmlinux (decompressed kernel + apt hook) or direct "
+         "(kernel=vmlinuz, needs start4.elf from 2020-09 on); default: direct when start4.elf is known "
+         "new enough")
+      ->check(CLI::IsMember({"vmlinux", "direct"}));
+}
+
 }  // namespace piprov::cli

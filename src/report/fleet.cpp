@@ -14,7 +14,7 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kAccepted =
-    "piprov report reads the --json output of boot check (piprov.boot.check/2, /3), eeprom check "
+    "piprov report reads the --json output of boot check (piprov.boot.check/2, /3, /4), eeprom check "
     "(piprov.eeprom.check/1) and bench (\"piprov_bench\": 1), and piprov.report.failed/1";
 
 std::string str(const json& j, const char* key) {
@@ -58,7 +58,7 @@ Check findings_check(const json& doc, const InputFile& file, std::string check) 
   return c;
 }
 
-/// boot check: the layout object is in schema 3 (docs/boot.md).
+/// boot check: the layout object is in schemas 3 and 4 (docs/boot.md).
 Check boot_check(const json& doc, const InputFile& file) {
   Check c = findings_check(doc, file, "boot check");
   auto it = doc.find("layout");
@@ -169,7 +169,7 @@ void add_document(Fleet& fleet, const InputFile& file, std::string_view text) {
   if (doc.contains("piprov_bench")) return add_bench(h, text, file);
   std::string schema = str(doc, "schema");
   Check c;
-  if (schema == "piprov.boot.check/2" || schema == "piprov.boot.check/3")
+  if (schema == "piprov.boot.check/2" || schema == "piprov.boot.check/3" || schema == "piprov.boot.check/4")
     c = boot_check(doc, file);
   else if (schema == "piprov.eeprom.check/1")
     c = eeprom_check(doc, file);

@@ -2,7 +2,7 @@
 // The fleet model of `piprov report`: per host, the checks (boot check, eeprom
 // check, or a run that failed before it produced a result) and the bench
 // figures, read from piprov's own --json outputs. Accepted documents:
-//   boot check --json     "schema": "piprov.boot.check/2" or "/3" (docs/boot.md)
+//   boot check --json     "schema": "piprov.boot.check/2", "/3" or "/4" (docs/boot.md)
 //   eeprom check --json   "schema": "piprov.eeprom.check/1" (docs/eeprom.md)
 //   bench --json          "piprov_bench": 1 (docs/bench.md)
 //   a failed run          "schema": "piprov.report.failed/1":
@@ -27,12 +27,12 @@ struct Problem {
 struct Check {
   std::string check;   ///< "boot check" | "eeprom check" | "bench"
   std::string path;    ///< file it was read from
-  std::string schema;  ///< e.g. "piprov.boot.check/3"
+  std::string schema;  ///< e.g. "piprov.boot.check/4"
   bool ran = true;     ///< false: piprov failed before it produced a result (piprov.report.failed/1)
   int exit_code = 0;   ///< piprov's exit code (0 ok, 1 findings, 2 usage, 3 I/O, ...)
   int errors = 0, warnings = 0, infos = 0;
   std::optional<Problem> first;  ///< first error; else first warning when exit_code is 1; else the error line
-  // boot check (layout only from schema /3; "" when absent)
+  // boot check (layout only from schemas /3 and /4; "" when absent)
   std::string layout, release, board;
   std::optional<bool> usb_boot;
   // eeprom check

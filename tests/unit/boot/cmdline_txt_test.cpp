@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "boot/cmdline_txt.hpp"
 #include "core/error.hpp"
 #include "support/testsupport.hpp"
@@ -19,6 +21,15 @@ TEST(CmdlineTxt, UbuntuLineIsClean) {
   EXPECT_EQ(c.params().size(), 9u);
   PIPROV_REQUIRE_SHARED("config-txt/cmdline-01-ubuntu2004.txt", f);
   EXPECT_TRUE(CmdlineTxt::parse(piprov::test::read_file(f)).lint().empty());
+}
+
+// The text the firmware passes on: the first line without "\n" or "\r\n", spaces kept.
+TEST(CmdlineTxt, CommandLineIsTheFirstLine) {
+  EXPECT_EQ(CmdlineTxt::parse(kUbuntu).command_line(), std::string(kUbuntu, std::strlen(kUbuntu) - 1));
+  EXPECT_EQ(CmdlineTxt::parse("console=tty1 root=/dev/sda2\r\nquiet\n").command_line(), "console=tty1 root=/dev/sda2");
+  EXPECT_EQ(CmdlineTxt::parse("root=/dev/sda2 rootwait").command_line(), "root=/dev/sda2 rootwait");
+  EXPECT_EQ(CmdlineTxt::parse("\nroot=/dev/sda2\n").command_line(), "");
+  EXPECT_EQ(CmdlineTxt::parse("").command_line(), "");
 }
 
 TEST(CmdlineTxt, Lint) {

@@ -122,6 +122,54 @@ TEST(BootLayout, ResolvesWhatTheFirmwareLoads) {
   EXPECT_EQ(rf.initramfs, "");
 }
 
+// boot check --json's layout: what the firmware loads, paths relative to BOOT_DIR with
+// os_prefix, and the kernel command line text (the cmdline file's first line), for each
+// layout fixture; the values are the shipped files' (../shared/data/config-txt).
+TEST(BootLayout, JsonNamesWhatTheFirmwareLoadsAndItsCommandLine) {
+  REQUIRE_CONFIGS();
+  const std::string ubuntu_tail = "console=tty1 root=LABEL=writable rootfstype=ext4 rootwait fixrtc";
+  const struct {
+    const char *stock, *kernel, *initramfs, *cmdline;
+    std::string args;
+    const char* root;
+  } cases[] = {
+      {"focal", "uboot_rpi_4.bin", "", "cmdline.txt",
+       "net.ifnames=0 dwc_otg.lpm_enable=0 console=serial0,115200 console=tty1 root=LABEL=writable rootfstype=ext4 "
+       "elevator=deadline rootwait fixrtc",
+       "LABEL=writable"},
+      {"noble", "vmlinuz", "initrd.img", "cmdline.txt",
+       "console=serial0,115200 multipath=off dwc_otg.lpm_enable=0 " + ubuntu_tail, "LABEL=writable"},
+      {"questing", "current/vmlinuz", "current/initrd.img", "current/cmdline.txt",
+       "console=serial0,115200 multipath=off dwc_otg.lpm_enable=0 " + ubuntu_tail, "LABEL=writable"},
+      {"bookworm", "kernel8.img", "initramfs8", "cmdline.txt",
+       "console=serial0,115200 console=tty1 root=PARTUUID=4e639091-02 rootfstype=ext4 fsck.repair=yes rootwait",
+       "PARTUUID=4e639091-02"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.stock);
+    StockTree t(c.stock, configs);
+    auto j = check_json({.boot_dir = t.boot}, check(t, PiBoard::Pi4));
+    EXPECT_EQ(j["schema"], "piprov.boot.check/4");
+    EXPECT_EQ(j["layout"]["kernel"], c.kernel);
+    EXPECT_EQ(j["layout"]["initramfs"], c.initramfs);
+    EXPECT_EQ(j["layout"]["cmdline"], c.cmdline);
+    EXPECT_EQ(j["layout"]["cmdline_args"], c.args);
+    EXPECT_EQ(j["layout"]["root"], c.root);
+  }
+  // 20.04 after boot patch --method direct: the firmware loads vmlinuz and initrd.img itself.
+  StockTree f("focal", configs);
+  patch_boot({.boot_dir = f.boot, .root_dir = f.root, .method = PatchMethod::Direct});
+  auto j = check_json({.boot_dir = f.boot}, check(f, PiBoard::Pi4));
+  EXPECT_EQ(j["layout"]["kernel"], "vmlinuz");
+  EXPECT_EQ(j["layout"]["initramfs"], "initrd.img");
+  EXPECT_EQ(j["layout"]["cmdline_args"], cases[0].args);
+  // Only the first line counts, without its CR LF; a missing cmdline file gives "".
+  write_file(f.boot / "cmdline.txt", "root=/dev/sda2 rootwait \r\nquiet\r\n");
+  EXPECT_EQ(resolve_boot(f.boot, detect_layout(f.boot), PiBoard::Pi4).cmdline_args, "root=/dev/sda2 rootwait ");
+  fs::remove(f.boot / "cmdline.txt");
+  EXPECT_EQ(resolve_boot(f.boot, detect_layout(f.boot), PiBoard::Pi4).cmdline_args, "");
+}
+
 // Done when: boot check exits 0 and names the layout for --board pi4 and,
 // where the release supports it, --board pi5 (20.04 after boot patch).
 TEST(BootLayout, CheckPassesEveryStockLayout) {
@@ -137,7 +185,7 @@ TEST(BootLayout, CheckPassesEveryStockLayout) {
       EXPECT_TRUE(r.usb_boot());
       EXPECT_EQ(layout_name(r.layout.id), s.layout);
       auto j = check_json({.boot_dir = t.boot}, r);
-      EXPECT_EQ(j["schema"], "piprov.boot.check/3");
+      EXPECT_EQ(j["schema"], "piprov.boot.check/4");
       EXPECT_EQ(j["layout"]["id"], s.layout);
       EXPECT_EQ(j["layout"]["release"], s.release);
       EXPECT_EQ(j["layout"]["board"], piprov::board_name(b));

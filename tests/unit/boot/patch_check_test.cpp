@@ -342,7 +342,7 @@ TEST(BootJson, CheckAndPatchSchemas) {
   CheckOptions co{.boot_dir = tr.boot, .root_dir = tr.root};
   auto chk = check_boot(co);
   auto j = check_json(co, chk);
-  EXPECT_EQ(j["schema"], "piprov.boot.check/3");
+  EXPECT_EQ(j["schema"], "piprov.boot.check/4");
   EXPECT_EQ(j["layout"]["id"], "ubuntu-uboot");
   EXPECT_EQ(j["layout"]["usb_boot"], false);
   EXPECT_EQ(j["boot_dir"], tr.boot.string());

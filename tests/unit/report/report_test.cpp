@@ -26,7 +26,9 @@ json summary(int e, int w, int i, int exit_code) {
   return {{"errors", e}, {"warnings", w}, {"infos", i}, {"exit_code", exit_code}};
 }
 
-std::string boot_v3(const char* id, const char* release, json findings, json sum) {
+/// A boot check --json document (schema /4 unless `schema` says /3: /4 only added layout.cmdline_args).
+std::string boot_doc(const char* id, const char* release, json findings, json sum,
+                     const char* schema = "piprov.boot.check/4") {
   json layout = {{"id", id},
                  {"release", release},
                  {"board", "pi4"},
@@ -34,12 +36,10 @@ std::string boot_v3(const char* id, const char* release, json findings, json sum
                  {"kernel", "vmlinuz"},
                  {"initramfs", "initrd.img"},
                  {"cmdline", "cmdline.txt"},
+                 {"cmdline_args", "console=tty1 root=LABEL=writable rootwait"},
                  {"root", "LABEL=writable"}};
-  return json{{"schema", "piprov.boot.check/3"},
-              {"boot_dir", "/b"},
-              {"layout", layout},
-              {"findings", findings},
-              {"summary", sum}}
+  if (std::string(schema) == "piprov.boot.check/3") layout.erase("cmdline_args");
+  return json{{"schema", schema}, {"boot_dir", "/b"}, {"layout", layout}, {"findings", findings}, {"summary", sum}}
       .dump();
 }
 
@@ -101,22 +101,25 @@ TEST(InputFiles, RefusesAMismatchedNameCountAndEmptyHosts) {
   expect_error(ErrorKind::Usage, ".json: no host name", [] { input_files({".json"}, {}); });
 }
 
-TEST(Fleet, ReadsBootCheckV3WithItsLayout) {
-  Fleet f;
-  add_document(f, {"n1", "n1.boot.json"},
-               boot_v3("ubuntu-ab", "25.10", json::array({finding("firmware", "info", "start4.elf of 2022-08-26")}),
-                       summary(0, 0, 1, 0)));
-  ASSERT_EQ(f.hosts.size(), 1u);
-  const Check& c = f.hosts[0].checks.at(0);
-  EXPECT_EQ(c.check, "boot check");
-  EXPECT_EQ(c.schema, "piprov.boot.check/3");
-  EXPECT_EQ(c.layout, "ubuntu-ab");
-  EXPECT_EQ(c.release, "25.10");
-  EXPECT_EQ(c.usb_boot, true);
-  EXPECT_EQ(c.infos, 1);
-  EXPECT_FALSE(c.first);
-  EXPECT_FALSE(f.hosts[0].failed());
-  EXPECT_EQ(fleet_exit_code(f), 0);
+TEST(Fleet, ReadsBootCheckV3AndV4WithTheirLayout) {
+  for (const char* schema : {"piprov.boot.check/3", "piprov.boot.check/4"}) {
+    SCOPED_TRACE(schema);
+    Fleet f;
+    add_document(f, {"n1", "n1.boot.json"},
+                 boot_doc("ubuntu-ab", "25.10", json::array({finding("firmware", "info", "start4.elf of 2022-08-26")}),
+                          summary(0, 0, 1, 0), schema));
+    ASSERT_EQ(f.hosts.size(), 1u);
+    const Check& c = f.hosts[0].checks.at(0);
+    EXPECT_EQ(c.check, "boot check");
+    EXPECT_EQ(c.schema, schema);
+    EXPECT_EQ(c.layout, "ubuntu-ab");
+    EXPECT_EQ(c.release, "25.10");
+    EXPECT_EQ(c.usb_boot, true);
+    EXPECT_EQ(c.infos, 1);
+    EXPECT_FALSE(c.first);
+    EXPECT_FALSE(f.hosts[0].failed());
+    EXPECT_EQ(fleet_exit_code(f), 0);
+  }
 }
 
 TEST(Fleet, BootCheckV2HasNoLayoutAndAFirstErrorFails) {
@@ -141,8 +144,8 @@ TEST(Fleet, BootCheckV2HasNoLayoutAndAFirstErrorFails) {
 TEST(Fleet, AWarningFailsBootCheckAndIsTheFirstProblemWhenNoError) {
   Fleet f;
   add_document(f, {"n", "n.json"},
-               boot_v3("ubuntu-direct", "24.04", json::array({finding("kernel-compressed", "warning", "gzip kernel")}),
-                       summary(0, 1, 0, 1)));
+               boot_doc("ubuntu-direct", "24.04", json::array({finding("kernel-compressed", "warning", "gzip kernel")}),
+                        summary(0, 1, 0, 1)));
   ASSERT_TRUE(f.hosts[0].checks[0].first);
   EXPECT_EQ(f.hosts[0].checks[0].first->rule, "kernel-compressed");
   EXPECT_TRUE(f.hosts[0].failed());
@@ -150,8 +153,8 @@ TEST(Fleet, AWarningFailsBootCheckAndIsTheFirstProblemWhenNoError) {
 
 TEST(Fleet, ReadsEepromCheckAndGroupsDocumentsByHost) {
   Fleet f;
-  add_document(f, {"n1", "a"}, boot_v3("piprov", "20.04", json::array(), summary(0, 0, 0, 0)));
-  add_document(f, {"n2", "b"}, boot_v3("raspios", "bookworm", json::array(), summary(0, 0, 0, 0)));
+  add_document(f, {"n1", "a"}, boot_doc("piprov", "20.04", json::array(), summary(0, 0, 0, 0)));
+  add_document(f, {"n2", "b"}, boot_doc("raspios", "bookworm", json::array(), summary(0, 0, 0, 0)));
   add_document(f, {"n1", "c"}, eeprom_v1("0xf41", json::array(), summary(0, 0, 0, 0)));
   ASSERT_EQ(f.hosts.size(), 2u);
   EXPECT_EQ(f.hosts[0].name, "n1");
@@ -213,10 +216,10 @@ TEST(Fleet, AFailedJobOrAFailedAgnosticsThresholdFailsTheHost) {
 
 TEST(Fleet, TwoResultsOfOneCheckForOneHostAreRefused) {
   Fleet f;
-  add_document(f, {"n1", "a.json"}, boot_v3("piprov", "20.04", json::array(), summary(0, 0, 0, 0)));
+  add_document(f, {"n1", "a.json"}, boot_doc("piprov", "20.04", json::array(), summary(0, 0, 0, 0)));
   expect_error(piprov::ErrorKind::Usage, "n1: two boot check results (a.json and b.json): give one per host", [&] {
     add_document(f, {"n1", "b.json"},
-                 boot_v3("unknown", "", json::array({finding("kernel-missing", "error", "x")}), summary(1, 0, 0, 1)));
+                 boot_doc("unknown", "", json::array({finding("kernel-missing", "error", "x")}), summary(1, 0, 0, 1)));
   });
   add_document(f, {"n1", "c.json"}, bench_json("/dev/sda", 90, 5000));  // bench files add targets
   add_document(f, {"n1", "d.json"}, bench_json("/dev/sdb", 90, 5000));
@@ -268,12 +271,12 @@ TEST(Fleet, LoadReportsAMissingFile) {
 
 Fleet three_nodes() {
   Fleet f;
-  add_document(f, {"node1", "1"}, boot_v3("piprov", "20.04", json::array(), summary(0, 0, 2, 0)));
+  add_document(f, {"node1", "1"}, boot_doc("piprov", "20.04", json::array(), summary(0, 0, 2, 0)));
   add_document(f, {"node1", "2"}, eeprom_v1("0xf41", json::array(), summary(0, 0, 1, 0)));
   add_document(f, {"node1", "3"}, bench_json("/dev/loop1", 100, 2000));
   add_document(f, {"node2", "4"},
-               boot_v3("ubuntu-direct", "24.04",
-                       json::array({finding("kernel-missing", "error", "vmlinuz is missing")}), summary(1, 0, 0, 1)));
+               boot_doc("ubuntu-direct", "24.04",
+                        json::array({finding("kernel-missing", "error", "vmlinuz is missing")}), summary(1, 0, 0, 1)));
   add_document(f, {"node2", "5"}, bench_json("/dev/loop2", 50, 1000));
   return f;
 }

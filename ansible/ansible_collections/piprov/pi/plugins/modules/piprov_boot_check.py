@@ -73,7 +73,7 @@ cmd:
   type: list
   elements: str
 result:
-  description: piprov's C(boot check --json) output (schema C(piprov.boot.check/2) or C(/3), docs/boot.md).
+  description: piprov's C(boot check --json) output (schema C(piprov.boot.check/4), docs/boot.md; C(/2), C(/3) from older piprov).
   returned: when piprov printed a result
   type: dict
 findings:
