@@ -21,6 +21,11 @@ debian_root_dir() {
   rm -f "$r/etc/os-release"
   os_release > "$r/etc/os-release"
   mkdir -p "$r/boot/firmware" "$r/etc/cloud/cloud.cfg.d"
+  # An empty machine-id, as Ubuntu's preinstalled images ship it: systemd makes
+  # one on first boot (machine-id(5)); systemd-firstboot would stop that boot
+  # at an interactive prompt on the console, so it is masked, as on cloud images.
+  : > "$r/etc/machine-id"
+  ln -sf /dev/null "$r/etc/systemd/system/systemd-firstboot.service"
   if [ "$layout" = raspios ]; then
     label=bootfs
     printf 'PARTUUID=%s-01  /boot/firmware  vfat    defaults          0       2\nPARTUUID=%s-02  /               ext4    defaults,noatime  0       1\n' \

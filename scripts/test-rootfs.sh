@@ -18,19 +18,20 @@
 # would convert it under qemu-user), dpkg without fsync (the eatmydata hook).
 #
 # Cache: $PIPROV_CACHE_DIR (default /var/tmp/piprov-cache)/
-#   rootfs-debian-bookworm-arm64-KEY.tar.zst   KEY = this script's sha256 (its
-#                                              package list and recipe)
+#   rootfs-debian-bookworm-arm64-KEY.tar.zst   KEY = sha256 of the recipe: the
+#                                              functions build, essential and
+#                                              customize (the package list is
+#                                              in build), suite and mirror
 #   rootfs-debs/                               every .deb it installed
 #                                              (mmdebstrap sync-in/sync-out):
 #                                              a rebuild downloads nothing, and
 #                                              the boot test repacks the kernel
 #                                              .deb from here
 # One builder at a time (flock); built to a .part name, then renamed.
+# PIPROV_TEST_ROOTFS=FILE uses FILE instead (a tarball of an earlier recipe,
+# while developing).
 # Exit 2 on usage errors and without root, 3 when a tool is missing or fails.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-# shellcheck source=scripts/lib.sh
-. scripts/lib.sh
 
 # Debian's own tools first: mmdebstrap runs its helpers (mmtarfilter, once per
 # package) with the python3 on PATH, and a version manager's shim there costs
@@ -39,12 +40,16 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 suite=bookworm
 mirror=${PIPROV_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 cache=${PIPROV_CACHE_DIR:-/var/tmp/piprov-cache}
-here=$PWD
 
 # The settings of the test userland itself (not of any seed): cloud-init as on
 # a cloud image, with the datasource chosen per image by make-test-image.sh.
 customize() {
   local r=$1
+  rm -f "$r/usr/sbin/update-initramfs"
+  chroot "$r" dpkg-divert --quiet --local --rename --remove /usr/sbin/update-initramfs
+  local abi
+  abi=$(ls "$r/lib/modules" | sed -n 1p)
+  chroot "$r" update-initramfs -c -k "$abi"
   # Each image makes its own identity on first boot: SSH host keys (cloud-init's
   # cc_ssh), machine-id (machine-id(5): "uninitialized" = first boot).
   rm -f "$r"/etc/ssh/ssh_host_*
@@ -108,6 +113,20 @@ HOOK
   chmod 755 "$r/etc/kernel/postinst.d/zz-piprov-test-flash-kernel"
 }
 
+# Work that qemu-user would do slowly, done once or natively instead: SSH host
+# keys made by the host's ssh-keygen (openssh-server's postinst then makes
+# none; customize removes them), and update-initramfs diverted to a no-op
+# while packages install (the kernel's postinst and initramfs-tools' trigger
+# would build the initramfs twice); customize builds it once.
+essential() {
+  local r=$1
+  mkdir -p "$r/etc/ssh"
+  ssh-keygen -A -f "$r"
+  chroot "$r" dpkg-divert --quiet --local --rename --add /usr/sbin/update-initramfs
+  printf '#!/bin/sh\n# piprov test-rootfs.sh: diverted while packages install\nexit 0\n' > "$r/usr/sbin/update-initramfs"
+  chmod 755 "$r/usr/sbin/update-initramfs"
+}
+
 register_binfmt() {
   [ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc ||
     die 3 "cannot mount binfmt_misc (needed to run arm64 package scripts)"
@@ -117,7 +136,11 @@ register_binfmt() {
 }
 
 build() {  # build OUT.tar.zst
-  local out=$1 mods='/lib/modules/*/kernel'
+  local out=$1 mods='/lib/modules/*/kernel' self
+  # The hooks run a copy of this script: an edit during the build cannot mix recipes.
+  self=$(mktemp /tmp/piprov-test-rootfs.XXXXXX.sh)
+  cp scripts/test-rootfs.sh "$self"
+  chmod 755 "$self"
   mkdir -p "$cache/rootfs-debs"
   mmdebstrap --mode=root --variant=apt --arch=arm64 --components=main --quiet \
     --hook-dir=/usr/share/mmdebstrap/hooks/eatmydata --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
@@ -132,19 +155,31 @@ build() {  # build OUT.tar.zst
     --setup-hook='mkdir -p "$1/var/cache/apt/archives"' \
     --setup-hook="sync-in $cache/rootfs-debs /var/cache/apt/archives/" \
     --essential-hook='mkdir -p "$1/etc/initramfs-tools/conf.d" "$1/usr/share/initramfs-tools/modules.d"' \
+    --essential-hook="'$self' --essential \"\$1\"" \
     --essential-hook='printf "MODULES=list\nCOMPRESS=zstd\nROOTDELAY=180\n" > "$1/etc/initramfs-tools/conf.d/piprov-test"' \
     --essential-hook='printf "%s\n" virtio_pci virtio_mmio virtio_blk virtio_scsi sd_mod xhci_pci usb_storage uas ext4 vfat crc32c_generic > "$1/usr/share/initramfs-tools/modules.d/piprov-test"' \
     --include='systemd-sysv,udev,systemd-resolved,iproute2,kmod,initramfs-tools,zstd,linux-image-arm64,openssh-server,sudo,cloud-init,cloud-guest-utils,libaio1,libarchive13,libfdisk1,libfmt9,libspdlog1.10,libssl3,liburing2,libxxhash0,libyaml-cpp0.7,util-linux,fdisk' \
-    --customize-hook="'$here/scripts/test-rootfs.sh' --customize \"\$1\"" \
+    --customize-hook="'$self' --customize \"\$1\"" \
     --customize-hook="sync-out /var/cache/apt/archives $cache/rootfs-debs" \
-    "$suite" "$out" "$mirror"
+    "$suite" "$out" "$mirror" || { rm -f "$self"; return 1; }
+  rm -f "$self"
 }
 
+# mmdebstrap's hooks run a copy of this script (in /tmp) with one of these.
+if [ "${1:-}" = --essential ]; then essential "$2"; exit 0; fi
 if [ "${1:-}" = --customize ]; then customize "$2"; exit 0; fi
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 [ $# -eq 0 ] || die 2 "usage: scripts/test-rootfs.sh (no arguments)"
+if [ -n "${PIPROV_TEST_ROOTFS:-}" ]; then
+  [ -s "$PIPROV_TEST_ROOTFS" ] || die 2 "PIPROV_TEST_ROOTFS=$PIPROV_TEST_ROOTFS is not a tarball"
+  echo "$PIPROV_TEST_ROOTFS"
+  exit 0
+fi
 need_root "mmdebstrap --mode=root, binfmt_misc"
 need_tools mmdebstrap zstd /usr/libexec/qemu-binfmt/aarch64-binfmt-P
-key=$(sha256sum scripts/test-rootfs.sh | cut -c1-12)
+key=$({ declare -f build essential customize; echo "$suite $mirror"; } | sha256sum | cut -c1-12)
 tarball="$cache/rootfs-debian-$suite-arm64-$key.tar.zst"
 mkdir -p "$cache"
 if [ ! -s "$tarball" ]; then
