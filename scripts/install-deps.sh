@@ -32,6 +32,7 @@ pkgs=(
   systemd        # tests: systemd-analyze verify of the kernel-sync path unit
   cloud-init     # tests: cloud-init schema --config-file of the seeds provision writes
   ansible-core ansible-lint python3-pytest  # ansible/: the piprov.pi collection, its sanity and unit tests
+  python3-voluptuous  # ansible-test's validate-modules and runtime-metadata, run offline on Debian's packages (fleet.collection_sanity)
   ccache         # faster rebuilds (used when present)
   lld            # the linker CMakeLists.txt picks when the compiler takes it (PIPROV_LINKER)
   clang libclang-rt-14-dev llvm shellcheck
