@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-vs-fio.sh: piprov bench vs fio on the same devices in the same run.
-#  1. Two emulated devices (../shared/tools/emulate-device: microsd, usb-ssd),
+#  1. Two emulated devices (scripts/emulate-device.sh: microsd, usb-ssd),
 #     profile "pi" (its four fio tests) at RUNTIME s per test: fio and
 #     `piprov bench --profile pi --only TEST` alternate test by test, ROUNDS
 #     times (medians); prints IOPS and MiB/s side by side + ratios (piprov/fio).
@@ -32,7 +32,7 @@ parts=${PARTS:-pi pagecache agnostics}
 export EMULATE_DIR=${EMULATE_DIR:-/var/tmp/bench-vs-fio}
 need_root "emulated devices"
 need_tools fio jq
-have_emulator || die 2 "$emulator is missing"
+have_emulator || die 2 "no emulated devices here: $("$emulator" available 2>&1)"
 [ -x "$piprov" ] || build_piprov build
 work=$(mktemp -d)
 cleanup() { destroy_emulated bench-vs-sd bench-vs-ssd bench-vs-agn; rm -rf "$work"; }

@@ -10,9 +10,10 @@
 #   2. check a bootloader EEPROM config (a built-in one with the classic
 #      BOOT_ORDER=0x1 mistake), and explain the fixed order;
 #   3. benchmark an emulated USB SSD against an emulated microSD (profile quick).
-# Emulated devices come from ../shared/tools/emulate-device when present (Pi 4
-# microSD and USB SSD figures), plain loop devices otherwise. Env: DEMO_DIR
-# (default /var/tmp/piprov-demo), DEMO_SKIP_BENCH=1.
+# Emulated devices come from scripts/emulate-device.sh: loop devices throttled
+# to a Pi 4's microSD card and USB 3 SSD (figures and sources: docs/bench.md);
+# plain loop devices where the kernel cannot throttle them (the demo says so).
+# Env: DEMO_DIR (default /var/tmp/piprov-demo), DEMO_SKIP_BENCH=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib.sh
@@ -47,7 +48,15 @@ cleanup() {
   done
 }
 trap cleanup EXIT
-have_emulator || echo "($emulator not found: using unthrottled loop devices)"
+if ! have_emulator; then
+  echo "(no emulated devices here: $("$emulator" available 2>&1 | sed 's/^emulate-device.sh: //'); using unthrottled loop devices)"
+fi
+
+# release_device NAME PATH: removes a device the demo no longer needs (its
+# backing file may be in RAM).
+release_device() {
+  if have_emulator; then destroy_emulated "$1"; else losetup -d "$2" 2>/dev/null || true; fi
+}
 
 echo "== piprov devices"
 "$piprov" devices
@@ -93,6 +102,7 @@ provision_demo() {
   else echo "root fs: the kernel-sync hook installed:"; echo "$hooks" | sed 's|^|  /|'; fi
   umount "$w/root"
   rm -rf "$w"
+  release_device "demo-$layout" "$ssd"
   changes[$layout]=$(printf '%s%s' "$changed" "$hooks" | grep -c . || true)
 }
 declare -A changes
@@ -128,6 +138,8 @@ for dev in "$node1" "$node2"; do
   MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::user-data 2>/dev/null | grep -E '^hostname:|- name:' | sed 's/^ */   user-data: /'
   MTOOLS_SKIP_CHECK=1 mtype -i "${dev}p1" ::network-config 2>/dev/null | grep -A1 'addresses:' | sed -n 1,2p | sed 's/^ */   network-config: /'
 done
+release_device demo-node1 "$node1"
+release_device demo-node2 "$node2"
 
 # --- 2. EEPROM config ---------------------------------------------------------
 echo
@@ -158,7 +170,21 @@ if [ "${DEMO_SKIP_BENCH:-0}" != 1 ]; then
   bssd=$(make_device demo-bench-ssd usb-ssd 1G)
   bsd=$(make_device demo-bench-sd microsd 1G)
   if have_emulator; then devices+=(demo-bench-ssd demo-bench-sd); else devices+=("$bssd" "$bsd"); fi
-  "${under[@]}" "$piprov" bench --profile quick --destructive --no-progress --size 512M "$bssd" "$bsd"
+  rc=0
+  table=$("${under[@]}" "$piprov" bench --profile quick --destructive --no-progress --size 512M "$bssd" "$bsd") || rc=$?
+  echo "$table"
+  [ "$rc" = 0 ] || { echo "demo: piprov bench exited $rc" >&2; exit 1; }
+  if have_emulator; then
+    # The table's last column is B/A MiB/s (microSD / SSD): below 1 where the SSD is faster.
+    slower=$(awk '/^test .*B\/A/ { t = 1; next } t && NF == 0 { t = 0 }
+                  t && $NF >= 1 { n = ""; for (i = 1; i <= NF - 9; i++) n = n (i > 1 ? " " : "") $i; print "  " n ": B/A " $NF }' <<<"$table")
+    if [ -z "$slower" ]; then
+      echo "(A, the emulated USB SSD, is faster than B, the emulated microSD, in every test, as on a Pi 4)"
+    else
+      echo "demo: warning: the emulated SSD was not faster in these tests (a busy host adds its own latency to both):"
+      echo "$slower"
+    fi
+  fi
 fi
 echo
 echo "demo: done"

@@ -35,6 +35,7 @@ pkgs=(
   # scripts/boot-test.sh: boots provisioned disks (an arm64 Debian userland
   # built with mmdebstrap, its package scripts run by qemu-user-static)
   qemu-system-arm qemu-user-static mmdebstrap arch-test openssh-client
+  python3-voluptuous  # ansible-test's validate-modules and runtime-metadata, run offline on Debian's packages (fleet.collection_sanity)
   ccache         # faster rebuilds (used when present)
   lld            # the linker CMakeLists.txt picks when the compiler takes it (PIPROV_LINKER)
   clang libclang-rt-14-dev llvm shellcheck

@@ -53,25 +53,25 @@ median() {
 # ratio A B: prints A / B with two decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-# Emulated storage devices (throttled like a microSD card, a USB SSD, ...):
-# ../shared/tools/emulate-device, when present. Its state lives in $EMULATE_DIR.
-emulator=../shared/tools/emulate-device
+# Emulated storage devices (loop devices throttled like a Pi 4's microSD card
+# or USB 3 SSD): scripts/emulate-device.sh, the profiles in docs/bench.md.
+# Its state lives in $EMULATE_DIR. Commands measured on such a device run
+# under `"$emulator" run -- CMD...` (the limits apply to that cgroup only).
+emulator=$PWD/scripts/emulate-device.sh
 
-# have_emulator: true when emulate-device is there.
-have_emulator() { [ -x "$emulator" ]; }
+# have_emulator: true when devices can be throttled here (root, loop devices,
+# cgroup block throttling); `"$emulator" available` says why not.
+have_emulator() { "$emulator" available >/dev/null 2>&1; }
 
 # emulated_device NAME PROFILE SIZE: (re)creates device NAME (a leftover of an
 # interrupted run is destroyed first) and prints its path.
 emulated_device() {
-  "$emulator" destroy "$1" >/dev/null 2>&1 || true
+  "$emulator" destroy "$1"
   "$emulator" create "$1" "$2" "$3"
 }
 
 # destroy_emulated NAME...: removes emulated devices; never fails.
-destroy_emulated() {
-  local n
-  for n; do "$emulator" destroy "$n" >/dev/null 2>&1 || true; done
-}
+destroy_emulated() { "$emulator" destroy "$@" >/dev/null 2>&1 || true; }
 
 # build_times BUILD_DIR [N]: where a build's time went, from ninja's log (the
 # last build of each output): the compile + link seconds of each target

@@ -1,5 +1,5 @@
 // `piprov bench --profile agnostics` end to end: on an emulated microSD card
-// (../shared/tools/emulate-device microsd: a throttled loop device) and on a
+// (scripts/emulate-device.sh microsd: a throttled loop device) and on a
 // test file in a directory. The verdict must follow the measured figures and
 // sdtest.sh's thresholds, whichever way they fall.
 #include <gtest/gtest.h>
@@ -42,10 +42,10 @@ std::string check_verdict(const nlohmann::json& target) {
 
 TEST(BenchAgnostics, EmulatedMicroSdVerdictFollowsTheThresholds) {
   PIPROV_REQUIRE_LOOP();
-  auto emulate = shared_dir() / "tools/emulate-device";
-  if (!std::filesystem::exists(emulate)) PIPROV_SKIP("../shared/tools/emulate-device is not present");
+  const std::string emulate = q((source_dir() / "scripts/emulate-device.sh").string());
+  if (auto a = run(emulate + " available 2>&1"); a.exit_code != 0) PIPROV_SKIP("no emulated devices here: " << a.out);
   TempDir tmp("piprov-agnostics");
-  const std::string e = "EMULATE_DIR=" + q(tmp.path.string()) + " " + q(emulate.string());
+  const std::string e = "EMULATE_DIR=" + q(tmp.path.string()) + " " + emulate;
   const std::string name = "bench-agn-" + std::to_string(::getpid());
   auto created = run(e + " create " + name + " microsd 64M");
   ASSERT_EQ(created.exit_code, 0) << created.err;

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# ansible-playbook runs ansible/playbooks/fleet-report.yml against three
+# ansible-playbook runs the collection's playbook piprov.pi.fleet_report against three
 # nodes on this machine (ansible_connection=local): Ubuntu 20.04 patched by
 # piprov, 24.04 as shipped, 25.10 A/B as shipped (boot directories built from
 # ../shared/data/config-txt), each with its own bootloader config
-# (../shared/data/bootloader-configs) and an emulated device to bench. The
+# (../shared/data/bootloader-configs) and a loop device to bench. The
 # table must show each node's layout, findings and bench figures; then one
 # node's boot directory is broken and only its row fails.
 # Usage: fleet_report.sh PIPROV_BIN SOURCE_DIR SHARED_DIR
@@ -14,8 +14,7 @@ require_tools ansible-playbook gzip losetup
 require_loop
 require_shared config-txt
 require_shared bootloader-configs
-emulator=$PIPROV_SHARED_DIR/tools/emulate-device
-[ -x "$emulator" ] || skip "../shared/tools/emulate-device is not present"
+emulator=$PIPROV_SOURCE_DIR/scripts/emulate-device.sh
 
 t=$(mktemp -d /var/tmp/piprov-fleet.XXXXXX)
 export EMULATE_DIR=$t/emulate
@@ -33,8 +32,8 @@ boot_2404 "$t/node2/boot"
 boot_2510 "$t/node3/boot"
 configs=$PIPROV_SHARED_DIR/data/bootloader-configs
 dev=("")
-# (profile usb-ssd: its limits apply only under `emulate-device run`, so these run at loop speed)
-for n in 1 2 3; do dev+=("$("$emulator" create "fleet-node$n" usb-ssd 64M)"); done
+# Profile unlimited: the table needs figures, not a device's speed (the playbook's bench is not throttled).
+for n in 1 2 3; do dev+=("$("$emulator" create "fleet-node$n" unlimited 64M)"); done
 
 cat >"$t/inventory.yml" <<YAML
 fleet:
@@ -67,7 +66,7 @@ YAML
 
 play() {
   local rc=0
-  out=$(cd "$t" && ansible-playbook -i inventory.yml "$PIPROV_SOURCE_DIR/ansible/playbooks/fleet-report.yml" \
+  out=$(cd "$t" && ansible-playbook -i inventory.yml piprov.pi.fleet_report \
     -e fleet_report_dir="$t/report" -e fleet_report_piprov="$PIPROV_BIN" 2>&1) || rc=$?
   [ "$rc" = 0 ] || { printf '%s\n' "$out" >&2; fail "ansible-playbook exited $rc (output above)"; }
   report=$(cat "$t/report/report.txt")

@@ -3,7 +3,8 @@
 # check mode so nothing is installed: a .deb of another architecture than the
 # node's (an arm64 package on this amd64 machine, built with dpkg-deb) is
 # refused naming both; one of the node's own architecture gets as far as apt,
-# which reports it would install it; a missing piprov_install_deb is refused.
+# which reports it would install it; a missing piprov_install_deb is refused;
+# a variable of the wrong type is refused by the role's argument spec.
 # Usage: role_install.sh SOURCE_DIR
 export PIPROV_SOURCE_DIR=$1 PIPROV_BIN=- PIPROV_SHARED_DIR=-
 # shellcheck source=lib.sh
@@ -57,4 +58,10 @@ dpkg -s piprov 2>/dev/null | grep -q '0.0.0~rolltest' && fail "check mode instal
 play '{}'
 [ "$rc" != 0 ] || fail "no piprov_install_deb: not refused"
 expect_in "$out" "names the variable" 'set piprov_install_deb'
+
+# meta/argument_specs.yml: a variable of the wrong type is refused before the first task.
+play "{\"piprov_install_deb\": \"$(deb "$node_arch")\", \"piprov_install_architectures\": {\"a\": 1}}"
+[ "$rc" != 0 ] || fail "a dict as piprov_install_architectures was not refused"
+expect_in "$out" "the role's argument spec refuses it" "argument 'piprov_install_architectures' is of type .*dict"
+expect_not_in "$out" "before any task of the role" 'TASK \[piprov.pi.install : Check that a .deb is given'
 echo "$fleet_test: OK"

@@ -1,11 +1,15 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Run piprov with --json and turn its result into module output.
+"""Run piprov with --json and turn its result into module output, and the
+vocabularies the modules share with piprov's command line.
 
-piprov's exit codes (piprov --help, docs/findings.md): 0 ok; 1 the check found
-problems; 2 usage error; 3 I/O or device error; 4 verification failed;
-130 interrupted. Results go to stdout as JSON, the error line
-("piprov: error: ...") to stderr.
+Results go to stdout as JSON, the error line ("piprov: error: ...") to
+stderr. The lists below are piprov's own (`piprov --help` and each command's
+--help); the collection's tests compare them with the built piprov
+(tests/integration/fleet/module_vocabulary.sh), so a board, profile, boot
+mode or exit code added to piprov fails that test until it is added here.
+The modules' documentation lists the same choices, and ansible-test's
+validate-modules checks that the documentation and these lists agree.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -13,13 +17,41 @@ __metaclass__ = type
 
 import json
 
+# --board of boot check, boot patch, eeprom check.
+BOARDS = ['pi4', 'pi400', 'cm4', 'pi5', 'pi500', 'cm5']
+# bench --profile.
+BENCH_PROFILES = ['pi', 'sync-write', 'throughput', 'quick', 'agnostics']
+# eeprom check --want (omitted: piprov takes it from the board).
+WANT_BOOT_MODES = ['usb', 'nvme', 'sd', 'network', 'none']
+
+# piprov's exit codes and what each means (piprov --help, docs/findings.md).
 EXIT_OK = 0
 EXIT_FINDINGS = 1
+EXIT_CODES = {
+    0: 'ok',
+    1: 'the check found problems',
+    2: 'usage error',
+    3: 'I/O or device error',
+    4: 'verification failed',
+    5: 'some targets failed, the others were written',
+    130: 'interrupted',
+}
 
-# Options every piprov module takes (merged into each argument_spec).
+# Options every piprov module takes (merged into each argument_spec); documented
+# once in the doc fragment piprov.pi.piprov.
 COMMON_ARGS = dict(
-    piprov=dict(type='str', default='piprov'),
+    piprov=dict(type='path', default='piprov'),
 )
+
+# The board option (doc fragment piprov.pi.piprov.board).
+BOARD_ARGS = dict(
+    board=dict(type='str', choices=BOARDS),
+)
+
+
+def exit_meaning(rc):
+    """'I/O or device error' for 3; 'unknown exit code' for a code piprov does not document."""
+    return EXIT_CODES.get(rc, 'unknown exit code')
 
 
 def error_line(stderr, stdout=''):
@@ -52,12 +84,22 @@ def summary_text(doc):
 
 
 def first_failing(doc):
-    """'rule: message' of the first error, else of the first warning; '' when none."""
+    """'rule: message' of the first error, else of the first warning; for a bench report, the
+    first target whose agnostics verdict is FAIL and its first failed line; '' when none."""
     findings = doc.get('findings') or []
     for severity in ('error', 'warning'):
         for f in findings:
             if f.get('severity') == severity:
                 return '%s: %s' % (f.get('rule'), f.get('message'))
+    for t in doc.get('targets') or []:
+        agnostics = t.get('agnostics') or {}
+        if agnostics.get('overall') == 'FAIL':
+            lines = [line for line in agnostics.get('lines') or [] if line.get('result') == 'FAIL']
+            what = ''
+            if lines:
+                what = ': %s %s %s (target %s)' % (lines[0].get('what'), lines[0].get('measured'),
+                                                   lines[0].get('unit'), lines[0].get('threshold'))
+            return '%s: agnostics FAIL%s' % (t.get('label'), what)
     return ''
 
 
@@ -67,9 +109,12 @@ def run_piprov(module, what, args):
     `what` names the command in messages ("boot check"). `result` is the
     module's return dict: changed False, rc, cmd, stderr, `result` (piprov's
     JSON) and, for findings reports, `findings` and `summary`. Exit 0 returns;
-    exit 1 (findings) returns with result['failed'] = True and a msg naming
-    the first error; any other exit code (or no JSON on 0/1) ends the module
-    with fail_json and piprov's error line as msg.
+    exit 1 (findings; bench: an agnostics FAIL) returns with result['failed']
+    = True and a msg naming the first problem; any other exit code (2 usage,
+    3 I/O, 4 verify, 5 some targets failed and the others were written, 130
+    interrupted), or no JSON on 0/1, ends the module with fail_json, the
+    code's meaning and piprov's error line as msg, and piprov's result when
+    it printed one (what finished).
     """
     cmd = [module.params['piprov']] + list(args) + ['--json']
     rc, out, err = module.run_command(cmd)
@@ -81,14 +126,16 @@ def run_piprov(module, what, args):
             result['findings'] = doc['findings']
             result['summary'] = doc.get('summary')
     if rc not in (EXIT_OK, EXIT_FINDINGS):
-        module.fail_json(msg='piprov %s failed (exit %d): %s' % (what, rc, error_line(err, out)), **result)
+        module.fail_json(msg='piprov %s failed (exit %d: %s): %s' % (what, rc, exit_meaning(rc), error_line(err, out)),
+                         **result)
     if doc is None:
         module.fail_json(msg='piprov %s printed no JSON result (exit %d): %s' % (what, rc, error_line(err, out)),
                          **result)
     if rc == EXIT_FINDINGS:
         result['failed'] = True
         first = first_failing(doc)
-        result['msg'] = 'piprov %s found problems: %s%s' % (what, summary_text(doc), '; first: ' + first if first else '')
+        problems = '; '.join(p for p in (summary_text(doc), 'first: ' + first if first else '') if p)
+        result['msg'] = 'piprov %s found problems%s' % (what, ': ' + problems if problems else '')
     else:
         summary = summary_text(doc)
         result['msg'] = 'piprov %s: ok' % what + (' (%s)' % summary if summary else '')

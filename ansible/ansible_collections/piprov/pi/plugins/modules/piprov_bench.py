@@ -14,13 +14,12 @@ description:
     latency percentiles per test and target).
   - A directory target gets a test file that is removed afterwards; raw devices and existing files
     are written only with I(destructive) (never a mounted or system disk, piprov refuses those).
-  - C(changed) is always false. Fails with piprov's error line when piprov exits non-zero
-    (exit 3 when a target failed mid-run; the result then holds what finished).
+  - C(changed) is always false. A target failing mid-run is exit 3; the result then holds what finished.
 version_added: "1.0.0"
 author:
-  - piprov developers
-requirements:
-  - piprov on the node (role piprov.pi.install)
+  - piprov developers (@piprov)
+extends_documentation_fragment:
+  - piprov.pi.piprov
 options:
   targets:
     description: Directories on mounted file systems, files or block devices to measure, side by side.
@@ -28,9 +27,13 @@ options:
     elements: str
     required: true
   profile:
-    description: The set of tests (docs/bench.md).
+    description:
+      - The set of tests (docs/bench.md). C(pi) 4M sequential and 4k sync random reads and writes, SD vs
+        USB SSD; C(sync-write) 4k fsync writes at 1, 8 and 20 jobs; C(throughput) 256k random writes,
+        deep queue; C(quick) C(pi) at 5 s each; C(agnostics) Raspberry Pi's SD card test, PASS or FAIL
+        per target (a FAIL fails the task, like findings).
     type: str
-    choices: [pi, sync-write, throughput, quick]
+    choices: [pi, sync-write, throughput, quick, agnostics]
     default: pi
   only:
     description: Run only these tests of the profile (e.g. C(seq-read), C(rand-write)).
@@ -55,10 +58,6 @@ options:
     type: list
     elements: str
     default: []
-  piprov:
-    description: The piprov binary.
-    type: path
-    default: piprov
 notes:
   - Check mode is supported. A non-destructive run leaves nothing behind and runs in check mode
     too; with I(destructive) nothing is run in check mode.
@@ -99,7 +98,7 @@ stderr:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.piprov.pi.plugins.module_utils.piprov import COMMON_ARGS, finish, run_piprov
+from ansible_collections.piprov.pi.plugins.module_utils.piprov import BENCH_PROFILES, COMMON_ARGS, finish, run_piprov
 
 
 def bench_args(p):
@@ -117,7 +116,7 @@ def bench_args(p):
 def main():
     spec = dict(
         targets=dict(type='list', elements='str', required=True),
-        profile=dict(type='str', choices=['pi', 'sync-write', 'throughput', 'quick'], default='pi'),
+        profile=dict(type='str', choices=BENCH_PROFILES, default='pi'),
         only=dict(type='list', elements='str', default=[]),
         runtime=dict(type='float'),
         ramp=dict(type='float'),

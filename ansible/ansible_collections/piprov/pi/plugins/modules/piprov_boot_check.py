@@ -15,13 +15,13 @@ description:
     and reports findings on the kernel the firmware will load, whether it is fresh, config.txt
     and cmdline.txt problems, the boot layout.
   - Never changes anything (C(changed) is always false). Fails when the check finds problems
-    (piprov exit code 1, errors or warnings); the findings are in the result either way.
-    Any other piprov exit code (usage, I/O) fails with piprov's error line.
+    (errors or warnings); the findings are in the result either way.
 version_added: "1.0.0"
 author:
-  - piprov developers
-requirements:
-  - piprov on the node (role piprov.pi.install)
+  - piprov developers (@piprov)
+extends_documentation_fragment:
+  - piprov.pi.piprov
+  - piprov.pi.piprov.board
 options:
   boot_dir:
     description: The mounted boot partition (on a Pi C(/boot/firmware)).
@@ -30,19 +30,11 @@ options:
   root_dir:
     description: The root file system the boot partition belongs to (on a Pi C(/)); the apt hook is checked there.
     type: path
-  board:
-    description: Board to resolve the boot for; detected on a Pi when omitted.
-    type: str
-    choices: [pi4, pi400, cm4, pi5, pi500, cm5]
   usb_id:
     description: USB IDs (C(VID:PID)) of the USB-SATA bridge the node boots from, checked against known UAS quirks.
     type: list
     elements: str
     default: []
-  piprov:
-    description: The piprov binary.
-    type: path
-    default: piprov
 notes:
   - Check mode is supported; the module runs the (read-only) check in check mode too.
 '''
@@ -93,16 +85,17 @@ stderr:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.piprov.pi.plugins.module_utils.piprov import COMMON_ARGS, board_args, finish, run_piprov
+from ansible_collections.piprov.pi.plugins.module_utils.piprov import (
+    BOARD_ARGS, COMMON_ARGS, board_args, finish, run_piprov)
 
 
 def main():
     spec = dict(
         boot_dir=dict(type='path', default='/boot/firmware'),
         root_dir=dict(type='path'),
-        board=dict(type='str', choices=['pi4', 'pi400', 'cm4', 'pi5', 'pi500', 'cm5']),
         usb_id=dict(type='list', elements='str', default=[]),
     )
+    spec.update(BOARD_ARGS)
     spec.update(COMMON_ARGS)
     module = AnsibleModule(argument_spec=spec, supports_check_mode=True)
     p = module.params

@@ -16,13 +16,13 @@ description:
     so the module is idempotent. C(changed) is piprov's own C(changed).
   - In check mode the module runs C(piprov boot patch --dry-run) and reports whether it would
     change something, with piprov's diff of config.txt and cmdline.txt.
-  - Fails with piprov's error line when piprov exits non-zero (e.g. exit 4 when vmlinuz cannot
-    be decoded, and nothing is changed then).
+  - Exit 4 (vmlinuz cannot be decoded) fails the task, and nothing is changed then.
 version_added: "1.0.0"
 author:
-  - piprov developers
-requirements:
-  - piprov on the node (role piprov.pi.install)
+  - piprov developers (@piprov)
+extends_documentation_fragment:
+  - piprov.pi.piprov
+  - piprov.pi.piprov.board
 options:
   boot_dir:
     description: The mounted boot partition (on a Pi C(/boot/firmware)).
@@ -31,10 +31,6 @@ options:
   root_dir:
     description: The root file system (on a Pi C(/)); piprov installs its apt hook there.
     type: path
-  board:
-    description: Board to patch for; detected on a Pi when omitted.
-    type: str
-    choices: [pi4, pi400, cm4, pi5, pi500, cm5]
   seed_settings:
     description: Also set the optional Pi 4 USB-boot settings (gpu_mem=16, max_framebuffers=2, boot_delay=1, vc4-fkms-v3d).
     type: bool
@@ -44,10 +40,6 @@ options:
     type: list
     elements: str
     default: []
-  piprov:
-    description: The piprov binary.
-    type: path
-    default: piprov
 notes:
   - Check mode is supported (C(--dry-run)); diff mode shows piprov's config.txt diff.
 '''
@@ -99,7 +91,8 @@ stderr:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.piprov.pi.plugins.module_utils.piprov import COMMON_ARGS, board_args, finish, run_piprov
+from ansible_collections.piprov.pi.plugins.module_utils.piprov import (
+    BOARD_ARGS, COMMON_ARGS, board_args, finish, run_piprov)
 
 
 def patch_args(p, dry_run):
@@ -120,10 +113,10 @@ def main():
     spec = dict(
         boot_dir=dict(type='path', default='/boot/firmware'),
         root_dir=dict(type='path'),
-        board=dict(type='str', choices=['pi4', 'pi400', 'cm4', 'pi5', 'pi500', 'cm5']),
         seed_settings=dict(type='bool', default=False),
         uas_quirk=dict(type='list', elements='str', default=[]),
     )
+    spec.update(BOARD_ARGS)
     spec.update(COMMON_ARGS)
     module = AnsibleModule(argument_spec=spec, supports_check_mode=True)
     doc, result = run_piprov(module, 'boot patch', patch_args(module.params, module.check_mode))[1:]

@@ -12,14 +12,14 @@ short_description: Check a Raspberry Pi 4/5 bootloader EEPROM config with piprov
 description:
   - Runs C(piprov eeprom check --json) on the node, on a saved config (C(vcgencmd bootloader_config)
     output), a C(pieeprom.bin) image, or the running Pi's bootloader (I(live)).
-  - Never changes anything. Fails when the check finds errors (with I(strict), also warnings), that is
-    piprov exit code 1; the findings are in the result either way. Other piprov exit codes
-    (usage, e.g. I(live) on a machine that is not a Pi; I/O) fail with piprov's error line.
+  - Never changes anything. Fails when the check finds errors (with I(strict), also warnings); the
+    findings are in the result either way. I(live) on a machine that is not a Pi is a usage error (exit 2).
 version_added: "1.0.0"
 author:
-  - piprov developers
-requirements:
-  - piprov on the node (role piprov.pi.install)
+  - piprov developers (@piprov)
+extends_documentation_fragment:
+  - piprov.pi.piprov
+  - piprov.pi.piprov.board
 options:
   config_file:
     description: A bootloader config as C(vcgencmd bootloader_config) or C(rpi-eeprom-config) prints it.
@@ -31,23 +31,17 @@ options:
     description: Check the running Pi's bootloader (C(vcgencmd bootloader_config)).
     type: bool
     default: false
-  board:
-    description: Board the config is for; defaults to the image's chip, the device tree with I(live), else pi4.
-    type: str
-    choices: [pi4, pi400, cm4, pi5, pi500, cm5]
   want:
-    description: The boot mode that must be reachable in BOOT_ORDER (C(none) turns that check off).
+    description:
+      - The boot mode that BOOT_ORDER must try (C(none) turns that check off).
+      - When omitted, piprov takes it from the board, as on its command line. C(usb) on a Pi 4B or
+        Pi 400; on a CM4 and the Pi 5 family, the first of USB and NVMe that BOOT_ORDER tries.
     type: str
     choices: [usb, nvme, sd, network, none]
-    default: usb
   strict:
     description: Fail on warnings too.
     type: bool
     default: false
-  piprov:
-    description: The piprov binary.
-    type: path
-    default: piprov
 notes:
   - Exactly one of I(config_file), I(image), I(live) is given.
   - Check mode is supported (the check is read-only).
@@ -96,7 +90,8 @@ stderr:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.piprov.pi.plugins.module_utils.piprov import COMMON_ARGS, board_args, finish, run_piprov
+from ansible_collections.piprov.pi.plugins.module_utils.piprov import (
+    BOARD_ARGS, COMMON_ARGS, WANT_BOOT_MODES, board_args, finish, run_piprov)
 
 
 def main():
@@ -104,10 +99,10 @@ def main():
         config_file=dict(type='path'),
         image=dict(type='path'),
         live=dict(type='bool', default=False),
-        board=dict(type='str', choices=['pi4', 'pi400', 'cm4', 'pi5', 'pi500', 'cm5']),
-        want=dict(type='str', choices=['usb', 'nvme', 'sd', 'network', 'none'], default='usb'),
+        want=dict(type='str', choices=WANT_BOOT_MODES),
         strict=dict(type='bool', default=False),
     )
+    spec.update(BOARD_ARGS)
     spec.update(COMMON_ARGS)
     module = AnsibleModule(
         argument_spec=spec,
@@ -126,7 +121,8 @@ def main():
     if p['live']:
         args.append('--live')
     args += board_args(p['board'])
-    args += ['--want', p['want']]
+    if p['want']:
+        args += ['--want', p['want']]
     if p['strict']:
         args.append('--strict')
     finish(module, run_piprov(module, 'eeprom check', args)[2])

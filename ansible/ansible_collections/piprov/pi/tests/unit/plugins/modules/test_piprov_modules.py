@@ -1,12 +1,13 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The modules against a fake piprov: arguments passed, exit-code mapping
-(0 ok, 1 findings -> failed with findings, other -> failed with piprov's
-error line), changed/ok, check mode."""
+(0 ok, 1 findings -> failed with findings, other -> failed with the code's
+meaning and piprov's error line), changed/ok, check mode."""
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
+from ansible_collections.piprov.pi.plugins.module_utils.piprov import BENCH_PROFILES, EXIT_CODES, WANT_BOOT_MODES
 from ansible_collections.piprov.pi.plugins.modules import (
     piprov_bench, piprov_boot_check, piprov_boot_patch, piprov_eeprom_check)
 
@@ -55,8 +56,8 @@ def test_usage_error_fails_with_piprovs_error_line(piprov, run_module):
     r = run_module(piprov_boot_check, dict(boot_dir='/b', piprov=str(piprov.path)))
     assert r['failed'] is True
     assert r['rc'] == 2
-    assert r['msg'] == 'piprov boot check failed (exit 2): piprov: error: /b: no config.txt here (is this a boot ' \
-                       'partition?)'
+    assert r['msg'] == 'piprov boot check failed (exit 2: usage error): piprov: error: /b: no config.txt here ' \
+                       '(is this a boot partition?)'
     assert 'findings' not in r
 
 
@@ -64,7 +65,22 @@ def test_io_error_exit_3_fails(piprov, run_module):
     piprov.answer(3, '', 'piprov: error: cannot read /b/config.txt: Permission denied (EACCES)\n')
     r = run_module(piprov_boot_check, dict(boot_dir='/b', piprov=str(piprov.path)))
     assert r['failed'] is True and r['rc'] == 3
+    assert r['msg'].startswith('piprov boot check failed (exit 3: I/O or device error): ')
     assert 'EACCES' in r['msg']
+
+
+def test_every_exit_code_of_piprov_has_its_meaning_in_the_message(piprov, run_module):
+    for rc, meaning in EXIT_CODES.items():
+        if rc in (0, 1):
+            continue
+        piprov.answer(rc, '', 'piprov: error: something\n')
+        r = run_module(piprov_boot_check, dict(boot_dir='/b', piprov=str(piprov.path)))
+        assert r['failed'] is True and r['rc'] == rc
+        assert r['msg'] == 'piprov boot check failed (exit %d: %s): piprov: error: something' % (rc, meaning)
+    assert EXIT_CODES[5] == 'some targets failed, the others were written'
+    piprov.answer(7, '', 'piprov: error: what\n')
+    r = run_module(piprov_boot_check, dict(boot_dir='/b', piprov=str(piprov.path)))
+    assert r['msg'] == 'piprov boot check failed (exit 7: unknown exit code): piprov: error: what'
 
 
 def test_exit_0_without_json_fails(piprov, run_module):
@@ -143,7 +159,7 @@ def eeprom_doc(exit_code):
 def test_eeprom_check_config_file(piprov, run_module):
     piprov.answer(0, eeprom_doc(0))
     r = run_module(piprov_eeprom_check, dict(config_file='/c.txt', board='pi4', piprov=str(piprov.path)))
-    assert piprov.calls() == [['eeprom', 'check', '/c.txt', '--board', 'pi4', '--want', 'usb', '--json']]
+    assert piprov.calls() == [['eeprom', 'check', '/c.txt', '--board', 'pi4', '--json']]
     assert not r.get('failed')
     assert r['result']['boot_order']['value'] == '0x1'
 
@@ -162,9 +178,19 @@ def test_eeprom_check_image_strict_and_findings(piprov, run_module):
 def test_eeprom_check_live_not_a_pi(piprov, run_module):
     piprov.answer(2, '', 'piprov: error: --live: this is not a Raspberry Pi 4 or 5 (no /proc/device-tree/model)\n')
     r = run_module(piprov_eeprom_check, dict(live=True, piprov=str(piprov.path)))
-    assert piprov.calls() == [['eeprom', 'check', '--live', '--want', 'usb', '--json']]
+    assert piprov.calls() == [['eeprom', 'check', '--live', '--json']]
     assert r['failed'] is True and r['rc'] == 2
     assert 'not a Raspberry Pi' in r['msg']
+
+
+def test_eeprom_check_want_is_passed_only_when_given(piprov, run_module):
+    # Unset, piprov takes it from the board (a Pi 5 booting NVMe passes as on the command line).
+    piprov.answer(0, eeprom_doc(0))
+    run_module(piprov_eeprom_check, dict(config_file='/c.txt', board='pi5', piprov=str(piprov.path)))
+    for want in WANT_BOOT_MODES:
+        run_module(piprov_eeprom_check, dict(config_file='/c.txt', want=want, piprov=str(piprov.path)))
+    assert piprov.calls() == [['eeprom', 'check', '/c.txt', '--board', 'pi5', '--json']] + [
+        ['eeprom', 'check', '/c.txt', '--want', w, '--json'] for w in WANT_BOOT_MODES]
 
 
 def test_eeprom_check_needs_exactly_one_source(piprov, run_module):
@@ -199,6 +225,31 @@ def test_bench_target_failure_keeps_the_partial_result(piprov, run_module):
     assert r['failed'] is True and r['rc'] == 3
     assert 'EIO' in r['msg']
     assert r['result']['targets'][0]['error'] == 'Input/output error'
+
+
+def test_bench_every_profile_is_passed(piprov, run_module):
+    piprov.answer(0, bench_doc())
+    for profile in BENCH_PROFILES:
+        r = run_module(piprov_bench, dict(targets=['/mnt/sd'], profile=profile, piprov=str(piprov.path)))
+        assert not r.get('failed')
+    assert [c[3] for c in piprov.calls()] == BENCH_PROFILES
+    assert 'agnostics' in BENCH_PROFILES
+
+
+def test_bench_agnostics_fail_fails_naming_the_target_and_line(piprov, run_module):
+    doc = bench_doc()
+    doc['targets'][0]['agnostics'] = {'overall': 'FAIL', 'lines': [
+        {'job': 'seq-write', 'what': 'Sequential write speed', 'unit': 'KiB/s', 'threshold': 10000,
+         'measured': 25876, 'result': 'PASS'},
+        {'job': 'rand-4k-write', 'what': 'Random write speed', 'unit': 'IOPS', 'threshold': 500,
+         'measured': 163, 'result': 'FAIL'}]}
+    piprov.answer(1, doc)
+    r = run_module(piprov_bench, dict(targets=['/dev/loop9'], profile='agnostics', destructive=True,
+                                      piprov=str(piprov.path)))
+    assert r['failed'] is True and r['rc'] == 1
+    assert r['msg'] == 'piprov bench found problems: first: /dev/loop9: agnostics FAIL: Random write speed 163 ' \
+                       'IOPS (target 500)'
+    assert r['result']['targets'][0]['agnostics']['overall'] == 'FAIL'
 
 
 def test_bench_check_mode(piprov, run_module):
