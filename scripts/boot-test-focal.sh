@@ -36,7 +36,7 @@ make_kernel_repo() {
     rm -rf "$k"
   done
   (cd "$w/repo" && dpkg-scanpackages --multiversion . /dev/null > Packages 2>/dev/null)
-  mke2fs -q -F -t ext4 -L piprov-repo -d "$w/repo" "$w/repo.img" 1G
+  mke2fs -q -F -t ext4 -L piprov-repo -d "$w/repo" "$w/repo.img" 1G >/dev/null
   rm -rf "$w/repo"
   truncate -s 1G "$w/bench.raw"
   echo "  repository: $pkg $ver+piprov1, $ver+piprov2"

@@ -50,7 +50,8 @@ vm_boot_files() {
 # with its disk on BUS (virtio: virtio-blk-pci; usb: usb-storage behind xHCI,
 # as a Pi 4 boots a USB SSD). SSH is forwarded from 127.0.0.1:VM/port to the
 # static address the seed gives the node (10.0.2.20), so an answer proves
-# that address. `-no-reboot`: a reboot ends QEMU, and the caller boots again
+# that address. $VM_CMDLINE_EXTRA is appended to the command line (the
+# negative case's rootdelay). `-no-reboot`: a reboot ends QEMU, and the caller boots again
 # with what the boot partition names then (as the firmware would).
 vm_start() {
   local v=$1 n=$2 bus=$3
@@ -68,8 +69,9 @@ vm_start() {
   if [ -s "$v/initrd" ]; then initrd_args=(-initrd "$v/initrd"); fi
   : > "$v/console-$n.log"
   qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 1 -m 1024 -nodefaults -display none -no-reboot \
-    -kernel "$v/kernel" "${initrd_args[@]}" -append "$(cat "$v/cmdline") console=ttyAMA0,115200 net.ifnames=0" \
-    -serial "file:$v/console-$n.log" -pidfile "$v/qemu.pid" -drive "$drive" "${bus_args[@]}" \
+    -kernel "$v/kernel" "${initrd_args[@]}" \
+    -append "$(cat "$v/cmdline") console=ttyAMA0,115200 net.ifnames=0${VM_CMDLINE_EXTRA:+ $VM_CMDLINE_EXTRA}" \
+    -serial "file:$v/console-$n.log" -drive "$drive" "${bus_args[@]}" \
     -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$(cat "$v/port")-10.0.2.20:22" -device virtio-net-pci,netdev=n0,romfile= \
     -device virtio-rng-pci "$@" > "$v/qemu-$n.log" 2>&1 &
   echo $! > "$v/qemu.pid"
