@@ -94,13 +94,21 @@ vm_wait_console() {
 }
 
 # vm_ssh VM CMD...: runs CMD on the VM as the provisioned user, with the
-# provisioned key (no password: BatchMode).
+# provisioned key (no password: BatchMode). A connection that fails (ssh's
+# exit 255: cloud-init restarts sshd during first boot) is tried again, up to
+# 5 times; CMD's own exit status is returned as it is.
 vm_ssh() {
-  local v=$1
+  local v=$1 try rc
   shift
-  ssh -q -i "$bt_key" -p "$(cat "$v/port")" -o BatchMode=yes -o StrictHostKeyChecking=no \
-    -o UserKnownHostsFile=/dev/null -o ConnectTimeout=30 -o ServerAliveInterval=30 -o LogLevel=ERROR \
-    "$bt_user@127.0.0.1" "$@"
+  for try in 1 2 3 4 5; do
+    rc=0
+    ssh -q -i "$bt_key" -p "$(cat "$v/port")" -o BatchMode=yes -o StrictHostKeyChecking=no \
+      -o UserKnownHostsFile=/dev/null -o ConnectTimeout=30 -o ServerAliveInterval=30 -o LogLevel=ERROR \
+      "$bt_user@127.0.0.1" "$@" || rc=$?
+    [ "$rc" -eq 255 ] || return "$rc"
+    [ "$try" -eq 5 ] || sleep 3
+  done
+  return 255
 }
 
 # vm_wait_ssh VM [SECONDS]: waits until SSH answers (each try waits for the

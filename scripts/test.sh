@@ -20,7 +20,7 @@
 #   rootfs    scripts/test-rootfs.sh: the boot test's arm64 Debian root fs
 #             (built once per recipe, cached), in the background from the start
 #   boot      scripts/boot-test.sh: every layout provisioned and booted in
-#             QEMU, checked over SSH; in the background (nice 10) from the end
+#             QEMU, checked over SSH; in the background (nice 0) from the end
 #             of the native build; gets the arm64 .deb from the cross stage
 #             through a FIFO; joined after the native ctest   PIPROV_SKIP_BOOT=1
 #   native    ctest of the native build (its summary is repeated last)
@@ -53,19 +53,21 @@ stage() {  # stage NAME SKIPVAR CMD... : run CMD unless $SKIPVAR=1, record resul
   timings+=("$note")
 }
 
-# A stage can run in the background, at a lower CPU priority (nice 10), while
-# the stages after it run: it takes the CPU time they leave idle (tests that
-# wait on throttled devices, on fsync, on a lock) and little else. Its output
-# is kept and printed whole when it is joined; its time is its own wall time.
+# A stage can run in the background, at a lower CPU priority (nice 10, or
+# $BG_NICE), while the stages after it run: it takes the CPU time they leave
+# idle (tests that wait on throttled devices, on fsync, on a lock) and little
+# else. Its output is kept and printed whole when it is joined; its time is
+# its own wall time.
 bg_dir=$(mktemp -d)
 trap 'rm -rf "$bg_dir"' EXIT
 declare -A bg_pid bg_start
 stage_bg() {  # stage_bg NAME SKIPVAR CMD... : start CMD in the background unless $SKIPVAR=1
   local name=$1 skip=$2; shift 2
   if [ "${!skip:-0}" = 1 ]; then echo "== [$name] skipped ($skip=1)"; timings+=("$name: skipped"); return 0; fi
-  echo "== [$name] started in the background (nice 10): $*"
+  local n=${BG_NICE:-10}
+  echo "== [$name] started in the background (nice $n): $*"
   bg_start[$name]=$(date +%s)
-  { local rc=0; nice -n 10 "$@" || rc=$?; date +%s > "$bg_dir/$name.end"; exit $rc; } > "$bg_dir/$name.log" 2>&1 &
+  { local rc=0; nice -n "$n" "$@" || rc=$?; date +%s > "$bg_dir/$name.end"; exit $rc; } > "$bg_dir/$name.log" 2>&1 &
   bg_pid[$name]=$!
 }
 stage_join() {  # stage_join NAME : wait for a background stage, print its output, record result and time
@@ -100,15 +102,18 @@ if [ "${1:-}" != "--no-deps" ]; then stage deps PIPROV_SKIP_DEPS deps; fi
 # lint (clang-tidy most of it) runs beside everything else, in the CPU time
 # the other stages leave (ctest's waits, package's one core).
 stage_bg lint PIPROV_SKIP_LINT scripts/lint.sh
-# The boot test's root fs (mmdebstrap under qemu-user, one core) from the start.
-stage_bg rootfs PIPROV_SKIP_BOOT scripts/test-rootfs.sh
+# The boot test's root fs (mmdebstrap under qemu-user, one core) from the start,
+# and the boot test from the end of the build, at the foreground's priority:
+# they are the run's longest chain (root fs, images, VM boots), while the
+# foreground's stages use both cores, so they need their share from the start.
+BG_NICE=0 stage_bg rootfs PIPROV_SKIP_BOOT scripts/test-rootfs.sh
 stage build PIPROV_SKIP_NATIVE_BUILD native_build
 # The boot test needs the native piprov (it provisions) and, late, the arm64
 # .deb: its path goes through a FIFO this script holds open (read-write, so
 # neither side blocks on open and a line written before the reader comes waits).
 mkfifo "$bg_dir/deb.fifo"
 exec {deb_fd}<>"$bg_dir/deb.fifo"
-stage_bg boot PIPROV_SKIP_BOOT scripts/boot-test.sh --piprov "$build/src/cli/piprov" --deb-fifo "$bg_dir/deb.fifo"
+BG_NICE=0 stage_bg boot PIPROV_SKIP_BOOT scripts/boot-test.sh --piprov "$build/src/cli/piprov" --deb-fifo "$bg_dir/deb.fifo"
 stage fuzz PIPROV_SKIP_FUZZ scripts/fuzz.sh
 # The fuzz build is already ASan+UBSan instrumented: the sanitizer stage adds
 # the tests to it instead of building everything once more.
