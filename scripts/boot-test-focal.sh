@@ -26,8 +26,10 @@ make_kernel_repo() {
     rm -rf "$k"
     dpkg-deb -R "$src" "$k"
     sed -i "s/^Version: .*/Version: $ver+piprov$n/" "$k/DEBIAN/control"
+    # What the image's dpkg would leave out anyway (test-rootfs.sh's path-exclude rules).
     find "$k"/lib/modules/*/kernel/drivers -mindepth 1 -maxdepth 1 -type d \
-      ! -name virtio ! -name block ! -name scsi ! -name usb ! -name char -exec rm -rf {} +
+      ! -name virtio ! -name block ! -name scsi ! -name usb ! -name char ! -name net -exec rm -rf {} +
+    find "$k"/lib/modules/*/kernel/drivers/net -mindepth 1 ! -name virtio_net.ko ! -name net_failover.ko -delete
     rm -rf "$k"/lib/modules/*/kernel/sound
     perl -0777 -pi -e "s/(SMP Debian \\Q$ver\\E )\\(\\d{4}-\\d\\d-\\d\\d\\)/\${1}(piprov-t0$n)/g" "$k"/boot/vmlinuz-*
     [ "$(grep -c -a "piprov-t0$n" "$k"/boot/vmlinuz-*)" -ge 1 ] || { echo "  no build date found in $src's kernel"; return 1; }

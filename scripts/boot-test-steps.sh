@@ -51,9 +51,32 @@ prepare() {
     { jq -r '.targets[0].error // empty' "$v/provision.json" 2>/dev/null; return 1; }
   losetup -d "$dev" && rm -f "$v/loop" "$v/image.img"
   echo "$v/disk.raw" > "$v/disk"
+  break_disk "$v"
   jq -r '"  provisioned: layout \(.targets[0].layout), disk id \(.targets[0].identity.new_disk_id), instance-id \(.targets[0].identity.instance_id)"' "$v/provision.json"
   vm_boot_files "$v" "$piprov"
   echo "  firmware would load: kernel $(jq -r .layout.kernel "$v/check.json"), initramfs $(jq -r .layout.initramfs "$v/check.json"), cmdline: $(cat "$v/cmdline")"
+}
+
+# break_disk VM: PIPROV_BOOT_BREAK=seed|hook undoes part of what provision
+# did, to show that the test then fails: seed deletes user-data from the boot
+# partition (no user, no key: SSH never answers), hook deletes the apt hook
+# from the root fs (the focal kernel update then leaves vmlinux stale).
+break_disk() {
+  local v=$1 disk off
+  disk=$(cat "$v/disk")
+  case ${PIPROV_BOOT_BREAK:-} in
+    "") return 0 ;;
+    seed)
+      off=$(fat_offset "$disk")
+      mdel -i "$disk@@$off" ::/user-data ;;
+    hook)
+      off=$(sfdisk -J "$disk" | jq '.partitiontable.partitions[1].start * 512')
+      local dev; dev=$(losetup -f --show -o "$off" "$disk")
+      debugfs -w -R 'rm /etc/apt/apt.conf.d/99-piprov-kernel' "$dev" >/dev/null 2>&1
+      losetup -d "$dev" ;;
+    *) echo "  unknown PIPROV_BOOT_BREAK=$PIPROV_BOOT_BREAK (seed or hook)"; return 1 ;;
+  esac
+  echo "  broken on purpose: PIPROV_BOOT_BREAK=$PIPROV_BOOT_BREAK"
 }
 
 # boot_up LAYOUT N BUS [QEMU_ARG...]: boot N until SSH answers with the key.

@@ -33,6 +33,8 @@
 #               neither: build it (cross build + scripts/package.sh)
 #   --keep      keep the work dir (disks, console logs) under /var/tmp
 # PIPROV_BOOT_LANES=1 boots one VM at a time (default 2: one per core).
+# PIPROV_BOOT_BREAK=seed|hook breaks each provisioned disk on purpose (the
+# seed's user-data or the apt hook removed): the run must then fail.
 # Needs root (loop devices, the root fs build), scripts/install-deps.sh.
 # Exit 0 when every step passed, 1 when one failed, 2 on usage errors.
 set -euo pipefail
@@ -42,7 +44,13 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 . scripts/lib.sh
 # shellcheck source=scripts/boot-vm.sh
 . scripts/boot-vm.sh
+# shellcheck source=scripts/boot-test-steps.sh
+. scripts/boot-test-steps.sh
 
+# All in one function: bash has read it whole before it runs, so an edit of
+# this file during a run (it takes a while) cannot change what runs.
+# shellcheck disable=SC2034  # deb, deb_fifo: read by boot-test-steps.sh
+main() {
 piprov=build/src/cli/piprov
 deb=
 deb_fifo=
@@ -84,14 +92,11 @@ t0=$(date +%s)
 scripts/test-rootfs.sh >/dev/null
 echo "boot-test.sh: root fs ready ($(($(date +%s) - t0)) s)"
 
-# shellcheck source=scripts/boot-test-steps.sh
-. scripts/boot-test-steps.sh
-
 lanes=${PIPROV_BOOT_LANES:-2}
 lane_a=() lane_b=()
 for l in $layouts; do if [ "$l" = focal ]; then lane_b+=("$l"); else lane_a+=("$l"); fi; done
 run_lane() {  # run_lane NAME LAYOUT...: each layout's steps, stopping the layout at its first failure
-  local name=$1 l rc=0
+  local l rc=0
   shift
   for l; do "layout_$l" || rc=1; done
   return $rc
@@ -109,3 +114,5 @@ else
 fi
 print_step_table
 exit $rc
+}
+main "$@"
