@@ -23,7 +23,8 @@
 #             .deb: piprov boot check --root /, devices, eeprom check, bench
 #   resolute  the .deb: piprov boot check --root / on the A/B node
 # Every wait is for an event (a console line, SSH answering, QEMU exiting),
-# bounded by PIPROV_BOOT_TIMEOUT (900 s); a failure prints the console's end.
+# bounded by PIPROV_BOOT_TIMEOUT (1500 s: two VMs beside the other CI
+# stages on 2 cores boot slowly); a failure prints the console's end.
 #
 # Usage: scripts/boot-test.sh [--piprov BIN] [--deb FILE | --deb-fifo FIFO]
 #                             [--layouts "raspios noble resolute focal"] [--keep]

@@ -17,7 +17,7 @@
 
 # A VM is a directory: kernel, initrd, cmdline, disk (path of its system disk),
 # port (SSH, forwarded from 127.0.0.1), console-N.log, qemu.pid.
-vm_timeout=${PIPROV_BOOT_TIMEOUT:-900}
+vm_timeout=${PIPROV_BOOT_TIMEOUT:-1500}
 
 # free_port: prints a TCP port free on 127.0.0.1 now.
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -80,7 +80,7 @@ vm_start() {
 
 # vm_wait_console VM REGEX [SECONDS]: waits until the current boot's console
 # shows a line matching REGEX (grep -E). Fails when QEMU exits first or after
-# SECONDS (default $PIPROV_BOOT_TIMEOUT, 900).
+# SECONDS (default $PIPROV_BOOT_TIMEOUT, 1500).
 vm_wait_console() {
   local v=$1 re=$2 secs=${3:-$vm_timeout} pid log fd tp rc=0
   pid=$(cat "$v/qemu.pid")
