@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bench/result.hpp"
+#include "core/blockdev.hpp"
 
 namespace piprov::bench {
 
@@ -23,6 +24,10 @@ DiskCounters parse_disk_counters(const std::string& text);
 DiskCounters read_disk_counters(const std::string& name);
 /// Deltas between two samples taken `elapsed_s` apart.
 DiskStats disk_delta(const std::string& name, const DiskCounters& a, const DiskCounters& b, double elapsed_s);
+
+/// The bench's device context of a disk core/blockdev.hpp described
+/// (model, transport, driver, USB speed, queue settings, write cache).
+DeviceInfo device_info_from(const Disk& disk, std::string stat_name);
 
 /// Device context for the block device `devno` (a partition or a whole disk):
 /// model, transport, driver (uas / usb-storage for USB, else the disk's

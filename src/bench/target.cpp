@@ -69,7 +69,8 @@ void resolve_existing(PreparedTarget& t, const std::string& arg, TargetKind kind
   t.job_target.size = opt.size ? std::min(opt.size, have) : have;
 }
 
-// A directory or a new path: a test file of piprov's own (intent BenchTestFile).
+// A directory: a test file of piprov's own (intent BenchTestFile; the guard
+// refuses a path that does not exist, rule NewPath).
 void resolve_test_file(PreparedTarget& t, const std::string& arg, const TargetOptions& opt) {
   WriteSubject s = check_write(arg, WriteIntent::BenchTestFile);
   fs::path file =
@@ -98,14 +99,6 @@ PreparedTarget resolve_target(const std::string& arg, const TargetOptions& opt) 
   TargetKind kind = classify_path(arg);
   const bool existing =
       kind == TargetKind::WholeDisk || kind == TargetKind::Partition || kind == TargetKind::RegularFile;
-  // A path that does not exist is a typo or a disk not mounted yet (its mount
-  // point's parent is on the system disk): never a place to make a test file.
-  if (kind == TargetKind::Missing) {
-    check_write(arg, WriteIntent::BenchTestFile);  // its own words for /dev/sdz and /etc/new
-    refuse(arg +
-           " does not exist: give a directory on the mounted disk (piprov makes its own test file there), an "
-           "existing file or a block device; is the disk mounted?");
-  }
   if (existing)
     resolve_existing(t, arg, kind, opt);
   else

@@ -54,6 +54,34 @@ std::string transport_of(const SysRoot& root, const std::string& name) {
   return "unknown";
 }
 
+unsigned to_unsigned(const std::string& s) { return static_cast<unsigned>(to_u64(s)); }
+
+std::string link_name(const fs::path& link) {
+  std::error_code ec;
+  fs::path t = fs::read_symlink(link, ec);
+  return ec ? std::string() : t.filename().string();
+}
+
+// Queue settings, driver and USB link of disk `d` (sysfs dir `sys`).
+void read_queue_and_driver(Disk& d, const fs::path& sys, const SysRoot& root) {
+  const fs::path q = sys / "queue";
+  d.max_hw_sectors_kb = to_unsigned(read_attr(q / "max_hw_sectors_kb"));
+  d.nr_requests = to_unsigned(read_attr(q / "nr_requests"));
+  d.optimal_io_size = to_unsigned(read_attr(q / "optimal_io_size"));
+  d.write_cache = read_attr(q / "write_cache");
+  std::string sched = read_attr(q / "scheduler");
+  if (auto a = sched.find('['), b = sched.find(']'); a != std::string::npos && b != std::string::npos && b > a)
+    sched = sched.substr(a + 1, b - a - 1);
+  d.scheduler = sched;
+  d.driver = link_name(sys / "device/driver");
+  if (d.transport == "usb") {
+    UsbAttachment u = usb_attachment(d.name, root);
+    if (!u.driver.empty()) d.driver = u.driver;
+    d.usb_speed = u.speed;
+  }
+  if (d.driver.empty() && d.name.rfind("loop", 0) == 0) d.driver = "loop";
+}
+
 void probe_fs(Partition& p) {
   blkid_probe pr = blkid_new_probe_from_filename(p.path.c_str());
   if (!pr) return;  // no permission or gone: leave label/type empty
@@ -100,6 +128,7 @@ Disk read_disk(const SysRoot& root, const std::string& name, const std::vector<M
   d.backing_file = read_attr(sys / "loop/backing_file");
   d.devno = parse_devno(read_attr(sys / "dev"));
   d.holders = list_dir_names(sys / "holders");
+  read_queue_and_driver(d, sys, root);
 
   auto mounts_of = [&](dev_t dn) {
     std::vector<std::string> out;
@@ -163,8 +192,46 @@ std::vector<std::string> Disk::mounted() const {
   return out;
 }
 
-std::string sysfs_attr(const std::string& name, const std::string& attr) {
-  return read_attr(kSysClassBlock / name / attr);
+std::string sysfs_attr(const std::string& name, const std::string& attr, const SysRoot& root) {
+  return read_attr(root(kSysClassBlock.string()) / name / attr);
+}
+
+std::string block_name_of_devno(dev_t devno, const SysRoot& root) {
+  std::error_code ec;
+  fs::path sys =
+      fs::canonical(root("/sys/dev/block") / (std::to_string(major(devno)) + ":" + std::to_string(minor(devno))), ec);
+  return ec ? std::string() : sys.filename().string();
+}
+
+std::vector<std::pair<std::string, std::string>> usb_device_ids(const SysRoot& root) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root("/sys/bus/usb/devices"), ec)) {
+    auto vid = read_attr(e.path() / "idVendor"), pid = read_attr(e.path() / "idProduct");
+    if (vid.size() == 4 && pid.size() == 4) out.emplace_back(e.path().filename().string(), vid + ":" + pid);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+UsbAttachment usb_attachment(const std::string& disk_name, const SysRoot& root) {
+  std::error_code ec;
+  fs::path dev = fs::canonical(root("/sys/class/block") / disk_name, ec);
+  if (ec || root.system_path(dev).find("/usb") == std::string::npos) return {};
+  UsbAttachment u;
+  u.usb = true;
+  const fs::path top = fs::canonical(root("/sys/devices"), ec);
+  fs::path child;
+  for (fs::path p = dev.parent_path(); !p.empty() && p != top && p != p.parent_path(); p = p.parent_path()) {
+    if (fs::exists(p / "speed", ec)) {
+      if (!child.empty()) u.driver = link_name(child / "driver");
+      u.speed = read_attr(p / "speed");
+      u.device = p.filename().string();
+      return u;
+    }
+    child = p;
+  }
+  return u;
 }
 
 std::string disk_of_devno(dev_t devno) {

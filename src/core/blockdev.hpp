@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/mounts.hpp"
@@ -45,8 +46,15 @@ struct Disk {
   bool rotational = false;
   unsigned logical_block_size = 512;
   unsigned physical_block_size = 512;
-  unsigned max_sectors_kb = 0;  ///< queue/max_sectors_kb: largest request the kernel sends
-  std::string backing_file;     ///< loop devices: loop/backing_file
+  unsigned max_sectors_kb = 0;     ///< queue/max_sectors_kb: largest request the kernel sends
+  unsigned max_hw_sectors_kb = 0;  ///< queue/max_hw_sectors_kb
+  unsigned nr_requests = 0;        ///< queue/nr_requests
+  unsigned optimal_io_size = 0;    ///< queue/optimal_io_size (bytes, 0 = none)
+  std::string scheduler;           ///< queue/scheduler's selected one ("mq-deadline", "none")
+  std::string write_cache;         ///< queue/write_cache ("write back", "write through")
+  std::string driver;              ///< uas | usb-storage for USB, else the disk's device driver ("sd", "mmcblk"), loop
+  std::string usb_speed;           ///< the USB link's speed in Mb/s as sysfs writes it ("480", "5000"), "" when not USB
+  std::string backing_file;        ///< loop devices: loop/backing_file
   dev_t devno = 0;
   std::vector<Partition> partitions;
   std::vector<std::string> mountpoints;  ///< of the whole disk itself (no partition table)
@@ -87,7 +95,29 @@ TargetKind classify_path(const std::string& path, std::string* parent = nullptr)
 /// its sysfs name ("sda"); "" when unknown. Used for "which disk is / on?".
 std::string disk_of_devno(dev_t devno);
 
-/// Reads /sys/class/block/NAME/ATTR (trimmed), "" when absent.
-std::string sysfs_attr(const std::string& name, const std::string& attr);
+/// Reads ROOT/sys/class/block/NAME/ATTR (trimmed), "" when absent.
+std::string sysfs_attr(const std::string& name, const std::string& attr, const SysRoot& root = SysRoot::host());
+
+/// The sysfs name of block device `devno` itself (a partition: "sda1"; a
+/// disk: "sda"), "" when unknown.
+std::string block_name_of_devno(dev_t devno, const SysRoot& root = SysRoot::host());
+
+/// The USB device a disk sits on (Linux ABI Documentation/ABI/testing/sysfs-bus-usb).
+struct UsbAttachment {
+  bool usb = false;    ///< the disk's sysfs path runs through a USB bus
+  std::string device;  ///< sysfs name of the USB device ("2-1"), "" when not found
+  std::string speed;   ///< its `speed` attribute in Mb/s ("480", "5000", "1.5"), "" when not found
+  std::string driver;  ///< its interface's driver ("uas", "usb-storage"), "" when unknown
+};
+
+/// The one walk up from ROOT/sys/class/block/NAME (resolved) to the first
+/// directory with a `speed` attribute (the USB device; its child on the path
+/// is the interface, whose `driver` link says uas or usb-storage). Not USB:
+/// usb = false. Never throws.
+UsbAttachment usb_attachment(const std::string& disk_name, const SysRoot& root = SysRoot::host());
+
+/// Every USB device in ROOT/sys/bus/usb/devices with an idVendor and
+/// idProduct: (sysfs name "2-1", "vid:pid" as sysfs writes them), sorted by name.
+std::vector<std::pair<std::string, std::string>> usb_device_ids(const SysRoot& root = SysRoot::host());
 
 }  // namespace piprov

@@ -23,21 +23,27 @@ constexpr RuleCell Unmount{Verdict::NeedsFlag, WriteFlag::Unmount};
 constexpr RuleCell Overwrite{Verdict::NeedsFlag, WriteFlag::Overwrite};
 constexpr RuleCell Destructive{Verdict::NeedsFlag, WriteFlag::Destructive};
 
-// Rows in WriteRule order; columns WholeDiskImage, ImageFile, DestructiveBench, BenchTestFile.
-constexpr RuleCell kTable[][4] = {
-    /* MissingDevPath   */ {R, R, R, R},
-    /* MissingDirectory */ {R, R, R, R},
-    /* Directory        */ {R, R, R, A},  // bench puts its test file in a directory
-    /* NotDiskOrFile    */ {R, R, R, R},
-    /* Partition        */ {R, R, A, R},  // an image needs the whole disk; a partition can be benchmarked
-    /* SystemDisk       */ {R, R, R, R},
-    /* ReadOnly         */ {R, R, R, R},
-    /* PseudoFs         */ {R, R, R, R},
-    /* RamFs            */ {A, A, R, R},  // an image file may live in RAM; a benchmark of RAM is not of storage
-    /* LoopBackingFile  */ {R, R, R, R},
-    /* ProtectedDir     */ {R, R, R, R},
-    /* Mounted          */ {Unmount, R, R, R},              // write may unmount first; bench never does
-    /* ExistingData     */ {A, Overwrite, Destructive, R},  // a disk: write asks for confirmation
+// Rows in WriteRule order; columns in WriteIntent order: WholeDiskImage, ImageFile, DestructiveBench,
+// BenchTestFile, ProvisionDisk, OutputFile. An "A" where the subject cannot be of that kind leaves it to
+// a later row: provision takes only whole disks (a file, directory or device node is NotBlockDevice's,
+// a missing path NewPath's), an output file is never a device (BlockDevice's).
+constexpr RuleCell kTable[][6] = {
+    /* MissingDevPath   */ {R, R, R, R, R, R},
+    /* MissingDirectory */ {R, R, R, R, A, R},  // provision creates no file: a missing path is NewPath's
+    /* Directory        */ {R, R, R, A, A, R},  // bench puts its test file in a directory
+    /* NotDiskOrFile    */ {R, R, R, R, A, R},
+    /* Partition        */ {R, R, A, R, R, A},  // an image needs the whole disk; a partition can be benchmarked
+    /* SystemDisk       */ {R, R, R, R, R, A},
+    /* ReadOnly         */ {R, R, R, R, R, A},
+    /* PseudoFs         */ {R, R, R, R, A, R},
+    /* RamFs            */ {A, A, R, R, A, A},  // an image file may live in RAM; a benchmark of RAM is not of storage
+    /* LoopBackingFile  */ {R, R, R, R, A, R},
+    /* ProtectedDir     */ {R, R, R, R, A, R},
+    /* Mounted          */ {Unmount, R, R, R, Unmount, A},        // write/provision may unmount first; bench never does
+    /* ExistingData     */ {A, Overwrite, Destructive, R, A, A},  // a disk: asks for confirmation; output: replaced
+    /* BlockDevice      */ {A, A, A, A, A, R},                    // an output file is never a device
+    /* NotBlockDevice   */ {R, A, A, A, R, A},                    // a disk is wanted (image files go to ImageFile)
+    /* NewPath          */ {R, A, R, R, R, A},  // bench never makes a test file where no directory is mounted
 };
 static_assert(std::size(kTable) == std::size(kWriteRules));
 
@@ -48,6 +54,8 @@ std::string_view alternative(WriteIntent i) {
     case WriteIntent::ImageFile: return "give a disk (see 'piprov devices') or a new file name";
     case WriteIntent::DestructiveBench: return "give a directory for a test file of its own";
     case WriteIntent::BenchTestFile: return "give a directory on the disk to measure";
+    case WriteIntent::ProvisionDisk: return "run 'piprov devices' to list disks";
+    case WriteIntent::OutputFile: return "give a disk (see 'piprov devices') or a new file name";
   }
   return "";
 }
@@ -55,9 +63,11 @@ std::string_view alternative(WriteIntent i) {
 std::string_view action(WriteIntent i) {
   switch (i) {
     case WriteIntent::WholeDiskImage:
-    case WriteIntent::ImageFile: return "writing the image";
+    case WriteIntent::ImageFile:
+    case WriteIntent::ProvisionDisk: return "writing the image";
     case WriteIntent::DestructiveBench: return "the write tests";
     case WriteIntent::BenchTestFile: return "the test file";
+    case WriteIntent::OutputFile: return "writing the output";
   }
   return "";
 }
@@ -74,6 +84,8 @@ bool applies(WriteRule r, const WriteSubject& s) {
               !s.missing_dir.empty());
     }
     case WriteRule::MissingDirectory: return s.kind == TargetKind::Missing && !s.missing_dir.empty();
+    case WriteRule::BlockDevice: return is_block(s.kind);
+    case WriteRule::NotBlockDevice: return s.kind == TargetKind::RegularFile || s.kind == TargetKind::Other;
     case WriteRule::Directory: return s.directory;
     case WriteRule::NotDiskOrFile: return s.kind == TargetKind::Other && !s.directory;
     case WriteRule::Partition: return s.kind == TargetKind::Partition;
@@ -85,9 +97,12 @@ bool applies(WriteRule r, const WriteSubject& s) {
     case WriteRule::ProtectedDir: return !s.protected_dir.empty();
     case WriteRule::Mounted: return !s.mounted.empty();
     case WriteRule::ExistingData: return is_block(s.kind) || s.kind == TargetKind::RegularFile;
+    case WriteRule::NewPath: return s.kind == TargetKind::Missing;
   }
   return false;
 }
+
+bool bench_intent(WriteIntent i) { return i == WriteIntent::DestructiveBench || i == WriteIntent::BenchTestFile; }
 
 bool flag_given(WriteFlag f, const WriteFlags& flags) {
   switch (f) {
@@ -108,9 +123,19 @@ std::string message(WriteRule r, const WriteSubject& s, WriteIntent i, const Rul
     case WriteRule::MissingDevPath: return p + " does not exist; run 'piprov devices' to list disks";
     case WriteRule::MissingDirectory:
       return fmt::format("cannot create {}: directory {} does not exist", p, s.missing_dir);
+    case WriteRule::BlockDevice:
+      return fmt::format("{} is a block device: this output is a file; give a file name (nothing was written)", p);
+    case WriteRule::NotBlockDevice:
+      if (i == WriteIntent::ProvisionDisk)
+        return p +
+               " is not a whole disk: provision needs a block device (for an image file, attach it with "
+               "losetup --partscan)";
+      return fmt::format("{} is not a block device; {}", p, alt);
     case WriteRule::Directory: return fmt::format("{} is a directory; {}", p, alt);
     case WriteRule::NotDiskOrFile: return fmt::format("{} is neither a block device nor a regular file; {}", p, alt);
     case WriteRule::Partition:
+      if (i == WriteIntent::ProvisionDisk)
+        return fmt::format("{} is a partition; provision the whole disk {}", p, s.partition_of);
       return fmt::format("{} is a partition; give the whole disk ({}) instead", p, s.partition_of);
     case WriteRule::SystemDisk:
       return fmt::format("{} is {}a system disk ({}): piprov never writes it", p,
@@ -143,6 +168,13 @@ std::string message(WriteRule r, const WriteSubject& s, WriteIntent i, const Rul
                          cell.verdict == Verdict::NeedsFlag
                              ? "pass " + std::string(flag_name(cell.flag)) + " if you mean it, or " + alt
                              : alt);
+    case WriteRule::NewPath:
+      // Bench: a typo, or a disk not mounted yet (its mount point's parent is on the system disk).
+      if (bench_intent(i))
+        return p +
+               " does not exist: give a directory on the mounted disk (piprov makes its own test file there), an "
+               "existing file or a block device; is the disk mounted?";
+      return p + " does not exist; run 'piprov devices' to list disks";
   }
   return p;
 }
@@ -222,6 +254,8 @@ std::string_view rule_name(WriteRule r) {
   switch (r) {
     case WriteRule::MissingDevPath: return "missing-dev-path";
     case WriteRule::MissingDirectory: return "missing-directory";
+    case WriteRule::BlockDevice: return "block-device";
+    case WriteRule::NotBlockDevice: return "not-block-device";
     case WriteRule::Directory: return "directory";
     case WriteRule::NotDiskOrFile: return "not-disk-or-file";
     case WriteRule::Partition: return "partition";
@@ -233,6 +267,19 @@ std::string_view rule_name(WriteRule r) {
     case WriteRule::ProtectedDir: return "protected-dir";
     case WriteRule::Mounted: return "mounted";
     case WriteRule::ExistingData: return "existing-data";
+    case WriteRule::NewPath: return "new-path";
+  }
+  return "?";
+}
+
+std::string_view intent_name(WriteIntent i) {
+  switch (i) {
+    case WriteIntent::WholeDiskImage: return "whole-disk-image";
+    case WriteIntent::ImageFile: return "image-file";
+    case WriteIntent::DestructiveBench: return "destructive-bench";
+    case WriteIntent::BenchTestFile: return "bench-test-file";
+    case WriteIntent::ProvisionDisk: return "provision-disk";
+    case WriteIntent::OutputFile: return "output-file";
   }
   return "?";
 }
@@ -303,13 +350,7 @@ WriteSubject check_write(const std::string& path, WriteIntent intent, const Writ
 
 WriteSubject check_output_file(const std::string& path, std::string_view option, const SysRoot& root) {
   WriteSubject s = inspect_write_subject(path, root);
-  if (is_block(s.kind))
-    throw Error(ErrorKind::Usage, fmt::format("{} {} is a block device: this output is a file; give a file name "
-                                              "(nothing was written)",
-                                              option, path));
-  // The image-file rules: no pseudo fs, system directory, loop backing file,
-  // missing directory or directory; replacing the user's own file is fine.
-  if (auto r = evaluate_write(s, WriteIntent::ImageFile, {.overwrite = true}))
+  if (auto r = evaluate_write(s, WriteIntent::OutputFile, {}))
     throw Error(ErrorKind::Usage, fmt::format("{} {}", option, r->message));
   return s;
 }

@@ -27,7 +27,15 @@ enum class WriteIntent {
   ImageFile,         ///< write an image into a regular file (new or existing)
   DestructiveBench,  ///< bench write tests on a block device or an existing file
   BenchTestFile,     ///< bench creates, fills and removes its own test file (path: a directory or a new file)
+  ProvisionDisk,     ///< provision: an image onto a whole disk, then its partitions mounted and patched
+  OutputFile,        ///< a report or output file (bench --svg, eeprom set-boot-order --out): new or replaced
 };
+inline constexpr WriteIntent kWriteIntents[] = {WriteIntent::WholeDiskImage,   WriteIntent::ImageFile,
+                                                WriteIntent::DestructiveBench, WriteIntent::BenchTestFile,
+                                                WriteIntent::ProvisionDisk,    WriteIntent::OutputFile};
+
+/// Stable intent name for logs and tests ("whole-disk-image", "output-file", ...).
+std::string_view intent_name(WriteIntent i);
 
 /// The rules, in the order they are checked (the first that refuses wins).
 enum class WriteRule {
@@ -44,12 +52,15 @@ enum class WriteRule {
   ProtectedDir,      ///< an existing file under a system directory (protected_dir_of)
   Mounted,           ///< the device or a partition of it is mounted
   ExistingData,      ///< an existing device or file whose data would be overwritten
+  BlockDevice,       ///< a block device (disk or partition) where a file is wanted
+  NotBlockDevice,    ///< an existing path that is not a block device where a disk is wanted
+  NewPath,           ///< a path that does not exist (yet): a new file, or a typo, or a disk not mounted
 };
 inline constexpr WriteRule kWriteRules[] = {
-    WriteRule::MissingDevPath, WriteRule::MissingDirectory, WriteRule::Directory,    WriteRule::NotDiskOrFile,
-    WriteRule::Partition,      WriteRule::SystemDisk,       WriteRule::ReadOnly,     WriteRule::PseudoFs,
-    WriteRule::RamFs,          WriteRule::LoopBackingFile,  WriteRule::ProtectedDir, WriteRule::Mounted,
-    WriteRule::ExistingData};
+    WriteRule::MissingDevPath, WriteRule::MissingDirectory, WriteRule::Directory,      WriteRule::NotDiskOrFile,
+    WriteRule::Partition,      WriteRule::SystemDisk,       WriteRule::ReadOnly,       WriteRule::PseudoFs,
+    WriteRule::RamFs,          WriteRule::LoopBackingFile,  WriteRule::ProtectedDir,   WriteRule::Mounted,
+    WriteRule::ExistingData,   WriteRule::BlockDevice,      WriteRule::NotBlockDevice, WriteRule::NewPath};
 
 /// Stable rule name for logs and tests ("system-disk", "loop-backing-file", ...).
 std::string_view rule_name(WriteRule r);
@@ -113,11 +124,12 @@ WriteSubject check_write(const std::string& path, WriteIntent intent, const Writ
                          const SysRoot& root = SysRoot::host());
 
 /// May piprov write a report or an output file here (bench --svg, eeprom
-/// set-boot-order --out)? `option` names the flag in messages ("--svg"). A
-/// block device or partition, a character device, a directory, a file on a
-/// pseudo file system, under a system directory or backing a loop device is
-/// refused with Error{Usage}; an existing regular file of the user's is
-/// replaced (as fio's --output does). Returns the facts.
+/// set-boot-order --out)? check_write() with intent OutputFile, the message
+/// prefixed with `option` ("--svg"): a block device or partition, a character
+/// device, a directory, a file on a pseudo file system, under a system
+/// directory or backing a loop device is refused with Error{Usage}; an
+/// existing regular file of the user's is replaced (as fio's --output does).
+/// Returns the facts.
 WriteSubject check_output_file(const std::string& path, std::string_view option, const SysRoot& root = SysRoot::host());
 
 /// ROOT/REL for writing into a mounted root file system (boot patch --root):

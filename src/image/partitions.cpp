@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "core/blockdev.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
 
@@ -53,7 +54,7 @@ std::vector<TablePart> read_table(const std::string& disk_path) {
 
 bool in_sysfs(const std::string& disk_path, int number) {
   std::string name = fs::path(partition_path(disk_path, number)).filename().string();
-  return fs::exists(fs::path("/sys/class/block") / name);
+  return !sysfs_attr(name, "dev").empty();
 }
 
 /// Adds one partition the kernel did not find itself (its partition-table

@@ -1,11 +1,8 @@
 #include "image/usb_link.hpp"
 
 #include <fmt/format.h>
-#include <filesystem>
 
-#include "core/file.hpp"
-
-namespace fs = std::filesystem;
+#include "core/blockdev.hpp"
 
 namespace piprov::image {
 
@@ -39,27 +36,15 @@ UsbLink usb_link_from_speed(const std::string& speed, const std::string& driver)
 }
 
 UsbLink usb_link(const std::string& disk_name, const SysRoot& root) {
-  std::error_code ec;
-  fs::path dev = fs::canonical(root("/sys/class/block") / disk_name, ec);
-  if (ec || root.system_path(dev).find("/usb") == std::string::npos) return {};
-  const fs::path top = fs::canonical(root("/sys/devices"), ec);
-  fs::path child;
-  for (fs::path p = dev.parent_path(); !p.empty() && p != top && p != p.parent_path(); p = p.parent_path()) {
-    if (fs::exists(p / "speed", ec)) {
-      std::string driver;
-      std::error_code dec;
-      if (!child.empty()) {
-        fs::path link = fs::read_symlink(child / "driver", dec);
-        if (!dec) driver = link.filename().string();
-      }
-      UsbLink l = usb_link_from_speed(read_attr(p / "speed"), driver);
-      l.device = p.filename().string();
-      return l;
-    }
-    child = p;
+  const UsbAttachment a = usb_attachment(disk_name, root);
+  if (!a.usb) return {};
+  if (a.device.empty()) {
+    UsbLink l;
+    l.usb = true;
+    return l;
   }
-  UsbLink l;
-  l.usb = true;
+  UsbLink l = usb_link_from_speed(a.speed, a.driver);
+  l.device = a.device;
   return l;
 }
 

@@ -21,10 +21,9 @@ struct UsbLink {
   std::string note;
 };
 
-/// Walks up from ROOT/sys/class/block/NAME (resolved) to the first directory
-/// with a `speed` attribute (the USB device; its child on the path is the
-/// interface, whose `driver` link says uas or usb-storage). Not USB, or no
-/// such attribute: usb = false / mbps = 0. Never throws.
+/// The link core/blockdev.hpp's usb_attachment() finds for disk NAME (the
+/// USB device above it, its speed, its interface's driver). Not USB, or no
+/// speed attribute: usb = false / mbps = 0. Never throws.
 UsbLink usb_link(const std::string& disk_name, const SysRoot& root = SysRoot::host());
 
 /// The UsbLink for a link speed as sysfs writes it ("480", "5000", "1.5") and

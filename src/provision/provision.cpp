@@ -22,6 +22,7 @@
 #include "core/mounts.hpp"
 #include "core/strings.hpp"
 #include "core/units.hpp"
+#include "core/write_guard.hpp"
 #include "image/disk_identity.hpp"
 
 namespace fs = std::filesystem;
@@ -156,21 +157,19 @@ class TargetRun {
   std::map<std::string, std::string> fat_before_;
 };
 
-/// Every DEVICE must be a whole disk; VID:PIDs must parse; the identity
+/// Every DEVICE must be a disk the write guard lets provision write; VID:PIDs must parse; the identity
 /// options must give one valid seed per disk (returned). Throws Error{Usage}
 /// before anything is written.
 std::vector<SeedPlan> check_arguments(const ProvisionOptions& o, SeedCheck* seed_check) {
-  for (const auto& target : o.write.targets) {
-    std::string parent;
-    auto kind = classify_path(target, &parent);
-    if (kind == TargetKind::Missing)
-      throw Error(ErrorKind::Usage, target + " does not exist; run 'piprov devices' to list disks");
-    if (kind != TargetKind::WholeDisk)
-      throw Error(ErrorKind::Usage,
-                  target + (kind == TargetKind::Partition ? " is a partition; provision the whole disk " + parent
-                                                          : " is not a whole disk: provision needs a block device "
-                                                            "(for an image file, attach it with losetup --partscan)"));
-  }
+  // The write guard's rules for a disk to provision, every disk before the first byte of any
+  // (write_image() checks them again; its message format for several targets).
+  std::vector<std::string> refused;
+  for (const auto& target : o.write.targets)
+    if (auto no = evaluate_write(inspect_write_subject(target), WriteIntent::ProvisionDisk,
+                                 {.unmount = o.write.unmount, .overwrite = o.write.overwrite}))
+      refused.push_back(no->message);
+  if (refused.size() == 1) throw Error(ErrorKind::Usage, refused.front());
+  if (!refused.empty()) throw Error(ErrorKind::Usage, join(refused, "\n") + "\nnothing was written to any target");
   for (const auto& q : o.patch.uas_quirks) boot::normalize_vid_pid(q);
   for (const auto& q : o.usb_ids) boot::normalize_vid_pid(q);
   auto seeds = plan_seeds(o.identity, o.write.targets, seed_check);

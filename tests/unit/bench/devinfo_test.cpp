@@ -26,3 +26,27 @@ TEST(DiskStats, ShortTextGivesZeros) {
   auto c = parse_disk_counters("1 2 3");
   EXPECT_EQ(c.rios, 0u);
 }
+
+// The bench's device context is core::Disk's description (core/blockdev.hpp).
+TEST(DeviceInfo, BuiltFromTheCoreDisk) {
+  piprov::Disk disk;
+  disk.name = "sda";
+  disk.model = "Extreme SSD";
+  disk.transport = "usb";
+  disk.driver = "uas";
+  disk.usb_speed = "5000";
+  disk.logical_block_size = 512;
+  disk.max_sectors_kb = 120;
+  disk.scheduler = "mq-deadline";
+  disk.write_cache = "write back";
+  DeviceInfo d = device_info_from(disk, "sda2");
+  EXPECT_EQ(d.name, "sda");
+  EXPECT_EQ(d.stat_name, "sda2");
+  EXPECT_EQ(d.model, "Extreme SSD");
+  EXPECT_EQ(d.driver, "uas");
+  EXPECT_EQ(d.usb_speed, "5000");
+  EXPECT_EQ(d.max_sectors_kb, 120u);
+  EXPECT_EQ(d.scheduler, "mq-deadline");
+  EXPECT_EQ(d.write_cache, "write back");
+  EXPECT_FALSE(d.is_sd());
+}

@@ -87,6 +87,43 @@ piprov::MountEntry mount_of(int minor_no, const std::string& dir) {
 
 }  // namespace
 
+// Queue settings, the driver and the USB link (the one walk up to the USB
+// device: its speed, its interface's driver) from the fake tree.
+TEST(DiskFacts, QueueSettingsDriverAndUsbLinkFromSysfs) {
+  namespace fs = std::filesystem;
+  FakeSysfs sys;
+  const fs::path usbdev = sys.root.path / "sys/devices/platform/usb2/2-1";
+  piprov::test::write_file(usbdev / "speed", "5000\n");
+  piprov::test::write_file(usbdev.parent_path() / "speed", "10000\n");  // the root hub: never reached first
+  fs::create_directories(sys.root.path / "sys/bus/usb/drivers/uas");
+  fs::create_symlink(sys.root.path / "sys/bus/usb/drivers/uas", usbdev / "2-1:1.0/driver");
+  piprov::test::write_file(sys.disk / "queue/scheduler", "[mq-deadline] none\n");
+  piprov::test::write_file(sys.disk / "queue/write_cache", "write back\n");
+  piprov::test::write_file(sys.disk / "queue/nr_requests", "60\n");
+  piprov::test::write_file(sys.disk / "queue/max_hw_sectors_kb", "240\n");
+  piprov::test::write_file(sys.disk / "queue/optimal_io_size", "33553920\n");
+  const piprov::SysRoot root(sys.root.path);
+
+  const auto u = piprov::usb_attachment("pvfake0", root);
+  EXPECT_TRUE(u.usb);
+  EXPECT_EQ(u.device, "2-1");
+  EXPECT_EQ(u.speed, "5000");
+  EXPECT_EQ(u.driver, "uas");
+
+  auto d = sys.read({});
+  EXPECT_EQ(d.driver, "uas");
+  EXPECT_EQ(d.usb_speed, "5000");
+  EXPECT_EQ(d.scheduler, "mq-deadline");
+  EXPECT_EQ(d.write_cache, "write back");
+  EXPECT_EQ(d.nr_requests, 60u);
+  EXPECT_EQ(d.max_hw_sectors_kb, 240u);
+  EXPECT_EQ(d.optimal_io_size, 33553920u);
+  EXPECT_EQ(piprov::sysfs_attr("pvfake0", "queue/nr_requests", root), "60");
+
+  EXPECT_FALSE(piprov::usb_attachment("loop9", root).usb);  // not on a USB bus
+  EXPECT_FALSE(piprov::usb_attachment("nosuch", root).usb);
+}
+
 TEST(SystemDiskRules, AttributesPartitionsAndTransportFromSysfs) {
   FakeSysfs sys;
   auto d = sys.read({});

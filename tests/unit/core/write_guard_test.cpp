@@ -28,6 +28,8 @@ WriteSubject subject_for(R rule) {
     case R::MissingDirectory:
       s.kind = TargetKind::Missing, s.path = "/no/such/x.img", s.missing_dir = "/no/such";
       break;
+    case R::BlockDevice: disk(TargetKind::WholeDisk, "/dev/sdb"); break;
+    case R::NotBlockDevice: s.kind = TargetKind::RegularFile, s.path = "/srv/disk.img", s.size = 5; break;
     case R::Directory: s.kind = TargetKind::Other, s.path = "/srv/data", s.directory = true; break;
     case R::NotDiskOrFile: s.kind = TargetKind::Other, s.path = "/dev/null"; break;
     case R::Partition: disk(TargetKind::Partition, "/dev/sdb1"), s.partition_of = "/dev/sdb"; break;
@@ -45,20 +47,22 @@ WriteSubject subject_for(R rule) {
     case R::ProtectedDir: s.kind = TargetKind::RegularFile, s.path = "/etc/passwd", s.protected_dir = "/etc"; break;
     case R::Mounted: disk(TargetKind::WholeDisk, "/dev/sdb"), s.mounted = {"/dev/sdb1 on /mnt"}; break;
     case R::ExistingData: s.kind = TargetKind::RegularFile, s.path = "/srv/old.img", s.size = 5; break;
+    case R::NewPath: s.kind = TargetKind::Missing, s.path = "/mnt/ssd"; break;
   }
   return s;
 }
 
 // The policy, written out as a specification (not read from the table).
 // a = allow, r = refuse, f = needs the intent's flag.
-// Columns: WholeDiskImage, ImageFile, DestructiveBench, BenchTestFile.
+// Columns: WholeDiskImage, ImageFile, DestructiveBench, BenchTestFile, ProvisionDisk, OutputFile.
 const std::map<R, std::string> kSpec = {
-    {R::MissingDevPath, "rrrr"}, {R::MissingDirectory, "rrrr"}, {R::Directory, "rrra"},    {R::NotDiskOrFile, "rrrr"},
-    {R::Partition, "rrar"},      {R::SystemDisk, "rrrr"},       {R::ReadOnly, "rrrr"},     {R::PseudoFs, "rrrr"},
-    {R::RamFs, "aarr"},          {R::LoopBackingFile, "rrrr"},  {R::ProtectedDir, "rrrr"}, {R::Mounted, "frrr"},
-    {R::ExistingData, "affr"},
+    {R::MissingDevPath, "rrrrrr"},  {R::MissingDirectory, "rrrrar"}, {R::Directory, "rrraar"},
+    {R::NotDiskOrFile, "rrrrar"},   {R::Partition, "rrarra"},        {R::SystemDisk, "rrrrra"},
+    {R::ReadOnly, "rrrrra"},        {R::PseudoFs, "rrrrar"},         {R::RamFs, "aarraa"},
+    {R::LoopBackingFile, "rrrrar"}, {R::ProtectedDir, "rrrrar"},     {R::Mounted, "frrrfa"},
+    {R::ExistingData, "affraa"},    {R::BlockDevice, "aaaaar"},      {R::NotBlockDevice, "raaara"},
+    {R::NewPath, "rarrra"},
 };
-const I kIntents[] = {I::WholeDiskImage, I::ImageFile, I::DestructiveBench, I::BenchTestFile};
 constexpr WriteFlags kAllFlags{.unmount = true, .overwrite = true, .destructive = true};
 
 bool refused_by(R rule, const WriteSubject& s, I intent, const WriteFlags& flags) {
@@ -70,10 +74,10 @@ TEST(WriteGuard, EveryRuleTimesEveryIntentFollowsThePolicy) {
   ASSERT_EQ(kSpec.size(), std::size(kWriteRules));
   for (R rule : kWriteRules) {
     const WriteSubject s = subject_for(rule);
-    for (int i = 0; i < 4; ++i) {
+    for (std::size_t i = 0; i < std::size(kWriteIntents); ++i) {
       const char want = kSpec.at(rule)[i];
-      const I intent = kIntents[i];
-      SCOPED_TRACE(std::string(rule_name(rule)) + " x intent " + std::to_string(i));
+      const I intent = kWriteIntents[i];
+      SCOPED_TRACE(std::string(rule_name(rule)) + " x " + std::string(intent_name(intent)));
       EXPECT_EQ(refused_by(rule, s, intent, {}), want != 'a');
       EXPECT_EQ(refused_by(rule, s, intent, kAllFlags), want == 'r');
     }
@@ -104,56 +108,96 @@ TEST(WriteGuard, TheFirstRuleInOrderWins) {
   EXPECT_EQ(no->rule, R::ExistingData);
 }
 
-std::string message_of(R rule, I intent) {
-  auto no = evaluate_write(subject_for(rule), intent, {});
-  return no ? no->message : "(allowed)";
-}
+// The table of rule, intent, verdict and message: every rule's message for
+// each intent whose words differ, a = allowed (message ""), f = refused until
+// the intent's flag is given, r = refused whatever the flags.
+struct MessageRow {
+  R rule;
+  I intent;
+  char verdict;
+  const char* message;
+};
+const MessageRow kMessages[] = {
+    {R::MissingDevPath, I::ImageFile, 'r', "/dev/sdz9 does not exist; run 'piprov devices' to list disks"},
+    {R::MissingDevPath, I::ProvisionDisk, 'r', "/dev/sdz9 does not exist; run 'piprov devices' to list disks"},
+    {R::MissingDirectory, I::ImageFile, 'r', "cannot create /no/such/x.img: directory /no/such does not exist"},
+    {R::MissingDirectory, I::ProvisionDisk, 'a', ""},  // refused by NewPath instead (below)
+    {R::BlockDevice, I::OutputFile, 'r',
+     "/dev/sdb is a block device: this output is a file; give a file name (nothing was written)"},
+    {R::BlockDevice, I::WholeDiskImage, 'a', ""},
+    {R::NotBlockDevice, I::ProvisionDisk, 'r',
+     "/srv/disk.img is not a whole disk: provision needs a block device (for an image file, attach it with losetup "
+     "--partscan)"},
+    {R::NotBlockDevice, I::WholeDiskImage, 'r',
+     "/srv/disk.img is not a block device; run 'piprov devices' to list disks"},
+    {R::Directory, I::ImageFile, 'r',
+     "/srv/data is a directory; give a disk (see 'piprov devices') or a new file name"},
+    {R::Directory, I::BenchTestFile, 'a', ""},
+    {R::NotDiskOrFile, I::DestructiveBench, 'r',
+     "/dev/null is neither a block device nor a regular file; give a directory for a test file of its own"},
+    {R::Partition, I::WholeDiskImage, 'r', "/dev/sdb1 is a partition; give the whole disk (/dev/sdb) instead"},
+    {R::Partition, I::ProvisionDisk, 'r', "/dev/sdb1 is a partition; provision the whole disk /dev/sdb"},
+    {R::Partition, I::DestructiveBench, 'a', ""},
+    {R::SystemDisk, I::WholeDiskImage, 'r',
+     "/dev/sdb is a system disk (partition sdb2 is mounted at /; partition sdb3 is active swap): piprov never writes "
+     "it"},
+    {R::ReadOnly, I::DestructiveBench, 'r',
+     "/dev/sdb is read-only: check the write-protect switch (SD adapters) or the device's ro flag"},
+    {R::PseudoFs, I::ImageFile, 'r',
+     "/proc/version is on a kernel pseudo file system (/proc, /sys, /dev, ...): piprov never writes there; give a "
+     "disk (see 'piprov devices') or a new file name"},
+    {R::RamFs, I::BenchTestFile, 'r',
+     "/run/x.img is on /run (a memory file system, not storage): give a directory on the disk to measure"},
+    {R::RamFs, I::ImageFile, 'a', ""},
+    {R::LoopBackingFile, I::DestructiveBench, 'r',
+     "/srv/disk.img is the backing file of /dev/loop3: writing it would corrupt that disk under its users; detach it "
+     "first (losetup -d /dev/loop3)"},
+    {R::ProtectedDir, I::DestructiveBench, 'r',
+     "/etc/passwd is an existing system file: piprov never overwrites files under /etc; give a directory for a test "
+     "file of its own"},
+    {R::Mounted, I::WholeDiskImage, 'f',
+     "/dev/sdb has mounted file systems (/dev/sdb1 on /mnt): unmount them or pass --unmount"},
+    {R::Mounted, I::ProvisionDisk, 'f',
+     "/dev/sdb has mounted file systems (/dev/sdb1 on /mnt): unmount them or pass --unmount"},
+    {R::Mounted, I::DestructiveBench, 'r',
+     "/dev/sdb has mounted file systems (/dev/sdb1 on /mnt): unmount them or give a directory for a test file of its "
+     "own"},
+    {R::ExistingData, I::ImageFile, 'f',
+     "/srv/old.img is an existing file (5 B): writing the image would overwrite its data; pass --overwrite if you "
+     "mean it, or give a disk (see 'piprov devices') or a new file name"},
+    {R::ExistingData, I::OutputFile, 'a', ""},  // the user's own report is replaced
+    {R::NewPath, I::BenchTestFile, 'r',
+     "/mnt/ssd does not exist: give a directory on the mounted disk (piprov makes its own test file there), an "
+     "existing file or a block device; is the disk mounted?"},
+    {R::NewPath, I::ProvisionDisk, 'r', "/mnt/ssd does not exist; run 'piprov devices' to list disks"},
+    {R::NewPath, I::ImageFile, 'a', ""},
+};
 
-TEST(WriteGuard, OneMessagePerRuleNamingThePathWhyAndWhatToDo) {
-  EXPECT_EQ(message_of(R::MissingDevPath, I::ImageFile),
-            "/dev/sdz9 does not exist; run 'piprov devices' to list disks");
-  EXPECT_EQ(message_of(R::MissingDirectory, I::ImageFile),
-            "cannot create /no/such/x.img: directory /no/such does not exist");
-  EXPECT_EQ(message_of(R::Directory, I::ImageFile),
-            "/srv/data is a directory; give a disk (see 'piprov devices') or a new file name");
-  EXPECT_EQ(message_of(R::NotDiskOrFile, I::DestructiveBench),
-            "/dev/null is neither a block device nor a regular file; give a directory for a test file of its own");
-  EXPECT_EQ(message_of(R::Partition, I::WholeDiskImage),
-            "/dev/sdb1 is a partition; give the whole disk (/dev/sdb) instead");
-  EXPECT_EQ(message_of(R::SystemDisk, I::WholeDiskImage),
-            "/dev/sdb is a system disk (partition sdb2 is mounted at /; partition sdb3 is active swap): piprov never "
-            "writes it");
+TEST(WriteGuard, TheTableOfRuleIntentVerdictAndMessage) {
+  for (const auto& row : kMessages) {
+    SCOPED_TRACE(std::string(rule_name(row.rule)) + " x " + std::string(intent_name(row.intent)));
+    EXPECT_EQ(kSpec.at(row.rule)[static_cast<std::size_t>(row.intent)], row.verdict);
+    const WriteSubject s = subject_for(row.rule);
+    auto no = evaluate_write(s, row.intent, {});
+    const bool by_rule = no && no->rule == row.rule;
+    EXPECT_EQ(by_rule, row.verdict != 'a');
+    EXPECT_EQ(by_rule ? no->message : "", row.message);
+  }
+  // A system disk's partition names the disk.
   auto part = subject_for(R::SystemDisk);
   part.kind = TargetKind::Partition, part.path = "/dev/sdb1";
   EXPECT_EQ(evaluate_write(part, I::DestructiveBench, {})->message,
             "/dev/sdb1 is on /dev/sdb, a system disk (partition sdb2 is mounted at /; partition sdb3 is active swap): "
             "piprov never writes it");
-  EXPECT_EQ(message_of(R::ReadOnly, I::DestructiveBench),
-            "/dev/sdb is read-only: check the write-protect switch (SD adapters) or the device's ro flag");
-  EXPECT_EQ(message_of(R::PseudoFs, I::ImageFile),
-            "/proc/version is on a kernel pseudo file system (/proc, /sys, /dev, ...): piprov never writes there; give "
-            "a disk (see 'piprov devices') or a new file name");
-  EXPECT_EQ(message_of(R::RamFs, I::BenchTestFile),
-            "/run/x.img is on /run (a memory file system, not storage): give a directory on the disk to measure");
-  EXPECT_EQ(message_of(R::LoopBackingFile, I::DestructiveBench),
-            "/srv/disk.img is the backing file of /dev/loop3: writing it would corrupt that disk under its users; "
-            "detach it first (losetup -d /dev/loop3)");
-  EXPECT_EQ(message_of(R::ProtectedDir, I::DestructiveBench),
-            "/etc/passwd is an existing system file: piprov never overwrites files under /etc; give a directory for a "
-            "test file of its own");
-  EXPECT_EQ(message_of(R::Mounted, I::WholeDiskImage),
-            "/dev/sdb has mounted file systems (/dev/sdb1 on /mnt): unmount them or pass --unmount");
-  EXPECT_EQ(message_of(R::Mounted, I::DestructiveBench),
-            "/dev/sdb has mounted file systems (/dev/sdb1 on /mnt): unmount them or give a directory for a test file "
-            "of its own");
-  EXPECT_EQ(message_of(R::ExistingData, I::ImageFile),
-            "/srv/old.img is an existing file (5 B): writing the image would overwrite its data; pass --overwrite if "
-            "you mean it, or give a disk (see 'piprov devices') or a new file name");
   auto dev = subject_for(R::ExistingData);
   dev.kind = TargetKind::WholeDisk, dev.path = "/dev/loop3";
   EXPECT_EQ(evaluate_write(dev, I::DestructiveBench, {})->message,
             "/dev/loop3 is an existing block device: the write tests would overwrite its data; pass --destructive if "
             "you mean it, or give a directory for a test file of its own");
+  // Provision: a missing path in a missing directory is only a missing disk.
+  auto missing = subject_for(R::MissingDirectory);
+  EXPECT_EQ(evaluate_write(missing, I::ProvisionDisk, {})->message,
+            "/no/such/x.img does not exist; run 'piprov devices' to list disks");
 }
 
 // Facts, from temp files and a fake /sys (no root needed).
