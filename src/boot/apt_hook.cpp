@@ -38,9 +38,29 @@ std::vector<fs::path> seed_snippets(const fs::path& root_dir) {
 }
 
 // True when ROOT_DIR's wants symlink points at the path unit.
+// Where systemd finds a system unit, the first one found wins (systemd.unit(5),
+// "System Unit Search Path"): etc/systemd/system is where `boot patch --root`
+// installs the units, usr/lib and lib/systemd/system where piprov's .deb does
+// (its postinst then removes identical copies from etc).
+constexpr const char* kUnitDirs[] = {"etc/systemd/system", "usr/lib/systemd/system", "lib/systemd/system"};
+
+/// The text of system unit NAME under ROOT_DIR as systemd would load it; nullopt when none exists.
+std::optional<std::string> read_unit(const fs::path& root_dir, const std::string& name) {
+  for (const char* dir : kUnitDirs)
+    if (auto text = read_file_if_exists(root_dir / dir / name)) return text;
+  return std::nullopt;
+}
+
+/// True when multi-user.target.wants/piprov-kernel-sync.path points at one of
+/// the unit directories above (`systemctl enable` and deb-systemd-helper write
+/// the path of the unit they found).
 bool path_unit_enabled(const fs::path& root_dir) {
   std::error_code ec;
-  return fs::read_symlink(root_dir / kHookPathUnitWantsRel, ec) == fs::path(kHookPathUnitTarget) && !ec;
+  auto target = fs::read_symlink(root_dir / kHookPathUnitWantsRel, ec);
+  if (ec) return false;
+  for (const char* dir : kUnitDirs)
+    if (target == fs::path("/") / dir / "piprov-kernel-sync.path") return true;
+  return false;
 }
 
 // The symlink `systemctl --root=ROOT_DIR enable piprov-kernel-sync.path` writes
@@ -154,8 +174,8 @@ HookStatus inspect_hooks(const fs::path& root_dir, const fs::path& boot_dir) {
   auto script = read_file_if_exists(root_dir / kHookScriptRel);
   st.script_installed = script.has_value();
   st.script_current = script && *script == hook_script();
-  auto path_unit = read_file_if_exists(root_dir / kHookPathUnitRel);
-  auto service_unit = read_file_if_exists(root_dir / kHookServiceUnitRel);
+  auto path_unit = read_unit(root_dir, "piprov-kernel-sync.path");
+  auto service_unit = read_unit(root_dir, "piprov-kernel-sync.service");
   st.units_installed = path_unit && service_unit;
   st.units_current = st.units_installed && *path_unit == hook_path_unit() && *service_unit == hook_service_unit();
   st.unit_enabled = path_unit_enabled(root_dir);

@@ -66,12 +66,13 @@ struct HookStatus {
   bool conf_current = false;      ///< ... and equals hook_conf()
   bool script_installed = false;  ///< usr/lib/piprov/piprov-kernel-sync exists
   bool script_current = false;    ///< ... and equals hook_script()
-  bool units_installed = false;   ///< both systemd units exist
-  bool units_current = false;     ///< ... and equal hook_path_unit() / hook_service_unit()
-  bool unit_enabled = false;      ///< the wants symlink points at the path unit
-  bool seed_hook = false;         ///< 999_decompress_rpi_kernel (or another snippet running auto_decompress_kernel)
-  std::string seed_hook_conf;     ///< its path
-  std::string seed_script;        ///< path of auto_decompress_kernel, "" when missing
+  bool units_installed =
+      false;  ///< both systemd units exist (etc/systemd/system, or usr/lib or lib/systemd/system: the .deb's)
+  bool units_current = false;  ///< ... and the copies systemd loads equal hook_path_unit() / hook_service_unit()
+  bool unit_enabled = false;   ///< the wants symlink points at the path unit in one of those directories
+  bool seed_hook = false;      ///< 999_decompress_rpi_kernel (or another snippet running auto_decompress_kernel)
+  std::string seed_hook_conf;  ///< its path
+  std::string seed_script;     ///< path of auto_decompress_kernel, "" when missing
   std::vector<std::string> seed_faults;
 };
 HookStatus inspect_hooks(const std::filesystem::path& root_dir, const std::filesystem::path& boot_dir);

@@ -244,6 +244,33 @@ TEST(BootCheck, PatchedThenBrokenTreeReportsEachProblem) {
   EXPECT_EQ(chk.findings[0].line, 8);
 }
 
+// piprov's .deb installs the units in lib/systemd/system and its postinst
+// removes boot patch's identical copies from etc/systemd/system (found by the
+// QEMU boot test: boot check --root / then warned hook-unit-missing).
+TEST(BootCheck, HookUnitsInstalledByThePackageCount) {
+  Tree tr;
+  patch_boot({.boot_dir = tr.boot, .root_dir = tr.root});
+  fs::create_directories(tr.root / "lib/systemd/system");
+  for (const char* u : {"piprov-kernel-sync.path", "piprov-kernel-sync.service"})
+    fs::rename(tr.root / "etc/systemd/system" / u, tr.root / "lib/systemd/system" / u);
+  fs::remove(tr.root / kHookPathUnitWantsRel);
+  fs::create_symlink("/lib/systemd/system/piprov-kernel-sync.path", tr.root / kHookPathUnitWantsRel);
+  auto chk = check_boot({.boot_dir = tr.boot, .root_dir = tr.root});
+  EXPECT_EQ(codes(chk), (std::vector<std::string>{})) << testing::PrintToString(codes(chk));
+  EXPECT_TRUE(chk.ok());
+  // A wants link to a directory systemd does not search is not enabled.
+  fs::remove(tr.root / kHookPathUnitWantsRel);
+  fs::create_symlink("/opt/piprov-kernel-sync.path", tr.root / kHookPathUnitWantsRel);
+  EXPECT_EQ(codes(check_boot({.boot_dir = tr.boot, .root_dir = tr.root})),
+            (std::vector<std::string>{"hook-unit-disabled"}));
+  // An edited package unit is outdated like an edited etc one.
+  write_file(tr.root / "lib/systemd/system/piprov-kernel-sync.service",
+             std::string(hook_service_unit()) + "# edited\n");
+  fs::remove(tr.root / kHookPathUnitWantsRel);
+  fs::create_symlink("/lib/systemd/system/piprov-kernel-sync.path", tr.root / kHookPathUnitWantsRel);
+  EXPECT_FALSE(inspect_hooks(tr.root, tr.boot).units_current);
+}
+
 TEST(BootCheck, HookUnitMissingOrDisabledIsReportedAndRemoveHookTakesEverything) {
   Tree tr;
   patch_boot({.boot_dir = tr.boot, .root_dir = tr.root});
