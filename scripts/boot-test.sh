@@ -36,7 +36,8 @@
 # PIPROV_BOOT_LANES=1 boots one VM at a time (default 2: one per core).
 # PIPROV_BOOT_BREAK=seed|hook breaks each provisioned disk on purpose (the
 # seed's user-data or the apt hook removed): the run must then fail.
-# Needs root (loop devices, the root fs build), scripts/install-deps.sh.
+# Needs root (loop devices, the root fs build), scripts/install-deps.sh
+# (--cross arm64 too when no --deb or --deb-fifo is given: the .deb is built).
 # Exit 0 when every step passed, 1 when one failed, 2 on usage errors.
 set -euo pipefail
 cd "$(dirname "$0")/.."
