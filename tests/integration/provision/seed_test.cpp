@@ -120,6 +120,33 @@ TEST(ProvisionSeed, BadIdentityOptionsAreRefusedBeforeAnyByteIsWritten) {
   EXPECT_TRUE(first_mib(b.path) == before_b) << "a byte of " << b.path << " was written";
 }
 
+// A file option that names no file (missing, a directory, a FIFO, "-") is
+// one line naming the option and the path, exit 2, never CLI11's wording and
+// never a wait on the FIFO (timeout(1) would end it with 124).
+TEST(ProvisionSeed, FileOptionsThatNameNoFileAreOneLine) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir d("piprov-seed");
+  piprov::test::LoopDevice a(d.path / "a.img", 64ull << 20);
+  piprov::test::write_file(d.path / "img.img", std::string(1 << 20, '\0'));
+  const std::string cmd = "timeout 60 " + piprov::test::piprov_bin() + " provision " +
+                          q((d.path / "img.img").string()) + " " + a.path + " --yes --progress none --hostname n1 ";
+  ASSERT_EQ(run("mkfifo " + q((d.path / "fifo").string())).exit_code, 0);
+  const std::string not_regular = " is not a regular file: pass a file (or - for standard input where supported)\n";
+  const std::pair<std::string, std::string> paths[] = {
+      {"--user-data /nonexistent/ud",
+       "--user-data /nonexistent/ud does not exist: give the path of the user-data file\n"},
+      {"--network-config " + d.path.string(), "--network-config " + d.path.string() + not_regular},
+      {"--user-data " + (d.path / "fifo").string(), "--user-data " + (d.path / "fifo").string() + not_regular},
+      {"--meta-data -",
+       "--meta-data -: --meta-data does not read standard input; give the path of the meta-data file\n"},
+  };
+  for (const auto& [opt, line] : paths) {
+    auto r = run(cmd + opt);
+    EXPECT_EQ(r.exit_code, 2) << opt << r.out << r.err;
+    EXPECT_EQ(r.err, "piprov: error: " + line) << opt;
+  }
+}
+
 // Two disks from one run: each its own hostname, instance-id, static address
 // and PARTUUIDs, a seed the real cloud-init validator accepts, cmdline/fstab
 // pointing at the new ids.
