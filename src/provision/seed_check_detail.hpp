@@ -1,7 +1,8 @@
 #pragma once
 // Helpers shared by seed_check.cpp (user-data, meta-data), seed_schema.cpp
-// (cloud-init's JSON schema) and seed_network.cpp (network-config); not part
-// of provision's interface.
+// (cloud-init's JSON schema), seed_network.cpp (network-config) and
+// seed_yaml.cpp (loading, findings, template markers); not part of
+// provision's interface.
 #include <yaml-cpp/yaml.h>
 
 #include <memory>
