@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -140,17 +141,21 @@ void sc_builtin_rules(const YamlDoc& doc, const std::string& file, Findings& out
 
 bool SeedCheck::refused() const { return count_findings(findings).errors > 0; }
 
-SeedCheck check_user_data(std::string_view text, const std::string& file, const SeedCheckOptions& o) {
+namespace {
+
+/// The user-data check's validator, rule list and (without a schema) the
+/// seed-check-partial warning; `*schema` the schema in use.
+SeedCheck sc_user_data_start(const std::string& file, const SeedCheckOptions& o, std::optional<LoadedSchema>* schema) {
   SeedCheck c;
   std::string why;
-  auto schema = seed_load_schema(o, &why);
-  c.partial = !schema;
-  c.validator =
-      schema ? "cloud-init" + (schema->version.empty() ? "" : " " + schema->version) + " schema (" + schema->path + ")"
-             : "piprov's own rules";
-  c.rules = {"seed-not-cloud-config", "seed-yaml-invalid",       "seed-not-a-map",   "seed-user-data-empty",
-             "seed-yaml-date",        "seed-yaml-duplicate-key", "seed-schema-error"};
-  if (schema) c.rules.insert(c.rules.end(), {"seed-unknown-key", "seed-deprecated-key"});
+  *schema = seed_load_schema(o, &why);
+  const auto& s = *schema;
+  c.partial = !s;
+  c.validator = s ? "cloud-init" + (s->version.empty() ? "" : " " + s->version) + " schema (" + s->path + ")"
+                  : "piprov's own rules";
+  c.rules = {"seed-not-utf8",  "seed-user-data-empty", "seed-not-cloud-config",   "seed-yaml-invalid",
+             "seed-not-a-map", "seed-yaml-date",       "seed-yaml-duplicate-key", "seed-schema-error"};
+  if (s) c.rules.insert(c.rules.end(), {"seed-unknown-key", "seed-deprecated-key"});
   c.rules.insert(c.rules.end(), {"seed-template-marker", "seed-clear-text-password"});
   if (c.partial)
     c.findings.push_back(seed_finding(
@@ -158,23 +163,53 @@ SeedCheck check_user_data(std::string_view text, const std::string& file, const 
         why + ": user-data was checked with piprov's own rules only: #cloud-config header, YAML, a map, the keys of "
               "users[] and chpasswd entries (from cloud-init 22.4's schema), template markers, clear-text passwords",
         "install cloud-init (apt install cloud-init) for the full check against its schema", kSeedSrcSchema));
-  std::string first(trim(text.substr(0, text.find('\n'))));
-  if (first != "#cloud-config") {
-    c.findings.push_back(seed_finding(
-        "seed-not-cloud-config", Severity::Error, 1, "", file,
-        "does not start with '#cloud-config': cloud-init does not read it as cloud-config (piprov takes cloud-config "
-        "user-data only, not scripts, #include, Jinja templates or MIME archives)",
-        "put '#cloud-config' on its first line", kSrcFormat));
-    return c;
+  return c;
+}
+
+/// seed-user-data-empty: `how` says what the file holds ("is empty (0 bytes)").
+Finding sc_user_data_empty(const std::string& file, const std::string& how, int line, const SeedCheckOptions& o) {
+  return seed_finding("seed-user-data-empty", o.options_add_user_data ? Severity::Warning : Severity::Error, line, "",
+                      file, how + ": cloud-init ignores an empty user-data, nothing from it is applied",
+                      o.options_add_user_data ? "" : "write (or uncomment) the keys you want, or leave --user-data out",
+                      kSrcFormat);
+}
+
+/// What must hold before the YAML is read: UTF-8 (seed-not-utf8), something
+/// set (seed-user-data-empty: 0 bytes, or only blank lines and comments),
+/// '#cloud-config' first (seed-not-cloud-config). False after a finding.
+bool sc_user_data_readable(std::string_view text, const std::string& file, const SeedCheckOptions& o, Findings& out) {
+  if (auto f = seed_not_utf8(text, file)) {
+    out.push_back(std::move(*f));
+    return false;
   }
+  if (text.empty()) {
+    out.push_back(sc_user_data_empty(file, "is empty (0 bytes)", 0, o));
+    return false;
+  }
+  if (blank_or_comments(text)) {
+    out.push_back(sc_user_data_empty(file, "holds only comments and blank lines (every key commented out)", 1, o));
+    return false;
+  }
+  if (std::string(trim(text.substr(0, text.find('\n')))) == "#cloud-config") return true;
+  out.push_back(seed_finding(
+      "seed-not-cloud-config", Severity::Error, 1, "", file,
+      "does not start with '#cloud-config': cloud-init does not read it as cloud-config (piprov takes cloud-config "
+      "user-data only, not scripts, #include, Jinja templates or MIME archives)",
+      "put '#cloud-config' on its first line", kSrcFormat));
+  return false;
+}
+
+}  // namespace
+
+SeedCheck check_user_data(std::string_view text, const std::string& file, const SeedCheckOptions& o) {
+  std::optional<LoadedSchema> schema;
+  SeedCheck c = sc_user_data_start(file, o, &schema);
+  if (!sc_user_data_readable(text, file, o, c.findings)) return c;
   auto loaded = seed_load(text, file, c.findings);
   if (!loaded) return c;
   const YAML::Node& root = *loaded;
-  if (root.IsNull()) {
-    c.findings.push_back(seed_finding(
-        "seed-user-data-empty", o.options_add_user_data ? Severity::Warning : Severity::Error, 1, "", file,
-        "sets nothing (every key is commented out or it is empty; cloud-init: 'Cloud-config is not a YAML dict.')",
-        o.options_add_user_data ? "" : "uncomment the keys you want, or leave --user-data out", kSrcFormat));
+  if (root.IsNull()) {  // e.g. "#cloud-config" and a lone "---"
+    c.findings.push_back(sc_user_data_empty(file, "sets nothing (the YAML document is empty)", 1, o));
     return c;
   }
   if (!root.IsMap()) {
@@ -226,6 +261,12 @@ SeedCheck check_meta_data(std::string_view text, const std::string& file) {
   return c;
 }
 
+bool force_seed_overrides(const std::string& rule) {
+  static const std::set<std::string> unreadable = {"seed-not-utf8", "seed-not-cloud-config", "seed-yaml-invalid",
+                                                   "seed-not-a-map"};
+  return unreadable.count(rule) == 0;
+}
+
 SeedCheck check_seed(const NodeIdentity& n, const SeedCheckOptions& o) {
   SeedCheck all;
   auto merge = [&](SeedCheck c) {
@@ -242,14 +283,12 @@ SeedCheck check_seed(const NodeIdentity& n, const SeedCheckOptions& o) {
   }
   if (!n.network_config_file.empty()) merge(check_network_config(n.network_config_base, n.network_config_file));
   if (!n.meta_data_file.empty()) merge(check_meta_data(n.meta_data_base, n.meta_data_file));
-  if (o.force) {
-    static const std::set<std::string> unreadable = {"seed-not-cloud-config", "seed-yaml-invalid", "seed-not-a-map"};
+  if (o.force)
     for (auto& f : all.findings)
-      if (f.severity == Severity::Error && !unreadable.count(f.rule)) {
+      if (f.severity == Severity::Error && force_seed_overrides(f.rule)) {
         f.severity = Severity::Warning;
         f.message = "(--force-seed) " + f.message;
       }
-  }
   return all;
 }
 

@@ -29,8 +29,9 @@ struct SeedCheckOptions {
   /// (/usr/lib/python3/dist-packages/cloudinit/config/schemas/...);
   /// "none" = piprov's own rules only.
   std::string schema_path;
-  /// --force-seed: errors other than an unreadable file (no #cloud-config,
-  /// not YAML, not a map) become warnings and the seed is written.
+  /// --force-seed: errors other than an unreadable file (force_seed_overrides():
+  /// not UTF-8, no #cloud-config, not YAML, not a map) become warnings and the
+  /// seed is written.
   bool force = false;
   /// The options add to user-data (--hostname, --user ...): a user-data that
   /// sets nothing is then a warning, not an error.
@@ -44,6 +45,11 @@ struct SeedCheck {
   std::vector<std::string> rules;  ///< the rule ids that ran
   bool refused() const;            ///< any error
 };
+
+/// Whether --force-seed turns an error of `rule` into a warning: every rule
+/// but those of a file piprov cannot build a seed from (seed-not-utf8,
+/// seed-not-cloud-config, seed-yaml-invalid, seed-not-a-map).
+bool force_seed_overrides(const std::string& rule);
 
 /// Findings for each file; `file` names it in messages.
 SeedCheck check_user_data(std::string_view text, const std::string& file, const SeedCheckOptions& o);

@@ -1,9 +1,11 @@
 // The YAML side of the seed check, shared by seed_check.cpp (user-data,
 // meta-data) and seed_network.cpp (network-config) through
-// seed_check_detail.hpp: loading a file as cloud-init's PyYAML would (YAML 1.1
-// notes), findings naming file and line, template markers.
+// seed_check_detail.hpp: loading a file as cloud-init's PyYAML would (UTF-8
+// only, YAML 1.1 notes), findings naming file and line, template markers.
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <regex>
 
 #include "core/strings.hpp"
@@ -15,6 +17,9 @@ namespace {
 
 constexpr const char* kSrcYaml11 =
     "YAML 1.1 timestamp type (PyYAML, cloud-init's reader): https://yaml.org/type/timestamp.html";
+constexpr const char* kSrcUtf8 =
+    "cloud-init decodes seed files as UTF-8 (cloudinit/util.py decode_binary) and its YAML reader PyYAML refuses "
+    "other bytes (\"unacceptable character ... position N\"): https://pyyaml.org/wiki/PyYAMLDocumentation";
 
 }  // namespace
 
@@ -121,7 +126,26 @@ Finding seed_yaml_invalid(const YAML::Exception& e, std::string_view text, const
                       "YAML 1.1 (cloud-init reads seeds with PyYAML): https://yaml.org/spec/1.1/");
 }
 
+std::optional<Finding> seed_not_utf8(std::string_view text, const std::string& file) {
+  const std::size_t at = utf8_invalid_at(text);
+  if (at == std::string_view::npos) return std::nullopt;
+  const auto before = text.substr(0, at);
+  const int line = static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1;
+  return seed_finding(
+      "seed-not-utf8", Severity::Error, line, "", file,
+      fmt::format("is not UTF-8 at line {}, byte {}: cloud-init reads seeds as UTF-8; save the file as UTF-8", line,
+                  at),
+      fmt::format("byte {} is 0x{:02X}: convert the file, e.g. iconv -f ISO-8859-1 -t UTF-8 {} > {}.utf8 when it "
+                  "was saved as Latin-1",
+                  at, static_cast<unsigned char>(text[at]), shell_quote(file), shell_quote(file)),
+      kSrcUtf8);
+}
+
 std::optional<YAML::Node> seed_load(std::string_view text, const std::string& file, Findings& out) {
+  if (auto f = seed_not_utf8(text, file)) {  // yaml-cpp takes any bytes; PyYAML refuses the file
+    out.push_back(std::move(*f));
+    return std::nullopt;
+  }
   try {
     return YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {

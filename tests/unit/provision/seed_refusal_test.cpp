@@ -1,0 +1,131 @@
+// The seed check's refusal (provision/seed_check.hpp): files cloud-init cannot
+// read (not UTF-8, empty) and what --force-seed overrides.
+#include <gtest/gtest.h>
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+#include "provision/identity.hpp"
+#include "provision/seed_check.hpp"
+#include "support/testsupport.hpp"
+
+namespace piprov::provision {
+namespace {
+
+SeedCheckOptions own_rules() { return {.schema_path = "none"}; }
+
+/// "rule@line" of every finding, in order, without seed-check-partial.
+std::vector<std::string> rules_at(const SeedCheck& c) {
+  std::vector<std::string> v;
+  for (const auto& f : c.findings)
+    if (f.rule != "seed-check-partial") v.push_back(f.rule + "@" + std::to_string(f.line));
+  return v;
+}
+
+// Latin-1 "café" (0xE9 at byte 27, line 2): PyYAML's ReaderError says "position 27".
+const std::string kLatin1UserData = "#cloud-config\nhostname: caf\xe9\n";
+
+TEST(SeedRefusal, NonUtf8IsRefusedInEveryFileWithLineAndByte) {
+  struct Case {
+    std::string text;
+    SeedCheck (*check)(std::string_view, const std::string&);
+  } cases[] = {
+      {kLatin1UserData, [](std::string_view t, const std::string& f) { return check_user_data(t, f, own_rules()); }},
+      {"version: 2\nethernets: {eth\xe9: {dhcp4: true}}\n", check_network_config},
+      {"instance-id: x\nlocal-hostname: caf\xe9\n", check_meta_data},
+  };
+  const std::size_t bytes[] = {27, 26, 34};
+  for (std::size_t i = 0; i < 3; ++i) {
+    SeedCheck c = cases[i].check(cases[i].text, "/seed/f");
+    ASSERT_EQ(rules_at(c), std::vector<std::string>{"seed-not-utf8@2"}) << findings_text(c.findings);
+    const Finding& f = c.findings.back();
+    EXPECT_EQ(f.severity, Severity::Error);
+    EXPECT_EQ(f.message, "/seed/f: is not UTF-8 at line 2, byte " + std::to_string(bytes[i]) +
+                             ": cloud-init reads seeds as UTF-8; save the file as UTF-8");
+    EXPECT_EQ(f.fix.rfind("byte " + std::to_string(bytes[i]) +
+                              " is 0xE9: convert the file, e.g. iconv -f ISO-8859-1 "
+                              "-t UTF-8 /seed/f > /seed/f.utf8",
+                          0),
+              0u)
+        << f.fix;
+  }
+  // Before the header: a Latin-1 byte on line 1 is not "no #cloud-config".
+  EXPECT_EQ(rules_at(check_user_data("#cl\xf6ud-config\n", "u", own_rules())),
+            std::vector<std::string>{"seed-not-utf8@1"});
+  // UTF-8 text (é, a BOM-less file) passes.
+  EXPECT_TRUE(rules_at(check_user_data("#cloud-config\nhostname: caf\xc3\xa9\n", "u", own_rules())).empty());
+}
+
+// The judge: `cloud-init schema` refuses the Latin-1 file too.
+TEST(SeedRefusal, CloudInitRefusesTheLatin1UserDataToo) {
+  PIPROV_REQUIRE_TOOL("cloud-init");
+  test::TempDir d;
+  test::write_file(d.path / "ud", kLatin1UserData);
+  auto r = test::run("cloud-init schema --config-file " + test::q((d.path / "ud").string()));
+  EXPECT_NE(r.exit_code, 0) << r.out;
+  EXPECT_NE((r.out + r.err).find("position 27"), std::string::npos) << r.out << r.err;
+}
+
+TEST(SeedRefusal, EmptyUserDataIsSeedUserDataEmptyNotSeedNotCloudConfig) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"", "u: is empty (0 bytes): cloud-init ignores an empty user-data, nothing from it is applied"},
+      {"  \n\n\t\n",
+       "u: holds only comments and blank lines (every key commented out): cloud-init ignores an empty user-data, "
+       "nothing from it is applied"},
+      {"# packages: [htop]\n",
+       "u: holds only comments and blank lines (every key commented out): cloud-init ignores an empty user-data, "
+       "nothing from it is applied"},
+      {"#cloud-config\n\n# hostname: x\n",
+       "u: holds only comments and blank lines (every key commented out): cloud-init ignores an empty user-data, "
+       "nothing from it is applied"},
+  };
+  for (const auto& [text, message] : cases) {
+    SeedCheck c = check_user_data(text, "u", own_rules());
+    ASSERT_EQ(rules_at(c), std::vector<std::string>{std::string("seed-user-data-empty@") + (text.empty() ? "0" : "1")})
+        << "[" << text << "]\n"
+        << findings_text(c.findings);
+    EXPECT_EQ(c.findings.back().severity, Severity::Error);
+    EXPECT_EQ(c.findings.back().message, message);
+    EXPECT_EQ(c.findings.back().fix, "write (or uncomment) the keys you want, or leave --user-data out");
+    // With options that add to it (--hostname ...): a warning, and the seed holds the options' keys.
+    SeedCheck w = check_user_data(text, "u", {.schema_path = "none", .options_add_user_data = true});
+    EXPECT_EQ(count_findings(w.findings).errors, 0) << findings_text(w.findings);
+    EXPECT_EQ(w.findings.back().rule, "seed-user-data-empty");
+  }
+  EXPECT_EQ(rules_at(check_user_data("#cloud-config\n---\n", "u", own_rules())),
+            std::vector<std::string>{"seed-user-data-empty@1"});
+}
+
+TEST(SeedRefusal, BlankOrCommentUserDataWithOptionsBuildsTheSeed) {
+  test::TempDir d;
+  test::write_file(d.path / "ud", "  \n# nothing here\n");
+  IdentityOptions o;
+  o.hostnames = "n1";
+  o.user_data_file = (d.path / "ud").string();
+  auto plans = plan_seeds(o, {"x"});
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(YAML::Load(plans[0].user_data)["hostname"].as<std::string>(), "n1");
+}
+
+TEST(SeedRefusal, ForceSeedOverridesWhatItDidAndNeverAnUnreadableFile) {
+  for (const char* rule : {"seed-not-utf8", "seed-not-cloud-config", "seed-yaml-invalid", "seed-not-a-map"})
+    EXPECT_FALSE(force_seed_overrides(rule)) << rule;
+  for (const char* rule : {"seed-schema-error", "seed-unknown-key", "seed-template-marker", "seed-user-data-empty",
+                           "seed-yaml-date", "seed-network-address"})
+    EXPECT_TRUE(force_seed_overrides(rule)) << rule;
+  NodeIdentity n;
+  n.user_data_file = "ud";
+  n.user_data_base = kLatin1UserData;
+  SeedCheck c = check_seed(n, {.schema_path = "none", .force = true});
+  EXPECT_TRUE(c.refused());
+  EXPECT_EQ(c.findings.back().rule, "seed-not-utf8");
+  EXPECT_EQ(c.findings.back().severity, Severity::Error);
+}
+
+}  // namespace
+}  // namespace piprov::provision
