@@ -318,7 +318,7 @@ std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std
   bool options_add = !o.hostnames.empty() || !o.user.empty() || !o.ssh_key_files.empty() || !o.timezone.empty();
   SeedCheck seed_check =
       check_seed(common, {.schema_path = "", .force = o.force_seed, .options_add_user_data = options_add});
-  if (seed_check.refused()) throw usage(refusal_text(seed_check));
+  if (seed_check.refused()) throw Error(ErrorKind::Usage, refusal_text(seed_check), seed_check.findings);
   if (check) *check = seed_check;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     NodeIdentity n = common;

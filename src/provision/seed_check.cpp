@@ -275,6 +275,7 @@ SeedCheck check_seed(const NodeIdentity& n, const SeedCheckOptions& o) {
       if (std::find(all.rules.begin(), all.rules.end(), r) == all.rules.end()) all.rules.push_back(r);
   };
   all.validator = "piprov's own rules";
+  all.forced = o.force;
   if (!n.user_data_file.empty()) {
     SeedCheck u = check_user_data(n.user_data_base, n.user_data_file, o);
     all.validator = u.validator;
@@ -293,23 +294,24 @@ SeedCheck check_seed(const NodeIdentity& n, const SeedCheckOptions& o) {
 }
 
 std::string refusal_text(const SeedCheck& c) {
-  auto counts = count_findings(c.findings);
-  std::string out = "the cloud-init seed is refused before anything is written (" + std::to_string(counts.errors) +
-                    " error(s); checked with " + c.validator +
-                    "; --force-seed writes it anyway unless a file is unreadable):";
-  for (const auto& f : c.findings) {  // errors first, then what else the check found
-    if (f.severity != Severity::Error) continue;
-    out +=
-        "\n" + (f.line ? "line " + std::to_string(f.line) : std::string("-")) + " error " + f.rule + ": " + f.message;
-    if (!f.fix.empty()) out += "\n  fix: " + f.fix;
-  }
+  // --force-seed is for a validator behind cloud-init (keys newer than its schema, network rules):
+  // it cannot help a file it does not override, an unfilled template value or a file that sets nothing.
+  static const std::set<std::string> futile = {"seed-template-marker", "seed-user-data-empty"};
+  std::vector<std::string> kept;  // the error rules --force-seed does not override
+  bool helps = !c.forced;
   for (const auto& f : c.findings) {
-    if (f.severity == Severity::Error) continue;
-    out += "\n" + (f.line ? "line " + std::to_string(f.line) : std::string("-")) + " " +
-           std::string(severity_name(f.severity)) + " " + f.rule + ": " + f.message;
-    if (!f.fix.empty()) out += "\n  fix: " + f.fix;
+    if (f.severity != Severity::Error) continue;
+    helps &= force_seed_overrides(f.rule) && !futile.count(f.rule);
+    if (!force_seed_overrides(f.rule) && std::find(kept.begin(), kept.end(), f.rule) == kept.end())
+      kept.push_back(f.rule);
   }
-  return out;
+  std::string out =
+      "the cloud-init seed is refused before anything is written: " + findings_summary_text(c.findings, FailOn::Error) +
+      " (checked with " + c.validator + ")";
+  if (helps) return out + "; fix them, or pass --force-seed to write the files anyway (its errors become warnings)";
+  if (kept.empty()) return out + "; fix them";
+  return out + (c.forced ? "; --force-seed does not override " : "; fix them (--force-seed does not override ") +
+         join(kept, ", ") + (c.forced ? ": fix the file" : ")");
 }
 
 }  // namespace piprov::provision

@@ -43,6 +43,7 @@ struct SeedCheck {
   std::string validator;           ///< "cloud-init 22.4.2 schema (PATH)" or "piprov's own rules"
   bool partial = false;            ///< no usable schema: only piprov's own rules checked user-data
   std::vector<std::string> rules;  ///< the rule ids that ran
+  bool forced = false;             ///< checked with --force-seed (SeedCheckOptions::force)
   bool refused() const;            ///< any error
 };
 
@@ -59,7 +60,13 @@ SeedCheck check_meta_data(std::string_view text, const std::string& file);
 /// Every user file of `n` (those given), merged; --force-seed applied.
 SeedCheck check_seed(const NodeIdentity& n, const SeedCheckOptions& o);
 
-/// The refusal: one line per finding (Error{Usage} message; main prints each line).
+/// The one line of a refusal (the message of the Error{Usage} that carries
+/// the findings): "the cloud-init seed is refused before anything is written:
+/// N error(s), ... (checked with V)", then what to do: fix them; or
+/// --force-seed, only when it was not given and every error is one it
+/// overrides and may help with (not seed-template-marker or
+/// seed-user-data-empty: it would write an unfilled value or a file that sets
+/// nothing); the error rules it does not override are named.
 std::string refusal_text(const SeedCheck& c);
 
 /// Whether `scalar` holds an unfilled template value (${X}, {{ x }}, <X>,

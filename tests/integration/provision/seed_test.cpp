@@ -57,6 +57,14 @@ std::string boot_file(const std::string& part, const std::string& name) {
 
 std::string first_mib(const std::string& dev) { return piprov::test::read_bytes(dev, 0, 1 << 20); }
 
+/// The lines of `text` that start with `prefix`.
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> v;
+  for (const auto& l : piprov::split(text, '\n'))
+    if (l.rfind(prefix, 0) == 0) v.push_back(l);
+  return v;
+}
+
 }  // namespace
 
 // Everything refused here is refused before the first byte of any target.
@@ -93,11 +101,11 @@ TEST(ProvisionSeed, BadIdentityOptionsAreRefusedBeforeAnyByteIsWritten) {
   const struct {
     const char *option, *file, *message;
   } shared[] = {
-      {"--user-data", "07-user-data-plain-text-password-typo", "line 4 error seed-schema-error: "},
-      {"--user-data", "04-pigen-trixie-user-data-all-commented", "line 1 error seed-user-data-empty: "},
-      {"--user-data", "06-user-data-no-header", "line 1 error seed-not-cloud-config: "},
-      {"--network-config", "05-template-network-config-invalid-yaml", "line 19 error seed-yaml-invalid: "},
-      {"--network-config", "08-network-config-wifi-placeholders", "line 16 error seed-template-marker: "},
+      {"--user-data", "07-user-data-plain-text-password-typo", "\nline 4   error    seed-schema-error: "},
+      {"--user-data", "04-pigen-trixie-user-data-all-commented", "\nline 1   error    seed-user-data-empty: "},
+      {"--user-data", "06-user-data-no-header", "\nline 1   error    seed-not-cloud-config: "},
+      {"--network-config", "05-template-network-config-invalid-yaml", "\nline 19  error    seed-yaml-invalid: "},
+      {"--network-config", "08-network-config-wifi-placeholders", "\nline 16  error    seed-template-marker: "},
   };
   for (const auto& f : shared)
     if (auto path = piprov::test::shared_data(std::string("cloud-init/") + f.file))
@@ -107,7 +115,7 @@ TEST(ProvisionSeed, BadIdentityOptionsAreRefusedBeforeAnyByteIsWritten) {
   for (const auto& c : all) {
     auto r = run(cmd + c.options);
     EXPECT_EQ(r.exit_code, 2) << c.options << "\n" << r.out << r.err;
-    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.options << "\n" << r.err;
+    EXPECT_NE(("\n" + r.err).find(c.message), std::string::npos) << c.options << "\n" << r.err;
     EXPECT_EQ(r.out.find("write"), std::string::npos) << "a step ran: " << r.out;
   }
   // Not an OS image (no partition table): refused before the write, too.
@@ -118,6 +126,78 @@ TEST(ProvisionSeed, BadIdentityOptionsAreRefusedBeforeAnyByteIsWritten) {
   EXPECT_NE(r.err.find("notes.txt holds no partition table (no MBR or GPT at its start)"), std::string::npos) << r.err;
   EXPECT_TRUE(first_mib(a.path) == before_a) << "a byte of " << a.path << " was written";
   EXPECT_TRUE(first_mib(b.path) == before_b) << "a byte of " << b.path << " was written";
+}
+
+// A refusal prints the findings as `boot check` does (line, severity, rule;
+// fix and source below) and ends with one "piprov: error:" line; seeds
+// cloud-init cannot read are refused even with --force-seed.
+TEST(ProvisionSeed, RefusalsAreFindingsAndOneErrorLine) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir d("piprov-seed");
+  piprov::test::LoopDevice a(d.path / "a.img", 64ull << 20);
+  ASSERT_EQ(
+      run("yes piprov-untouched | head -c 1048576 | dd of=" + q(a.path) + " bs=1M conv=fsync status=none").exit_code,
+      0);
+  const std::string before = first_mib(a.path);
+  auto file = [&](const std::string& name, const std::string& text) {
+    piprov::test::write_file(d.path / name, text);
+    return q((d.path / name).string());
+  };
+  file("img.img", std::string(1 << 20, '\0'));
+  const std::string cmd = "timeout 60 " + piprov::test::piprov_bin() + " provision " +
+                          q((d.path / "img.img").string()) + " " + a.path + " --yes --progress none --hostname n1 ";
+  const std::string ud =
+      file("ud", "#cloud-config\nhostname: \"${HOST}\"\nusers:\n  - name: pi\n    plain_text_password: x\n");
+  const std::string nc = file("nc", "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.0.9/24]\n  bad: [\n");
+
+  auto r = run(cmd + "--user-data " + ud);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("line 2   error    seed-template-marker: " + (d.path / "ud").string() +
+                       ": line 2 still holds the template marker '${HOST}' (an unfilled template value)\n"
+                       "                 fix: replace it"),
+            std::string::npos)
+      << r.err;
+  auto errors = lines_starting(r.err, "piprov: error:");
+  ASSERT_EQ(errors.size(), 1u) << r.err;
+  EXPECT_EQ(r.err.substr(r.err.size() - errors[0].size() - 1), errors[0] + "\n") << "the error line is the last";
+  EXPECT_NE(errors[0].find(": the cloud-init seed is refused before anything is written: 2 error(s), 1 warning(s), "),
+            std::string::npos);
+  EXPECT_EQ(errors[0].substr(errors[0].size() - 12), ")); fix them") << errors[0];  // a template value: no hint
+
+  // --force-seed with a network-config that is not YAML: still refused, and the hint says why.
+  r = run(cmd + "--force-seed --user-data " + ud + " --network-config " + nc);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  errors = lines_starting(r.err, "piprov: error:");
+  ASSERT_EQ(errors.size(), 1u) << r.err;
+  EXPECT_NE(errors[0].find("; --force-seed does not override seed-yaml-invalid: fix the file"), std::string::npos)
+      << errors[0];
+
+  // Not UTF-8 (Latin-1 é): every seed file, with or without --force-seed.
+  const std::string latin = "#cloud-config\nhostname: caf\xe9\n";
+  for (const std::string opt : {"--user-data", "--network-config", "--meta-data"}) {
+    const std::string f = file("latin" + opt, opt == "--network-config" ? "version: 2\n# caf\xe9\n" : latin);
+    r = run(cmd + "--force-seed " + opt + " " + f);
+    EXPECT_EQ(r.exit_code, 2) << opt << r.out << r.err;
+    const int byte = opt == "--network-config" ? 16 : 27;
+    EXPECT_NE(r.err.find("seed-not-utf8: " + (d.path / ("latin" + opt)).string() + ": is not UTF-8 at line 2, byte " +
+                         std::to_string(byte) + ": cloud-init reads seeds as UTF-8; save the file as UTF-8\n"),
+              std::string::npos)
+        << opt << r.err;
+    EXPECT_EQ(lines_starting(r.err, "piprov: error:").size(), 1u) << r.err;
+  }
+
+  // An empty user-data (0 bytes, or blanks) is empty, not "no #cloud-config".
+  for (const std::string text : {"", " \n\n"}) {
+    r = run("timeout 60 " + piprov::test::piprov_bin() + " provision " + q((d.path / "img.img").string()) + " " +
+            a.path + " --yes --progress none --user-data " + file("empty", text));
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("error    seed-user-data-empty: " + (d.path / "empty").string() +
+                         (text.empty() ? ": is empty (0 bytes)" : ": holds only comments and blank lines")),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("seed-not-cloud-config"), std::string::npos) << r.err;
+  }
+  EXPECT_TRUE(first_mib(a.path) == before) << "a byte of " << a.path << " was written";
 }
 
 // A file option that names no file (missing, a directory, a FIFO, "-") is

@@ -1,5 +1,6 @@
 // The seed check's refusal (provision/seed_check.hpp): files cloud-init cannot
-// read (not UTF-8, empty) and what --force-seed overrides.
+// read (not UTF-8, empty), what --force-seed overrides and the one line that
+// ends a refusal.
 #include <gtest/gtest.h>
 
 #include <yaml-cpp/yaml.h>
@@ -123,8 +124,93 @@ TEST(SeedRefusal, ForceSeedOverridesWhatItDidAndNeverAnUnreadableFile) {
   n.user_data_base = kLatin1UserData;
   SeedCheck c = check_seed(n, {.schema_path = "none", .force = true});
   EXPECT_TRUE(c.refused());
-  EXPECT_EQ(c.findings.back().rule, "seed-not-utf8");
+  EXPECT_TRUE(c.forced);
   EXPECT_EQ(c.findings.back().severity, Severity::Error);
+  EXPECT_EQ(refusal_text(c),
+            "the cloud-init seed is refused before anything is written: 1 error(s), 1 warning(s), 0 info (checked with "
+            "piprov's own rules); --force-seed does not override seed-not-utf8: fix the file");
+}
+
+TEST(SeedRefusal, TheLastLineSuggestsForceSeedOnlyWhereItHelps) {
+  const std::string head = "the cloud-init seed is refused before anything is written: ";
+  auto text = [](const std::string& ud, bool force = false) {
+    NodeIdentity n;
+    n.user_data_file = "ud";
+    n.user_data_base = ud;
+    return refusal_text(check_seed(n, {.schema_path = "none", .force = force}));
+  };
+  // A schema error: the validator may be behind cloud-init; --force-seed writes it.
+  EXPECT_EQ(text("#cloud-config\nusers:\n  - name: pi\n    plain_text_password: x\n"),
+            head +
+                "1 error(s), 2 warning(s), 0 info (checked with piprov's own rules); fix them, or pass --force-seed "
+                "to write the files anyway (its errors become warnings)");
+  // An unfilled template value, a file that sets nothing: --force-seed would write them, but helps nobody.
+  EXPECT_EQ(text("#cloud-config\nhostname: \"${HOST}\"\n"),
+            head + "1 error(s), 1 warning(s), 0 info (checked with piprov's own rules); fix them");
+  EXPECT_EQ(text(""), head + "1 error(s), 1 warning(s), 0 info (checked with piprov's own rules); fix them");
+  // Errors it does not override are named.
+  EXPECT_EQ(text("#cloud-config\nusers: [\n"),
+            head +
+                "1 error(s), 1 warning(s), 0 info (checked with piprov's own rules); fix them (--force-seed does "
+                "not override seed-yaml-invalid)");
+  EXPECT_EQ(text("hostname: x\n", true),
+            head +
+                "1 error(s), 1 warning(s), 0 info (checked with piprov's own rules); --force-seed does not "
+                "override seed-not-cloud-config: fix the file");
+}
+
+TEST(SeedRefusal, ForceSeedTurnsSchemaErrorsIntoWarningsInThePlan) {
+  test::TempDir d;
+  test::write_file(d.path / "ud", "#cloud-config\nusers:\n  - name: pi\n    plain_text_password: x\n");
+  IdentityOptions o;
+  o.hostnames = "n1";
+  o.user_data_file = (d.path / "ud").string();
+  o.force_seed = true;
+  SeedCheck c;
+  auto plans = plan_seeds(o, {"x"}, &c);
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(count_findings(c.findings).errors, 0) << findings_text(c.findings);
+  const auto w = std::find_if(c.findings.begin(), c.findings.end(),
+                              [](const Finding& f) { return f.rule == "seed-schema-error" && f.line == 4; });
+  ASSERT_NE(w, c.findings.end()) << findings_text(c.findings);
+  EXPECT_EQ(w->severity, Severity::Warning);
+  EXPECT_EQ(w->message.rfind("(--force-seed) ", 0), 0u) << w->message;
+  // Not for a file piprov cannot read.
+  test::write_file(d.path / "ud", "package_update: true\n");
+  test::expect_error(ErrorKind::Usage, "--force-seed does not override seed-not-cloud-config: fix the file",
+                     [&] { plan_seeds(o, {"x"}); });
+  o.user_data_file.clear();
+  o.hostnames.clear();
+  test::expect_error(ErrorKind::Usage, "--force-seed needs --user-data, --network-config or --meta-data",
+                     [&] { plan_seeds(o, {"x"}); });
+}
+
+// plan_seeds() refuses with one Error{Usage}: a one-line message, the findings attached.
+TEST(SeedRefusal, RefusalIsOneUsageErrorCarryingTheFindings) {
+  test::TempDir d;
+  test::write_file(d.path / "ud", "#cloud-config\nusers:\n  - name: pi\n    plain_text_password: x\n");
+  IdentityOptions o;
+  o.hostnames = "n1";
+  o.user_data_file = (d.path / "ud").string();
+  try {
+    plan_seeds(o, {"x"});
+    FAIL() << "not refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    const std::string m = e.what();
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_EQ(m.rfind("the cloud-init seed is refused before anything is written: 1 error(s), ", 0), 0u) << m;
+    const Error copy = e;  // an exception is copied when thrown and caught: the findings stay
+    std::vector<std::string> rules;
+    for (const auto& f : copy.findings()) rules.push_back(f.rule + "@" + std::to_string(f.line));
+    EXPECT_NE(std::find(rules.begin(), rules.end(), "seed-schema-error@4"), rules.end()) << m;
+    for (const auto& f : copy.findings())
+      if (f.rule == "seed-schema-error") {
+        EXPECT_EQ(f.message.rfind(o.user_data_file + ": 'plain_text_password'", 0), 0u) << f.message;
+        EXPECT_NE(f.fix.find("did you mean 'plain_text_passwd'?"), std::string::npos) << f.fix;
+      }
+  }
+  EXPECT_TRUE(Error(ErrorKind::Usage, "x").findings().empty());
 }
 
 }  // namespace
