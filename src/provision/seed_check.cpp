@@ -269,7 +269,9 @@ bool force_seed_overrides(const std::string& rule) {
 
 SeedCheck check_seed(const NodeIdentity& n, const SeedCheckOptions& o) {
   SeedCheck all;
-  auto merge = [&](SeedCheck c) {
+  auto merge = [&](SeedCheck c) {  // each file's findings in line order, the files in the order of the options
+    std::stable_sort(c.findings.begin(), c.findings.end(),
+                     [](const Finding& a, const Finding& b) { return a.line < b.line; });
     all.findings.insert(all.findings.end(), c.findings.begin(), c.findings.end());
     for (const auto& r : c.rules)
       if (std::find(all.rules.begin(), all.rules.end(), r) == all.rules.end()) all.rules.push_back(r);

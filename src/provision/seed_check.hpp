@@ -57,7 +57,9 @@ SeedCheck check_user_data(std::string_view text, const std::string& file, const 
 SeedCheck check_network_config(std::string_view text, const std::string& file);
 SeedCheck check_meta_data(std::string_view text, const std::string& file);
 
-/// Every user file of `n` (those given), merged; --force-seed applied.
+/// Every user file of `n` (those given), merged: user-data, network-config,
+/// meta-data, each file's findings in line order (0 = the whole file, first);
+/// --force-seed applied.
 SeedCheck check_seed(const NodeIdentity& n, const SeedCheckOptions& o);
 
 /// The one line of a refusal (the message of the Error{Usage} that carries

@@ -129,8 +129,9 @@ TEST(ProvisionSeed, BadIdentityOptionsAreRefusedBeforeAnyByteIsWritten) {
 }
 
 // A refusal prints the findings as `boot check` does (line, severity, rule;
-// fix and source below) and ends with one "piprov: error:" line; seeds
-// cloud-init cannot read are refused even with --force-seed.
+// fix and source below), in file then line order, and ends with one
+// "piprov: error:" line; seeds cloud-init cannot read are refused even with
+// --force-seed.
 TEST(ProvisionSeed, RefusalsAreFindingsAndOneErrorLine) {
   PIPROV_REQUIRE_LOOP();
   TempDir d("piprov-seed");
@@ -164,9 +165,16 @@ TEST(ProvisionSeed, RefusalsAreFindingsAndOneErrorLine) {
             std::string::npos);
   EXPECT_EQ(errors[0].substr(errors[0].size() - 12), ")); fix them") << errors[0];  // a template value: no hint
 
-  // --force-seed with a network-config that is not YAML: still refused, and the hint says why.
+  // --force-seed with a network-config that is not YAML: still refused, and the hint says why;
+  // the findings in file then line order: user-data's lines 2, 5, 5 (the checks ran 5, 2, 5), then nc's.
   r = run(cmd + "--force-seed --user-data " + ud + " --network-config " + nc);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  std::vector<std::string> at;
+  for (const auto& l : lines_starting(r.err, "line ")) at.push_back(l.substr(0, l.find(':')));
+  EXPECT_EQ(at, (std::vector<std::string>{
+                    "line 2   warning  seed-template-marker", "line 5   warning  seed-schema-error",
+                    "line 5   warning  seed-clear-text-password", "line 6   error    seed-yaml-invalid"}))
+      << r.err;
   errors = lines_starting(r.err, "piprov: error:");
   ASSERT_EQ(errors.size(), 1u) << r.err;
   EXPECT_NE(errors[0].find("; --force-seed does not override seed-yaml-invalid: fix the file"), std::string::npos)

@@ -1,6 +1,6 @@
 // The seed check's refusal (provision/seed_check.hpp): files cloud-init cannot
-// read (not UTF-8, empty), what --force-seed overrides and the one line that
-// ends a refusal.
+// read (not UTF-8, empty), what --force-seed overrides, the order of the
+// findings and the one line that ends a refusal.
 #include <gtest/gtest.h>
 
 #include <yaml-cpp/yaml.h>
@@ -129,6 +129,29 @@ TEST(SeedRefusal, ForceSeedOverridesWhatItDidAndNeverAnUnreadableFile) {
   EXPECT_EQ(refusal_text(c),
             "the cloud-init seed is refused before anything is written: 1 error(s), 1 warning(s), 0 info (checked with "
             "piprov's own rules); --force-seed does not override seed-not-utf8: fix the file");
+}
+
+// Each file's findings by line (the checks run rule by rule), the files in
+// the order user-data, network-config, meta-data; --force-seed changes no order.
+TEST(SeedRefusal, FindingsAreInFileThenLineOrder) {
+  NodeIdentity n;
+  n.user_data_file = "ud";
+  n.user_data_base = "#cloud-config\nhostname: \"${HOST}\"\nusers:\n  - name: pi\n    plain_text_password: x\n";
+  n.network_config_file = "nc";
+  n.network_config_base = "version: 2\nethernets:\n  eth0:\n    addresses: [\"10.0.0.${N}/24\"]\n  bad: [\n";
+  n.meta_data_file = "md";
+  n.meta_data_base = "instance_id: x\n";
+  // network-config's checks find seed-yaml-invalid (the end of the file) before the raw lines' marker (line 4).
+  const std::vector<std::string> want = {"seed-check-partial@0",        "seed-template-marker@2", "seed-schema-error@5",
+                                         "seed-clear-text-password@5",  "seed-template-marker@4", "seed-yaml-invalid@6",
+                                         "seed-meta-data-key-ignored@1"};
+  for (bool force : {false, true}) {
+    SeedCheck c = check_seed(n, {.schema_path = "none", .force = force});
+    std::vector<std::string> got;
+    for (const auto& f : c.findings) got.push_back(f.rule + "@" + std::to_string(f.line));
+    EXPECT_EQ(got, want) << "force " << force << "\n" << findings_text(c.findings);
+    EXPECT_EQ(c.findings[1].message.rfind(force ? "(--force-seed) ud: " : "ud: ", 0), 0u) << c.findings[1].message;
+  }
 }
 
 TEST(SeedRefusal, TheLastLineSuggestsForceSeedOnlyWhereItHelps) {
