@@ -349,3 +349,22 @@ TEST(BenchCli, ATargetThatDoesNotExistIsRefusedNotMadeATestFile) {
   EXPECT_EQ(r.out, "");
   EXPECT_TRUE(fs::is_empty(dir.path));
 }
+
+// sdtest.sh's report cut short (here: file 17 without its last row and the
+// verdict lines) exits 2 naming the missing rows, not 0 with an INCOMPLETE verdict.
+TEST(BenchCli, ImportOfATruncatedAgnosticsReportExits2NamingTheRows) {
+  PIPROV_REQUIRE_SHARED("fio/17_agnostics-sdtest_pass_cut-terse-fields.txt", f);
+  auto whole = run(bin() + " bench import " + piprov::test::q(f.string()));
+  EXPECT_EQ(whole.exit_code, 0) << whole.out << whole.err;
+  EXPECT_NE(whole.out.find("Raspberry Pi SD card test (agnostics): PASS"), std::string::npos) << whole.out;
+  piprov::test::TempDir dir("bench-cli");
+  const auto cut = dir.path / "sdtest-cut.txt";
+  const std::string text = piprov::test::read_file(f);
+  piprov::test::write_file(cut, text.substr(0, text.find("rand-4k-read;")));
+  auto r = run(bin() + " bench import " + piprov::test::q(cut.string()));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, "piprov: error: " + cut.string() +
+                       ": the agnostics sdtest.sh report is incomplete: run 1 has no rand-4k-read row (each run prints "
+                       "prepare-file, seq-write, rand-4k-write and rand-4k-read); give the whole report\n");
+  EXPECT_EQ(r.out, "");
+}
