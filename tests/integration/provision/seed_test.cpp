@@ -65,6 +65,29 @@ std::vector<std::string> lines_starting(const std::string& text, const std::stri
   return v;
 }
 
+/// A 64 MiB loop disk whose first MiB is known, an IMAGE file (never read: the
+/// seed check refuses first) and `cmd`, `provision IMAGE DISK --yes ...`
+/// under timeout(1), for the refusals.
+struct RefusalDisk {
+  TempDir d{"piprov-seed"};
+  piprov::test::LoopDevice a{d.path / "a.img", 64ull << 20};
+  std::string before, cmd;
+  RefusalDisk() {
+    EXPECT_EQ(
+        run("yes piprov-untouched | head -c 1048576 | dd of=" + q(a.path) + " bs=1M conv=fsync status=none").exit_code,
+        0);
+    before = first_mib(a.path);
+    piprov::test::write_file(d.path / "img.img", std::string(1 << 20, '\0'));
+    cmd = "timeout 60 " + piprov::test::piprov_bin() + " provision " + q((d.path / "img.img").string()) + " " + a.path +
+          " --yes --progress none ";
+  }
+  /// Writes `text` to `name` in the temp dir; returns its path, quoted.
+  std::string file(const std::string& name, const std::string& text) const {
+    piprov::test::write_file(d.path / name, text);
+    return q((d.path / name).string());
+  }
+  bool untouched() const { return first_mib(a.path) == before; }
+};
 }  // namespace
 
 // Everything refused here is refused before the first byte of any target.
@@ -130,30 +153,16 @@ TEST(ProvisionSeed, BadIdentityOptionsAreRefusedBeforeAnyByteIsWritten) {
 
 // A refusal prints the findings as `boot check` does (line, severity, rule;
 // fix and source below), in file then line order, and ends with one
-// "piprov: error:" line; seeds cloud-init cannot read are refused even with
-// --force-seed.
+// "piprov: error:" line.
 TEST(ProvisionSeed, RefusalsAreFindingsAndOneErrorLine) {
   PIPROV_REQUIRE_LOOP();
-  TempDir d("piprov-seed");
-  piprov::test::LoopDevice a(d.path / "a.img", 64ull << 20);
-  ASSERT_EQ(
-      run("yes piprov-untouched | head -c 1048576 | dd of=" + q(a.path) + " bs=1M conv=fsync status=none").exit_code,
-      0);
-  const std::string before = first_mib(a.path);
-  auto file = [&](const std::string& name, const std::string& text) {
-    piprov::test::write_file(d.path / name, text);
-    return q((d.path / name).string());
-  };
-  file("img.img", std::string(1 << 20, '\0'));
-  const std::string cmd = "timeout 60 " + piprov::test::piprov_bin() + " provision " +
-                          q((d.path / "img.img").string()) + " " + a.path + " --yes --progress none --hostname n1 ";
+  RefusalDisk t;
   const std::string ud =
-      file("ud", "#cloud-config\nhostname: \"${HOST}\"\nusers:\n  - name: pi\n    plain_text_password: x\n");
-  const std::string nc = file("nc", "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.0.9/24]\n  bad: [\n");
-
-  auto r = run(cmd + "--user-data " + ud);
+      t.file("ud", "#cloud-config\nhostname: \"${HOST}\"\nusers:\n  - name: pi\n    plain_text_password: x\n");
+  const std::string nc = t.file("nc", "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.0.9/24]\n  bad: [\n");
+  auto r = run(t.cmd + "--hostname n1 --user-data " + ud);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find("line 2   error    seed-template-marker: " + (d.path / "ud").string() +
+  EXPECT_NE(r.err.find("line 2   error    seed-template-marker: " + (t.d.path / "ud").string() +
                        ": line 2 still holds the template marker '${HOST}' (an unfilled template value)\n"
                        "                 fix: replace it"),
             std::string::npos)
@@ -167,7 +176,7 @@ TEST(ProvisionSeed, RefusalsAreFindingsAndOneErrorLine) {
 
   // --force-seed with a network-config that is not YAML: still refused, and the hint says why;
   // the findings in file then line order: user-data's lines 2, 5, 5 (the checks ran 5, 2, 5), then nc's.
-  r = run(cmd + "--force-seed --user-data " + ud + " --network-config " + nc);
+  r = run(t.cmd + "--hostname n1 --force-seed --user-data " + ud + " --network-config " + nc);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   std::vector<std::string> at;
   for (const auto& l : lines_starting(r.err, "line ")) at.push_back(l.substr(0, l.find(':')));
@@ -179,33 +188,36 @@ TEST(ProvisionSeed, RefusalsAreFindingsAndOneErrorLine) {
   ASSERT_EQ(errors.size(), 1u) << r.err;
   EXPECT_NE(errors[0].find("; --force-seed does not override seed-yaml-invalid: fix the file"), std::string::npos)
       << errors[0];
+  EXPECT_TRUE(t.untouched()) << "a byte of " << t.a.path << " was written";
+}
 
-  // Not UTF-8 (Latin-1 é): every seed file, with or without --force-seed.
-  const std::string latin = "#cloud-config\nhostname: caf\xe9\n";
+// Seeds cloud-init cannot read: not UTF-8 (every file, also with --force-seed),
+// an empty user-data (seed-user-data-empty, never "no #cloud-config").
+TEST(ProvisionSeed, NonUtf8AndEmptySeedsAreRefused) {
+  PIPROV_REQUIRE_LOOP();
+  RefusalDisk t;
+  const std::string latin = "#cloud-config\nhostname: caf\xe9\n";  // Latin-1 é
   for (const std::string opt : {"--user-data", "--network-config", "--meta-data"}) {
-    const std::string f = file("latin" + opt, opt == "--network-config" ? "version: 2\n# caf\xe9\n" : latin);
-    r = run(cmd + "--force-seed " + opt + " " + f);
+    const std::string f = t.file("latin" + opt, opt == "--network-config" ? "version: 2\n# caf\xe9\n" : latin);
+    auto r = run(t.cmd + "--hostname n1 --force-seed " + opt + " " + f);
     EXPECT_EQ(r.exit_code, 2) << opt << r.out << r.err;
     const int byte = opt == "--network-config" ? 16 : 27;
-    EXPECT_NE(r.err.find("seed-not-utf8: " + (d.path / ("latin" + opt)).string() + ": is not UTF-8 at line 2, byte " +
+    EXPECT_NE(r.err.find("seed-not-utf8: " + (t.d.path / ("latin" + opt)).string() + ": is not UTF-8 at line 2, byte " +
                          std::to_string(byte) + ": cloud-init reads seeds as UTF-8; save the file as UTF-8\n"),
               std::string::npos)
         << opt << r.err;
     EXPECT_EQ(lines_starting(r.err, "piprov: error:").size(), 1u) << r.err;
   }
-
-  // An empty user-data (0 bytes, or blanks) is empty, not "no #cloud-config".
   for (const std::string text : {"", " \n\n"}) {
-    r = run("timeout 60 " + piprov::test::piprov_bin() + " provision " + q((d.path / "img.img").string()) + " " +
-            a.path + " --yes --progress none --user-data " + file("empty", text));
+    auto r = run(t.cmd + "--user-data " + t.file("empty", text));
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-    EXPECT_NE(r.err.find("error    seed-user-data-empty: " + (d.path / "empty").string() +
+    EXPECT_NE(r.err.find("error    seed-user-data-empty: " + (t.d.path / "empty").string() +
                          (text.empty() ? ": is empty (0 bytes)" : ": holds only comments and blank lines")),
               std::string::npos)
         << r.err;
     EXPECT_EQ(r.err.find("seed-not-cloud-config"), std::string::npos) << r.err;
   }
-  EXPECT_TRUE(first_mib(a.path) == before) << "a byte of " << a.path << " was written";
+  EXPECT_TRUE(t.untouched()) << "a byte of " << t.a.path << " was written";
 }
 
 // A file option that names no file (missing, a directory, a FIFO, "-") is
@@ -213,23 +225,20 @@ TEST(ProvisionSeed, RefusalsAreFindingsAndOneErrorLine) {
 // never a wait on the FIFO (timeout(1) would end it with 124).
 TEST(ProvisionSeed, FileOptionsThatNameNoFileAreOneLine) {
   PIPROV_REQUIRE_LOOP();
-  TempDir d("piprov-seed");
-  piprov::test::LoopDevice a(d.path / "a.img", 64ull << 20);
-  piprov::test::write_file(d.path / "img.img", std::string(1 << 20, '\0'));
-  const std::string cmd = "timeout 60 " + piprov::test::piprov_bin() + " provision " +
-                          q((d.path / "img.img").string()) + " " + a.path + " --yes --progress none --hostname n1 ";
-  ASSERT_EQ(run("mkfifo " + q((d.path / "fifo").string())).exit_code, 0);
+  RefusalDisk t;
+  ASSERT_EQ(run("mkfifo " + q((t.d.path / "fifo").string())).exit_code, 0);
   const std::string not_regular = " is not a regular file: pass a file (or - for standard input where supported)\n";
+  const std::string dir = t.d.path.string(), fifo = (t.d.path / "fifo").string();
   const std::pair<std::string, std::string> paths[] = {
       {"--user-data /nonexistent/ud",
        "--user-data /nonexistent/ud does not exist: give the path of the user-data file\n"},
-      {"--network-config " + d.path.string(), "--network-config " + d.path.string() + not_regular},
-      {"--user-data " + (d.path / "fifo").string(), "--user-data " + (d.path / "fifo").string() + not_regular},
+      {"--network-config " + dir, "--network-config " + dir + not_regular},
+      {"--user-data " + fifo, "--user-data " + fifo + not_regular},
       {"--meta-data -",
        "--meta-data -: --meta-data does not read standard input; give the path of the meta-data file\n"},
   };
   for (const auto& [opt, line] : paths) {
-    auto r = run(cmd + opt);
+    auto r = run(t.cmd + "--hostname n1 " + opt);
     EXPECT_EQ(r.exit_code, 2) << opt << r.out << r.err;
     EXPECT_EQ(r.err, "piprov: error: " + line) << opt;
   }

@@ -325,28 +325,6 @@ TEST_F(Plan, UserFilesAreTheBaseAndRefusedWhenInvalid) {
                [&] { plan_seeds(o, {"x"}); });
 }
 
-// A file option names something that is not a file: one line naming the option and the path.
-TEST_F(Plan, FileOptionsRefuseDirectoriesFifosAndStandardInput) {
-  ASSERT_EQ(run("mkfifo " + q(path("fifo"))).exit_code, 0);
-  const std::string not_regular = " is not a regular file: pass a file (or - for standard input where supported)";
-  o.hostnames = "n1";
-  o.user_data_file = d.path.string();
-  expect_error(ErrorKind::Usage, "--user-data " + d.path.string() + not_regular, [&] { plan_seeds(o, {"x"}); });
-  o.user_data_file.clear();
-  o.meta_data_file = path("fifo");  // never blocks: no writer
-  expect_error(ErrorKind::Usage, "--meta-data " + path("fifo") + not_regular, [&] { plan_seeds(o, {"x"}); });
-  o.meta_data_file = "-";
-  expect_error(ErrorKind::Usage,
-               "--meta-data -: --meta-data does not read standard input; give the path of the meta-data file",
-               [&] { plan_seeds(o, {"x"}); });
-  o.meta_data_file.clear();
-  o.user = "admin";
-  o.ssh_key_files = {path("missing.pub")};
-  expect_error(ErrorKind::Usage,
-               "--ssh-key " + path("missing.pub") + " does not exist: give the path of the SSH public key file",
-               [&] { plan_seeds(o, {"x"}); });
-}
-
 // YAML 1.1 (cloud-init's PyYAML) reads a plain `no` as false and 12345678 as a number: strings are quoted.
 TEST_F(Plan, StringsThatLookLikeOtherTypesAreQuoted) {
   o.hostnames = "no";

@@ -1,6 +1,6 @@
 // The seed check's refusal (provision/seed_check.hpp): files cloud-init cannot
-// read (not UTF-8, empty), what --force-seed overrides, the order of the
-// findings and the one line that ends a refusal.
+// read (not UTF-8, empty), file options that name no file, what --force-seed
+// overrides, the order of the findings and the one line that ends a refusal.
 #include <gtest/gtest.h>
 
 #include <yaml-cpp/yaml.h>
@@ -234,6 +234,31 @@ TEST(SeedRefusal, RefusalIsOneUsageErrorCarryingTheFindings) {
       }
   }
   EXPECT_TRUE(Error(ErrorKind::Usage, "x").findings().empty());
+}
+
+// A file option names something that is not a file: one Error{Usage} naming the option and the path.
+TEST(SeedRefusal, FileOptionsNameTheOptionAndThePath) {
+  test::TempDir d;
+  const std::string fifo = (d.path / "fifo").string();
+  ASSERT_EQ(test::run("mkfifo " + test::q(fifo)).exit_code, 0);
+  const std::string not_regular = " is not a regular file: pass a file (or - for standard input where supported)";
+  IdentityOptions o;
+  o.hostnames = "n1";
+  o.user_data_file = d.path.string();
+  test::expect_error(ErrorKind::Usage, "--user-data " + d.path.string() + not_regular, [&] { plan_seeds(o, {"x"}); });
+  o.user_data_file.clear();
+  o.meta_data_file = fifo;  // never blocks: no writer
+  test::expect_error(ErrorKind::Usage, "--meta-data " + fifo + not_regular, [&] { plan_seeds(o, {"x"}); });
+  o.meta_data_file = "-";
+  test::expect_error(ErrorKind::Usage,
+                     "--meta-data -: --meta-data does not read standard input; give the path of the meta-data file",
+                     [&] { plan_seeds(o, {"x"}); });
+  o.meta_data_file.clear();
+  o.user = "admin";
+  o.ssh_key_files = {(d.path / "missing.pub").string()};
+  test::expect_error(ErrorKind::Usage,
+                     "--ssh-key " + o.ssh_key_files[0] + " does not exist: give the path of the SSH public key file",
+                     [&] { plan_seeds(o, {"x"}); });
 }
 
 }  // namespace
