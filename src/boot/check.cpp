@@ -268,11 +268,29 @@ std::string CheckReport::headline() const {
                                      : " on " + autoboot->device + "; boot files not checked");
   std::string pre;
   if (autoboot) pre = "autoboot.txt → " + autoboot_summary(autoboot->file) + " (" + autoboot->followed + "): ";
+  if (resolved.kernel.empty())  // followed to a partition that boots boot.img (check_autoboot(): autoboot-ramdisk)
+    return pre + "boots boot.img (boot_ramdisk=1): its kernel, cmdline and config.txt were not checked";
   return pre + fmt::format("layout {} ({}) on a {}: {} (kernel {}, initramfs {}, cmdline {}, root={})",
                            layout_name(layout.id), layout.release, board_title(resolved.board),
                            usb_boot() ? "boots from USB" : "does not boot from USB as it is", resolved.kernel,
                            resolved.initramfs.empty() ? "none" : resolved.initramfs, resolved.cmdline,
                            resolved.root.empty() ? "(none)" : resolved.root);
+}
+
+std::string CheckReport::summary() const {
+  if (!ok()) return findings_summary_text(findings, kCheckFailOn);
+  if (autoboot && autoboot->followed.empty()) {
+    const int n = autoboot->file.partition.value_or(0);
+    return fmt::format(
+        "partition {} (autoboot.txt boot_partition={}) was not checked: pass --device DEV (the whole disk) to "
+        "check its boot files",
+        n, n);
+  }
+  if (kernel_file.empty())
+    return autoboot ? "OK (partition " + autoboot->followed + " boots boot.img; its kernel was not checked)" : "OK";
+  return fmt::format("OK (kernel {}, initramfs {}{})", kernel_file,
+                     resolved.initramfs.empty() ? "none" : resolved.initramfs,
+                     kernel_file == kVmlinux ? std::string(", vmlinux ") + to_string(kernel.state) : "");
 }
 
 nlohmann::json check_json(const CheckOptions& o, const CheckReport& r) {

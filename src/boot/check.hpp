@@ -62,6 +62,12 @@ struct CheckReport {
   /// The first line of the text report: "layout ubuntu-ab (Ubuntu 25.10 or
   /// later) on a Raspberry Pi 4B: boots from USB (kernel current/vmlinuz, ...)".
   std::string headline() const;
+  /// The last line of the text report, after "boot check: ": the counts when
+  /// it fails; "OK (kernel vmlinux, initramfs initrd.img, vmlinux fresh)";
+  /// for an autoboot.txt-only BOOT_DIR whose partition was not followed, that
+  /// partition N was not checked and how to check it (--device DEV), never "OK".
+  /// Never an empty kernel name.
+  std::string summary() const;
 };
 
 /// Runs every check. Throws Error{Usage} only when BOOT_DIR is not a directory

@@ -73,14 +73,7 @@ void run_check(const BootCheckArgs& a, int& exit_code) {
   if (a.json) {
     fmt::print("{}\n", dump_json(boot::check_json(o, rep)));
   } else {
-    fmt::print("{}\n{}\n", rep.headline(), findings_text(rep.findings));
-    if (rep.ok())
-      fmt::print(
-          "boot check: OK (kernel {}, initramfs {}{})\n", rep.kernel_file,
-          rep.resolved.initramfs.empty() ? "none" : rep.resolved.initramfs,
-          rep.kernel_file == boot::kVmlinux ? std::string(", vmlinux ") + boot::to_string(rep.kernel.state) : "");
-    else
-      fmt::print("boot check: {}\n", findings_summary_text(rep.findings, boot::kCheckFailOn));
+    fmt::print("{}\n{}\nboot check: {}\n", rep.headline(), findings_text(rep.findings), rep.summary());
   }
   exit_code = findings_exit_code(rep.findings, boot::kCheckFailOn);
 }

@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "core/cancel.hpp"
 #include "core/error.hpp"
+#include "core/finding.hpp"
 #include "core/strings.hpp"
 
 namespace piprov::cli {
@@ -127,6 +128,8 @@ int run_main(int argc, char** argv) {
     return static_cast<int>(ErrorKind::Usage);
   } catch (const Error& e) {
     std::fflush(stdout);
+    // A refusal by a check: its findings in the layout of `boot check`, then the error line.
+    std::fputs(findings_text(e.findings()).c_str(), stderr);
     // One line per problem: a message listing several targets has one line each.
     for (const auto& line : split(e.what(), '\n')) std::fprintf(stderr, "piprov: error: %s\n", line.c_str());
     return e.code();

@@ -1,8 +1,10 @@
 #pragma once
 // piprov::Error and the exit codes every command uses.
 // 130 = 128 + SIGINT, as shells report a process ended by Ctrl-C.
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace piprov {
 
@@ -16,17 +18,26 @@ enum class ErrorKind {
   Interrupted = 130,  ///< SIGINT / SIGTERM
 };
 
+struct Finding;  // core/finding.hpp
+
 /// The one exception type piprov's libraries throw for expected failures.
 /// message() is a complete sentence naming the thing and what to do; main()
 /// prints it on one line as "piprov: error: <message>" and exits with code().
+/// A refusal that comes from a check (the seed check of `provision`) carries
+/// the check's findings: main() prints them first, in the findings layout
+/// (findings_text(), core/finding.hpp), on stderr.
 class Error : public std::runtime_error {
  public:
   Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  Error(ErrorKind kind, const std::string& message, std::vector<Finding> findings);
   ErrorKind kind() const noexcept { return kind_; }
   int code() const noexcept { return static_cast<int>(kind_); }
+  /// The findings behind the error, in the order to print; empty for most errors.
+  const std::vector<Finding>& findings() const noexcept;
 
  private:
   ErrorKind kind_;
+  std::shared_ptr<const std::vector<Finding>> findings_;  ///< shared: copying an exception must not throw
 };
 
 /// Error of kind Io for a failed system call: "<what>: <strerror(err)> (<ERRNAME>)".

@@ -1,6 +1,7 @@
 #include "core/file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -79,14 +80,24 @@ std::optional<std::string> read_capped(std::istream& in, std::size_t max_bytes, 
   return bytes;
 }
 
+std::string not_a_regular_file(const std::string& path) {
+  return path + " is not a regular file: pass a file (or - for standard input where supported)";
+}
+
 std::optional<std::string> read_file_capped(const std::string& path, std::size_t max_bytes, const std::string& what) {
   if (path == "-") return read_capped(std::cin, max_bytes, what + " from standard input");
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw Error(ErrorKind::Usage, path + " is a directory; give the " + what + " file");
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: opening a FIFO without a writer would block forever; nothing
+  // but a regular file is read (a device never ends, a directory is no input).
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (!fd && (errno == ENOENT || errno == ENOTDIR))  // a path the user typed: usage, like every input
     throw Error(ErrorKind::Usage, path + " does not exist: give the path of the " + what + " file");
   if (!fd) throw io_error("cannot open " + what + " " + path, errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw io_error("cannot read " + what + " " + path, errno);
+  if (!S_ISREG(st.st_mode)) throw Error(ErrorKind::Usage, not_a_regular_file(path));
+  int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0)
+    throw io_error("cannot read " + what + " " + path, errno);
   std::string out;
   bool over = false;
   if (int err = read_fd(fd.get(), max_bytes, out, &over)) throw io_error("cannot read " + what + " " + path, err);

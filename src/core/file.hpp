@@ -3,9 +3,9 @@
 //  - Files the user names (configs, images, fio outputs) and files piprov
 //    needs: a failure throws Error (Io with errno, Usage for a directory);
 //    read_file_if_exists() returns nullopt only when the file is absent.
-//  - User-named inputs that could be a device or an endless stream are read
-//    with a cap (read_file_capped): nullopt when over the cap, never slurped
-//    whole (`eeprom check /dev/zero` must not run out of memory).
+//  - User-named inputs are read with a cap (read_file_capped): regular files
+//    only (a FIFO, a device such as /dev/zero, a directory: Error{Usage}, and
+//    the open never blocks), nullopt when over the cap, never slurped whole.
 //  - System files (under /sys, /proc and /etc/default, through a SysRoot):
 //    absence is normal (attributes differ per device, kernel and board), so
 //    these never throw: read_system_file() returns nullopt, read_attr() "".
@@ -36,10 +36,18 @@ std::optional<std::string> read_file_if_exists(const std::filesystem::path& path
 std::optional<std::string> read_capped(std::istream& in, std::size_t max_bytes, const std::string& what);
 
 /// read_capped() on a file the user named; `path` "-" reads standard input.
-/// Throws Error{Usage} when `path` is a directory or "<path> does not exist:
-/// give the path of the <what> file" (ENOENT, ENOTDIR), Error{Io} "cannot open
-/// <what> <path>" when it cannot be opened otherwise (errno in the message).
+/// Only a regular file (after symlinks) is read: it is opened with O_NONBLOCK
+/// (a FIFO without a writer never blocks the open) and checked with fstat
+/// before the first read. Throws Error{Usage} "<path> does not exist: give the
+/// path of the <what> file" (ENOENT, ENOTDIR), Error{Usage}
+/// not_a_regular_file(path) for a FIFO, socket, device or directory,
+/// Error{Io} "cannot open <what> <path>" when it cannot be opened otherwise
+/// (errno in the message).
 std::optional<std::string> read_file_capped(const std::string& path, std::size_t max_bytes, const std::string& what);
+
+/// "<path> is not a regular file: pass a file (or - for standard input where
+/// supported)": the refusal of read_file_capped() for anything but a regular file.
+std::string not_a_regular_file(const std::string& path);
 
 /// A system file (/sys, /proc, /proc/device-tree, /etc/default), whole and
 /// binary, at most 1 MiB; std::nullopt when it cannot be opened or read.

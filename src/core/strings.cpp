@@ -62,4 +62,46 @@ std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t ca
   return prev[b.size()];
 }
 
+namespace {
+
+/// Length of the well-formed UTF-8 sequence at the start of `s` (RFC 3629,
+/// table 3-7 of the Unicode standard: the second byte's range depends on the
+/// first), 0 when it is not one.
+std::size_t utf8_sequence_length(std::string_view s) {
+  auto byte = [&](std::size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0u; };
+  const unsigned b0 = byte(0);
+  if (b0 < 0x80) return 1;
+  // First byte -> length and the allowed range of the second byte.
+  struct Lead {
+    unsigned first_lo, first_hi;
+    std::size_t len;
+    unsigned second_lo, second_hi;
+  };
+  static constexpr Lead kLeads[] = {
+      {0xC2, 0xDF, 2, 0x80, 0xBF}, {0xE0, 0xE0, 3, 0xA0, 0xBF},  // E0: no overlong 3-byte forms
+      {0xE1, 0xEC, 3, 0x80, 0xBF}, {0xED, 0xED, 3, 0x80, 0x9F},  // ED: no surrogates
+      {0xEE, 0xEF, 3, 0x80, 0xBF}, {0xF0, 0xF0, 4, 0x90, 0xBF},  // F0: no overlong 4-byte forms
+      {0xF1, 0xF3, 4, 0x80, 0xBF}, {0xF4, 0xF4, 4, 0x80, 0x8F},  // F4: nothing above U+10FFFF
+  };
+  for (const auto& l : kLeads) {
+    if (b0 < l.first_lo || b0 > l.first_hi) continue;
+    if (byte(1) < l.second_lo || byte(1) > l.second_hi) return 0;
+    for (std::size_t i = 2; i < l.len; ++i)
+      if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
+    return l.len;
+  }
+  return 0;  // 80-C1 (continuation bytes, overlong 2-byte forms), F5-FF
+}
+
+}  // namespace
+
+std::size_t utf8_invalid_at(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t n = utf8_sequence_length(s.substr(i));
+    if (n == 0) return i;
+    i += n;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace piprov

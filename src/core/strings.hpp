@@ -28,4 +28,10 @@ std::string shell_quote(std::string_view s);
 /// `cap` + 1 as soon as it must exceed `cap`.
 std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t cap);
 
+/// The offset (0-based, in bytes) of the first byte of `s` that does not
+/// start a well-formed UTF-8 sequence (RFC 3629: no overlong forms, no
+/// surrogates U+D800..U+DFFF, nothing above U+10FFFF, no truncated sequence),
+/// or std::string_view::npos when all of `s` is UTF-8.
+std::size_t utf8_invalid_at(std::string_view s);
+
 }  // namespace piprov

@@ -107,7 +107,7 @@ YAML::Node user_entry(const NodeIdentity& n) {
 }
 
 YAML::Node user_data_base(const NodeIdentity& n) {
-  if (n.user_data_base.empty()) return YAML::Node(YAML::NodeType::Map);
+  if (blank_or_comments(n.user_data_base)) return YAML::Node(YAML::NodeType::Map);
   auto first = n.user_data_base.substr(0, n.user_data_base.find('\n'));
   if (trim(first) != kCloudConfig)
     throw bad_file(n.user_data_file,
@@ -164,6 +164,14 @@ void check_network_file(const NodeIdentity& n) {
 }
 
 }  // namespace
+
+bool blank_or_comments(std::string_view text) {
+  for (const auto& line : split(text, '\n')) {
+    auto t = trim(line);
+    if (!t.empty() && t.front() != '#') return false;
+  }
+  return true;
+}
 
 std::string build_user_data(const NodeIdentity& n) {
   YAML::Node doc = user_data_base(n);

@@ -10,6 +10,7 @@
 // cc_set_hostname, cc_timezone, cc_set_passwords (ssh_pwauth).
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace piprov::provision {
@@ -45,12 +46,18 @@ inline const std::vector<std::string>& seed_file_names() {
   return v;
 }
 
+/// True when every line of `text` is blank or a comment ('#' first after
+/// white space; "#cloud-config" is one too), also for "": a cloud-init file
+/// that sets nothing.
+bool blank_or_comments(std::string_view text);
+
 /// `user-data`: "#cloud-config" and a map with hostname/preserve_hostname,
 /// users (name, sudo, shell, lock_passwd, hashed_passwd,
 /// ssh_authorized_keys) or top-level ssh_authorized_keys without a user,
 /// ssh_pwauth false with keys and no password, timezone. With the user's
-/// file it is the base: it must start with "#cloud-config" and be a YAML map,
-/// and may not set a key an option sets too. Throws Error{Usage} naming the file.
+/// file it is the base: it must start with "#cloud-config" and be a YAML map
+/// (or set nothing: blank_or_comments()), and may not set a key an option sets too. Throws Error{Usage} naming the
+/// file.
 std::string build_user_data(const NodeIdentity& n);
 
 /// `meta-data`: instance-id and local-hostname (over the user's file's, which

@@ -4,6 +4,7 @@
 #include <yaml-cpp/binary.h>
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -86,10 +87,21 @@ std::string check_key_line(const std::string& line, const std::string& where) {
   return line;
 }
 
-/// A file an option names: Error{Usage} when it does not exist or is over 1 MiB
-/// (keys and cloud-init files are kilobytes).
-std::string user_file(const std::string& path, const std::string& option) {
-  auto text = read_file_capped(path, 1u << 20, option);
+/// The file `path` an option names, `what` it holds ("user-data"). Every
+/// refusal is Error{Usage} naming the option and the path: "-" (standard
+/// input is not read here), a path that does not exist, anything but a regular
+/// file (read_file_capped(): a FIFO never blocks), over 1 MiB (keys and
+/// cloud-init files are kilobytes).
+std::string user_file(const std::string& path, const std::string& option, const std::string& what) {
+  if (path == "-")
+    throw usage(option + " -: " + option + " does not read standard input; give the path of the " + what + " file");
+  std::optional<std::string> text;
+  try {
+    text = read_file_capped(path, 1u << 20, what);
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::Usage) throw usage(option + " " + e.what());
+    throw;
+  }
   if (!text) throw usage(option + " " + path + " is over 1 MiB: not what " + option + " takes");
   return *text;
 }
@@ -98,7 +110,7 @@ NodeIdentity common_identity(const IdentityOptions& o) {
   NodeIdentity n;
   n.user = o.user;
   for (const auto& f : o.ssh_key_files) {
-    auto keys = parse_public_keys(user_file(f, "--ssh-key"), f);
+    auto keys = parse_public_keys(user_file(f, "--ssh-key", "SSH public key"), f);
     n.ssh_keys.insert(n.ssh_keys.end(), keys.begin(), keys.end());
   }
   n.password_hash = o.password_hash;
@@ -107,13 +119,14 @@ NodeIdentity common_identity(const IdentityOptions& o) {
   n.dns = split_list(o.dns);
   n.wifi_ssid = o.wifi_ssid;
   if (!o.wifi_psk_file.empty())
-    n.wifi_psk = parse_wifi_psk(user_file(o.wifi_psk_file, "--wifi-psk-file"), o.wifi_psk_file);
+    n.wifi_psk = parse_wifi_psk(user_file(o.wifi_psk_file, "--wifi-psk-file", "Wi-Fi passphrase"), o.wifi_psk_file);
   n.user_data_file = o.user_data_file;
   n.network_config_file = o.network_config_file;
   n.meta_data_file = o.meta_data_file;
-  if (!o.user_data_file.empty()) n.user_data_base = user_file(o.user_data_file, "--user-data");
-  if (!o.network_config_file.empty()) n.network_config_base = user_file(o.network_config_file, "--network-config");
-  if (!o.meta_data_file.empty()) n.meta_data_base = user_file(o.meta_data_file, "--meta-data");
+  if (!o.user_data_file.empty()) n.user_data_base = user_file(o.user_data_file, "--user-data", "user-data");
+  if (!o.network_config_file.empty())
+    n.network_config_base = user_file(o.network_config_file, "--network-config", "network-config");
+  if (!o.meta_data_file.empty()) n.meta_data_base = user_file(o.meta_data_file, "--meta-data", "meta-data");
   return n;
 }
 
@@ -305,7 +318,7 @@ std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std
   bool options_add = !o.hostnames.empty() || !o.user.empty() || !o.ssh_key_files.empty() || !o.timezone.empty();
   SeedCheck seed_check =
       check_seed(common, {.schema_path = "", .force = o.force_seed, .options_add_user_data = options_add});
-  if (seed_check.refused()) throw usage(refusal_text(seed_check));
+  if (seed_check.refused()) throw Error(ErrorKind::Usage, refusal_text(seed_check), seed_check.findings);
   if (check) *check = seed_check;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     NodeIdentity n = common;

@@ -79,8 +79,9 @@ std::string parse_wifi_psk(std::string_view text, const std::string& file);
 
 /// Validates every option and user file (Error{Usage} naming the option or
 /// file; Error{Io} when a file cannot be read), checks the user's seed files
-/// (seed_check.hpp: any error refuses with Error{Usage} and refusal_text(),
-/// unless o.force_seed; the findings go to *check) and returns one seed per
+/// (seed_check.hpp: any error refuses with Error{Usage}, message
+/// refusal_text(), carrying every finding of the check; --force-seed makes most
+/// errors warnings; the findings go to *check) and returns one seed per
 /// target, in order. Nothing is written. Empty when !o.any().
 std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std::string>& targets,
                                  SeedCheck* check = nullptr);

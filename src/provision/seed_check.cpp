@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -29,8 +30,6 @@ constexpr const char* kSrcPasswords =
 constexpr const char* kSrcNoCloud =
     "cloud-init docs, NoCloud datasource: "
     "https://cloudinit.readthedocs.io/en/latest/reference/datasources/nocloud.html";
-constexpr const char* kSrcYaml11 =
-    "YAML 1.1 timestamp type (PyYAML, cloud-init's reader): https://yaml.org/type/timestamp.html";
 
 /// cloud-init 22.4's `users_groups.user` keys and `chpasswd` keys: the rules
 /// of the partial check (no schema installed).
@@ -53,132 +52,6 @@ const std::set<std::string>& sc_builtin_chpasswd_user_keys() {
 }
 
 }  // namespace
-
-// ---- shared by seed_check.cpp and seed_network.cpp (seed_check_detail.hpp) ----
-
-Finding seed_finding(const std::string& rule, Severity sev, int line, const std::string& key, const std::string& file,
-                     const std::string& message, const std::string& fix, const std::string& source) {
-  return {rule, sev, line, key, file + ": " + message, fix, source};
-}
-
-int seed_line(const YamlDoc& doc, std::string path) {
-  while (true) {
-    if (auto it = doc.lines.find(path); it != doc.lines.end()) return it->second;
-    if (path.empty()) return 0;
-    auto dot = path.rfind('.');
-    path = dot == std::string::npos ? "" : path.substr(0, dot);
-  }
-}
-
-std::string template_marker(const std::string& s) {
-  static const std::regex whole("^<[A-Za-z][A-Za-z0-9 _.-]*>$");
-  static const std::regex inside(
-      "\\$\\{[A-Za-z_][A-Za-z0-9_]*(:?[-=?+][^}]*)?\\}"
-      "|\\{\\{-?\\s*[A-Za-z_][A-Za-z0-9_.]*\\s*-?\\}\\}"
-      "|<[A-Z][A-Z0-9]*(_[A-Z0-9]+)+>"
-      "|%\\{[^}]*\\}");
-  std::smatch m;
-  if (std::regex_match(s, whole)) return s;
-  if (std::regex_search(s, m, inside)) return m.str();
-  return "";
-}
-
-namespace {
-
-bool sc_shell_subtree(const std::string& path) {
-  static const std::regex skip(
-      "^(runcmd|bootcmd|ansible|chef|puppet|salt_minion|phone_home|snap\\.commands|write_files\\.[0-9]+\\.content)"
-      "(\\..*)?$");
-  return std::regex_match(path, skip);
-}
-
-void sc_markers(const nlohmann::json& j, const std::string& path, const YamlDoc& doc, const std::string& file,
-                Findings& out) {
-  if (sc_shell_subtree(path)) return;
-  auto report = [&](const std::string& at, const std::string& marker) {
-    int line = seed_line(doc, at);
-    out.push_back(seed_finding("seed-template-marker", Severity::Error, line, at, file,
-                               "line " + std::to_string(line) + " still holds the template marker '" + marker +
-                                   "' (an unfilled template value)",
-                               "replace it with the real value or remove the entry", ""));
-  };
-  if (j.is_object()) {
-    for (const auto& [k, v] : j.items()) {
-      std::string child = join_path(path, k);
-      if (sc_shell_subtree(child)) continue;
-      if (auto m = template_marker(k); !m.empty()) report(child, m);
-      sc_markers(v, child, doc, file, out);
-    }
-  } else if (j.is_array()) {
-    for (std::size_t i = 0; i < j.size(); ++i) sc_markers(j[i], join_path(path, std::to_string(i)), doc, file, out);
-  } else if (j.is_string()) {
-    if (auto m = template_marker(j.get<std::string>()); !m.empty()) report(path, m);
-  }
-}
-
-}  // namespace
-
-void seed_scan_markers(const YamlDoc& doc, const std::string& file, Findings& out) {
-  sc_markers(doc.value, "", doc, file, out);
-}
-
-void seed_scan_raw_markers(std::string_view text, const std::string& file, Findings& out) {
-  static const std::regex token("[\"']?(<[A-Za-z][A-Za-z0-9 _.-]*>)[\"']?");
-  static const std::regex key_re("^\\s*-?\\s*[\"']?([^:#\"']+)[\"']?\\s*:");
-  int number = 0;
-  for (const auto& raw : split(std::string(text), '\n')) {
-    ++number;
-    std::string line(trim(raw));
-    if (line.empty() || line[0] == '#') continue;
-    std::string marker = template_marker(line);
-    std::smatch m;
-    if (marker.empty() && std::regex_search(line, m, token) &&
-        (m.str(0).front() == '"' || m.str(0).front() == '\'' || line == m.str(0) ||
-         line.find(": " + m.str(0)) != std::string::npos))
-      marker = m.str(1);
-    if (marker.empty()) continue;
-    std::string key = std::regex_search(raw, m, key_re) ? std::string(trim(m.str(1))) : "";
-    out.push_back(seed_finding("seed-template-marker", Severity::Error, number, key, file,
-                               "line " + std::to_string(number) + " still holds the template marker '" + marker +
-                                   "' (an unfilled template value)",
-                               "replace it with the real value or remove the entry", ""));
-  }
-}
-
-Finding seed_yaml_invalid(const YAML::Exception& e, std::string_view text, const std::string& file) {
-  int line = e.mark.line + 1;
-  auto lines = split(std::string(text), '\n');
-  std::string key;
-  static const std::regex key_re("^\\s*-?\\s*[\"']?([^:#\"']+)[\"']?\\s*:");
-  std::smatch m;
-  if (line >= 1 && static_cast<std::size_t>(line) <= lines.size() && std::regex_search(lines[line - 1], m, key_re))
-    key = std::string(trim(m.str(1)));
-  return seed_finding("seed-yaml-invalid", Severity::Error, line, key, file,
-                      "is not valid YAML (line " + std::to_string(line) + ": " + e.msg + ")",
-                      "fix the YAML at line " + std::to_string(line) + " (quote values holding {, }, [, ], : or #)",
-                      "YAML 1.1 (cloud-init reads seeds with PyYAML): https://yaml.org/spec/1.1/");
-}
-
-std::optional<YAML::Node> seed_load(std::string_view text, const std::string& file, Findings& out) {
-  try {
-    return YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    out.push_back(seed_yaml_invalid(e, text, file));
-    seed_scan_raw_markers(text, file, out);
-    return std::nullopt;
-  }
-}
-
-void seed_yaml_notes(const YamlDoc& doc, const std::string& file, Findings& out) {
-  for (const auto& p : doc.dates)
-    out.push_back(seed_finding("seed-yaml-date", Severity::Error, seed_line(doc, p), p, file,
-                               "'" + p + "' is read as a date by cloud-init's YAML 1.1 reader, not as a string",
-                               "quote the value", kSrcYaml11));
-  for (const auto& p : doc.duplicate_keys)
-    out.push_back(seed_finding("seed-yaml-duplicate-key", Severity::Warning, seed_line(doc, p), p, file,
-                               "'" + p + "' is given twice: cloud-init keeps the last one", "keep one of them",
-                               "PyYAML SafeLoader (cloud-init's YAML reader)"));
-}
 
 namespace {
 
@@ -268,17 +141,21 @@ void sc_builtin_rules(const YamlDoc& doc, const std::string& file, Findings& out
 
 bool SeedCheck::refused() const { return count_findings(findings).errors > 0; }
 
-SeedCheck check_user_data(std::string_view text, const std::string& file, const SeedCheckOptions& o) {
+namespace {
+
+/// The user-data check's validator, rule list and (without a schema) the
+/// seed-check-partial warning; `*schema` the schema in use.
+SeedCheck sc_user_data_start(const std::string& file, const SeedCheckOptions& o, std::optional<LoadedSchema>* schema) {
   SeedCheck c;
   std::string why;
-  auto schema = seed_load_schema(o, &why);
-  c.partial = !schema;
-  c.validator =
-      schema ? "cloud-init" + (schema->version.empty() ? "" : " " + schema->version) + " schema (" + schema->path + ")"
-             : "piprov's own rules";
-  c.rules = {"seed-not-cloud-config", "seed-yaml-invalid",       "seed-not-a-map",   "seed-user-data-empty",
-             "seed-yaml-date",        "seed-yaml-duplicate-key", "seed-schema-error"};
-  if (schema) c.rules.insert(c.rules.end(), {"seed-unknown-key", "seed-deprecated-key"});
+  *schema = seed_load_schema(o, &why);
+  const auto& s = *schema;
+  c.partial = !s;
+  c.validator = s ? "cloud-init" + (s->version.empty() ? "" : " " + s->version) + " schema (" + s->path + ")"
+                  : "piprov's own rules";
+  c.rules = {"seed-not-utf8",  "seed-user-data-empty", "seed-not-cloud-config",   "seed-yaml-invalid",
+             "seed-not-a-map", "seed-yaml-date",       "seed-yaml-duplicate-key", "seed-schema-error"};
+  if (s) c.rules.insert(c.rules.end(), {"seed-unknown-key", "seed-deprecated-key"});
   c.rules.insert(c.rules.end(), {"seed-template-marker", "seed-clear-text-password"});
   if (c.partial)
     c.findings.push_back(seed_finding(
@@ -286,23 +163,53 @@ SeedCheck check_user_data(std::string_view text, const std::string& file, const 
         why + ": user-data was checked with piprov's own rules only: #cloud-config header, YAML, a map, the keys of "
               "users[] and chpasswd entries (from cloud-init 22.4's schema), template markers, clear-text passwords",
         "install cloud-init (apt install cloud-init) for the full check against its schema", kSeedSrcSchema));
-  std::string first(trim(text.substr(0, text.find('\n'))));
-  if (first != "#cloud-config") {
-    c.findings.push_back(seed_finding(
-        "seed-not-cloud-config", Severity::Error, 1, "", file,
-        "does not start with '#cloud-config': cloud-init does not read it as cloud-config (piprov takes cloud-config "
-        "user-data only, not scripts, #include, Jinja templates or MIME archives)",
-        "put '#cloud-config' on its first line", kSrcFormat));
-    return c;
+  return c;
+}
+
+/// seed-user-data-empty: `how` says what the file holds ("is empty (0 bytes)").
+Finding sc_user_data_empty(const std::string& file, const std::string& how, int line, const SeedCheckOptions& o) {
+  return seed_finding("seed-user-data-empty", o.options_add_user_data ? Severity::Warning : Severity::Error, line, "",
+                      file, how + ": cloud-init ignores an empty user-data, nothing from it is applied",
+                      o.options_add_user_data ? "" : "write (or uncomment) the keys you want, or leave --user-data out",
+                      kSrcFormat);
+}
+
+/// What must hold before the YAML is read: UTF-8 (seed-not-utf8), something
+/// set (seed-user-data-empty: 0 bytes, or only blank lines and comments),
+/// '#cloud-config' first (seed-not-cloud-config). False after a finding.
+bool sc_user_data_readable(std::string_view text, const std::string& file, const SeedCheckOptions& o, Findings& out) {
+  if (auto f = seed_not_utf8(text, file)) {
+    out.push_back(std::move(*f));
+    return false;
   }
+  if (text.empty()) {
+    out.push_back(sc_user_data_empty(file, "is empty (0 bytes)", 0, o));
+    return false;
+  }
+  if (blank_or_comments(text)) {
+    out.push_back(sc_user_data_empty(file, "holds only comments and blank lines (every key commented out)", 1, o));
+    return false;
+  }
+  if (std::string(trim(text.substr(0, text.find('\n')))) == "#cloud-config") return true;
+  out.push_back(seed_finding(
+      "seed-not-cloud-config", Severity::Error, 1, "", file,
+      "does not start with '#cloud-config': cloud-init does not read it as cloud-config (piprov takes cloud-config "
+      "user-data only, not scripts, #include, Jinja templates or MIME archives)",
+      "put '#cloud-config' on its first line", kSrcFormat));
+  return false;
+}
+
+}  // namespace
+
+SeedCheck check_user_data(std::string_view text, const std::string& file, const SeedCheckOptions& o) {
+  std::optional<LoadedSchema> schema;
+  SeedCheck c = sc_user_data_start(file, o, &schema);
+  if (!sc_user_data_readable(text, file, o, c.findings)) return c;
   auto loaded = seed_load(text, file, c.findings);
   if (!loaded) return c;
   const YAML::Node& root = *loaded;
-  if (root.IsNull()) {
-    c.findings.push_back(seed_finding(
-        "seed-user-data-empty", o.options_add_user_data ? Severity::Warning : Severity::Error, 1, "", file,
-        "sets nothing (every key is commented out or it is empty; cloud-init: 'Cloud-config is not a YAML dict.')",
-        o.options_add_user_data ? "" : "uncomment the keys you want, or leave --user-data out", kSrcFormat));
+  if (root.IsNull()) {  // e.g. "#cloud-config" and a lone "---"
+    c.findings.push_back(sc_user_data_empty(file, "sets nothing (the YAML document is empty)", 1, o));
     return c;
   }
   if (!root.IsMap()) {
@@ -354,14 +261,23 @@ SeedCheck check_meta_data(std::string_view text, const std::string& file) {
   return c;
 }
 
+bool force_seed_overrides(const std::string& rule) {
+  static const std::set<std::string> unreadable = {"seed-not-utf8", "seed-not-cloud-config", "seed-yaml-invalid",
+                                                   "seed-not-a-map"};
+  return unreadable.count(rule) == 0;
+}
+
 SeedCheck check_seed(const NodeIdentity& n, const SeedCheckOptions& o) {
   SeedCheck all;
-  auto merge = [&](SeedCheck c) {
+  auto merge = [&](SeedCheck c) {  // each file's findings in line order, the files in the order of the options
+    std::stable_sort(c.findings.begin(), c.findings.end(),
+                     [](const Finding& a, const Finding& b) { return a.line < b.line; });
     all.findings.insert(all.findings.end(), c.findings.begin(), c.findings.end());
     for (const auto& r : c.rules)
       if (std::find(all.rules.begin(), all.rules.end(), r) == all.rules.end()) all.rules.push_back(r);
   };
   all.validator = "piprov's own rules";
+  all.forced = o.force;
   if (!n.user_data_file.empty()) {
     SeedCheck u = check_user_data(n.user_data_base, n.user_data_file, o);
     all.validator = u.validator;
@@ -370,35 +286,34 @@ SeedCheck check_seed(const NodeIdentity& n, const SeedCheckOptions& o) {
   }
   if (!n.network_config_file.empty()) merge(check_network_config(n.network_config_base, n.network_config_file));
   if (!n.meta_data_file.empty()) merge(check_meta_data(n.meta_data_base, n.meta_data_file));
-  if (o.force) {
-    static const std::set<std::string> unreadable = {"seed-not-cloud-config", "seed-yaml-invalid", "seed-not-a-map"};
+  if (o.force)
     for (auto& f : all.findings)
-      if (f.severity == Severity::Error && !unreadable.count(f.rule)) {
+      if (f.severity == Severity::Error && force_seed_overrides(f.rule)) {
         f.severity = Severity::Warning;
         f.message = "(--force-seed) " + f.message;
       }
-  }
   return all;
 }
 
 std::string refusal_text(const SeedCheck& c) {
-  auto counts = count_findings(c.findings);
-  std::string out = "the cloud-init seed is refused before anything is written (" + std::to_string(counts.errors) +
-                    " error(s); checked with " + c.validator +
-                    "; --force-seed writes it anyway unless a file is unreadable):";
-  for (const auto& f : c.findings) {  // errors first, then what else the check found
-    if (f.severity != Severity::Error) continue;
-    out +=
-        "\n" + (f.line ? "line " + std::to_string(f.line) : std::string("-")) + " error " + f.rule + ": " + f.message;
-    if (!f.fix.empty()) out += "\n  fix: " + f.fix;
-  }
+  // --force-seed is for a validator behind cloud-init (keys newer than its schema, network rules):
+  // it cannot help a file it does not override, an unfilled template value or a file that sets nothing.
+  static const std::set<std::string> futile = {"seed-template-marker", "seed-user-data-empty"};
+  std::vector<std::string> kept;  // the error rules --force-seed does not override
+  bool helps = !c.forced;
   for (const auto& f : c.findings) {
-    if (f.severity == Severity::Error) continue;
-    out += "\n" + (f.line ? "line " + std::to_string(f.line) : std::string("-")) + " " +
-           std::string(severity_name(f.severity)) + " " + f.rule + ": " + f.message;
-    if (!f.fix.empty()) out += "\n  fix: " + f.fix;
+    if (f.severity != Severity::Error) continue;
+    helps &= force_seed_overrides(f.rule) && !futile.count(f.rule);
+    if (!force_seed_overrides(f.rule) && std::find(kept.begin(), kept.end(), f.rule) == kept.end())
+      kept.push_back(f.rule);
   }
-  return out;
+  std::string out =
+      "the cloud-init seed is refused before anything is written: " + findings_summary_text(c.findings, FailOn::Error) +
+      " (checked with " + c.validator + ")";
+  if (helps) return out + "; fix them, or pass --force-seed to write the files anyway (its errors become warnings)";
+  if (kept.empty()) return out + "; fix them";
+  return out + (c.forced ? "; --force-seed does not override " : "; fix them (--force-seed does not override ") +
+         join(kept, ", ") + (c.forced ? ": fix the file" : ")");
 }
 
 }  // namespace piprov::provision

@@ -29,8 +29,9 @@ struct SeedCheckOptions {
   /// (/usr/lib/python3/dist-packages/cloudinit/config/schemas/...);
   /// "none" = piprov's own rules only.
   std::string schema_path;
-  /// --force-seed: errors other than an unreadable file (no #cloud-config,
-  /// not YAML, not a map) become warnings and the seed is written.
+  /// --force-seed: errors other than an unreadable file (force_seed_overrides():
+  /// not UTF-8, no #cloud-config, not YAML, not a map) become warnings and the
+  /// seed is written.
   bool force = false;
   /// The options add to user-data (--hostname, --user ...): a user-data that
   /// sets nothing is then a warning, not an error.
@@ -42,18 +43,32 @@ struct SeedCheck {
   std::string validator;           ///< "cloud-init 22.4.2 schema (PATH)" or "piprov's own rules"
   bool partial = false;            ///< no usable schema: only piprov's own rules checked user-data
   std::vector<std::string> rules;  ///< the rule ids that ran
+  bool forced = false;             ///< checked with --force-seed (SeedCheckOptions::force)
   bool refused() const;            ///< any error
 };
+
+/// Whether --force-seed turns an error of `rule` into a warning: every rule
+/// but those of a file piprov cannot build a seed from (seed-not-utf8,
+/// seed-not-cloud-config, seed-yaml-invalid, seed-not-a-map).
+bool force_seed_overrides(const std::string& rule);
 
 /// Findings for each file; `file` names it in messages.
 SeedCheck check_user_data(std::string_view text, const std::string& file, const SeedCheckOptions& o);
 SeedCheck check_network_config(std::string_view text, const std::string& file);
 SeedCheck check_meta_data(std::string_view text, const std::string& file);
 
-/// Every user file of `n` (those given), merged; --force-seed applied.
+/// Every user file of `n` (those given), merged: user-data, network-config,
+/// meta-data, each file's findings in line order (0 = the whole file, first);
+/// --force-seed applied.
 SeedCheck check_seed(const NodeIdentity& n, const SeedCheckOptions& o);
 
-/// The refusal: one line per finding (Error{Usage} message; main prints each line).
+/// The one line of a refusal (the message of the Error{Usage} that carries
+/// the findings): "the cloud-init seed is refused before anything is written:
+/// N error(s), ... (checked with V)", then what to do: fix them; or
+/// --force-seed, only when it was not given and every error is one it
+/// overrides and may help with (not seed-template-marker or
+/// seed-user-data-empty: it would write an unfilled value or a file that sets
+/// nothing); the error rules it does not override are named.
 std::string refusal_text(const SeedCheck& c);
 
 /// Whether `scalar` holds an unfilled template value (${X}, {{ x }}, <X>,

@@ -1,7 +1,8 @@
 #pragma once
 // Helpers shared by seed_check.cpp (user-data, meta-data), seed_schema.cpp
-// (cloud-init's JSON schema) and seed_network.cpp (network-config); not part
-// of provision's interface.
+// (cloud-init's JSON schema), seed_network.cpp (network-config) and
+// seed_yaml.cpp (loading, findings, template markers); not part of
+// provision's interface.
 #include <yaml-cpp/yaml.h>
 
 #include <memory>
@@ -63,8 +64,14 @@ void seed_scan_raw_markers(std::string_view text, const std::string& file, Findi
 /// seed-yaml-invalid at the parser's line, with the key written on that line.
 Finding seed_yaml_invalid(const YAML::Exception& e, std::string_view text, const std::string& file);
 
+/// seed-not-utf8 at the first byte of `text` that is not UTF-8 (its line, and
+/// its offset from the start of the file counted from 0, as PyYAML reports
+/// the "position"); std::nullopt when all of it is UTF-8.
+std::optional<Finding> seed_not_utf8(std::string_view text, const std::string& file);
+
 /// The YAML document `text` of `file`, or std::nullopt after adding
-/// seed-yaml-invalid and the raw lines' seed-template-marker findings to `out`.
+/// seed-not-utf8 (then nothing else), or seed-yaml-invalid and the raw lines'
+/// seed-template-marker findings, to `out`.
 std::optional<YAML::Node> seed_load(std::string_view text, const std::string& file, Findings& out);
 
 /// seed-yaml-date and seed-yaml-duplicate-key.

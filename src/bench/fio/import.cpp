@@ -93,10 +93,16 @@ Report import_fio_files(const std::vector<std::string>& paths) {
       continue;
     }
     auto jobs = parse_fio_output(content, source);
+    const std::string name = p == "-" ? std::string("standard input") : p;
     if (jobs.empty())
-      throw Error(ErrorKind::Usage, (p == "-" ? std::string("standard input") : p) +
+      throw Error(ErrorKind::Usage, name +
                                         ": no fio results found (expected fio --output-format=json, normal or "
                                         "terse output, or an agnostics sdtest.sh report)");
+    if (jobs.front().agnostics_report)
+      if (auto missing = agnostics_missing_rows(content); !missing.empty())
+        throw Error(ErrorKind::Usage, name + ": the agnostics sdtest.sh report is incomplete: " + missing +
+                                          " (each run prints prepare-file, seq-write, rand-4k-write and "
+                                          "rand-4k-read); give the whole report");
     all.insert(all.end(), jobs.begin(), jobs.end());
   }
   return group_imported(all);

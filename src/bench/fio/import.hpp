@@ -20,7 +20,8 @@ namespace piprov::bench {
 struct ImportedJob {
   std::string target;
   JobResult job;
-  std::size_t run = 0;  ///< which fio run of the input (jobs of one run share it)
+  std::size_t run = 0;            ///< which fio run of the input (jobs of one run share it)
+  bool agnostics_report = false;  ///< a row of an agnostics sdtest.sh report (parse_agnostics_report)
 };
 
 /// Every JSON document in `text` (junk before/between/after is skipped).
@@ -50,6 +51,14 @@ std::vector<ImportedJob> parse_fio_terse(std::string_view text, const std::strin
 /// rw, bs, iodepth 4, libaio and direct=1 are filled in. Empty when not such a report.
 std::vector<ImportedJob> parse_agnostics_report(std::string_view text, const std::string& source);
 
+/// What an agnostics sdtest.sh report `text` lacks: the rows every version of
+/// sd_bench.fio prints (prepare-file, seq-write, rand-4k-write, rand-4k-read)
+/// that a run is missing, e.g. "run 2 has no rand-4k-write, rand-4k-read rows"
+/// ("no ... rows" without "Run N" lines; runs joined with "; "). "" when every
+/// run has them all. A report cut short (a paste, a test stopped) leaves the
+/// verdict INCOMPLETE: `bench import` refuses it (import_fio_files()).
+std::string agnostics_missing_rows(std::string_view text);
+
 /// numjobs=N without group_reporting: fio reports each job separately, with the
 /// same name. Consecutive jobs of one run with the same name and target become
 /// clones "job i/N" (numjobs 1 each) followed by their group sum (numjobs N):
@@ -73,7 +82,8 @@ std::vector<ImportedJob> parse_fio_output(std::string_view text, const std::stri
 /// "stdin") and groups jobs by target in order of appearance; when a target
 /// already has a job with the same test label, the job goes to a new column
 /// "TARGET #2". Throws Error{Io} when a file cannot be read, Error{Usage} when
-/// a file holds no fio results (a failed job is a result: see exit_code_of()).
+/// a file holds no fio results (a failed job is a result: see exit_code_of())
+/// or is an agnostics report with rows missing (agnostics_missing_rows()).
 Report import_fio_files(const std::vector<std::string>& paths);
 
 /// Groups imported jobs into targets as import_fio_files does.

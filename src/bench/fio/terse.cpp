@@ -1,5 +1,6 @@
 // fio's terse output (fio HOWTO "Terse output", versions 2 to 5) and the
 // report of Raspberry Pi's SD card test, which cuts five terse fields.
+#include <algorithm>
 #include <charconv>
 #include <climits>
 #include <cmath>
@@ -153,6 +154,16 @@ const AgnosticsJob* agnostics_job(std::string_view name) {
   return nullptr;
 }
 
+// sdtest.sh's lines: "NAME;read bw;read IOPS;write bw;write IOPS" and "Run N" before each retry.
+const std::regex& agnostics_cut_line() {
+  static const std::regex r(R"(^([A-Za-z][\w.\-]*);(\d+);(\d+);(\d+);(\d+)\s*$)");
+  return r;
+}
+const std::regex& agnostics_run_line() {
+  static const std::regex r(R"(^Run \d+\s*$)");
+  return r;
+}
+
 }  // namespace
 
 std::vector<ImportedJob> parse_fio_terse(std::string_view text, const std::string& source) {
@@ -166,9 +177,7 @@ std::vector<ImportedJob> parse_fio_terse(std::string_view text, const std::strin
 }
 
 std::vector<ImportedJob> parse_agnostics_report(std::string_view text, const std::string& source) {
-  static const std::regex cut(R"(^([A-Za-z][\w.\-]*);(\d+);(\d+);(\d+);(\d+)\s*$)");
   static const std::regex verdict(R"(speed \d+ (KB/sec|IOPS) \(target \d+\) - (PASS|FAIL))");
-  static const std::regex run_line(R"(^Run \d+\s*$)");
   std::vector<ImportedJob> out;
   bool sdtest = false, known = false;
   std::size_t run = 0;
@@ -176,8 +185,8 @@ std::vector<ImportedJob> parse_agnostics_report(std::string_view text, const std
     std::string l(piprov::trim(sv));  // pasted into a forum post or an issue: indented
     std::smatch m;
     if (std::regex_search(l, verdict)) sdtest = true;
-    if (std::regex_match(l, run_line)) ++run;
-    if (!std::regex_match(l, m, cut)) return;
+    if (std::regex_match(l, agnostics_run_line())) ++run;
+    if (!std::regex_match(l, m, agnostics_cut_line())) return;
     ImportedJob j;
     JobResult& r = j.job;
     r.name = m[1];
@@ -197,10 +206,36 @@ std::vector<ImportedJob> parse_agnostics_report(std::string_view text, const std
     r.write = dir(m[4], m[5]);
     j.target = source;
     j.run = run;
+    j.agnostics_report = true;
     out.push_back(std::move(j));
   });
   if (!sdtest && !known) out.clear();
   return out;
+}
+
+std::string agnostics_missing_rows(std::string_view text) {
+  // Every version of agnostics' sd_bench.fio runs these (later ones add seq-read, which is not required).
+  static constexpr const char* kRows[] = {"prepare-file", "seq-write", "rand-4k-write", "rand-4k-read"};
+  std::vector<std::vector<std::string>> runs(1);  // [0]: rows before any "Run N" line
+  for_each_line(text, [&](std::string_view sv) {
+    std::string l(piprov::trim(sv));
+    std::smatch m;
+    if (std::regex_match(l, agnostics_run_line()))
+      runs.emplace_back();
+    else if (std::regex_match(l, m, agnostics_cut_line()))
+      runs.back().push_back(m[1]);
+  });
+  const bool numbered = runs.size() > 1;
+  std::vector<std::string> out;
+  for (std::size_t i = numbered && runs[0].empty() ? 1 : 0; i < runs.size(); ++i) {
+    std::vector<std::string> missing;
+    for (const char* row : kRows)
+      if (std::find(runs[i].begin(), runs[i].end(), row) == runs[i].end()) missing.emplace_back(row);
+    if (missing.empty()) continue;
+    out.push_back((numbered ? "run " + std::to_string(i) + " has no " : std::string("no ")) +
+                  piprov::join(missing, ", ") + (missing.size() == 1 ? " row" : " rows"));
+  }
+  return piprov::join(out, "; ");
 }
 
 }  // namespace piprov::bench

@@ -249,7 +249,26 @@ TEST(BenchCli, ImportRefusesAnEndlessInput) {
   auto r = run(bin() + " bench import /dev/zero");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err,
-            "piprov: error: fio output /dev/zero is over 64 MiB: not a fio output (give fio's json or text output)\n");
+            "piprov: error: /dev/zero is not a regular file: pass a file (or - for standard input where supported)\n");
+}
+
+// A FIFO with no writer: refused at once with exit 2, never a hang (timeout(1)
+// ends a blocked piprov with 124); - still reads standard input.
+TEST(BenchCli, ImportRefusesAFifoAndStillReadsStdin) {
+  piprov::test::TempDir dir("bench-cli");
+  const std::string fifo = (dir.path / "fio.txt").string();
+  ASSERT_EQ(run("mkfifo " + piprov::test::q(fifo)).exit_code, 0);
+  auto r = run("timeout 20 " + bin() + " bench import " + piprov::test::q(fifo));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, "piprov: error: " + fifo +
+                       " is not a regular file: pass a file (or - for standard input where supported)\n");
+  EXPECT_EQ(r.out, "");
+  r =
+      run("printf 'Run 1\\nprepare-file;0;0;16062;31\\nseq-write;0;0;11603;22\\nrand-4k-write;0;0;3291;822\\n"
+          "rand-4k-read;8451;2112;0;0\\n' | timeout 20 " +
+          bin() + " bench import --format csv -");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("stdin,rand-4k-read,"), std::string::npos) << r.out;
 }
 
 // The backing file of a mounted loop device is that disk: bench --destructive
@@ -329,4 +348,23 @@ TEST(BenchCli, ATargetThatDoesNotExistIsRefusedNotMadeATestFile) {
                        "an existing file or a block device; is the disk mounted?\n");
   EXPECT_EQ(r.out, "");
   EXPECT_TRUE(fs::is_empty(dir.path));
+}
+
+// sdtest.sh's report cut short (here: file 17 without its last row and the
+// verdict lines) exits 2 naming the missing rows, not 0 with an INCOMPLETE verdict.
+TEST(BenchCli, ImportOfATruncatedAgnosticsReportExits2NamingTheRows) {
+  PIPROV_REQUIRE_SHARED("fio/17_agnostics-sdtest_pass_cut-terse-fields.txt", f);
+  auto whole = run(bin() + " bench import " + piprov::test::q(f.string()));
+  EXPECT_EQ(whole.exit_code, 0) << whole.out << whole.err;
+  EXPECT_NE(whole.out.find("Raspberry Pi SD card test (agnostics): PASS"), std::string::npos) << whole.out;
+  piprov::test::TempDir dir("bench-cli");
+  const auto cut = dir.path / "sdtest-cut.txt";
+  const std::string text = piprov::test::read_file(f);
+  piprov::test::write_file(cut, text.substr(0, text.find("rand-4k-read;")));
+  auto r = run(bin() + " bench import " + piprov::test::q(cut.string()));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, "piprov: error: " + cut.string() +
+                       ": the agnostics sdtest.sh report is incomplete: run 1 has no rand-4k-read row (each run prints "
+                       "prepare-file, seq-write, rand-4k-write and rand-4k-read); give the whole report\n");
+  EXPECT_EQ(r.out, "");
 }

@@ -179,6 +179,11 @@ TEST(BootAutoboot, FollowsBootPartitionOnDevice) {
   EXPECT_EQ(autoboot_failing(rd), std::vector<std::string>{});
   ASSERT_TRUE(autoboot_find(rd, "autoboot-ramdisk"));
   EXPECT_EQ(rd.autoboot->followed, disk.p(3));
+  // Nothing resolved a kernel: the report says so, never "kernel ," (issue 19, round 3).
+  EXPECT_EQ(rd.headline(),
+            "autoboot.txt → partition 3 (" + disk.p(3) +
+                "): boots boot.img (boot_ramdisk=1): its kernel, cmdline and config.txt were not checked");
+  EXPECT_EQ(rd.summary(), "OK (partition " + disk.p(3) + " boots boot.img; its kernel was not checked)");
   disk.mtools(3, "mdel ::/boot.img");
   EXPECT_EQ(autoboot_failing(check_boot(o)), std::vector<std::string>{"autoboot-partition-not-bootable"});
 }

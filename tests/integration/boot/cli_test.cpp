@@ -68,3 +68,30 @@ TEST(BootCli, SyncKernelWritesNoVmlinuxNothingBoots) {
   auto j = run(bin + " boot sync-kernel " + b + " --json");
   EXPECT_NE(j.out.find("\"outcome\": \"not-used\""), std::string::npos) << j.out;
 }
+
+// The last line of `boot check`: the kernel it checked, or (a boot partition
+// holding only autoboot.txt, no --device) the partition it did not check and
+// how to check it; never an empty kernel name.
+TEST(BootCli, LastLineNamesTheKernelOrThePartitionNotChecked) {
+  Tree tr;
+  const std::string bin = piprov::test::piprov_bin();
+  ASSERT_EQ(run(bin + " boot patch " + tr.boot.string() + " --root " + tr.root.string()).exit_code, 0);
+  auto ok = run(bin + " boot check " + tr.boot.string() + " --root " + tr.root.string());
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_EQ(ok.out.substr(ok.out.rfind("boot check: ")),
+            "boot check: OK (kernel vmlinux, initramfs initrd.img, vmlinux fresh)\n")
+      << ok.out;
+
+  piprov::test::TempDir d("boot-cli-autoboot");
+  piprov::test::write_file(d.path / "autoboot.txt",
+                           "[all]\ntryboot_a_b=1\nboot_partition=2\n[tryboot]\nboot_partition=3\n");
+  auto ab = run(bin + " boot check " + d.path.string() + " --board pi5");
+  EXPECT_EQ(ab.exit_code, 0) << ab.out << ab.err;
+  EXPECT_EQ(ab.out.substr(ab.out.rfind("boot check: ")),
+            "boot check: partition 2 (autoboot.txt boot_partition=2) was not checked: pass --device DEV (the whole "
+            "disk) to check its boot files\n")
+      << ab.out;
+  EXPECT_EQ(ab.out.find("kernel ,"), std::string::npos) << ab.out;
+  EXPECT_EQ(ab.out.find("OK"), std::string::npos) << ab.out;
+  EXPECT_EQ(ab.err, "");
+}

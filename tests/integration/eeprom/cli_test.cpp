@@ -274,13 +274,42 @@ TEST(EepromCli, EndlessInputsAreRefusedNotSlurped) {
   auto img = run(bin() + " eeprom check --image /dev/zero");
   EXPECT_EQ(img.exit_code, 2);
   EXPECT_EQ(img.err,
-            "piprov: error: /dev/zero is larger than any bootloader EEPROM image (512 KiB Pi 4, 2 MiB Pi 5); give a "
-            "pieeprom.bin\n");
+            "piprov: error: /dev/zero is not a regular file: pass a file (or - for standard input where supported)\n");
+  auto text_dev = run(bin() + " eeprom check /dev/zero");
+  EXPECT_EQ(text_dev.exit_code, 2);
+  EXPECT_EQ(text_dev.err,
+            "piprov: error: /dev/zero is not a regular file: pass a file (or - for standard input where supported)\n");
+  TempDir d("piprov-eeprom-cli");
+  write_file(d.path / "big.bin", std::string(2097153, '\xff'));
+  auto big = run(bin() + " eeprom check --image " + (d.path / "big.bin").string());
+  EXPECT_EQ(big.exit_code, 2);
+  EXPECT_EQ(big.err, "piprov: error: " + (d.path / "big.bin").string() +
+                         " is larger than any bootloader EEPROM image (512 KiB Pi 4, 2 MiB Pi 5); give a "
+                         "pieeprom.bin\n");
   auto text = run("head -c 1048577 /dev/zero | " + bin() + " eeprom check -");
   EXPECT_EQ(text.exit_code, 2);
   EXPECT_EQ(text.err,
             "piprov: error: standard input is over 1 MiB: not a bootloader config (bootconf.txt holds at most 4076 "
             "bytes); give the output of 'vcgencmd bootloader_config'\n");
+}
+
+// A FIFO (no writer) as the config or the image: refused at once with exit 2,
+// never a hang (timeout(1) ends a blocked piprov with 124); - still reads stdin.
+TEST(EepromCli, FifoIsRefusedNotWaitedFor) {
+  TempDir d("piprov-eeprom-cli");
+  const std::string fifo = (d.path / "bootconf.txt").string();
+  ASSERT_EQ(run("mkfifo " + q(fifo)).exit_code, 0);
+  const std::string line =
+      "piprov: error: " + fifo + " is not a regular file: pass a file (or - for standard input where supported)\n";
+  for (const std::string args : {q(fifo), "--image " + q(fifo)}) {
+    auto r = run("timeout 20 " + bin() + " eeprom check " + args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out << r.err;
+    EXPECT_EQ(r.err, line) << args;
+    EXPECT_EQ(r.out, "") << args;
+  }
+  auto piped = run("printf '[all]\\nBOOT_ORDER=0xf41\\n' | timeout 20 " + bin() + " eeprom check --board pi4 -");
+  EXPECT_EQ(piped.exit_code, 0) << piped.out << piped.err;
+  EXPECT_NE(piped.out.find("BOOT_ORDER"), std::string::npos) << piped.out;
 }
 
 // The Pi 5 family on the command line: --board cm5 / pi500, the wanted mode from the

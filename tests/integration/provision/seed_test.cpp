@@ -57,6 +57,37 @@ std::string boot_file(const std::string& part, const std::string& name) {
 
 std::string first_mib(const std::string& dev) { return piprov::test::read_bytes(dev, 0, 1 << 20); }
 
+/// The lines of `text` that start with `prefix`.
+std::vector<std::string> lines_starting(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> v;
+  for (const auto& l : piprov::split(text, '\n'))
+    if (l.rfind(prefix, 0) == 0) v.push_back(l);
+  return v;
+}
+
+/// A 64 MiB loop disk whose first MiB is known, an IMAGE file (never read: the
+/// seed check refuses first) and `cmd`, `provision IMAGE DISK --yes ...`
+/// under timeout(1), for the refusals.
+struct RefusalDisk {
+  TempDir d{"piprov-seed"};
+  piprov::test::LoopDevice a{d.path / "a.img", 64ull << 20};
+  std::string before, cmd;
+  RefusalDisk() {
+    EXPECT_EQ(
+        run("yes piprov-untouched | head -c 1048576 | dd of=" + q(a.path) + " bs=1M conv=fsync status=none").exit_code,
+        0);
+    before = first_mib(a.path);
+    piprov::test::write_file(d.path / "img.img", std::string(1 << 20, '\0'));
+    cmd = "timeout 60 " + piprov::test::piprov_bin() + " provision " + q((d.path / "img.img").string()) + " " + a.path +
+          " --yes --progress none ";
+  }
+  /// Writes `text` to `name` in the temp dir; returns its path, quoted.
+  std::string file(const std::string& name, const std::string& text) const {
+    piprov::test::write_file(d.path / name, text);
+    return q((d.path / name).string());
+  }
+  bool untouched() const { return first_mib(a.path) == before; }
+};
 }  // namespace
 
 // Everything refused here is refused before the first byte of any target.
@@ -93,11 +124,11 @@ TEST(ProvisionSeed, BadIdentityOptionsAreRefusedBeforeAnyByteIsWritten) {
   const struct {
     const char *option, *file, *message;
   } shared[] = {
-      {"--user-data", "07-user-data-plain-text-password-typo", "line 4 error seed-schema-error: "},
-      {"--user-data", "04-pigen-trixie-user-data-all-commented", "line 1 error seed-user-data-empty: "},
-      {"--user-data", "06-user-data-no-header", "line 1 error seed-not-cloud-config: "},
-      {"--network-config", "05-template-network-config-invalid-yaml", "line 19 error seed-yaml-invalid: "},
-      {"--network-config", "08-network-config-wifi-placeholders", "line 16 error seed-template-marker: "},
+      {"--user-data", "07-user-data-plain-text-password-typo", "\nline 4   error    seed-schema-error: "},
+      {"--user-data", "04-pigen-trixie-user-data-all-commented", "\nline 1   error    seed-user-data-empty: "},
+      {"--user-data", "06-user-data-no-header", "\nline 1   error    seed-not-cloud-config: "},
+      {"--network-config", "05-template-network-config-invalid-yaml", "\nline 19  error    seed-yaml-invalid: "},
+      {"--network-config", "08-network-config-wifi-placeholders", "\nline 16  error    seed-template-marker: "},
   };
   for (const auto& f : shared)
     if (auto path = piprov::test::shared_data(std::string("cloud-init/") + f.file))
@@ -107,7 +138,7 @@ TEST(ProvisionSeed, BadIdentityOptionsAreRefusedBeforeAnyByteIsWritten) {
   for (const auto& c : all) {
     auto r = run(cmd + c.options);
     EXPECT_EQ(r.exit_code, 2) << c.options << "\n" << r.out << r.err;
-    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.options << "\n" << r.err;
+    EXPECT_NE(("\n" + r.err).find(c.message), std::string::npos) << c.options << "\n" << r.err;
     EXPECT_EQ(r.out.find("write"), std::string::npos) << "a step ran: " << r.out;
   }
   // Not an OS image (no partition table): refused before the write, too.
@@ -118,6 +149,99 @@ TEST(ProvisionSeed, BadIdentityOptionsAreRefusedBeforeAnyByteIsWritten) {
   EXPECT_NE(r.err.find("notes.txt holds no partition table (no MBR or GPT at its start)"), std::string::npos) << r.err;
   EXPECT_TRUE(first_mib(a.path) == before_a) << "a byte of " << a.path << " was written";
   EXPECT_TRUE(first_mib(b.path) == before_b) << "a byte of " << b.path << " was written";
+}
+
+// A refusal prints the findings as `boot check` does (line, severity, rule;
+// fix and source below), in file then line order, and ends with one
+// "piprov: error:" line.
+TEST(ProvisionSeed, RefusalsAreFindingsAndOneErrorLine) {
+  PIPROV_REQUIRE_LOOP();
+  RefusalDisk t;
+  const std::string ud =
+      t.file("ud", "#cloud-config\nhostname: \"${HOST}\"\nusers:\n  - name: pi\n    plain_text_password: x\n");
+  const std::string nc = t.file("nc", "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.0.9/24]\n  bad: [\n");
+  auto r = run(t.cmd + "--hostname n1 --user-data " + ud);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("line 2   error    seed-template-marker: " + (t.d.path / "ud").string() +
+                       ": line 2 still holds the template marker '${HOST}' (an unfilled template value)\n"
+                       "                 fix: replace it"),
+            std::string::npos)
+      << r.err;
+  auto errors = lines_starting(r.err, "piprov: error:");
+  ASSERT_EQ(errors.size(), 1u) << r.err;
+  EXPECT_EQ(r.err.substr(r.err.size() - errors[0].size() - 1), errors[0] + "\n") << "the error line is the last";
+  EXPECT_NE(errors[0].find(": the cloud-init seed is refused before anything is written: 2 error(s), 1 warning(s), "),
+            std::string::npos);
+  EXPECT_EQ(errors[0].substr(errors[0].size() - 12), ")); fix them") << errors[0];  // a template value: no hint
+
+  // --force-seed with a network-config that is not YAML: still refused, and the hint says why;
+  // the findings in file then line order: user-data's lines 2, 5, 5 (the checks ran 5, 2, 5), then nc's.
+  r = run(t.cmd + "--hostname n1 --force-seed --user-data " + ud + " --network-config " + nc);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  std::vector<std::string> at;
+  for (const auto& l : lines_starting(r.err, "line ")) at.push_back(l.substr(0, l.find(':')));
+  EXPECT_EQ(at, (std::vector<std::string>{
+                    "line 2   warning  seed-template-marker", "line 5   warning  seed-schema-error",
+                    "line 5   warning  seed-clear-text-password", "line 6   error    seed-yaml-invalid"}))
+      << r.err;
+  errors = lines_starting(r.err, "piprov: error:");
+  ASSERT_EQ(errors.size(), 1u) << r.err;
+  EXPECT_NE(errors[0].find("; --force-seed does not override seed-yaml-invalid: fix the file"), std::string::npos)
+      << errors[0];
+  EXPECT_TRUE(t.untouched()) << "a byte of " << t.a.path << " was written";
+}
+
+// Seeds cloud-init cannot read: not UTF-8 (every file, also with --force-seed),
+// an empty user-data (seed-user-data-empty, never "no #cloud-config").
+TEST(ProvisionSeed, NonUtf8AndEmptySeedsAreRefused) {
+  PIPROV_REQUIRE_LOOP();
+  RefusalDisk t;
+  const std::string latin = "#cloud-config\nhostname: caf\xe9\n";  // Latin-1 é
+  for (const std::string opt : {"--user-data", "--network-config", "--meta-data"}) {
+    const std::string f = t.file("latin" + opt, opt == "--network-config" ? "version: 2\n# caf\xe9\n" : latin);
+    auto r = run(t.cmd + "--hostname n1 --force-seed " + opt + " " + f);
+    EXPECT_EQ(r.exit_code, 2) << opt << r.out << r.err;
+    const int byte = opt == "--network-config" ? 16 : 27;
+    EXPECT_NE(r.err.find("seed-not-utf8: " + (t.d.path / ("latin" + opt)).string() + ": is not UTF-8 at line 2, byte " +
+                         std::to_string(byte) + ": cloud-init reads seeds as UTF-8; save the file as UTF-8\n"),
+              std::string::npos)
+        << opt << r.err;
+    EXPECT_EQ(lines_starting(r.err, "piprov: error:").size(), 1u) << r.err;
+  }
+  for (const std::string text : {"", " \n\n"}) {
+    auto r = run(t.cmd + "--user-data " + t.file("empty", text));
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("error    seed-user-data-empty: " + (t.d.path / "empty").string() +
+                         (text.empty() ? ": is empty (0 bytes)" : ": holds only comments and blank lines")),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("seed-not-cloud-config"), std::string::npos) << r.err;
+  }
+  EXPECT_TRUE(t.untouched()) << "a byte of " << t.a.path << " was written";
+}
+
+// A file option that names no file (missing, a directory, a FIFO, "-") is
+// one line naming the option and the path, exit 2, never CLI11's wording and
+// never a wait on the FIFO (timeout(1) would end it with 124).
+TEST(ProvisionSeed, FileOptionsThatNameNoFileAreOneLine) {
+  PIPROV_REQUIRE_LOOP();
+  RefusalDisk t;
+  ASSERT_EQ(run("mkfifo " + q((t.d.path / "fifo").string())).exit_code, 0);
+  const std::string not_regular = " is not a regular file: pass a file (or - for standard input where supported)\n";
+  const std::string dir = t.d.path.string(), fifo = (t.d.path / "fifo").string();
+  const std::pair<std::string, std::string> paths[] = {
+      {"--user-data /nonexistent/ud",
+       "--user-data /nonexistent/ud does not exist: give the path of the user-data file\n"},
+      {"--network-config " + dir, "--network-config " + dir + not_regular},
+      {"--user-data " + fifo, "--user-data " + fifo + not_regular},
+      {"--meta-data -",
+       "--meta-data -: --meta-data does not read standard input; give the path of the meta-data file\n"},
+  };
+  for (const auto& [opt, line] : paths) {
+    auto r = run(t.cmd + "--hostname n1 " + opt);
+    EXPECT_EQ(r.exit_code, 2) << opt << r.out << r.err;
+    EXPECT_EQ(r.err, "piprov: error: " + line) << opt;
+  }
 }
 
 // Two disks from one run: each its own hostname, instance-id, static address

@@ -106,6 +106,10 @@ TEST(Autoboot, CheckWithoutDeviceNamesThePartitions) {
   EXPECT_EQ(r.headline(),
             "layout autoboot (autoboot.txt only): boots partition 2 ([tryboot] partition 3, tryboot_a_b=1); boot files "
             "not checked (pass --device DEV)");
+  // The last line says what was not checked and how to check it; never "OK (kernel , ...)".
+  EXPECT_EQ(r.summary(),
+            "partition 2 (autoboot.txt boot_partition=2) was not checked: pass --device DEV (the whole disk) to check "
+            "its boot files");
   auto j = check_json(o, r);
   EXPECT_EQ(j["autoboot"]["boot_partition"], 2);
   EXPECT_EQ(j["autoboot"]["tryboot_partition"], 3);
@@ -117,6 +121,7 @@ TEST(Autoboot, CheckWithoutDeviceNamesThePartitions) {
   auto bad = check_boot(o);
   EXPECT_FALSE(bad.ok());
   EXPECT_EQ(autoboot_rules(bad.findings), std::vector<std::string>{"autoboot-no-partition:error"});
+  EXPECT_EQ(bad.summary(), "1 error(s), 0 warning(s), 0 info");
 
   // With config.txt beside it, autoboot.txt no longer makes the dir autoboot-only.
   write_file(t.path / "config.txt", "arm_64bit=1\n");

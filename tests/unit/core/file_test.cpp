@@ -1,8 +1,16 @@
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <future>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/fd.hpp"
 #include "core/file.hpp"
 #include "support/testsupport.hpp"
 
@@ -24,10 +32,42 @@ TEST(ReadCapped, OneByteOverTheCapIsRefused) {
   EXPECT_FALSE(read_capped(over, 8, "input"));
 }
 
-TEST(ReadCapped, EndlessDeviceIsRefusedAfterABoundedRead) {
-  // /dev/zero never ends: the read must stop one byte past the cap.
-  auto got = read_file_capped("/dev/zero", 4096, "config");
-  EXPECT_FALSE(got);
+// Only a regular file is read: /dev/zero (a character device that never
+// ends) is refused before the first read, not read up to the cap.
+TEST(ReadCapped, CharacterDeviceIsRefusedAsNotARegularFile) {
+  test::expect_error(ErrorKind::Usage,
+                     "/dev/zero is not a regular file: pass a file (or - for standard input where supported)",
+                     [] { (void)read_file_capped("/dev/zero", 4096, "config"); });
+}
+
+// A FIFO with no writer: a blocking open(2) would wait forever. The open must
+// return at once and the FIFO be refused; the test runs the read on a thread
+// and gives it 10 s.
+TEST(ReadCapped, FifoWithoutWriterIsRefusedWithoutBlocking) {
+  test::TempDir d;
+  const std::string fifo = (d.path / "user-data").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  auto done = std::async(std::launch::async, [&]() -> std::string {
+    try {
+      (void)read_file_capped(fifo, 1024, "--user-data");
+      return "read";
+    } catch (const Error& e) {
+      return std::to_string(static_cast<int>(e.kind())) + " " + e.what();
+    }
+  });
+  if (done.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    UniqueFd unblock(::open(fifo.c_str(), O_WRONLY | O_NONBLOCK));  // lets a blocked open return
+    ADD_FAILURE() << "read_file_capped blocked on a FIFO";
+  }
+  EXPECT_EQ(done.get(), "2 " + fifo + " is not a regular file: pass a file (or - for standard input where supported)");
+}
+
+// A symlink to a regular file is a regular file.
+TEST(ReadCapped, SymlinkToAFileIsRead) {
+  test::TempDir d;
+  test::write_file(d.path / "bootconf.txt", "[all]\n");
+  std::filesystem::create_symlink(d.path / "bootconf.txt", d.path / "link");
+  EXPECT_EQ(read_file_capped((d.path / "link").string(), 1024, "config").value(), "[all]\n");
 }
 
 TEST(ReadCapped, FileIsReadAndMissingFileIsAUsageErrorNamingIt) {
@@ -51,7 +91,8 @@ TEST(ReadCapped, DirectoryIsAUsageError) {
     FAIL() << "no error for a directory";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Usage);
-    EXPECT_EQ(std::string(e.what()), d.path.string() + " is a directory; give the fio output file");
+    EXPECT_EQ(std::string(e.what()),
+              d.path.string() + " is not a regular file: pass a file (or - for standard input where supported)");
   }
 }
 

@@ -63,6 +63,25 @@ TEST(Strings, ShellQuoteOnlyWhenNeeded) {
   EXPECT_EQ(shell_quote("$(rm)"), "'$(rm)'");
 }
 
+// What PyYAML (cloud-init's reader) decodes as UTF-8, byte offsets as it reports them.
+TEST(Strings, Utf8InvalidAtNamesTheFirstBadByte) {
+  constexpr auto npos = std::string_view::npos;
+  EXPECT_EQ(utf8_invalid_at(""), npos);
+  EXPECT_EQ(utf8_invalid_at("#cloud-config\nhostname: caf\xc3\xa9\n"), npos);          // é, 2 bytes
+  EXPECT_EQ(utf8_invalid_at("\xef\xbb\xbf#cloud-config\n"), npos);                     // BOM
+  EXPECT_EQ(utf8_invalid_at("\xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf"), npos);  // €, 😀, U+10FFFF
+  EXPECT_EQ(utf8_invalid_at("#cloud-config\nhostname: caf\xe9\n"), 27u);               // Latin-1 é
+  EXPECT_EQ(utf8_invalid_at("ab\xc3"), 2u);                                            // cut short
+  EXPECT_EQ(utf8_invalid_at("a\xc3\x28"), 1u);                                         // no continuation byte
+  EXPECT_EQ(utf8_invalid_at("\x80"), 0u);                                              // a lone continuation byte
+  EXPECT_EQ(utf8_invalid_at("\xc0\xaf"), 0u);                                          // overlong '/'
+  EXPECT_EQ(utf8_invalid_at("x\xe0\x80\xaf"), 1u);                                     // overlong, 3 bytes
+  EXPECT_EQ(utf8_invalid_at("xy\xed\xa0\x80"), 2u);                                    // surrogate U+D800
+  EXPECT_EQ(utf8_invalid_at("\xf4\x90\x80\x80"), 0u);                                  // U+110000
+  EXPECT_EQ(utf8_invalid_at("\xf5\x80\x80\x80"), 0u);
+  EXPECT_EQ(utf8_invalid_at("\xff"), 0u);
+}
+
 TEST(SysRoot, MapsSystemPathsUnderTheRootAndBack) {
   SysRoot host;
   EXPECT_TRUE(host.is_host());

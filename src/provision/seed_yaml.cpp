@@ -1,0 +1,169 @@
+// The YAML side of the seed check, shared by seed_check.cpp (user-data,
+// meta-data) and seed_network.cpp (network-config) through
+// seed_check_detail.hpp: loading a file as cloud-init's PyYAML would (UTF-8
+// only, YAML 1.1 notes), findings naming file and line, template markers.
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <regex>
+
+#include "core/strings.hpp"
+#include "provision/seed_check_detail.hpp"
+#include "provision/yaml_json.hpp"
+
+namespace piprov::provision {
+namespace {
+
+constexpr const char* kSrcYaml11 =
+    "YAML 1.1 timestamp type (PyYAML, cloud-init's reader): https://yaml.org/type/timestamp.html";
+constexpr const char* kSrcUtf8 =
+    "cloud-init decodes seed files as UTF-8 (cloudinit/util.py decode_binary) and its YAML reader PyYAML refuses "
+    "other bytes (\"unacceptable character ... position N\"): https://pyyaml.org/wiki/PyYAMLDocumentation";
+
+}  // namespace
+
+Finding seed_finding(const std::string& rule, Severity sev, int line, const std::string& key, const std::string& file,
+                     const std::string& message, const std::string& fix, const std::string& source) {
+  return {rule, sev, line, key, file + ": " + message, fix, source};
+}
+
+int seed_line(const YamlDoc& doc, std::string path) {
+  while (true) {
+    if (auto it = doc.lines.find(path); it != doc.lines.end()) return it->second;
+    if (path.empty()) return 0;
+    auto dot = path.rfind('.');
+    path = dot == std::string::npos ? "" : path.substr(0, dot);
+  }
+}
+
+std::string template_marker(const std::string& s) {
+  static const std::regex whole("^<[A-Za-z][A-Za-z0-9 _.-]*>$");
+  static const std::regex inside(
+      "\\$\\{[A-Za-z_][A-Za-z0-9_]*(:?[-=?+][^}]*)?\\}"
+      "|\\{\\{-?\\s*[A-Za-z_][A-Za-z0-9_.]*\\s*-?\\}\\}"
+      "|<[A-Z][A-Z0-9]*(_[A-Z0-9]+)+>"
+      "|%\\{[^}]*\\}");
+  std::smatch m;
+  if (std::regex_match(s, whole)) return s;
+  if (std::regex_search(s, m, inside)) return m.str();
+  return "";
+}
+
+namespace {
+
+bool sc_shell_subtree(const std::string& path) {
+  static const std::regex skip(
+      "^(runcmd|bootcmd|ansible|chef|puppet|salt_minion|phone_home|snap\\.commands|write_files\\.[0-9]+\\.content)"
+      "(\\..*)?$");
+  return std::regex_match(path, skip);
+}
+
+void sc_markers(const nlohmann::json& j, const std::string& path, const YamlDoc& doc, const std::string& file,
+                Findings& out) {
+  if (sc_shell_subtree(path)) return;
+  auto report = [&](const std::string& at, const std::string& marker) {
+    int line = seed_line(doc, at);
+    out.push_back(seed_finding("seed-template-marker", Severity::Error, line, at, file,
+                               "line " + std::to_string(line) + " still holds the template marker '" + marker +
+                                   "' (an unfilled template value)",
+                               "replace it with the real value or remove the entry", ""));
+  };
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) {
+      std::string child = join_path(path, k);
+      if (sc_shell_subtree(child)) continue;
+      if (auto m = template_marker(k); !m.empty()) report(child, m);
+      sc_markers(v, child, doc, file, out);
+    }
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) sc_markers(j[i], join_path(path, std::to_string(i)), doc, file, out);
+  } else if (j.is_string()) {
+    if (auto m = template_marker(j.get<std::string>()); !m.empty()) report(path, m);
+  }
+}
+
+}  // namespace
+
+void seed_scan_markers(const YamlDoc& doc, const std::string& file, Findings& out) {
+  sc_markers(doc.value, "", doc, file, out);
+}
+
+void seed_scan_raw_markers(std::string_view text, const std::string& file, Findings& out) {
+  static const std::regex token("[\"']?(<[A-Za-z][A-Za-z0-9 _.-]*>)[\"']?");
+  static const std::regex key_re("^\\s*-?\\s*[\"']?([^:#\"']+)[\"']?\\s*:");
+  int number = 0;
+  for (const auto& raw : split(std::string(text), '\n')) {
+    ++number;
+    std::string line(trim(raw));
+    if (line.empty() || line[0] == '#') continue;
+    std::string marker = template_marker(line);
+    std::smatch m;
+    if (marker.empty() && std::regex_search(line, m, token) &&
+        (m.str(0).front() == '"' || m.str(0).front() == '\'' || line == m.str(0) ||
+         line.find(": " + m.str(0)) != std::string::npos))
+      marker = m.str(1);
+    if (marker.empty()) continue;
+    std::string key = std::regex_search(raw, m, key_re) ? std::string(trim(m.str(1))) : "";
+    out.push_back(seed_finding("seed-template-marker", Severity::Error, number, key, file,
+                               "line " + std::to_string(number) + " still holds the template marker '" + marker +
+                                   "' (an unfilled template value)",
+                               "replace it with the real value or remove the entry", ""));
+  }
+}
+
+Finding seed_yaml_invalid(const YAML::Exception& e, std::string_view text, const std::string& file) {
+  int line = e.mark.line + 1;
+  auto lines = split(std::string(text), '\n');
+  std::string key;
+  static const std::regex key_re("^\\s*-?\\s*[\"']?([^:#\"']+)[\"']?\\s*:");
+  std::smatch m;
+  if (line >= 1 && static_cast<std::size_t>(line) <= lines.size() && std::regex_search(lines[line - 1], m, key_re))
+    key = std::string(trim(m.str(1)));
+  return seed_finding("seed-yaml-invalid", Severity::Error, line, key, file,
+                      "is not valid YAML (line " + std::to_string(line) + ": " + e.msg + ")",
+                      "fix the YAML at line " + std::to_string(line) + " (quote values holding {, }, [, ], : or #)",
+                      "YAML 1.1 (cloud-init reads seeds with PyYAML): https://yaml.org/spec/1.1/");
+}
+
+std::optional<Finding> seed_not_utf8(std::string_view text, const std::string& file) {
+  const std::size_t at = utf8_invalid_at(text);
+  if (at == std::string_view::npos) return std::nullopt;
+  const auto before = text.substr(0, at);
+  const int line = static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1;
+  return seed_finding(
+      "seed-not-utf8", Severity::Error, line, "", file,
+      fmt::format("is not UTF-8 at line {}, byte {}: cloud-init reads seeds as UTF-8; save the file as UTF-8", line,
+                  at),
+      fmt::format("byte {} is 0x{:02X}: convert the file, e.g. iconv -f ISO-8859-1 -t UTF-8 {} > {}.utf8 when it "
+                  "was saved as Latin-1",
+                  at, static_cast<unsigned char>(text[at]), shell_quote(file), shell_quote(file)),
+      kSrcUtf8);
+}
+
+std::optional<YAML::Node> seed_load(std::string_view text, const std::string& file, Findings& out) {
+  if (auto f = seed_not_utf8(text, file)) {  // yaml-cpp takes any bytes; PyYAML refuses the file
+    out.push_back(std::move(*f));
+    return std::nullopt;
+  }
+  try {
+    return YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    out.push_back(seed_yaml_invalid(e, text, file));
+    seed_scan_raw_markers(text, file, out);
+    return std::nullopt;
+  }
+}
+
+void seed_yaml_notes(const YamlDoc& doc, const std::string& file, Findings& out) {
+  for (const auto& p : doc.dates)
+    out.push_back(seed_finding("seed-yaml-date", Severity::Error, seed_line(doc, p), p, file,
+                               "'" + p + "' is read as a date by cloud-init's YAML 1.1 reader, not as a string",
+                               "quote the value", kSrcYaml11));
+  for (const auto& p : doc.duplicate_keys)
+    out.push_back(seed_finding("seed-yaml-duplicate-key", Severity::Warning, seed_line(doc, p), p, file,
+                               "'" + p + "' is given twice: cloud-init keeps the last one", "keep one of them",
+                               "PyYAML SafeLoader (cloud-init's YAML reader)"));
+}
+
+}  // namespace piprov::provision
