@@ -125,5 +125,5 @@ layout_focal() {
   step focal "kernel update: dpkg -i (path unit)" kernel_update_dpkg || return 1
   step focal "reboot into the new kernel" reboot_new_kernel || return 1
   step focal "piprov .deb on the node" piprov_on_node || return 1
-  step focal poweroff vm_poweroff focal
+  step focal "stop the VM" vm_stop focal
 }
