@@ -80,10 +80,17 @@ break_disk() {
 }
 
 # boot_up LAYOUT N BUS [QEMU_ARG...]: boot N until SSH answers with the key.
+# The login prompt comes after cloud-init's config stage (the image orders
+# getty after it), so the host name it shows is the seed's, or the seed was
+# not applied: that fails at once rather than after the SSH timeout.
 boot_up() {
-  local l=$1 v=$w/vm-$1
+  local l=$1 v=$w/vm-$1 host
   vm_start "$v" "$2" "$3" "${@:4}"
   vm_wait_console "$v" ' login: ' || { echo "  no login prompt on the console"; return 1; }
+  host=$(grep -a -m1 -oE '[A-Za-z0-9.-]+ login: ' "$v/console-$2.log")
+  host=${host% login: }
+  [ "$host" = "bt-$l" ] ||
+    { echo "  the console's login prompt names host '$host', not bt-$l: the seed's host name was not applied"; return 1; }
   vm_wait_ssh "$v" || { echo "  SSH on 10.0.2.20:22 did not answer (as $bt_user, with the provisioned key)"; return 1; }
 }
 
