@@ -7,12 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/report.hpp"
-#include "report/fleet.hpp"
-#include "report/input.hpp"
-#include "report/render.hpp"
+#include "fleet/fleet.hpp"
+#include "fleet/input.hpp"
+#include "fleet/render.hpp"
 #include "support/testsupport.hpp"
 
-namespace piprov::report {
+namespace piprov::fleet {
 namespace {
 using nlohmann::json;
 using piprov::test::expect_error;
@@ -333,4 +333,4 @@ TEST(Render, Formats) {
 }
 
 }  // namespace
-}  // namespace piprov::report
+}  // namespace piprov::fleet

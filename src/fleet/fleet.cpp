@@ -1,4 +1,4 @@
-#include "report/fleet.hpp"
+#include "fleet/fleet.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 
-namespace piprov::report {
+namespace piprov::fleet {
 namespace {
 using nlohmann::json;
 
@@ -199,4 +199,4 @@ Fleet load_fleet(const std::vector<InputFile>& files) {
 
 int fleet_exit_code(const Fleet& fleet) { return fleet.failed_count() > 0 ? static_cast<int>(ErrorKind::Check) : 0; }
 
-}  // namespace piprov::report
+}  // namespace piprov::fleet

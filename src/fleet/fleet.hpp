@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "report/input.hpp"
+#include "fleet/input.hpp"
 
-namespace piprov::report {
+namespace piprov::fleet {
 
 /// The finding (or error line) a row shows first.
 struct Problem {
@@ -86,4 +86,4 @@ Fleet load_fleet(const std::vector<InputFile>& files);
 /// 1 (ErrorKind::Check) when a host failed, else 0.
 int fleet_exit_code(const Fleet& fleet);
 
-}  // namespace piprov::report
+}  // namespace piprov::fleet
