@@ -16,8 +16,6 @@
 namespace piprov::cli {
 namespace {
 
-using nlohmann::json;
-
 struct PatchArgs {
   boot::PatchOptions opts;
   std::string root, board;
@@ -79,18 +77,11 @@ void run_check(const BootCheckArgs& a, int& exit_code) {
 }
 
 void run_sync(const std::string& boot_dir, bool force, bool dry_run, bool strict, bool js, int& exit_code) {
-  auto r = boot::sync_kernel(boot_dir, {.force = force, .dry_run = dry_run, .full = false, .only_when_booted = true});
-  const char* outcome = r.outcome == boot::SyncResult::Outcome::UpToDate ? "up-to-date"
-                        : r.outcome == boot::SyncResult::Outcome::Regenerated
-                            ? (dry_run ? "would-regenerate" : "regenerated")
-                        : r.outcome == boot::SyncResult::Outcome::Failed  ? "failed"
-                        : r.outcome == boot::SyncResult::Outcome::NotUsed ? "not-used"
-                                                                          : "not-a-pi";
+  const boot::SyncOptions opts{.force = force, .dry_run = dry_run, .full = false, .only_when_booted = true};
+  auto r = boot::sync_kernel(boot_dir, opts);
   if (js) {
-    fmt::print(
-        "{}\n",
-        json{{"boot_dir", boot_dir}, {"outcome", outcome}, {"message", r.message}, {"actions", r.actions}}.dump(2));
-  } else if (r.outcome == boot::SyncResult::Outcome::Failed || r.outcome == boot::SyncResult::Outcome::NotAPi) {
+    fmt::print("{}\n", dump_json(boot::sync_json(boot_dir, opts, r)));
+  } else if (boot::sync_failed(r)) {
     fmt::print(stderr, "piprov: {}: {}\n", strict ? "error" : "warning", r.message);  // --strict: it fails
   } else if (r.outcome == boot::SyncResult::Outcome::NotUsed) {
     fmt::print("{}\n", r.message);
@@ -98,9 +89,7 @@ void run_sync(const std::string& boot_dir, bool force, bool dry_run, bool strict
     for (const auto& x : r.actions) fmt::print("{}\n", x);
     fmt::print("{}\n", r.message);
   }
-  // Like the apt hook: a failure is a warning (exit 0) unless --strict.
-  if (strict && r.outcome == boot::SyncResult::Outcome::Failed) exit_code = static_cast<int>(ErrorKind::Verify);
-  if (strict && r.outcome == boot::SyncResult::Outcome::NotAPi) exit_code = static_cast<int>(ErrorKind::Usage);
+  exit_code = boot::sync_exit_code(r, strict);
 }
 
 }  // namespace
