@@ -31,12 +31,17 @@ std::vector<Row> table_rows(const Report& r);
 double mean_lat_ms(const DirStats& d);
 double p99_ms(const DirStats& d);
 
+/// How to render a report (not part of the measured data).
+struct RenderOptions {
+  bool sd_verdict_all = false;  ///< give the SD A1/A2 verdict for every target (--sd-class), not only SD cards
+};
+
 /// Renders `r`. JSON is documented in docs/bench.md ("JSON schema").
-std::string render(const Report& r, Format f);
+std::string render(const Report& r, Format f, const RenderOptions& opts = {});
 
 /// JSON text of `r` (schema "piprov_bench": 1), and back. report_from_json
 /// throws Error{Usage} when `text` is not such a document.
-std::string report_to_json(const Report& r);
+std::string report_to_json(const Report& r, const RenderOptions& opts = {});
 Report report_from_json(std::string_view text, const std::string& source);
 
 /// Figures as the tables print them: IOPS "94"; MiB/s "379", "43.3";

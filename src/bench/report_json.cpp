@@ -242,14 +242,14 @@ JobResult job_from(const json& j) {
 
 }  // namespace
 
-std::string report_to_json(const Report& r) {
+std::string report_to_json(const Report& r, const RenderOptions& opts) {
   json targets = json::array();
   for (const auto& t : r.targets) {
     json jobs = json::array();
     for (const auto& j : t.jobs) jobs.push_back(job_json(j));
     json tj{{"label", t.label}, {"path", t.path}, {"errno", t.err}, {"error", t.error}, {"jobs", jobs}};
     tj["device"] = t.device ? device_json(*t.device) : json(nullptr);
-    if (auto v = sd_verdict(t, r.sd_verdict_all))
+    if (auto v = sd_verdict(t, opts.sd_verdict_all))
       tj["sd_class"] = {{"class", v->cls},
                         {"rand_read_iops", v->rand_read_iops},
                         {"rand_write_iops", v->rand_write_iops},

@@ -126,7 +126,6 @@ struct TargetResult {
 struct Report {
   std::vector<TargetResult> targets;
   bool interrupted = false;
-  bool sd_verdict_all = false;  ///< give the SD A1/A2 verdict for every target (--sd-class)
 };
 
 }  // namespace piprov::bench

@@ -42,10 +42,9 @@ void add_output_options(CLI::App* c, Output& o) {
   c->add_flag("--sd-class", o.sd_class, "Give the SD A1/A2 verdict for every target (default: SD cards only)");
 }
 
-void emit(bench::Report& rep, const Output& o) {
-  rep.sd_verdict_all = o.sd_class;
+void emit(const bench::Report& rep, const Output& o) {
   auto f = bench::parse_format(o.json ? "json" : o.format);
-  fmt::print("{}", bench::render(rep, f));
+  fmt::print("{}", bench::render(rep, f, {.sd_verdict_all = o.sd_class}));
   std::fflush(stdout);
   if (!o.svg.empty()) {
     check_output_file(o.svg, "--svg");  // again: the run took a while
