@@ -80,7 +80,7 @@ Report run_bench(const BenchRequest& req, const ProgressSink& progress) {
                             [&](const ProgressEvent& e) { return left - e.done + later; }));
       } catch (const Error& e) {
         if (e.kind() == ErrorKind::Usage) throw;
-        jr.name = js.name, jr.rw = js.rw, jr.bs = js.bs, jr.iodepth = js.iodepth, jr.numjobs = js.numjobs;
+        jr.name = js.name, jr.rw = rw_name(js.rw), jr.bs = js.bs, jr.iodepth = js.iodepth, jr.numjobs = js.numjobs;
         jr.err = EIO, jr.error = e.what(), jr.source = "piprov";
       }
       left -= js.runtime_s + js.ramp_s;
@@ -112,7 +112,7 @@ int exit_code_of(const Report& r) {
       if (j.err) return 3;
   }
   for (const auto& t : r.targets)
-    if (auto v = agnostics_verdict(t); v && v->overall == "FAIL") return 1;
+    if (auto v = agnostics_verdict(t); v && v->overall == AgnosticsResult::Fail) return 1;
   return 0;
 }
 

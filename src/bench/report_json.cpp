@@ -263,10 +263,8 @@ std::string report_to_json(const Report& r, const RenderOptions& opts) {
                          {"unit", l.unit},
                          {"threshold", l.threshold},
                          {"measured", l.measured},
-                         {"result", l.measured < 0 ? "INCOMPLETE"
-                                    : l.pass()     ? "PASS"
-                                                   : "FAIL"}});
-      tj["agnostics"] = {{"overall", v->overall}, {"lines", lines}};
+                         {"result", agnostics_result_name(l.result())}});
+      tj["agnostics"] = {{"overall", agnostics_result_name(v->overall)}, {"lines", lines}};
     }
     targets.push_back(tj);
   }

@@ -73,7 +73,10 @@ bench::BenchRequest request_of(const BenchOpts& o) {
   bench::Profile p = bench::profile(o.profile);
   if (!o.only.empty()) bench::select_jobs(p, o.only);
   bench::Overrides ov;
-  if (!o.rw.empty()) ov.rw = o.rw;
+  if (!o.rw.empty()) {
+    ov.rw = bench::parse_rw(o.rw);
+    if (!ov.rw) throw Error(ErrorKind::Usage, "--rw '" + o.rw + "' is not one of " + bench::rw_choices());
+  }
   if (!o.engine.empty()) ov.engine = o.engine;
   if (!o.bs.empty()) ov.bs = parse_size(o.bs, "--bs");
   if (o.iodepth) ov.iodepth = o.iodepth;

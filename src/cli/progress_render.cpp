@@ -65,10 +65,11 @@ ProgressMode resolve_progress_mode(ProgressMode m, bool is_tty) {
 }
 
 std::string progress_text(const ProgressEvent& e, bool final) {
-  if (!e.target.empty() && e.phase != "write" && e.phase != "verify") return bench_text(e);
+  if (e.phase == Phase::Prefill || e.phase == Phase::Job) return bench_text(e);
   const double frac = fraction_of(e);
   const double eta = eta_of(e, final);
-  std::string line = e.phase + (e.target.empty() ? "" : " " + e.target) + ": " + format_bytes(bytes(e.done));
+  std::string line =
+      std::string(phase_name(e.phase)) + (e.target.empty() ? "" : " " + e.target) + ": " + format_bytes(bytes(e.done));
   if (e.total > 0) line += " of " + format_bytes(bytes(e.total));
   if (frac >= 0) line += fmt::format(" ({:.0f}%)", frac * 100.0);
   line += ", " + format_mib_s(rate_of(e));
@@ -87,14 +88,14 @@ std::string progress_json(const ProgressEvent& e, bool final) {
   return fmt::format(
       "{{\"phase\":\"{}\"{},\"bytes\":{},\"total_bytes\":{},\"bytes_per_second\":{:.0f},\"eta_seconds\":{},\"done\":{}}"
       "}",
-      e.phase, target, bytes(e.done), total, rate_of(e), eta_s, final ? "true" : "false");
+      phase_name(e.phase), target, bytes(e.done), total, rate_of(e), eta_s, final ? "true" : "false");
 }
 
 std::string step_text(const ProgressEvent& e) {
   if (!e.target.empty())
-    return fmt::format("{}: [{}/{}] {:<10} {:>8}  {}", e.target, e.index, e.count, e.phase,
-                       format_duration(e.elapsed_s), e.text);
-  return fmt::format("[{}/{}] {:<10} {:>8}  {}", e.index, e.count, e.phase, format_duration(e.elapsed_s), e.text);
+    return fmt::format("{}: [{}/{}] {:<10} {:>8}  {}", e.target, e.index, e.count, e.step, format_duration(e.elapsed_s),
+                       e.text);
+  return fmt::format("[{}/{}] {:<10} {:>8}  {}", e.index, e.count, e.step, format_duration(e.elapsed_s), e.text);
 }
 
 ProgressRenderer::ProgressRenderer(ProgressMode mode, std::FILE* out) : mode_(mode), out_(out) {}

@@ -92,7 +92,10 @@ Check failed_run(const json& doc, const InputFile& file) {
 }
 
 /// IOPS for random tests, MiB/s otherwise.
-const char* unit_of(const bench::JobResult& j) { return j.rw.rfind("rand", 0) == 0 ? "IOPS" : "MiB/s"; }
+const char* unit_of(const bench::JobResult& j) {
+  const auto rw = j.rw_mode();
+  return rw && bench::rw_random(*rw) ? "IOPS" : "MiB/s";
+}
 
 /// The job's error line, "failed: EIO" when it has only an errno, "" when it ran.
 std::string job_error(const bench::JobResult& j) {
@@ -117,7 +120,7 @@ Figure figure_of(const bench::Row& row, std::size_t t) {
 /// without the label sdtest.sh puts first; "" when none failed.
 std::string verdict_failure(const bench::TargetResult& t) {
   auto v = bench::agnostics_verdict(t);
-  if (!v || v->overall != "FAIL") return "";
+  if (!v || v->overall != bench::AgnosticsResult::Fail) return "";
   for (std::size_t i = 0; i < v->lines.size(); ++i) {
     if (v->lines[i].measured < 0 || v->lines[i].pass()) continue;
     std::string line = v->text[i];  // "<label>: Random write speed 499 IOPS (target 500) - FAIL"
