@@ -1,7 +1,6 @@
 // `piprov bench TARGET...` and `piprov bench import FIO_OUTPUT...`.
 // Wiring and printing only; the work is in src/bench/.
 #include <fmt/format.h>
-#include <unistd.h>
 #include <cstdio>
 #include <fstream>
 
@@ -13,6 +12,7 @@
 #include "bench/svg.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress_render.hpp"
+#include "cli/write_options.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "core/write_guard.hpp"
@@ -60,7 +60,8 @@ struct BenchOpts {
   std::string rw, engine, bs, size, only;
   unsigned iodepth = 0, numjobs = 0, fsync = 0, rwmixread = 101;
   double runtime = 0, ramp = -1;
-  bool sync = false, buffered = false, destructive = false, no_progress = false;
+  bool sync = false, buffered = false, destructive = false;
+  ProgressMode progress = ProgressMode::Auto;
   Output out;
 };
 
@@ -130,7 +131,10 @@ void add_bench_command(CLI::App& app, Globals& g, int& exit_code) {
   bench->add_flag("--buffered", o->buffered, "Use the page cache (no O_DIRECT)");
   bench->add_flag("--destructive", o->destructive,
                   "Allow write tests on a block device or an existing file (never a mounted or system disk)");
-  bench->add_flag("--no-progress", o->no_progress, "No status line on stderr");
+  add_progress_option(bench, o->progress);
+  auto none = [o] { o->progress = ProgressMode::None; };
+  bench->add_flag_callback("--no-progress", none, "Same as --progress none")
+      ->group("");  // the old spelling, kept working, not in --help (docs/bench.md)
   add_output_options(bench, o->out);
 
   auto* imp = bench->add_subcommand(
@@ -159,8 +163,9 @@ void add_bench_command(CLI::App& app, Globals& g, int& exit_code) {
     if (!o->out.svg.empty()) check_output_file(o->out.svg, "--svg");  // before the run, not after it
     bench::BenchRequest req = request_of(*o);
     auto rep = [&] {  // the status line is cleared before the report is printed
-      bool tty = !o->no_progress && !g.quiet && ::isatty(STDERR_FILENO);
-      ProgressRenderer progress(tty ? ProgressMode::Tty : ProgressMode::None);
+      // -q silences the status line unless a mode was asked for
+      ProgressRenderer progress(g.quiet && o->progress == ProgressMode::Auto ? ProgressMode::None
+                                                                             : resolve_on_stderr(o->progress));
       return bench::run_bench(req, progress.sink());
     }();
     emit(rep, o->out);

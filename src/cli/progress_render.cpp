@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -35,6 +36,20 @@ std::string bench_text(const ProgressEvent& e) {
     s = fmt::format("{}: [{}/{}] {} {:.1f}/{:.1f} s, {:.0f} IOPS", e.target, e.index, e.count, e.text, e.done, e.total,
                     e.rate);
   return s + ", ETA " + format_duration(std::max(0.0, e.eta_s));
+}
+
+/// A JSON string literal (quotes, escapes).
+std::string json_string(const std::string& s) {
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+/// The JSON line of a bench job (seconds), keys as in the header comment.
+std::string job_json(const ProgressEvent& e, bool final) {
+  return fmt::format(
+      "{{\"phase\":\"job\",\"target\":{},\"job\":{},\"index\":{},\"count\":{},\"seconds\":{:.1f},"
+      "\"total_seconds\":{:.1f},\"iops\":{:.0f},\"eta_seconds\":{:.1f},\"done\":{}}}",
+      json_string(e.target), json_string(e.text), e.index, e.count, e.done, e.total, e.rate,
+      final ? 0.0 : std::max(0.0, e.eta_s), final ? "true" : "false");
 }
 
 }  // namespace
@@ -81,6 +96,7 @@ std::string progress_text(const ProgressEvent& e, bool final) {
 }
 
 std::string progress_json(const ProgressEvent& e, bool final) {
+  if (e.phase == Phase::Job) return job_json(e, final);
   const double eta = eta_of(e, final);
   std::string total = e.total > 0 ? std::to_string(bytes(e.total)) : "null";
   std::string eta_s = eta >= 0 ? fmt::format("{:.1f}", eta) : "null";

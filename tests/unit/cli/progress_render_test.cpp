@@ -177,5 +177,21 @@ TEST(ProgressText, WriteAndVerifyOfOneOfSeveralTargetsNameTheTarget) {
   EXPECT_EQ(step_text(step).rfind("/dev/sdc: [3/7] mount ", 0), 0u) << step_text(step);
 }
 
+// bench: the job line as text and JSON (--progress plain|json).
+TEST(ProgressJson, BenchJobLine) {
+  ProgressEvent e = ev(Kind::Update, 3.5, 6.0, 3.5, Phase::Job);
+  e.unit = ProgressUnit::Seconds;
+  e.target = "/mnt/ssd";
+  e.text = "rand-read";
+  e.index = 2;
+  e.count = 4;
+  e.rate = 812;
+  e.eta_s = 62;
+  EXPECT_EQ(progress_text(e, false), "/mnt/ssd: [2/4] rand-read 3.5/6.0 s, 812 IOPS, ETA 1m02s");
+  EXPECT_EQ(progress_json(e, false),
+            "{\"phase\":\"job\",\"target\":\"/mnt/ssd\",\"job\":\"rand-read\",\"index\":2,\"count\":4,"
+            "\"seconds\":3.5,\"total_seconds\":6.0,\"iops\":812,\"eta_seconds\":62.0,\"done\":false}");
+}
+
 }  // namespace
 }  // namespace piprov::cli
