@@ -2,7 +2,6 @@
 // Wiring and printing only; the work is in src/bench/.
 #include <fmt/format.h>
 #include <cstdio>
-#include <fstream>
 
 #include "bench/bench.hpp"
 #include "bench/fio/import.hpp"
@@ -13,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/progress_render.hpp"
 #include "cli/write_options.hpp"
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "core/write_guard.hpp"
@@ -48,9 +48,7 @@ void emit(const bench::Report& rep, const Output& o) {
   std::fflush(stdout);
   if (!o.svg.empty()) {
     check_output_file(o.svg, "--svg");  // again: the run took a while
-    std::ofstream out(o.svg, std::ios::binary | std::ios::trunc);
-    out << bench::render_svg(rep);
-    if (!out) throw io_error("write " + o.svg, errno);
+    atomic_write(o.svg, bench::render_svg(rep));
   }
 }
 
