@@ -3,6 +3,7 @@
 // target IOPS, MiB/s, mean lat ms, p99 ms; a B/A ratio column for two
 // targets), markdown, CSV (one row per target x test) and JSON (everything,
 // histograms included, readable back by report_from_json). SVG charts: svg.hpp.
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,8 +40,19 @@ struct RenderOptions {
 /// Renders `r`. JSON is documented in docs/bench.md ("JSON schema").
 std::string render(const Report& r, Format f, const RenderOptions& opts = {});
 
-/// JSON text of `r` (schema "piprov_bench": 1), and back. report_from_json
-/// throws Error{Usage} when `text` is not such a document.
+/// The schema tag of bench's JSON report ("schema": "piprov.bench/2", docs/bench.md).
+/// Version 1 was tagged `"piprov_bench": 1` instead; it is still read.
+inline constexpr const char* kBenchSchema = "piprov.bench/2";
+
+/// True when `doc` is a bench JSON report: "schema": "piprov.bench/2", or the
+/// old `"piprov_bench"` key.
+bool is_bench_report(const nlohmann::json& doc);
+/// The same test on a document's text, without parsing it (`bench import`
+/// tells a saved report from a fio JSON output by this).
+bool looks_like_bench_report(std::string_view text);
+
+/// JSON text of `r` (schema kBenchSchema), and back. report_from_json reads
+/// both versions and throws Error{Usage} when `text` is not such a document.
 std::string report_to_json(const Report& r, const RenderOptions& opts = {});
 Report report_from_json(std::string_view text, const std::string& source);
 

@@ -91,8 +91,8 @@ bool sync_failed(const SyncResult& r);
 /// unless `strict`: then Failed -> 4 (ErrorKind::Verify), NotAPi -> 2 (ErrorKind::Usage).
 int sync_exit_code(const SyncResult& r, bool strict);
 
-/// `boot sync-kernel --json` (docs/boot.md): {"boot_dir", "outcome" (sync_outcome_name),
-/// "message", "actions": [text...]}.
+/// `boot sync-kernel --json` (docs/boot.md): {"schema": "piprov.boot.sync-kernel/1", "boot_dir",
+/// "outcome" (sync_outcome_name), "message", "actions": [text...]}.
 nlohmann::json sync_json(const std::filesystem::path& boot_dir, const SyncOptions& opts, const SyncResult& r);
 
 }  // namespace piprov::boot

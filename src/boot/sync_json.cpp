@@ -31,7 +31,8 @@ int sync_exit_code(const SyncResult& r, bool strict) {
 }
 
 nlohmann::json sync_json(const std::filesystem::path& boot_dir, const SyncOptions& opts, const SyncResult& r) {
-  return {{"boot_dir", boot_dir.string()},
+  return {{"schema", "piprov.boot.sync-kernel/1"},
+          {"boot_dir", boot_dir.string()},
           {"outcome", sync_outcome_name(r.outcome, opts.dry_run)},
           {"message", r.message},
           {"actions", r.actions}};

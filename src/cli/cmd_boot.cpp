@@ -132,7 +132,7 @@ void add_boot_command(CLI::App& app, Globals&, int& exit_code) {
   sync->add_flag("--force", sa->force, "Regenerate even when vmlinux is fresh");
   sync->add_flag("--dry-run", sa->dry_run, "Say what would be done");
   sync->add_flag("--strict", sa->strict, "Exit 4 (2 for a non-Pi dir) on failure instead of warning with exit 0");
-  sync->add_flag("--json", sa->json, "Print JSON");
+  sync->add_flag("--json", sa->json, "Print JSON (schema piprov.boot.sync-kernel/1, docs/boot.md)");
   sync->callback([sa, &exit_code] { run_sync(sa->boot, sa->force, sa->dry_run, sa->strict, sa->json, exit_code); });
 }
 

@@ -120,7 +120,7 @@ void add_eeprom_command(CLI::App& app, Globals&, int& exit_code) {
   auto* explain = eeprom->add_subcommand("explain", "Say a BOOT_ORDER in words, e.g. 0xf41");
   explain->add_option("BOOT_ORDER", ea->order, "e.g. 0xf41")->required();
   add_board_option(explain, ea->board, "also flag modes the board lacks");
-  explain->add_flag("--json", ea->json, "Print JSON");
+  explain->add_flag("--json", ea->json, "Print JSON (schema piprov.eeprom.explain/1, docs/eeprom.md)");
   explain->callback([ea] { run_explain(*ea); });
 
   auto sa = std::make_shared<SetArgs>();

@@ -15,7 +15,8 @@ using nlohmann::json;
 
 constexpr const char* kAccepted =
     "piprov report reads the --json output of boot check (piprov.boot.check/2, /3, /4), eeprom check "
-    "(piprov.eeprom.check/1) and bench (\"piprov_bench\": 1), and piprov.report.failed/1";
+    "(piprov.eeprom.check/1) and bench (piprov.bench/2, or the older \"piprov_bench\": 1), and "
+    "piprov.report.failed/1";
 
 std::string str(const json& j, const char* key) {
   auto it = j.find(key);
@@ -169,7 +170,7 @@ void add_document(Fleet& fleet, const InputFile& file, std::string_view text) {
   if (doc.is_discarded() || !doc.is_object())
     throw Error(ErrorKind::Usage, fmt::format("{}: not a JSON object ({})", file.path, kAccepted));
   Host& h = host_of(fleet, file.host);
-  if (doc.contains("piprov_bench")) return add_bench(h, text, file);
+  if (bench::is_bench_report(doc)) return add_bench(h, text, file);
   std::string schema = str(doc, "schema");
   Check c;
   if (schema == "piprov.boot.check/2" || schema == "piprov.boot.check/3" || schema == "piprov.boot.check/4")

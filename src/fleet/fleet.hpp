@@ -4,7 +4,7 @@
 // figures, read from piprov's own --json outputs. Accepted documents:
 //   boot check --json     "schema": "piprov.boot.check/2", "/3" or "/4" (docs/boot.md)
 //   eeprom check --json   "schema": "piprov.eeprom.check/1" (docs/eeprom.md)
-//   bench --json          "piprov_bench": 1 (docs/bench.md)
+//   bench --json          "schema": "piprov.bench/2", or version 1's "piprov_bench": 1 (docs/bench.md)
 //   a failed run          "schema": "piprov.report.failed/1":
 //                         {"check", "exit_code", "error"} (docs/fleet.md; what the
 //                         fleet playbook writes when piprov could not produce a result)

@@ -139,5 +139,6 @@ TEST(SyncKernel, OutcomeNamesJsonAndExitCodes) {
   EXPECT_EQ(sync_exit_code(not_pi, true), 2);
   EXPECT_EQ(sync_exit_code(fresh, true), 0);
   auto j = sync_json("/boot/firmware", {.dry_run = true}, fresh);
-  EXPECT_EQ(j.dump(), R"({"actions":["a"],"boot_dir":"/boot/firmware","message":"fresh","outcome":"up-to-date"})");
+  EXPECT_EQ(j.dump(), R"({"actions":["a"],"boot_dir":"/boot/firmware","message":"fresh","outcome":"up-to-date",)"
+                      R"("schema":"piprov.boot.sync-kernel/1"})");
 }
