@@ -7,9 +7,26 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 }  // namespace
 
-ProgressPhase::ProgressPhase(ProgressSink sink, std::string phase, double total, ProgressUnit unit, ProgressEvent tmpl)
+std::string_view phase_name(Phase p) {
+  switch (p) {
+    case Phase::Write: return "write";
+    case Phase::Verify: return "verify";
+    case Phase::Prefill: return "prefill";
+    case Phase::Job: return "job";
+    case Phase::Step: return "step";
+  }
+  return "?";
+}
+
+std::optional<Phase> parse_phase(std::string_view name) {
+  for (Phase p : kPhases)
+    if (phase_name(p) == name) return p;
+  return std::nullopt;
+}
+
+ProgressPhase::ProgressPhase(ProgressSink sink, Phase phase, double total, ProgressUnit unit, ProgressEvent tmpl)
     : sink_(std::move(sink)), event_(std::move(tmpl)), start_(std::chrono::steady_clock::now()) {
-  event_.phase = std::move(phase);
+  event_.phase = phase;
   event_.unit = unit;
   event_.total = total;
   event_.done = 0;
@@ -57,7 +74,8 @@ double ProgressSteps::step(const std::string& name, const std::string& text, std
   last_ = now;
   ProgressEvent e;
   e.kind = ProgressEvent::Kind::Step;
-  e.phase = name;
+  e.phase = Phase::Step;
+  e.step = name;
   e.unit = ProgressUnit::Seconds;
   e.text = text;
   e.elapsed_s = secs;

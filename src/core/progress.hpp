@@ -8,24 +8,37 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace piprov {
 
 /// What ProgressEvent::done and ::total count.
 enum class ProgressUnit { Bytes, Seconds };
 
+/// What a ProgressEvent reports on: image write and verify (bytes), bench's
+/// pre-fill of a test file (bytes) and a bench job (seconds), or a finished
+/// step of a multi-step command (provision; the step's name is ProgressEvent::step).
+enum class Phase { Write, Verify, Prefill, Job, Step };
+inline constexpr Phase kPhases[] = {Phase::Write, Phase::Verify, Phase::Prefill, Phase::Job, Phase::Step};
+
+/// Stable phase name for progress lines and JSON: "write", "verify", "prefill", "job", "step".
+std::string_view phase_name(Phase p);
+/// The phase named `name` (as phase_name() spells it); nullopt otherwise.
+std::optional<Phase> parse_phase(std::string_view name);
+
 /// One report from a running operation.
-///   Begin  a phase starts ("write", "verify", "prefill", "job"); total may be 0 (unknown).
+///   Begin  a phase starts (Write, Verify, Prefill, Job); total may be 0 (unknown).
 ///   Update done so far in the phase; sent as often as the work allows (every
 ///          buffer): sinks rate-limit what they show.
 ///   End    the phase is over (finished or failed); done and elapsed_s are final.
-///   Step   one step of a multi-step command finished (provision): phase is the
-///          step's name, text its one-line result, elapsed_s its duration,
-///          index/count its place ("3 of 7").
+///   Step   one step of a multi-step command finished (provision): phase is
+///          Phase::Step, step the step's name, text its one-line result,
+///          elapsed_s its duration, index/count its place ("3 of 7").
 struct ProgressEvent {
   enum class Kind { Begin, Update, End, Step };
   Kind kind = Kind::Update;
-  std::string phase;
+  Phase phase = Phase::Write;
+  std::string step;  ///< Step: the step's name ("write", "partitions", ...); "" otherwise
   ProgressUnit unit = ProgressUnit::Bytes;
   double done = 0;       ///< bytes or seconds done in this phase
   double total = 0;      ///< bytes or seconds the phase will take; 0 = unknown
@@ -50,7 +63,7 @@ class ProgressPhase {
   /// `sink` is copied. `tmpl` carries the fields every event of
   /// the phase repeats (target, text, index, count); kind, phase, unit, total
   /// are set from the arguments.
-  ProgressPhase(ProgressSink sink, std::string phase, double total, ProgressUnit unit = ProgressUnit::Bytes,
+  ProgressPhase(ProgressSink sink, Phase phase, double total, ProgressUnit unit = ProgressUnit::Bytes,
                 ProgressEvent tmpl = {});
   ~ProgressPhase();
   ProgressPhase(const ProgressPhase&) = delete;
@@ -80,7 +93,7 @@ class ProgressSteps {
   /// `sink` is copied; the first step's clock starts now. `target`, when not
   /// empty, is set on every event (provision of several disks: which disk).
   ProgressSteps(ProgressSink sink, unsigned count, std::string target = {});
-  /// Sends Step{phase=name, text, elapsed_s = seconds since the previous step
+  /// Sends Step{phase=Step, step=name, text, elapsed_s = seconds since the previous step
   /// ended (or construction)} and returns that duration. `measured` (seconds)
   /// replaces it for a step timed elsewhere (provision's write, which ends
   /// before the per-disk steps are counted); the clock restarts either way.

@@ -85,7 +85,7 @@ ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, uns
   UniqueFd fd = open_target_for_read(t);
   ProgressEvent tmpl;
   tmpl.target = t.path;
-  ProgressPhase progress(sink, "verify", static_cast<double>(image_bytes), ProgressUnit::Bytes, tmpl);
+  ProgressPhase progress(sink, Phase::Verify, static_cast<double>(image_bytes), ProgressUnit::Bytes, tmpl);
   std::uint64_t done = 0;
   PipelineWaits waits;
   // Reads span several chunks, so the device has more than one request in
@@ -137,7 +137,7 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
   UniqueFd fd = open_target_for_read(t);
   AlignedBuffer dev(kChunk);
   Xxh3_128 whole;
-  ProgressPhase progress(sink, "verify", static_cast<double>(src->size().value_or(0)));
+  ProgressPhase progress(sink, Phase::Verify, static_cast<double>(src->size().value_or(0)));
   std::uint64_t total = run_pipeline(
       4, kChunk, [&](std::span<std::byte> buf, std::uint64_t) { return src->read_full(buf); },
       [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
