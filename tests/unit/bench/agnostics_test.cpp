@@ -54,7 +54,7 @@ TEST(Agnostics, ProfileIsSdBenchFio) {
   for (std::size_t i = 0; i < 4; ++i) {
     const JobSpec& j = p.jobs[i];
     EXPECT_EQ(j.name, names[i]);
-    EXPECT_EQ(j.rw, rws[i]);
+    EXPECT_EQ(rw_name(j.rw), rws[i]);
     EXPECT_EQ(j.bs, bss[i]);
     EXPECT_DOUBLE_EQ(j.runtime_s, runtimes[i]) << j.name;
     EXPECT_EQ(j.iodepth, 4u);

@@ -79,7 +79,7 @@ TEST(ProgressText, UnknownTotalUsesTheFraction) {
 }
 
 TEST(ProgressText, BenchJobAndPrefillLines) {
-  ProgressEvent job = ev(Kind::Update, 3.5, 6, 3.5, "job");
+  ProgressEvent job = ev(Kind::Update, 3.5, 6, 3.5, Phase::Job);
   job.unit = ProgressUnit::Seconds;
   job.target = "/mnt/ssd";
   job.text = "rand-read";
@@ -88,7 +88,7 @@ TEST(ProgressText, BenchJobAndPrefillLines) {
   job.rate = 812.4;
   job.eta_s = 62;
   EXPECT_EQ(progress_text(job, false), "/mnt/ssd: [2/4] rand-read 3.5/6.0 s, 812 IOPS, ETA 1m02s");
-  ProgressEvent fill = ev(Kind::Update, 64 * kMiB, 256 * kMiB, 1, "prefill");
+  ProgressEvent fill = ev(Kind::Update, 64 * kMiB, 256 * kMiB, 1, Phase::Prefill);
   fill.target = "/mnt/ssd";
   fill.eta_s = 25;
   EXPECT_EQ(progress_text(fill, false), "/mnt/ssd: pre-filling test file 64.0 MiB / 256.0 MiB, ETA 25.0 s");
@@ -152,7 +152,7 @@ TEST(ProgressRenderer, NoneAndStepsPrintNothing) {
   EXPECT_EQ(
       render(ProgressMode::None, {ev(Kind::Begin, 0, 10, 0), ev(Kind::Update, 5, 10, 5), ev(Kind::End, 10, 10, 9)}),
       "");
-  ProgressEvent step = ev(Kind::Step, 0, 0, 3, "write");
+  ProgressEvent step = ev(Kind::Step, 0, 0, 3, Phase::Step);
   EXPECT_EQ(render(ProgressMode::Plain, {step}), "");
   ProgressRenderer none(ProgressMode::None);
   EXPECT_FALSE(none.sink());
