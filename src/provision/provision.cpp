@@ -380,53 +380,7 @@ Error none_provisioned(const ProvisionReport& rep) {
   return Error(rep.targets.front().error_kind, join(lines, "\n"));
 }
 
-nlohmann::json identity_json(const TargetReport& t) {
-  const auto& id = t.disk_identity;
-  return {{"disk_label", id.label},
-          {"old_disk_id", id.old_id},
-          {"new_disk_id", id.new_id},
-          {"partuuids", id.partuuids},
-          {"rewritten", t.seed.rewritten},
-          {"hostname", t.seed_plan.hostname},
-          {"instance_id", t.seed_plan.instance_id},
-          {"seed_files", t.seed.seed_files}};
-}
-
-nlohmann::json target_json(const TargetReport& t) {
-  nlohmann::json steps = nlohmann::json::array();
-  for (const auto& s : t.steps) steps.push_back({{"step", s.step}, {"result", s.result}, {"seconds", s.seconds}});
-  return {{"target", t.target},
-          {"ok", t.ok},
-          {"error", t.ok ? nlohmann::json(nullptr) : nlohmann::json(t.error)},
-          {"write", image::target_outcome_json(t.write)},
-          {"identity", identity_json(t)},
-          {"boot_partition", t.boot_partition},
-          {"root_partition", t.root_partition},
-          {"layout", boot::layout_name(t.patch.layout.id)},
-          {"release", t.patch.layout.release},
-          {"patched", t.patch.changed()},
-          {"patch_actions", t.patch.actions},
-          {"config_diff", t.patch.config_diff},
-          {"check_ok", t.ok && t.check.ok()},
-          {"findings", findings_json(t.check.findings)},
-          {"summary", findings_summary_json(t.check.findings, boot::kCheckFailOn)},
-          {"steps", steps}};
-}
-
 }  // namespace
-
-std::string patch_summary(const boot::PatchReport& p) {
-  const auto& l = p.layout;
-  std::string line =
-      "layout " + std::string(boot::layout_name(l.id)) + (l.release.empty() ? "" : " (" + l.release + ")");
-  if (!p.summary.empty()) line += ": " + p.summary;
-  if (p.changed()) line += ": " + join(p.actions, "; ");
-  return line;
-}
-
-std::size_t ProvisionReport::succeeded() const {
-  return static_cast<std::size_t>(std::count_if(targets.begin(), targets.end(), [](auto& t) { return t.ok; }));
-}
 
 ProvisionReport provision(const ProvisionOptions& o) {
   ProvisionReport rep = provision_all(o);
@@ -449,21 +403,6 @@ ProvisionReport provision_all(const ProvisionOptions& o) {
     provision_target(o, i, rep.targets[i], seeds.empty() ? nullptr : &seeds[i]);
   }
   return rep;
-}
-
-nlohmann::json provision_json(const ProvisionReport& r) {
-  nlohmann::json targets = nlohmann::json::array();
-  for (const auto& t : r.targets) targets.push_back(target_json(t));
-  return {{"schema", "piprov.provision/3"},
-          {"write", image::write_result_json(r.write)},
-          {"succeeded", r.succeeded()},
-          {"failed", r.targets.size() - r.succeeded()},
-          {"targets", targets},
-          {"seed_check",
-           {{"validator", r.seed_check.validator},
-            {"partial", r.seed_check.partial},
-            {"rules", r.seed_check.rules},
-            {"findings", findings_json(r.seed_check.findings)}}}};
 }
 
 }  // namespace piprov::provision

@@ -99,6 +99,17 @@ std::optional<Error> no_disk_provisioned(const ProvisionReport& rep);
 /// "seed_check": {validator, partial, rules, findings} of the user's seed files.
 nlohmann::json provision_json(const ProvisionReport& r);
 
+/// The last text line of a disk that got through (t.ok): "provision: DEV is
+/// ready: ..." saying why it boots from USB (as shipped, [pi4] kernel=vmlinuz,
+/// or kernel=vmlinux and the apt hook), or "provision: DEV was written and
+/// patched, but boot check found problems (above)" when the check has findings.
+std::string ready_sentence(const TargetReport& t);
+
+/// provision's exit code: 5 (ErrorKind::Partial) when some disk failed, else
+/// the boot check's code over every disk's findings (0, or 1 with findings).
+/// When no disk got through, no_disk_provisioned() is the error instead.
+int exit_code(const ProvisionReport& rep);
+
 /// The patch step's line: the layout boot patch found as written and its summary,
 /// "layout ubuntu-direct (Ubuntu 24.04 LTS): nothing to do: Ubuntu 24.04 LTS boots
 /// from USB as shipped", then the file actions when there are any.

@@ -93,5 +93,33 @@ TEST(ProvisionJson, LayoutReleaseAndThePatchLine) {
             "vmlinuz to vmlinux; updated config.txt");
 }
 
+// The last line of each disk and the exit code: decided here, printed by the cli.
+TEST(ProvisionOutcome, ReadySentenceSaysWhyTheDiskBootsFromUsb) {
+  ProvisionReport r = sample();
+  TargetReport& t = r.targets[0];
+  EXPECT_EQ(ready_sentence(t), "provision: /dev/loop7 was written and patched, but boot check found problems (above)");
+  t.check.findings.clear();
+  EXPECT_EQ(ready_sentence(t),
+            "provision: /dev/loop7 is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinux), and the apt hook keeps "
+            "vmlinux fresh after kernel updates");
+  t.patch.method = boot::MethodChoice{boot::PatchMethod::Direct, "start4.elf decompresses gzip"};
+  EXPECT_NE(ready_sentence(t).find("is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinuz"), std::string::npos);
+  t.patch = {};
+  t.patch.layout.id = boot::LayoutId::UbuntuDirect;
+  t.patch.layout.release = "Ubuntu 24.04 LTS";
+  EXPECT_EQ(ready_sentence(t),
+            "provision: /dev/loop7 is ready: Ubuntu 24.04 LTS (layout ubuntu-direct) boots from USB as shipped; "
+            "nothing needed patching");
+}
+
+TEST(ProvisionOutcome, ExitCodeIsPartialWhenADiskFailedElseTheChecks) {
+  ProvisionReport r = sample();
+  EXPECT_EQ(exit_code(r), 5);  // /dev/loop8 failed
+  r.targets.pop_back();
+  EXPECT_EQ(exit_code(r), 1);  // the warning fails boot check
+  r.targets[0].check.findings.clear();
+  EXPECT_EQ(exit_code(r), 0);
+}
+
 }  // namespace
 }  // namespace piprov::provision
