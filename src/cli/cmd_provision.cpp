@@ -1,5 +1,6 @@
-// `piprov provision IMAGE DEVICE...`: write + find partitions + mount + boot patch
-// --root + boot check + sync + unmount, printing each step (src/provision/provision.hpp).
+// `piprov provision IMAGE DEVICE...`: runs provision::provision_all() (its
+// steps: src/provision/steps.hpp) and prints each step as it ends, then each
+// disk's findings and ready sentence (src/provision/provision.hpp).
 #include <fmt/format.h>
 #include <memory>
 #include <nlohmann/json.hpp>

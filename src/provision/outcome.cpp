@@ -26,7 +26,8 @@ nlohmann::json provision_identity_json(const TargetReport& t) {
 
 nlohmann::json provision_target_json(const TargetReport& t) {
   nlohmann::json steps = nlohmann::json::array();
-  for (const auto& s : t.steps) steps.push_back({{"step", s.step}, {"result", s.result}, {"seconds", s.seconds}});
+  for (const auto& s : t.steps)
+    steps.push_back({{"step", std::string(step_name(s.step))}, {"result", s.result}, {"seconds", s.seconds}});
   return {{"target", t.target},
           {"ok", t.ok},
           {"error", t.ok ? nlohmann::json(nullptr) : nlohmann::json(t.error)},
@@ -64,9 +65,8 @@ std::string ready_sentence(const TargetReport& t) {
   const std::string who = "provision: " + t.target;
   if (!t.check.ok()) return who + " was written and patched, but boot check found problems (above)";
   if (!t.patch.changed() && boot::boots_from_usb_as_shipped(t.patch.layout.id))
-    return who + " is ready: " + (t.patch.layout.release.empty() ? "the image" : t.patch.layout.release) +
-           " (layout " + std::string(boot::layout_name(t.patch.layout.id)) +
-           ") boots from USB as shipped; nothing needed patching";
+    return who + " is ready: " + (t.patch.layout.release.empty() ? "the image" : t.patch.layout.release) + " (layout " +
+           std::string(boot::layout_name(t.patch.layout.id)) + ") boots from USB as shipped; nothing needed patching";
   if (t.patch.method && t.patch.method->method == boot::PatchMethod::Direct)
     return who +
            " is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinuz: its firmware loads the gzip kernel, no hook "

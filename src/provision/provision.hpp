@@ -4,8 +4,8 @@
 // a new disk identity (first_boot.hpp), find `system-boot` and `writable`
 // with libblkid (by label, else the first FAT and ext4 partitions), mount
 // both in a private temp dir, boot patch --root, seed (PARTUUID= rewrite and
-// the cloud-init NoCloud seed), boot check, sync, unmount (one short
-// function per step).
+// the cloud-init NoCloud seed), boot check, sync, unmount: the steps of
+// steps.hpp, one short function each.
 // On a failure after the write it unmounts and says what state the disk is in;
 // the other disks go on.
 #include <nlohmann/json.hpp>
@@ -20,6 +20,7 @@
 #include "image/write.hpp"
 #include "provision/first_boot.hpp"
 #include "provision/identity.hpp"
+#include "provision/steps.hpp"
 
 namespace piprov::provision {
 
@@ -29,20 +30,16 @@ struct ProvisionOptions {
   std::vector<std::string> usb_ids;  ///< passed to boot check
   IdentityOptions identity;          ///< first-boot identity, one seed per disk (none given: no seed)
   /// Receives the write's progress (write.progress, when that is empty) and a
-  /// Step event after each of the kSteps steps of each target ("write",
-  /// "identity", "partitions", "mount", "patch", "seed", "check", "sync",
-  /// "unmount") with its
-  /// one-line result and duration; with several targets, ProgressEvent::target
-  /// names the disk.
+  /// Step event as each step of each target (steps.hpp) ends: phase
+  /// step_name(), index/count its place in kStepOrder, text its one-line
+  /// result, elapsed_s its duration; with several targets,
+  /// ProgressEvent::target names the disk.
   ProgressSink progress;
 };
 
-/// Number of steps provision() reports per target.
-inline constexpr unsigned kSteps = 9;
-
 /// One finished step, as its Step event reported it.
 struct StepResult {
-  std::string step;    ///< "write", "partitions", ...
+  Step step = Step::Write;
   std::string result;  ///< one line
   double seconds = 0;  ///< wall-clock duration of the step
 };

@@ -29,7 +29,7 @@ ProvisionReport sample() {
   t.patch.actions = {"decompressed vmlinuz to vmlinux"};
   t.check.findings.push_back(Finding{"usb-bridge-no-quirk", Severity::Warning, 0, "", "the bridge needs a quirk",
                                      "add usb-storage.quirks=152d:0578:u", "Raspberry Pi forums"});
-  t.steps = {{"write", "wrote 4.0 MiB", 1.5}, {"partitions", "boot ..., root ...", 0.25}};
+  t.steps = {{Step::Write, "wrote 4.0 MiB", 1.5}, {Step::Partitions, "boot ..., root ...", 0.25}};
   TargetReport f;
   f.target = "/dev/loop8";
   f.write = failed;
