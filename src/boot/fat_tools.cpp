@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/fd.hpp"
+#include "core/file.hpp"
 #include "core/hashing.hpp"
 
 namespace fs = std::filesystem;
@@ -44,13 +45,9 @@ std::pair<int, std::string> run_tool(const std::vector<std::string>& argv) {
     ::_exit(127);
   }
   int st = 0;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  std::string err;
+  (void)retry_eintr([&] { return ::waitpid(pid, &st, 0); });
   ::lseek(errfd.get(), 0, SEEK_SET);
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(errfd.get(), buf, sizeof buf)) > 0) err.append(buf, static_cast<std::size_t>(n));
+  std::string err = read_fd_to_end(errfd.get(), "the standard error of " + argv[0]);
   errfd.reset();
   int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();

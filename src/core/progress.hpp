@@ -87,23 +87,29 @@ class ProgressPhase {
   std::chrono::steady_clock::time_point start_;
 };
 
-/// Times consecutive steps and sends each as a Step event (index 1..count).
-class ProgressSteps {
+/// One step of a multi-step command (provision), scoped: its clock starts at
+/// construction, finish() sends its Step event with the duration. A step
+/// destroyed without finish() (it threw) sends nothing: its caller reports the
+/// failure. Not copyable.
+class ProgressStep {
  public:
-  /// `sink` is copied; the first step's clock starts now. `target`, when not
-  /// empty, is set on every event (provision of several disks: which disk).
-  ProgressSteps(ProgressSink sink, unsigned count, std::string target = {});
-  /// Sends Step{phase=Step, step=name, text, elapsed_s = seconds since the previous step
-  /// ended (or construction)} and returns that duration. `measured` (seconds)
-  /// replaces it for a step timed elsewhere (provision's write, which ends
-  /// before the per-disk steps are counted); the clock restarts either way.
-  double step(const std::string& name, const std::string& text, std::optional<double> measured = std::nullopt);
+  /// `sink` is copied; `name` is the event's step name, `index`/`count` its place
+  /// (1-based, "3 of 9"); `target`, when not empty, names the disk (provision
+  /// of several disks).
+  ProgressStep(ProgressSink sink, std::string name, unsigned index, unsigned count, std::string target = {});
+  ProgressStep(const ProgressStep&) = delete;
+  ProgressStep& operator=(const ProgressStep&) = delete;
+
+  /// Sends Step{phase=Step, step=name, text, elapsed_s = seconds since construction}
+  /// once and returns that duration. `measured` (seconds) replaces it for a
+  /// step timed elsewhere (provision's write, done before its disks' steps).
+  double finish(const std::string& text, std::optional<double> measured = std::nullopt);
 
  private:
   ProgressSink sink_;
-  unsigned count_, index_ = 0;
-  std::string target_;
-  std::chrono::steady_clock::time_point last_;
+  ProgressEvent event_;
+  bool finished_ = false;
+  std::chrono::steady_clock::time_point start_;
 };
 
 }  // namespace piprov

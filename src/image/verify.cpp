@@ -12,6 +12,7 @@
 #include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
+#include "core/file.hpp"
 #include "core/hashing.hpp"
 #include "core/units.hpp"
 #include "image/pipeline.hpp"
@@ -28,22 +29,11 @@ constexpr std::size_t kReadBytes = 8u << 20;  ///< read-back request size
 std::size_t read_at(int fd, const TargetInfo& t, std::byte* buf, std::size_t cap, std::size_t len,
                     std::uint64_t offset) {
   std::size_t want = std::min(cap, (len + t.logical_block - 1) / t.logical_block * t.logical_block);
-  std::size_t got = 0;
-  while (got < want) {
-    ssize_t n = ::pread(fd, buf + got, want - got, static_cast<off_t>(offset + got));
-    if (n < 0) {
-      if (errno == EINTR) {
-        throw_if_cancelled("while verifying");
-        continue;
-      }
-      int e = errno;
-      throw Error(ErrorKind::Io, fmt::format("reading {} back at byte offset {} failed: {} ({})", t.path, offset + got,
-                                             std::strerror(e), errno_name(e)));
-    }
-    if (n == 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  return std::min(got, len);
+  FdResult r = read_fd_full(fd, {buf, want}, offset, [] { throw_if_cancelled("while verifying"); });
+  if (r.err)
+    throw Error(ErrorKind::Io, fmt::format("reading {} back at byte offset {} failed: {} ({})", t.path,
+                                           offset + r.bytes, std::strerror(r.err), errno_name(r.err)));
+  return std::min(r.bytes, len);
 }
 
 [[noreturn]] void too_short(const TargetInfo& t, std::uint64_t at) {

@@ -86,22 +86,27 @@ TEST(ProgressPhase, AnEmptySinkIsFine) {
   EXPECT_GE(p.elapsed(), 0);
 }
 
-TEST(ProgressSteps, NumbersStepsAndTimesEach) {
+TEST(ProgressStep, SendsOneStepEventTimedFromItsStart) {
   Recorder r;
-  ProgressSteps s(r.sink(), 3);
-  double a = s.step("write", "wrote 1.0 MiB");
-  double b = s.step("mount", "/dev/loop3p1 on /tmp/x");
+  {
+    ProgressStep w(r.sink(), "write", 1, 3);
+    EXPECT_EQ(w.finish("wrote 1.0 MiB", 2.5), 2.5);  // timed elsewhere
+  }
+  ProgressStep m(r.sink(), "mount", 2, 3, "/dev/sdb");
+  double b = m.finish("/dev/loop3p1 on /tmp/x");
+  m.finish("again");                                 // once only
+  { ProgressStep failed(r.sink(), "patch", 3, 3); }  // no finish(): nothing sent
   ASSERT_EQ(r.events.size(), 2u);
   EXPECT_EQ(r.events[0].kind, Kind::Step);
   EXPECT_EQ(r.events[0].phase, Phase::Step);
   EXPECT_EQ(r.events[0].step, "write");
   EXPECT_EQ(r.events[0].text, "wrote 1.0 MiB");
+  EXPECT_EQ(r.events[0].elapsed_s, 2.5);
   EXPECT_EQ(r.events[0].index, 1u);
   EXPECT_EQ(r.events[1].index, 2u);
   EXPECT_EQ(r.events[1].count, 3u);
-  EXPECT_EQ(r.events[0].elapsed_s, a);
+  EXPECT_EQ(r.events[1].target, "/dev/sdb");
   EXPECT_EQ(r.events[1].elapsed_s, b);
-  EXPECT_GE(a, 0);
   EXPECT_GE(b, 0);
 }
 
