@@ -76,6 +76,13 @@ void fat_copy_out(const std::string& device, const fs::path& dir) {
   tool_or_throw({"mcopy", "-s", "-p", "-m", "-n", "-i", device, "::/", dir.string() + "/"});
 }
 
+bool fat_copy_file_out(const std::string& device, const std::string& name, const fs::path& dir) {
+  fs::create_directories(dir);
+  auto [code, err] = run_tool({"mcopy", "-p", "-m", "-n", "-i", device, "::/" + name, (dir / name).string()});
+  if (code == 127) throw Error(ErrorKind::Io, "mcopy cannot be run: install mtools");
+  return code == 0;
+}
+
 std::map<std::string, std::string> tree_hashes(const fs::path& dir) {
   std::map<std::string, std::string> m;
   for (const auto& e : fs::recursive_directory_iterator(dir))

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/finding.hpp"
 #include "core/strings.hpp"
+#include "provision/autoboot_target.hpp"
 #include "provision/provision.hpp"
 
 namespace piprov::provision {
@@ -35,6 +36,8 @@ nlohmann::json provision_target_json(const TargetReport& t) {
           {"identity", provision_identity_json(t)},
           {"boot_partition", t.boot_partition},
           {"root_partition", t.root_partition},
+          {"boot_partition_reason", t.boot_partition_reason},
+          {"autoboot", autoboot_json(t.autoboot)},
           {"layout", boot::layout_name(t.patch.layout.id)},
           {"release", t.patch.layout.release},
           {"patched", t.patch.changed()},

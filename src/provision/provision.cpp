@@ -224,9 +224,13 @@ void TargetRun::identity() {
 void TargetRun::find() {
   StepScope step(*this, Step::Partitions);
   std::tie(boot_, root_) = find_partitions(target_);
+  rep_.autoboot = follow_autoboot(target_, boot_);  // a first FAT partition of only autoboot.txt: its boot_partition
+  if (rep_.autoboot) boot_ = rep_.autoboot->boot;
+  rep_.boot_partition_reason = boot_partition_reason(boot_, rep_.autoboot);
   rep_.boot_partition = boot_.path;
   rep_.root_partition = root_.path;
-  step.done("boot " + describe(boot_) + ", root " + describe(root_));
+  step.done("boot " + describe(boot_) + (rep_.autoboot ? autoboot_partitions_text(*rep_.autoboot) : "") + ", root " +
+            describe(root_));
 }
 
 void TargetRun::mount() {
@@ -273,11 +277,14 @@ void TargetRun::patch() {
 void TargetRun::seed() {
   StepScope step(*this, Step::Seed);
   rep_.seed = rewrite_partuuid_references(boot_dir_, root_dir_, rep_.disk_identity);
+  if (rep_.autoboot && rep_.autoboot->tryboot)  // a trial boot must find its root too; no seed there (docs/boot.md)
+    rep_.autoboot->tryboot_rewritten = rewrite_partition_partuuids(*rep_.autoboot->tryboot, rep_.disk_identity);
   state_ = target_ + " holds the image with a new disk identifier (" + rep_.disk_identity.new_id +
            ") that its cmdline and fstab PARTUUID= references match, and its boot partition is " +
            (rep_.patch.changed() ? "patched" : "as the layout ships it (nothing to patch)");
   std::string text = rep_.seed.rewritten.empty() ? "no PARTUUID= to rewrite"
                                                  : "PARTUUID= rewritten in " + join(rep_.seed.rewritten, ", ");
+  if (rep_.autoboot) text += autoboot_seed_text(*rep_.autoboot);
   if (!seed_) return step.done(text + "; no identity options: no cloud-init seed");
   if (std::string why = cloud_init_missing(root_dir_); !why.empty()) {
     refused_ = why +

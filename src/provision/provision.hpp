@@ -2,7 +2,8 @@
 // `piprov provision IMAGE DEVICE...`: write every disk from one decode
 // (image::write_image, same safety and verify); then for each disk written:
 // a new disk identity (first_boot.hpp), find `system-boot` and `writable`
-// with libblkid (by label, else the first FAT and ext4 partitions), mount
+// with libblkid (by label, else the first FAT and ext4 partitions; a FAT
+// partition of only autoboot.txt: the one it names, autoboot_target.hpp), mount
 // both in a private temp dir, boot patch --root, seed (PARTUUID= rewrite and
 // the cloud-init NoCloud seed), boot check, sync, unmount: the steps of
 // steps.hpp, one short function each.
@@ -18,6 +19,7 @@
 #include "core/error.hpp"
 #include "core/progress.hpp"
 #include "image/write.hpp"
+#include "provision/autoboot_target.hpp"
 #include "provision/first_boot.hpp"
 #include "provision/identity.hpp"
 #include "provision/steps.hpp"
@@ -60,6 +62,10 @@ struct TargetReport {
   SeedOutcome seed;                   ///< PARTUUID= rewrites and the seed files written
   boot::CheckReport check;
   std::vector<StepResult> steps;  ///< in order
+  /// Why boot_partition: "autoboot.txt boot_partition=2", "LABEL=system-boot", "the first FAT partition".
+  std::string boot_partition_reason;
+  /// Set when the first FAT partition holds only autoboot.txt: boot_partition is the one it names.
+  std::optional<AutobootBoot> autoboot;
 };
 
 struct ProvisionReport {
