@@ -52,8 +52,8 @@ class Crc32 {
 std::pair<std::uint32_t, std::uint32_t> gzip_trailer(const fs::path& path, std::uint64_t file_size) {
   const std::string t = file_size >= 8 ? read_file_part(path, file_size - 8, 8) : std::string();
   if (t.size() != 8) throw Error(ErrorKind::Verify, path.string() + " is too short to be a gzip file");
-  auto le = [&](int o) {
-    auto at = [&](int i) { return std::uint32_t(static_cast<unsigned char>(t[static_cast<std::size_t>(o + i)])); };
+  auto le = [&](std::size_t o) {
+    auto at = [&](std::size_t i) { return std::uint32_t(static_cast<unsigned char>(t[o + i])); };
     return at(0) | at(1) << 8 | at(2) << 16 | at(3) << 24;
   };
   return {le(0), le(4)};
