@@ -62,15 +62,6 @@ Finding autoboot_finding(Severity s, std::string rule, std::string msg, std::str
   return Finding{std::move(rule), s, 0, "", std::move(msg), std::move(fix), std::move(source)};
 }
 
-/// "1 (vfat, LABEL=x), 2 (ext4)": the partitions of `d` by number, for messages.
-std::string autoboot_partitions(const Disk& d) {
-  std::vector<std::string> v;
-  for (const auto& p : d.partitions)
-    v.push_back(fmt::format("{} ({}{})", p.number, p.fstype.empty() ? "no filesystem" : p.fstype,
-                            p.label.empty() ? "" : ", LABEL=" + p.label));
-  return v.empty() ? "none" : join(v, ", ");
-}
-
 /// Why partition `p` (mounted at `dir`) is not bootable for `board`; "" when it is.
 std::string autoboot_unbootable(const fs::path& dir, PiBoard board) {
   std::error_code ec;
@@ -151,7 +142,7 @@ void autoboot_partition_rules(Findings& out, const Disk& disk, const Partition* 
     out.push_back(autoboot_finding(Severity::Error, "autoboot-partition-missing",
                                    fmt::format("autoboot.txt boot_partition={}, but {} has no partition {} "
                                                "(partitions: {})",
-                                               n, disk.path, n, autoboot_partitions(disk)),
+                                               n, disk.path, n, disk.partition_list()),
                                    "set boot_partition= to the partition that holds the boot files"));
   } else if (p->fstype != "vfat") {
     out.push_back(autoboot_finding(

@@ -18,15 +18,6 @@ namespace fs = std::filesystem;
 namespace piprov::provision {
 namespace {
 
-/// "1 (vfat, LABEL=BOOTCONFIG), 2 (ext4)": `d`'s partitions by number, for messages.
-std::string abt_partition_list(const Disk& d) {
-  std::vector<std::string> v;
-  for (const auto& p : d.partitions)
-    v.push_back(fmt::format("{} ({}{})", p.number, p.fstype.empty() ? "no filesystem" : p.fstype,
-                            p.label.empty() ? "" : ", LABEL=" + p.label));
-  return v.empty() ? "none" : join(v, ", ");
-}
-
 const Partition* abt_find(const Disk& d, int number) {
   for (const auto& p : d.partitions)
     if (p.number == number) return &p;
@@ -127,7 +118,7 @@ AutobootBoot plan_autoboot(const Disk& disk, const Partition& first_fat, const b
   if (!p)
     throw Error(ErrorKind::Usage,
                 fmt::format("{} names boot_partition={}, but {} has no partition {} (partitions: {}){}", head, n,
-                            disk.path, n, abt_partition_list(disk), tail));
+                            disk.path, n, disk.partition_list(), tail));
   if (p->fstype != "vfat")
     throw Error(ErrorKind::Usage,
                 fmt::format("{} names boot_partition={}, but {} is {}, not FAT: the bootloader boots only FAT{}", head,
