@@ -9,6 +9,7 @@
 #include "boot/config_txt.hpp"
 #include "boot/fat_tools.hpp"
 #include "core/blockdev.hpp"
+#include "core/write_guard.hpp"
 #include "core/board.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"

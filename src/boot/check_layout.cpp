@@ -5,6 +5,7 @@
 
 #include "boot/check_ctx.hpp"
 #include "core/blockdev.hpp"
+#include "core/write_guard.hpp"
 #include "core/strings.hpp"
 
 namespace fs = std::filesystem;

@@ -281,18 +281,8 @@ TargetKind classify_path(const std::string& path, std::string* parent) {
   return TargetKind::WholeDisk;
 }
 
-Disk probe_disk(const std::string& path_or_name) {
-  std::string path = path_or_name.find('/') == std::string::npos ? "/dev/" + path_or_name : path_or_name;
-  std::string parent;
-  switch (classify_path(path, &parent)) {
-    case TargetKind::WholeDisk: break;
-    case TargetKind::Partition:
-      throw Error(ErrorKind::Usage, path + " is a partition; give the whole disk (" + parent + ") instead");
-    case TargetKind::Missing:
-      throw Error(ErrorKind::Usage, path + " does not exist; run 'piprov devices' to list disks");
-    default: throw Error(ErrorKind::Usage, path + " is not a block device; run 'piprov devices' to list disks");
-  }
-  return read_disk(SysRoot::host(), resolve_name(path), mount_table(), active_swap_devices());
+Disk read_whole_disk(const std::string& whole_disk_path) {
+  return read_disk(SysRoot::host(), resolve_name(whole_disk_path), mount_table(), active_swap_devices());
 }
 
 }  // namespace piprov

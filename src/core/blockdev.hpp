@@ -82,10 +82,10 @@ std::vector<Disk> list_disks(const SysRoot& root = SysRoot::host());
 Disk read_disk(const SysRoot& root, const std::string& name, const std::vector<MountEntry>& mounts,
                const std::vector<dev_t>& swaps);
 
-/// The whole disk named by `path_or_name` ("/dev/sda", "sda", a symlink in
-/// /dev/disk/by-id). Throws Error{Usage} when it is a partition (message names
-/// the parent disk) or not a block device.
-Disk probe_disk(const std::string& path_or_name);
+/// The facts of the whole disk at `whole_disk_path` (classify_path() said
+/// WholeDisk; core/write_guard's probe_disk() is the checked entry point for
+/// a path the user gave). Never throws.
+Disk read_whole_disk(const std::string& whole_disk_path);
 
 /// What a path given by the user is.
 enum class TargetKind { WholeDisk, Partition, RegularFile, Missing, Other };

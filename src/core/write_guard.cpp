@@ -24,26 +24,27 @@ constexpr RuleCell Overwrite{Verdict::NeedsFlag, WriteFlag::Overwrite};
 constexpr RuleCell Destructive{Verdict::NeedsFlag, WriteFlag::Destructive};
 
 // Rows in WriteRule order; columns in WriteIntent order: WholeDiskImage, ImageFile, DestructiveBench,
-// BenchTestFile, ProvisionDisk, OutputFile. An "A" where the subject cannot be of that kind leaves it to
-// a later row: provision takes only whole disks (a file, directory or device node is NotBlockDevice's,
-// a missing path NewPath's), an output file is never a device (BlockDevice's).
-constexpr RuleCell kTable[][6] = {
-    /* MissingDevPath   */ {R, R, R, R, R, R},
-    /* MissingDirectory */ {R, R, R, R, A, R},  // provision creates no file: a missing path is NewPath's
-    /* Directory        */ {R, R, R, A, A, R},  // bench puts its test file in a directory
-    /* NotDiskOrFile    */ {R, R, R, R, A, R},
-    /* Partition        */ {R, R, A, R, R, A},  // an image needs the whole disk; a partition can be benchmarked
-    /* SystemDisk       */ {R, R, R, R, R, A},
-    /* ReadOnly         */ {R, R, R, R, R, A},
-    /* PseudoFs         */ {R, R, R, R, A, R},
-    /* RamFs            */ {A, A, R, R, A, A},  // an image file may live in RAM; a benchmark of RAM is not of storage
-    /* LoopBackingFile  */ {R, R, R, R, A, R},
-    /* ProtectedDir     */ {R, R, R, R, A, R},
-    /* Mounted          */ {Unmount, R, R, R, Unmount, A},        // write/provision may unmount first; bench never does
-    /* ExistingData     */ {A, Overwrite, Destructive, R, A, A},  // a disk: asks for confirmation; output: replaced
-    /* BlockDevice      */ {A, A, A, A, A, R},                    // an output file is never a device
-    /* NotBlockDevice   */ {R, A, A, A, R, A},                    // a disk is wanted (image files go to ImageFile)
-    /* NewPath          */ {R, A, R, R, R, A},  // bench never makes a test file where no directory is mounted
+// BenchTestFile, ProvisionDisk, OutputFile, ReadDisk, VerifyTarget. An "A" where the subject cannot be of
+// that kind leaves it to a later row: provision and ReadDisk take only whole disks (a file, directory or
+// device node is NotBlockDevice's, a missing path NewPath's), an output file is never a device
+// (BlockDevice's). Reading refuses only what cannot be read as asked.
+constexpr RuleCell kTable[][8] = {
+    /* MissingDevPath   */ {R, R, R, R, R, R, R, R},
+    /* MissingDirectory */ {R, R, R, R, A, R, A, A},  // provision and readers create no file: NewPath's
+    /* Directory        */ {R, R, R, A, A, R, A, R},  // bench puts its test file in a directory
+    /* NotDiskOrFile    */ {R, R, R, R, A, R, A, R},
+    /* Partition        */ {R, R, A, R, R, A, R, R},  // an image needs the whole disk; a partition can be benchmarked
+    /* SystemDisk       */ {R, R, R, R, R, A, A, A},
+    /* ReadOnly         */ {R, R, R, R, R, A, A, A},
+    /* PseudoFs         */ {R, R, R, R, A, R, A, A},
+    /* RamFs            */ {A, A, R, R, A, A, A, A},  // an image file may live in RAM; a benchmark of RAM is not of storage
+    /* LoopBackingFile  */ {R, R, R, R, A, R, A, A},
+    /* ProtectedDir     */ {R, R, R, R, A, R, A, A},
+    /* Mounted          */ {Unmount, R, R, R, Unmount, A, A, A},        // write/provision may unmount first; bench never does
+    /* ExistingData     */ {A, Overwrite, Destructive, R, A, A, A, A},  // a disk: asks for confirmation; output: replaced
+    /* BlockDevice      */ {A, A, A, A, A, R, A, A},                    // an output file is never a device
+    /* NotBlockDevice   */ {R, A, A, A, R, A, R, A},  // a disk is wanted (image files go to ImageFile, VerifyTarget)
+    /* NewPath          */ {R, A, R, R, R, A, R, R},  // bench never makes a test file where no directory is mounted
 };
 static_assert(std::size(kTable) == std::size(kWriteRules));
 
@@ -56,6 +57,8 @@ std::string_view alternative(WriteIntent i) {
     case WriteIntent::BenchTestFile: return "give a directory on the disk to measure";
     case WriteIntent::ProvisionDisk: return "run 'piprov devices' to list disks";
     case WriteIntent::OutputFile: return "give a disk (see 'piprov devices') or a new file name";
+    case WriteIntent::ReadDisk: return "run 'piprov devices' to list disks";
+    case WriteIntent::VerifyTarget: return "give the disk or image file the image was written to";
   }
   return "";
 }
@@ -68,6 +71,8 @@ std::string_view action(WriteIntent i) {
     case WriteIntent::DestructiveBench: return "the write tests";
     case WriteIntent::BenchTestFile: return "the test file";
     case WriteIntent::OutputFile: return "writing the output";
+    case WriteIntent::ReadDisk:
+    case WriteIntent::VerifyTarget: return "reading";
   }
   return "";
 }
@@ -174,7 +179,7 @@ std::string message(WriteRule r, const WriteSubject& s, WriteIntent i, const Rul
         return p +
                " does not exist: give a directory on the mounted disk (piprov makes its own test file there), an "
                "existing file or a block device; is the disk mounted?";
-      return p + " does not exist; run 'piprov devices' to list disks";
+      return fmt::format("{} does not exist; {}", p, alt);
   }
   return p;
 }
@@ -280,6 +285,8 @@ std::string_view intent_name(WriteIntent i) {
     case WriteIntent::BenchTestFile: return "bench-test-file";
     case WriteIntent::ProvisionDisk: return "provision-disk";
     case WriteIntent::OutputFile: return "output-file";
+    case WriteIntent::ReadDisk: return "read-disk";
+    case WriteIntent::VerifyTarget: return "verify-target";
   }
   return "?";
 }
@@ -314,10 +321,10 @@ WriteSubject inspect_write_subject(const std::string& path, const SysRoot& root)
   std::error_code ec;
   s.directory = s.kind == TargetKind::Other && fs::is_directory(path, ec);
   if (s.kind == TargetKind::WholeDisk) {
-    s.disk = probe_disk(path);
+    s.disk = read_whole_disk(path);
     s.mounted = s.disk.mounted();
   } else if (s.kind == TargetKind::Partition) {
-    s.disk = probe_disk(s.partition_of);
+    s.disk = read_whole_disk(s.partition_of);
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0)
       for (const auto& m : mountpoints_of(st.st_rdev)) s.mounted.push_back(path + " on " + m);
@@ -346,6 +353,11 @@ WriteSubject check_write(const std::string& path, WriteIntent intent, const Writ
   WriteSubject s = inspect_write_subject(path, root);
   enforce_write(s, intent, flags);
   return s;
+}
+
+Disk probe_disk(const std::string& path_or_name) {
+  const std::string path = path_or_name.find('/') == std::string::npos ? "/dev/" + path_or_name : path_or_name;
+  return check_write(path, WriteIntent::ReadDisk).disk;
 }
 
 WriteSubject check_output_file(const std::string& path, std::string_view option, const SysRoot& root) {

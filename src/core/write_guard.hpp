@@ -9,6 +9,9 @@
 // Sources: rpi-imager's wrong-disk issues (raspberrypi/rpi-imager) for the
 // disk rules; statfs(2) for the pseudo file system magic numbers;
 // loop(4) for backing files.
+// Commands that only read a disk (boot check --device, provision's and
+// verify's probe) ask the same guard with a read intent, so that "is a
+// partition", "does not exist" and "is not a block device" have one message.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -29,10 +32,13 @@ enum class WriteIntent {
   BenchTestFile,     ///< bench creates, fills and removes its own test file (path: a directory or a new file)
   ProvisionDisk,     ///< provision: an image onto a whole disk, then its partitions mounted and patched
   OutputFile,        ///< a report or output file (bench --svg, eeprom set-boot-order --out): new or replaced
+  ReadDisk,          ///< read only: a whole disk to inspect (boot check --device, provision's probe)
+  VerifyTarget,      ///< read only: what an image was written to, to compare (a whole disk or an image file)
 };
 inline constexpr WriteIntent kWriteIntents[] = {WriteIntent::WholeDiskImage,   WriteIntent::ImageFile,
                                                 WriteIntent::DestructiveBench, WriteIntent::BenchTestFile,
-                                                WriteIntent::ProvisionDisk,    WriteIntent::OutputFile};
+                                                WriteIntent::ProvisionDisk,    WriteIntent::OutputFile,
+                                                WriteIntent::ReadDisk,         WriteIntent::VerifyTarget};
 
 /// Stable intent name for logs and tests ("whole-disk-image", "output-file", ...).
 std::string_view intent_name(WriteIntent i);
@@ -102,7 +108,7 @@ struct WriteSubject {
 };
 
 /// Gathers the facts about `path`; /sys is read under `root` (tests fake it).
-/// Throws Error{Usage}/{Io} only where blockdev.hpp's probe_disk() does.
+/// Never throws (a disk's facts come from read_whole_disk()).
 WriteSubject inspect_write_subject(const std::string& path, const SysRoot& root = SysRoot::host());
 
 /// A refusal: the rule and the one message for it (names the path, says why
@@ -122,6 +128,12 @@ void enforce_write(const WriteSubject& s, WriteIntent intent, const WriteFlags& 
 /// inspect_write_subject() + enforce_write(); returns the facts.
 WriteSubject check_write(const std::string& path, WriteIntent intent, const WriteFlags& flags = {},
                          const SysRoot& root = SysRoot::host());
+
+/// The whole disk named by `path_or_name` ("/dev/sda", "sda", a symlink in
+/// /dev/disk/by-id), for a command that reads it: check_write() with intent
+/// ReadDisk. Throws Error{Usage} with the guard's message when it is a
+/// partition (naming the parent disk), does not exist or is not a block device.
+Disk probe_disk(const std::string& path_or_name);
 
 /// May piprov write a report or an output file here (bench --svg, eeprom
 /// set-boot-order --out)? check_write() with intent OutputFile, the message

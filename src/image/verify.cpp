@@ -11,6 +11,7 @@
 
 #include "core/cancel.hpp"
 #include "core/error.hpp"
+#include "core/write_guard.hpp"
 #include "core/fd.hpp"
 #include "core/file.hpp"
 #include "core/hashing.hpp"
@@ -169,24 +170,16 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
 VerifyResult verify_image(const std::string& image, const std::string& target, unsigned threads,
                           const ProgressSink& progress) {
   TargetInfo t;
-  std::string parent;
-  switch (classify_path(target, &parent)) {
-    case TargetKind::Partition:
-      throw Error(ErrorKind::Usage, fmt::format("{} is a partition; give the whole disk ({}) instead", target, parent));
-    case TargetKind::Missing: throw Error(ErrorKind::Usage, target + " does not exist");
-    case TargetKind::Other: throw Error(ErrorKind::Usage, target + " is neither a whole disk nor a regular file");
-    case TargetKind::RegularFile:
-      t.path = target;
-      t.is_file = true;
-      t.logical_block = 4096;
-      break;
-    case TargetKind::WholeDisk: {
-      t.path = target;
-      t.disk = probe_disk(target);
-      t.capacity = t.disk.size_bytes;
-      t.logical_block = t.disk.logical_block_size ? t.disk.logical_block_size : 512;
-      break;
-    }
+  // The guard refuses everything but a whole disk or a regular file.
+  const WriteSubject s = check_write(target, WriteIntent::VerifyTarget);
+  t.path = target;
+  t.is_file = s.kind == TargetKind::RegularFile;
+  if (t.is_file) {
+    t.logical_block = 4096;
+  } else {
+    t.disk = s.disk;
+    t.capacity = t.disk.size_bytes;
+    t.logical_block = t.disk.logical_block_size ? t.disk.logical_block_size : 512;
   }
   return compare_with_image(t, image, threads, progress);
 }

@@ -8,6 +8,7 @@
 #include "boot/fat_tools.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/write_guard.hpp"
 #include "core/file.hpp"
 #include "core/mounts.hpp"
 #include "core/strings.hpp"

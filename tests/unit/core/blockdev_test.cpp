@@ -15,16 +15,6 @@ TEST(ClassifyPath, FilesAndMissing) {
   EXPECT_EQ(classify_path("/dev/null"), TargetKind::Other);
 }
 
-TEST(ProbeDisk, NonBlockIsUsageError) {
-  try {
-    probe_disk("/dev/null");
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::Usage);
-    EXPECT_NE(std::string(e.what()).find("not a block device"), std::string::npos);
-  }
-}
-
 TEST(ListDisks, RootFilesystemDiskIsASystemDisk) {
   // Whatever disk holds / must be flagged; in containers / may be an overlay with no disk.
   auto disks = list_disks();

@@ -54,14 +54,15 @@ WriteSubject subject_for(R rule) {
 
 // The policy, written out as a specification (not read from the table).
 // a = allow, r = refuse, f = needs the intent's flag.
-// Columns: WholeDiskImage, ImageFile, DestructiveBench, BenchTestFile, ProvisionDisk, OutputFile.
+// Columns: WholeDiskImage, ImageFile, DestructiveBench, BenchTestFile, ProvisionDisk, OutputFile,
+// ReadDisk, VerifyTarget.
 const std::map<R, std::string> kSpec = {
-    {R::MissingDevPath, "rrrrrr"},  {R::MissingDirectory, "rrrrar"}, {R::Directory, "rrraar"},
-    {R::NotDiskOrFile, "rrrrar"},   {R::Partition, "rrarra"},        {R::SystemDisk, "rrrrra"},
-    {R::ReadOnly, "rrrrra"},        {R::PseudoFs, "rrrrar"},         {R::RamFs, "aarraa"},
-    {R::LoopBackingFile, "rrrrar"}, {R::ProtectedDir, "rrrrar"},     {R::Mounted, "frrrfa"},
-    {R::ExistingData, "affraa"},    {R::BlockDevice, "aaaaar"},      {R::NotBlockDevice, "raaara"},
-    {R::NewPath, "rarrra"},
+    {R::MissingDevPath, "rrrrrrrr"},  {R::MissingDirectory, "rrrraraa"}, {R::Directory, "rrraarar"},
+    {R::NotDiskOrFile, "rrrrarar"},   {R::Partition, "rrarrarr"},        {R::SystemDisk, "rrrrraaa"},
+    {R::ReadOnly, "rrrrraaa"},        {R::PseudoFs, "rrrraraa"},         {R::RamFs, "aarraaaa"},
+    {R::LoopBackingFile, "rrrraraa"}, {R::ProtectedDir, "rrrraraa"},     {R::Mounted, "frrrfaaa"},
+    {R::ExistingData, "affraaaa"},    {R::BlockDevice, "aaaaaraa"},      {R::NotBlockDevice, "raaarara"},
+    {R::NewPath, "rarrrarr"},
 };
 constexpr WriteFlags kAllFlags{.unmount = true, .overwrite = true, .destructive = true};
 
@@ -171,7 +172,35 @@ const MessageRow kMessages[] = {
      "existing file or a block device; is the disk mounted?"},
     {R::NewPath, I::ProvisionDisk, 'r', "/mnt/ssd does not exist; run 'piprov devices' to list disks"},
     {R::NewPath, I::ImageFile, 'a', ""},
+    // Readers: the same messages as the writers'.
+    {R::MissingDevPath, I::ReadDisk, 'r', "/dev/sdz9 does not exist; run 'piprov devices' to list disks"},
+    {R::Partition, I::ReadDisk, 'r', "/dev/sdb1 is a partition; give the whole disk (/dev/sdb) instead"},
+    {R::Partition, I::VerifyTarget, 'r', "/dev/sdb1 is a partition; give the whole disk (/dev/sdb) instead"},
+    {R::NotBlockDevice, I::ReadDisk, 'r', "/srv/disk.img is not a block device; run 'piprov devices' to list disks"},
+    {R::NotBlockDevice, I::VerifyTarget, 'a', ""},  // an image file is verified too
+    {R::NotDiskOrFile, I::VerifyTarget, 'r',
+     "/dev/null is neither a block device nor a regular file; give the disk or image file the image was written to"},
+    {R::NewPath, I::ReadDisk, 'r', "/mnt/ssd does not exist; run 'piprov devices' to list disks"},
+    {R::NewPath, I::VerifyTarget, 'r', "/mnt/ssd does not exist; give the disk or image file the image was written to"},
+    {R::SystemDisk, I::ReadDisk, 'a', ""},  // reading the system disk harms nothing
+    {R::Mounted, I::VerifyTarget, 'a', ""},
 };
+
+// probe_disk() is the guard with intent ReadDisk, on real paths.
+TEST(WriteGuard, ProbeDiskRefusesWhatIsNotAWholeDisk) {
+  for (const std::string path : {"/dev/null", "/dev/piprov-no-such-disk", "/etc/hostname"}) {
+    SCOPED_TRACE(path);
+    try {
+      probe_disk(path);
+      FAIL() << "no refusal";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Usage);
+      const auto want = path == "/dev/piprov-no-such-disk" ? path + " does not exist; run 'piprov devices' to list disks"
+                                                           : path + " is not a block device; run 'piprov devices' to list disks";
+      EXPECT_EQ(std::string(e.what()), want);
+    }
+  }
+}
 
 TEST(WriteGuard, TheTableOfRuleIntentVerdictAndMessage) {
   for (const auto& row : kMessages) {
