@@ -6,22 +6,23 @@
 #             the background at nice 10 beside the stages below, its output
 #             printed when it is joined before the native ctest
 #                                                            PIPROV_SKIP_LINT=1
-#   build     the native build (unity batches, -g1), tests included
-#                                                            PIPROV_SKIP_NATIVE_BUILD=1
+#   build     the native build (unity batches, -g1): piprov first (the boot
+#             test starts on it), then the tests         PIPROV_SKIP_NATIVE_BUILD=1
+#   cross     scripts/cross-test.sh arm64: cross build, unit tests and
+#             smoke runs under qemu, the arm64 .deb (early: the boot test's
+#             last steps install it)                   PIPROV_SKIP_CROSS=1
 #   fuzz      scripts/fuzz.sh: libFuzzer, every seed and regression input,
 #             then FUZZ_SECONDS (20) of mutations from a fixed seed per target
 #                                                            PIPROV_SKIP_FUZZ=1
 #   sanitize  scripts/sanitize-test.sh: all ctest on an ASan+UBSan build (the
 #             fuzz build, tests added)                       PIPROV_SKIP_SANITIZE=1
-#   cross     scripts/cross-test.sh arm64: cross build, unit tests and
-#             smoke runs under qemu, the arm64 .deb         PIPROV_SKIP_CROSS=1
 #   package   scripts/package.sh + package-test.sh: the amd64 .deb
 #             installs, works, upgrades, removes cleanly    PIPROV_SKIP_PACKAGE=1
 #   rootfs    scripts/test-rootfs.sh: the boot test's arm64 Debian root fs
 #             (built once per recipe, cached), in the background from the start
 #   boot      scripts/boot-test.sh: every layout provisioned and booted in
-#             QEMU, checked over SSH; in the background (nice 0) from the end
-#             of the native build; gets the arm64 .deb from the cross stage
+#             QEMU, checked over SSH; in the background (nice 0) from the
+#             moment the native piprov is built; gets the arm64 .deb from the cross stage
 #             through a FIFO; joined after the native ctest   PIPROV_SKIP_BOOT=1
 #   native    ctest of the native build (its summary is repeated last)
 # Each build stage prints where its time went (ninja's log, by target); each
@@ -86,10 +87,10 @@ deps() {
 }
 # Line tables only (-g1) where no one runs a debugger: the .deb strips the
 # binary anyway, and the debug info was most of a 100 MB piprov to write and link.
-native_build() {
+native_build() {  # native_build [TARGET]: configure and build TARGET (default: everything)
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPROV_BUILD_TESTS=ON \
     -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" &&
-    cmake --build "$build" -j "$(nproc)" && build_times "$build"
+    cmake --build "$build" -j "$(nproc)" ${1:+--target "$1"} && { [ -n "${1:-}" ] || build_times "$build"; }
 }
 package() {
   local out
@@ -107,17 +108,17 @@ stage_bg lint PIPROV_SKIP_LINT scripts/lint.sh
 # they are the run's longest chain (root fs, images, VM boots), while the
 # foreground's stages use both cores, so they need their share from the start.
 BG_NICE=0 stage_bg rootfs PIPROV_SKIP_BOOT scripts/test-rootfs.sh
-stage build PIPROV_SKIP_NATIVE_BUILD native_build
+# piprov alone first: the boot test, the run's longest chain, starts on it.
+stage build-piprov PIPROV_SKIP_NATIVE_BUILD native_build piprov
 # The boot test needs the native piprov (it provisions) and, late, the arm64
 # .deb: its path goes through a FIFO this script holds open (read-write, so
 # neither side blocks on open and a line written before the reader comes waits).
 mkfifo "$bg_dir/deb.fifo"
 exec {deb_fd}<>"$bg_dir/deb.fifo"
 BG_NICE=0 stage_bg boot PIPROV_SKIP_BOOT scripts/boot-test.sh --piprov "$build/src/cli/piprov" --deb-fifo "$bg_dir/deb.fifo"
-stage fuzz PIPROV_SKIP_FUZZ scripts/fuzz.sh
-# The fuzz build is already ASan+UBSan instrumented: the sanitizer stage adds
-# the tests to it instead of building everything once more.
-stage sanitize PIPROV_SKIP_SANITIZE scripts/sanitize-test.sh --reuse-fuzz-build
+stage build PIPROV_SKIP_NATIVE_BUILD native_build
+# The cross stage before fuzz and sanitize: the boot test's last steps wait
+# for its .deb.
 stage cross PIPROV_SKIP_CROSS env NATIVE_BUILD_DIR="$build" scripts/cross-test.sh arm64
 # The newest arm64 .deb, or an empty line when cross was skipped or failed.
 deb=
@@ -125,6 +126,10 @@ if [ "${PIPROV_SKIP_CROSS:-0}" != 1 ] && [[ " ${failed[*]} " != *" cross "* ]]; 
   deb=$(find "$PWD/build-arm64" -maxdepth 1 -name 'piprov_*_arm64.deb' -printf '%T@ %p\n' 2>/dev/null | sort -rn | sed -n 1p | cut -d' ' -f2-)
 fi
 echo "$deb" >&"$deb_fd"
+stage fuzz PIPROV_SKIP_FUZZ scripts/fuzz.sh
+# The fuzz build is already ASan+UBSan instrumented: the sanitizer stage adds
+# the tests to it instead of building everything once more.
+stage sanitize PIPROV_SKIP_SANITIZE scripts/sanitize-test.sh --reuse-fuzz-build
 stage package PIPROV_SKIP_PACKAGE package
 stage_join lint
 stage_join rootfs
