@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string_view>
 
@@ -80,13 +81,26 @@ std::pair<std::uint64_t, std::uint64_t> chunk_hash(const void* data, std::size_t
   return {h.low64, h.high64};
 }
 
+std::pair<std::uint64_t, std::uint64_t> written_chunk_hash(const std::byte* data, std::size_t len, std::uint64_t offset,
+                                                           const std::vector<ByteRange>& skipped) {
+  if (skipped.empty()) return chunk_hash(data, len);
+  std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> st(XXH3_createState(), XXH3_freeState);
+  XXH3_128bits_reset(st.get());
+  for_each_written(offset, len, skipped, [&](std::uint64_t b, std::uint64_t e) {
+    XXH3_128bits_update(st.get(), data + (b - offset), static_cast<std::size_t>(e - b));
+  });
+  XXH128_hash_t h = XXH3_128bits_digest(st.get());
+  return {h.low64, h.high64};
+}
+
 ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, unsigned threads,
                               std::uint64_t image_bytes, const ChunkHashes& expected, const ProgressSink& sink) {
   UniqueFd fd = open_target_for_read(t);
   ProgressEvent tmpl;
   tmpl.target = t.path;
-  ProgressPhase progress(sink, "verify", static_cast<double>(image_bytes), ProgressUnit::Bytes, tmpl);
-  std::uint64_t done = 0;
+  const std::uint64_t to_read = image_bytes - bytes_within(expected.skipped, 0, image_bytes);
+  ProgressPhase progress(sink, "verify", static_cast<double>(to_read), ProgressUnit::Bytes, tmpl);
+  std::uint64_t done = 0, streamed = 0;
   PipelineWaits waits;
   // Reads span several chunks, so the device has more than one request in
   // flight (the kernel splits a read at max_sectors_kb) while the comparer hashes.
@@ -98,8 +112,11 @@ ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, uns
           throw_if_cancelled("while verifying");
           if (offset >= image_bytes) return 0;
           std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), image_bytes - offset));
-          std::size_t got = read_at(fd.get(), t, buf.data(), buf.size(), len, offset);
-          if (got < len) too_short(t, offset + got);
+          for_each_written(offset, len, expected.skipped, [&](std::uint64_t b, std::uint64_t e) {
+            const auto at = static_cast<std::size_t>(b - offset);
+            std::size_t got = read_at(fd.get(), t, buf.data() + at, buf.size() - at, e - b, b);
+            if (got < e - b) too_short(t, b + got);
+          });
           return len;
         },
         [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
@@ -107,28 +124,30 @@ ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, uns
           for (std::size_t at = 0; at < len; at += expected.chunk_bytes) {
             std::size_t n = std::min(expected.chunk_bytes, len - at);
             std::size_t i = static_cast<std::size_t>((offset + at) / expected.chunk_bytes);
-            if (i >= expected.hashes.size() || chunk_hash(buf.data() + at, n) != expected.hashes[i])
+            if (i >= expected.hashes.size() ||
+                written_chunk_hash(buf.data() + at, n, offset + at, expected.skipped) != expected.hashes[i])
               throw MismatchAt{offset + at};
           }
-          done += len;
+          done += len - bytes_within(expected.skipped, offset, offset + len);
+          streamed += len;
           progress.update(static_cast<double>(done));
         },
         &waits);
   } catch (const MismatchAt& m) {
     progress.end();
     // Name the exact byte: decode the image again and compare from that chunk.
-    compare_with_image(t, image, threads, {}, m.offset);
+    compare_with_image(t, image, threads, {}, m.offset, &expected.skipped);
     throw Error(ErrorKind::Verify, fmt::format("{} read back differently at the chunk at byte offset {} but matched "
                                                "on a second read: the device returns unstable data",
                                                t.path, m.offset));
   }
   progress.end();
-  if (done != image_bytes) too_short(t, done);
+  if (streamed != image_bytes) too_short(t, streamed);
   return {waits.consumer, waits.producer};
 }
 
 VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads,
-                                const ProgressSink& sink, std::uint64_t from) {
+                                const ProgressSink& sink, std::uint64_t from, const std::vector<ByteRange>* skipped) {
   auto start = std::chrono::steady_clock::now();
   auto src = open_source(image, threads, false);
   if (auto sz = src->size(); sz && t.capacity && *sz > t.capacity)
@@ -146,6 +165,12 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
           std::size_t got = read_at(fd.get(), t, dev.data(), dev.capacity(), len, offset);
           std::size_t skip = offset >= from ? 0 : static_cast<std::size_t>(from - offset);
           std::size_t n = std::min(got, len);
+          if (skipped)  // never written: not compared
+            for (const ByteRange& r : *skipped)
+              if (r.end > offset && r.begin < offset + n) {
+                const std::uint64_t b = std::max(r.begin, offset), e = std::min(r.end, offset + n);
+                std::memcpy(dev.data() + (b - offset), buf.data() + (b - offset), e - b);
+              }
           if (std::memcmp(buf.data() + skip, dev.data() + skip, n > skip ? n - skip : 0) != 0) {
             std::size_t i = skip;
             while (i < n && buf.data()[i] == dev.data()[i]) ++i;

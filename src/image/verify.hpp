@@ -12,18 +12,27 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/progress.hpp"
+#include "image/scan.hpp"
 #include "image/target.hpp"
 
 namespace piprov::image {
 
-/// XXH3-128 of each `chunk_bytes` chunk of the stream (the last may be short).
+/// XXH3-128 of each `chunk_bytes` chunk of the stream (the last may be
+/// short), over the chunk's bytes outside `skipped` (the free space the write
+/// skipped: never written, so never compared).
 struct ChunkHashes {
   std::size_t chunk_bytes = 0;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> hashes;  ///< (low64, high64)
+  std::vector<ByteRange> skipped;                               ///< sorted; empty = every byte was written
 };
 
 /// XXH3-128 of `data` as (low64, high64).
 std::pair<std::uint64_t, std::uint64_t> chunk_hash(const void* data, std::size_t len);
+
+/// XXH3-128 of the bytes of data[0, len) (at stream offset `offset`) outside
+/// `skipped` (sorted, any extent), concatenated; chunk_hash() when none is.
+std::pair<std::uint64_t, std::uint64_t> written_chunk_hash(const std::byte* data, std::size_t len, std::uint64_t offset,
+                                                           const std::vector<ByteRange>& skipped);
 
 /// Seconds the read-back spent waiting, per side of its two-thread pipeline
 /// (a reader thread issuing O_DIRECT reads, the caller hashing and comparing).
@@ -32,7 +41,8 @@ struct ReadbackWaits {
   double for_hashing = 0;  ///< the reader had no free buffer (hashing is the limit)
 };
 
-/// Reads the first `image_bytes` of the target back and compares each chunk's
+/// Reads the first `image_bytes` of the target back, except the ranges
+/// `expected.skipped` (not written, not read), and compares each chunk's
 /// hash with `expected` (reading and hashing overlap: 3 buffers of 8 MiB between
 /// a reader thread and the comparer). Progress: the "verify" phase with
 /// ProgressEvent::target = t.path. Throws Error{Verify} naming the first bad
@@ -50,11 +60,12 @@ struct VerifyResult {
 };
 
 /// Decodes `image` and compares it with the target from byte `from` on
-/// (0 = everything). Throws Error{Verify} "DEVICE differs from IMAGE at byte
-/// offset N" (exit 4), Error{Verify} when the target is shorter, Error{Usage}
-/// for a bad image, Error{Io} for read errors.
+/// (0 = everything), except the ranges in `skipped` (when given). Throws Error{Verify} "DEVICE differs from IMAGE at
+/// byte offset N" (exit 4), Error{Verify} when the target is shorter, Error{Usage} for a bad image, Error{Io} for read
+/// errors.
 VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads,
-                                const ProgressSink& progress, std::uint64_t from = 0);
+                                const ProgressSink& progress, std::uint64_t from = 0,
+                                const std::vector<ByteRange>* skipped = nullptr);
 
 /// `piprov verify --json`: {"image", "target", "format", "bytes", "seconds",
 /// "bytes_per_second", "xxh3_128", "match": true} (docs/write.md "Output").

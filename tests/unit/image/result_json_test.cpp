@@ -44,7 +44,7 @@ WriteResult sample() {
 
 TEST(WriteResultJson, HasTheSchemaStreamFieldsAndOneObjectPerTarget) {
   nlohmann::json j = write_result_json(sample());
-  EXPECT_EQ(j["schema"], "piprov.write/2");
+  EXPECT_EQ(j["schema"], "piprov.write/3");
   EXPECT_EQ(j["image"], "ubuntu.img.xz");
   EXPECT_EQ(j["format"], "xz");
   EXPECT_EQ(j["decoder_threads"], 2);
