@@ -1,6 +1,8 @@
 #include "image/ext_map.hpp"
 
+extern "C" {  // com_err.h has no C++ guard of its own
 #include <et/com_err.h>
+}
 #include <ext2fs/ext2fs.h>
 #include <fmt/format.h>
 #include <cstdlib>
