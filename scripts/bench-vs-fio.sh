@@ -75,7 +75,7 @@ for spec in "bench-vs-sd microsd" "bench-vs-ssd usb-ssd"; do
           fi_all+=("$(jq ".jobs[0].$dir.iops" "$f")") fm_all+=("$(jq ".jobs[0].$dir.bw_bytes / 1048576" "$f")")
         else
           "$emulator" run -- "$piprov" bench --profile pi --only "$name" --runtime "$runtime" --ramp "$ramp" \
-            --destructive --no-progress --format json "$dev" > "$work/piprov.json"
+            --destructive --progress none --format json "$dev" > "$work/piprov.json"
           pi_all+=("$(jq ".targets[0].jobs[0].$dir.iops" "$work/piprov.json")")
           pm_all+=("$(jq ".targets[0].jobs[0].$dir.bw_mib_s" "$work/piprov.json")")
         fi
@@ -104,7 +104,7 @@ for ((round = 1; round <= rounds; round++)); do
   fio --name=pc --filename="$f" --ioengine=psync --direct=0 --invalidate=0 --rw=randread --bs=4k --size=256M \
     --time_based --runtime="$runtime" --randrepeat=0 --norandommap --output-format=json > "$work/fio-pc.json"
   "$piprov" bench --rw randread --bs 4k --engine psync --buffered --iodepth 1 --runtime "$runtime" --ramp 0 \
-    --no-progress --format json "$f" > "$work/piprov-pc.json"
+    --progress none --format json "$f" > "$work/piprov-pc.json"
   pc_fio+=("$(jq '.jobs[0].read.iops' "$work/fio-pc.json")")
   pc_pp+=("$(jq '.targets[0].jobs[0].read.iops' "$work/piprov-pc.json")")
 done
@@ -169,7 +169,7 @@ part_agnostics() {
         done
       else
         rc=0
-        "$emulator" run -- "$piprov" bench --profile agnostics --destructive --no-progress --format json "$dev" \
+        "$emulator" run -- "$piprov" bench --profile agnostics --destructive --progress none --format json "$dev" \
           > "$work/agn-piprov.json" || rc=$?
         [ "$rc" -le 1 ] || die 3 "piprov bench --profile agnostics failed (exit $rc)"
         for t in "${agn_tests[@]}"; do

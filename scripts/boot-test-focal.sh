@@ -109,7 +109,7 @@ piprov_on_node() {
   expect "eeprom check of BOOT_ORDER=0xf41 (USB tried) exit" "$rc" '^0$' || return 1
   rc=0; vm_ssh "$v" 'printf "[all]\nBOOT_ORDER=0x1\n" > /tmp/bad.conf; piprov eeprom check /tmp/bad.conf --board pi4 >/dev/null' || rc=$?
   expect "eeprom check of BOOT_ORDER=0x1 (SD only) exit" "$rc" '^[1-9]'  || return 1
-  out=$(vm_ssh "$v" 'sudo -n piprov bench --profile quick --destructive --no-progress /dev/disk/by-id/virtio-piprov-bench') ||
+  out=$(vm_ssh "$v" 'sudo -n piprov bench --profile quick --destructive --progress none /dev/disk/by-id/virtio-piprov-bench') ||
     { echo "$out"; echo "  piprov bench failed"; return 1; }
   echo "$out" | sed 's/^/  /'
   expect "bench output" "$out" 'MB/s|MiB/s'
@@ -125,5 +125,5 @@ layout_focal() {
   step focal "kernel update: dpkg -i (path unit)" kernel_update_dpkg || return 1
   step focal "reboot into the new kernel" reboot_new_kernel || return 1
   step focal "piprov .deb on the node" piprov_on_node || return 1
-  step focal poweroff vm_poweroff focal
+  step focal "stop the VM" vm_stop focal
 }

@@ -93,31 +93,49 @@ vm_wait_console() {
   return $rc
 }
 
-# vm_ssh VM CMD...: runs CMD on the VM as the provisioned user, with the
-# provisioned key (no password: BatchMode). A connection that fails (ssh's
-# exit 255: cloud-init restarts sshd during first boot) is tried again, up to
-# 5 times; CMD's own exit status is returned as it is.
+# vm_ssh_once VM [SSH_OPTION...] -- CMD...: one SSH connection to the VM as the
+# provisioned user, with the provisioned key (no password: BatchMode); ssh's
+# errors go to stderr (LogLevel ERROR: "Permission denied (publickey)"
+# included) unless -q is among the options.
+vm_ssh_once() {
+  local v=$1 opts=()
+  shift
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+  shift
+  ssh "${opts[@]}" -i "$bt_key" -p "$(cat "$v/port")" -o BatchMode=yes -o StrictHostKeyChecking=no \
+    -o UserKnownHostsFile=/dev/null -o ConnectTimeout=30 -o ServerAliveInterval=30 -o LogLevel=ERROR \
+    "$bt_user@127.0.0.1" "$@"
+}
+
+# vm_ssh VM CMD...: runs CMD on the VM (vm_ssh_once). A connection that fails
+# (ssh's exit 255: cloud-init restarts sshd during first boot) is tried again,
+# up to 5 times; CMD's own exit status is returned as it is.
 vm_ssh() {
   local v=$1 try rc
   shift
   for try in 1 2 3 4 5; do
     rc=0
-    ssh -q -i "$bt_key" -p "$(cat "$v/port")" -o BatchMode=yes -o StrictHostKeyChecking=no \
-      -o UserKnownHostsFile=/dev/null -o ConnectTimeout=30 -o ServerAliveInterval=30 -o LogLevel=ERROR \
-      "$bt_user@127.0.0.1" "$@" || rc=$?
+    vm_ssh_once "$v" -q -- "$@" || rc=$?
     [ "$rc" -eq 255 ] || return "$rc"
     [ "$try" -eq 5 ] || sleep 3
   done
   return 255
 }
 
-# vm_wait_ssh VM [SECONDS]: waits until SSH answers (each try waits for the
-# connection, up to 30 s); fails when QEMU exits first or after SECONDS.
+# vm_wait_ssh VM [SECONDS]: waits until SSH answers with the provisioned key
+# (each try waits for the connection, up to 30 s); fails when QEMU exits
+# first, after SECONDS, or at once when sshd refuses the key: boot_up calls
+# this after the login prompt, which the image shows only after cloud-init
+# made the user and installed its key, so a refusal is final.
 vm_wait_ssh() {
-  local v=$1 secs=${2:-$vm_timeout} end pid
+  local v=$1 secs=${2:-$vm_timeout} end pid err
   end=$((SECONDS + secs))
   pid=$(cat "$v/qemu.pid")
-  until vm_ssh "$v" true 2>/dev/null; do
+  until err=$(vm_ssh_once "$v" -- true 2>&1 >/dev/null); do
+    if [[ $err == *"Permission denied"* ]]; then
+      echo "  sshd refused the provisioned key: ${err//$'\n'/ }"
+      return 1
+    fi
     kill -0 "$pid" 2>/dev/null || return 1
     [ "$SECONDS" -lt "$end" ] || return 1
     sleep 2

@@ -171,7 +171,7 @@ if [ "${DEMO_SKIP_BENCH:-0}" != 1 ]; then
   bsd=$(make_device demo-bench-sd microsd 1G)
   if have_emulator; then devices+=(demo-bench-ssd demo-bench-sd); else devices+=("$bssd" "$bsd"); fi
   rc=0
-  table=$("${under[@]}" "$piprov" bench --profile quick --destructive --no-progress --size 512M "$bssd" "$bsd") || rc=$?
+  table=$("${under[@]}" "$piprov" bench --profile quick --destructive --progress none --size 512M "$bssd" "$bsd") || rc=$?
   echo "$table"
   [ "$rc" = 0 ] || { echo "demo: piprov bench exited $rc" >&2; exit 1; }
   if have_emulator; then

@@ -11,7 +11,9 @@
 # network. mmdebstrap(1) builds it; qemu-user-static runs the arm64 package
 # scripts through binfmt_misc (registered here when the kernel has none).
 # Trimmed for a guest that runs under QEMU's TCG: no man pages, locales or docs
-# (mmdebstrap's own example), kernel modules only for QEMU's virt machine
+# (mmdebstrap's own example), no CA certificates and locale sources (nothing
+# here uses TLS or a locale but C.UTF-8; their package scripts loop over each
+# one, a process per item, slow under qemu-user), kernel modules only for QEMU's virt machine
 # (virtio, SCSI, USB storage, ext4, vfat), an initramfs with MODULES=list
 # (initramfs-tools(7): MODULES=dep would probe the build host), merged /usr
 # set up by mmdebstrap's merged-usr hook (natively, where the usrmerge package
@@ -45,17 +47,25 @@ cache=${PIPROV_CACHE_DIR:-/var/tmp/piprov-cache}
 # a cloud image, with the datasource chosen per image by make-test-image.sh.
 customize() {
   local r=$1
-  rm -f "$r/usr/sbin/update-initramfs"
-  chroot "$r" dpkg-divert --quiet --local --rename --remove /usr/sbin/update-initramfs
+  local f
+  for f in /usr/sbin/update-initramfs /usr/bin/py3compile /usr/lib/python3.11/py_compile.py; do
+    rm -f "$r$f"
+    chroot "$r" dpkg-divert --quiet --local --rename --remove "$f"
+  done
+  # What python3.11's postinst (py_compile) and py3compile would have compiled
+  # under qemu-user, compiled natively: the host's Python is the guest's 3.11,
+  # and .pyc files do not depend on the architecture (timestamp-checked, as
+  # Debian's; sitecustomize.py is a link to /etc, resolved on the guest).
+  /usr/bin/python3.11 -m compileall -q -j 0 --invalidation-mode timestamp -s "$r" -p / -x sitecustomize \
+    "$r/usr/lib/python3.11" "$r/usr/lib/python3/dist-packages" "$r/usr/share/python3" >&2
   local abi
   abi=$(ls "$r/lib/modules" | sed -n 1p)
   chroot "$r" update-initramfs -c -k "$abi"
   # Each image makes its own identity on first boot: SSH host keys (cloud-init's
-  # cc_ssh), machine-id (machine-id(5): "uninitialized" = first boot). The
-  # images empty it again (test-image-debian.sh): an empty one also gets a new
-  # id on first boot, without systemd's first-boot preset run (40 s under TCG).
+  # cc_ssh) and the machine-id, which test-image-debian.sh empties per image
+  # (machine-id(5): an empty one gets a new id on first boot, without the
+  # first-boot preset run "uninitialized" would start: 40 s under TCG).
   rm -f "$r"/etc/ssh/ssh_host_*
-  echo uninitialized > "$r/etc/machine-id"
   rm -f "$r/var/lib/dbus/machine-id"
   printf 'LANG=C.UTF-8\n' > "$r/etc/default/locale"
   mkdir -p "$r/etc/cloud/cloud.cfg.d"
@@ -117,16 +127,42 @@ HOOK
 
 # Work that qemu-user would do slowly, done once or natively instead: SSH host
 # keys made by the host's ssh-keygen (openssh-server's postinst then makes
-# none; customize removes them), and update-initramfs diverted to a no-op
-# while packages install (the kernel's postinst and initramfs-tools' trigger
-# would build the initramfs twice); customize builds it once.
+# none; customize removes them); diverted to no-ops while packages install:
+# update-initramfs (the kernel's postinst and initramfs-tools' trigger would
+# build the initramfs twice; customize builds it once), and Python's
+# byte-compilation (py3compile of every python3-* package, python3.11's
+# py_compile of the standard library: customize compiles it all natively).
 essential() {
   local r=$1
   mkdir -p "$r/etc/ssh"
   ssh-keygen -A -f "$r"
-  chroot "$r" dpkg-divert --quiet --local --rename --add /usr/sbin/update-initramfs
-  printf '#!/bin/sh\n# piprov test-rootfs.sh: diverted while packages install\nexit 0\n' > "$r/usr/sbin/update-initramfs"
-  chmod 755 "$r/usr/sbin/update-initramfs"
+  # A VM starved beside other CI stages can find its root disk late, later than
+  # initramfs-tools' 30 s wait for it (scripts/local). Its ROOTDELAY would
+  # lengthen that wait, but init also sleeps ROOTDELAY seconds before every
+  # mount (initramfs-tools(7)): instead, this local-top script waits up to
+  # 180 s (rootdelay= on the command line, when given) and returns as soon as
+  # the root device resolves.
+  mkdir -p "$r/etc/initramfs-tools/scripts/local-top"
+  cat > "$r/etc/initramfs-tools/scripts/local-top/piprov-test-wait-root" <<'WAIT'
+#!/bin/sh
+# piprov boot test image: wait for the root device (scripts/test-rootfs.sh).
+case $1 in prereqs) exit 0 ;; esac
+. /scripts/functions
+i=0
+while [ "$i" -lt "${ROOTDELAY:-180}" ] && ! resolve_device "$ROOT" >/dev/null 2>&1; do
+  sleep 1
+  i=$((i + 1))
+done
+exit 0
+WAIT
+  chmod 755 "$r/etc/initramfs-tools/scripts/local-top/piprov-test-wait-root"
+  local f
+  for f in /usr/sbin/update-initramfs /usr/bin/py3compile /usr/lib/python3.11/py_compile.py; do
+    chroot "$r" dpkg-divert --quiet --local --rename --add "$f"
+    mkdir -p "$r${f%/*}"
+    printf '#!/bin/sh\n# piprov test-rootfs.sh: diverted while packages install (a no-op in sh and in Python)\n' > "$r$f"
+    chmod 755 "$r$f"
+  done
 }
 
 register_binfmt() {
@@ -138,7 +174,9 @@ register_binfmt() {
 }
 
 build() {  # build OUT.tar.zst
-  local out=$1 mods='/lib/modules/*/kernel' self
+  local out=$1 mods='/lib/modules/*/kernel' self log=()
+  # PIPROV_ROOTFS_LOG_DIR=DIR keeps dpkg's log (a time stamp per package step) in DIR.
+  [ -z "${PIPROV_ROOTFS_LOG_DIR:-}" ] || log=(--customize-hook="copy-out /var/log/dpkg.log $PIPROV_ROOTFS_LOG_DIR")
   # The hooks run a copy of this script: an edit during the build cannot mix recipes.
   self=$(mktemp /tmp/piprov-test-rootfs.XXXXXX.sh)
   cp scripts/test-rootfs.sh "$self"
@@ -149,6 +187,7 @@ build() {  # build OUT.tar.zst
     --aptopt='Acquire::Languages "none"' \
     --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
     --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+    --dpkgopt='path-exclude=/usr/share/ca-certificates/*' --dpkgopt='path-exclude=/usr/share/i18n/*' \
     --dpkgopt="path-exclude=$mods/sound/*" --dpkgopt="path-exclude=$mods/drivers/*" \
     --dpkgopt="path-include=$mods/drivers/virtio/*" --dpkgopt="path-include=$mods/drivers/block/*" \
     --dpkgopt="path-include=$mods/drivers/scsi/*" --dpkgopt="path-include=$mods/drivers/usb/*" \
@@ -158,11 +197,11 @@ build() {  # build OUT.tar.zst
     --setup-hook="sync-in $cache/rootfs-debs /var/cache/apt/archives/" \
     --essential-hook='mkdir -p "$1/etc/initramfs-tools/conf.d" "$1/usr/share/initramfs-tools/modules.d"' \
     --essential-hook="'$self' --essential \"\$1\"" \
-    --essential-hook='printf "MODULES=list\nCOMPRESS=zstd\nROOTDELAY=180\n" > "$1/etc/initramfs-tools/conf.d/piprov-test"' \
+    --essential-hook='printf "MODULES=list\nCOMPRESS=zstd\n" > "$1/etc/initramfs-tools/conf.d/piprov-test"' \
     --essential-hook='printf "%s\n" virtio_pci virtio_mmio virtio_blk virtio_scsi sd_mod xhci_pci usb_storage uas ext4 vfat crc32c_generic > "$1/usr/share/initramfs-tools/modules.d/piprov-test"' \
     --include='systemd-sysv,udev,systemd-resolved,iproute2,kmod,initramfs-tools,zstd,linux-image-arm64,openssh-server,sudo,cloud-init,cloud-guest-utils,libaio1,libarchive13,libfdisk1,libfmt9,libspdlog1.10,libssl3,liburing2,libxxhash0,libyaml-cpp0.7,util-linux,fdisk' \
     --customize-hook="'$self' --customize \"\$1\"" \
-    --customize-hook="sync-out /var/cache/apt/archives $cache/rootfs-debs" \
+    "${log[@]}" --customize-hook="sync-out /var/cache/apt/archives $cache/rootfs-debs" \
     "$suite" "$out" "$mirror" || { rm -f "$self"; return 1; }
   rm -f "$self"
 }
@@ -180,7 +219,7 @@ if [ -n "${PIPROV_TEST_ROOTFS:-}" ]; then
   exit 0
 fi
 need_root "mmdebstrap --mode=root, binfmt_misc"
-need_tools mmdebstrap zstd /usr/libexec/qemu-binfmt/aarch64-binfmt-P
+need_tools mmdebstrap zstd /usr/libexec/qemu-binfmt/aarch64-binfmt-P /usr/bin/python3.11
 key=$({ declare -f build essential customize; echo "$suite $mirror"; } | sha256sum | cut -c1-12)
 tarball="$cache/rootfs-debian-$suite-arm64-$key.tar.zst"
 mkdir -p "$cache"

@@ -27,6 +27,50 @@ ProgressSink tagged(const ProgressSink& sink, const std::string& target, unsigne
   };
 }
 
+/// Seconds one target takes: every job's runtime and ramp.
+double bench_seconds_per_target(const BenchRequest& req) {
+  double per_target = 0;
+  for (const auto& j : req.jobs) per_target += j.runtime_s + j.ramp_s;
+  return per_target;
+}
+
+/// The JobResult of a job that threw before it produced one.
+JobResult bench_failed_job(const JobSpec& js, const Error& e) {
+  JobResult jr;
+  jr.name = js.name, jr.rw = rw_name(js.rw), jr.bs = js.bs, jr.iodepth = js.iodepth, jr.numjobs = js.numjobs;
+  jr.err = EIO, jr.error = e.what(), jr.source = "piprov";
+  return jr;
+}
+
+/// Runs the jobs of `req` on `pt` into `tr`, in order; stops after a failed job
+/// (tr.err and tr.error name it) or on Ctrl-C. `later`: seconds the targets
+/// after this one take (for the ETA). Throws Error{Usage} from a job.
+void run_bench_jobs(const BenchRequest& req, const PreparedTarget& pt, const ProgressSink& progress, double later,
+                    TargetResult& tr) {
+  double left = bench_seconds_per_target(req);
+  for (unsigned ji = 0; ji < req.jobs.size(); ++ji) {
+    const JobSpec& js = req.jobs[ji];
+    JobResult jr;
+    try {
+      jr = run_job(js, pt.job_target,
+                   tagged(progress, pt.label, ji + 1, static_cast<unsigned>(req.jobs.size()),
+                          [&](const ProgressEvent& e) { return left - e.done + later; }));
+    } catch (const Error& e) {
+      if (e.kind() == ErrorKind::Usage) throw;
+      jr = bench_failed_job(js, e);
+    }
+    left -= js.runtime_s + js.ramp_s;
+    bool failed = jr.err != 0;
+    if (failed) {
+      tr.err = jr.err;
+      tr.error = "job " + jr.test_label() + ": " + jr.error;
+    }
+    tr.jobs.push_back(std::move(jr));
+    if (failed) break;  // keep what finished, go on with the next target
+    if (cancel_requested()) break;
+  }
+}
+
 }  // namespace
 
 Report run_bench(const BenchRequest& req, const ProgressSink& progress) {
@@ -44,8 +88,7 @@ Report run_bench(const BenchRequest& req, const ProgressSink& progress) {
     for (const auto& j : req.jobs) validate(j, targets.back().job_target);
   }
 
-  double per_target = 0;
-  for (const auto& j : req.jobs) per_target += j.runtime_s + j.ramp_s;
+  const double per_target = bench_seconds_per_target(req);
   Report rep;
   for (std::size_t ti = 0; ti < targets.size(); ++ti) {
     PreparedTarget& pt = targets[ti];
@@ -70,29 +113,7 @@ Report run_bench(const BenchRequest& req, const ProgressSink& progress) {
       rep.targets.push_back(std::move(tr));
       continue;
     }
-    double left = per_target;
-    for (unsigned ji = 0; ji < req.jobs.size(); ++ji) {
-      const JobSpec& js = req.jobs[ji];
-      JobResult jr;
-      try {
-        jr = run_job(js, pt.job_target,
-                     tagged(progress, pt.label, ji + 1, static_cast<unsigned>(req.jobs.size()),
-                            [&](const ProgressEvent& e) { return left - e.done + later; }));
-      } catch (const Error& e) {
-        if (e.kind() == ErrorKind::Usage) throw;
-        jr.name = js.name, jr.rw = js.rw, jr.bs = js.bs, jr.iodepth = js.iodepth, jr.numjobs = js.numjobs;
-        jr.err = EIO, jr.error = e.what(), jr.source = "piprov";
-      }
-      left -= js.runtime_s + js.ramp_s;
-      bool failed = jr.err != 0;
-      if (failed) {
-        tr.err = jr.err;
-        tr.error = "job " + jr.test_label() + ": " + jr.error;
-      }
-      tr.jobs.push_back(std::move(jr));
-      if (failed) break;  // keep what finished, go on with the next target
-      if (cancel_requested()) break;
-    }
+    run_bench_jobs(req, pt, progress, later, tr);
     pt.cleanup();
     rep.targets.push_back(std::move(tr));
     if (cancel_requested()) {
@@ -112,7 +133,7 @@ int exit_code_of(const Report& r) {
       if (j.err) return 3;
   }
   for (const auto& t : r.targets)
-    if (auto v = agnostics_verdict(t); v && v->overall == "FAIL") return 1;
+    if (auto v = agnostics_verdict(t); v && v->overall == AgnosticsResult::Fail) return 1;
   return 0;
 }
 

@@ -56,9 +56,6 @@ void fill_random(void* buf, std::size_t len, std::uint64_t& state) {
 
 void validate(const JobSpec& s, const JobTarget& t) {
   auto bad = [](const std::string& m) { throw Error(ErrorKind::Usage, m); };
-  if (!(s.rw == "read" || s.rw == "write" || s.rw == "randread" || s.rw == "randwrite" || s.rw == "rw" ||
-        s.rw == "randrw"))
-    bad("--rw '" + s.rw + "' is not one of read, write, randread, randwrite, rw, randrw");
   check_limit(option_limit("--bs"), static_cast<double>(s.bs));
   if (s.direct && s.bs % t.align)
     bad("--bs " + std::to_string(s.bs) + " is not a multiple of the target's O_DIRECT alignment " +
@@ -361,7 +358,7 @@ CounterSample watch(const Shared& sh, std::uint64_t start, bool report, Progress
 JobResult result_header(const JobSpec& s, const Shared& sh) {
   JobResult r;
   r.name = s.name;
-  r.rw = s.rw;
+  r.rw = rw_name(s.rw);
   r.bs = s.bs;
   r.iodepth = s.iodepth;
   r.numjobs = s.numjobs;
@@ -414,7 +411,7 @@ JobResult run_job(const JobSpec& s, const JobTarget& t, const ProgressSink& sink
   const std::uint64_t start = start_clock(sh);
   ProgressEvent tmpl;
   tmpl.text = s.name;
-  ProgressPhase progress(sink, "job", s.ramp_s + s.runtime_s, ProgressUnit::Seconds, tmpl);
+  ProgressPhase progress(sink, Phase::Job, s.ramp_s + s.runtime_s, ProgressUnit::Seconds, tmpl);
   const CounterSample before = watch(sh, start, static_cast<bool>(sink), progress);
   for (auto& th : threads) th.join();
   progress.end();

@@ -11,8 +11,8 @@ namespace piprov::bench {
 
 /// fio-like job options. Times in seconds, sizes in bytes.
 struct JobSpec {
-  std::string name;             ///< "seq-read", shown in progress
-  std::string rw = "randread";  ///< read | write | randread | randwrite | rw | randrw
+  std::string name;  ///< "seq-read", shown in progress
+  Rw rw = Rw::RandRead;
   std::uint64_t bs = 4096;
   unsigned iodepth = 1;
   unsigned numjobs = 1;  ///< threads, each with its own fd and engine
@@ -30,9 +30,9 @@ struct JobSpec {
   /// fio's end_fsync: one fsync(2) after the last write of each thread; its time
   /// is part of the runtime (bandwidth and IOPS include it), as in fio.
   bool end_fsync = false;
-  bool has_reads() const { return rw == "read" || rw == "randread" || rw == "rw" || rw == "randrw"; }
-  bool has_writes() const { return rw == "write" || rw == "randwrite" || rw == "rw" || rw == "randrw"; }
-  bool random() const { return rw.rfind("rand", 0) == 0; }
+  bool has_reads() const { return rw_reads(rw); }
+  bool has_writes() const { return rw_writes(rw); }
+  bool random() const { return rw_random(rw); }
 };
 
 /// Where a job runs: the file or device, the byte range [offset, offset+size),
@@ -46,7 +46,7 @@ struct JobTarget {
   std::string stat_name;
 };
 
-/// Checks `spec`: rw known; bs, iodepth, numjobs, runtime, ramp and rwmixread
+/// Checks `spec`: bs, iodepth, numjobs, runtime, ramp and rwmixread
 /// within option_limits() (bench/options.hpp); bs a multiple of target.align
 /// when direct; the range holds one block (runtime 0 is allowed for a
 /// size_bound job: no time limit). Throws Error{Usage} naming the option.

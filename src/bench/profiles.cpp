@@ -8,8 +8,7 @@ namespace piprov::bench {
 
 namespace {
 
-JobSpec job(const char* name, const char* rw, std::uint64_t bs, unsigned qd, const char* engine, bool dsync,
-            double runtime) {
+JobSpec job(const char* name, Rw rw, std::uint64_t bs, unsigned qd, const char* engine, bool dsync, double runtime) {
   JobSpec j;
   j.name = name;
   j.rw = rw;
@@ -24,10 +23,10 @@ JobSpec job(const char* name, const char* rw, std::uint64_t bs, unsigned qd, con
 }
 
 std::vector<JobSpec> pi_jobs(double runtime) {
-  return {job("seq-read", "read", 4u << 20, 32, "libaio", false, runtime),
-          job("rand-read", "randread", 4096, 1, "libaio", true, runtime),
-          job("seq-write", "write", 4u << 20, 32, "libaio", false, runtime),
-          job("rand-write", "randwrite", 4096, 1, "libaio", true, runtime)};
+  return {job("seq-read", Rw::Read, 4u << 20, 32, "libaio", false, runtime),
+          job("rand-read", Rw::RandRead, 4096, 1, "libaio", true, runtime),
+          job("seq-write", Rw::Write, 4u << 20, 32, "libaio", false, runtime),
+          job("rand-write", Rw::RandWrite, 4096, 1, "libaio", true, runtime)};
 }
 
 // Raspberry Pi's SD card speed test (raspberrypi-ui/agnostics data/sd_bench.fio):
@@ -35,15 +34,15 @@ std::vector<JobSpec> pi_jobs(double runtime) {
 // order, each stonewalled; no time_based, so the 512k jobs write the range once
 // and the 4k ones stop at 64 MiB or runtime=10, whichever comes first.
 std::vector<JobSpec> agnostics_jobs() {
-  auto a = [](const char* name, const char* rw, std::uint64_t bs, double runtime) {
+  auto a = [](const char* name, Rw rw, std::uint64_t bs, double runtime) {
     JobSpec j = job(name, rw, bs, 4, "libaio", false, runtime);
     j.ramp_s = 0;
     j.size_bound = true;
     j.end_fsync = true;
     return j;
   };
-  return {a("prepare-file", "write", 512u << 10, 0), a("seq-write", "write", 512u << 10, 0),
-          a("rand-4k-write", "randwrite", 4096, 10), a("rand-4k-read", "randread", 4096, 10)};
+  return {a("prepare-file", Rw::Write, 512u << 10, 0), a("seq-write", Rw::Write, 512u << 10, 0),
+          a("rand-4k-write", Rw::RandWrite, 4096, 10), a("rand-4k-read", Rw::RandRead, 4096, 10)};
 }
 
 }  // namespace
@@ -60,7 +59,7 @@ Profile profile(const std::string& name) {
     p.default_size = 256ull << 20;
   } else if (name == "sync-write") {
     for (unsigned n : {1u, 8u, 20u}) {
-      JobSpec j = job("sync-write", "write", 4096, 1, "psync", false, 60);
+      JobSpec j = job("sync-write", Rw::Write, 4096, 1, "psync", false, 60);
       j.fsync = 1;
       j.numjobs = n;
       j.name = "sync-write-" + std::to_string(n);
@@ -68,7 +67,7 @@ Profile profile(const std::string& name) {
     }
     p.default_size = 256ull << 20;
   } else if (name == "throughput") {
-    JobSpec j = job("throughput", "randwrite", 256u << 10, 256, "libaio", false, 60);
+    JobSpec j = job("throughput", Rw::RandWrite, 256u << 10, 256, "libaio", false, 60);
     j.numjobs = 4;
     p.jobs.push_back(j);
   } else if (name == "agnostics") {
@@ -84,7 +83,7 @@ Profile profile(const std::string& name) {
 void apply_overrides(Profile& p, const Overrides& o) {
   if (o.rw) {
     JobSpec j;
-    j.name = *o.rw;
+    j.name = rw_name(*o.rw);
     j.rw = *o.rw;
     j.runtime_s = p.jobs.empty() ? 5 : p.jobs.front().runtime_s;
     j.ramp_s = p.jobs.empty() ? 1 : p.jobs.front().ramp_s;

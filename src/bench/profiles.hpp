@@ -35,7 +35,8 @@ std::vector<std::string> profile_names();
 /// Ad-hoc overrides, fio's option names. Unset fields keep the profile's values.
 /// When `rw` is set the profile is replaced by one job built from these.
 struct Overrides {
-  std::optional<std::string> rw, engine;
+  std::optional<Rw> rw;
+  std::optional<std::string> engine;
   std::optional<std::uint64_t> bs;
   std::optional<unsigned> iodepth, numjobs, fsync, rwmixread;
   std::optional<double> runtime_s, ramp_s;

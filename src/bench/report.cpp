@@ -168,7 +168,7 @@ void job_notes(const std::string& l, const TargetResult& t, const JobResult& j, 
 }
 
 // Notes under the table: failures, fsync sections, device statistics, verdicts.
-std::vector<std::string> notes(const Report& r) {
+std::vector<std::string> notes(const Report& r, const RenderOptions& opts) {
   std::vector<std::string> n;
   for (std::size_t i = 0; i < r.targets.size(); ++i) {
     const auto& t = r.targets[i];
@@ -193,13 +193,13 @@ std::vector<std::string> notes(const Report& r) {
                         d.await_ms(), d.util_pct(), d.read_merges, d.write_merges));
       }
     }
-    if (auto v = sd_verdict(t, r.sd_verdict_all)) n.push_back(v->text);
+    if (auto v = sd_verdict(t, opts.sd_verdict_all)) n.push_back(v->text);
     if (auto v = agnostics_verdict(t)) n.insert(n.end(), v->text.begin(), v->text.end());
   }
   return n;
 }
 
-std::string render_table(const Report& r) {
+std::string render_table(const Report& r, const RenderOptions& opts) {
   Grid g = grid(r);
   std::vector<std::size_t> w(g.head.size(), 0);
   for (std::size_t c = 0; c < g.head.size(); ++c) {
@@ -216,14 +216,14 @@ std::string render_table(const Report& r) {
   };
   emit(g.head);
   for (const auto& l : g.body) emit(l);
-  auto n = notes(r);
+  auto n = notes(r, opts);
   if (!n.empty()) out += "\n";
   for (const auto& s : n) out += s + "\n";
   if (r.interrupted) out += "interrupted: figures above are what finished\n";
   return out;
 }
 
-std::string render_markdown(const Report& r) {
+std::string render_markdown(const Report& r, const RenderOptions& opts) {
   Grid g = grid(r);
   std::string out;
   for (std::size_t i = 0; i < r.targets.size(); ++i) out += "- " + target_line(i, r.targets[i]) + "\n";
@@ -237,7 +237,7 @@ std::string render_markdown(const Report& r) {
     for (const auto& c : l) out += " " + c + " |";
     out += "\n";
   }
-  auto n = notes(r);
+  auto n = notes(r, opts);
   if (!n.empty()) out += "\n";
   for (const auto& s : n) out += "- " + s + "\n";
   return out;
@@ -283,12 +283,12 @@ std::string render_csv(const Report& r) {
 
 }  // namespace
 
-std::string render(const Report& r, Format f) {
+std::string render(const Report& r, Format f, const RenderOptions& opts) {
   switch (f) {
-    case Format::Table: return render_table(r);
-    case Format::Markdown: return render_markdown(r);
+    case Format::Table: return render_table(r, opts);
+    case Format::Markdown: return render_markdown(r, opts);
     case Format::Csv: return render_csv(r);
-    case Format::Json: return report_to_json(r) + "\n";
+    case Format::Json: return report_to_json(r, opts) + "\n";
   }
   return {};
 }

@@ -1,4 +1,5 @@
-// Report <-> JSON ("piprov_bench": 1; schema in docs/bench.md). Everything is
+// Report <-> JSON ("schema": "piprov.bench/2", docs/bench.md; the old
+// `"piprov_bench": 1` tag is still read). Everything is
 // kept, histograms included (sparse buckets), so runs can be compared later
 // with `piprov bench import a.json b.json`.
 #include <fmt/format.h>
@@ -242,14 +243,26 @@ JobResult job_from(const json& j) {
 
 }  // namespace
 
-std::string report_to_json(const Report& r) {
+bool is_bench_report(const json& doc) {
+  if (!doc.is_object()) return false;
+  if (doc.contains("piprov_bench")) return true;  // version 1
+  auto s = doc.find("schema");
+  return s != doc.end() && s->is_string() && s->get<std::string>() == kBenchSchema;
+}
+
+bool looks_like_bench_report(std::string_view text) {
+  return text.find("\"piprov_bench\"") != std::string_view::npos ||
+         text.find(std::string("\"") + kBenchSchema + "\"") != std::string_view::npos;
+}
+
+std::string report_to_json(const Report& r, const RenderOptions& opts) {
   json targets = json::array();
   for (const auto& t : r.targets) {
     json jobs = json::array();
     for (const auto& j : t.jobs) jobs.push_back(job_json(j));
     json tj{{"label", t.label}, {"path", t.path}, {"errno", t.err}, {"error", t.error}, {"jobs", jobs}};
     tj["device"] = t.device ? device_json(*t.device) : json(nullptr);
-    if (auto v = sd_verdict(t, r.sd_verdict_all))
+    if (auto v = sd_verdict(t, opts.sd_verdict_all))
       tj["sd_class"] = {{"class", v->cls},
                         {"rand_read_iops", v->rand_read_iops},
                         {"rand_write_iops", v->rand_write_iops},
@@ -263,15 +276,13 @@ std::string report_to_json(const Report& r) {
                          {"unit", l.unit},
                          {"threshold", l.threshold},
                          {"measured", l.measured},
-                         {"result", l.measured < 0 ? "INCOMPLETE"
-                                    : l.pass()     ? "PASS"
-                                                   : "FAIL"}});
-      tj["agnostics"] = {{"overall", v->overall}, {"lines", lines}};
+                         {"result", agnostics_result_name(l.result())}});
+      tj["agnostics"] = {{"overall", agnostics_result_name(v->overall)}, {"lines", lines}};
     }
     targets.push_back(tj);
   }
   // Labels and job names come from user files: invalid UTF-8 is replaced, not fatal.
-  return json{{"piprov_bench", 1}, {"interrupted", r.interrupted}, {"targets", targets}}.dump(
+  return json{{"schema", kBenchSchema}, {"interrupted", r.interrupted}, {"targets", targets}}.dump(
       2, ' ', false, json::error_handler_t::replace);
 }
 
@@ -282,8 +293,9 @@ Report report_from_json(std::string_view text, const std::string& source) {
   } catch (const json::exception& e) {
     throw Error(ErrorKind::Usage, source + ": not valid JSON: " + e.what());
   }
-  if (!doc.is_object() || !doc.contains("piprov_bench"))
-    throw Error(ErrorKind::Usage, source + ": not a piprov bench JSON report (no \"piprov_bench\" key)");
+  if (!is_bench_report(doc))
+    throw Error(ErrorKind::Usage, source + ": not a piprov bench JSON report (no \"schema\": \"" + kBenchSchema +
+                                      "\" or \"piprov_bench\" key)");
   Report r;
   try {
     r.interrupted = doc.value("interrupted", false);

@@ -5,6 +5,35 @@
 
 namespace piprov::bench {
 
+std::string_view rw_name(Rw rw) {
+  switch (rw) {
+    case Rw::Read: return "read";
+    case Rw::Write: return "write";
+    case Rw::RandRead: return "randread";
+    case Rw::RandWrite: return "randwrite";
+    case Rw::ReadWrite: return "rw";
+    case Rw::RandReadWrite: return "randrw";
+  }
+  return "?";
+}
+
+std::optional<Rw> parse_rw(std::string_view name) {
+  for (Rw rw : kRws)
+    if (rw_name(rw) == name) return rw;
+  if (name == "readwrite") return Rw::ReadWrite;  // fio's other name for rw
+  return std::nullopt;
+}
+
+std::string rw_choices() {
+  std::string s;
+  for (Rw rw : kRws) s += (s.empty() ? "" : ", ") + std::string(rw_name(rw));
+  return s;
+}
+
+bool rw_reads(Rw rw) { return rw != Rw::Write && rw != Rw::RandWrite; }
+bool rw_writes(Rw rw) { return rw != Rw::Read && rw != Rw::RandRead; }
+bool rw_random(Rw rw) { return rw == Rw::RandRead || rw == Rw::RandWrite || rw == Rw::RandReadWrite; }
+
 std::optional<double> LatStats::pct(double p) const {
   if (hist && hist->count()) return hist->percentile(p);
   for (const auto& [q, v] : percentiles)
@@ -65,21 +94,11 @@ std::string JobResult::test_label() const {
     if (clone_count > 0) s += fmt::format(" job {}/{}", clone_index, clone_count);
     return s;
   }
-  std::string kind;
-  if (rw == "read")
-    kind = "seq read";
-  else if (rw == "write")
-    kind = "seq write";
-  else if (rw == "randread")
-    kind = "rand read";
-  else if (rw == "randwrite")
-    kind = "rand write";
-  else if (rw == "rw" || rw == "readwrite")
-    kind = "seq rw";
-  else if (rw == "randrw")
-    kind = "rand rw";
-  else
-    kind = rw;
+  std::string kind = rw;  // a mode piprov does not know: fio's name
+  if (auto m = rw_mode()) {
+    const char* dir = rw_reads(*m) && rw_writes(*m) ? "rw" : rw_reads(*m) ? "read" : "write";
+    kind = std::string(rw_random(*m) ? "rand " : "seq ") + dir;
+  }
   std::string s = fmt::format("{} {} QD{}", kind, size_label(bs), iodepth ? iodepth : 1);
   if (dsync) s += " sync";
   if (fsync) s += fmt::format(" fsync={}", fsync);

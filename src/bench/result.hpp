@@ -7,12 +7,29 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "bench/histogram.hpp"
 
 namespace piprov::bench {
+
+/// fio's rw: what a job reads or writes, sequentially or at random offsets.
+enum class Rw { Read, Write, RandRead, RandWrite, ReadWrite, RandReadWrite };
+inline constexpr Rw kRws[] = {Rw::Read, Rw::Write, Rw::RandRead, Rw::RandWrite, Rw::ReadWrite, Rw::RandReadWrite};
+
+/// fio's name: "read", "write", "randread", "randwrite", "rw", "randrw".
+std::string_view rw_name(Rw rw);
+/// The mode fio names `name` (rw_name(), or fio's alias "readwrite" for rw); nullopt otherwise.
+std::optional<Rw> parse_rw(std::string_view name);
+/// The names parse_rw() takes, for messages: "read, write, randread, randwrite, rw, randrw".
+std::string rw_choices();
+/// Whether the mode reads (read, randread, rw, randrw), writes (write, randwrite, rw,
+/// randrw) and uses random offsets (the rand* modes).
+bool rw_reads(Rw rw);
+bool rw_writes(Rw rw);
+bool rw_random(Rw rw);
 
 /// Latency summary in nanoseconds. `percentiles` are (percent, ns) pairs.
 struct LatStats {
@@ -80,7 +97,7 @@ struct DeviceInfo {
 /// One job (one fio job or group, or one piprov test) on one target.
 struct JobResult {
   std::string name;  ///< job name ("test", "seq-read")
-  std::string rw;    ///< fio's rw: read write randread randwrite rw randrw ("" when unknown)
+  std::string rw;    ///< fio's rw as reported: read write randread randwrite rw randrw ("" when unknown)
   std::uint64_t bs = 0;
   unsigned iodepth = 0, numjobs = 1;
   std::string engine;  ///< psync | libaio | io_uring | fio's name
@@ -105,6 +122,8 @@ struct JobResult {
   unsigned clone_index = 0, clone_count = 0;
   bool group_sum = false;
 
+  /// `rw` as a mode; nullopt when unknown or a mode piprov does not run (fio's trim modes).
+  std::optional<Rw> rw_mode() const { return parse_rw(rw); }
   /// "seq read 4M QD32", "rand write 4k QD1 sync", "seq write 4k QD1 fsync=1 x8"; the job
   /// name when rw is unknown; numjobs clones add " job 2/4".
   std::string test_label() const;
@@ -126,7 +145,6 @@ struct TargetResult {
 struct Report {
   std::vector<TargetResult> targets;
   bool interrupted = false;
-  bool sd_verdict_all = false;  ///< give the SD A1/A2 verdict for every target (--sd-class)
 };
 
 }  // namespace piprov::bench

@@ -129,7 +129,7 @@ void create_test_file(PreparedTarget& t, const TargetOptions& opt, const Progres
   std::uint64_t done = 0, total = t.job_target.size;
   ProgressEvent tmpl;
   tmpl.target = t.label;
-  ProgressPhase progress(sink, "prefill", static_cast<double>(total), ProgressUnit::Bytes, tmpl);
+  ProgressPhase progress(sink, Phase::Prefill, static_cast<double>(total), ProgressUnit::Bytes, tmpl);
   try {
     while (done < total) {
       throw_if_cancelled("while pre-filling the test file");

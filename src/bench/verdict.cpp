@@ -11,9 +11,10 @@ std::optional<SdVerdict> sd_verdict(const TargetResult& t, bool force) {
   if (!sd && !force) return std::nullopt;
   SdVerdict v;
   for (const auto& j : t.jobs) {
-    if (j.bs == 4096 && j.rw == "randread" && j.read) v.rand_read_iops = std::max(v.rand_read_iops, j.read->iops);
-    if (j.bs == 4096 && j.rw == "randwrite" && j.write) v.rand_write_iops = std::max(v.rand_write_iops, j.write->iops);
-    if (j.rw == "write" && j.write) v.seq_write_mb_s = std::max(v.seq_write_mb_s, j.write->bw_bytes / 1e6);
+    const auto rw = j.rw_mode();
+    if (j.bs == 4096 && rw == Rw::RandRead && j.read) v.rand_read_iops = std::max(v.rand_read_iops, j.read->iops);
+    if (j.bs == 4096 && rw == Rw::RandWrite && j.write) v.rand_write_iops = std::max(v.rand_write_iops, j.write->iops);
+    if (rw == Rw::Write && j.write) v.seq_write_mb_s = std::max(v.seq_write_mb_s, j.write->bw_bytes / 1e6);
   }
   std::string figures =
       fmt::format("4k random read {:.0f} IOPS, 4k random write {:.0f} IOPS, sequential write {:.1f} MB/s",
@@ -42,6 +43,21 @@ std::optional<SdVerdict> sd_verdict(const TargetResult& t, bool force) {
   v.text = fmt::format("{}: SD class {} ({}{}; A1 needs 1500/500 IOPS, A2 4000/2000, both 10 MB/s)", t.label, v.cls,
                        figures, why);
   return v;
+}
+
+std::string_view agnostics_result_name(AgnosticsResult r) {
+  switch (r) {
+    case AgnosticsResult::Pass: return "PASS";
+    case AgnosticsResult::Fail: return "FAIL";
+    case AgnosticsResult::Incomplete: return "INCOMPLETE";
+  }
+  return "?";
+}
+
+std::optional<AgnosticsResult> parse_agnostics_result(std::string_view name) {
+  for (AgnosticsResult r : kAgnosticsResults)
+    if (agnostics_result_name(r) == name) return r;
+  return std::nullopt;
 }
 
 namespace {
@@ -74,17 +90,19 @@ std::optional<AgnosticsVerdict> agnostics_verdict(const TargetResult& t) {
              {"rand-4k-read", "Random read speed", "IOPS", 1500, measured(job_named(t, "rand-4k-read"), true, true)}};
   bool fail = false, missing = false;
   for (const auto& l : v.lines) {
-    if (l.measured < 0) {
-      missing = true;
-      v.text.push_back(fmt::format("{}: {} not measured (job {} did not run) - INCOMPLETE", t.label, l.what, l.job));
-      continue;
-    }
-    fail |= !l.pass();
-    v.text.push_back(fmt::format("{}: {} {:.0f} {} (target {:.0f}) - {}", t.label, l.what, std::floor(l.measured),
-                                 l.unit, l.threshold, l.pass() ? "PASS" : "FAIL"));
+    const AgnosticsResult r = l.result();
+    missing |= r == AgnosticsResult::Incomplete;
+    fail |= r == AgnosticsResult::Fail;
+    if (r == AgnosticsResult::Incomplete)
+      v.text.push_back(fmt::format("{}: {} not measured (job {} did not run) - {}", t.label, l.what, l.job,
+                                   agnostics_result_name(r)));
+    else
+      v.text.push_back(fmt::format("{}: {} {:.0f} {} (target {:.0f}) - {}", t.label, l.what, std::floor(l.measured),
+                                   l.unit, l.threshold, agnostics_result_name(r)));
   }
-  v.overall = fail ? "FAIL" : missing ? "INCOMPLETE" : "PASS";
-  v.text.push_back(fmt::format("{}: Raspberry Pi SD card test (agnostics): {}", t.label, v.overall));
+  v.overall = fail ? AgnosticsResult::Fail : missing ? AgnosticsResult::Incomplete : AgnosticsResult::Pass;
+  v.text.push_back(
+      fmt::format("{}: Raspberry Pi SD card test (agnostics): {}", t.label, agnostics_result_name(v.overall)));
   return v;
 }
 

@@ -4,6 +4,7 @@
 // >= 10 MB/s sustained sequential write; A2 >= 4000 / 2000 IOPS, >= 10 MB/s.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench/result.hpp"
@@ -21,6 +22,16 @@ struct SdVerdict {
 /// not an SD card (DeviceInfo::is_sd, or a label naming mmcblk) unless `force`.
 std::optional<SdVerdict> sd_verdict(const TargetResult& t, bool force = false);
 
+/// A result of Raspberry Pi's SD card speed test, of one line or overall.
+enum class AgnosticsResult { Pass, Fail, Incomplete };
+inline constexpr AgnosticsResult kAgnosticsResults[] = {AgnosticsResult::Pass, AgnosticsResult::Fail,
+                                                        AgnosticsResult::Incomplete};
+
+/// As sdtest.sh prints it (and the JSON report says it): "PASS", "FAIL", "INCOMPLETE".
+std::string_view agnostics_result_name(AgnosticsResult r);
+/// The result named `name` (agnostics_result_name()); nullopt otherwise.
+std::optional<AgnosticsResult> parse_agnostics_result(std::string_view name);
+
 /// One line of Raspberry Pi's SD card speed test (raspberrypi-ui/agnostics
 /// data/sdtest.sh): a job picked by name (not by position: agnostics issue 20).
 struct AgnosticsLine {
@@ -30,13 +41,17 @@ struct AgnosticsLine {
   double threshold = 0;  ///< pass when measured >= threshold
   double measured = -1;  ///< -1: the job did not run (or failed)
   bool pass() const { return measured >= threshold; }
+  /// Incomplete when not measured, else Pass or Fail.
+  AgnosticsResult result() const {
+    return measured < 0 ? AgnosticsResult::Incomplete : pass() ? AgnosticsResult::Pass : AgnosticsResult::Fail;
+  }
 };
 
-/// The test's verdict: "PASS" (every line passes), "FAIL" (a measured line
-/// fails), "INCOMPLETE" (a line was not measured, none failed).
+/// The test's verdict: Pass (every line passes), Fail (a measured line
+/// fails), Incomplete (a line was not measured, none failed).
 struct AgnosticsVerdict {
   std::vector<AgnosticsLine> lines;  ///< seq-write, rand-4k-write, rand-4k-read, in that order
-  std::string overall;
+  AgnosticsResult overall = AgnosticsResult::Incomplete;
   std::vector<std::string> text;  ///< one report line per test line, then the overall line
 };
 

@@ -62,15 +62,6 @@ Finding autoboot_finding(Severity s, std::string rule, std::string msg, std::str
   return Finding{std::move(rule), s, 0, "", std::move(msg), std::move(fix), std::move(source)};
 }
 
-/// "1 (vfat, LABEL=x), 2 (ext4)": the partitions of `d` by number, for messages.
-std::string autoboot_partitions(const Disk& d) {
-  std::vector<std::string> v;
-  for (const auto& p : d.partitions)
-    v.push_back(fmt::format("{} ({}{})", p.number, p.fstype.empty() ? "no filesystem" : p.fstype,
-                            p.label.empty() ? "" : ", LABEL=" + p.label));
-  return v.empty() ? "none" : join(v, ", ");
-}
-
 /// Why partition `p` (mounted at `dir`) is not bootable for `board`; "" when it is.
 std::string autoboot_unbootable(const fs::path& dir, PiBoard board) {
   std::error_code ec;
@@ -114,15 +105,11 @@ void autoboot_replace_all(std::string& s, const std::string& from, const std::st
     s.replace(pos, from.size(), to);
 }
 
-}  // namespace
-
-CheckReport check_autoboot(const CheckOptions& o) {
+/// The report of an autoboot.txt-only BOOT_DIR before any partition is looked
+/// at: the board, autoboot.txt as read, the disk to follow it on, the layout's evidence.
+CheckReport autoboot_report(const Autoboot& a, PiBoard board, const std::optional<std::string>& device) {
   CheckReport r;
-  const Autoboot a = read_autoboot(o.boot_dir).value_or(Autoboot{});
-  const PiBoard board = o.board.value_or(default_board());
   r.resolved.board = board;
-  std::optional<std::string> device = o.device;
-  if (!device && a.partition && *a.partition > 0) device = autoboot_own_disk(o.boot_dir);
   r.autoboot = AutobootState{a, device.value_or(""), ""};
   r.layout.id = LayoutId::Unknown;
   r.layout.release = "autoboot.txt only";
@@ -131,11 +118,121 @@ CheckReport check_autoboot(const CheckOptions& o) {
     r.layout.evidence.push_back(fmt::format("[tryboot] boot_partition={}", *a.tryboot_partition));
   if (a.tryboot_a_b) r.layout.evidence.push_back("tryboot_a_b=1");
   r.layout.evidence.push_back("no config.txt");
-  Findings head = autoboot_lint(a, true);
-  if (!a.partition || *a.partition == 0) {
-    r.findings = std::move(head);
-    return r;
+  return r;
+}
+
+/// `r` with `head` then `tail` as its findings.
+CheckReport autoboot_done(CheckReport r, Findings head, const Findings& tail) {
+  head.insert(head.end(), tail.begin(), tail.end());
+  r.findings = std::move(head);
+  return r;
+}
+
+/// Partition number `n` of `disk`; nullptr when it has none.
+const Partition* autoboot_partition(const Disk& disk, int n) {
+  for (const auto& p : disk.partitions)
+    if (p.number == n) return &p;
+  return nullptr;
+}
+
+/// autoboot-partition-missing, autoboot-partition-not-fat and
+/// autoboot-partition-range for boot_partition=`n` (`p`: that partition, or nullptr).
+void autoboot_partition_rules(Findings& out, const Disk& disk, const Partition* p, int n, bool mbr) {
+  if (!p) {
+    out.push_back(autoboot_finding(Severity::Error, "autoboot-partition-missing",
+                                   fmt::format("autoboot.txt boot_partition={}, but {} has no partition {} "
+                                               "(partitions: {})",
+                                               n, disk.path, n, disk.partition_list()),
+                                   "set boot_partition= to the partition that holds the boot files"));
+  } else if (p->fstype != "vfat") {
+    out.push_back(autoboot_finding(
+        Severity::Error, "autoboot-partition-not-fat",
+        fmt::format("partition {} ({}) named by autoboot.txt is {}, not FAT: the bootloader boots only FAT12/16/32", n,
+                    p->path, p->fstype.empty() ? "no known filesystem" : p->fstype),
+        fmt::format("format {} as FAT (mkfs.vfat) and copy the boot files to it, or fix boot_partition=", p->path)));
   }
+  if (mbr && n > 4)
+    out.push_back(autoboot_finding(Severity::Error, "autoboot-partition-range",
+                                   fmt::format("boot_partition={} on an MBR disk: the MBR partitions are 1 to 4", n),
+                                   "move the boot files to a primary partition (1-4)"));
+}
+
+/// autoboot-tryboot-partition: whether [tryboot]'s partition would boot (a
+/// trial boot falls back to partition `n`); nullopt without one.
+std::optional<Finding> autoboot_tryboot(const Autoboot& a, const Disk& disk, PiBoard board, int n) {
+  if (!a.tryboot_partition || *a.tryboot_partition <= 0) return std::nullopt;
+  const int m = *a.tryboot_partition;
+  const Partition* t = autoboot_partition(disk, m);
+  std::string why;
+  if (!t) {
+    why = "is not on " + disk.path;
+  } else if (t->fstype != "vfat") {
+    why = "is " + (t->fstype.empty() ? std::string("not formatted") : t->fstype) + ", not FAT";
+  } else {
+    AutobootView tv(*t);
+    why = autoboot_unbootable(tv.dir(), board);
+  }
+  return autoboot_finding(
+      Severity::Info, "autoboot-tryboot-partition",
+      why.empty()
+          ? fmt::format("[tryboot] partition {} ({}) is bootable; it boots only after reboot \"0 tryboot\"", m, t->path)
+          : fmt::format("[tryboot] partition {} {}: a trial boot (reboot \"0 tryboot\") fails and the next "
+                        "reset boots partition {} again",
+                        m, why, n));
+}
+
+/// autoboot-gpt-tryboot: a GPT disk with a [tryboot] partition (a CM5 issue).
+Finding autoboot_gpt_tryboot() {
+  return autoboot_finding(Severity::Info, "autoboot-gpt-tryboot",
+                          "GPT disk with a [tryboot] partition: on a CM5, reboot \"0 tryboot\" has been reported to "
+                          "loop through the boot modes (rpi-eeprom issue 818, open)",
+                          "test reboot \"0 tryboot\" on this board before relying on it",
+                          "https://github.com/raspberrypi/rpi-eeprom/issues/818");
+}
+
+/// autoboot-ramdisk (`img`: boot.img is there, its insides are not checked) or
+/// autoboot-partition-not-bootable (boot_ramdisk=1 without boot.img).
+Finding autoboot_ramdisk_finding(bool img, int n, const Partition& p) {
+  // rpi-image-gen's A/B slots: config.txt holds boot_ramdisk=1; kernel, cmdline and config are inside boot.img.
+  return autoboot_finding(
+      img ? Severity::Info : Severity::Error, img ? "autoboot-ramdisk" : "autoboot-partition-not-bootable",
+      img ? fmt::format("partition {} ({}) boots boot.img (boot_ramdisk=1): the kernel, cmdline and config.txt are "
+                        "inside boot.img and were not checked",
+                        n, p.path)
+          : fmt::format("partition {} ({}) sets boot_ramdisk=1 but has no boot.img", n, p.path),
+      img ? "" : "copy boot.img to " + p.path + " or remove boot_ramdisk=1",
+      "Raspberry Pi documentation, config_txt: boot_ramdisk");
+}
+
+/// boot check of partition `p` (seen at `dir`): its findings name `p` instead of
+/// `dir` and follow `head`; the report carries `state`.
+CheckReport autoboot_follow(const CheckOptions& o, const std::string& device, const Partition& p, const fs::path& dir,
+                            Findings head, const AutobootState& state) {
+  CheckOptions inner = o;
+  inner.boot_dir = dir;
+  inner.device = device;
+  CheckReport nested = check_boot(inner);
+  for (auto& f : nested.findings) {
+    autoboot_replace_all(f.message, dir.string(), p.path);
+    autoboot_replace_all(f.fix, dir.string(), "the mount point of " + p.path);
+    f.message = p.path + ": " + f.message;
+  }
+  head.insert(head.end(), nested.findings.begin(), nested.findings.end());
+  nested.findings = std::move(head);
+  nested.autoboot = state;
+  return nested;
+}
+
+}  // namespace
+
+CheckReport check_autoboot(const CheckOptions& o) {
+  const Autoboot a = read_autoboot(o.boot_dir).value_or(Autoboot{});
+  const PiBoard board = o.board.value_or(default_board());
+  std::optional<std::string> device = o.device;
+  if (!device && a.partition && *a.partition > 0) device = autoboot_own_disk(o.boot_dir);
+  CheckReport r = autoboot_report(a, board, device);
+  Findings head = autoboot_lint(a, true);
+  if (!a.partition || *a.partition == 0) return autoboot_done(std::move(r), std::move(head), {});
   const int n = *a.partition;
   auto info = [&](const std::string& msg) {
     head.push_back(autoboot_finding(Severity::Info, "autoboot-partition", msg));
@@ -148,116 +245,38 @@ CheckReport check_autoboot(const CheckOptions& o) {
         fmt::format("pass --device DEV (the whole disk) to check partition {}'s boot files, "
                     "or run boot check on partition {}'s mount point",
                     n, n)));
-    r.findings = std::move(head);
-    return r;
+    return autoboot_done(std::move(r), std::move(head), {});
   }
   if (!o.device) r.layout.evidence.push_back(o.boot_dir.string() + " is a vfat mount point on " + *device);
   const Disk disk = probe_disk(*device);
-  auto find = [&](int num) -> const Partition* {
-    for (const auto& p : disk.partitions)
-      if (p.number == num) return &p;
-    return nullptr;
-  };
-  const Partition* p = find(n);
+  const Partition* p = autoboot_partition(disk, n);
   const bool mbr = p && p->partuuid.size() == 11 && p->partuuid[8] == '-';
-  if (!p) {
-    head.push_back(
-        autoboot_finding(Severity::Error, "autoboot-partition-missing",
-                         fmt::format("autoboot.txt boot_partition={}, but {} has no partition {} (partitions: {})", n,
-                                     disk.path, n, autoboot_partitions(disk)),
-                         "set boot_partition= to the partition that holds the boot files"));
-  } else if (p->fstype != "vfat") {
-    head.push_back(autoboot_finding(
-        Severity::Error, "autoboot-partition-not-fat",
-        fmt::format("partition {} ({}) named by autoboot.txt is {}, not FAT: the bootloader boots only FAT12/16/32", n,
-                    p->path, p->fstype.empty() ? "no known filesystem" : p->fstype),
-        fmt::format("format {} as FAT (mkfs.vfat) and copy the boot files to it, or fix boot_partition=", p->path)));
+  autoboot_partition_rules(head, disk, p, n, mbr);
+  Findings tail;  // after the partition's own findings
+  if (auto tryboot = autoboot_tryboot(a, disk, board, n)) {
+    tail.push_back(*tryboot);
+    if (!mbr && p && !p->partuuid.empty()) tail.push_back(autoboot_gpt_tryboot());
   }
-  if (mbr && n > 4)
-    head.push_back(autoboot_finding(Severity::Error, "autoboot-partition-range",
-                                    fmt::format("boot_partition={} on an MBR disk: the MBR partitions are 1 to 4", n),
-                                    "move the boot files to a primary partition (1-4)"));
-  std::optional<Finding> tryboot, gpt;
-  if (a.tryboot_partition && *a.tryboot_partition > 0) {
-    const int m = *a.tryboot_partition;
-    const Partition* t = find(m);
-    std::string why;
-    if (!t)
-      why = "is not on " + disk.path;
-    else if (t->fstype != "vfat")
-      why = "is " + (t->fstype.empty() ? std::string("not formatted") : t->fstype) + ", not FAT";
-    else {
-      AutobootView tv(*t);
-      why = autoboot_unbootable(tv.dir(), board);
-    }
-    tryboot = autoboot_finding(
-        Severity::Info, "autoboot-tryboot-partition",
-        why.empty() ? fmt::format("[tryboot] partition {} ({}) is bootable; it boots only after reboot \"0 tryboot\"",
-                                  m, t->path)
-                    : fmt::format("[tryboot] partition {} {}: a trial boot (reboot \"0 tryboot\") fails and the next "
-                                  "reset boots partition {} again",
-                                  m, why, n));
-  }
-  if (tryboot && !mbr && p && !p->partuuid.empty())
-    gpt = autoboot_finding(Severity::Info, "autoboot-gpt-tryboot",
-                           "GPT disk with a [tryboot] partition: on a CM5, reboot \"0 tryboot\" has been reported to "
-                           "loop through the boot modes (rpi-eeprom issue 818, open)",
-                           "test reboot \"0 tryboot\" on this board before relying on it",
-                           "https://github.com/raspberrypi/rpi-eeprom/issues/818");
-  auto tail = [&] {
-    if (tryboot) head.push_back(*tryboot);
-    if (gpt) head.push_back(*gpt);
-  };
-  if (!p || p->fstype != "vfat") {
-    tail();
-    r.findings = std::move(head);
-    return r;
-  }
+  if (!p || p->fstype != "vfat") return autoboot_done(std::move(r), std::move(head), tail);
   AutobootView view(*p);
-  const std::string why = autoboot_unbootable(view.dir(), board);
-  if (!why.empty()) {
+  if (const std::string why = autoboot_unbootable(view.dir(), board); !why.empty()) {
     head.push_back(autoboot_finding(Severity::Error, "autoboot-partition-not-bootable",
                                     fmt::format("partition {} ({}) named by autoboot.txt {}", n, p->path, why),
                                     "copy the boot files to " + p->path + ", or fix boot_partition="));
-    tail();
-    r.findings = std::move(head);
-    return r;
+    return autoboot_done(std::move(r), std::move(head), tail);
   }
   if (auto ramdisk = autoboot_ramdisk(view.dir(), board); !ramdisk.empty()) {
-    // rpi-image-gen's A/B slots: config.txt holds boot_ramdisk=1; kernel, cmdline and config are inside boot.img.
     const bool img = ramdisk == "boot.img";
-    head.push_back(autoboot_finding(
-        img ? Severity::Info : Severity::Error, img ? "autoboot-ramdisk" : "autoboot-partition-not-bootable",
-        img ? fmt::format("partition {} ({}) boots boot.img (boot_ramdisk=1): the kernel, cmdline and config.txt are "
-                          "inside boot.img and were not checked",
-                          n, p->path)
-            : fmt::format("partition {} ({}) sets boot_ramdisk=1 but has no boot.img", n, p->path),
-        img ? "" : "copy boot.img to " + p->path + " or remove boot_ramdisk=1",
-        "Raspberry Pi documentation, config_txt: boot_ramdisk"));
-    tail();
+    head.push_back(autoboot_ramdisk_finding(img, n, *p));
     if (img) r.autoboot->followed = p->path;
-    r.findings = std::move(head);
-    return r;
+    return autoboot_done(std::move(r), std::move(head), tail);
   }
   info(fmt::format("autoboot.txt sends the bootloader to {}: {} ({}{}){}", autoboot_summary(a), p->path, p->fstype,
                    p->label.empty() ? "" : ", LABEL=" + p->label,
                    o.device ? "" : "; the disk of " + o.boot_dir.string() + "'s mount"));
-  tail();
+  head.insert(head.end(), tail.begin(), tail.end());
   r.autoboot->followed = p->path;
-  CheckOptions inner = o;
-  inner.boot_dir = view.dir();
-  inner.device = device;
-  CheckReport nested = check_boot(inner);
-  const std::string dir = view.dir().string();
-  for (auto& f : nested.findings) {
-    autoboot_replace_all(f.message, dir, p->path);
-    autoboot_replace_all(f.fix, dir, "the mount point of " + p->path);
-    f.message = p->path + ": " + f.message;
-  }
-  head.insert(head.end(), nested.findings.begin(), nested.findings.end());
-  nested.findings = std::move(head);
-  nested.autoboot = r.autoboot;
-  return nested;
+  return autoboot_follow(o, *device, *p, view.dir(), std::move(head), *r.autoboot);
 }
 
 }  // namespace piprov::boot

@@ -69,101 +69,149 @@ std::string compressed_fix(const Ctx& c) {
          "start4.elf and fixup4.dat)";
 }
 
-void check_kernel_file(Ctx& c) {
-  const fs::path& boot = c.o.boot_dir;
-  const auto& rb = c.r.resolved;
-  const auto& eff = rb.kernel_line;
-  c.r.kernel_file = rb.kernel;
-  std::string where = eff ? " (" + eff->file + " line " + std::to_string(eff->line) + ")" : "";
-  const std::string& name = rb.kernel;
+/// What every kernel rule reads: the boot dir, the kernel file the firmware
+/// loads (relative to it) and where its kernel= line is (" (config.txt line 3)", or "").
+struct KernelFile {
+  const fs::path& boot;
+  const std::string& name;
+  std::string where;
+  fs::path path() const { return boot / name; }
+};
+
+/// A rule of the kernel check: adds its findings; true when the checks after
+/// it say nothing more (the kernel is missing, U-Boot, compressed, not an Image).
+using KernelRule = bool (*)(Ctx&, const KernelFile&);
+
+/// kernel-missing: the file the firmware loads is not there.
+bool kernel_rule_missing(Ctx& c, const KernelFile& k) {
   std::error_code ec;
-  c.r.kernel = kernel_status(boot, true);
-  if (!fs::is_regular_file(boot / name, ec)) {
-    std::string prefix_note =
-        c.r.layout.os_prefix.empty()
-            ? ""
-            : " (with os_prefix=" + c.r.layout.os_prefix +
-                  " the firmware falls back to the top level only when the kernel is there; it is not)";
-    c.add(Severity::Error, "kernel-missing",
-          "the " + c.board + " kernel " + name + where + " does not exist in " + boot.string() +
-              default_kernel_note(c) + prefix_note,
-          kernel_missing_fix(c), kKernelDoc);
-    return;
-  }
-  if (is_bcm2712(rb.board) && rb.kernel_default && fs::path(name).filename() == "kernel8.img")
-    c.add(Severity::Warning, "kernel-fallback",
-          "no kernel_2712.img in " + boot.string() + ": the " + c.board +
-              " firmware falls back to kernel8.img, the generic arm64 kernel without the BCM2712 optimisations "
-              "(16K pages)",
-          c.layout() == LayoutId::Raspios
-              ? "apt install --reinstall linux-image-rpi-2712 (Raspberry Pi OS's kernel package for the " + c.board +
-                    " writes kernel_2712.img)"
-              : reinstall_kernel_fix(c),
+  if (fs::is_regular_file(k.path(), ec)) return false;
+  std::string prefix_note =
+      c.r.layout.os_prefix.empty()
+          ? ""
+          : " (with os_prefix=" + c.r.layout.os_prefix +
+                " the firmware falls back to the top level only when the kernel is there; it is not)";
+  c.add(Severity::Error, "kernel-missing",
+        "the " + c.board + " kernel " + k.name + k.where + " does not exist in " + k.boot.string() +
+            default_kernel_note(c) + prefix_note,
+        kernel_missing_fix(c), kKernelDoc);
+  return true;
+}
+
+/// kernel-fallback: a Pi 5 without kernel_2712.img boots the generic kernel8.img.
+bool kernel_rule_fallback(Ctx& c, const KernelFile& k) {
+  const auto& rb = c.r.resolved;
+  if (!is_bcm2712(rb.board) || !rb.kernel_default || fs::path(k.name).filename() != "kernel8.img") return false;
+  c.add(Severity::Warning, "kernel-fallback",
+        "no kernel_2712.img in " + k.boot.string() + ": the " + c.board +
+            " firmware falls back to kernel8.img, the generic arm64 kernel without the BCM2712 optimisations "
+            "(16K pages)",
+        c.layout() == LayoutId::Raspios
+            ? "apt install --reinstall linux-image-rpi-2712 (Raspberry Pi OS's kernel package for the " + c.board +
+                  " writes kernel_2712.img)"
+            : reinstall_kernel_fix(c),
+        kKernelDoc);
+  return false;  // a warning: the kernel8.img is checked on
+}
+
+/// kernel-uboot: the firmware boots U-Boot, which cannot boot from USB mass storage.
+bool kernel_rule_uboot(Ctx& c, const KernelFile& k) {
+  if (fs::path(k.name).filename().string().rfind("uboot", 0) != 0) return false;
+  c.add(Severity::Error, "kernel-uboot",
+        "the " + c.board + " boots U-Boot, kernel=" + k.name + k.where + ", which cannot boot from USB mass storage",
+        patch_fix(c), kKernelDoc);
+  return true;
+}
+
+/// kernel-gzip (the firmware decompresses it) or kernel-compressed (it may not, or cannot).
+bool kernel_rule_compressed(Ctx& c, const KernelFile& k) {
+  auto comp = detect_compression_file(k.path());
+  if (comp == KernelCompression::None) return false;
+  std::string fw;
+  bool loads = firmware_loads_gzip(c, fw);
+  if (comp == KernelCompression::Gzip && loads)
+    c.add(Severity::Info, "kernel-gzip",
+          "kernel " + k.name + " is gzip-compressed, which the " + c.board + " firmware decompresses itself");
+  else if (comp == KernelCompression::Gzip)
+    c.add(Severity::Warning, "kernel-compressed",
+          "kernel " + k.name + k.where + " is gzip-compressed: only firmware built since " + kGzipKernelFirmwareDate +
+              " boots gzip kernels itself, and " + fw,
+          compressed_fix(c), kKernelDoc);
+  else
+    c.add(Severity::Warning, "kernel-compressed",
+          "kernel " + k.name + k.where + " is " + to_string(comp) +
+              "-compressed: the firmware decompresses gzip kernels only",
+          patch_fixes_kernel(c.layout()) ? c.patch_cmd + " --method vmlinux (boots the uncompressed vmlinux instead)"
+                                         : reinstall_kernel_fix(c),
           kKernelDoc);
-  if (fs::path(name).filename().string().rfind("uboot", 0) == 0) {
-    c.add(Severity::Error, "kernel-uboot",
-          "the " + c.board + " boots U-Boot, kernel=" + name + where + ", which cannot boot from USB mass storage",
-          patch_fix(c), kKernelDoc);
-    return;
+  return true;
+}
+
+/// kernel-invalid: an uncompressed kernel that is not an arm64 Image.
+bool kernel_rule_invalid(Ctx& c, const KernelFile& k) {
+  if (file_is_arm64_image(k.path())) return false;
+  c.add(Severity::Error, "kernel-invalid",
+        k.boot.string() + "/" + k.name + " is not an arm64 Image (no \"ARM\\x64\" magic at byte 0x38)",
+        k.name == kVmlinux ? "piprov boot sync-kernel " + c.boot_q + " --force" : reinstall_kernel_fix(c),
+        "Linux Documentation/arch/arm64/booting.rst: Image header");
+  return true;
+}
+
+/// vmlinuz-corrupt, when vmlinuz itself does not decode (sync-kernel cannot help
+/// then); returns the fix for vmlinux's state ("piprov boot sync-kernel ...",
+/// after a reinstall when vmlinuz is corrupt).
+std::string vmlinuz_decodes_or_finding(Ctx& c, const KernelFile& k) {
+  std::string fix = "piprov boot sync-kernel " + c.boot_q;
+  try {
+    (void)decode_kernel(k.boot / kVmlinuz, [](std::span<const std::byte>) {});
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::Verify) throw;
+    std::string why = e.what();
+    if (auto cut = why.find("; nothing was replaced"); cut != std::string::npos) why.erase(cut);
+    c.add(Severity::Error, "vmlinuz-corrupt", why + ": sync-kernel cannot make vmlinux from it",
+          "reinstall the kernel package (apt install --reinstall linux-image-raspi), then " + fix);
+    fix = "(after the reinstall) " + fix;
   }
-  auto comp = detect_compression_file(boot / name);
-  if (comp != KernelCompression::None) {
-    std::string fw;
-    bool loads = firmware_loads_gzip(c, fw);
-    if (comp == KernelCompression::Gzip && loads)
-      c.add(Severity::Info, "kernel-gzip",
-            "kernel " + name + " is gzip-compressed, which the " + c.board + " firmware decompresses itself");
-    else if (comp == KernelCompression::Gzip)
-      c.add(Severity::Warning, "kernel-compressed",
-            "kernel " + name + where + " is gzip-compressed: only firmware built since " + kGzipKernelFirmwareDate +
-                " boots gzip kernels itself, and " + fw,
-            compressed_fix(c), kKernelDoc);
-    else
-      c.add(Severity::Warning, "kernel-compressed",
-            "kernel " + name + where + " is " + to_string(comp) +
-                "-compressed: the firmware decompresses gzip kernels only",
-            patch_fixes_kernel(c.layout()) ? c.patch_cmd + " --method vmlinux (boots the uncompressed vmlinux instead)"
-                                           : reinstall_kernel_fix(c),
-            kKernelDoc);
-    return;
-  }
-  if (!file_is_arm64_image(boot / name)) {
-    c.add(Severity::Error, "kernel-invalid",
-          boot.string() + "/" + name + " is not an arm64 Image (no \"ARM\\x64\" magic at byte 0x38)",
-          name == kVmlinux ? "piprov boot sync-kernel " + c.boot_q + " --force" : reinstall_kernel_fix(c),
-          "Linux Documentation/arch/arm64/booting.rst: Image header");
-    return;
-  }
-  if (name == kVmlinux) {
-    switch (c.r.kernel.state) {
-      case KernelState::Fresh: break;
-      case KernelState::NoStamp:
-      case KernelState::Stale:
-      case KernelState::Missing:
-      case KernelState::Invalid: {
-        // sync-kernel is the fix only when vmlinuz itself decodes to a valid Image.
-        std::string fix = "piprov boot sync-kernel " + c.boot_q;
-        try {
-          (void)decode_kernel(boot / kVmlinuz, [](std::span<const std::byte>) {});
-        } catch (const Error& e) {
-          if (e.kind() != ErrorKind::Verify) throw;
-          std::string why = e.what();
-          if (auto cut = why.find("; nothing was replaced"); cut != std::string::npos) why.erase(cut);
-          c.add(Severity::Error, "vmlinuz-corrupt", why + ": sync-kernel cannot make vmlinux from it",
-                "reinstall the kernel package (apt install --reinstall linux-image-raspi), then " + fix);
-          fix = "(after the reinstall) " + fix;
-        }
-        c.add(Severity::Error, std::string("vmlinux-") + to_string(c.r.kernel.state),
-              "vmlinux is " + std::string(to_string(c.r.kernel.state)) + ": " + c.r.kernel.detail, fix);
-        break;
-      }
-      case KernelState::NoVmlinuz:
-        c.add(Severity::Warning, "no-vmlinuz",
-              c.r.kernel.detail + ": the apt hook cannot refresh vmlinux after a kernel update",
-              "reinstall the kernel package (apt install --reinstall linux-image-raspi)");
-        break;
+  return fix;
+}
+
+/// vmlinux-<state> (stale, no stamp, missing, invalid) and no-vmlinuz: whether
+/// the vmlinux the firmware loads is vmlinuz decompressed and can stay so.
+bool kernel_rule_vmlinux_state(Ctx& c, const KernelFile& k) {
+  if (k.name != kVmlinux) return false;
+  switch (c.r.kernel.state) {
+    case KernelState::Fresh: break;
+    case KernelState::NoStamp:
+    case KernelState::Stale:
+    case KernelState::Missing:
+    case KernelState::Invalid: {
+      std::string fix = vmlinuz_decodes_or_finding(c, k);
+      c.add(Severity::Error, std::string("vmlinux-") + to_string(c.r.kernel.state),
+            "vmlinux is " + std::string(to_string(c.r.kernel.state)) + ": " + c.r.kernel.detail, fix);
+      break;
     }
+    case KernelState::NoVmlinuz:
+      c.add(Severity::Warning, "no-vmlinuz",
+            c.r.kernel.detail + ": the apt hook cannot refresh vmlinux after a kernel update",
+            "reinstall the kernel package (apt install --reinstall linux-image-raspi)");
+      break;
   }
+  return true;
+}
+
+/// The kernel rules in the order they are checked; the first that returns true ends the check.
+constexpr KernelRule kKernelRules[] = {kernel_rule_missing,    kernel_rule_fallback, kernel_rule_uboot,
+                                       kernel_rule_compressed, kernel_rule_invalid,  kernel_rule_vmlinux_state};
+
+void check_kernel_file(Ctx& c) {
+  const auto& rb = c.r.resolved;
+  c.r.kernel_file = rb.kernel;
+  c.r.kernel = kernel_status(c.o.boot_dir, true);
+  const KernelFile k{
+      c.o.boot_dir, rb.kernel,
+      rb.kernel_line ? " (" + rb.kernel_line->file + " line " + std::to_string(rb.kernel_line->line) + ")" : ""};
+  for (KernelRule rule : kKernelRules)
+    if (rule(c, k)) return;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/fd.hpp"
+#include "core/file.hpp"
 #include "core/hashing.hpp"
 
 namespace fs = std::filesystem;
@@ -44,13 +45,9 @@ std::pair<int, std::string> run_tool(const std::vector<std::string>& argv) {
     ::_exit(127);
   }
   int st = 0;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  std::string err;
+  (void)retry_eintr([&] { return ::waitpid(pid, &st, 0); });
   ::lseek(errfd.get(), 0, SEEK_SET);
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(errfd.get(), buf, sizeof buf)) > 0) err.append(buf, static_cast<std::size_t>(n));
+  std::string err = read_fd_to_end(errfd.get(), "the standard error of " + argv[0]);
   errfd.reset();
   int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
@@ -77,6 +74,13 @@ bool mtools_available() { return run_tool({"mcopy", "-V"}).first == 0; }
 void fat_copy_out(const std::string& device, const fs::path& dir) {
   fs::create_directories(dir);
   tool_or_throw({"mcopy", "-s", "-p", "-m", "-n", "-i", device, "::/", dir.string() + "/"});
+}
+
+bool fat_copy_file_out(const std::string& device, const std::string& name, const fs::path& dir) {
+  fs::create_directories(dir);
+  auto [code, err] = run_tool({"mcopy", "-p", "-m", "-n", "-i", device, "::/" + name, (dir / name).string()});
+  if (code == 127) throw Error(ErrorKind::Io, "mcopy cannot be run: install mtools");
+  return code == 0;
 }
 
 std::map<std::string, std::string> tree_hashes(const fs::path& dir) {

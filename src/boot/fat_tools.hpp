@@ -18,6 +18,10 @@ bool mtools_available();
 /// Throws Error{Io} with mtools' message.
 void fat_copy_out(const std::string& device, const std::filesystem::path& dir);
 
+/// Copies the file `name` of the FAT filesystem on `device` into `dir` (mcopy -p -m -n); false when
+/// mcopy fails (no such file). Throws Error{Io} when mcopy cannot be run.
+bool fat_copy_file_out(const std::string& device, const std::string& name, const std::filesystem::path& dir);
+
 /// SHA-256 of every regular file under `dir`, by relative path.
 std::map<std::string, std::string> tree_hashes(const std::filesystem::path& dir);
 

@@ -14,6 +14,7 @@
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
+#include "core/file.hpp"
 #include "core/hashing.hpp"
 
 namespace fs = std::filesystem;
@@ -30,19 +31,9 @@ bool starts_with(std::span<const std::byte> head, std::initializer_list<unsigned
 }
 
 std::vector<std::byte> read_head(const fs::path& path, std::size_t n) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) throw io_error("cannot open " + path.string(), errno);
-  std::vector<std::byte> buf(n);
-  std::size_t got = 0;
-  while (got < n) {
-    ssize_t r = ::read(fd.get(), buf.data() + got, n - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) throw io_error("cannot read " + path.string(), errno);
-    if (r == 0) break;
-    got += static_cast<std::size_t>(r);
-  }
-  buf.resize(got);
-  return buf;
+  const std::string head = read_file_part(path, 0, n);
+  const auto bytes = std::as_bytes(std::span(head));
+  return {bytes.begin(), bytes.end()};
 }
 
 // CRC-32 as gzip's trailer stores it (RFC 1952 §8), through zlib's crc32().
@@ -59,14 +50,11 @@ class Crc32 {
 
 // The last 8 bytes of a gzip file: CRC32 and ISIZE (size mod 2^32), little-endian.
 std::pair<std::uint32_t, std::uint32_t> gzip_trailer(const fs::path& path, std::uint64_t file_size) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) throw io_error("cannot open " + path.string(), errno);
-  unsigned char t[8] = {};
-  ssize_t n = file_size >= 8 ? ::pread(fd.get(), t, 8, static_cast<off_t>(file_size - 8)) : -1;
-  if (n != 8) throw Error(ErrorKind::Verify, path.string() + " is too short to be a gzip file");
-  auto le = [&](int o) {
-    return std::uint32_t(t[o]) | std::uint32_t(t[o + 1]) << 8 | std::uint32_t(t[o + 2]) << 16 |
-           std::uint32_t(t[o + 3]) << 24;
+  const std::string t = file_size >= 8 ? read_file_part(path, file_size - 8, 8) : std::string();
+  if (t.size() != 8) throw Error(ErrorKind::Verify, path.string() + " is too short to be a gzip file");
+  auto le = [&](std::size_t o) {
+    auto at = [&](std::size_t i) { return std::uint32_t(static_cast<unsigned char>(t[o + i])); };
+    return at(0) | at(1) << 8 | at(2) << 16 | at(3) << 24;
   };
   return {le(0), le(4)};
 }

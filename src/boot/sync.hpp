@@ -7,8 +7,10 @@
 // A crash at any point leaves a complete vmlinux (old or new).
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace piprov::boot {
@@ -76,5 +78,21 @@ struct SyncOptions {
 /// with the old vmlinux kept, so the apt hook can warn and exit 0. Returns
 /// NotAPi when BOOT_DIR or its vmlinuz does not exist.
 SyncResult sync_kernel(const std::filesystem::path& boot_dir, const SyncOptions& opts = {});
+
+/// The outcome's stable name in `boot sync-kernel` output: "up-to-date",
+/// "regenerated" ("would-regenerate" when `dry_run`), "failed", "not-a-pi", "not-used".
+std::string_view sync_outcome_name(SyncResult::Outcome o, bool dry_run);
+
+/// True for the outcomes the hook warns about (Failed, NotAPi): `boot sync-kernel`
+/// prints their message on stderr ("warning", or "error" with --strict).
+bool sync_failed(const SyncResult& r);
+
+/// `boot sync-kernel`'s exit code. Like the apt hook, a failure is a warning (0)
+/// unless `strict`: then Failed -> 4 (ErrorKind::Verify), NotAPi -> 2 (ErrorKind::Usage).
+int sync_exit_code(const SyncResult& r, bool strict);
+
+/// `boot sync-kernel --json` (docs/boot.md): {"schema": "piprov.boot.sync-kernel/1", "boot_dir",
+/// "outcome" (sync_outcome_name), "message", "actions": [text...]}.
+nlohmann::json sync_json(const std::filesystem::path& boot_dir, const SyncOptions& opts, const SyncResult& r);
 
 }  // namespace piprov::boot

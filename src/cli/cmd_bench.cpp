@@ -1,9 +1,7 @@
 // `piprov bench TARGET...` and `piprov bench import FIO_OUTPUT...`.
 // Wiring and printing only; the work is in src/bench/.
 #include <fmt/format.h>
-#include <unistd.h>
 #include <cstdio>
-#include <fstream>
 
 #include "bench/bench.hpp"
 #include "bench/fio/import.hpp"
@@ -13,6 +11,8 @@
 #include "bench/svg.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress_render.hpp"
+#include "cli/write_options.hpp"
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "core/write_guard.hpp"
@@ -42,16 +42,13 @@ void add_output_options(CLI::App* c, Output& o) {
   c->add_flag("--sd-class", o.sd_class, "Give the SD A1/A2 verdict for every target (default: SD cards only)");
 }
 
-void emit(bench::Report& rep, const Output& o) {
-  rep.sd_verdict_all = o.sd_class;
+void emit(const bench::Report& rep, const Output& o) {
   auto f = bench::parse_format(o.json ? "json" : o.format);
-  fmt::print("{}", bench::render(rep, f));
+  fmt::print("{}", bench::render(rep, f, {.sd_verdict_all = o.sd_class}));
   std::fflush(stdout);
   if (!o.svg.empty()) {
     check_output_file(o.svg, "--svg");  // again: the run took a while
-    std::ofstream out(o.svg, std::ios::binary | std::ios::trunc);
-    out << bench::render_svg(rep);
-    if (!out) throw io_error("write " + o.svg, errno);
+    atomic_write(o.svg, bench::render_svg(rep));
   }
 }
 
@@ -61,7 +58,8 @@ struct BenchOpts {
   std::string rw, engine, bs, size, only;
   unsigned iodepth = 0, numjobs = 0, fsync = 0, rwmixread = 101;
   double runtime = 0, ramp = -1;
-  bool sync = false, buffered = false, destructive = false, no_progress = false;
+  bool sync = false, buffered = false, destructive = false;
+  ProgressMode progress = ProgressMode::Auto;
   Output out;
 };
 
@@ -74,7 +72,10 @@ bench::BenchRequest request_of(const BenchOpts& o) {
   bench::Profile p = bench::profile(o.profile);
   if (!o.only.empty()) bench::select_jobs(p, o.only);
   bench::Overrides ov;
-  if (!o.rw.empty()) ov.rw = o.rw;
+  if (!o.rw.empty()) {
+    ov.rw = bench::parse_rw(o.rw);
+    if (!ov.rw) throw Error(ErrorKind::Usage, "--rw '" + o.rw + "' is not one of " + bench::rw_choices());
+  }
   if (!o.engine.empty()) ov.engine = o.engine;
   if (!o.bs.empty()) ov.bs = parse_size(o.bs, "--bs");
   if (o.iodepth) ov.iodepth = o.iodepth;
@@ -94,43 +95,41 @@ bench::BenchRequest request_of(const BenchOpts& o) {
   return req;
 }
 
-}  // namespace
-
-void add_bench_command(CLI::App& app, Globals& g, int& exit_code) {
-  auto* bench = app.add_subcommand(
-      "bench",
-      "Benchmark storage targets side by side (profiles pi, sync-write, throughput, quick, agnostics), or tabulate "
-      "fio outputs");
-  auto o = std::make_shared<BenchOpts>();
-  bench->add_option("TARGET", o->targets,
+/// TARGET, --profile, --only, the ad-hoc job options, --destructive, --progress and the output options.
+void add_bench_run_options(CLI::App* bench, BenchOpts& o) {
+  bench->add_option("TARGET", o.targets,
                     "An existing directory on the mounted disk (a test file is made in it and removed), an existing "
                     "file, or a block device");
   bench
-      ->add_option("--profile", o->profile,
+      ->add_option("--profile", o.profile,
                    "pi (4M seq + 4k sync random, SD vs USB SSD) | sync-write (4k fsync writes at 1/8/20 jobs) | "
                    "throughput (256k randwrite, deep queue) | quick (pi, 5 s each) | agnostics (Raspberry Pi's SD card "
                    "test with PASS/FAIL; exit 1 on FAIL)")
       ->capture_default_str();
-  bench->add_option("--only", o->only,
-                    "Run only these jobs of the profile (comma-separated, e.g. seq-read,rand-write)");
-  bench->add_option("--rw", o->rw, "Ad-hoc job instead of the profile: read write randread randwrite rw randrw");
-  bench->add_option("--bs", o->bs, "Block size (4k, 4M)");
-  bench->add_option("--iodepth", o->iodepth, "I/Os kept in flight per job")->check(limit_check("--iodepth"));
-  bench->add_option("--numjobs", o->numjobs, "Threads, each with its own fd")->check(limit_check("--numjobs"));
-  bench->add_option("--runtime", o->runtime, "Seconds measured per test")->check(limit_check("--runtime"));
-  bench->add_option("--ramp", o->ramp, "Seconds run before measuring (not counted)")->check(limit_check("--ramp"));
-  bench->add_option("--size", o->size,
-                    "Bytes of the target to use (capped to what it holds; new test file default 1G)");
-  bench->add_option("--engine", o->engine, "psync | libaio | io_uring");
-  bench->add_flag("--sync", o->sync, "Open with O_DSYNC (fio sync=1)");
-  bench->add_option("--fsync", o->fsync, "fsync after every N writes, timed as a separate sync section");
-  bench->add_option("--rwmixread", o->rwmixread, "Percent reads for rw/randrw")->check(limit_check("--rwmixread"));
-  bench->add_flag("--buffered", o->buffered, "Use the page cache (no O_DIRECT)");
-  bench->add_flag("--destructive", o->destructive,
+  bench->add_option("--only", o.only, "Run only these jobs of the profile (comma-separated, e.g. seq-read,rand-write)");
+  bench->add_option("--rw", o.rw, "Ad-hoc job instead of the profile: read write randread randwrite rw randrw");
+  bench->add_option("--bs", o.bs, "Block size (4k, 4M)");
+  bench->add_option("--iodepth", o.iodepth, "I/Os kept in flight per job")->check(limit_check("--iodepth"));
+  bench->add_option("--numjobs", o.numjobs, "Threads, each with its own fd")->check(limit_check("--numjobs"));
+  bench->add_option("--runtime", o.runtime, "Seconds measured per test")->check(limit_check("--runtime"));
+  bench->add_option("--ramp", o.ramp, "Seconds run before measuring (not counted)")->check(limit_check("--ramp"));
+  bench->add_option("--size", o.size, "Bytes of the target to use (capped to what it holds; new test file default 1G)");
+  bench->add_option("--engine", o.engine, "psync | libaio | io_uring");
+  bench->add_flag("--sync", o.sync, "Open with O_DSYNC (fio sync=1)");
+  bench->add_option("--fsync", o.fsync, "fsync after every N writes, timed as a separate sync section");
+  bench->add_option("--rwmixread", o.rwmixread, "Percent reads for rw/randrw")->check(limit_check("--rwmixread"));
+  bench->add_flag("--buffered", o.buffered, "Use the page cache (no O_DIRECT)");
+  bench->add_flag("--destructive", o.destructive,
                   "Allow write tests on a block device or an existing file (never a mounted or system disk)");
-  bench->add_flag("--no-progress", o->no_progress, "No status line on stderr");
-  add_output_options(bench, o->out);
+  add_progress_option(bench, o.progress);
+  auto none = [&o] { o.progress = ProgressMode::None; };
+  bench->add_flag_callback("--no-progress", none, "Same as --progress none")
+      ->group("");  // the old spelling, kept working, not in --help (docs/bench.md)
+  add_output_options(bench, o.out);
+}
 
+/// `bench import FIO_OUTPUT...`; returns the subcommand.
+CLI::App* add_bench_import(CLI::App* bench, int& exit_code) {
   auto* imp = bench->add_subcommand(
       "import", "Tabulate fio outputs (json, normal text or terse, fio 2.x/3.x) side by side; - reads stdin");
   auto io = std::make_shared<std::vector<std::string>>();
@@ -151,21 +150,39 @@ void add_bench_command(CLI::App& app, Globals& g, int& exit_code) {
       for (const auto& j : t.jobs)
         if (j.err) std::fprintf(stderr, "piprov: error: %s [%s]\n", j.error.c_str(), j.source.c_str());
   });
+  return imp;
+}
 
+/// Runs `bench TARGET...`: the run with its status line, then the report and the errors.
+void run_bench_command(const BenchOpts& o, const Globals& g, int& exit_code) {
+  if (!o.out.svg.empty()) check_output_file(o.out.svg, "--svg");  // before the run, not after it
+  bench::BenchRequest req = request_of(o);
+  auto rep = [&] {  // the status line is cleared before the report is printed
+    // -q silences the status line unless a mode was asked for
+    ProgressRenderer progress(g.quiet && o.progress == ProgressMode::Auto ? ProgressMode::None
+                                                                          : resolve_on_stderr(o.progress));
+    return bench::run_bench(req, progress.sink());
+  }();
+  emit(rep, o.out);
+  exit_code = bench::exit_code_of(rep);
+  for (const auto& t : rep.targets)
+    if (!t.error.empty()) std::fprintf(stderr, "piprov: error: %s: %s\n", t.label.c_str(), t.error.c_str());
+  if (rep.interrupted) std::fprintf(stderr, "piprov: interrupted; test files removed\n");
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, Globals& g, int& exit_code) {
+  auto* bench = app.add_subcommand(
+      "bench",
+      "Benchmark storage targets side by side (profiles pi, sync-write, throughput, quick, agnostics), or tabulate "
+      "fio outputs");
+  auto o = std::make_shared<BenchOpts>();
+  add_bench_run_options(bench, *o);
+  auto* imp = add_bench_import(bench, exit_code);
   bench->callback([o, imp, &g, &exit_code] {
     if (imp->parsed()) return;
-    if (!o->out.svg.empty()) check_output_file(o->out.svg, "--svg");  // before the run, not after it
-    bench::BenchRequest req = request_of(*o);
-    auto rep = [&] {  // the status line is cleared before the report is printed
-      bool tty = !o->no_progress && !g.quiet && ::isatty(STDERR_FILENO);
-      ProgressRenderer progress(tty ? ProgressMode::Tty : ProgressMode::None);
-      return bench::run_bench(req, progress.sink());
-    }();
-    emit(rep, o->out);
-    exit_code = bench::exit_code_of(rep);
-    for (const auto& t : rep.targets)
-      if (!t.error.empty()) std::fprintf(stderr, "piprov: error: %s: %s\n", t.label.c_str(), t.error.c_str());
-    if (rep.interrupted) std::fprintf(stderr, "piprov: interrupted; test files removed\n");
+    run_bench_command(*o, g, exit_code);
   });
 }
 

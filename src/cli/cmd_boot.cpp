@@ -7,6 +7,7 @@
 #include "boot/check.hpp"
 #include "boot/patch.hpp"
 #include "boot/sync.hpp"
+#include "cli/board_option.hpp"
 #include "cli/commands.hpp"
 #include "cli/patch_options.hpp"
 #include "core/board.hpp"
@@ -16,24 +17,14 @@
 namespace piprov::cli {
 namespace {
 
-using nlohmann::json;
-
 struct PatchArgs {
   boot::PatchOptions opts;
-  std::string root, board;
+  std::string root;
   bool json = false;
 };
 
-/// --board NAME (board_choices()); nullopt when not given. Throws Error{Usage}.
-std::optional<PiBoard> board_option(const std::string& name) {
-  if (name.empty()) return std::nullopt;
-  if (auto b = parse_board(name)) return b;
-  throw Error(ErrorKind::Usage, "--board " + name + ": not a board; use one of " + std::string(board_choices()));
-}
-
 void run_patch(PatchArgs& a) {
   if (!a.root.empty()) a.opts.root_dir = a.root;
-  a.opts.board = board_option(a.board);
   const auto& o = a.opts;
   auto rep = boot::patch_boot(o);
   if (a.json) {
@@ -57,7 +48,8 @@ void run_patch(PatchArgs& a) {
 }
 
 struct BootCheckArgs {
-  std::string boot, root, board, device;
+  std::string boot, root, device;
+  std::optional<PiBoard> board;
   std::vector<std::string> usb;
   bool json = false;
 };
@@ -67,7 +59,7 @@ void run_check(const BootCheckArgs& a, int& exit_code) {
   o.boot_dir = a.boot;
   if (!a.root.empty()) o.root_dir = a.root;
   o.usb_ids = a.usb;
-  o.board = board_option(a.board);
+  o.board = a.board;
   if (!a.device.empty()) o.device = a.device;
   auto rep = boot::check_boot(o);
   if (a.json) {
@@ -79,18 +71,11 @@ void run_check(const BootCheckArgs& a, int& exit_code) {
 }
 
 void run_sync(const std::string& boot_dir, bool force, bool dry_run, bool strict, bool js, int& exit_code) {
-  auto r = boot::sync_kernel(boot_dir, {.force = force, .dry_run = dry_run, .full = false, .only_when_booted = true});
-  const char* outcome = r.outcome == boot::SyncResult::Outcome::UpToDate ? "up-to-date"
-                        : r.outcome == boot::SyncResult::Outcome::Regenerated
-                            ? (dry_run ? "would-regenerate" : "regenerated")
-                        : r.outcome == boot::SyncResult::Outcome::Failed  ? "failed"
-                        : r.outcome == boot::SyncResult::Outcome::NotUsed ? "not-used"
-                                                                          : "not-a-pi";
+  const boot::SyncOptions opts{.force = force, .dry_run = dry_run, .full = false, .only_when_booted = true};
+  auto r = boot::sync_kernel(boot_dir, opts);
   if (js) {
-    fmt::print(
-        "{}\n",
-        json{{"boot_dir", boot_dir}, {"outcome", outcome}, {"message", r.message}, {"actions", r.actions}}.dump(2));
-  } else if (r.outcome == boot::SyncResult::Outcome::Failed || r.outcome == boot::SyncResult::Outcome::NotAPi) {
+    fmt::print("{}\n", dump_json(boot::sync_json(boot_dir, opts, r)));
+  } else if (boot::sync_failed(r)) {
     fmt::print(stderr, "piprov: {}: {}\n", strict ? "error" : "warning", r.message);  // --strict: it fails
   } else if (r.outcome == boot::SyncResult::Outcome::NotUsed) {
     fmt::print("{}\n", r.message);
@@ -98,9 +83,7 @@ void run_sync(const std::string& boot_dir, bool force, bool dry_run, bool strict
     for (const auto& x : r.actions) fmt::print("{}\n", x);
     fmt::print("{}\n", r.message);
   }
-  // Like the apt hook: a failure is a warning (exit 0) unless --strict.
-  if (strict && r.outcome == boot::SyncResult::Outcome::Failed) exit_code = static_cast<int>(ErrorKind::Verify);
-  if (strict && r.outcome == boot::SyncResult::Outcome::NotAPi) exit_code = static_cast<int>(ErrorKind::Usage);
+  exit_code = boot::sync_exit_code(r, strict);
 }
 
 }  // namespace
@@ -120,9 +103,8 @@ void add_boot_command(CLI::App& app, Globals&, int& exit_code) {
   patch->add_flag("--dry-run", pa->opts.dry_run, "Print the config.txt diff and the file actions; change nothing");
   add_patch_options(patch, pa->opts);
   add_method_option(patch, pa->opts);
-  patch->add_option("--board", pa->board,
-                    "The Pi the disk is for (" + std::string(board_choices()) +
-                        "); a layout that needs the Pi 4 fix is refused for a Pi 5 family board");
+  add_board_option(patch, pa->opts.board,
+                   "the Pi the disk is for; a layout that needs the Pi 4 fix is refused for a Pi 5 family board");
   patch->add_flag("--json", pa->json, "Print JSON (schema piprov.boot.patch/2, docs/boot.md)");
   patch->callback([pa] { run_patch(*pa); });
 
@@ -131,9 +113,8 @@ void add_boot_command(CLI::App& app, Globals&, int& exit_code) {
   check->add_option("BOOT_DIR", ca->boot, "Mounted boot partition")->required();
   check->add_option("--root", ca->root, "Mounted root filesystem: check the apt hook there");
   check->add_option("--usb-id", ca->usb, "USB VID:PID of the SSD's bridge (as lsusb prints it), repeatable");
-  check->add_option("--board", ca->board,
-                    "Check what the firmware loads on this board (" + std::string(board_choices()) +
-                        "); default: the Pi this runs on, else pi4");
+  add_board_option(check, ca->board,
+                   "check what the firmware loads on this board (default: the Pi this runs on, else pi4)");
   check->add_option("--device", ca->device,
                     "The whole disk the boot partition is on: root= must name one of its partitions, and no other "
                     "attached disk may carry the same root LABEL/PARTUUID");
@@ -151,7 +132,7 @@ void add_boot_command(CLI::App& app, Globals&, int& exit_code) {
   sync->add_flag("--force", sa->force, "Regenerate even when vmlinux is fresh");
   sync->add_flag("--dry-run", sa->dry_run, "Say what would be done");
   sync->add_flag("--strict", sa->strict, "Exit 4 (2 for a non-Pi dir) on failure instead of warning with exit 0");
-  sync->add_flag("--json", sa->json, "Print JSON");
+  sync->add_flag("--json", sa->json, "Print JSON (schema piprov.boot.sync-kernel/1, docs/boot.md)");
   sync->callback([sa, &exit_code] { run_sync(sa->boot, sa->force, sa->dry_run, sa->strict, sa->json, exit_code); });
 }
 

@@ -2,6 +2,7 @@
 // EEPROM config. Wiring and printing only; logic lives in src/eeprom/.
 #include <fmt/format.h>
 
+#include "cli/board_option.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
@@ -16,24 +17,20 @@ namespace {
 using namespace piprov::eeprom;
 
 struct EepromCheckArgs {
-  std::string file, image, board, want;
+  std::string file, image, want;
+  std::optional<Board> board;
   bool live = false, json = false, strict = false;
 };
 struct ExplainArgs {
-  std::string order, board;
+  std::string order;
+  std::optional<Board> board;
   bool json = false;
 };
 struct SetArgs {
-  std::string order, image, out, board;
+  std::string order, image, out;
+  std::optional<Board> board;
   bool json = false;
 };
-
-std::optional<Board> board_arg(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  auto b = parse_board(s);
-  if (!b) throw Error(ErrorKind::Usage, fmt::format("--board {}: expected one of {}", s, board_choices()));
-  return b;
-}
 
 int run_check(const EepromCheckArgs& a) {
   CheckOptions opt;
@@ -50,7 +47,7 @@ int run_check(const EepromCheckArgs& a) {
   src.file = a.file;
   src.image = a.image;
   src.live = a.live;
-  src.board = board_arg(a.board);
+  src.board = a.board;
   auto loaded = load_input(src);
   opt.board = loaded.board;
   loaded.context.strict = a.strict;
@@ -69,7 +66,7 @@ BootOrder order_arg(const std::string& s) {
 }
 
 void run_explain(const ExplainArgs& a) {
-  auto board = board_arg(a.board);
+  const auto& board = a.board;
   BootOrder o = order_arg(a.order);
   if (a.json) {
     fmt::print("{}\n", dump_json(explain_json(o, board)));
@@ -83,7 +80,7 @@ void run_explain(const ExplainArgs& a) {
 }
 
 int run_set(const SetArgs& a) {
-  auto plan = write_boot_order(a.image, a.out, order_arg(a.order), board_arg(a.board));
+  auto plan = write_boot_order(a.image, a.out, order_arg(a.order), a.board);
   // Written, and exit 1 when `eeprom check` of the new image will find errors.
   const int rc = plan.config_errors.empty() ? 0 : static_cast<int>(ErrorKind::Check);
   if (a.json) {
@@ -111,8 +108,7 @@ void add_eeprom_command(CLI::App& app, Globals&, int& exit_code) {
   check->add_option("FILE", ca->file, "Config text (vcgencmd bootloader_config / rpi-eeprom-config output), - = stdin");
   check->add_option("--image", ca->image, "Read bootconf.txt from a pieeprom.bin (512 KiB Pi 4 / 2 MiB Pi 5)");
   check->add_flag("--live", ca->live, "On a Pi: vcgencmd bootloader_config/_version, FIRMWARE_RELEASE_STATUS");
-  check->add_option("--board", ca->board,
-                    "pi4 | pi400 | cm4 | pi5 | pi500 | cm5 (default: from the image or device tree, else pi4)");
+  add_board_option(check, ca->board, "the board the config is for (default: from the image or device tree, else pi4)");
   check->add_option("--want", ca->want,
                     "Boot mode that must be tried: usb | nvme | sd | network | none (default: from the board: usb on "
                     "a Pi 4B/400; on CM4 and the Pi 5 family the first of USB/NVMe that BOOT_ORDER tries)");
@@ -123,8 +119,8 @@ void add_eeprom_command(CLI::App& app, Globals&, int& exit_code) {
   auto ea = std::make_shared<ExplainArgs>();
   auto* explain = eeprom->add_subcommand("explain", "Say a BOOT_ORDER in words, e.g. 0xf41");
   explain->add_option("BOOT_ORDER", ea->order, "e.g. 0xf41")->required();
-  explain->add_option("--board", ea->board, "pi4 | pi400 | cm4 | pi5 | pi500 | cm5: also flag modes the board lacks");
-  explain->add_flag("--json", ea->json, "Print JSON");
+  add_board_option(explain, ea->board, "also flag modes the board lacks");
+  explain->add_flag("--json", ea->json, "Print JSON (schema piprov.eeprom.explain/1, docs/eeprom.md)");
   explain->callback([ea] { run_explain(*ea); });
 
   auto sa = std::make_shared<SetArgs>();
@@ -132,7 +128,7 @@ void add_eeprom_command(CLI::App& app, Globals&, int& exit_code) {
   set->add_option("BOOT_ORDER", sa->order, "e.g. 0xf14 (USB first)")->required();
   set->add_option("--image", sa->image, "Source pieeprom.bin")->required();
   set->add_option("--out", sa->out, "New image to write (flash with rpi-eeprom-update -d -f OUT)")->required();
-  set->add_option("--board", sa->board, "pi4 | pi400 | cm4 | pi5 | pi500 | cm5 (default: from the image)");
+  add_board_option(set, sa->board, "the board the image is for (default: from the image)");
   set->add_flag("--json", sa->json, "Print JSON");
   set->callback([sa, &exit_code] { exit_code = run_set(*sa); });
 }

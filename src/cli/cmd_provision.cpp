@@ -1,5 +1,6 @@
-// `piprov provision IMAGE DEVICE...`: write + find partitions + mount + boot patch
-// --root + boot check + sync + unmount, printing each step (src/provision/provision.hpp).
+// `piprov provision IMAGE DEVICE...`: runs provision::provision_all() (its
+// steps: src/provision/steps.hpp) and prints each step as it ends, then each
+// disk's findings and ready sentence (src/provision/provision.hpp).
 #include <fmt/format.h>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -49,32 +50,7 @@ void print_target(const provision::TargetReport& t, bool several) {
                  : fmt::format("; first boot: {}instance-id {} ({})",
                                t.seed_plan.hostname.empty() ? "" : "hostname " + t.seed_plan.hostname + ", ",
                                t.seed_plan.instance_id, join(t.seed.seed_files, ", ")));
-  if (t.check.ok() && !t.patch.changed() && boot::boots_from_usb_as_shipped(t.patch.layout.id))
-    fmt::print(
-        "provision: {} is ready: {} (layout {}) boots from USB as shipped; nothing needed patching"
-        "\n",
-        t.target, t.patch.layout.release.empty() ? "the image" : t.patch.layout.release,
-        boot::layout_name(t.patch.layout.id));
-  else if (t.check.ok() && t.patch.method && t.patch.method->method == boot::PatchMethod::Direct)
-    fmt::print(
-        "provision: {} is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinuz: its firmware loads the gzip "
-        "kernel, no hook needed)\n",
-        t.target);
-  else if (t.check.ok())
-    fmt::print(
-        "provision: {} is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinux), and the apt hook keeps "
-        "vmlinux fresh after kernel updates\n",
-        t.target);
-  else
-    fmt::print("provision: {} was written and patched, but boot check found problems (above)\n", t.target);
-}
-
-/// 5 when some disks failed; else the boot check's code over every disk's findings.
-int provision_exit_code(const provision::ProvisionReport& rep) {
-  if (rep.succeeded() < rep.targets.size()) return static_cast<int>(ErrorKind::Partial);
-  Findings all;
-  for (const auto& t : rep.targets) all.insert(all.end(), t.check.findings.begin(), t.check.findings.end());
-  return findings_exit_code(all, boot::kCheckFailOn);
+  fmt::print("{}\n", provision::ready_sentence(t));
 }
 
 }  // namespace
@@ -113,7 +89,7 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
     if (auto none = provision::no_disk_provisioned(rep)) throw *none;  // main prints it, one line per disk
     for (const auto& t : rep.targets)
       if (!t.ok) std::fprintf(stderr, "piprov: error: %s\n", t.error.c_str());
-    exit_code = provision_exit_code(rep);
+    exit_code = provision::exit_code(rep);
   });
 }
 

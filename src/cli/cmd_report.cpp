@@ -1,12 +1,12 @@
 // `piprov report FILE...`: several piprov JSON results (one or more per node)
-// side by side. Wiring and printing only; the work is in src/report/.
+// side by side. Wiring and printing only; the work is in src/fleet/.
 #include <fmt/format.h>
 #include <cstdio>
 
 #include "cli/commands.hpp"
-#include "report/fleet.hpp"
-#include "report/input.hpp"
-#include "report/render.hpp"
+#include "fleet/fleet.hpp"
+#include "fleet/input.hpp"
+#include "fleet/render.hpp"
 
 namespace piprov::cli {
 namespace {
@@ -32,11 +32,11 @@ void add_report_command(CLI::App& app, Globals&, int& exit_code) {
   c->add_option("--format", a->format, "text | markdown | json")->capture_default_str();
   c->add_flag("--json", a->json, "Same as --format json");
   c->callback([a, &exit_code] {
-    auto format = report::parse_format(a->json ? "json" : a->format);
-    auto fleet = report::load_fleet(report::input_files(a->files, a->names));
-    fmt::print("{}", report::render(fleet, format));
+    auto format = fleet::parse_format(a->json ? "json" : a->format);
+    auto model = fleet::load_fleet(fleet::input_files(a->files, a->names));
+    fmt::print("{}", fleet::render(model, format));
     std::fflush(stdout);
-    exit_code = report::fleet_exit_code(fleet);
+    exit_code = fleet::fleet_exit_code(model);
   });
 }
 

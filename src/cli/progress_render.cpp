@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "core/units.hpp"
@@ -37,6 +38,20 @@ std::string bench_text(const ProgressEvent& e) {
   return s + ", ETA " + format_duration(std::max(0.0, e.eta_s));
 }
 
+/// A JSON string literal (quotes, escapes).
+std::string json_string(const std::string& s) {
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+/// The JSON line of a bench job (seconds), keys as in the header comment.
+std::string job_json(const ProgressEvent& e, bool final) {
+  return fmt::format(
+      "{{\"phase\":\"job\",\"target\":{},\"job\":{},\"index\":{},\"count\":{},\"seconds\":{:.1f},"
+      "\"total_seconds\":{:.1f},\"iops\":{:.0f},\"eta_seconds\":{:.1f},\"done\":{}}}",
+      json_string(e.target), json_string(e.text), e.index, e.count, e.done, e.total, e.rate,
+      final ? 0.0 : std::max(0.0, e.eta_s), final ? "true" : "false");
+}
+
 }  // namespace
 
 ProgressMode parse_progress_mode(std::string_view t) {
@@ -65,10 +80,11 @@ ProgressMode resolve_progress_mode(ProgressMode m, bool is_tty) {
 }
 
 std::string progress_text(const ProgressEvent& e, bool final) {
-  if (!e.target.empty() && e.phase != "write" && e.phase != "verify") return bench_text(e);
+  if (e.phase == Phase::Prefill || e.phase == Phase::Job) return bench_text(e);
   const double frac = fraction_of(e);
   const double eta = eta_of(e, final);
-  std::string line = e.phase + (e.target.empty() ? "" : " " + e.target) + ": " + format_bytes(bytes(e.done));
+  std::string line =
+      std::string(phase_name(e.phase)) + (e.target.empty() ? "" : " " + e.target) + ": " + format_bytes(bytes(e.done));
   if (e.total > 0) line += " of " + format_bytes(bytes(e.total));
   if (frac >= 0) line += fmt::format(" ({:.0f}%)", frac * 100.0);
   line += ", " + format_mib_s(rate_of(e));
@@ -80,6 +96,7 @@ std::string progress_text(const ProgressEvent& e, bool final) {
 }
 
 std::string progress_json(const ProgressEvent& e, bool final) {
+  if (e.phase == Phase::Job) return job_json(e, final);
   const double eta = eta_of(e, final);
   std::string total = e.total > 0 ? std::to_string(bytes(e.total)) : "null";
   std::string eta_s = eta >= 0 ? fmt::format("{:.1f}", eta) : "null";
@@ -87,14 +104,14 @@ std::string progress_json(const ProgressEvent& e, bool final) {
   return fmt::format(
       "{{\"phase\":\"{}\"{},\"bytes\":{},\"total_bytes\":{},\"bytes_per_second\":{:.0f},\"eta_seconds\":{},\"done\":{}}"
       "}",
-      e.phase, target, bytes(e.done), total, rate_of(e), eta_s, final ? "true" : "false");
+      phase_name(e.phase), target, bytes(e.done), total, rate_of(e), eta_s, final ? "true" : "false");
 }
 
 std::string step_text(const ProgressEvent& e) {
   if (!e.target.empty())
-    return fmt::format("{}: [{}/{}] {:<10} {:>8}  {}", e.target, e.index, e.count, e.phase,
-                       format_duration(e.elapsed_s), e.text);
-  return fmt::format("[{}/{}] {:<10} {:>8}  {}", e.index, e.count, e.phase, format_duration(e.elapsed_s), e.text);
+    return fmt::format("{}: [{}/{}] {:<10} {:>8}  {}", e.target, e.index, e.count, e.step, format_duration(e.elapsed_s),
+                       e.text);
+  return fmt::format("[{}/{}] {:<10} {:>8}  {}", e.index, e.count, e.step, format_duration(e.elapsed_s), e.text);
 }
 
 ProgressRenderer::ProgressRenderer(ProgressMode mode, std::FILE* out) : mode_(mode), out_(out) {}

@@ -8,7 +8,9 @@
 //         bench: "TARGET: [2/4] rand-read 3.5/6.0 s, 812 IOPS, ETA 1m02s"
 //         bench pre-fill: "TARGET: pre-filling test file 64.0 MiB / 256.0 MiB, ETA 25.0 s"
 //   json  {"phase":"write","target":"/dev/sdb","bytes":N,"total_bytes":N|null,"bytes_per_second":X,
-//          "eta_seconds":X|null,"done":false}
+//          "eta_seconds":X|null,"done":false} (phases write, verify, prefill: bytes)
+//         bench job: {"phase":"job","target":"/mnt/ssd","job":"rand-read","index":2,"count":4,"seconds":3.5,
+//          "total_seconds":6.0,"iops":812,"eta_seconds":62.0,"done":false}
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -32,7 +34,7 @@ ProgressMode resolve_progress_mode(ProgressMode mode, bool is_tty);
 /// `final`: the phase is over (the line ends with the phase's duration, not an ETA).
 std::string progress_text(const ProgressEvent& e, bool final);
 
-/// The JSON line for a byte phase (no newline), keys as in the header comment.
+/// The JSON line for an event (no newline), keys as in the header comment.
 std::string progress_json(const ProgressEvent& e, bool final);
 
 /// One provision step for stdout: "[3/7] mount      0.2 s  /dev/loop3p1 on /tmp/...",

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/fd.hpp"
+#include "core/file.hpp"
 
 namespace piprov {
 
@@ -27,17 +28,7 @@ AtomicFile::~AtomicFile() {
 }
 
 void AtomicFile::write(std::span<const std::byte> data) {
-  const auto* p = reinterpret_cast<const char*>(data.data());
-  std::size_t left = data.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd_.get(), p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw io_error("cannot write " + temp_.string(), errno);
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
+  if (FdResult r = write_fd_full(fd_.get(), data); r.err) throw io_error("cannot write " + temp_.string(), r.err);
 }
 
 void AtomicFile::write(std::string_view text) {

@@ -192,6 +192,16 @@ std::vector<std::string> Disk::mounted() const {
   return out;
 }
 
+std::string Disk::partition_list() const {
+  std::string out;
+  for (const auto& p : partitions) {
+    if (!out.empty()) out += ", ";
+    out += std::to_string(p.number) + " (" + (p.fstype.empty() ? "no filesystem" : p.fstype) +
+           (p.label.empty() ? "" : ", LABEL=" + p.label) + ")";
+  }
+  return out.empty() ? "none" : out;
+}
+
 std::string sysfs_attr(const std::string& name, const std::string& attr, const SysRoot& root) {
   return read_attr(root(kSysClassBlock.string()) / name / attr);
 }

@@ -64,6 +64,9 @@ struct Disk {
 
   /// Every mount point of the disk and its partitions, as "DEV on DIR".
   std::vector<std::string> mounted() const;
+  /// The partitions by number, for messages: "1 (vfat, LABEL=BOOT), 2 (ext4)";
+  /// "no filesystem" for a partition without one; "none" when there is none.
+  std::string partition_list() const;
 };
 
 /// All whole disks a user could mean: /sys/block minus ram, zram and loop

@@ -7,7 +7,9 @@
 #include <cerrno>
 #include <fstream>
 #include <iostream>
+#include <vector>
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
 #include "core/strings.hpp"
@@ -24,11 +26,10 @@ constexpr std::size_t kSystemFileMax = 1u << 20;
 int read_fd(int fd, std::size_t max, std::string& out, bool* over) {
   char buf[65536];
   for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno;
-    if (n == 0) return 0;
-    out.append(buf, static_cast<std::size_t>(n));
+    FdResult r = read_fd_some(fd, std::as_writable_bytes(std::span(buf)));
+    if (r.err) return r.err;
+    if (r.bytes == 0) return 0;
+    out.append(buf, r.bytes);
     if (out.size() > max) {
       if (over) *over = true;
       out.resize(max);
@@ -50,6 +51,79 @@ int read_path(const fs::path& path, std::size_t max, std::string& out, bool* ove
 }
 
 }  // namespace
+
+FdResult read_fd_some(int fd, std::span<std::byte> out, std::optional<std::uint64_t> offset,
+                      const OnInterrupt& on_interrupt) {
+  ssize_t n = retry_eintr(
+      [&] {
+        return offset ? ::pread(fd, out.data(), out.size(), static_cast<off_t>(*offset))
+                      : ::read(fd, out.data(), out.size());
+      },
+      on_interrupt);
+  if (n < 0) return {0, errno};
+  return {static_cast<std::size_t>(n), 0};
+}
+
+FdResult read_fd_full(int fd, std::span<std::byte> out, std::optional<std::uint64_t> offset,
+                      const OnInterrupt& on_interrupt) {
+  FdResult total;
+  while (total.bytes < out.size()) {
+    std::optional<std::uint64_t> at;
+    if (offset) at = *offset + total.bytes;
+    FdResult r = read_fd_some(fd, out.subspan(total.bytes), at, on_interrupt);
+    total.bytes += r.bytes;
+    if (r.err || r.bytes == 0) return {total.bytes, r.err};
+  }
+  return total;
+}
+
+FdResult write_fd_full(int fd, std::span<const std::byte> data, std::optional<std::uint64_t> offset,
+                       const OnInterrupt& on_interrupt) {
+  FdResult total;
+  while (total.bytes < data.size()) {
+    std::span<const std::byte> left = data.subspan(total.bytes);
+    ssize_t n = retry_eintr(
+        [&] {
+          return offset ? ::pwrite(fd, left.data(), left.size(), static_cast<off_t>(*offset + total.bytes))
+                        : ::write(fd, left.data(), left.size());
+        },
+        on_interrupt);
+    if (n < 0) return {total.bytes, errno};
+    if (n == 0) return {total.bytes, ENOSPC};
+    total.bytes += static_cast<std::size_t>(n);
+  }
+  return total;
+}
+
+std::string read_fd_to_end(int fd, const std::string& what) {
+  std::string out;
+  if (int err = read_fd(fd, std::string::npos - 1, out, nullptr)) throw io_error("cannot read " + what, err);
+  return out;
+}
+
+std::string read_file_part(const fs::path& path, std::uint64_t offset, std::size_t n) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) throw io_error("cannot open " + path.string(), errno);
+  std::string out(n, '\0');
+  FdResult r = read_fd_full(fd.get(), std::as_writable_bytes(std::span(out)), offset);
+  if (r.err) throw io_error("cannot read " + path.string(), r.err);
+  out.resize(r.bytes);
+  return out;
+}
+
+void atomic_copy(const fs::path& from, const fs::path& to, unsigned mode) {
+  UniqueFd fd(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) throw io_error("cannot open " + from.string(), errno);
+  AtomicFile out(to, mode);
+  std::vector<std::byte> buf(1 << 20);
+  for (;;) {
+    FdResult r = read_fd_some(fd.get(), buf);
+    if (r.err) throw io_error("cannot read " + from.string(), r.err);
+    if (r.bytes == 0) break;
+    out.write(std::span<const std::byte>(buf.data(), r.bytes));
+  }
+  out.commit();
+}
 
 std::string read_file(const fs::path& path) {
   std::string out;

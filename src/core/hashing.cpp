@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/fd.hpp"
+#include "core/file.hpp"
 
 namespace piprov {
 
@@ -43,13 +44,10 @@ std::string sha256_file(const std::filesystem::path& path) {
   Sha256 h;
   std::vector<std::byte> buf(1 << 20);
   for (;;) {
-    ssize_t n = ::read(fd.get(), buf.data(), buf.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw io_error("cannot read " + path.string(), errno);
-    }
-    if (n == 0) break;
-    h.update({buf.data(), static_cast<std::size_t>(n)});
+    FdResult r = read_fd_some(fd.get(), buf);
+    if (r.err) throw io_error("cannot read " + path.string(), r.err);
+    if (r.bytes == 0) break;
+    h.update({buf.data(), r.bytes});
   }
   return h.hex();
 }

@@ -7,9 +7,26 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 }  // namespace
 
-ProgressPhase::ProgressPhase(ProgressSink sink, std::string phase, double total, ProgressUnit unit, ProgressEvent tmpl)
+std::string_view phase_name(Phase p) {
+  switch (p) {
+    case Phase::Write: return "write";
+    case Phase::Verify: return "verify";
+    case Phase::Prefill: return "prefill";
+    case Phase::Job: return "job";
+    case Phase::Step: return "step";
+  }
+  return "?";
+}
+
+std::optional<Phase> parse_phase(std::string_view name) {
+  for (Phase p : kPhases)
+    if (phase_name(p) == name) return p;
+  return std::nullopt;
+}
+
+ProgressPhase::ProgressPhase(ProgressSink sink, Phase phase, double total, ProgressUnit unit, ProgressEvent tmpl)
     : sink_(std::move(sink)), event_(std::move(tmpl)), start_(std::chrono::steady_clock::now()) {
-  event_.phase = std::move(phase);
+  event_.phase = phase;
   event_.unit = unit;
   event_.total = total;
   event_.done = 0;
@@ -48,23 +65,24 @@ void ProgressPhase::send(ProgressEvent::Kind kind) {
   sink_(event_);
 }
 
-ProgressSteps::ProgressSteps(ProgressSink sink, unsigned count, std::string target)
-    : sink_(std::move(sink)), count_(count), target_(std::move(target)), last_(std::chrono::steady_clock::now()) {}
+ProgressStep::ProgressStep(ProgressSink sink, std::string name, unsigned index, unsigned count, std::string target)
+    : sink_(std::move(sink)), start_(std::chrono::steady_clock::now()) {
+  event_.kind = ProgressEvent::Kind::Step;
+  event_.phase = Phase::Step;
+  event_.step = std::move(name);
+  event_.unit = ProgressUnit::Seconds;
+  event_.index = index;
+  event_.count = count;
+  event_.target = std::move(target);
+}
 
-double ProgressSteps::step(const std::string& name, const std::string& text, std::optional<double> measured) {
-  auto now = std::chrono::steady_clock::now();
-  double secs = measured.value_or(std::chrono::duration<double>(now - last_).count());
-  last_ = now;
-  ProgressEvent e;
-  e.kind = ProgressEvent::Kind::Step;
-  e.phase = name;
-  e.unit = ProgressUnit::Seconds;
-  e.text = text;
-  e.elapsed_s = secs;
-  e.index = ++index_;
-  e.count = count_;
-  e.target = target_;
-  if (sink_) sink_(e);
+double ProgressStep::finish(const std::string& text, std::optional<double> measured) {
+  double secs = measured.value_or(seconds_since(start_));
+  if (finished_) return secs;
+  finished_ = true;
+  event_.text = text;
+  event_.elapsed_s = secs;
+  if (sink_) sink_(event_);
   return secs;
 }
 

@@ -8,24 +8,37 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace piprov {
 
 /// What ProgressEvent::done and ::total count.
 enum class ProgressUnit { Bytes, Seconds };
 
+/// What a ProgressEvent reports on: image write and verify (bytes), bench's
+/// pre-fill of a test file (bytes) and a bench job (seconds), or a finished
+/// step of a multi-step command (provision; the step's name is ProgressEvent::step).
+enum class Phase { Write, Verify, Prefill, Job, Step };
+inline constexpr Phase kPhases[] = {Phase::Write, Phase::Verify, Phase::Prefill, Phase::Job, Phase::Step};
+
+/// Stable phase name for progress lines and JSON: "write", "verify", "prefill", "job", "step".
+std::string_view phase_name(Phase p);
+/// The phase named `name` (as phase_name() spells it); nullopt otherwise.
+std::optional<Phase> parse_phase(std::string_view name);
+
 /// One report from a running operation.
-///   Begin  a phase starts ("write", "verify", "prefill", "job"); total may be 0 (unknown).
+///   Begin  a phase starts (Write, Verify, Prefill, Job); total may be 0 (unknown).
 ///   Update done so far in the phase; sent as often as the work allows (every
 ///          buffer): sinks rate-limit what they show.
 ///   End    the phase is over (finished or failed); done and elapsed_s are final.
-///   Step   one step of a multi-step command finished (provision): phase is the
-///          step's name, text its one-line result, elapsed_s its duration,
-///          index/count its place ("3 of 7").
+///   Step   one step of a multi-step command finished (provision): phase is
+///          Phase::Step, step the step's name, text its one-line result,
+///          elapsed_s its duration, index/count its place ("3 of 7").
 struct ProgressEvent {
   enum class Kind { Begin, Update, End, Step };
   Kind kind = Kind::Update;
-  std::string phase;
+  Phase phase = Phase::Write;
+  std::string step;  ///< Step: the step's name ("write", "partitions", ...); "" otherwise
   ProgressUnit unit = ProgressUnit::Bytes;
   double done = 0;       ///< bytes or seconds done in this phase
   double total = 0;      ///< bytes or seconds the phase will take; 0 = unknown
@@ -50,7 +63,7 @@ class ProgressPhase {
   /// `sink` is copied. `tmpl` carries the fields every event of
   /// the phase repeats (target, text, index, count); kind, phase, unit, total
   /// are set from the arguments.
-  ProgressPhase(ProgressSink sink, std::string phase, double total, ProgressUnit unit = ProgressUnit::Bytes,
+  ProgressPhase(ProgressSink sink, Phase phase, double total, ProgressUnit unit = ProgressUnit::Bytes,
                 ProgressEvent tmpl = {});
   ~ProgressPhase();
   ProgressPhase(const ProgressPhase&) = delete;
@@ -74,23 +87,29 @@ class ProgressPhase {
   std::chrono::steady_clock::time_point start_;
 };
 
-/// Times consecutive steps and sends each as a Step event (index 1..count).
-class ProgressSteps {
+/// One step of a multi-step command (provision), scoped: its clock starts at
+/// construction, finish() sends its Step event with the duration. A step
+/// destroyed without finish() (it threw) sends nothing: its caller reports the
+/// failure. Not copyable.
+class ProgressStep {
  public:
-  /// `sink` is copied; the first step's clock starts now. `target`, when not
-  /// empty, is set on every event (provision of several disks: which disk).
-  ProgressSteps(ProgressSink sink, unsigned count, std::string target = {});
-  /// Sends Step{phase=name, text, elapsed_s = seconds since the previous step
-  /// ended (or construction)} and returns that duration. `measured` (seconds)
-  /// replaces it for a step timed elsewhere (provision's write, which ends
-  /// before the per-disk steps are counted); the clock restarts either way.
-  double step(const std::string& name, const std::string& text, std::optional<double> measured = std::nullopt);
+  /// `sink` is copied; `name` is the event's step name, `index`/`count` its place
+  /// (1-based, "3 of 9"); `target`, when not empty, names the disk (provision
+  /// of several disks).
+  ProgressStep(ProgressSink sink, std::string name, unsigned index, unsigned count, std::string target = {});
+  ProgressStep(const ProgressStep&) = delete;
+  ProgressStep& operator=(const ProgressStep&) = delete;
+
+  /// Sends Step{phase=Step, step=name, text, elapsed_s = seconds since construction}
+  /// once and returns that duration. `measured` (seconds) replaces it for a
+  /// step timed elsewhere (provision's write, done before its disks' steps).
+  double finish(const std::string& text, std::optional<double> measured = std::nullopt);
 
  private:
   ProgressSink sink_;
-  unsigned count_, index_ = 0;
-  std::string target_;
-  std::chrono::steady_clock::time_point last_;
+  ProgressEvent event_;
+  bool finished_ = false;
+  std::chrono::steady_clock::time_point start_;
 };
 
 }  // namespace piprov

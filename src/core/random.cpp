@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 
 namespace piprov {
 namespace {
@@ -14,8 +15,7 @@ std::vector<std::uint8_t> random_bytes(std::size_t n) {
   std::vector<std::uint8_t> out(n);
   std::size_t got = 0;
   while (got < n) {
-    ssize_t r = ::getrandom(out.data() + got, n - got, 0);
-    if (r < 0 && errno == EINTR) continue;
+    ssize_t r = retry_eintr([&] { return ::getrandom(out.data() + got, n - got, 0); });
     if (r < 0) throw io_error("getrandom", errno);
     got += static_cast<std::size_t>(r);
   }

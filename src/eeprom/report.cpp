@@ -33,7 +33,8 @@ nlohmann::json modes_json(const BootOrder& o, std::optional<Board> board) {
 }  // namespace
 
 nlohmann::json explain_json(const BootOrder& o, std::optional<Board> board) {
-  nlohmann::json j{{"boot_order", format_boot_order(o.value)},
+  nlohmann::json j{{"schema", "piprov.eeprom.explain/1"},
+                   {"boot_order", format_boot_order(o.value)},
                    {"value", o.value},
                    {"modes", modes_json(o, board)},
                    {"words", boot_order_words(o, board)}};

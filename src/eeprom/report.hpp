@@ -19,7 +19,7 @@ nlohmann::json check_json(const CheckReport& r, const CheckOptions& opt, const C
 /// Text report: header, effective BOOT_ORDER, one block per finding, summary line.
 std::string check_text(const CheckReport& r, const CheckOptions& opt, const CheckContext& ctx);
 
-/// JSON for `eeprom explain`: boot_order, value, modes[], words, board.
+/// JSON for `eeprom explain` (schema "piprov.eeprom.explain/1"): boot_order, value, modes[], words, board.
 nlohmann::json explain_json(const BootOrder& o, std::optional<Board> board);
 
 /// JSON for `eeprom set-boot-order` (docs/eeprom.md "set-boot-order").

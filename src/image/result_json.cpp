@@ -106,9 +106,15 @@ nlohmann::json write_result_json(const WriteResult& r) {
 }
 
 nlohmann::json verify_result_json(const VerifyResult& r) {
-  return {{"image", r.image},       {"target", r.target},   {"format", r.format},
-          {"bytes", r.bytes},       {"seconds", r.seconds}, {"bytes_per_second", rate(r.bytes, r.seconds)},
-          {"xxh3_128", r.xxh3_128}, {"match", true}};
+  return {{"schema", "piprov.verify/1"},
+          {"image", r.image},
+          {"target", r.target},
+          {"format", r.format},
+          {"bytes", r.bytes},
+          {"seconds", r.seconds},
+          {"bytes_per_second", rate(r.bytes, r.seconds)},
+          {"xxh3_128", r.xxh3_128},
+          {"match", true}};
 }
 
 }  // namespace piprov::image

@@ -12,6 +12,7 @@
 
 #include "core/cancel.hpp"
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/strings.hpp"
 
 namespace piprov::image {
@@ -131,20 +132,14 @@ std::uint64_t InputFile::seek(std::uint64_t pos) {
 InputFile::~InputFile() = default;
 
 std::size_t InputFile::read(std::span<std::byte> out) {
-  for (;;) {
-    ssize_t n = ::read(fd_.get(), out.data(), out.size());
-    if (n >= 0) {
-      if (sha_) sha_->update(out.first(static_cast<std::size_t>(n)));
-      consumed_ += static_cast<std::uint64_t>(n);
-      return static_cast<std::size_t>(n);
-    }
-    if (errno == EINTR) {
-      throw_if_cancelled(("while reading " + path_).c_str());
-      continue;
-    }
+  FdResult r =
+      read_fd_some(fd_.get(), out, std::nullopt, [this] { throw_if_cancelled(("while reading " + path_).c_str()); });
+  if (r.err)
     throw Error(ErrorKind::Io, fmt::format("reading {} at byte offset {} failed: {} ({})", path_, consumed(),
-                                           std::strerror(errno), errno_name(errno)));
-  }
+                                           std::strerror(r.err), errno_name(r.err)));
+  if (sha_) sha_->update(out.first(r.bytes));
+  consumed_ += r.bytes;
+  return r.bytes;
 }
 
 std::string InputFile::finish_sha256() {
@@ -160,9 +155,9 @@ std::unique_ptr<Source> open_source(const std::string& path, unsigned threads, b
   auto in = std::make_unique<InputFile>(path, sha256);
   if (in->size() == 0) throw Error(ErrorKind::Usage, path + " is empty (0 bytes): the download is probably broken");
   std::array<std::byte, 512> head{};
-  ssize_t n = ::pread(in->fd(), head.data(), head.size(), 0);
-  if (n < 0) throw io_error("reading " + path, errno);
-  Format f = detect_format(std::span<const std::byte>(head.data(), static_cast<std::size_t>(n)), path);
+  FdResult n = read_fd_full(in->fd(), head, 0);
+  if (n.err) throw io_error("reading " + path, n.err);
+  Format f = detect_format(std::span<const std::byte>(head.data(), n.bytes), path);
   switch (f) {
     case Format::Raw: return std::make_unique<RawSource>(std::move(in));
     case Format::Xz: return make_xz_source(std::move(in), threads);

@@ -11,6 +11,7 @@
 
 #include "core/cancel.hpp"
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/units.hpp"
 #include "image/skip_filter.hpp"
 
@@ -24,16 +25,11 @@ TargetWriter::~TargetWriter() { close(); }
 void TargetWriter::close() { fd_.reset(); }
 
 void TargetWriter::pwrite_all(const std::byte* p, std::size_t n, std::uint64_t offset, std::size_t image_len) {
-  std::size_t done = 0;
-  while (done < n) {
-    ssize_t w = ::pwrite(fd_.get(), p + done, n - done, static_cast<off_t>(offset + done));
-    if (w > 0) {
-      done += static_cast<std::size_t>(w);
-      continue;
-    }
-    int e = w == 0 ? ENOSPC : errno;
-    if (e == EINTR) continue;  // cancellation is checked between buffers
-    std::uint64_t at = offset + std::min(done, image_len);
+  // EINTR is retried: cancellation is checked between buffers.
+  FdResult w = write_fd_full(fd_.get(), {p, n}, offset);
+  if (w.err) {
+    const int e = w.err;
+    std::uint64_t at = offset + std::min(w.bytes, image_len);
     throw ErrorAt(ErrorKind::Io,
                   fmt::format("writing {} failed at byte offset {} ({}): {} ({})", t_.path, at, format_bytes(at),
                               std::strerror(e), errno_name(e)),

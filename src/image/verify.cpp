@@ -13,6 +13,7 @@
 #include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
+#include "core/file.hpp"
 #include "core/hashing.hpp"
 #include "core/units.hpp"
 #include "image/pipeline.hpp"
@@ -29,22 +30,11 @@ constexpr std::size_t kReadBytes = 8u << 20;  ///< read-back request size
 std::size_t read_at(int fd, const TargetInfo& t, std::byte* buf, std::size_t cap, std::size_t len,
                     std::uint64_t offset) {
   std::size_t want = std::min(cap, (len + t.logical_block - 1) / t.logical_block * t.logical_block);
-  std::size_t got = 0;
-  while (got < want) {
-    ssize_t n = ::pread(fd, buf + got, want - got, static_cast<off_t>(offset + got));
-    if (n < 0) {
-      if (errno == EINTR) {
-        throw_if_cancelled("while verifying");
-        continue;
-      }
-      int e = errno;
-      throw Error(ErrorKind::Io, fmt::format("reading {} back at byte offset {} failed: {} ({})", t.path, offset + got,
-                                             std::strerror(e), errno_name(e)));
-    }
-    if (n == 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  return std::min(got, len);
+  FdResult r = read_fd_full(fd, {buf, want}, offset, [] { throw_if_cancelled("while verifying"); });
+  if (r.err)
+    throw Error(ErrorKind::Io, fmt::format("reading {} back at byte offset {} failed: {} ({})", t.path,
+                                           offset + r.bytes, std::strerror(r.err), errno_name(r.err)));
+  return std::min(r.bytes, len);
 }
 
 [[noreturn]] void too_short(const TargetInfo& t, std::uint64_t at) {
@@ -99,7 +89,7 @@ ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, uns
   ProgressEvent tmpl;
   tmpl.target = t.path;
   const std::uint64_t to_read = image_bytes - bytes_within(expected.skipped, 0, image_bytes);
-  ProgressPhase progress(sink, "verify", static_cast<double>(to_read), ProgressUnit::Bytes, tmpl);
+  ProgressPhase progress(sink, Phase::Verify, static_cast<double>(to_read), ProgressUnit::Bytes, tmpl);
   std::uint64_t done = 0, streamed = 0;
   PipelineWaits waits;
   // Reads span several chunks, so the device has more than one request in
@@ -156,7 +146,7 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
   UniqueFd fd = open_target_for_read(t);
   AlignedBuffer dev(kChunk);
   Xxh3_128 whole;
-  ProgressPhase progress(sink, "verify", static_cast<double>(src->size().value_or(0)));
+  ProgressPhase progress(sink, Phase::Verify, static_cast<double>(src->size().value_or(0)));
   std::uint64_t total = run_pipeline(
       4, kChunk, [&](std::span<std::byte> buf, std::uint64_t) { return src->read_full(buf); },
       [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {

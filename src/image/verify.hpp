@@ -67,7 +67,7 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
                                 const ProgressSink& progress, std::uint64_t from = 0,
                                 const std::vector<ByteRange>* skipped = nullptr);
 
-/// `piprov verify --json`: {"image", "target", "format", "bytes", "seconds",
+/// `piprov verify --json`: {"schema": "piprov.verify/1", "image", "target", "format", "bytes", "seconds",
 /// "bytes_per_second", "xxh3_128", "match": true} (docs/write.md "Output").
 nlohmann::json verify_result_json(const VerifyResult& r);
 

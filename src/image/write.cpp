@@ -160,7 +160,7 @@ Stream decode_and_write(const WriteOptions& o, Source& src, std::vector<Job>& jo
   for (auto& j : jobs) {
     ProgressEvent tmpl;
     tmpl.target = j.info.path;
-    j.progress = std::make_unique<ProgressPhase>(sink, "write", static_cast<double>(size.value_or(0)),
+    j.progress = std::make_unique<ProgressPhase>(sink, Phase::Write, static_cast<double>(size.value_or(0)),
                                                  ProgressUnit::Bytes, tmpl);
     consumers.push_back(writer_of(j, src, src.input().size(), alive));
   }

@@ -14,6 +14,7 @@
 
 #include "core/cancel.hpp"
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/units.hpp"
 #include "image/source.hpp"
 
@@ -47,15 +48,14 @@ XzInfo read_index(const InputFile& in) {
   std::uint64_t pos = 0;
   for (;;) {
     if (s.avail_in == 0) {
-      ssize_t n = ::pread(in.fd(), buf.data(), buf.size(), static_cast<off_t>(pos));
-      if (n < 0) {
-        int e = errno;
+      FdResult n = read_fd_some(in.fd(), std::as_writable_bytes(std::span(buf)), pos);
+      if (n.err) {
         lzma_end(&s);
-        throw io_error("reading " + in.path(), e);
+        throw io_error("reading " + in.path(), n.err);
       }
       s.next_in = buf.data();
-      s.avail_in = static_cast<std::size_t>(n);
-      pos += static_cast<std::uint64_t>(n);
+      s.avail_in = n.bytes;
+      pos += n.bytes;
     }
     r = lzma_code(&s, LZMA_RUN);
     if (r == LZMA_SEEK_NEEDED) {

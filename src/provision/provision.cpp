@@ -112,12 +112,7 @@ struct MountGuard {
 class TargetRun {
  public:
   TargetRun(const ProvisionOptions& o, std::size_t index, TargetReport& rep, const SeedPlan* seed)
-      : o_(o),
-        index_(index),
-        rep_(rep),
-        seed_(seed),
-        target_(rep.target),
-        steps_(o.progress, kSteps, o.write.targets.size() > 1 ? rep.target : std::string()) {}
+      : o_(o), index_(index), rep_(rep), seed_(seed), target_(rep.target) {}
 
   void written();
   void identity();
@@ -138,17 +133,34 @@ class TargetRun {
   std::size_t index() const { return index_; }
 
  private:
-  void step(const std::string& name, const std::string& text, std::optional<double> measured = std::nullopt) {
-    rep_.steps.push_back({name, text, steps_.step(name, text, measured)});
-  }
+  /// One running step of this disk (RAII): from construction it is the step a
+  /// failure names and its clock runs; done() sends its Step event and records
+  /// its StepResult. A step that throws reports nothing: failure() names it.
+  class StepScope {
+   public:
+    StepScope(TargetRun& run, Step step)
+        : run_(run),
+          step_(step),
+          progress_(run.o_.progress, std::string(step_name(step)), step_number(step), kSteps,
+                    run.o_.write.targets.size() > 1 ? run.target_ : std::string()) {
+      run_.current_ = step;
+    }
+    void done(const std::string& text, std::optional<double> measured = std::nullopt) {
+      run_.rep_.steps.push_back({step_, text, progress_.finish(text, measured)});
+    }
+
+   private:
+    TargetRun& run_;
+    Step step_;
+    ProgressStep progress_;
+  };
   const ProvisionOptions& o_;
   std::size_t index_;
   TargetReport& rep_;
   const SeedPlan* seed_;  ///< nullptr: no identity options
   std::string refused_;   ///< why the seed was not written ("" when it was or none was asked for)
   std::string target_;
-  ProgressSteps steps_;
-  std::string current_ = "partitions";  ///< the step running
+  Step current_ = Step::Write;  ///< the step running (a failure names it)
   std::string state_;
   MountGuard guard_;
   Partition boot_, root_;
@@ -192,33 +204,37 @@ image::WriteResult write_all(const ProvisionOptions& o) {
 
 void TargetRun::written() {
   const auto& w = rep_.write;
-  step("write",
-       "wrote " + format_bytes(w.bytes_written) + " to " + target_ + " in " + format_duration(w.write_seconds) +
-           (w.verified ? "; verified in " + format_duration(w.verify_seconds) : "; not verified (--no-verify)"),
-       w.write_seconds + w.verify_seconds);  // timed by the write, before this disk's steps began
+  StepScope(*this, Step::Write)
+      .done("wrote " + format_bytes(w.bytes_written) + " to " + target_ + " in " + format_duration(w.write_seconds) +
+                (w.verified ? "; verified in " + format_duration(w.verify_seconds) : "; not verified (--no-verify)"),
+            w.write_seconds + w.verify_seconds);  // timed by the write, before this disk's steps began
   state_ = target_ + " holds the image as written" + (w.verified ? " and verified" : "") +
            "; its boot partition is NOT patched yet";
 }
 
 void TargetRun::identity() {
-  current_ = "identity";
+  StepScope step(*this, Step::Identity);
   rep_.disk_identity = image::renew_disk_identity(target_);
   const auto& id = rep_.disk_identity;
   state_ += "; it has a new disk identifier (" + id.new_id + ") that its PARTUUID= references do not name yet";
-  step("identity", (id.label == "dos" ? "MBR disk identifier " : "GPT disk GUID ") + id.old_id + " -> " + id.new_id +
-                       " (" + std::to_string(id.partuuids.size()) + " new PARTUUIDs)");
+  step.done((id.label == "dos" ? "MBR disk identifier " : "GPT disk GUID ") + id.old_id + " -> " + id.new_id + " (" +
+            std::to_string(id.partuuids.size()) + " new PARTUUIDs)");
 }
 
 void TargetRun::find() {
-  current_ = "partitions";
+  StepScope step(*this, Step::Partitions);
   std::tie(boot_, root_) = find_partitions(target_);
+  rep_.autoboot = follow_autoboot(target_, boot_);  // a first FAT partition of only autoboot.txt: its boot_partition
+  if (rep_.autoboot) boot_ = rep_.autoboot->boot;
+  rep_.boot_partition_reason = boot_partition_reason(boot_, rep_.autoboot);
   rep_.boot_partition = boot_.path;
   rep_.root_partition = root_.path;
-  step("partitions", "boot " + describe(boot_) + ", root " + describe(root_));
+  step.done("boot " + describe(boot_) + (rep_.autoboot ? autoboot_partitions_text(*rep_.autoboot) : "") + ", root " +
+            describe(root_));
 }
 
 void TargetRun::mount() {
-  current_ = "mount";
+  StepScope step(*this, Step::Mount);
   std::string tmpl = (fs::temp_directory_path() / "piprov-provision-XXXXXX").string();
   if (!::mkdtemp(tmpl.data())) throw io_error("cannot create a temporary directory", errno);
   guard_.dir = tmpl;
@@ -239,14 +255,14 @@ void TargetRun::mount() {
     fat_before_ = boot::tree_hashes(boot_dir_);
     via_mtools_ = true;
   }
-  step("mount", via_mtools_
-                    ? root_.path + " on " + root_dir_.string() + "; this kernel cannot mount vfat, so " + boot_.path +
-                          " is copied to " + boot_dir_.string() + " with mtools, patched there and written back"
-                    : boot_.path + " on " + boot_dir_.string() + ", " + root_.path + " on " + root_dir_.string());
+  step.done(via_mtools_
+                ? root_.path + " on " + root_dir_.string() + "; this kernel cannot mount vfat, so " + boot_.path +
+                      " is copied to " + boot_dir_.string() + " with mtools, patched there and written back"
+                : boot_.path + " on " + boot_dir_.string() + ", " + root_.path + " on " + root_dir_.string());
 }
 
 void TargetRun::patch() {
-  current_ = "patch";
+  StepScope step(*this, Step::Patch);
   boot::PatchOptions po = o_.patch;
   po.boot_dir = boot_dir_;
   po.root_dir = root_dir_;
@@ -255,34 +271,37 @@ void TargetRun::patch() {
   state_ = target_ + " holds the image with a new disk identifier, and its boot partition is " +
            (rep_.patch.changed() ? "patched" : "as in the image (nothing to patch)") +
            "; its PARTUUID= references are not rewritten yet";
-  step("patch", patch_summary(rep_.patch));
+  step.done(patch_summary(rep_.patch));
 }
 
 void TargetRun::seed() {
-  current_ = "seed";
+  StepScope step(*this, Step::Seed);
   rep_.seed = rewrite_partuuid_references(boot_dir_, root_dir_, rep_.disk_identity);
+  if (rep_.autoboot && rep_.autoboot->tryboot)  // a trial boot must find its root too; no seed there (docs/boot.md)
+    rep_.autoboot->tryboot_rewritten = rewrite_partition_partuuids(*rep_.autoboot->tryboot, rep_.disk_identity);
   state_ = target_ + " holds the image with a new disk identifier (" + rep_.disk_identity.new_id +
            ") that its cmdline and fstab PARTUUID= references match, and its boot partition is " +
            (rep_.patch.changed() ? "patched" : "as the layout ships it (nothing to patch)");
   std::string text = rep_.seed.rewritten.empty() ? "no PARTUUID= to rewrite"
                                                  : "PARTUUID= rewritten in " + join(rep_.seed.rewritten, ", ");
-  if (!seed_) return step("seed", text + "; no identity options: no cloud-init seed");
+  if (rep_.autoboot) text += autoboot_seed_text(*rep_.autoboot);
+  if (!seed_) return step.done(text + "; no identity options: no cloud-init seed");
   if (std::string why = cloud_init_missing(root_dir_); !why.empty()) {
     refused_ = why +
                "; no seed was written: use an image with cloud-init (Ubuntu's raspi images, Raspberry Pi OS "
                "trixie) or provision without identity options";
     state_ += "; no cloud-init seed was written";
-    return step("seed", text + "; REFUSED: " + why);
+    return step.done(text + "; REFUSED: " + why);
   }
   rep_.seed.seed_files = write_seed(*seed_, boot_dir_);
   rep_.seed_plan = *seed_;
   state_ += "; it holds its cloud-init seed";
-  step("seed", text + "; cloud-init seed (" + join(rep_.seed.seed_files, ", ") + ") for " +
-                   (seed_->hostname.empty() ? "" : seed_->hostname + ", ") + "instance-id " + seed_->instance_id);
+  step.done(text + "; cloud-init seed (" + join(rep_.seed.seed_files, ", ") + ") for " +
+            (seed_->hostname.empty() ? "" : seed_->hostname + ", ") + "instance-id " + seed_->instance_id);
 }
 
 void TargetRun::check() {
-  current_ = "check";
+  StepScope step(*this, Step::Check);
   boot::CheckOptions co;
   co.boot_dir = boot_dir_;
   co.root_dir = root_dir_;
@@ -292,40 +311,40 @@ void TargetRun::check() {
   auto counts = count_findings(rep_.check.findings);
   bool vmlinux = rep_.check.kernel_file == "vmlinux";
   bool hook = boot::inspect_hooks(root_dir_, boot_dir_).conf_installed;
-  step("check", rep_.check.ok() ? "OK: kernel " + rep_.check.kernel_file +
-                                      (vmlinux ? std::string(" (") + to_string(rep_.check.kernel.state) + ")" : "") +
-                                      ", initramfs " + rep_.check.initramfs + ", cmdline " + rep_.check.cmdline_file +
-                                      (hook ? ", apt hook installed" : "")
-                                : std::to_string(counts.errors + counts.warnings) + " finding(s), listed below");
+  step.done(rep_.check.ok() ? "OK: kernel " + rep_.check.kernel_file +
+                                  (vmlinux ? std::string(" (") + to_string(rep_.check.kernel.state) + ")" : "") +
+                                  ", initramfs " + rep_.check.initramfs + ", cmdline " + rep_.check.cmdline_file +
+                                  (hook ? ", apt hook installed" : "")
+                            : std::to_string(counts.errors + counts.warnings) + " finding(s), listed below");
 }
 
 void TargetRun::sync() {
-  current_ = "sync";
+  StepScope step(*this, Step::Sync);
   if (!via_mtools_) {
     sync_fs(boot_dir_);
     sync_fs(root_dir_);
-    step("sync", "flushed both filesystems (syncfs)");
+    step.done("flushed both filesystems (syncfs)");
     return;
   }
   auto wb = boot::fat_write_back(boot_.path, boot_dir_, fat_before_);
   sync_fs(root_dir_);
-  step("sync", std::to_string(wb.size() - 1) + " file(s) written back to " + boot_.path + " with mtools, " + wb.back() +
-                   "; root fs flushed (syncfs)");
+  step.done(std::to_string(wb.size() - 1) + " file(s) written back to " + boot_.path + " with mtools, " + wb.back() +
+            "; root fs flushed (syncfs)");
   std::error_code ec;
   fs::remove_all(boot_dir_, ec);
 }
 
 void TargetRun::unmount() {
-  current_ = "unmount";
+  StepScope step(*this, Step::Unmount);
   guard_.unmount_all();
   if (!guard_.problems.empty()) throw Error(ErrorKind::Io, guard_.problems.front());
-  step("unmount", "unmounted " + (via_mtools_ ? root_.path : boot_.path + " and " + root_.path) + "; removed " +
-                      guard_.dir.string());
+  step.done("unmounted " + (via_mtools_ ? root_.path : boot_.path + " and " + root_.path) + "; removed " +
+            guard_.dir.string());
 }
 
 void TargetRun::finish() {
   if (refused_.empty()) return;
-  current_ = "seed";
+  current_ = Step::Seed;  // the refusal is the seed step's, reported once the disk is unmounted
   throw Error(ErrorKind::Usage, refused_);
 }
 
@@ -333,13 +352,14 @@ Error TargetRun::failure(const Error& e) {
   guard_.unmount_all();
   std::string mounts =
       guard_.problems.empty() ? "nothing of it is mounted any more" : "WARNING: " + guard_.problems.front();
-  std::string redo = current_ == "patch" || current_ == "check" || current_ == "sync"
+  std::string redo = current_ == Step::Patch || current_ == Step::Check || current_ == Step::Sync
                          ? " To finish by hand: mount " +
                                (rep_.boot_partition.empty() ? "the boot partition" : rep_.boot_partition) + " and " +
                                (rep_.root_partition.empty() ? "the root partition" : rep_.root_partition) +
                                ", then run piprov boot patch BOOT_DIR --root ROOT_DIR."
                          : "";
-  return Error(e.kind(), "provision failed at step '" + current_ + "': " + e.what() + ". Disk state: " + state_ +
+  return Error(e.kind(), "provision failed at step '" + std::string(step_name(current_)) + "': " + e.what() +
+                             ". Disk state: " + state_ +
                              " (files on it are replaced atomically, each is old or new); " + mounts + "." + redo);
 }
 
@@ -380,53 +400,7 @@ Error none_provisioned(const ProvisionReport& rep) {
   return Error(rep.targets.front().error_kind, join(lines, "\n"));
 }
 
-nlohmann::json identity_json(const TargetReport& t) {
-  const auto& id = t.disk_identity;
-  return {{"disk_label", id.label},
-          {"old_disk_id", id.old_id},
-          {"new_disk_id", id.new_id},
-          {"partuuids", id.partuuids},
-          {"rewritten", t.seed.rewritten},
-          {"hostname", t.seed_plan.hostname},
-          {"instance_id", t.seed_plan.instance_id},
-          {"seed_files", t.seed.seed_files}};
-}
-
-nlohmann::json target_json(const TargetReport& t) {
-  nlohmann::json steps = nlohmann::json::array();
-  for (const auto& s : t.steps) steps.push_back({{"step", s.step}, {"result", s.result}, {"seconds", s.seconds}});
-  return {{"target", t.target},
-          {"ok", t.ok},
-          {"error", t.ok ? nlohmann::json(nullptr) : nlohmann::json(t.error)},
-          {"write", image::target_outcome_json(t.write)},
-          {"identity", identity_json(t)},
-          {"boot_partition", t.boot_partition},
-          {"root_partition", t.root_partition},
-          {"layout", boot::layout_name(t.patch.layout.id)},
-          {"release", t.patch.layout.release},
-          {"patched", t.patch.changed()},
-          {"patch_actions", t.patch.actions},
-          {"config_diff", t.patch.config_diff},
-          {"check_ok", t.ok && t.check.ok()},
-          {"findings", findings_json(t.check.findings)},
-          {"summary", findings_summary_json(t.check.findings, boot::kCheckFailOn)},
-          {"steps", steps}};
-}
-
 }  // namespace
-
-std::string patch_summary(const boot::PatchReport& p) {
-  const auto& l = p.layout;
-  std::string line =
-      "layout " + std::string(boot::layout_name(l.id)) + (l.release.empty() ? "" : " (" + l.release + ")");
-  if (!p.summary.empty()) line += ": " + p.summary;
-  if (p.changed()) line += ": " + join(p.actions, "; ");
-  return line;
-}
-
-std::size_t ProvisionReport::succeeded() const {
-  return static_cast<std::size_t>(std::count_if(targets.begin(), targets.end(), [](auto& t) { return t.ok; }));
-}
 
 ProvisionReport provision(const ProvisionOptions& o) {
   ProvisionReport rep = provision_all(o);
@@ -449,21 +423,6 @@ ProvisionReport provision_all(const ProvisionOptions& o) {
     provision_target(o, i, rep.targets[i], seeds.empty() ? nullptr : &seeds[i]);
   }
   return rep;
-}
-
-nlohmann::json provision_json(const ProvisionReport& r) {
-  nlohmann::json targets = nlohmann::json::array();
-  for (const auto& t : r.targets) targets.push_back(target_json(t));
-  return {{"schema", "piprov.provision/3"},
-          {"write", image::write_result_json(r.write)},
-          {"succeeded", r.succeeded()},
-          {"failed", r.targets.size() - r.succeeded()},
-          {"targets", targets},
-          {"seed_check",
-           {{"validator", r.seed_check.validator},
-            {"partial", r.seed_check.partial},
-            {"rules", r.seed_check.rules},
-            {"findings", findings_json(r.seed_check.findings)}}}};
 }
 
 }  // namespace piprov::provision

@@ -2,10 +2,11 @@
 // `piprov provision IMAGE DEVICE...`: write every disk from one decode
 // (image::write_image, same safety and verify); then for each disk written:
 // a new disk identity (first_boot.hpp), find `system-boot` and `writable`
-// with libblkid (by label, else the first FAT and ext4 partitions), mount
+// with libblkid (by label, else the first FAT and ext4 partitions; a FAT
+// partition of only autoboot.txt: the one it names, autoboot_target.hpp), mount
 // both in a private temp dir, boot patch --root, seed (PARTUUID= rewrite and
-// the cloud-init NoCloud seed), boot check, sync, unmount (one short
-// function per step).
+// the cloud-init NoCloud seed), boot check, sync, unmount: the steps of
+// steps.hpp, one short function each.
 // On a failure after the write it unmounts and says what state the disk is in;
 // the other disks go on.
 #include <nlohmann/json.hpp>
@@ -18,8 +19,10 @@
 #include "core/error.hpp"
 #include "core/progress.hpp"
 #include "image/write.hpp"
+#include "provision/autoboot_target.hpp"
 #include "provision/first_boot.hpp"
 #include "provision/identity.hpp"
+#include "provision/steps.hpp"
 
 namespace piprov::provision {
 
@@ -29,20 +32,16 @@ struct ProvisionOptions {
   std::vector<std::string> usb_ids;  ///< passed to boot check
   IdentityOptions identity;          ///< first-boot identity, one seed per disk (none given: no seed)
   /// Receives the write's progress (write.progress, when that is empty) and a
-  /// Step event after each of the kSteps steps of each target ("write",
-  /// "identity", "partitions", "mount", "patch", "seed", "check", "sync",
-  /// "unmount") with its
-  /// one-line result and duration; with several targets, ProgressEvent::target
-  /// names the disk.
+  /// Step event as each step of each target (steps.hpp) ends: phase
+  /// step_name(), index/count its place in kStepOrder, text its one-line
+  /// result, elapsed_s its duration; with several targets,
+  /// ProgressEvent::target names the disk.
   ProgressSink progress;
 };
 
-/// Number of steps provision() reports per target.
-inline constexpr unsigned kSteps = 9;
-
 /// One finished step, as its Step event reported it.
 struct StepResult {
-  std::string step;    ///< "write", "partitions", ...
+  Step step = Step::Write;
   std::string result;  ///< one line
   double seconds = 0;  ///< wall-clock duration of the step
 };
@@ -63,6 +62,10 @@ struct TargetReport {
   SeedOutcome seed;                   ///< PARTUUID= rewrites and the seed files written
   boot::CheckReport check;
   std::vector<StepResult> steps;  ///< in order
+  /// Why boot_partition: "autoboot.txt boot_partition=2", "LABEL=system-boot", "the first FAT partition".
+  std::string boot_partition_reason;
+  /// Set when the first FAT partition holds only autoboot.txt: boot_partition is the one it names.
+  std::optional<AutobootBoot> autoboot;
 };
 
 struct ProvisionReport {
@@ -98,6 +101,17 @@ std::optional<Error> no_disk_provisioned(const ProvisionReport& rep);
 /// boot check findings + summary, the steps with their durations in seconds;
 /// "seed_check": {validator, partial, rules, findings} of the user's seed files.
 nlohmann::json provision_json(const ProvisionReport& r);
+
+/// The last text line of a disk that got through (t.ok): "provision: DEV is
+/// ready: ..." saying why it boots from USB (as shipped, [pi4] kernel=vmlinuz,
+/// or kernel=vmlinux and the apt hook), or "provision: DEV was written and
+/// patched, but boot check found problems (above)" when the check has findings.
+std::string ready_sentence(const TargetReport& t);
+
+/// provision's exit code: 5 (ErrorKind::Partial) when some disk failed, else
+/// the boot check's code over every disk's findings (0, or 1 with findings).
+/// When no disk got through, no_disk_provisioned() is the error instead.
+int exit_code(const ProvisionReport& rep);
 
 /// The patch step's line: the layout boot patch found as written and its summary,
 /// "layout ubuntu-direct (Ubuntu 24.04 LTS): nothing to do: Ubuntu 24.04 LTS boots

@@ -258,104 +258,111 @@ struct NetChecker {
     }
   }
 
-  void v1(const nlohmann::json& net) {
-    static const std::set<std::string> types = {"physical",   "bond",  "bridge",   "vlan",
-                                                "nameserver", "route", "loopback", "infiniband"};
+  /// seed-network-route: `v` at `at` must be a network (ADDR[/PREFIX]), never "default".
+  void v1_network(const nlohmann::json& v, const std::string& at) {
+    std::string s = nw_text(v);
+    if (s == "default")
+      add("seed-network-route", Severity::Error, at,
+          "'default' is not an address for cloud-init's network config version 1 (network_state: 'Address default "
+          "is not a valid ip address')",
+          "write 0.0.0.0/0 (IPv4) or ::/0 (IPv6)", kSrcDefaultRoute);
+    else if (!nw_network(s))
+      add("seed-network-route", Severity::Error, at, "'" + s + "' is not a valid network (ADDR[/PREFIX])",
+          "write e.g. 10.0.0.0/8", kSrcNetV1);
+  }
+
+  /// A version 1 'route' entry: its destination/network and gateway.
+  void v1_route(const nlohmann::json& e, const std::string& at) {
+    for (const char* k : {"destination", "network"})
+      if (e.contains(k)) v1_network(e[k], at + "." + k);
+    if (e.contains("gateway") && !nw_family(nw_text(e["gateway"])))
+      add("seed-network-route", Severity::Error, at + ".gateway",
+          "'" + nw_text(e["gateway"]) + "' is not an IP address", "give the gateway's address", kSrcNetV1);
+  }
+
+  /// A version 1 'nameserver' entry: its interface among `names`, its addresses.
+  void v1_nameserver(const nlohmann::json& e, const std::string& at, const std::set<std::string>& names) {
+    if (e.contains("interface") && !names.count(nw_text(e["interface"])))
+      add("seed-network-nameserver", Severity::Error, at + ".interface",
+          "Nameserver specified for interface " + nw_text(e["interface"]) + ", but interface " +
+              nw_text(e["interface"]) + " does not exist! (cloud-init)",
+          "name an interface of this config", kSrcNetV1);
+    if (!e.contains("address")) return;
+    const nlohmann::json& a = e["address"];
+    std::vector<nlohmann::json> list =
+        a.is_array() ? std::vector<nlohmann::json>(a.begin(), a.end()) : std::vector<nlohmann::json>{a};
+    for (const auto& x : list)
+      if (!nw_family(nw_text(x)))
+        add("seed-network-nameserver", Severity::Error, at + ".address",
+            "'" + nw_text(x) + "' is not a name server's IP address", "give the name server's IP address", kSrcNetV1);
+  }
+
+  /// One subnet of a version 1 entry: a known type, a static subnet's address, gateway, routes.
+  void v1_subnet(const nlohmann::json& sn, const std::string& sat) {
     static const std::set<std::string> subnet_types = {
         "dhcp",      "dhcp4", "dhcp6", "static", "static6", "manual", "ipv6_dhcpv6-stateful", "ipv6_dhcpv6-stateless",
         "ipv6_slaac"};
+    if (!sn.is_object() || !subnet_types.count(sn.is_object() ? nw_text(sn.value("type", nlohmann::json(""))) : ""))
+      return add("seed-network-address", Severity::Error, sat, "a subnet without a known 'type'",
+                 "use type: dhcp, static, static6, manual, ...", kSrcNetV1);
+    std::string st = nw_text(sn["type"]);
+    if (st == "static" || st == "static6") {
+      const char* key = sn.contains("address") ? "address" : sn.contains("ip_address") ? "ip_address" : nullptr;
+      if (!key)
+        add("seed-network-address", Severity::Error, sat,
+            "a static subnet without 'address' (cloud-init: No config network address keys [address,ip_address])",
+            "add address: 192.168.1.11/24", kSrcNetV1);
+      else if (nw_text(sn[key]) == "default" || !nw_network(nw_text(sn[key])))
+        add("seed-network-address", Severity::Error, sat + "." + key,
+            "Address " + nw_text(sn[key]) + " is not a valid ip address (cloud-init)", "write ADDR/PREFIX", kSrcNetV1);
+    }
+    if (sn.contains("gateway") && !nw_family(nw_text(sn["gateway"])))
+      add("seed-network-address", Severity::Error, sat + ".gateway",
+          "'" + nw_text(sn["gateway"]) + "' is not an IP address", "give the gateway's address", kSrcNetV1);
+    if (sn.contains("routes") && sn["routes"].is_array())
+      for (std::size_t r = 0; r < sn["routes"].size(); ++r)
+        for (const char* k : {"network", "destination"})
+          if (sn["routes"][r].is_object() && sn["routes"][r].contains(k))
+            v1_network(sn["routes"][r][k], sat + ".routes." + std::to_string(r) + "." + k);
+  }
+
+  /// One entry of a version 1 config at `at`: a type with a handler, its
+  /// required keys, then by type (route, nameserver) and its subnets.
+  void v1_entry(const nlohmann::json& e, const std::string& at, const std::set<std::string>& names) {
+    static const std::set<std::string> types = {"physical",   "bond",  "bridge",   "vlan",
+                                                "nameserver", "route", "loopback", "infiniband"};
+    if (!e.is_object() || !e.contains("type") || !types.count(nw_text(e["type"])))
+      return add("seed-network-section", Severity::Error, at,
+                 "entry type '" + (e.is_object() && e.contains("type") ? nw_text(e["type"]) : std::string()) +
+                     "' has no handler in cloud-init (No handler found for command)",
+                 "use physical, bond, bridge, vlan, nameserver, route, loopback or infiniband", kSrcNetV1);
+    std::string type = nw_text(e["type"]);
+    std::vector<const char*> required;
+    if (type == "physical" || type == "bond" || type == "bridge" || type == "infiniband") required = {"name"};
+    if (type == "vlan") required = {"name", "vlan_id", "vlan_link"};
+    if (type == "nameserver") required = {"address"};
+    if (type == "route") required = {"destination"};
+    for (const char* k : required)
+      if (!e.contains(k) && !(type == "route" && e.contains("network")))
+        add("seed-network-section", Severity::Error, at,
+            "a '" + type + "' entry misses the required key '" + k + "' (cloud-init: Command missing)",
+            std::string("add ") + k + ": ...", kSrcNetV1);
+    if (type == "route") v1_route(e, at);
+    if (type == "nameserver") v1_nameserver(e, at, names);
+    if (!e.contains("subnets") || !e["subnets"].is_array()) return;
+    for (std::size_t s = 0; s < e["subnets"].size(); ++s)
+      v1_subnet(e["subnets"][s], at + ".subnets." + std::to_string(s));
+  }
+
+  void v1(const nlohmann::json& net) {
     if (!net.contains("config") || !net["config"].is_array())
       return add("seed-network-section", Severity::Error, "config", "version 1 needs 'config', a list of entries",
                  "add config: [{type: physical, name: eth0, subnets: [{type: dhcp}]}]", kSrcNetV1);
     std::set<std::string> names;
     for (const auto& e : net["config"])
       if (e.is_object() && e.contains("name")) names.insert(nw_text(e["name"]));
-    auto network_ok = [&](const nlohmann::json& v, const std::string& at) {
-      std::string s = nw_text(v);
-      if (s == "default")
-        add("seed-network-route", Severity::Error, at,
-            "'default' is not an address for cloud-init's network config version 1 (network_state: 'Address default "
-            "is not a valid ip address')",
-            "write 0.0.0.0/0 (IPv4) or ::/0 (IPv6)", kSrcDefaultRoute);
-      else if (!nw_network(s))
-        add("seed-network-route", Severity::Error, at, "'" + s + "' is not a valid network (ADDR[/PREFIX])",
-            "write e.g. 10.0.0.0/8", kSrcNetV1);
-    };
-    for (std::size_t i = 0; i < net["config"].size(); ++i) {
-      const nlohmann::json& e = net["config"][i];
-      std::string at = "config." + std::to_string(i);
-      if (!e.is_object() || !e.contains("type") || !types.count(nw_text(e["type"]))) {
-        add("seed-network-section", Severity::Error, at,
-            "entry type '" + (e.is_object() && e.contains("type") ? nw_text(e["type"]) : std::string()) +
-                "' has no handler in cloud-init (No handler found for command)",
-            "use physical, bond, bridge, vlan, nameserver, route, loopback or infiniband", kSrcNetV1);
-        continue;
-      }
-      std::string type = nw_text(e["type"]);
-      std::vector<const char*> required;
-      if (type == "physical" || type == "bond" || type == "bridge" || type == "infiniband") required = {"name"};
-      if (type == "vlan") required = {"name", "vlan_id", "vlan_link"};
-      if (type == "nameserver") required = {"address"};
-      if (type == "route") required = {"destination"};
-      for (const char* k : required)
-        if (!e.contains(k) && !(type == "route" && e.contains("network")))
-          add("seed-network-section", Severity::Error, at,
-              "a '" + type + "' entry misses the required key '" + k + "' (cloud-init: Command missing)",
-              std::string("add ") + k + ": ...", kSrcNetV1);
-      if (type == "route") {
-        for (const char* k : {"destination", "network"})
-          if (e.contains(k)) network_ok(e[k], at + "." + k);
-        if (e.contains("gateway") && !nw_family(nw_text(e["gateway"])))
-          add("seed-network-route", Severity::Error, at + ".gateway",
-              "'" + nw_text(e["gateway"]) + "' is not an IP address", "give the gateway's address", kSrcNetV1);
-      }
-      if (type == "nameserver" && e.contains("interface") && !names.count(nw_text(e["interface"])))
-        add("seed-network-nameserver", Severity::Error, at + ".interface",
-            "Nameserver specified for interface " + nw_text(e["interface"]) + ", but interface " +
-                nw_text(e["interface"]) + " does not exist! (cloud-init)",
-            "name an interface of this config", kSrcNetV1);
-      if (type == "nameserver" && e.contains("address")) {
-        const nlohmann::json& a = e["address"];
-        std::vector<nlohmann::json> list =
-            a.is_array() ? std::vector<nlohmann::json>(a.begin(), a.end()) : std::vector<nlohmann::json>{a};
-        for (const auto& x : list)
-          if (!nw_family(nw_text(x)))
-            add("seed-network-nameserver", Severity::Error, at + ".address",
-                "'" + nw_text(x) + "' is not a name server's IP address", "give the name server's IP address",
-                kSrcNetV1);
-      }
-      if (!e.contains("subnets") || !e["subnets"].is_array()) continue;
-      for (std::size_t s = 0; s < e["subnets"].size(); ++s) {
-        const nlohmann::json& sn = e["subnets"][s];
-        std::string sat = at + ".subnets." + std::to_string(s);
-        if (!sn.is_object() ||
-            !subnet_types.count(sn.is_object() ? nw_text(sn.value("type", nlohmann::json(""))) : "")) {
-          add("seed-network-address", Severity::Error, sat, "a subnet without a known 'type'",
-              "use type: dhcp, static, static6, manual, ...", kSrcNetV1);
-          continue;
-        }
-        std::string st = nw_text(sn["type"]);
-        if (st == "static" || st == "static6") {
-          const char* key = sn.contains("address") ? "address" : sn.contains("ip_address") ? "ip_address" : nullptr;
-          if (!key)
-            add("seed-network-address", Severity::Error, sat,
-                "a static subnet without 'address' (cloud-init: No config network address keys [address,ip_address])",
-                "add address: 192.168.1.11/24", kSrcNetV1);
-          else if (nw_text(sn[key]) == "default" || !nw_network(nw_text(sn[key])))
-            add("seed-network-address", Severity::Error, sat + "." + key,
-                "Address " + nw_text(sn[key]) + " is not a valid ip address (cloud-init)", "write ADDR/PREFIX",
-                kSrcNetV1);
-        }
-        if (sn.contains("gateway") && !nw_family(nw_text(sn["gateway"])))
-          add("seed-network-address", Severity::Error, sat + ".gateway",
-              "'" + nw_text(sn["gateway"]) + "' is not an IP address", "give the gateway's address", kSrcNetV1);
-        if (sn.contains("routes") && sn["routes"].is_array())
-          for (std::size_t r = 0; r < sn["routes"].size(); ++r)
-            for (const char* k : {"network", "destination"})
-              if (sn["routes"][r].is_object() && sn["routes"][r].contains(k))
-                network_ok(sn["routes"][r][k], sat + ".routes." + std::to_string(r) + "." + k);
-      }
-    }
+    for (std::size_t i = 0; i < net["config"].size(); ++i)
+      v1_entry(net["config"][i], "config." + std::to_string(i), names);
   }
 };
 

@@ -149,6 +149,12 @@ void write_file(const fs::path& p, const std::string& content) {
   out << content;
 }
 
+void copy_fat_out(const std::string& part, const fs::path& dir) {
+  fs::create_directories(dir);
+  auto cp = run("MTOOLS_SKIP_CHECK=1 mcopy -s -n -i " + q(part) + " ::/ " + q(dir.string() + "/"));
+  ASSERT_EQ(cp.exit_code, 0) << "mcopy of " << part << ": " << cp.err;
+}
+
 std::map<std::string, std::string> read_tree(const std::filesystem::path& dir) {
   std::map<std::string, std::string> m;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir))

@@ -102,6 +102,11 @@ std::string read_bytes(const std::filesystem::path& p, std::uint64_t offset, std
 std::string read_file(const std::filesystem::path& p);
 /// Writes a whole file (binary), creating parent dirs.
 void write_file(const std::filesystem::path& p, const std::string& content);
+/// Copies every file of the FAT file system on `part` (a partition such as
+/// /dev/loop3p1, or an image file) into `dir` (created) with mtools' mcopy:
+/// a boot partition read without mounting it (this kernel may lack vfat).
+/// A fatal test failure when mcopy fails: call it in ASSERT_NO_FATAL_FAILURE.
+void copy_fat_out(const std::string& part, const std::filesystem::path& dir);
 /// Every regular file below `dir`: relative path -> content (to assert a tree is unchanged).
 std::map<std::string, std::string> read_tree(const std::filesystem::path& dir);
 

@@ -87,7 +87,7 @@ Report import_fio_files(const std::vector<std::string>& paths) {
                   "fio output " + p + " is over 64 MiB: not a fio output (give fio's json or text output)");
     std::string content = std::move(*read);
     std::string source = p == "-" ? std::string("stdin") : std::filesystem::path(p).filename().string();
-    if (content.find("\"piprov_bench\"") != std::string::npos) {  // a saved `piprov bench --format json` run
+    if (looks_like_bench_report(content)) {  // a saved `piprov bench --format json` run
       for (auto& t : report_from_json(content, p).targets)
         for (auto& j : t.jobs) all.push_back({t.label, std::move(j)});
       continue;

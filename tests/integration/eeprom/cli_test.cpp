@@ -31,6 +31,7 @@ TEST(EepromCli, ExplainSaysTheOrderInWords) {
             "0xf41: SD card, then USB mass storage, then restart from the top\n"
             "  1. 1  SD card\n  2. 4  USB mass storage\n  3. f  restart from the top\n");
   auto j = json::parse(run(bin() + " eeprom explain 0xf461 --board pi4 --json").out);
+  EXPECT_EQ(j["schema"], "piprov.eeprom.explain/1");
   EXPECT_EQ(j["boot_order"], "0xf461");
   EXPECT_EQ(j["value"], 0xf461);
   EXPECT_EQ(j["board"], "pi4");

@@ -17,13 +17,6 @@ using piprov::test::TempDir;
 
 namespace {
 
-/// The boot partition `part`, copied out with mtools (this kernel may lack vfat) into `dir`.
-void copy_boot(const std::string& part, const fs::path& dir) {
-  fs::create_directories(dir);
-  auto cp = run("MTOOLS_SKIP_CHECK=1 mcopy -s -n -i " + part + " ::/ " + q(dir.string() + "/"));
-  ASSERT_EQ(cp.exit_code, 0) << cp.err;
-}
-
 /// `--method` and its help text, as `piprov CMD --help` prints them.
 std::string method_help(const std::string& cmd) {
   auto h = run(piprov::test::piprov_bin() + " " + cmd + " --help");
@@ -61,7 +54,7 @@ TEST(ProvisionMethod, DirectOnThe2004UbootLayout) {
       << p.out;
 
   const fs::path boot = d.path / "boot";
-  copy_boot(loop.path + "p1", boot);
+  ASSERT_NO_FATAL_FAILURE(piprov::test::copy_fat_out(loop.path + "p1", boot));
   std::string want = read_file(boot / "config.txt.piprov-orig");
   const std::string old_block = "[pi4]\nkernel=uboot_rpi_4.bin\nmax_framebuffers=2\n";
   ASSERT_NE(want.find(old_block), std::string::npos) << want;

@@ -54,7 +54,7 @@ TEST(Agnostics, ProfileIsSdBenchFio) {
   for (std::size_t i = 0; i < 4; ++i) {
     const JobSpec& j = p.jobs[i];
     EXPECT_EQ(j.name, names[i]);
-    EXPECT_EQ(j.rw, rws[i]);
+    EXPECT_EQ(rw_name(j.rw), rws[i]);
     EXPECT_EQ(j.bs, bss[i]);
     EXPECT_DOUBLE_EQ(j.runtime_s, runtimes[i]) << j.name;
     EXPECT_EQ(j.iodepth, 4u);
@@ -72,7 +72,7 @@ TEST(Agnostics, ProfileIsSdBenchFio) {
 TEST(Agnostics, File17Passes) {
   auto v = agnostics_verdict(file17());
   ASSERT_TRUE(v);
-  EXPECT_EQ(v->overall, "PASS");
+  EXPECT_EQ(v->overall, AgnosticsResult::Pass);
   ASSERT_EQ(v->lines.size(), 3u);
   EXPECT_DOUBLE_EQ(v->lines[0].measured, 11603);
   EXPECT_DOUBLE_EQ(v->lines[1].measured, 822);
@@ -101,7 +101,7 @@ TEST(Agnostics, SavedJsonImportsAsOneTargetWithItsVerdict) {
   EXPECT_EQ(r.targets[0].jobs[0].test_label(), r.targets[0].jobs[1].test_label());
   auto v = agnostics_verdict(r.targets[0]);
   ASSERT_TRUE(v);
-  EXPECT_EQ(v->overall, "PASS");
+  EXPECT_EQ(v->overall, AgnosticsResult::Pass);
   // The same run imported twice: a second column, not four more rows.
   r = import_fio_files({(dir.path / "run.json").string(), (dir.path / "run.json").string()});
   ASSERT_EQ(r.targets.size(), 2u);
@@ -126,7 +126,7 @@ TEST(Agnostics, EachThresholdFailsJustBelowIt) {
     (c.iops ? d.iops : d.bw_bytes) = c.iops ? c.value : c.value * 1024;
     auto v = agnostics_verdict(t);
     ASSERT_TRUE(v);
-    EXPECT_EQ(v->overall, "FAIL") << c.text;
+    EXPECT_EQ(v->overall, AgnosticsResult::Fail) << c.text;
     EXPECT_EQ(v->text[c.job - 1], c.text);
     Report r;
     r.targets = {t};
@@ -136,9 +136,9 @@ TEST(Agnostics, EachThresholdFailsJustBelowIt) {
   // 10000 KiB/s exactly passes (sdtest.sh: FAIL only when -lt 10000); 10 MB/s (9765.6 KiB/s) does not.
   TargetResult t = file17();
   t.jobs[1].write->bw_bytes = 10000 * 1024;
-  EXPECT_EQ(agnostics_verdict(t)->overall, "PASS");
+  EXPECT_EQ(agnostics_verdict(t)->overall, AgnosticsResult::Pass);
   t.jobs[1].write->bw_bytes = 10e6;
-  EXPECT_EQ(agnostics_verdict(t)->overall, "FAIL");
+  EXPECT_EQ(agnostics_verdict(t)->overall, AgnosticsResult::Fail);
 }
 
 TEST(Agnostics, MissingOrFailedJobsAreIncompleteAndOtherTargetsGetNone) {
@@ -146,10 +146,10 @@ TEST(Agnostics, MissingOrFailedJobsAreIncompleteAndOtherTargetsGetNone) {
   t.jobs[3].err = 5;  // rand-4k-read failed
   auto v = agnostics_verdict(t);
   ASSERT_TRUE(v);
-  EXPECT_EQ(v->overall, "INCOMPLETE");
+  EXPECT_EQ(v->overall, AgnosticsResult::Incomplete);
   EXPECT_EQ(v->text[2], "/dev/mmcblk0: Random read speed not measured (job rand-4k-read did not run) - INCOMPLETE");
   t.jobs[2].write->iops = 100;  // a failing line wins over a missing one
-  EXPECT_EQ(agnostics_verdict(t)->overall, "FAIL");
+  EXPECT_EQ(agnostics_verdict(t)->overall, AgnosticsResult::Fail);
   TargetResult pi;  // the pi profile's names: no agnostics verdict
   pi.jobs = {job("seq-write", "write", 20000, 5), job("rand-write", "randwrite", 400, 100)};
   EXPECT_FALSE(agnostics_verdict(pi));
@@ -219,5 +219,17 @@ TEST(Agnostics, ImportOfATruncatedReportIsAUsageErrorNamingTheRows) {
                            "rand-4k-read;8451;2112;0;0\n");
   Report r = import_fio_files({f.string()});
   ASSERT_EQ(r.targets.size(), 1u);
-  EXPECT_EQ(agnostics_verdict(r.targets[0])->overall, "PASS");
+  EXPECT_EQ(agnostics_verdict(r.targets[0])->overall, AgnosticsResult::Pass);
+}
+
+TEST(Vocabularies, AgnosticsResultAndRwNamesRoundTrip) {
+  for (AgnosticsResult r : kAgnosticsResults) EXPECT_EQ(parse_agnostics_result(agnostics_result_name(r)), r);
+  EXPECT_EQ(agnostics_result_name(AgnosticsResult::Incomplete), "INCOMPLETE");
+  EXPECT_EQ(parse_agnostics_result("pass"), std::nullopt);
+  for (Rw rw : kRws) EXPECT_EQ(parse_rw(rw_name(rw)), rw);
+  EXPECT_EQ(parse_rw("readwrite"), Rw::ReadWrite);  // fio's alias
+  EXPECT_EQ(parse_rw("trim"), std::nullopt);
+  EXPECT_EQ(rw_choices(), "read, write, randread, randwrite, rw, randrw");
+  EXPECT_TRUE(rw_reads(Rw::RandReadWrite) && rw_writes(Rw::RandReadWrite) && rw_random(Rw::RandReadWrite));
+  EXPECT_FALSE(rw_writes(Rw::Read) || rw_random(Rw::ReadWrite) || rw_reads(Rw::RandWrite));
 }

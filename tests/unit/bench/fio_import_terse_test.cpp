@@ -177,7 +177,7 @@ TEST(FioData, AgnosticsSdtestReport) {
   // The report has IOPS and KB/s but no I/O counts: still sdtest.sh's PASS.
   auto v = agnostics_verdict(r.targets[0]);
   ASSERT_TRUE(v);
-  EXPECT_EQ(v->overall, "PASS");
+  EXPECT_EQ(agnostics_result_name(v->overall), "PASS");
   EXPECT_DOUBLE_EQ(v->lines[0].measured, 11603);
   EXPECT_DOUBLE_EQ(v->lines[1].measured, 822);
   EXPECT_DOUBLE_EQ(v->lines[2].measured, 2112);
@@ -214,7 +214,7 @@ TEST(FioData, AgnosticsSdtestReportIndented) {
     ASSERT_EQ(r.targets.size(), 1u);
     auto v = agnostics_verdict(r.targets[0]);
     ASSERT_TRUE(v);
-    EXPECT_EQ(v->overall, "PASS");
+    EXPECT_EQ(agnostics_result_name(v->overall), "PASS");
     piprov::test::TempDir dir;
     piprov::test::write_file(dir.path / "pasted.txt", pasted);
     EXPECT_NO_THROW(import_fio_files({(dir.path / "pasted.txt").string()}));

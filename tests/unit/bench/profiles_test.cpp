@@ -9,17 +9,17 @@ using namespace piprov::bench;
 TEST(Profiles, PiIsSeed004) {
   Profile p = profile("pi");
   ASSERT_EQ(p.jobs.size(), 4u);
-  EXPECT_EQ(p.jobs[0].rw, "read");
+  EXPECT_EQ(p.jobs[0].rw, Rw::Read);
   EXPECT_EQ(p.jobs[0].bs, 4u << 20);
   EXPECT_EQ(p.jobs[0].iodepth, 32u);
   EXPECT_EQ(p.jobs[0].engine, "libaio");
   EXPECT_TRUE(p.jobs[0].direct);
   EXPECT_FALSE(p.jobs[0].dsync);
-  EXPECT_EQ(p.jobs[1].rw, "randread");
+  EXPECT_EQ(p.jobs[1].rw, Rw::RandRead);
   EXPECT_EQ(p.jobs[1].bs, 4096u);
   EXPECT_EQ(p.jobs[1].iodepth, 1u);
   EXPECT_TRUE(p.jobs[1].dsync);
-  EXPECT_EQ(p.jobs[3].rw, "randwrite");
+  EXPECT_EQ(p.jobs[3].rw, Rw::RandWrite);
   EXPECT_DOUBLE_EQ(p.jobs[3].runtime_s, 60);
 }
 
@@ -35,7 +35,7 @@ TEST(Profiles, SyncWriteIsSeed000AndThroughputSeed001) {
   EXPECT_EQ(t.jobs[0].bs, 256u << 10);
   EXPECT_EQ(t.jobs[0].iodepth, 256u);
   EXPECT_EQ(t.jobs[0].numjobs, 4u);
-  EXPECT_EQ(t.jobs[0].rw, "randwrite");
+  EXPECT_EQ(t.jobs[0].rw, Rw::RandWrite);
   Profile q = profile("quick");
   EXPECT_DOUBLE_EQ(q.jobs[0].runtime_s, 5);
   EXPECT_EQ(q.default_size, 256ull << 20);
@@ -50,11 +50,11 @@ TEST(Profiles, OverridesAndAdHoc) {
   EXPECT_EQ(p.jobs.size(), 4u);
   EXPECT_DOUBLE_EQ(p.jobs[3].runtime_s, 1.5);
   EXPECT_EQ(p.jobs[2].engine, "io_uring");
-  o.rw = "randrw";
+  o.rw = Rw::RandReadWrite;
   o.bs = 8192;
   apply_overrides(p, o);
   ASSERT_EQ(p.jobs.size(), 1u);
-  EXPECT_EQ(p.jobs[0].rw, "randrw");
+  EXPECT_EQ(p.jobs[0].rw, Rw::RandReadWrite);
   EXPECT_EQ(p.jobs[0].bs, 8192u);
   EXPECT_THROW(profile("fast"), piprov::Error);
 }

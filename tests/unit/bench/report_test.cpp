@@ -7,6 +7,7 @@
 #include "bench/svg.hpp"
 #include "bench/verdict.hpp"
 #include "core/error.hpp"
+#include "support/testsupport.hpp"
 
 using namespace piprov::bench;
 
@@ -72,7 +73,8 @@ TEST(Report, JsonRoundTripKeepsHistograms) {
   Report r = two_targets();
   std::string j = report_to_json(r);
   auto doc = nlohmann::json::parse(j);
-  EXPECT_EQ(doc["piprov_bench"], 1);
+  EXPECT_EQ(doc["schema"], "piprov.bench/2");
+  EXPECT_FALSE(doc.contains("piprov_bench"));
   EXPECT_EQ(doc["targets"][1]["sd_class"]["class"], "A1");  // 1875 / 600 IOPS, 25.2 MB/s
   EXPECT_EQ(doc["targets"][0]["jobs"][0]["read"]["lat"]["histogram"]["buckets"].size(), 2u);
   Report back = report_from_json(j, "x.json");
@@ -154,4 +156,21 @@ TEST(Svg, HasBarsAndPercentilePlots) {
   for (auto p = s.find("<polyline"); p != std::string::npos; p = s.find("<polyline", p + 1)) ++polylines;
   EXPECT_EQ(polylines, 6);
   EXPECT_NE(s.find("1875 IOPS"), std::string::npos);
+}
+
+// Version 1 files ("piprov_bench": 1) are still read, by report_from_json and by `bench import`'s test.
+TEST(Report, ReadsBothSchemaTags) {
+  std::string v2 = report_to_json(two_targets());
+  auto doc = nlohmann::json::parse(v2);
+  doc.erase("schema");
+  doc["piprov_bench"] = 1;
+  const std::string v1 = doc.dump();
+  EXPECT_TRUE(looks_like_bench_report(v1));
+  EXPECT_TRUE(looks_like_bench_report(v2));
+  EXPECT_FALSE(looks_like_bench_report(R"({"fio version": "fio-3.33", "jobs": []})"));
+  EXPECT_EQ(report_from_json(v1, "old.json").targets.size(), 2u);
+  EXPECT_EQ(report_from_json(v2, "new.json").targets.size(), 2u);
+  piprov::test::expect_error(piprov::ErrorKind::Usage, "x.json: not a piprov bench JSON report", [] {
+    (void)report_from_json(R"({"schema": "piprov.bench/9", "targets": []})", "x.json");
+  });
 }

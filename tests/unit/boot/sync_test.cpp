@@ -1,6 +1,8 @@
 // sync_kernel(): fast no-op, regeneration on change/deletion, old kernel kept on failure.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "boot/sync.hpp"
 #include "support/boot_fixture.hpp"
 #include "support/testsupport.hpp"
@@ -116,4 +118,27 @@ TEST(SyncKernel, OnlyWhereConfigTxtBootsVmlinux) {
                            "[pi4]\nkernel=vmlinux\ninitramfs initrd.img followkernel\n[all]\narm_64bit=1\n");
   EXPECT_EQ(sync_kernel(d.path, {.only_when_booted = true}).outcome, Outcome::Regenerated);
   EXPECT_TRUE(fs::exists(d.path / "vmlinux"));
+}
+
+// What `boot sync-kernel` reports: names, JSON and the hook's exit policy.
+TEST(SyncKernel, OutcomeNamesJsonAndExitCodes) {
+  EXPECT_EQ(sync_outcome_name(Outcome::UpToDate, false), "up-to-date");
+  EXPECT_EQ(sync_outcome_name(Outcome::Regenerated, false), "regenerated");
+  EXPECT_EQ(sync_outcome_name(Outcome::Regenerated, true), "would-regenerate");
+  EXPECT_EQ(sync_outcome_name(Outcome::Failed, false), "failed");
+  EXPECT_EQ(sync_outcome_name(Outcome::NotAPi, false), "not-a-pi");
+  EXPECT_EQ(sync_outcome_name(Outcome::NotUsed, false), "not-used");
+  SyncResult failed{.outcome = Outcome::Failed, .message = "corrupt", .actions = {}};
+  SyncResult not_pi{.outcome = Outcome::NotAPi, .message = "no vmlinuz", .actions = {}};
+  SyncResult fresh{.outcome = Outcome::UpToDate, .message = "fresh", .actions = {"a"}};
+  EXPECT_TRUE(sync_failed(failed));
+  EXPECT_TRUE(sync_failed(not_pi));
+  EXPECT_FALSE(sync_failed(fresh));
+  EXPECT_EQ(sync_exit_code(failed, false), 0);  // the hook warns and goes on
+  EXPECT_EQ(sync_exit_code(failed, true), 4);
+  EXPECT_EQ(sync_exit_code(not_pi, true), 2);
+  EXPECT_EQ(sync_exit_code(fresh, true), 0);
+  auto j = sync_json("/boot/firmware", {.dry_run = true}, fresh);
+  EXPECT_EQ(j.dump(), R"({"actions":["a"],"boot_dir":"/boot/firmware","message":"fresh","outcome":"up-to-date",)"
+                      R"("schema":"piprov.boot.sync-kernel/1"})");
 }

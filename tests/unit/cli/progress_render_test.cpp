@@ -15,7 +15,7 @@ namespace {
 
 using Kind = ProgressEvent::Kind;
 
-ProgressEvent ev(Kind kind, double done, double total, double elapsed, const char* phase = "write") {
+ProgressEvent ev(Kind kind, double done, double total, double elapsed, Phase phase = Phase::Write) {
   ProgressEvent e;
   e.kind = kind;
   e.phase = phase;
@@ -72,14 +72,14 @@ TEST(ProgressText, SizesPercentRateAndEta) {
 }
 
 TEST(ProgressText, UnknownTotalUsesTheFraction) {
-  ProgressEvent e = ev(Kind::Update, 100 * kMiB, 0, 10, "verify");
+  ProgressEvent e = ev(Kind::Update, 100 * kMiB, 0, 10, Phase::Verify);
   EXPECT_EQ(progress_text(e, false), "verify: 100.0 MiB, 10.0 MiB/s");
   e.fraction = 0.5;
   EXPECT_EQ(progress_text(e, false), "verify: 100.0 MiB (50%), 10.0 MiB/s, ETA 10.0 s");
 }
 
 TEST(ProgressText, BenchJobAndPrefillLines) {
-  ProgressEvent job = ev(Kind::Update, 3.5, 6, 3.5, "job");
+  ProgressEvent job = ev(Kind::Update, 3.5, 6, 3.5, Phase::Job);
   job.unit = ProgressUnit::Seconds;
   job.target = "/mnt/ssd";
   job.text = "rand-read";
@@ -88,7 +88,7 @@ TEST(ProgressText, BenchJobAndPrefillLines) {
   job.rate = 812.4;
   job.eta_s = 62;
   EXPECT_EQ(progress_text(job, false), "/mnt/ssd: [2/4] rand-read 3.5/6.0 s, 812 IOPS, ETA 1m02s");
-  ProgressEvent fill = ev(Kind::Update, 64 * kMiB, 256 * kMiB, 1, "prefill");
+  ProgressEvent fill = ev(Kind::Update, 64 * kMiB, 256 * kMiB, 1, Phase::Prefill);
   fill.target = "/mnt/ssd";
   fill.eta_s = 25;
   EXPECT_EQ(progress_text(fill, false), "/mnt/ssd: pre-filling test file 64.0 MiB / 256.0 MiB, ETA 25.0 s");
@@ -106,7 +106,8 @@ TEST(ProgressJson, DocumentedKeysNullWhenUnknown) {
 TEST(StepText, NumberNameDurationResult) {
   ProgressEvent e;
   e.kind = Kind::Step;
-  e.phase = "mount";
+  e.phase = Phase::Step;
+  e.step = "mount";
   e.text = "/dev/loop3p1 on /tmp/p/system-boot";
   e.elapsed_s = 0.25;
   e.index = 3;
@@ -151,7 +152,7 @@ TEST(ProgressRenderer, NoneAndStepsPrintNothing) {
   EXPECT_EQ(
       render(ProgressMode::None, {ev(Kind::Begin, 0, 10, 0), ev(Kind::Update, 5, 10, 5), ev(Kind::End, 10, 10, 9)}),
       "");
-  ProgressEvent step = ev(Kind::Step, 0, 0, 3, "write");
+  ProgressEvent step = ev(Kind::Step, 0, 0, 3, Phase::Step);
   EXPECT_EQ(render(ProgressMode::Plain, {step}), "");
   ProgressRenderer none(ProgressMode::None);
   EXPECT_FALSE(none.sink());
@@ -166,13 +167,30 @@ TEST(ProgressText, WriteAndVerifyOfOneOfSeveralTargetsNameTheTarget) {
             "\"bytes_per_second\":134217728,\"eta_seconds\":4.0,\"done\":false}");
   ProgressEvent step;
   step.kind = Kind::Step;
-  step.phase = "mount";
+  step.phase = Phase::Step;
+  step.step = "mount";
   step.text = "ok";
   step.elapsed_s = 0.25;
   step.index = 3;
   step.count = 7;
   step.target = "/dev/sdc";
   EXPECT_EQ(step_text(step).rfind("/dev/sdc: [3/7] mount ", 0), 0u) << step_text(step);
+}
+
+// bench: the job line as text and JSON (--progress plain|json).
+TEST(ProgressJson, BenchJobLine) {
+  ProgressEvent e = ev(Kind::Update, 3.5, 6.0, 3.5, Phase::Job);
+  e.unit = ProgressUnit::Seconds;
+  e.target = "/mnt/ssd";
+  e.text = "rand-read";
+  e.index = 2;
+  e.count = 4;
+  e.rate = 812;
+  e.eta_s = 62;
+  EXPECT_EQ(progress_text(e, false), "/mnt/ssd: [2/4] rand-read 3.5/6.0 s, 812 IOPS, ETA 1m02s");
+  EXPECT_EQ(progress_json(e, false),
+            "{\"phase\":\"job\",\"target\":\"/mnt/ssd\",\"job\":\"rand-read\",\"index\":2,\"count\":4,"
+            "\"seconds\":3.5,\"total_seconds\":6.0,\"iops\":812,\"eta_seconds\":62.0,\"done\":false}");
 }
 
 }  // namespace

@@ -173,3 +173,16 @@ TEST(SystemDiskRules, ListDisksSkipsLoopDevicesWithoutBackingFile) {
   ASSERT_EQ(disks.size(), 1u);
   EXPECT_EQ(disks[0].name, "pvfake0");
 }
+
+TEST(DiskPartitionList, NumbersTypesAndLabelsForMessages) {
+  Disk d;
+  EXPECT_EQ(d.partition_list(), "none");
+  Partition a;
+  a.number = 1;
+  a.fstype = "vfat";
+  a.label = "BOOT";
+  Partition b;
+  b.number = 2;
+  d.partitions = {a, b};
+  EXPECT_EQ(d.partition_list(), "1 (vfat, LABEL=BOOT), 2 (no filesystem)");
+}

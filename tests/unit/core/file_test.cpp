@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <span>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -127,6 +128,49 @@ TEST(ReadFile, IfExistsIsNulloptOnlyForAbsentFiles) {
   EXPECT_FALSE(read_file_if_exists(d.path / "missing.txt"));
   EXPECT_FALSE(read_file_if_exists(d.path / "config.txt" / "below-a-file"));  // ENOTDIR
   EXPECT_THROW((void)read_file_if_exists(d.path), Error);                     // a directory is not absent
+}
+
+TEST(ReadFilePart, BytesAtAnOffsetShortAtTheEndEmptyPastIt) {
+  test::TempDir d;
+  test::write_file(d.path / "k.img", "0123456789");
+  EXPECT_EQ(read_file_part(d.path / "k.img", 0, 4), "0123");
+  EXPECT_EQ(read_file_part(d.path / "k.img", 6, 8), "6789");
+  EXPECT_EQ(read_file_part(d.path / "k.img", 20, 8), "");
+  EXPECT_THROW((void)read_file_part(d.path / "missing", 0, 4), Error);
+}
+
+TEST(FdHelpers, WriteFullThenReadFullAtOffsetsAndToTheEnd) {
+  test::TempDir d;
+  UniqueFd fd(::open((d.path / "f").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  ASSERT_TRUE(fd);
+  const std::string text = "hello, world";
+  FdResult w = write_fd_full(fd.get(), std::as_bytes(std::span(text)));
+  EXPECT_EQ(w.bytes, text.size());
+  EXPECT_EQ(w.err, 0);
+  EXPECT_EQ(write_fd_full(fd.get(), std::as_bytes(std::span(text).first(5)), 7).bytes, 5u);  // "hello" at 7
+  std::string got(8, '.');
+  FdResult r = read_fd_full(fd.get(), std::as_writable_bytes(std::span(got)), 4);
+  EXPECT_EQ(r.bytes, 8u);
+  EXPECT_EQ(got, "o, hello");
+  r = read_fd_full(fd.get(), std::as_writable_bytes(std::span(got)), 10);  // 2 bytes left
+  EXPECT_EQ(r.bytes, 2u);
+  EXPECT_EQ(r.err, 0);
+  ASSERT_EQ(::lseek(fd.get(), 0, SEEK_SET), 0);
+  EXPECT_EQ(read_fd_to_end(fd.get(), "f"), "hello, hello");
+  EXPECT_EQ(read_fd_some(-1, std::as_writable_bytes(std::span(got))).err, EBADF);
+}
+
+TEST(AtomicCopy, CopiesWholeWithTheModeAndLeavesTheTargetOnFailure) {
+  test::TempDir d;
+  std::string big(3u << 20, 'x');  // more than one buffer
+  big[12345] = 'y';
+  test::write_file(d.path / "from", big);
+  atomic_copy(d.path / "from", d.path / "to", 0600);
+  EXPECT_EQ(read_file(d.path / "to"), big);
+  EXPECT_EQ(std::filesystem::status(d.path / "to").permissions(), std::filesystem::perms(0600));
+  EXPECT_THROW(atomic_copy(d.path / "missing", d.path / "to"), Error);
+  EXPECT_EQ(read_file(d.path / "to"), big);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(d.path), {}), 2);  // no temp file left
 }
 
 }  // namespace

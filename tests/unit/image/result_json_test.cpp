@@ -99,7 +99,8 @@ TEST(VerifyResultJson, HasTheDocumentedKeys) {
   r.seconds = 1.5;
   r.xxh3_128 = "00112233445566778899aabbccddeeff";
   nlohmann::json j = verify_result_json(r);
-  EXPECT_EQ(j, nlohmann::json({{"image", "t.img.xz"},
+  EXPECT_EQ(j, nlohmann::json({{"schema", "piprov.verify/1"},
+                               {"image", "t.img.xz"},
                                {"target", "/dev/loop3"},
                                {"format", "xz"},
                                {"bytes", 3000},

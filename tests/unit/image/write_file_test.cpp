@@ -67,19 +67,20 @@ TEST(WriteToFile, ReportsWriteThenVerifyAsProgressEvents) {
   WriteOptions o = opts((d.path / "in.img").string(), (d.path / "out.img").string());
   o.progress = [&events](const ProgressEvent& e) { events.push_back(e); };
   write_image(o);
-  std::vector<std::pair<ProgressEvent::Kind, std::string>> bounds;
+  std::vector<std::pair<ProgressEvent::Kind, piprov::Phase>> bounds;
   for (const auto& e : events)
     if (e.kind != ProgressEvent::Kind::Update) bounds.emplace_back(e.kind, e.phase);
   using K = ProgressEvent::Kind;
-  EXPECT_EQ(bounds, (std::vector<std::pair<K, std::string>>{
-                        {K::Begin, "write"}, {K::End, "write"}, {K::Begin, "verify"}, {K::End, "verify"}}));
+  using P = piprov::Phase;
+  EXPECT_EQ(bounds, (std::vector<std::pair<K, P>>{
+                        {K::Begin, P::Write}, {K::End, P::Write}, {K::Begin, P::Verify}, {K::End, P::Verify}}));
   double last = 0;
   for (const auto& e : events) {
-    EXPECT_EQ(e.total, static_cast<double>(data.size())) << e.phase;
+    EXPECT_EQ(e.total, static_cast<double>(data.size())) << piprov::phase_name(e.phase);
     if (e.kind == K::Begin) last = 0;
-    EXPECT_GE(e.done, last) << e.phase;  // done never goes back within a phase
+    EXPECT_GE(e.done, last) << piprov::phase_name(e.phase);  // done never goes back within a phase
     last = e.done;
-    if (e.kind == K::End) EXPECT_EQ(e.done, static_cast<double>(data.size())) << e.phase;
+    if (e.kind == K::End) EXPECT_EQ(e.done, static_cast<double>(data.size())) << piprov::phase_name(e.phase);
   }
 }
 
@@ -106,7 +107,7 @@ TEST(WriteToFile, SeveralFilesFromOneDecodeEachHoldTheImage) {
   std::mutex m;
   o.progress = [&](const ProgressEvent& e) {
     std::lock_guard lk(m);
-    if (e.kind == ProgressEvent::Kind::End && e.phase == "write") targets.push_back(e.target);
+    if (e.kind == ProgressEvent::Kind::End && e.phase == piprov::Phase::Write) targets.push_back(e.target);
   };
   auto r = write_image(o);
   ASSERT_EQ(r.targets.size(), 3u);

@@ -29,7 +29,7 @@ ProvisionReport sample() {
   t.patch.actions = {"decompressed vmlinuz to vmlinux"};
   t.check.findings.push_back(Finding{"usb-bridge-no-quirk", Severity::Warning, 0, "", "the bridge needs a quirk",
                                      "add usb-storage.quirks=152d:0578:u", "Raspberry Pi forums"});
-  t.steps = {{"write", "wrote 4.0 MiB", 1.5}, {"partitions", "boot ..., root ...", 0.25}};
+  t.steps = {{Step::Write, "wrote 4.0 MiB", 1.5}, {Step::Partitions, "boot ..., root ...", 0.25}};
   TargetReport f;
   f.target = "/dev/loop8";
   f.write = failed;
@@ -91,6 +91,34 @@ TEST(ProvisionJson, LayoutReleaseAndThePatchLine) {
   EXPECT_EQ(patch_summary(t.patch),
             "layout ubuntu-uboot (Ubuntu 20.04 LTS): patched for USB boot on a Pi 4 (method vmlinux): decompressed "
             "vmlinuz to vmlinux; updated config.txt");
+}
+
+// The last line of each disk and the exit code: decided here, printed by the cli.
+TEST(ProvisionOutcome, ReadySentenceSaysWhyTheDiskBootsFromUsb) {
+  ProvisionReport r = sample();
+  TargetReport& t = r.targets[0];
+  EXPECT_EQ(ready_sentence(t), "provision: /dev/loop7 was written and patched, but boot check found problems (above)");
+  t.check.findings.clear();
+  EXPECT_EQ(ready_sentence(t),
+            "provision: /dev/loop7 is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinux), and the apt hook keeps "
+            "vmlinux fresh after kernel updates");
+  t.patch.method = boot::MethodChoice{boot::PatchMethod::Direct, "start4.elf decompresses gzip"};
+  EXPECT_NE(ready_sentence(t).find("is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinuz"), std::string::npos);
+  t.patch = {};
+  t.patch.layout.id = boot::LayoutId::UbuntuDirect;
+  t.patch.layout.release = "Ubuntu 24.04 LTS";
+  EXPECT_EQ(ready_sentence(t),
+            "provision: /dev/loop7 is ready: Ubuntu 24.04 LTS (layout ubuntu-direct) boots from USB as shipped; "
+            "nothing needed patching");
+}
+
+TEST(ProvisionOutcome, ExitCodeIsPartialWhenADiskFailedElseTheChecks) {
+  ProvisionReport r = sample();
+  EXPECT_EQ(exit_code(r), 5);  // /dev/loop8 failed
+  r.targets.pop_back();
+  EXPECT_EQ(exit_code(r), 1);  // the warning fails boot check
+  r.targets[0].check.findings.clear();
+  EXPECT_EQ(exit_code(r), 0);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 // figures, read from piprov's own --json outputs. Accepted documents:
 //   boot check --json     "schema": "piprov.boot.check/2", "/3" or "/4" (docs/boot.md)
 //   eeprom check --json   "schema": "piprov.eeprom.check/1" (docs/eeprom.md)
-//   bench --json          "piprov_bench": 1 (docs/bench.md)
+//   bench --json          "schema": "piprov.bench/2", or version 1's "piprov_bench": 1 (docs/bench.md)
 //   a failed run          "schema": "piprov.report.failed/1":
 //                         {"check", "exit_code", "error"} (docs/fleet.md; what the
 //                         fleet playbook writes when piprov could not produce a result)
@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
-#include "report/input.hpp"
+#include "fleet/input.hpp"
 
-namespace piprov::report {
+namespace piprov::fleet {
 
 /// The finding (or error line) a row shows first.
 struct Problem {
@@ -86,4 +86,4 @@ Fleet load_fleet(const std::vector<InputFile>& files);
 /// 1 (ErrorKind::Check) when a host failed, else 0.
 int fleet_exit_code(const Fleet& fleet);
 
-}  // namespace piprov::report
+}  // namespace piprov::fleet

@@ -40,9 +40,7 @@ TEST(Provision, EndToEndOnALoopDevice) {
 
   // The boot partition, read without mounting (this kernel may lack vfat).
   fs::path boot = d.path / "boot";
-  fs::create_directories(boot);
-  auto cp = run("MTOOLS_SKIP_CHECK=1 mcopy -s -n -i " + loop.path + "p1 ::/ '" + boot.string() + "/'");
-  ASSERT_EQ(cp.exit_code, 0) << cp.err;
+  ASSERT_NO_FATAL_FAILURE(piprov::test::copy_fat_out(loop.path + "p1", boot));
   ASSERT_EQ(run("gzip -dc '" + (boot / "vmlinuz").string() + "' > '" + (d.path / "gunzipped").string() + "'").exit_code,
             0);
   std::string vmlinux = read_file(boot / "vmlinux");

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-namespace piprov::report {
+namespace piprov::fleet {
 
 /// One piprov JSON result on the command line and the host (node) it is about.
 struct InputFile {
@@ -19,4 +19,4 @@ struct InputFile {
 /// files, or a host name is empty.
 std::vector<InputFile> input_files(const std::vector<std::string>& args, const std::vector<std::string>& names);
 
-}  // namespace piprov::report
+}  // namespace piprov::fleet

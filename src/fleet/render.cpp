@@ -1,4 +1,4 @@
-#include "report/render.hpp"
+#include "fleet/render.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include "core/finding.hpp"
 #include "core/strings.hpp"
 
-namespace piprov::report {
+namespace piprov::fleet {
 namespace {
 using nlohmann::json;
 
@@ -223,4 +223,4 @@ std::string render(const Fleet& fleet, Format format) {
   return {};
 }
 
-}  // namespace piprov::report
+}  // namespace piprov::fleet

@@ -1,4 +1,4 @@
-#include "report/fleet.hpp"
+#include "fleet/fleet.hpp"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -9,13 +9,14 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 
-namespace piprov::report {
+namespace piprov::fleet {
 namespace {
 using nlohmann::json;
 
 constexpr const char* kAccepted =
     "piprov report reads the --json output of boot check (piprov.boot.check/2, /3, /4), eeprom check "
-    "(piprov.eeprom.check/1) and bench (\"piprov_bench\": 1), and piprov.report.failed/1";
+    "(piprov.eeprom.check/1) and bench (piprov.bench/2, or the older \"piprov_bench\": 1), and "
+    "piprov.report.failed/1";
 
 std::string str(const json& j, const char* key) {
   auto it = j.find(key);
@@ -92,7 +93,10 @@ Check failed_run(const json& doc, const InputFile& file) {
 }
 
 /// IOPS for random tests, MiB/s otherwise.
-const char* unit_of(const bench::JobResult& j) { return j.rw.rfind("rand", 0) == 0 ? "IOPS" : "MiB/s"; }
+const char* unit_of(const bench::JobResult& j) {
+  const auto rw = j.rw_mode();
+  return rw && bench::rw_random(*rw) ? "IOPS" : "MiB/s";
+}
 
 /// The job's error line, "failed: EIO" when it has only an errno, "" when it ran.
 std::string job_error(const bench::JobResult& j) {
@@ -117,7 +121,7 @@ Figure figure_of(const bench::Row& row, std::size_t t) {
 /// without the label sdtest.sh puts first; "" when none failed.
 std::string verdict_failure(const bench::TargetResult& t) {
   auto v = bench::agnostics_verdict(t);
-  if (!v || v->overall != "FAIL") return "";
+  if (!v || v->overall != bench::AgnosticsResult::Fail) return "";
   for (std::size_t i = 0; i < v->lines.size(); ++i) {
     if (v->lines[i].measured < 0 || v->lines[i].pass()) continue;
     std::string line = v->text[i];  // "<label>: Random write speed 499 IOPS (target 500) - FAIL"
@@ -166,7 +170,7 @@ void add_document(Fleet& fleet, const InputFile& file, std::string_view text) {
   if (doc.is_discarded() || !doc.is_object())
     throw Error(ErrorKind::Usage, fmt::format("{}: not a JSON object ({})", file.path, kAccepted));
   Host& h = host_of(fleet, file.host);
-  if (doc.contains("piprov_bench")) return add_bench(h, text, file);
+  if (bench::is_bench_report(doc)) return add_bench(h, text, file);
   std::string schema = str(doc, "schema");
   Check c;
   if (schema == "piprov.boot.check/2" || schema == "piprov.boot.check/3" || schema == "piprov.boot.check/4")
@@ -199,4 +203,4 @@ Fleet load_fleet(const std::vector<InputFile>& files) {
 
 int fleet_exit_code(const Fleet& fleet) { return fleet.failed_count() > 0 ? static_cast<int>(ErrorKind::Check) : 0; }
 
-}  // namespace piprov::report
+}  // namespace piprov::fleet

@@ -7,12 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/report.hpp"
-#include "report/fleet.hpp"
-#include "report/input.hpp"
-#include "report/render.hpp"
+#include "fleet/fleet.hpp"
+#include "fleet/input.hpp"
+#include "fleet/render.hpp"
 #include "support/testsupport.hpp"
 
-namespace piprov::report {
+namespace piprov::fleet {
 namespace {
 using nlohmann::json;
 using piprov::test::expect_error;
@@ -214,6 +214,27 @@ TEST(Fleet, AFailedJobOrAFailedAgnosticsThresholdFailsTheHost) {
   EXPECT_FALSE(f.hosts[2].failed());
 }
 
+// A bench report saved before the schema tag (version 1: "piprov_bench": 1) is still read.
+TEST(Fleet, ReadsVersion1BenchReports) {
+  bench::Report r;
+  bench::TargetResult t;
+  t.label = t.path = "/dev/sdb";
+  t.jobs = {job("seq-read", "read", 4 << 20, 90)};
+  r.targets.push_back(t);
+  json doc = json::parse(bench::report_to_json(r));
+  doc.erase("schema");
+  doc["piprov_bench"] = 1;
+  Fleet f;
+  add_document(f, {"n1", "n1.bench.json"}, doc.dump());
+  ASSERT_EQ(f.hosts[0].bench.size(), 1u);
+  EXPECT_EQ(f.hosts[0].bench[0].label, "/dev/sdb");
+  doc["schema"] = "piprov.bench/9";  // an unknown version is not read as a bench report
+  doc.erase("piprov_bench");
+  expect_error(ErrorKind::Usage, "n2.bench.json: unknown schema 'piprov.bench/9'", [&] {
+    add_document(f, {"n2", "n2.bench.json"}, doc.dump());
+  });
+}
+
 TEST(Fleet, TwoResultsOfOneCheckForOneHostAreRefused) {
   Fleet f;
   add_document(f, {"n1", "a.json"}, boot_doc("piprov", "20.04", json::array(), summary(0, 0, 0, 0)));
@@ -333,4 +354,4 @@ TEST(Render, Formats) {
 }
 
 }  // namespace
-}  // namespace piprov::report
+}  // namespace piprov::fleet

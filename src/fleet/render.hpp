@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "report/fleet.hpp"
+#include "fleet/fleet.hpp"
 
-namespace piprov::report {
+namespace piprov::fleet {
 
 enum class Format { Text, Markdown, Json };
 
@@ -22,4 +22,4 @@ std::string render(const Fleet& fleet, Format format);
 /// {"schema": "piprov.report/1", "hosts": [...], "summary": {"hosts", "failed", "exit_code"}}.
 nlohmann::json fleet_json(const Fleet& fleet);
 
-}  // namespace piprov::report
+}  // namespace piprov::fleet

@@ -1,4 +1,4 @@
-#include "report/input.hpp"
+#include "fleet/input.hpp"
 
 #include <fmt/format.h>
 #include <filesystem>
@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 
-namespace piprov::report {
+namespace piprov::fleet {
 namespace {
 
 InputFile from_arg(const std::string& arg) {
@@ -34,4 +34,4 @@ std::vector<InputFile> input_files(const std::vector<std::string>& args, const s
   return out;
 }
 
-}  // namespace piprov::report
+}  // namespace piprov::fleet

@@ -1,0 +1,41 @@
+// What `boot sync-kernel` reports: the outcome's name, its JSON and its exit
+// code (the policy the apt hook shares: a failure is a warning unless --strict).
+#include <nlohmann/json.hpp>
+
+#include "boot/sync.hpp"
+#include "core/error.hpp"
+
+namespace piprov::boot {
+
+std::string_view sync_outcome_name(SyncResult::Outcome o, bool dry_run) {
+  using O = SyncResult::Outcome;
+  switch (o) {
+    case O::UpToDate: return "up-to-date";
+    case O::Regenerated: return dry_run ? "would-regenerate" : "regenerated";
+    case O::Failed: return "failed";
+    case O::NotAPi: return "not-a-pi";
+    case O::NotUsed: return "not-used";
+  }
+  return "?";
+}
+
+bool sync_failed(const SyncResult& r) {
+  return r.outcome == SyncResult::Outcome::Failed || r.outcome == SyncResult::Outcome::NotAPi;
+}
+
+int sync_exit_code(const SyncResult& r, bool strict) {
+  if (!strict) return 0;
+  if (r.outcome == SyncResult::Outcome::Failed) return static_cast<int>(ErrorKind::Verify);
+  if (r.outcome == SyncResult::Outcome::NotAPi) return static_cast<int>(ErrorKind::Usage);
+  return 0;
+}
+
+nlohmann::json sync_json(const std::filesystem::path& boot_dir, const SyncOptions& opts, const SyncResult& r) {
+  return {{"schema", "piprov.boot.sync-kernel/1"},
+          {"boot_dir", boot_dir.string()},
+          {"outcome", sync_outcome_name(r.outcome, opts.dry_run)},
+          {"message", r.message},
+          {"actions", r.actions}};
+}
+
+}  // namespace piprov::boot

@@ -1,0 +1,198 @@
+#include "provision/autoboot_target.hpp"
+
+#include <fmt/format.h>
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+
+#include "boot/fat_tools.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "core/file.hpp"
+#include "core/mounts.hpp"
+#include "core/strings.hpp"
+#include "provision/first_boot.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov::provision {
+namespace {
+
+const Partition* abt_find(const Disk& d, int number) {
+  for (const auto& p : d.partitions)
+    if (p.number == number) return &p;
+  return nullptr;
+}
+
+/// MBR PARTUUIDs are "<disk id>-<nn>" (Linux block/partitions/msdos.c); GPT ones are GUIDs.
+bool abt_is_mbr(const Partition& p) { return p.partuuid.size() == 11 && p.partuuid[8] == '-'; }
+
+/// A private temp dir holding partition `p`'s files: mounted (read-only unless `writable`), else
+/// copied out with mtools (`names` only, or all when empty) when this kernel cannot mount vfat.
+/// Unmounts/removes on destruction; write_back() writes an mtools copy's changes back.
+class AbtView {
+ public:
+  AbtView(const Partition& p, bool writable, const std::vector<std::string>& names) : device_(p.path) {
+    std::string tmpl = (fs::temp_directory_path() / "piprov-abt-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw io_error("cannot create a temporary directory", errno);
+    dir_ = tmpl;
+    try {
+      mount_filesystem(p.path, dir_.string(), "vfat", writable ? "" : "ro");
+      mounted_ = true;
+      return;
+    } catch (const Error& e) {
+      if (std::string(e.what()).find("unknown filesystem type") == std::string::npos || !boot::mtools_available()) {
+        cleanup();
+        throw;
+      }
+    }
+    if (names.empty()) {
+      boot::fat_copy_out(p.path, dir_);
+      before_ = boot::tree_hashes(dir_);
+    } else {
+      for (const auto& n : names) boot::fat_copy_file_out(p.path, n, dir_);
+    }
+  }
+  ~AbtView() { cleanup(); }
+  AbtView(const AbtView&) = delete;
+  AbtView& operator=(const AbtView&) = delete;
+  const fs::path& dir() const { return dir_; }
+  void write_back() const {
+    if (!mounted_) boot::fat_write_back(device_, dir_, before_);
+  }
+
+ private:
+  void cleanup() noexcept {
+    try {
+      std::error_code ec;
+      if (mounted_) {
+        unmount_filesystem(dir_.string());
+        mounted_ = false;
+        fs::remove(dir_, ec);
+      } else if (!dir_.empty()) {
+        fs::remove_all(dir_, ec);
+      }
+    } catch (...) {
+    }
+  }
+  std::string device_;
+  fs::path dir_;
+  bool mounted_ = false;
+  std::map<std::string, std::string> before_;
+};
+
+/// The [tryboot] partition of `a` on `d` when provision uses it; else sets `note` (why not, or "").
+std::optional<Partition> abt_tryboot(const Disk& d, const boot::Autoboot& a, int boot_number, std::string& note) {
+  if (!a.tryboot_partition || *a.tryboot_partition <= 0 || *a.tryboot_partition == boot_number) return std::nullopt;
+  const int m = *a.tryboot_partition;
+  const Partition* t = abt_find(d, m);
+  if (t && t->fstype == "vfat") return *t;
+  note = fmt::format(
+      "[tryboot] partition {} {}: left alone (a trial boot fails and the next reset boots partition {})", m,
+      t ? "is " + (t->fstype.empty() ? std::string("not formatted") : t->fstype) + ", not FAT" : "is not on " + d.path,
+      boot_number);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string AutobootBoot::reason() const {
+  return "autoboot.txt boot_partition=" + std::to_string(file.partition.value_or(0));
+}
+
+AutobootBoot plan_autoboot(const Disk& disk, const Partition& first_fat, const boot::Autoboot& a) {
+  const std::string head = "autoboot.txt on " + first_fat.path;
+  const std::string tail =
+      "; no boot file was changed and no seed was written: fix boot_partition= in the "
+      "image's autoboot.txt (Raspberry Pi documentation, config_txt: autoboot.txt)";
+  if (!a.partition || *a.partition == 0) {
+    std::string what =
+        !a.bad_values.empty() ? "sets boot_partition=" + a.bad_values.front().second + ", not a partition number"
+        : a.partition
+            ? "sets boot_partition=0 (the first bootable FAT partition), and " + first_fat.path + " holds no config.txt"
+            : "has no boot_partition under [all]";
+    throw Error(ErrorKind::Usage, head + " " + what + ": provision cannot tell which partition boots" + tail);
+  }
+  const int n = *a.partition;
+  const Partition* p = abt_find(disk, n);
+  if (!p)
+    throw Error(ErrorKind::Usage,
+                fmt::format("{} names boot_partition={}, but {} has no partition {} (partitions: {}){}", head, n,
+                            disk.path, n, disk.partition_list(), tail));
+  if (p->fstype != "vfat")
+    throw Error(ErrorKind::Usage,
+                fmt::format("{} names boot_partition={}, but {} is {}, not FAT: the bootloader boots only FAT{}", head,
+                            n, p->path, p->fstype.empty() ? "not a known filesystem" : p->fstype, tail));
+  if (n > 4 && abt_is_mbr(*p))
+    throw Error(ErrorKind::Usage,
+                fmt::format("{} names boot_partition={} on an MBR disk, whose partitions the bootloader numbers 1 to "
+                            "4{}",
+                            head, n, tail));
+  AutobootBoot r;
+  r.autoboot_partition = first_fat.path;
+  r.file = a;
+  r.boot = *p;
+  r.tryboot = abt_tryboot(disk, a, n, r.tryboot_note);
+  return r;
+}
+
+std::optional<AutobootBoot> follow_autoboot(const std::string& device, const Partition& first_fat) {
+  std::optional<boot::Autoboot> a;
+  {
+    AbtView view(first_fat, false, {boot::kAutobootTxt, "config.txt"});
+    if (!boot::autoboot_only(view.dir())) return std::nullopt;
+    a = boot::read_autoboot(view.dir());
+  }
+  if (!a) return std::nullopt;
+  return plan_autoboot(probe_disk(device), first_fat, *a);
+}
+
+std::vector<std::string> rewrite_partition_partuuids(const Partition& p, const image::DiskIdentity& id) {
+  AbtView view(p, true, {});
+  std::vector<std::string> out;
+  for (const auto& name : cmdline_files(view.dir())) {
+    auto text = read_file_if_exists(view.dir() / name);
+    if (!text) continue;
+    int n = 0;
+    std::string changed = image::replace_partuuids(*text, id.partuuids, &n);
+    if (n == 0) continue;
+    atomic_write(view.dir() / name, changed);
+    out.push_back(name);
+  }
+  if (!out.empty()) view.write_back();
+  return out;
+}
+
+std::string boot_partition_reason(const Partition& boot, const std::optional<AutobootBoot>& ab) {
+  if (ab) return ab->reason();
+  if (to_lower(boot.label) == "system-boot") return "LABEL=system-boot";
+  return "the first FAT partition";
+}
+
+std::string autoboot_partitions_text(const AutobootBoot& ab) {
+  std::string s = " (" + ab.reason() + " on " + ab.autoboot_partition;
+  if (ab.tryboot) s += fmt::format("; [tryboot] partition {}: {}", ab.tryboot->number, ab.tryboot->path);
+  return s + ")";
+}
+
+std::string autoboot_seed_text(const AutobootBoot& ab) {
+  if (!ab.tryboot) return ab.tryboot_note.empty() ? "" : "; " + ab.tryboot_note;
+  return fmt::format("; [tryboot] partition {} ({}): {}, no seed (it boots only after reboot \"0 tryboot\")",
+                     ab.tryboot->number, ab.tryboot->path,
+                     ab.tryboot_rewritten.empty() ? "no PARTUUID= to rewrite"
+                                                  : "PARTUUID= rewritten in " + join(ab.tryboot_rewritten, ", "));
+}
+
+nlohmann::json autoboot_json(const std::optional<AutobootBoot>& ab) {
+  if (!ab) return nullptr;
+  auto num = [](const std::optional<int>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  return {{"autoboot_partition", ab->autoboot_partition},
+          {"boot_partition", num(ab->file.partition)},
+          {"tryboot_partition", num(ab->file.tryboot_partition)},
+          {"tryboot_a_b", ab->file.tryboot_a_b},
+          {"tryboot_device", ab->tryboot ? ab->tryboot->path : std::string()},
+          {"tryboot_rewritten", ab->tryboot_rewritten},
+          {"tryboot_note", ab->tryboot_note}};
+}
+
+}  // namespace piprov::provision

@@ -1,0 +1,104 @@
+// What provision's report says: the --json document, the patch step's line,
+// each disk's "ready" sentence and the exit code (provision.hpp). The cli
+// prints these; it decides nothing.
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/finding.hpp"
+#include "core/strings.hpp"
+#include "provision/autoboot_target.hpp"
+#include "provision/provision.hpp"
+
+namespace piprov::provision {
+namespace {
+
+nlohmann::json provision_identity_json(const TargetReport& t) {
+  const auto& id = t.disk_identity;
+  return {{"disk_label", id.label},
+          {"old_disk_id", id.old_id},
+          {"new_disk_id", id.new_id},
+          {"partuuids", id.partuuids},
+          {"rewritten", t.seed.rewritten},
+          {"hostname", t.seed_plan.hostname},
+          {"instance_id", t.seed_plan.instance_id},
+          {"seed_files", t.seed.seed_files}};
+}
+
+nlohmann::json provision_target_json(const TargetReport& t) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& s : t.steps)
+    steps.push_back({{"step", std::string(step_name(s.step))}, {"result", s.result}, {"seconds", s.seconds}});
+  return {{"target", t.target},
+          {"ok", t.ok},
+          {"error", t.ok ? nlohmann::json(nullptr) : nlohmann::json(t.error)},
+          {"write", image::target_outcome_json(t.write)},
+          {"identity", provision_identity_json(t)},
+          {"boot_partition", t.boot_partition},
+          {"root_partition", t.root_partition},
+          {"boot_partition_reason", t.boot_partition_reason},
+          {"autoboot", autoboot_json(t.autoboot)},
+          {"layout", boot::layout_name(t.patch.layout.id)},
+          {"release", t.patch.layout.release},
+          {"patched", t.patch.changed()},
+          {"patch_actions", t.patch.actions},
+          {"config_diff", t.patch.config_diff},
+          {"check_ok", t.ok && t.check.ok()},
+          {"findings", findings_json(t.check.findings)},
+          {"summary", findings_summary_json(t.check.findings, boot::kCheckFailOn)},
+          {"steps", steps}};
+}
+
+}  // namespace
+
+std::string patch_summary(const boot::PatchReport& p) {
+  const auto& l = p.layout;
+  std::string line =
+      "layout " + std::string(boot::layout_name(l.id)) + (l.release.empty() ? "" : " (" + l.release + ")");
+  if (!p.summary.empty()) line += ": " + p.summary;
+  if (p.changed()) line += ": " + join(p.actions, "; ");
+  return line;
+}
+
+std::size_t ProvisionReport::succeeded() const {
+  return static_cast<std::size_t>(std::count_if(targets.begin(), targets.end(), [](auto& t) { return t.ok; }));
+}
+
+std::string ready_sentence(const TargetReport& t) {
+  const std::string who = "provision: " + t.target;
+  if (!t.check.ok()) return who + " was written and patched, but boot check found problems (above)";
+  if (!t.patch.changed() && boot::boots_from_usb_as_shipped(t.patch.layout.id))
+    return who + " is ready: " + (t.patch.layout.release.empty() ? "the image" : t.patch.layout.release) + " (layout " +
+           std::string(boot::layout_name(t.patch.layout.id)) + ") boots from USB as shipped; nothing needed patching";
+  if (t.patch.method && t.patch.method->method == boot::PatchMethod::Direct)
+    return who +
+           " is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinuz: its firmware loads the gzip kernel, no hook "
+           "needed)";
+  return who +
+         " is ready: a Pi 4 boots it from USB ([pi4] kernel=vmlinux), and the apt hook keeps vmlinux fresh after "
+         "kernel updates";
+}
+
+int exit_code(const ProvisionReport& rep) {
+  if (rep.succeeded() < rep.targets.size()) return static_cast<int>(ErrorKind::Partial);
+  Findings all;
+  for (const auto& t : rep.targets) all.insert(all.end(), t.check.findings.begin(), t.check.findings.end());
+  return findings_exit_code(all, boot::kCheckFailOn);
+}
+
+nlohmann::json provision_json(const ProvisionReport& r) {
+  nlohmann::json targets = nlohmann::json::array();
+  for (const auto& t : r.targets) targets.push_back(provision_target_json(t));
+  return {{"schema", "piprov.provision/3"},
+          {"write", image::write_result_json(r.write)},
+          {"succeeded", r.succeeded()},
+          {"failed", r.targets.size() - r.succeeded()},
+          {"targets", targets},
+          {"seed_check",
+           {{"validator", r.seed_check.validator},
+            {"partial", r.seed_check.partial},
+            {"rules", r.seed_check.rules},
+            {"findings", findings_json(r.seed_check.findings)}}}};
+}
+
+}  // namespace piprov::provision
