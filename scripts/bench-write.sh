@@ -17,7 +17,10 @@
 # verify <= device read + 10%, 3 targets <= 1.20x one target with peak RSS
 # (/usr/bin/time -v) < 150 MiB. A benchmark, not a test: numbers are noisy on
 # a shared machine: RUNS=N takes the fastest of N runs of each. Needs root.
-# Env: BENCH_DIR (/var/tmp/piprov-bench), ROOT_MIB (1750), BUILD_DIR (build), RUNS (1).
+# Then scripts/bench-write-media.sh (MEDIA=none: not): the same image's
+# writable partition half full, on an emulated microSD and USB 3 SSD, piprov
+# (skip free) against piprov --full, xz|dd and bmaptool with a bmap.
+# Env: BENCH_DIR (/var/tmp/piprov-bench), ROOT_MIB (1750), BUILD_DIR (build), RUNS (1), MEDIA.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib.sh
@@ -103,3 +106,4 @@ echo "piprov peak RSS:        $((rss_kib / 1024)) MiB ($rss_kib KiB; target < 10
 echo "3 targets / 1 target:   $(ratio "$p3" "$pw")x   (target <= 1.20)"
 echo "3 targets peak RSS:     $((rss3_kib / 1024)) MiB ($rss3_kib KiB, /usr/bin/time -v; target < 150 MiB)"
 echo "piprov speed verdict:   $verdict"
+[ "${MEDIA:-}" = none ] || BENCH_DIR=$dir ROOT_MIB=$root_mib BUILD_DIR=$build scripts/bench-write-media.sh

@@ -106,11 +106,13 @@ nlohmann::json write_result_json(const WriteResult& r) {
 }
 
 nlohmann::json verify_result_json(const VerifyResult& r) {
-  return {{"schema", "piprov.verify/1"},
+  return {{"schema", "piprov.verify/2"},
           {"image", r.image},
           {"target", r.target},
           {"format", r.format},
           {"bytes", r.bytes},
+          {"compared_bytes", r.bytes - r.skipped_bytes},
+          {"skipped_bytes", r.skipped_bytes},
           {"seconds", r.seconds},
           {"bytes_per_second", rate(r.bytes, r.seconds)},
           {"xxh3_128", r.xxh3_128},

@@ -60,27 +60,40 @@ void SkipFilter::table(const std::vector<std::byte>& head) {
 }
 
 void SkipFilter::decide(std::span<const std::byte> data, std::uint64_t offset) {
-  cap_.feed(data, offset);
-  const std::uint64_t end = offset + data.size();
-  std::vector<ByteRange> pieces;
+  std::size_t at = 0;
+  while (at < data.size()) {
+    const std::uint64_t pos = offset + at;
+    if (pos % kDecideWindow == 0 || !window_valid_) plan_window(pos / kDecideWindow * kDecideWindow);
+    const std::uint64_t end = std::min(offset + data.size(), (pos / kDecideWindow + 1) * kDecideWindow);
+    for (const ByteRange& r : window_)
+      if (r.end > pos && r.begin < end) map_.add({std::max(r.begin, pos), std::min(r.end, end)});
+    const auto n = static_cast<std::size_t>(end - pos);
+    cap_.feed(data.subspan(at, n), pos);  // what it teaches applies from the next window on
+    at += n;
+  }
+}
+
+void SkipFilter::plan_window(std::uint64_t begin) {
+  const std::uint64_t end = begin + kDecideWindow;
+  window_.clear();
+  window_valid_ = true;
   for (const auto& s : scans_) {
     if (!s) continue;
     s->update();
     if (!s->failure().empty()) continue;
     const auto& free = s->free_ranges();
-    auto it = std::upper_bound(free.begin(), free.end(), offset,
+    auto it = std::upper_bound(free.begin(), free.end(), begin,
                                [](std::uint64_t v, const ByteRange& r) { return v < r.end; });
     for (; it != free.end() && it->begin < end; ++it) {
       // Whole 4 KiB blocks only (every logical block size divides them), never the first MiB.
       const std::uint64_t b = (std::max<std::uint64_t>(it->begin, kHeadBytes) + 4095) / 4096 * 4096;
       const std::uint64_t e = it->end / 4096 * 4096;
       if (e <= b || e - b < kMinSkipBytes) continue;
-      const std::uint64_t cb = std::max(b, offset), ce = std::min(e, end);
-      if (cb < ce) pieces.push_back({cb, ce});
+      const std::uint64_t cb = std::max(b, begin), ce = std::min(e, end);
+      if (cb < ce) window_.push_back({cb, ce});
     }
   }
-  std::sort(pieces.begin(), pieces.end(), [](auto& a, auto& b) { return a.begin < b.begin; });
-  for (const auto& p : pieces) map_.add(p);
+  std::sort(window_.begin(), window_.end(), [](auto& a, auto& b) { return a.begin < b.begin; });
 }
 
 std::vector<PartitionSkip> SkipFilter::partitions() const {

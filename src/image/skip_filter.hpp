@@ -25,6 +25,11 @@ namespace piprov::image {
 /// written: small holes would split the writes into small ones.
 inline constexpr std::uint64_t kMinSkipBytes = 256u << 10;
 
+/// Decisions are made per window of this many bytes, from the metadata that
+/// streamed by before the window began, so they do not depend on the
+/// buffer sizes of the caller (a later `piprov verify` skips what the write skipped).
+inline constexpr std::uint64_t kDecideWindow = 64u << 10;
+
 /// The skip decisions of one write: ranges of the stream not written, in
 /// stream order. Thread-safe: decide() appends, the writers read.
 class WriteMap {
@@ -61,9 +66,11 @@ class SkipFilter {
   ~SkipFilter();
   SkipFilter(const SkipFilter&) = delete;
   SkipFilter& operator=(const SkipFilter&) = delete;
-  /// Reads what it needs from the next decoded bytes (stream order, offset =
-  /// bytes before) and records which of them are free in map(). Call on the
-  /// decoder thread, before the buffer is handed to the writers.
+  /// Records which of the next decoded bytes (stream order, offset = bytes
+  /// before) are free in map(), then reads the metadata it needs from them.
+  /// A byte is free when the metadata that says so came before its
+  /// kDecideWindow window. Call on the decoder thread, before the buffer is
+  /// handed to the writers.
   void decide(std::span<const std::byte> data, std::uint64_t offset);
   const WriteMap& map() const { return map_; }
   /// Per partition, once the stream has ended. Empty without a usable table.
@@ -74,11 +81,14 @@ class SkipFilter {
 
  private:
   void table(const std::vector<std::byte>& head);
+  void plan_window(std::uint64_t begin);
   StreamCapture cap_;
   bool table_seen_ = false;
   PartitionTable table_;
   std::vector<std::unique_ptr<FsScan>> scans_;  ///< per table_.parts entry (null: not a file system piprov reads)
   WriteMap map_;
+  std::vector<ByteRange> window_;  ///< the free ranges of the current window
+  bool window_valid_ = false;
 };
 
 /// The summary line: "wrote 1.2 GiB of 3.5 GiB; skipped 2.3 GiB free in

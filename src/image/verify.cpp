@@ -17,6 +17,7 @@
 #include "core/hashing.hpp"
 #include "core/units.hpp"
 #include "image/pipeline.hpp"
+#include "image/skip_filter.hpp"
 #include "image/source.hpp"
 
 namespace piprov::image {
@@ -126,7 +127,7 @@ ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, uns
   } catch (const MismatchAt& m) {
     progress.end();
     // Name the exact byte: decode the image again and compare from that chunk.
-    compare_with_image(t, image, threads, {}, m.offset, &expected.skipped);
+    compare_with_image(t, image, threads, {}, m.offset, !expected.skipped.empty());
     throw Error(ErrorKind::Verify, fmt::format("{} read back differently at the chunk at byte offset {} but matched "
                                                "on a second read: the device returns unstable data",
                                                t.path, m.offset));
@@ -136,8 +137,33 @@ ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, uns
   return {waits.consumer, waits.producer};
 }
 
+namespace {
+
+/// Copies the image's bytes over the device's in the ranges that were never
+/// written, so they compare equal. `dev` and `img` hold [offset, offset + n).
+void mask_unwritten(std::byte* dev, const std::byte* img, std::uint64_t offset, std::size_t n,
+                    const std::vector<ByteRange>& skipped) {
+  for (const ByteRange& r : skipped) {
+    const std::uint64_t b = std::max(r.begin, offset), e = std::min(r.end, offset + n);
+    if (b < e) std::memcpy(dev + (b - offset), img + (b - offset), e - b);
+  }
+}
+
+[[noreturn]] void differs(const TargetInfo& t, const std::string& image, const std::byte* img, const std::byte* dev,
+                          std::size_t i, std::uint64_t offset, std::span<const std::byte> first_chunk) {
+  const std::uint64_t at = offset + i;
+  throw ErrorAt(ErrorKind::Verify,
+                fmt::format("verify failed: {} differs from {} at byte offset {} (0x{:x}, {}): "
+                            "expected 0x{:02x}, read 0x{:02x}{}",
+                            t.path, image, at, at, format_bytes(at), std::to_integer<unsigned>(img[i]),
+                            std::to_integer<unsigned>(dev[i]), identity_hint(at, first_chunk)),
+                at);
+}
+
+}  // namespace
+
 VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads,
-                                const ProgressSink& sink, std::uint64_t from, const std::vector<ByteRange>* skipped) {
+                                const ProgressSink& sink, std::uint64_t from, bool skip_free) {
   auto start = std::chrono::steady_clock::now();
   auto src = open_source(image, threads, false);
   if (auto sz = src->size(); sz && t.capacity && *sz > t.capacity)
@@ -146,53 +172,46 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
   UniqueFd fd = open_target_for_read(t);
   AlignedBuffer dev(kChunk);
   Xxh3_128 whole;
+  std::unique_ptr<SkipFilter> filter = skip_free ? std::make_unique<SkipFilter>() : nullptr;
   ProgressPhase progress(sink, Phase::Verify, static_cast<double>(src->size().value_or(0)));
-  std::uint64_t total = run_pipeline(
-      4, kChunk, [&](std::span<std::byte> buf, std::uint64_t) { return src->read_full(buf); },
-      [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
-        whole.update({buf.data(), len});
-        if (offset + len > from) {
-          std::size_t got = read_at(fd.get(), t, dev.data(), dev.capacity(), len, offset);
-          std::size_t skip = offset >= from ? 0 : static_cast<std::size_t>(from - offset);
-          std::size_t n = std::min(got, len);
-          if (skipped)  // never written: not compared
-            for (const ByteRange& r : *skipped)
-              if (r.end > offset && r.begin < offset + n) {
-                const std::uint64_t b = std::max(r.begin, offset), e = std::min(r.end, offset + n);
-                std::memcpy(dev.data() + (b - offset), buf.data() + (b - offset), e - b);
-              }
-          if (std::memcmp(buf.data() + skip, dev.data() + skip, n > skip ? n - skip : 0) != 0) {
-            std::size_t i = skip;
-            while (i < n && buf.data()[i] == dev.data()[i]) ++i;
-            std::uint64_t at = offset + i;
-            throw ErrorAt(ErrorKind::Verify,
-                          fmt::format("verify failed: {} differs from {} at byte offset {} (0x{:x}, {}): "
-                                      "expected 0x{:02x}, read 0x{:02x}{}",
-                                      t.path, image, at, at, format_bytes(at), std::to_integer<unsigned>(buf.data()[i]),
-                                      std::to_integer<unsigned>(dev.data()[i]),
-                                      identity_hint(at, offset == 0 ? std::span<const std::byte>(buf.data(), len)
-                                                                    : std::span<const std::byte>())),
-                          at);
-          }
-          if (got < len) too_short(t, offset + got);
-        }
-        progress.update(static_cast<double>(offset + len),
-                        static_cast<double>(src->input().consumed()) /
-                            static_cast<double>(std::max<std::uint64_t>(1, src->input().size())));
-      });
+  auto produce = [&](std::span<std::byte> buf, std::uint64_t offset) {
+    const std::size_t n = src->read_full(buf);
+    if (filter) filter->decide({buf.data(), n}, offset);  // the same decisions as the write's
+    return n;
+  };
+  std::uint64_t total = run_pipeline(4, kChunk, produce, [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
+    whole.update({buf.data(), len});
+    if (offset + len > from) {
+      std::size_t got = read_at(fd.get(), t, dev.data(), dev.capacity(), len, offset);
+      std::size_t skip = offset >= from ? 0 : static_cast<std::size_t>(from - offset);
+      std::size_t n = std::min(got, len);
+      if (filter) mask_unwritten(dev.data(), buf.data(), offset, n, filter->map().skipped_in(offset, n));
+      if (std::memcmp(buf.data() + skip, dev.data() + skip, n > skip ? n - skip : 0) != 0) {
+        std::size_t i = skip;
+        while (i < n && buf.data()[i] == dev.data()[i]) ++i;
+        differs(t, image, buf.data(), dev.data(), i, offset,
+                offset == 0 ? std::span<const std::byte>(buf.data(), len) : std::span<const std::byte>());
+      }
+      if (got < len) too_short(t, offset + got);
+    }
+    progress.update(static_cast<double>(offset + len),
+                    static_cast<double>(src->input().consumed()) /
+                        static_cast<double>(std::max<std::uint64_t>(1, src->input().size())));
+  });
   progress.end();
   VerifyResult r;
   r.image = image;
   r.target = t.path;
   r.format = to_string(src->format());
   r.bytes = total;
+  r.skipped_bytes = filter ? filter->map().skipped_bytes() : 0;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.xxh3_128 = whole.hex();
   return r;
 }
 
 VerifyResult verify_image(const std::string& image, const std::string& target, unsigned threads,
-                          const ProgressSink& progress) {
+                          const ProgressSink& progress, bool full) {
   TargetInfo t;
   std::string parent;
   switch (classify_path(target, &parent)) {
@@ -213,7 +232,7 @@ VerifyResult verify_image(const std::string& image, const std::string& target, u
       break;
     }
   }
-  return compare_with_image(t, image, threads, progress);
+  return compare_with_image(t, image, threads, progress, 0, !full);
 }
 
 }  // namespace piprov::image

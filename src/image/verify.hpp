@@ -54,26 +54,31 @@ ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, uns
 /// What verify_image() found.
 struct VerifyResult {
   std::string image, target, format;
-  std::uint64_t bytes = 0;  ///< image bytes compared
+  std::uint64_t bytes = 0;  ///< image bytes (those compared: bytes - skipped_bytes)
+  std::uint64_t skipped_bytes = 0;  ///< free space not compared (0 with --full)
   double seconds = 0;
   std::string xxh3_128;  ///< XXH3-128 of the image stream
 };
 
 /// Decodes `image` and compares it with the target from byte `from` on
-/// (0 = everything), except the ranges in `skipped` (when given). Throws Error{Verify} "DEVICE differs from IMAGE at
-/// byte offset N" (exit 4), Error{Verify} when the target is shorter, Error{Usage} for a bad image, Error{Io} for read
-/// errors.
+/// (0 = everything). `skip_free`: not the free space a write skips (the
+/// SkipFilter decides on this decode as on the write's: the same ranges).
+/// Throws Error{Verify} "DEVICE differs from IMAGE at byte offset N" (exit
+/// 4), Error{Verify} when the target is shorter, Error{Usage} for a bad
+/// image, Error{Io} for read errors.
 VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads,
-                                const ProgressSink& progress, std::uint64_t from = 0,
-                                const std::vector<ByteRange>* skipped = nullptr);
+                                const ProgressSink& progress, std::uint64_t from = 0, bool skip_free = false);
 
-/// `piprov verify --json`: {"schema": "piprov.verify/1", "image", "target", "format", "bytes", "seconds",
-/// "bytes_per_second", "xxh3_128", "match": true} (docs/write.md "Output").
+/// `piprov verify --json`: {"schema": "piprov.verify/2", "image", "target", "format", "bytes",
+/// "compared_bytes", "skipped_bytes", "seconds", "bytes_per_second", "xxh3_128", "match": true}
+/// (docs/write.md "Output").
 nlohmann::json verify_result_json(const VerifyResult& r);
 
 /// `piprov verify IMAGE DEVICE`: checks the target like write does (whole
-/// disk or regular file; partitions refused) but only reads it.
+/// disk or regular file; partitions refused) but only reads it. Compares
+/// what `piprov write` writes: without `full`, not the file systems' free
+/// space (docs/write.md "Free space").
 VerifyResult verify_image(const std::string& image, const std::string& target, unsigned threads,
-                          const ProgressSink& progress = {});
+                          const ProgressSink& progress = {}, bool full = false);
 
 }  // namespace piprov::image
