@@ -37,11 +37,11 @@ std::string make_fs_image(const std::filesystem::path& dir, const std::string& m
   return r.exit_code == 0 ? "" : r.out + r.err;
 }
 
-/// Feeds the image file to a filter in 4 MiB buffers.
-std::unique_ptr<SkipFilter> filter_file(const std::filesystem::path& img) {
+/// Feeds the image file to a filter in buffers of `buf_bytes` (4 MiB: as the decoder would).
+std::unique_ptr<SkipFilter> filter_file(const std::filesystem::path& img, std::size_t buf_bytes = 4u << 20) {
   auto f = std::make_unique<SkipFilter>();
   std::ifstream in(img, std::ios::binary);
-  std::vector<std::byte> buf(4u << 20);
+  std::vector<std::byte> buf(buf_bytes);
   for (std::uint64_t off = 0;;) {
     in.read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(buf.size()));
     const auto n = static_cast<std::size_t>(in.gcount());
@@ -105,6 +105,20 @@ void expect_only_free_blocks_skipped(const std::string& mke2fs_opts) {
 TEST(FreeSpaceFs, Ext4WithFlexBgAndBlockUninitGroupsSkipsOnlyFreeBlocks) { expect_only_free_blocks_skipped(""); }
 
 TEST(FreeSpaceFs, Ext4WithoutFlexBgSkipsOnlyFreeBlocks) { expect_only_free_blocks_skipped("-O ^flex_bg"); }
+
+TEST(FreeSpaceFs, DecisionsDoNotDependOnTheBufferSize) {
+  PIPROV_REQUIRE_TOOL("mke2fs");
+  PIPROV_REQUIRE_TOOL("mkfs.vfat");
+  PIPROV_REQUIRE_TOOL("sfdisk");
+  PIPROV_REQUIRE_TOOL("mcopy");
+  test::TempDir tmp("piprov-freefs");
+  ASSERT_EQ(make_fs_image(tmp.path, "-O ^flex_bg"), "");
+  const auto a = filter_file(tmp.path / "t.img")->map().all();
+  ASSERT_FALSE(a.empty());
+  // A write's buffers (a multiple of max_sectors_kb) and verify's (4 MiB) differ; odd sizes too.
+  for (std::size_t bytes : {std::size_t{1280} << 10, std::size_t{8} << 20, std::size_t{100003}})
+    EXPECT_EQ(filter_file(tmp.path / "t.img", bytes)->map().all(), a) << bytes << "-byte buffers";
+}
 
 TEST(FreeSpaceFs, DamagedSuperblockIsNotRead) {
   PIPROV_REQUIRE_TOOL("mke2fs");
