@@ -179,25 +179,26 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
     if (filter) filter->decide({buf.data(), n}, offset);  // the same decisions as the write's
     return n;
   };
-  std::uint64_t total = run_pipeline(4, kChunk, produce, [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
-    whole.update({buf.data(), len});
-    if (offset + len > from) {
-      std::size_t got = read_at(fd.get(), t, dev.data(), dev.capacity(), len, offset);
-      std::size_t skip = offset >= from ? 0 : static_cast<std::size_t>(from - offset);
-      std::size_t n = std::min(got, len);
-      if (filter) mask_unwritten(dev.data(), buf.data(), offset, n, filter->map().skipped_in(offset, n));
-      if (std::memcmp(buf.data() + skip, dev.data() + skip, n > skip ? n - skip : 0) != 0) {
-        std::size_t i = skip;
-        while (i < n && buf.data()[i] == dev.data()[i]) ++i;
-        differs(t, image, buf.data(), dev.data(), i, offset,
-                offset == 0 ? std::span<const std::byte>(buf.data(), len) : std::span<const std::byte>());
-      }
-      if (got < len) too_short(t, offset + got);
-    }
-    progress.update(static_cast<double>(offset + len),
-                    static_cast<double>(src->input().consumed()) /
-                        static_cast<double>(std::max<std::uint64_t>(1, src->input().size())));
-  });
+  std::uint64_t total =
+      run_pipeline(4, kChunk, produce, [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
+        whole.update({buf.data(), len});
+        if (offset + len > from) {
+          std::size_t got = read_at(fd.get(), t, dev.data(), dev.capacity(), len, offset);
+          std::size_t skip = offset >= from ? 0 : static_cast<std::size_t>(from - offset);
+          std::size_t n = std::min(got, len);
+          if (filter) mask_unwritten(dev.data(), buf.data(), offset, n, filter->map().skipped_in(offset, n));
+          if (std::memcmp(buf.data() + skip, dev.data() + skip, n > skip ? n - skip : 0) != 0) {
+            std::size_t i = skip;
+            while (i < n && buf.data()[i] == dev.data()[i]) ++i;
+            differs(t, image, buf.data(), dev.data(), i, offset,
+                    offset == 0 ? std::span<const std::byte>(buf.data(), len) : std::span<const std::byte>());
+          }
+          if (got < len) too_short(t, offset + got);
+        }
+        progress.update(static_cast<double>(offset + len),
+                        static_cast<double>(src->input().consumed()) /
+                            static_cast<double>(std::max<std::uint64_t>(1, src->input().size())));
+      });
   progress.end();
   VerifyResult r;
   r.image = image;

@@ -54,7 +54,7 @@ ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, uns
 /// What verify_image() found.
 struct VerifyResult {
   std::string image, target, format;
-  std::uint64_t bytes = 0;  ///< image bytes (those compared: bytes - skipped_bytes)
+  std::uint64_t bytes = 0;          ///< image bytes (those compared: bytes - skipped_bytes)
   std::uint64_t skipped_bytes = 0;  ///< free space not compared (0 with --full)
   double seconds = 0;
   std::string xxh3_128;  ///< XXH3-128 of the image stream

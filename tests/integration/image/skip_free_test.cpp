@@ -149,8 +149,9 @@ TEST(WriteSkipFree, WithoutFlexBgTheBitmapsInEachGroupAreReadToo) {
   auto r = run(piprov_bin() + " write --yes --progress none " + q(s.img.string()) + " " + dev->path);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.out, m,
-                                std::regex("\nwrote [0-9.]+ MiB of 64.0 MiB; skipped [0-9.]+ MiB free in BOOT, ([0-9.]+) MiB in writable\n")))
+  ASSERT_TRUE(std::regex_search(
+      r.out, m,
+      std::regex("\nwrote [0-9.]+ MiB of 64.0 MiB; skipped [0-9.]+ MiB free in BOOT, ([0-9.]+) MiB in writable\n")))
       << r.out;
   EXPECT_GE(std::stod(m[1]) * (1 << 20), static_cast<double>(s.ext_free_bytes) * 0.8) << r.out;
   EXPECT_NE(r.out.find("skipped free space not compared"), std::string::npos) << r.out;
