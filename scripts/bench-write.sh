@@ -2,7 +2,7 @@
 # bench-write.sh: piprov write against its peers on one loop device, one run.
 #
 # Builds the ~2 GiB Ubuntu-layout test image (scripts/make-test-image.sh,
-# ROOT 1750 MiB, xz -0 -T0), attaches a 2.1 GiB loop device with
+# ROOT 1750 MiB about half full (--fill 50), xz -0 -T0), attaches a 2.1 GiB loop device with
 # --direct-io=on backed by a file in /var/tmp (disk, not tmpfs), then times:
 #   decode only     xz -dc -T0 IMAGE > /dev/null          (the decode limit)
 #   xz | dd         xz -dc -T0 IMAGE | dd of=DEV bs=4M oflag=direct iflag=fullblock
@@ -17,7 +17,10 @@
 # verify <= device read + 10%, 3 targets <= 1.20x one target with peak RSS
 # (/usr/bin/time -v) < 150 MiB. A benchmark, not a test: numbers are noisy on
 # a shared machine: RUNS=N takes the fastest of N runs of each. Needs root.
-# Env: BENCH_DIR (/var/tmp/piprov-bench), ROOT_MIB (1750), BUILD_DIR (build), RUNS (1).
+# Then scripts/bench-write-media.sh (MEDIA=none: not): the same image's
+# writable partition half full, on an emulated microSD and USB 3 SSD, piprov
+# (skip free) against piprov --full, xz|dd and bmaptool with a bmap.
+# Env: BENCH_DIR (/var/tmp/piprov-bench), ROOT_MIB (1750), FILL_PCT (50), BUILD_DIR (build), RUNS (1), MEDIA.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib.sh
@@ -32,7 +35,7 @@ need_tools xz dd bmaptool losetup jq /usr/bin/time
 build_piprov "$build"
 
 mkdir -p "$dir"
-scripts/make-test-image.sh "$dir/bench.img" "$root_mib" >/dev/null
+scripts/make-test-image.sh --fill "${FILL_PCT:-50}" "$dir/bench.img" "$root_mib" >/dev/null
 image=$dir/bench.img.xz
 img_bytes=$(stat -c %s "$dir/bench.img")
 rm -f "$dir/bench.img"  # only the .xz is needed
@@ -103,3 +106,4 @@ echo "piprov peak RSS:        $((rss_kib / 1024)) MiB ($rss_kib KiB; target < 10
 echo "3 targets / 1 target:   $(ratio "$p3" "$pw")x   (target <= 1.20)"
 echo "3 targets peak RSS:     $((rss3_kib / 1024)) MiB ($rss3_kib KiB, /usr/bin/time -v; target < 150 MiB)"
 echo "piprov speed verdict:   $verdict"
+[ "${MEDIA:-}" = none ] || BENCH_DIR=$dir ROOT_MIB=$root_mib BUILD_DIR=$build scripts/bench-write-media.sh

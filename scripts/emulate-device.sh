@@ -18,6 +18,16 @@
 # are per device (MAJ:MIN), so one cgroup serves every emulated device, and
 # `destroy` removes a device's limits before it frees the loop device.
 #
+# EMULATE_SCOPE=device (cgroup v1 only) puts a new device's limits on the
+# root blkio cgroup instead: then every I/O to the device is throttled, also
+# the page cache's writeback, which the kernel's flusher threads submit from
+# the root cgroup. Buffered writers (bmaptool copy, dd without oflag=direct)
+# are only throttled that way; `run` is not needed then, when the callers
+# are in the root cgroup (/proc/self/cgroup "blkio:/"). Such a device has the
+# profile's bandwidth limits only, no IOPS limits: blk-throttle counts the
+# writeback of the page cache as one I/O per 4 KiB page (before merging), so
+# an IOPS cap would make a sequential buffered write a random one.
+#
 # The backing file lives in RAM (/dev/shm) when there is room for all of it,
 # else beside the state: the host disk behind a loop device must not be what
 # limits it (a QD1 sync 4k write there ends in a flush of the host disk, a few
@@ -89,9 +99,10 @@ make_group() {
   [ "$cg_mode" = v1 ] || [ -e "$cg/io.max" ]
 }
 
-# set_limits MAJ:MIN READ_MIB_S WRITE_MIB_S READ_IOPS WRITE_IOPS (0: none).
+# set_limits MAJ:MIN READ_MIB_S WRITE_MIB_S READ_IOPS WRITE_IOPS (0: none),
+# in the cgroup $lim_cg (default: ours).
 set_limits() {
-  local dev=$1 rbps wbps riops=$4 wiops=$5
+  local dev=$1 rbps wbps riops=$4 wiops=$5 cg=${lim_cg:-$cg}
   rbps=$(awk -v m="$2" 'BEGIN { printf "%.0f", m * 1048576 }')
   wbps=$(awk -v m="$3" 'BEGIN { printf "%.0f", m * 1048576 }')
   if [ "$cg_mode" = v1 ]; then
@@ -135,11 +146,16 @@ need_root() {
 cmd_create() {
   local name=${1:?create NAME PROFILE [SIZE]} profile=${2:?create NAME PROFILE [SIZE]} size=${3:-1G}
   case "$name" in */* | .* | "") fail 2 "bad NAME '$name'" ;; esac
-  local limits
+  local limits scope=${EMULATE_SCOPE:-cgroup}
   limits=$(profile_limits "$profile")
   need_root
   find_cgroup
   [ "$profile" = unlimited ] || make_group || fail 3 "no block throttling here (cgroup v2 io or v1 blkio) for profile $profile"
+  case "$scope" in
+    cgroup) ;;
+    device) [ "$profile" = unlimited ] || [ "$cg_mode" = v1 ] || fail 3 "EMULATE_SCOPE=device needs cgroup v1 blkio (here: $cg_mode)" ;;
+    *) fail 2 "bad EMULATE_SCOPE '$scope' (cgroup or device)" ;;
+  esac
   mkdir -p "$state_dir"
   [ ! -e "$state_dir/$name.state" ] || fail 3 "$name exists ($(cut -d' ' -f1 "$state_dir/$name.state")); destroy it first"
   local bytes dir img dev majmin
@@ -153,20 +169,24 @@ cmd_create() {
   dev=$(losetup -f --show --partscan --direct-io=on "$img" 2>/dev/null || losetup -f --show --partscan "$img") ||
     { rm -f "$img"; fail 3 "losetup failed for $img"; }
   majmin=$(lsblk -dn -o MAJ:MIN "$dev" | tr -d ' ')
-  echo "$dev $majmin $profile $img" >"$state_dir/$name.state"
+  echo "$dev $majmin $profile $img $scope" >"$state_dir/$name.state"
+  local lim_cg=$cg
+  [ "$scope" = cgroup ] || { lim_cg=$cg_root; limits=$(awk '{ print $1, $2, 0, 0 }' <<<"$limits"); }
   # shellcheck disable=SC2086  # the four figures
   [ "$profile" = unlimited ] || set_limits "$majmin" $limits
   echo "$dev"
 }
 
 cmd_destroy() {
-  local name dev majmin profile img
+  local name dev majmin profile img scope lim_cg
   for name; do
     [ -e "$state_dir/$name.state" ] || continue
-    read -r dev majmin profile img <"$state_dir/$name.state"
+    read -r dev majmin profile img scope <"$state_dir/$name.state"
     find_cgroup
+    lim_cg=$cg
+    [ "${scope:-cgroup}" = cgroup ] || lim_cg=$cg_root
     # The limits go before the loop device is freed: its MAJ:MIN may be reused at once.
-    if [ "$profile" != unlimited ] && [ -n "$cg" ] && [ -d "$cg" ]; then set_limits "$majmin" 0 0 0 0 2>/dev/null || true; fi
+    if [ "$profile" != unlimited ] && [ -n "$lim_cg" ] && [ -d "$lim_cg" ]; then set_limits "$majmin" 0 0 0 0 2>/dev/null || true; fi
     losetup -d "$dev" 2>/dev/null || true
     rm -f "$img" "$state_dir/$name.state"
   done

@@ -24,6 +24,7 @@ pkgs=(
   zlib1g-dev  # boot: crc32() for the gzip trailer check of vmlinuz
   libyaml-cpp-dev  # provision: cloud-init user-data / network-config (produced and validated as YAML)
   libfdisk-dev     # provision: a new MBR disk id / GPT GUIDs per written disk
+  libext2fs-dev    # write: the block bitmaps of the image's ext2/3/4 file systems (skip their free space)
   # fixtures, peers and checks used by tests, demo and bench scripts
   xz-utils gzip bzip2 zstd lz4 zip unzip xxhash
   dosfstools mtools e2fsprogs fdisk util-linux
@@ -119,6 +120,7 @@ for arch in "${cross[@]}"; do
   for l in "${pkgs[@]}"; do
     case "$l" in *-dev) ;; *) continue ;; esac
     case "$l" in libclang-rt-*) continue ;; esac   # fuzz/sanitizer runtime of the native clang
+    case "$l" in libext2fs-dev) continue ;; esac   # needs comerr-dev, not Multi-Arch: same (below)
     [ "$(dpkg-query -W -f='${Multi-Arch}' "$l:$(dpkg --print-architecture)" 2>/dev/null)" = same ] || continue
     xpkgs+=("$l:$arch")
   done
@@ -133,6 +135,20 @@ for arch in "${cross[@]}"; do
     (cd "$tmp" && apt-get download -q "libyaml-cpp-dev:$arch" >/dev/null) ||
       { echo "install-deps.sh: apt-get download libyaml-cpp-dev:$arch failed" >&2; exit 3; }
     dpkg-deb -x "$tmp"/libyaml-cpp-dev_*.deb "$tmp/x"
+    $SUDO cp -a "$tmp/x/usr/lib/$triplet/." "/usr/lib/$triplet/"
+    rm -rf "$tmp"
+  fi
+  # libext2fs-dev depends on comerr-dev, which is not Multi-Arch: same: as
+  # for yaml-cpp, the target's runtime libraries, and the .so links and
+  # pkg-config files of both -dev packages from their .debs (the headers are
+  # the native packages', the same for every arch).
+  install_missing --arch "$arch" "libext2fs2:$arch" "libcom-err2:$arch"
+  if [ ! -f "/usr/lib/$triplet/pkgconfig/ext2fs.pc" ] || [ ! -f "/usr/lib/$triplet/pkgconfig/com_err.pc" ]; then
+    tmp=$(mktemp -d)
+    chmod 755 "$tmp"
+    (cd "$tmp" && apt-get download -q "libext2fs-dev:$arch" "comerr-dev:$arch" >/dev/null) ||
+      { echo "install-deps.sh: apt-get download libext2fs-dev:$arch comerr-dev:$arch failed" >&2; exit 3; }
+    for d in "$tmp"/*.deb; do dpkg-deb -x "$d" "$tmp/x"; done
     $SUDO cp -a "$tmp/x/usr/lib/$triplet/." "/usr/lib/$triplet/"
     rm -rf "$tmp"
   fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make-test-image.sh [--layout focal|noble|resolute|raspios] [--rootfs stub|debian] OUT.img [ROOT_MiB]
+# make-test-image.sh [--layout focal|noble|resolute|raspios] [--rootfs stub|debian] [--fill PCT] OUT.img [ROOT_MiB]
 #
 # Builds a disk image laid out like a Raspberry Pi OS image, without mounting
 # anything: MBR (sfdisk); p1 FAT32 (type 0x0c, bootable) at sector 2048, 256 MiB;
@@ -24,7 +24,8 @@
 # noble, resolute and raspios carry Debian's raspi-firmware start4.elf and
 # fixup4.dat (firmware of 2022-08-30), so the firmware date is known.
 # The root fs holds real files (a copy of part of this machine's /usr, filling
-# about 60% of it) plus the release's /etc/os-release and fstab; the Ubuntu ones
+# about 60% of it; PCT% with --fill PCT, 1..90, stub root fs only) plus the
+# release's /etc/os-release and fstab; the Ubuntu ones
 # have cloud-init (/usr/bin/cloud-init, /etc/cloud/) and a /var/lib/dpkg/status
 # naming the boot packages (flash-kernel; piboot-try on resolute).
 #
@@ -41,9 +42,10 @@
 # usage errors, 3 when a tool fails.
 set -euo pipefail
 
-usage() { echo "usage: $0 [--layout focal|noble|resolute|raspios] [--rootfs stub|debian] OUT.img [ROOT_MiB]   (ROOT_MiB: 64..65536, default 256; 1024 for debian)" >&2; exit 2; }
+usage() { echo "usage: $0 [--layout focal|noble|resolute|raspios] [--rootfs stub|debian] [--fill PCT] OUT.img [ROOT_MiB]   (ROOT_MiB: 64..65536, default 256; 1024 for debian; PCT: 1..90, default 60)" >&2; exit 2; }
 layout=focal
 rootfs=stub
+fill=60
 args=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -51,6 +53,8 @@ while [ $# -gt 0 ]; do
     --layout=*) layout=${1#--layout=}; shift ;;
     --rootfs) [ $# -ge 2 ] || usage; rootfs=$2; shift 2 ;;
     --rootfs=*) rootfs=${1#--rootfs=}; shift ;;
+    --fill) [ $# -ge 2 ] || usage; fill=$2; shift 2 ;;
+    --fill=*) fill=${1#--fill=}; shift ;;
     -*) usage ;;
     *) args+=("$1"); shift ;;
   esac
@@ -63,6 +67,8 @@ case $rootfs in
   stub | debian) ;;
   *) echo "make-test-image.sh: unknown --rootfs '$rootfs' (stub or debian)" >&2; exit 2 ;;
 esac
+[[ "$fill" =~ ^[0-9]+$ ]] && [ "$fill" -ge 1 ] && [ "$fill" -le 90 ] ||
+  { echo "make-test-image.sh: --fill takes a percentage 1..90 (got '$fill')" >&2; exit 2; }
 [ ${#args[@]} -ge 1 ] && [ ${#args[@]} -le 2 ] || usage
 out=${args[0]}
 root_mib=${args[1]:-256}
@@ -76,6 +82,8 @@ mkdir -p "$cache"
 key=$(sha256sum "$here/make-test-image.sh" | cut -c1-12)
 # focal keeps the cache name it had before --layout existed.
 name=$layout-layout; [ "$layout" = focal ] && name=ubuntu-layout
+# A --fill other than the default is part of the cache name (the default keeps the old names).
+[ "$fill" = 60 ] || name=$name-fill$fill
 # xz: the suffix of the compressed copy (none for debian: provision takes the .img).
 xz_suffix=.xz
 if [ "$rootfs" = debian ]; then
@@ -366,7 +374,7 @@ build_image() { # $1 = output .img
   # kernel_files takes a debian image's kernel from its root fs.
   if [ "$rootfs" = debian ]; then debian_root_dir "$work/root"; fi
   build_boot_dir "$work/boot"
-  if [ "$rootfs" = stub ]; then build_root_dir "$work/root" $((root_bytes * 6 / 10)); fi
+  if [ "$rootfs" = stub ]; then build_root_dir "$work/root" $((root_bytes * fill / 100)); fi
   local boot_label=system-boot root_label=writable disk_id=4ec8ea53
   if [ "$layout" = raspios ]; then boot_label=bootfs root_label=rootfs disk_id=$raspios_disk_id; fi
 

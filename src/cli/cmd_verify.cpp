@@ -20,16 +20,19 @@ void add_verify_command(CLI::App& app, Globals&, int&) {
     unsigned threads = 0;
     ProgressMode progress = ProgressMode::Auto;
     bool json = false;
+    bool full = false;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("IMAGE", a->image, "Image file (any format piprov write takes)")->required();
   cmd->add_option("DEVICE", a->target, "Whole disk or regular file to check")->required();
   add_progress_option(cmd, a->progress);
   cmd->add_option("--threads", a->threads, "xz decoder threads (default: all cores)")->check(CLI::Range(0u, 256u));
+  cmd->add_flag("--full", a->full,
+                "Compare every byte (default: not the free space of ext2/3/4 and FAT, which piprov write skips)");
   cmd->add_flag("--json", a->json, "Print the result as JSON on stdout");
   cmd->callback([a] {
     ProgressRenderer progress(resolve_on_stderr(a->progress));
-    auto r = image::verify_image(a->image, a->target, a->threads, progress.sink());
+    auto r = image::verify_image(a->image, a->target, a->threads, progress.sink(), a->full);
     if (a->json) {
       fmt::print("{}\n", image::verify_result_json(r).dump(2));
       return;
@@ -37,6 +40,9 @@ void add_verify_command(CLI::App& app, Globals&, int&) {
     double rate = r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds : 0;
     fmt::print("verified: {} matches {} ({}, {}) in {} ({}); XXH3-128 {}\n", r.target, r.image, format_bytes(r.bytes),
                r.format, format_duration(r.seconds), format_mib_s(rate), r.xxh3_128);
+    if (r.skipped_bytes)
+      fmt::print("compared {} written; {} free space not compared (as piprov write skips it; --full compares it)\n",
+                 format_bytes(r.bytes - r.skipped_bytes), format_bytes(r.skipped_bytes));
   });
 }
 

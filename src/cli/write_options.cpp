@@ -49,6 +49,8 @@ void add_write_options(CLI::App* cmd, image::WriteOptions& o, ProgressMode& prog
       ->check(CLI::ExistingFile);
   add_progress_option(cmd, progress);
   cmd->add_option("--threads", o.threads, "xz decoder threads (default: all cores)")->check(CLI::Range(0u, 256u));
+  cmd->add_flag("--full", o.full,
+                "Write every byte (default: skip the free space of the image's ext2/3/4 and FAT file systems)");
   o.confirm = ask_on_terminal;
 }
 
@@ -65,8 +67,11 @@ namespace {
 
 std::string verified_text(const image::TargetOutcome& t) {
   if (!t.verified) return "not verified (--no-verify)";
-  return fmt::format("verified in {} ({})", format_duration(t.verify_seconds),
-                     format_mib_s(rate(t.bytes_written, t.verify_seconds)));
+  const std::uint64_t compared = t.bytes_written - t.bytes_skipped;
+  return fmt::format("verified in {} ({}){}", format_duration(t.verify_seconds),
+                     format_mib_s(rate(compared, t.verify_seconds)),
+                     t.bytes_skipped ? ", the " + format_bytes(compared) + " written (skipped free space not compared)"
+                                     : std::string());
 }
 
 /// "  /dev/loop3: ok, written in 3.1 s (103.5 MiB/s), verified in ..." or "  /dev/loop4: FAILED: writing ... at byte
@@ -108,12 +113,14 @@ std::string write_summary(const image::WriteResult& r) {
                     format_mib_s(rate(t.bytes_written, t.write_seconds)), verified_text(t));
     if (!r.sha256.empty()) s += "; SHA-256 ok";
     s += "; XXH3-128 " + r.xxh3_128;
+    s += "\n" + r.skip_line;
     if (!t.usb.note.empty()) s += "\nusb: " + t.target + ": " + t.usb.note;
     return s + speed_lines(r);
   }
   s = fmt::format("wrote {} ({} {}) to {} of {} targets in {}{}; XXH3-128 {}", format_bytes(r.image_bytes), r.format,
                   format_bytes(r.input_bytes), r.succeeded(), r.targets.size(), format_duration(r.write_seconds),
                   r.sha256.empty() ? "" : "; SHA-256 ok", r.xxh3_128);
+  s += "\n" + r.skip_line;
   for (const auto& t : r.targets) s += "\n" + target_line(t);
   if (!r.speed.slowest_target.empty()) s += "\nslowest target: " + r.speed.slowest_target;
   return s + speed_lines(r);

@@ -54,11 +54,13 @@ nlohmann::json target_outcome_json(const TargetOutcome& t) {
           {"ok", t.ok},
           {"error", error},
           {"bytes_written", t.bytes_written},
+          {"bytes_skipped", t.bytes_skipped},
+          {"bytes_discarded", t.bytes_discarded},
           {"write_seconds", t.write_seconds},
           {"write_bytes_per_second", rate(t.bytes_written, t.write_seconds)},
           {"verified", t.verified},
           {"verify_seconds", t.verify_seconds},
-          {"verify_bytes_per_second", t.verified ? rate(t.bytes_written, t.verify_seconds) : 0.0},
+          {"verify_bytes_per_second", t.verified ? rate(t.bytes_written - t.bytes_skipped, t.verify_seconds) : 0.0},
           {"waited_for_decoder_seconds", t.waited_for_decoder_seconds},
           {"verify_waited_for_device_seconds", t.verify_waited_for_device_seconds},
           {"verify_waited_for_hashing_seconds", t.verify_waited_for_hashing_seconds},
@@ -70,12 +72,29 @@ nlohmann::json target_outcome_json(const TargetOutcome& t) {
 nlohmann::json write_result_json(const WriteResult& r) {
   nlohmann::json targets = nlohmann::json::array();
   for (const auto& t : r.targets) targets.push_back(target_outcome_json(t));
-  return {{"schema", "piprov.write/2"},
+  nlohmann::json parts = nlohmann::json::array();
+  for (const auto& p : r.partitions)
+    parts.push_back(
+        {{"number", p.number},
+         {"type", p.type},
+         {"fs", p.fs.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.fs)},
+         {"label", p.label},
+         {"offset", p.offset},
+         {"size", p.size},
+         {"skipped_bytes", p.skipped_bytes},
+         {"written_in_full_because", p.full_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.full_reason)}});
+  return {{"schema", "piprov.write/3"},
           {"image", r.image},
           {"format", r.format},
           {"decoder_threads", r.decoder_threads},
           {"input_bytes", r.input_bytes},
           {"image_bytes", r.image_bytes},
+          {"full", r.full},
+          {"written_bytes", r.image_bytes - r.skipped_bytes},
+          {"skipped_bytes", r.skipped_bytes},
+          {"written_in_full_because", r.skip_note.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.skip_note)},
+          {"partitions", parts},
+          {"summary", r.skip_line},
           {"write_seconds", r.write_seconds},
           {"verify_seconds", r.verify_seconds},
           {"xxh3_128", r.xxh3_128},
@@ -87,11 +106,13 @@ nlohmann::json write_result_json(const WriteResult& r) {
 }
 
 nlohmann::json verify_result_json(const VerifyResult& r) {
-  return {{"schema", "piprov.verify/1"},
+  return {{"schema", "piprov.verify/2"},
           {"image", r.image},
           {"target", r.target},
           {"format", r.format},
           {"bytes", r.bytes},
+          {"compared_bytes", r.bytes - r.skipped_bytes},
+          {"skipped_bytes", r.skipped_bytes},
           {"seconds", r.seconds},
           {"bytes_per_second", rate(r.bytes, r.seconds)},
           {"xxh3_128", r.xxh3_128},

@@ -1,6 +1,9 @@
 #include "image/target_writer.hpp"
 
 #include <fmt/format.h>
+#include <linux/fs.h>
+#include <spdlog/spdlog.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cerrno>
@@ -10,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/units.hpp"
+#include "image/skip_filter.hpp"
 
 namespace piprov::image {
 
@@ -54,10 +58,14 @@ void TargetWriter::write(const AlignedBuffer& buf, std::size_t len, std::uint64_
     head_len_ = static_cast<std::size_t>(offset) + skip;
   }
   if (skip < len) {
-    std::size_t n = len - skip;
-    std::size_t padded = n;
-    if (direct_) padded = (n + t_.logical_block - 1) / t_.logical_block * t_.logical_block;  // zero-padded
-    pwrite_all(buf.data() + skip, padded, offset + skip, n);
+    std::uint64_t at = offset + skip;
+    if (map_)
+      for (const ByteRange& gap : map_->skipped_in(at, offset + len - at)) {
+        if (gap.begin > at) put(buf, offset, at, gap.begin);
+        discard(gap);
+        at = gap.end;
+      }
+    if (at < offset + len) put(buf, offset, at, offset + len);
   }
   written_ = offset + len;
   if (overflow)
@@ -67,7 +75,39 @@ void TargetWriter::write(const AlignedBuffer& buf, std::size_t len, std::uint64_
                   t_.capacity);
 }
 
+void TargetWriter::put(const AlignedBuffer& buf, std::uint64_t buf_offset, std::uint64_t begin, std::uint64_t end) {
+  const auto n = static_cast<std::size_t>(end - begin);
+  std::size_t padded = n;
+  if (direct_) padded = (n + t_.logical_block - 1) / t_.logical_block * t_.logical_block;  // zero-padded
+  pwrite_all(buf.data() + (begin - buf_offset), padded, begin, n);
+}
+
+void TargetWriter::discard(ByteRange r) {
+  skipped_ += r.size();
+  if (t_.is_file || !discard_ok_) return;  // a file opened with O_TRUNC holds nothing old
+  if (pending_discard_.size() && pending_discard_.end == r.begin) {
+    pending_discard_.end = r.end;
+    return;
+  }
+  flush_discard();
+  pending_discard_ = r;
+}
+
+void TargetWriter::flush_discard() {
+  if (!pending_discard_.size()) return;
+  std::uint64_t range[2] = {pending_discard_.begin, pending_discard_.size()};
+  if (::ioctl(fd_.get(), BLKDISCARD, range) == 0) {
+    discarded_ += range[1];
+  } else {  // not supported (EOPNOTSUPP): the skipped ranges keep what the disk held
+    const int e = errno;
+    discard_ok_ = false;
+    spdlog::info("{}: no discard ({}); the skipped free space keeps the disk's old bytes", t_.path, errno_name(e));
+  }
+  pending_discard_ = {};
+}
+
 void TargetWriter::sync() {
+  flush_discard();
   if (::fdatasync(fd_.get()) != 0) {
     int e = errno;
     throw Error(ErrorKind::Io, fmt::format("flushing {} failed (fdatasync): {} ({}); the data may not be on the disk",

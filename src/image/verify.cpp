@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string_view>
 
@@ -17,6 +18,7 @@
 #include "core/hashing.hpp"
 #include "core/units.hpp"
 #include "image/pipeline.hpp"
+#include "image/skip_filter.hpp"
 #include "image/source.hpp"
 
 namespace piprov::image {
@@ -71,13 +73,26 @@ std::pair<std::uint64_t, std::uint64_t> chunk_hash(const void* data, std::size_t
   return {h.low64, h.high64};
 }
 
+std::pair<std::uint64_t, std::uint64_t> written_chunk_hash(const std::byte* data, std::size_t len, std::uint64_t offset,
+                                                           const std::vector<ByteRange>& skipped) {
+  if (skipped.empty()) return chunk_hash(data, len);
+  std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> st(XXH3_createState(), XXH3_freeState);
+  XXH3_128bits_reset(st.get());
+  for_each_written(offset, len, skipped, [&](std::uint64_t b, std::uint64_t e) {
+    XXH3_128bits_update(st.get(), data + (b - offset), static_cast<std::size_t>(e - b));
+  });
+  XXH128_hash_t h = XXH3_128bits_digest(st.get());
+  return {h.low64, h.high64};
+}
+
 ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, unsigned threads,
                               std::uint64_t image_bytes, const ChunkHashes& expected, const ProgressSink& sink) {
   UniqueFd fd = open_target_for_read(t);
   ProgressEvent tmpl;
   tmpl.target = t.path;
-  ProgressPhase progress(sink, Phase::Verify, static_cast<double>(image_bytes), ProgressUnit::Bytes, tmpl);
-  std::uint64_t done = 0;
+  const std::uint64_t to_read = image_bytes - bytes_within(expected.skipped, 0, image_bytes);
+  ProgressPhase progress(sink, Phase::Verify, static_cast<double>(to_read), ProgressUnit::Bytes, tmpl);
+  std::uint64_t done = 0, streamed = 0;
   PipelineWaits waits;
   // Reads span several chunks, so the device has more than one request in
   // flight (the kernel splits a read at max_sectors_kb) while the comparer hashes.
@@ -89,8 +104,11 @@ ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, uns
           throw_if_cancelled("while verifying");
           if (offset >= image_bytes) return 0;
           std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), image_bytes - offset));
-          std::size_t got = read_at(fd.get(), t, buf.data(), buf.size(), len, offset);
-          if (got < len) too_short(t, offset + got);
+          for_each_written(offset, len, expected.skipped, [&](std::uint64_t b, std::uint64_t e) {
+            const auto at = static_cast<std::size_t>(b - offset);
+            std::size_t got = read_at(fd.get(), t, buf.data() + at, buf.size() - at, e - b, b);
+            if (got < e - b) too_short(t, b + got);
+          });
           return len;
         },
         [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
@@ -98,28 +116,55 @@ ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, uns
           for (std::size_t at = 0; at < len; at += expected.chunk_bytes) {
             std::size_t n = std::min(expected.chunk_bytes, len - at);
             std::size_t i = static_cast<std::size_t>((offset + at) / expected.chunk_bytes);
-            if (i >= expected.hashes.size() || chunk_hash(buf.data() + at, n) != expected.hashes[i])
+            if (i >= expected.hashes.size() ||
+                written_chunk_hash(buf.data() + at, n, offset + at, expected.skipped) != expected.hashes[i])
               throw MismatchAt{offset + at};
           }
-          done += len;
+          done += len - bytes_within(expected.skipped, offset, offset + len);
+          streamed += len;
           progress.update(static_cast<double>(done));
         },
         &waits);
   } catch (const MismatchAt& m) {
     progress.end();
     // Name the exact byte: decode the image again and compare from that chunk.
-    compare_with_image(t, image, threads, {}, m.offset);
+    compare_with_image(t, image, threads, {}, m.offset, !expected.skipped.empty());
     throw Error(ErrorKind::Verify, fmt::format("{} read back differently at the chunk at byte offset {} but matched "
                                                "on a second read: the device returns unstable data",
                                                t.path, m.offset));
   }
   progress.end();
-  if (done != image_bytes) too_short(t, done);
+  if (streamed != image_bytes) too_short(t, streamed);
   return {waits.consumer, waits.producer};
 }
 
+namespace {
+
+/// Copies the image's bytes over the device's in the ranges that were never
+/// written, so they compare equal. `dev` and `img` hold [offset, offset + n).
+void mask_unwritten(std::byte* dev, const std::byte* img, std::uint64_t offset, std::size_t n,
+                    const std::vector<ByteRange>& skipped) {
+  for (const ByteRange& r : skipped) {
+    const std::uint64_t b = std::max(r.begin, offset), e = std::min(r.end, offset + n);
+    if (b < e) std::memcpy(dev + (b - offset), img + (b - offset), e - b);
+  }
+}
+
+[[noreturn]] void differs(const TargetInfo& t, const std::string& image, const std::byte* img, const std::byte* dev,
+                          std::size_t i, std::uint64_t offset, std::span<const std::byte> first_chunk) {
+  const std::uint64_t at = offset + i;
+  throw ErrorAt(ErrorKind::Verify,
+                fmt::format("verify failed: {} differs from {} at byte offset {} (0x{:x}, {}): "
+                            "expected 0x{:02x}, read 0x{:02x}{}",
+                            t.path, image, at, at, format_bytes(at), std::to_integer<unsigned>(img[i]),
+                            std::to_integer<unsigned>(dev[i]), identity_hint(at, first_chunk)),
+                at);
+}
+
+}  // namespace
+
 VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads,
-                                const ProgressSink& sink, std::uint64_t from) {
+                                const ProgressSink& sink, std::uint64_t from, bool skip_free) {
   auto start = std::chrono::steady_clock::now();
   auto src = open_source(image, threads, false);
   if (auto sz = src->size(); sz && t.capacity && *sz > t.capacity)
@@ -128,27 +173,26 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
   UniqueFd fd = open_target_for_read(t);
   AlignedBuffer dev(kChunk);
   Xxh3_128 whole;
+  std::unique_ptr<SkipFilter> filter = skip_free ? std::make_unique<SkipFilter>() : nullptr;
   ProgressPhase progress(sink, Phase::Verify, static_cast<double>(src->size().value_or(0)));
-  std::uint64_t total = run_pipeline(
-      4, kChunk, [&](std::span<std::byte> buf, std::uint64_t) { return src->read_full(buf); },
-      [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
+  auto produce = [&](std::span<std::byte> buf, std::uint64_t offset) {
+    const std::size_t n = src->read_full(buf);
+    if (filter) filter->decide({buf.data(), n}, offset);  // the same decisions as the write's
+    return n;
+  };
+  std::uint64_t total =
+      run_pipeline(4, kChunk, produce, [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
         whole.update({buf.data(), len});
         if (offset + len > from) {
           std::size_t got = read_at(fd.get(), t, dev.data(), dev.capacity(), len, offset);
           std::size_t skip = offset >= from ? 0 : static_cast<std::size_t>(from - offset);
           std::size_t n = std::min(got, len);
+          if (filter) mask_unwritten(dev.data(), buf.data(), offset, n, filter->map().skipped_in(offset, n));
           if (std::memcmp(buf.data() + skip, dev.data() + skip, n > skip ? n - skip : 0) != 0) {
             std::size_t i = skip;
             while (i < n && buf.data()[i] == dev.data()[i]) ++i;
-            std::uint64_t at = offset + i;
-            throw ErrorAt(ErrorKind::Verify,
-                          fmt::format("verify failed: {} differs from {} at byte offset {} (0x{:x}, {}): "
-                                      "expected 0x{:02x}, read 0x{:02x}{}",
-                                      t.path, image, at, at, format_bytes(at), std::to_integer<unsigned>(buf.data()[i]),
-                                      std::to_integer<unsigned>(dev.data()[i]),
-                                      identity_hint(at, offset == 0 ? std::span<const std::byte>(buf.data(), len)
-                                                                    : std::span<const std::byte>())),
-                          at);
+            differs(t, image, buf.data(), dev.data(), i, offset,
+                    offset == 0 ? std::span<const std::byte>(buf.data(), len) : std::span<const std::byte>());
           }
           if (got < len) too_short(t, offset + got);
         }
@@ -162,13 +206,14 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
   r.target = t.path;
   r.format = to_string(src->format());
   r.bytes = total;
+  r.skipped_bytes = filter ? filter->map().skipped_bytes() : 0;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.xxh3_128 = whole.hex();
   return r;
 }
 
 VerifyResult verify_image(const std::string& image, const std::string& target, unsigned threads,
-                          const ProgressSink& progress) {
+                          const ProgressSink& progress, bool full) {
   TargetInfo t;
   // The guard refuses everything but a whole disk or a regular file.
   const WriteSubject s = check_write(target, WriteIntent::VerifyTarget);
@@ -181,7 +226,7 @@ VerifyResult verify_image(const std::string& image, const std::string& target, u
     t.capacity = t.disk.size_bytes;
     t.logical_block = t.disk.logical_block_size ? t.disk.logical_block_size : 512;
   }
-  return compare_with_image(t, image, threads, progress);
+  return compare_with_image(t, image, threads, progress, 0, !full);
 }
 
 }  // namespace piprov::image

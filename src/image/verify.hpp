@@ -12,18 +12,27 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/progress.hpp"
+#include "image/scan.hpp"
 #include "image/target.hpp"
 
 namespace piprov::image {
 
-/// XXH3-128 of each `chunk_bytes` chunk of the stream (the last may be short).
+/// XXH3-128 of each `chunk_bytes` chunk of the stream (the last may be
+/// short), over the chunk's bytes outside `skipped` (the free space the write
+/// skipped: never written, so never compared).
 struct ChunkHashes {
   std::size_t chunk_bytes = 0;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> hashes;  ///< (low64, high64)
+  std::vector<ByteRange> skipped;                               ///< sorted; empty = every byte was written
 };
 
 /// XXH3-128 of `data` as (low64, high64).
 std::pair<std::uint64_t, std::uint64_t> chunk_hash(const void* data, std::size_t len);
+
+/// XXH3-128 of the bytes of data[0, len) (at stream offset `offset`) outside
+/// `skipped` (sorted, any extent), concatenated; chunk_hash() when none is.
+std::pair<std::uint64_t, std::uint64_t> written_chunk_hash(const std::byte* data, std::size_t len, std::uint64_t offset,
+                                                           const std::vector<ByteRange>& skipped);
 
 /// Seconds the read-back spent waiting, per side of its two-thread pipeline
 /// (a reader thread issuing O_DIRECT reads, the caller hashing and comparing).
@@ -32,7 +41,8 @@ struct ReadbackWaits {
   double for_hashing = 0;  ///< the reader had no free buffer (hashing is the limit)
 };
 
-/// Reads the first `image_bytes` of the target back and compares each chunk's
+/// Reads the first `image_bytes` of the target back, except the ranges
+/// `expected.skipped` (not written, not read), and compares each chunk's
 /// hash with `expected` (reading and hashing overlap: 3 buffers of 8 MiB between
 /// a reader thread and the comparer). Progress: the "verify" phase with
 /// ProgressEvent::target = t.path. Throws Error{Verify} naming the first bad
@@ -44,25 +54,31 @@ ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, uns
 /// What verify_image() found.
 struct VerifyResult {
   std::string image, target, format;
-  std::uint64_t bytes = 0;  ///< image bytes compared
+  std::uint64_t bytes = 0;          ///< image bytes (those compared: bytes - skipped_bytes)
+  std::uint64_t skipped_bytes = 0;  ///< free space not compared (0 with --full)
   double seconds = 0;
   std::string xxh3_128;  ///< XXH3-128 of the image stream
 };
 
 /// Decodes `image` and compares it with the target from byte `from` on
-/// (0 = everything). Throws Error{Verify} "DEVICE differs from IMAGE at byte
-/// offset N" (exit 4), Error{Verify} when the target is shorter, Error{Usage}
-/// for a bad image, Error{Io} for read errors.
+/// (0 = everything). `skip_free`: not the free space a write skips (the
+/// SkipFilter decides on this decode as on the write's: the same ranges).
+/// Throws Error{Verify} "DEVICE differs from IMAGE at byte offset N" (exit
+/// 4), Error{Verify} when the target is shorter, Error{Usage} for a bad
+/// image, Error{Io} for read errors.
 VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads,
-                                const ProgressSink& progress, std::uint64_t from = 0);
+                                const ProgressSink& progress, std::uint64_t from = 0, bool skip_free = false);
 
-/// `piprov verify --json`: {"schema": "piprov.verify/1", "image", "target", "format", "bytes", "seconds",
-/// "bytes_per_second", "xxh3_128", "match": true} (docs/write.md "Output").
+/// `piprov verify --json`: {"schema": "piprov.verify/2", "image", "target", "format", "bytes",
+/// "compared_bytes", "skipped_bytes", "seconds", "bytes_per_second", "xxh3_128", "match": true}
+/// (docs/write.md "Output").
 nlohmann::json verify_result_json(const VerifyResult& r);
 
 /// `piprov verify IMAGE DEVICE`: checks the target like write does (whole
-/// disk or regular file; partitions refused) but only reads it.
+/// disk or regular file; partitions refused) but only reads it. Compares
+/// what `piprov write` writes: without `full`, not the file systems' free
+/// space (docs/write.md "Free space").
 VerifyResult verify_image(const std::string& image, const std::string& target, unsigned threads,
-                          const ProgressSink& progress = {});
+                          const ProgressSink& progress = {}, bool full = false);
 
 }  // namespace piprov::image

@@ -18,6 +18,7 @@
 #include "image/checksum.hpp"
 #include "image/fanout.hpp"
 #include "image/partitions.hpp"
+#include "image/skip_filter.hpp"
 #include "image/source.hpp"
 #include "image/speed.hpp"
 #include "image/target.hpp"
@@ -107,7 +108,7 @@ Error stop_all(const Error& e, std::vector<Job>& jobs, std::optional<std::uint64
 
 /// Unmounts (--unmount) and opens every target, before the first byte of
 /// any is written. Throws the first open's error when one cannot be opened.
-std::vector<Job> open_jobs(const WriteOptions& o, std::vector<TargetInfo> infos) {
+std::vector<Job> open_jobs(const WriteOptions& o, std::vector<TargetInfo> infos, const WriteMap* skip) {
   std::vector<Job> jobs(infos.size());
   for (std::size_t i = 0; i < infos.size(); ++i) {
     Job& j = jobs[i];
@@ -120,6 +121,7 @@ std::vector<Job> open_jobs(const WriteOptions& o, std::vector<TargetInfo> infos)
     bool direct = true;
     UniqueFd fd = open_target_for_write(j.info, &direct);
     j.writer = std::make_unique<TargetWriter>(j.info, std::move(fd), direct);
+    j.writer->set_skip_map(skip);
     spdlog::info("writing {} to {}: {} KiB writes{}", o.image, j.info.path, j.info.io_bytes / 1024,
                  direct ? " (O_DIRECT)" : "");
   }
@@ -145,7 +147,8 @@ FanoutConsumeFn writer_of(Job& j, Source& src, std::uint64_t input_bytes, std::a
 
 /// Decodes once and feeds every writer plus the stream hasher. Targets that
 /// fail are marked in their job; a decoder error or Ctrl-C is thrown for all.
-Stream decode_and_write(const WriteOptions& o, Source& src, std::vector<Job>& jobs, const ProgressSink& sink) {
+Stream decode_and_write(const WriteOptions& o, Source& src, std::vector<Job>& jobs, const ProgressSink& sink,
+                        SkipFilter* filter) {
   const auto size = src.size();
   std::size_t capacity = jobs.front().info.io_bytes;  // one buffer size for all: the smallest write size
   for (const auto& j : jobs) capacity = std::min(capacity, j.info.io_bytes);
@@ -161,16 +164,24 @@ Stream decode_and_write(const WriteOptions& o, Source& src, std::vector<Job>& jo
                                                  ProgressUnit::Bytes, tmpl);
     consumers.push_back(writer_of(j, src, src.input().size(), alive));
   }
-  consumers.push_back([&](const AlignedBuffer& buf, std::size_t len, std::uint64_t) {
+  consumers.push_back([&](const AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
     if (alive == 0) throw Error(ErrorKind::Io, "every target failed");  // stop decoding for no one
     throw_if_cancelled("while writing");
     whole.update({buf.data(), len});
-    if (o.verify) s.chunks.hashes.push_back(chunk_hash(buf.data(), len));
+    if (o.verify)  // over the bytes written: skipped ones are neither written nor compared
+      s.chunks.hashes.push_back(filter
+                                    ? written_chunk_hash(buf.data(), len, offset, filter->map().skipped_in(offset, len))
+                                    : chunk_hash(buf.data(), len));
   });
+  // The skip filter decides on the decoder thread, before any consumer sees the buffer.
+  auto produce = [&](std::span<std::byte> b, std::uint64_t offset) {
+    const std::size_t n = src.read_full(b);
+    if (filter) filter->decide({b.data(), n}, offset);
+    return n;
+  };
   FanoutResult f;
   try {
-    f = run_fanout(
-        kBuffers, capacity, [&](std::span<std::byte> b, std::uint64_t) { return src.read_full(b); }, consumers);
+    f = run_fanout(kBuffers, capacity, produce, consumers);
   } catch (const Error& e) {
     throw stop_all(e.kind() == ErrorKind::Interrupted ? Error(e.kind(), "interrupted while writing") : e, jobs, size);
   }
@@ -186,6 +197,7 @@ Stream decode_and_write(const WriteOptions& o, Source& src, std::vector<Job>& jo
     }
   }
   s.total = f.total;
+  if (filter) s.chunks.skipped = filter->map().all();
   s.xxh3_128 = whole.hex();
   s.decoder_waited = f.producer_waited_seconds;
   return s;
@@ -219,6 +231,8 @@ void finish_job(const WriteOptions& o, Job& j, const Stream& s, Clock::time_poin
     return fail(j, e, s.total);
   }
   j.out.bytes_written = s.total;
+  j.out.bytes_skipped = j.writer->skipped();
+  j.out.bytes_discarded = j.writer->discarded();
   j.out.write_seconds = since(start);
   try {
     if (!j.info.is_file) j.out.partitions = reread_partitions(j.info.path);
@@ -281,9 +295,10 @@ WriteResult write_image(const WriteOptions& o) {
   r.decoder_threads = src->threads();
   r.input_bytes = src->input().size();
   const ProgressSink sink = serialised(o.progress);
-  std::vector<Job> jobs = open_jobs(o, std::move(infos));
+  std::unique_ptr<SkipFilter> filter = o.full ? nullptr : std::make_unique<SkipFilter>();
+  std::vector<Job> jobs = open_jobs(o, std::move(infos), filter ? &filter->map() : nullptr);
   auto start = Clock::now();
-  Stream s = decode_and_write(o, *src, jobs, sink);
+  Stream s = decode_and_write(o, *src, jobs, sink, filter.get());
   if (s.total == 0) throw stop_all(Error(ErrorKind::Usage, o.image + " holds no data (0 bytes once decoded)"), jobs, 0);
   if (!pre_sha.empty()) {
     r.sha256 = pre_sha;
@@ -299,6 +314,13 @@ WriteResult write_image(const WriteOptions& o) {
 
   r.image_bytes = s.total;
   r.xxh3_128 = s.xxh3_128;
+  r.full = o.full;
+  if (filter) {
+    r.skipped_bytes = filter->map().skipped_bytes();
+    r.partitions = filter->partitions();
+    r.skip_note = filter->note();
+  }
+  r.skip_line = skip_summary(r.full, r.image_bytes, r.skipped_bytes, r.partitions, r.skip_note);
   for (auto& j : jobs) {
     r.write_seconds = std::max(r.write_seconds, j.out.write_seconds);
     r.verify_seconds = std::max(r.verify_seconds, j.out.verify_seconds);

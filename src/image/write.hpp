@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "core/progress.hpp"
+#include "image/skip_filter.hpp"
 #include "image/usb_link.hpp"
 
 namespace piprov::image {
@@ -44,6 +45,9 @@ struct WriteOptions {
   /// write_image() refuses (Error{Usage}).
   std::function<bool(const std::string& summary)> confirm;
   unsigned threads = 0;  ///< xz decoder threads; 0 = number of online CPUs
+  /// --full: write every byte. Default: skip the free space of the image's
+  /// ext2/3/4 and FAT file systems (docs/write.md "Free space").
+  bool full = false;
 };
 
 /// How one target fared. Seconds are wall-clock.
@@ -53,13 +57,15 @@ struct TargetOutcome {
   /// Why it failed (when !ok): Io (write/flush error, device full, unplugged),
   /// Verify (read-back mismatch), Usage (image larger than this disk).
   ErrorKind error_kind = ErrorKind::Io;
-  std::string error;                             ///< one line naming the target, offset and state ("" when ok)
-  std::optional<std::uint64_t> failed_offset;    ///< byte offset of the failed write or first bad byte
-  std::uint64_t bytes_written = 0;               ///< image bytes accepted by the target (all when ok)
-  double write_seconds = 0;                      ///< from the first byte to the first MiB synced
-  double verify_seconds = 0;                     ///< read-back and compare (0 when not verified)
-  bool verified = false;                         ///< read-back matched every byte
-  double waited_for_decoder_seconds = 0;         ///< write phase: this writer idle, no decoded buffer ready
+  std::string error;                           ///< one line naming the target, offset and state ("" when ok)
+  std::optional<std::uint64_t> failed_offset;  ///< byte offset of the failed write or first bad byte
+  std::uint64_t bytes_written = 0;             ///< image bytes accepted by the target (all when ok)
+  std::uint64_t bytes_skipped = 0;        ///< of those, free space not written (WriteResult::skipped_bytes when ok)
+  std::uint64_t bytes_discarded = 0;      ///< of the skipped, discarded on the device (BLKDISCARD)
+  double write_seconds = 0;               ///< from the first byte to the first MiB synced
+  double verify_seconds = 0;              ///< read-back and compare (0 when not verified)
+  bool verified = false;                  ///< read-back matched every byte
+  double waited_for_decoder_seconds = 0;  ///< write phase: this writer idle, no decoded buffer ready
   double verify_waited_for_device_seconds = 0;   ///< verify: the comparer idle, waiting for the device read
   double verify_waited_for_hashing_seconds = 0;  ///< verify: the reader idle, waiting for the comparer
   std::vector<std::string> unmounted;            ///< "DEV on DIR" unmounted because of --unmount
@@ -97,6 +103,11 @@ struct WriteResult {
   std::string sha256;                  ///< SHA-256 of the IMAGE file when checked ("" otherwise)
   std::vector<TargetOutcome> targets;  ///< one per WriteOptions::targets, same order
   SpeedReport speed;
+  bool full = false;                      ///< --full: nothing was skipped
+  std::uint64_t skipped_bytes = 0;        ///< free space not written (and not verified)
+  std::vector<PartitionSkip> partitions;  ///< what the filter found per partition (empty with --full)
+  std::string skip_note;                  ///< why the whole image was written ("" when partitions were read)
+  std::string skip_line;                  ///< "wrote 1.2 GiB of 3.5 GiB; skipped 2.3 GiB free in writable"
 
   /// Targets with ok = true / false.
   std::size_t succeeded() const;
@@ -124,9 +135,10 @@ struct WriteResult {
 WriteResult write_image(const WriteOptions& options);
 
 /// `piprov write --json`: the result as one JSON object, schema
-/// "piprov.write/2" (docs/write.md "Output"): the stream fields, a "targets"
-/// array (one object per target) and "speed"; rates in bytes per second, 0
-/// when not measured.
+/// "piprov.write/3" (docs/write.md "Output"): the stream fields, written and
+/// skipped bytes with the per-partition "partitions", a "targets" array (one
+/// object per target) and "speed"; rates in bytes per second, 0 when not
+/// measured.
 nlohmann::json write_result_json(const WriteResult& r);
 
 /// One target's outcome as JSON (an element of "targets").

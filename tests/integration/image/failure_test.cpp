@@ -46,7 +46,8 @@ TEST(WriteFailure, IoErrorMidWriteNamesOffsetAndExits3) {
   int code = -1;
   {
     LoopDevice dev(mnt.dir / "dev.img", kDevBytes);  // 400 MiB on a 96 MiB tmpfs: fills up mid-write
-    auto r = run(write_cmd((fx / "t.img.xz").string(), dev.path));
+    // --full: skipping the free space (and discarding it) would write only ~64 MiB of the image.
+    auto r = run(write_cmd((fx / "t.img.xz").string(), dev.path, "--yes --full"));
     code = r.exit_code;
     err = r.err;
     mbr = read_bytes(dev.path, 0, 512);
@@ -106,14 +107,16 @@ TEST(VerifyStep, ChangedByteIsReportedAtItsOffsetWithExit4) {
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(ok.out.rfind("verified: " + dev.path + " matches ", 0), 0u) << ok.out;
 
-  const std::uint64_t at = 200000003;  // inside the ext4 partition, not 4 KiB aligned
+  // Inside the ext4 partition, not 4 KiB aligned; in its free space, which
+  // only --full compares (a plain verify passes: WriteSkipFree's tests).
+  const std::uint64_t at = 200000003;
   unsigned char was = static_cast<unsigned char>(read_bytes(dev.backing, at, 1)[0]);
   ASSERT_EQ(run("printf '\\377' | dd of=" + q(dev.backing.string()) + " bs=1 seek=" + std::to_string(at) +
                 " conv=notrunc status=none")
                 .exit_code,
             0);
   ASSERT_NE(was, 0xff);
-  auto bad = run(piprov_bin() + " verify --progress none " + q((fx / "t.img.xz").string()) + " " + dev.path);
+  auto bad = run(piprov_bin() + " verify --full --progress none " + q((fx / "t.img.xz").string()) + " " + dev.path);
   EXPECT_EQ(bad.exit_code, 4);
   EXPECT_EQ(bad.out, "");
   char expect[200];

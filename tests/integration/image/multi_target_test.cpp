@@ -53,15 +53,16 @@ TEST(WriteMulti, TargetOnAFullTmpfsFailsWithItsOffsetWhileTheOthersSucceed) {
   std::vector<std::unique_ptr<LoopDevice>> devs;
   for (int i = 0; i < 3; ++i)
     devs.push_back(std::make_unique<LoopDevice>(tmp.path / ("dev" + std::to_string(i)), kDevBytes));
-  // 400 MiB sparse on a 96 MiB tmpfs: the loop device fills up mid-write.
+  // 400 MiB sparse on a 96 MiB tmpfs: the loop device fills up mid-write
+  // (--full: every byte is written, free space included).
   devs.push_back(std::make_unique<LoopDevice>(mnt.dir / "full.img", kDevBytes));
   const std::string bad = devs.back()->path;
-  auto r = run(piprov_bin() + " write --yes --progress none --json " + q(xz_image()) + devices(devs));
+  auto r = run(piprov_bin() + " write --yes --progress none --full --json " + q(xz_image()) + devices(devs));
   EXPECT_EQ(r.exit_code, 5) << r.err;  // some targets failed, the others were written
   EXPECT_EQ(r.err.rfind("piprov: error: writing " + bad + " failed at byte offset ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("the first MiB was not written, so " + bad + " does not look bootable"), std::string::npos);
   auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["schema"], "piprov.write/2");
+  EXPECT_EQ(j["schema"], "piprov.write/3");
   EXPECT_EQ(j["succeeded"], 3);
   EXPECT_EQ(j["failed"], 1);
   ASSERT_EQ(j["targets"].size(), 4u);

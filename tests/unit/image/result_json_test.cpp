@@ -44,7 +44,7 @@ WriteResult sample() {
 
 TEST(WriteResultJson, HasTheSchemaStreamFieldsAndOneObjectPerTarget) {
   nlohmann::json j = write_result_json(sample());
-  EXPECT_EQ(j["schema"], "piprov.write/2");
+  EXPECT_EQ(j["schema"], "piprov.write/3");
   EXPECT_EQ(j["image"], "ubuntu.img.xz");
   EXPECT_EQ(j["format"], "xz");
   EXPECT_EQ(j["decoder_threads"], 2);
@@ -96,14 +96,17 @@ TEST(VerifyResultJson, HasTheDocumentedKeys) {
   r.target = "/dev/loop3";
   r.format = "xz";
   r.bytes = 3000;
+  r.skipped_bytes = 1000;
   r.seconds = 1.5;
   r.xxh3_128 = "00112233445566778899aabbccddeeff";
   nlohmann::json j = verify_result_json(r);
-  EXPECT_EQ(j, nlohmann::json({{"schema", "piprov.verify/1"},
+  EXPECT_EQ(j, nlohmann::json({{"schema", "piprov.verify/2"},
                                {"image", "t.img.xz"},
                                {"target", "/dev/loop3"},
                                {"format", "xz"},
                                {"bytes", 3000},
+                               {"compared_bytes", 2000},
+                               {"skipped_bytes", 1000},
                                {"seconds", 1.5},
                                {"bytes_per_second", 2000.0},
                                {"xxh3_128", "00112233445566778899aabbccddeeff"},

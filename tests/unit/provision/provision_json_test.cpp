@@ -41,7 +41,7 @@ ProvisionReport sample() {
 TEST(ProvisionJson, HasTheSchemaStepsWithSecondsAndFindingsOfTheSharedShape) {
   auto all = provision_json(sample());
   EXPECT_EQ(all["schema"], "piprov.provision/3");
-  EXPECT_EQ(all["write"]["schema"], "piprov.write/2");
+  EXPECT_EQ(all["write"]["schema"], "piprov.write/3");
   EXPECT_EQ(all["write"]["image_bytes"], 4u << 20);
   EXPECT_EQ(all["succeeded"], 1);
   EXPECT_EQ(all["failed"], 1);

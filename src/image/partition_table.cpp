@@ -1,0 +1,110 @@
+#include "image/partition_table.hpp"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cstring>
+
+namespace piprov::image {
+namespace {
+
+constexpr std::uint64_t kSector = 512;
+
+std::uint64_t le_bytes(std::span<const std::byte> b, std::size_t off, unsigned n) {
+  std::uint64_t v = 0;
+  for (unsigned i = 0; i < n; ++i) v |= std::to_integer<std::uint64_t>(b[off + i]) << (8 * i);
+  return v;
+}
+
+/// GPT GUID bytes (mixed endian) as "0FC63DAF-8483-4772-8E79-3D69D8477DE4".
+std::string guid_text(std::span<const std::byte> b, std::size_t off) {
+  return fmt::format("{:08X}-{:04X}-{:04X}-{:04X}-{:012X}", le_bytes(b, off, 4), le_bytes(b, off + 4, 2),
+                     le_bytes(b, off + 6, 2),
+                     (std::to_integer<unsigned>(b[off + 8]) << 8) | std::to_integer<unsigned>(b[off + 9]), [&] {
+                       std::uint64_t v = 0;
+                       for (int i = 10; i < 16; ++i) v = (v << 8) | std::to_integer<std::uint64_t>(b[off + i]);
+                       return v;
+                     }());
+}
+
+PartKind mbr_kind(unsigned type) {
+  switch (type) {
+    case 0x83: return PartKind::Linux;
+    case 0x01:
+    case 0x04:
+    case 0x06:
+    case 0x0b:
+    case 0x0c:
+    case 0x0e:
+    case 0xef: return PartKind::Fat;
+    default: return PartKind::Other;
+  }
+}
+
+PartKind gpt_kind(const std::string& guid) {
+  if (guid == "0FC63DAF-8483-4772-8E79-3D69D8477DE4") return PartKind::Linux;  // Linux filesystem data
+  if (guid == "EBD0A0A2-B9E5-4433-87C0-68B6B72699C7" || guid == "C12A7328-F81F-11D2-BA4B-00A0C93EC93B")
+    return PartKind::Fat;  // Microsoft basic data, EFI system partition
+  return PartKind::Other;
+}
+
+void read_gpt(std::span<const std::byte> head, PartitionTable& t) {
+  if (head.size() < 2 * kSector || std::memcmp(head.data() + kSector, "EFI PART", 8) != 0) {
+    t.note = "protective MBR without a GPT header at LBA 1";
+    return;
+  }
+  const std::uint64_t entries_lba = le_bytes(head, kSector + 72, 8);
+  const std::uint64_t count = le_bytes(head, kSector + 80, 4), esize = le_bytes(head, kSector + 84, 4);
+  if (esize < 128 || count > 1024 || entries_lba * kSector + count * esize > head.size()) {
+    t.note = "GPT entries outside the first 64 KiB";
+    return;
+  }
+  t.scheme = "gpt";
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::size_t off = static_cast<std::size_t>(entries_lba * kSector + i * esize);
+    if (std::all_of(head.begin() + off, head.begin() + off + 16, [](std::byte c) { return c == std::byte{0}; }))
+      continue;
+    const std::uint64_t first = le_bytes(head, off + 32, 8), last = le_bytes(head, off + 40, 8);
+    if (last < first) continue;
+    std::string guid = guid_text(head, off);
+    t.parts.push_back(
+        {static_cast<unsigned>(i + 1), first * kSector, (last - first + 1) * kSector, guid, gpt_kind(guid)});
+  }
+}
+
+}  // namespace
+
+PartitionTable parse_partition_table(std::span<const std::byte> head, std::uint64_t image_size) {
+  PartitionTable t;
+  if (head.size() < kSector || head[510] != std::byte{0x55} || head[511] != std::byte{0xaa}) return t;
+  bool protective = false;
+  std::vector<PartitionEntry> mbr;
+  for (unsigned i = 0; i < 4; ++i) {
+    const std::size_t e = 446 + 16 * i;
+    const unsigned type = std::to_integer<unsigned>(head[e + 4]);
+    const std::uint64_t start = le_bytes(head, e + 8, 4), sectors = le_bytes(head, e + 12, 4);
+    if (type == 0 || sectors == 0) continue;
+    if (type == 0xee) protective = true;
+    mbr.push_back({i + 1, start * kSector, sectors * kSector, fmt::format("0x{:02x}", type), mbr_kind(type)});
+  }
+  if (protective) {
+    read_gpt(head, t);
+  } else {
+    t.scheme = "dos";
+    t.parts = std::move(mbr);
+  }
+  auto sorted = t.parts;
+  std::sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.offset < b.offset; });
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    const bool overlaps = i + 1 < sorted.size() && sorted[i].offset + sorted[i].size > sorted[i + 1].offset;
+    const bool outside = sorted[i].offset < kSector || (image_size && sorted[i].offset + sorted[i].size > image_size);
+    if (overlaps || outside) {
+      t.note = fmt::format("partition {} {}", sorted[i].number,
+                           overlaps ? "overlaps the next one" : "lies outside the image");
+      t.parts.clear();
+      break;
+    }
+  }
+  return t;
+}
+
+}  // namespace piprov::image

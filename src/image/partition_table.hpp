@@ -1,0 +1,42 @@
+#pragma once
+// The partition table at the start of an image, read from its first bytes:
+// MBR (primary entries) and GPT (512-byte sectors, entries within the first
+// 64 KiB). Public layouts: the MBR partition table (IBM PC; Wikipedia "Master
+// boot record"), UEFI 2.10 section 5.3 "GUID Partition Table (GPT) Disk Layout".
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace piprov::image {
+
+/// Bytes of the image the table is read from.
+inline constexpr std::size_t kPartitionTableBytes = 64u << 10;
+
+/// What a partition's type says it should hold.
+enum class PartKind { Linux, Fat, Other };
+
+struct PartitionEntry {
+  unsigned number = 0;       ///< 1-based, as the kernel names it (sdb2)
+  std::uint64_t offset = 0;  ///< bytes from the start of the image
+  std::uint64_t size = 0;    ///< bytes
+  std::string type;          ///< "0x83" (MBR) or the GPT type GUID in upper case
+  PartKind kind = PartKind::Other;
+};
+
+struct PartitionTable {
+  std::string scheme;  ///< "dos", "gpt", or "" when there is none
+  std::vector<PartitionEntry> parts;
+  std::string note;  ///< why partitions are not used ("" when they are)
+};
+
+/// Parses the table from the image's first bytes (`head`, up to
+/// kPartitionTableBytes). `image_size` (0 = unknown) bounds the partitions.
+/// Never throws: an invalid table gives scheme "" or a note and no partitions
+/// (extended MBR partitions are kind Other: their logical partitions are
+/// written in full).
+PartitionTable parse_partition_table(std::span<const std::byte> head, std::uint64_t image_size);
+
+}  // namespace piprov::image
