@@ -16,30 +16,16 @@
 #include "core/hashing.hpp"
 #include "core/units.hpp"
 #include "image/pipeline.hpp"
+#include "image/range_reader.hpp"
 #include "image/source.hpp"
 
 namespace piprov::image {
 namespace {
 
 constexpr std::size_t kChunk = 4u << 20;
-constexpr std::size_t kReadBytes = 8u << 20;  ///< read-back request size
-
-/// Reads `len` bytes at `offset` into `buf` (O_DIRECT: the request is rounded
-/// up to `block`). Returns the bytes available (< len when the target ends).
-std::size_t read_at(int fd, const TargetInfo& t, std::byte* buf, std::size_t cap, std::size_t len,
-                    std::uint64_t offset) {
-  std::size_t want = std::min(cap, (len + t.logical_block - 1) / t.logical_block * t.logical_block);
-  FdResult r = read_fd_full(fd, {buf, want}, offset, [] { throw_if_cancelled("while verifying"); });
-  if (r.err)
-    throw Error(ErrorKind::Io, fmt::format("reading {} back at byte offset {} failed: {} ({})", t.path,
-                                           offset + r.bytes, std::strerror(r.err), errno_name(r.err)));
-  return std::min(r.bytes, len);
-}
-
-[[noreturn]] void too_short(const TargetInfo& t, std::uint64_t at) {
-  throw Error(ErrorKind::Verify,
-              fmt::format("{} ends at byte offset {} ({}), before the image does", t.path, at, format_bytes(at)));
-}
+/// Read-back: requests of 4 MiB (dd's bs=4M), several in flight (measured:
+/// docs/write.md "Verify"), so the device always has the next one queued.
+constexpr ReadPlan kReadback{.read_bytes = 4u << 20, .depth = 4};
 
 struct MismatchAt {
   std::uint64_t offset;
@@ -77,33 +63,25 @@ ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, uns
   tmpl.target = t.path;
   ProgressPhase progress(sink, Phase::Verify, static_cast<double>(image_bytes), ProgressUnit::Bytes, tmpl);
   std::uint64_t done = 0;
-  PipelineWaits waits;
-  // Reads span several chunks, so the device has more than one request in
-  // flight (the kernel splits a read at max_sectors_kb) while the comparer hashes.
-  const std::size_t per_read = std::max<std::size_t>(1, kReadBytes / expected.chunk_bytes);
+  // Pieces are whole chunks (the last may be short), so each chunk's hash is one call.
+  ReadPlan plan = kReadback;
+  plan.read_bytes = std::max<std::size_t>(1, plan.read_bytes / expected.chunk_bytes) * expected.chunk_bytes;
+  RangeWaits waits;
   try {
-    run_pipeline(
-        3, per_read * expected.chunk_bytes,
-        [&](std::span<std::byte> buf, std::uint64_t offset) -> std::size_t {
-          throw_if_cancelled("while verifying");
-          if (offset >= image_bytes) return 0;
-          std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), image_bytes - offset));
-          std::size_t got = read_at(fd.get(), t, buf.data(), buf.size(), len, offset);
-          if (got < len) too_short(t, offset + got);
-          return len;
-        },
-        [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
+    waits = read_range(
+        fd.get(), t, 0, image_bytes,
+        [&](std::span<const std::byte> data, std::uint64_t offset) {
           // One hash per chunk: every chunk matching means the whole stream matches.
-          for (std::size_t at = 0; at < len; at += expected.chunk_bytes) {
-            std::size_t n = std::min(expected.chunk_bytes, len - at);
+          for (std::size_t at = 0; at < data.size(); at += expected.chunk_bytes) {
+            std::size_t n = std::min(expected.chunk_bytes, data.size() - at);
             std::size_t i = static_cast<std::size_t>((offset + at) / expected.chunk_bytes);
-            if (i >= expected.hashes.size() || chunk_hash(buf.data() + at, n) != expected.hashes[i])
+            if (i >= expected.hashes.size() || chunk_hash(data.data() + at, n) != expected.hashes[i])
               throw MismatchAt{offset + at};
           }
-          done += len;
+          done += data.size();
           progress.update(static_cast<double>(done));
         },
-        &waits);
+        plan);
   } catch (const MismatchAt& m) {
     progress.end();
     // Name the exact byte: decode the image again and compare from that chunk.
@@ -113,8 +91,8 @@ ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, uns
                                                t.path, m.offset));
   }
   progress.end();
-  if (done != image_bytes) too_short(t, done);
-  return {waits.consumer, waits.producer};
+  if (done != image_bytes) throw_target_too_short(t, done);
+  return {waits.for_device, waits.for_consumer};
 }
 
 VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads,
@@ -133,7 +111,7 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
       [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
         whole.update({buf.data(), len});
         if (offset + len > from) {
-          std::size_t got = read_at(fd.get(), t, dev.data(), dev.capacity(), len, offset);
+          std::size_t got = read_target_at(fd.get(), t, dev.span(), len, offset);
           std::size_t skip = offset >= from ? 0 : static_cast<std::size_t>(from - offset);
           std::size_t n = std::min(got, len);
           if (std::memcmp(buf.data() + skip, dev.data() + skip, n > skip ? n - skip : 0) != 0) {
@@ -149,7 +127,7 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
                                                                     : std::span<const std::byte>())),
                           at);
           }
-          if (got < len) too_short(t, offset + got);
+          if (got < len) throw_target_too_short(t, offset + got);
         }
         progress.update(static_cast<double>(offset + len),
                         static_cast<double>(src->input().consumed()) /

@@ -25,16 +25,16 @@ struct ChunkHashes {
 /// XXH3-128 of `data` as (low64, high64).
 std::pair<std::uint64_t, std::uint64_t> chunk_hash(const void* data, std::size_t len);
 
-/// Seconds the read-back spent waiting, per side of its two-thread pipeline
-/// (a reader thread issuing O_DIRECT reads, the caller hashing and comparing).
+/// Seconds the read-back spent waiting, per side (read_range(): reader
+/// threads issuing O_DIRECT reads, the caller hashing and comparing).
 struct ReadbackWaits {
-  double for_device = 0;   ///< the comparer had no buffer read yet (the device is the limit)
-  double for_hashing = 0;  ///< the reader had no free buffer (hashing is the limit)
+  double for_device = 0;   ///< the comparer had no piece read yet (the device is the limit)
+  double for_hashing = 0;  ///< the readers had no free buffer, per reader (hashing is the limit)
 };
 
 /// Reads the first `image_bytes` of the target back and compares each chunk's
-/// hash with `expected` (reading and hashing overlap: 3 buffers of 8 MiB between
-/// a reader thread and the comparer). Progress: the "verify" phase with
+/// hash with `expected` (image/range_reader.hpp: 4 reads of 4 MiB in flight
+/// while the caller hashes). Progress: the "verify" phase with
 /// ProgressEvent::target = t.path. Throws Error{Verify} naming the first bad
 /// byte offset (found by decoding `image` again), Error{Io} on read errors
 /// (errno, offset).
