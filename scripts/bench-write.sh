@@ -8,14 +8,16 @@
 #   xz | dd         xz -dc -T0 IMAGE | dd of=DEV bs=4M oflag=direct iflag=fullblock
 #   bmaptool        bmaptool copy --nobmap IMAGE DEV
 #   piprov          piprov write --no-verify --yes IMAGE DEV   (+ peak RSS)
-#   piprov verify   piprov write --yes IMAGE DEV: its verify phase, against
+#   piprov verify   piprov write --full --yes IMAGE DEV: its verify phase (every byte), against
 #   device read     dd if=DEV of=/dev/null bs=4M iflag=direct (the image's bytes)
 #   piprov x3       piprov write --no-verify --yes IMAGE DEV DEV2 DEV3 (one decode,
 #                   three more direct-io loop devices), against piprov to DEV alone
+#   provision x3    piprov provision --yes IMAGE P1 P2 P3 against provision to P1
+#                   alone (its own section at the end: bench_provision_parallel)
 # and prints wall times and ratios. Targets: piprov <= 1.10x decode,
 # faster than xz|dd, >= 1.8x faster than bmaptool, peak RSS < 100 MiB,
 # verify <= device read + 10%, 3 targets <= 1.20x one target with peak RSS
-# (/usr/bin/time -v) < 150 MiB. A benchmark, not a test: numbers are noisy on
+# (/usr/bin/time -v) < 150 MiB, provision of 3 disks <= 1.20x one disk. A benchmark, not a test: numbers are noisy on
 # a shared machine: RUNS=N takes the fastest of N runs of each. Needs root.
 # Then scripts/bench-write-media.sh (MEDIA=none: not): the same image's
 # writable partition half full, on an emulated microSD and USB 3 SSD, piprov
@@ -88,7 +90,9 @@ for ((i = 0; i < runs; i++)); do
   t0=$(now); run_three; t1=$(now); p3=$(fastest "$p3" "$(secs "$t0" "$t1")")
 done
 
-"$piprov" -q write --yes --progress none --json "$image" "$dev" > "$dir/verify.json"
+# --full: verify then reads every byte of the image, the same bytes as dd below
+# (without it, verify reads only the written ranges).
+"$piprov" -q write --full --yes --progress none --json "$image" "$dev" > "$dir/verify.json"
 verify=$(jq -r '.targets[0].verify_seconds | . * 100 | round / 100' "$dir/verify.json")
 verdict=$(jq -r '.speed.verdict_line + "; " + .speed.decode_note' "$dir/verify.json")
 blocks=$(( (img_bytes + 4194303) / 4194304 ))
@@ -97,7 +101,7 @@ t0=$(now); dd if="$dev" of=/dev/null bs=4M count="$blocks" iflag=direct status=n
 printf '%-34s %8s s\n' "decode only (xz -dc -T0)" "$decode" \
   "xz -dc -T0 | dd oflag=direct" "$xzdd" "bmaptool copy --nobmap" "$bmap" \
   "piprov write --no-verify" "$pw" "piprov write --no-verify, 3 devs" "$p3" \
-  "piprov verify phase" "$verify" "device read (dd iflag=direct)" "$readt"
+  "piprov verify phase (--full)" "$verify" "device read (dd iflag=direct)" "$readt"
 echo "piprov / decode-only:   $(ratio "$pw" "$decode")x   (target <= 1.10)"
 echo "xz|dd / piprov:         $(ratio "$xzdd" "$pw")x   (target > 1.00)"
 echo "bmaptool / piprov:      $(ratio "$bmap" "$pw")x   (target >= 1.80)"
@@ -106,4 +110,39 @@ echo "piprov peak RSS:        $((rss_kib / 1024)) MiB ($rss_kib KiB; target < 10
 echo "3 targets / 1 target:   $(ratio "$p3" "$pw")x   (target <= 1.20)"
 echo "3 targets peak RSS:     $((rss3_kib / 1024)) MiB ($rss3_kib KiB, /usr/bin/time -v; target < 150 MiB)"
 echo "piprov speed verdict:   $verdict"
+
+# --- provision of several disks (issue 20 part 3) ---------------------------
+# bench_provision_parallel: `piprov provision --yes IMAGE P1` against
+# `piprov provision --yes IMAGE P1 P2 P3` (one decode; then every disk's steps
+# at once) on three more direct-io loop devices with --partscan (provision
+# needs the partitions). Fastest of RUNS each, interleaved; prints both wall
+# times, the per-disk steps' wall time (--json steps_seconds) and the ratios.
+# Target: 3 disks <= 1.20x one disk.
+pdevs=()
+cleanup_provision() {
+  for d in "${pdevs[@]}"; do losetup -d "$d" 2>/dev/null || true; done
+  rm -f "$dir"/prov[123].img
+}
+trap 'cleanup; cleanup_provision' EXIT
+bench_provision_parallel() {
+  local n i t0 t1 p1="" p3="" s1="" s3=""
+  for n in 1 2 3; do
+    rm -f "$dir/prov$n.img"
+    truncate -s "$dev_bytes" "$dir/prov$n.img"
+    pdevs+=("$(losetup -f --show --partscan --direct-io=on "$dir/prov$n.img")")
+  done
+  # exit 1 = the boot check has findings: still provisioned
+  provision() { "$piprov" -q provision --yes --progress none --json "$image" "$@" > "$dir/prov.json" || [ $? -eq 1 ]; }
+  for ((i = 0; i < runs; i++)); do
+    t0=$(now); provision "${pdevs[0]}"; t1=$(now); p1=$(fastest "$p1" "$(secs "$t0" "$t1")")
+    s1=$(fastest "$s1" "$(jq -r '.steps_seconds * 100 | round / 100' "$dir/prov.json")")
+    t0=$(now); provision "${pdevs[@]}"; t1=$(now); p3=$(fastest "$p3" "$(secs "$t0" "$t1")")
+    s3=$(fastest "$s3" "$(jq -r '.steps_seconds * 100 | round / 100' "$dir/prov.json")")
+  done
+  printf '%-34s %8s s\n' "piprov provision, 1 disk" "$p1" "piprov provision, 3 disks" "$p3" \
+    "  its steps after the write, 1 disk" "$s1" "  its steps after the write, 3" "$s3"
+  echo "provision 3 disks / 1:  $(ratio "$p3" "$p1")x   (target <= 1.20)"
+  echo "  steps after the write: $(ratio "$s3" "$s1")x   (in parallel; one after another would be ~3x)"
+}
+bench_provision_parallel
 [ "${MEDIA:-}" = none ] || BENCH_DIR=$dir ROOT_MIB=$root_mib BUILD_DIR=$build scripts/bench-write-media.sh

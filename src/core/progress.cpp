@@ -1,11 +1,23 @@
 #include "core/progress.hpp"
 
+#include <memory>
+#include <mutex>
+
 namespace piprov {
 namespace {
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 }  // namespace
+
+ProgressSink serialised_sink(const ProgressSink& sink) {
+  if (!sink) return {};
+  auto m = std::make_shared<std::mutex>();
+  return [sink, m](const ProgressEvent& e) {
+    std::lock_guard lk(*m);
+    sink(e);
+  };
+}
 
 std::string_view phase_name(Phase p) {
   switch (p) {

@@ -55,6 +55,10 @@ struct ProgressEvent {
 /// Receives events on the thread that does the work. May be empty (no one listens).
 using ProgressSink = std::function<void(const ProgressEvent&)>;
 
+/// `sink` for several threads: one event at a time (a mutex shared by every
+/// copy), so a renderer never sees two at once. Empty stays empty.
+ProgressSink serialised_sink(const ProgressSink& sink);
+
 /// One phase reported to a sink: Begin on construction, Update per update(),
 /// End from end() or, if end() was not called (an exception), the destructor.
 /// elapsed_s is measured from construction with std::chrono::steady_clock.

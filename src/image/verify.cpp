@@ -12,12 +12,13 @@
 
 #include "core/cancel.hpp"
 #include "core/error.hpp"
-#include "core/write_guard.hpp"
 #include "core/fd.hpp"
 #include "core/file.hpp"
 #include "core/hashing.hpp"
 #include "core/units.hpp"
+#include "core/write_guard.hpp"
 #include "image/pipeline.hpp"
+#include "image/range_reader.hpp"
 #include "image/skip_filter.hpp"
 #include "image/source.hpp"
 
@@ -25,27 +26,47 @@ namespace piprov::image {
 namespace {
 
 constexpr std::size_t kChunk = 4u << 20;
-constexpr std::size_t kReadBytes = 8u << 20;  ///< read-back request size
-
-/// Reads `len` bytes at `offset` into `buf` (O_DIRECT: the request is rounded
-/// up to `block`). Returns the bytes available (< len when the target ends).
-std::size_t read_at(int fd, const TargetInfo& t, std::byte* buf, std::size_t cap, std::size_t len,
-                    std::uint64_t offset) {
-  std::size_t want = std::min(cap, (len + t.logical_block - 1) / t.logical_block * t.logical_block);
-  FdResult r = read_fd_full(fd, {buf, want}, offset, [] { throw_if_cancelled("while verifying"); });
-  if (r.err)
-    throw Error(ErrorKind::Io, fmt::format("reading {} back at byte offset {} failed: {} ({})", t.path,
-                                           offset + r.bytes, std::strerror(r.err), errno_name(r.err)));
-  return std::min(r.bytes, len);
-}
-
-[[noreturn]] void too_short(const TargetInfo& t, std::uint64_t at) {
-  throw Error(ErrorKind::Verify,
-              fmt::format("{} ends at byte offset {} ({}), before the image does", t.path, at, format_bytes(at)));
-}
+/// Read-back: requests of 4 MiB (dd's bs=4M), several in flight (measured:
+/// docs/write.md "Verify"), so the device always has the next one queued.
+constexpr ReadPlan kReadback{.read_bytes = 4u << 20, .depth = 4};
 
 struct MismatchAt {
   std::uint64_t offset;
+};
+
+/// Hashes the bytes fed to it (in stream order, gaps allowed) chunk by chunk
+/// and compares each chunk's hash with `expected` when the next chunk begins
+/// or at finish(). Throws MismatchAt{chunk start}.
+class ChunkCursor {
+ public:
+  explicit ChunkCursor(const ChunkHashes& expected) : expected_(expected), state_(XXH3_createState(), XXH3_freeState) {}
+  void feed(std::span<const std::byte> data, std::uint64_t offset) {
+    while (!data.empty()) {
+      const std::size_t i = static_cast<std::size_t>(offset / expected_.chunk_bytes);
+      if (i != index_) start(i);
+      const auto n = static_cast<std::size_t>(
+          std::min<std::uint64_t>(data.size(), (i + 1) * std::uint64_t{expected_.chunk_bytes} - offset));
+      XXH3_128bits_update(state_.get(), data.data(), n);
+      data = data.subspan(n);
+      offset += n;
+    }
+  }
+  void finish() { start(kNone); }
+
+ private:
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  void start(std::size_t i) {
+    if (index_ != kNone) {
+      XXH128_hash_t h = XXH3_128bits_digest(state_.get());
+      if (index_ >= expected_.hashes.size() || std::pair{h.low64, h.high64} != expected_.hashes[index_])
+        throw MismatchAt{index_ * std::uint64_t{expected_.chunk_bytes}};
+    }
+    index_ = i;
+    XXH3_128bits_reset(state_.get());
+  }
+  const ChunkHashes& expected_;
+  std::unique_ptr<XXH3_state_t, XXH_errorcode (*)(XXH3_state_t*)> state_;
+  std::size_t index_ = kNone;
 };
 
 /// Why a disk piprov provisioned differs from its image on purpose, when the
@@ -92,39 +113,28 @@ ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, uns
   tmpl.target = t.path;
   const std::uint64_t to_read = image_bytes - bytes_within(expected.skipped, 0, image_bytes);
   ProgressPhase progress(sink, Phase::Verify, static_cast<double>(to_read), ProgressUnit::Bytes, tmpl);
-  std::uint64_t done = 0, streamed = 0;
-  PipelineWaits waits;
-  // Reads span several chunks, so the device has more than one request in
-  // flight (the kernel splits a read at max_sectors_kb) while the comparer hashes.
-  const std::size_t per_read = std::max<std::size_t>(1, kReadBytes / expected.chunk_bytes);
+  std::uint64_t done = 0;
+  // Only the written ranges are read, each through read_range(); the written
+  // bytes of each chunk are hashed as they come (written_chunk_hash()'s
+  // concatenation) and compared once the chunk's last written byte is in.
+  ReadPlan plan = kReadback;
+  plan.read_bytes = std::max<std::size_t>(1, plan.read_bytes / expected.chunk_bytes) * expected.chunk_bytes;
+  ChunkCursor chunk(expected);
+  ReadbackWaits waits;
   try {
-    run_pipeline(
-        3, per_read * expected.chunk_bytes,
-        [&](std::span<std::byte> buf, std::uint64_t offset) -> std::size_t {
-          throw_if_cancelled("while verifying");
-          if (offset >= image_bytes) return 0;
-          std::size_t len = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), image_bytes - offset));
-          for_each_written(offset, len, expected.skipped, [&](std::uint64_t b, std::uint64_t e) {
-            const auto at = static_cast<std::size_t>(b - offset);
-            std::size_t got = read_at(fd.get(), t, buf.data() + at, buf.size() - at, e - b, b);
-            if (got < e - b) too_short(t, b + got);
-          });
-          return len;
-        },
-        [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
-          // One hash per chunk: every chunk matching means the whole stream matches.
-          for (std::size_t at = 0; at < len; at += expected.chunk_bytes) {
-            std::size_t n = std::min(expected.chunk_bytes, len - at);
-            std::size_t i = static_cast<std::size_t>((offset + at) / expected.chunk_bytes);
-            if (i >= expected.hashes.size() ||
-                written_chunk_hash(buf.data() + at, n, offset + at, expected.skipped) != expected.hashes[i])
-              throw MismatchAt{offset + at};
-          }
-          done += len - bytes_within(expected.skipped, offset, offset + len);
-          streamed += len;
-          progress.update(static_cast<double>(done));
-        },
-        &waits);
+    for_each_written(0, image_bytes, expected.skipped, [&](std::uint64_t b, std::uint64_t e) {
+      RangeWaits w = read_range(
+          fd.get(), t, b, e - b,
+          [&](std::span<const std::byte> data, std::uint64_t offset) {
+            chunk.feed(data, offset);
+            done += data.size();
+            progress.update(static_cast<double>(done));
+          },
+          plan);
+      waits.for_device += w.for_device;
+      waits.for_hashing += w.for_consumer;
+    });
+    chunk.finish();
   } catch (const MismatchAt& m) {
     progress.end();
     // Name the exact byte: decode the image again and compare from that chunk.
@@ -134,8 +144,8 @@ ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, uns
                                                t.path, m.offset));
   }
   progress.end();
-  if (streamed != image_bytes) too_short(t, streamed);
-  return {waits.consumer, waits.producer};
+  if (done != to_read) throw_target_too_short(t, done);
+  return waits;
 }
 
 namespace {
@@ -184,7 +194,7 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
       run_pipeline(4, kChunk, produce, [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
         whole.update({buf.data(), len});
         if (offset + len > from) {
-          std::size_t got = read_at(fd.get(), t, dev.data(), dev.capacity(), len, offset);
+          std::size_t got = read_target_at(fd.get(), t, dev.span(), len, offset);
           std::size_t skip = offset >= from ? 0 : static_cast<std::size_t>(from - offset);
           std::size_t n = std::min(got, len);
           if (filter) mask_unwritten(dev.data(), buf.data(), offset, n, filter->map().skipped_in(offset, n));
@@ -194,7 +204,7 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
             differs(t, image, buf.data(), dev.data(), i, offset,
                     offset == 0 ? std::span<const std::byte>(buf.data(), len) : std::span<const std::byte>());
           }
-          if (got < len) too_short(t, offset + got);
+          if (got < len) throw_target_too_short(t, offset + got);
         }
         progress.update(static_cast<double>(offset + len),
                         static_cast<double>(src->input().consumed()) /

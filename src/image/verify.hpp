@@ -34,17 +34,17 @@ std::pair<std::uint64_t, std::uint64_t> chunk_hash(const void* data, std::size_t
 std::pair<std::uint64_t, std::uint64_t> written_chunk_hash(const std::byte* data, std::size_t len, std::uint64_t offset,
                                                            const std::vector<ByteRange>& skipped);
 
-/// Seconds the read-back spent waiting, per side of its two-thread pipeline
-/// (a reader thread issuing O_DIRECT reads, the caller hashing and comparing).
+/// Seconds the read-back spent waiting, per side (read_range(): reader
+/// threads issuing O_DIRECT reads, the caller hashing and comparing).
 struct ReadbackWaits {
-  double for_device = 0;   ///< the comparer had no buffer read yet (the device is the limit)
-  double for_hashing = 0;  ///< the reader had no free buffer (hashing is the limit)
+  double for_device = 0;   ///< the comparer had no piece read yet (the device is the limit)
+  double for_hashing = 0;  ///< the readers had no free buffer, per reader (hashing is the limit)
 };
 
 /// Reads the first `image_bytes` of the target back, except the ranges
 /// `expected.skipped` (not written, not read), and compares each chunk's
-/// hash with `expected` (reading and hashing overlap: 3 buffers of 8 MiB between
-/// a reader thread and the comparer). Progress: the "verify" phase with
+/// written bytes' hash with `expected` (image/range_reader.hpp, once per
+/// written range: 4 reads of 4 MiB in flight while the caller hashes). Progress: the "verify" phase with
 /// ProgressEvent::target = t.path. Throws Error{Verify} naming the first bad
 /// byte offset (found by decoding `image` again), Error{Io} on read errors
 /// (errno, offset).

@@ -54,16 +54,6 @@ struct Stream {
   double decoder_waited = 0;
 };
 
-/// The sink every thread reports to, one call at a time.
-ProgressSink serialised(const ProgressSink& sink) {
-  if (!sink) return {};
-  auto m = std::make_shared<std::mutex>();
-  return [sink, m](const ProgressEvent& e) {
-    std::lock_guard lk(*m);
-    sink(e);
-  };
-}
-
 /// What a failed write left behind, appended to the error.
 std::string aftermath(const TargetInfo& t, std::uint64_t written, std::optional<std::uint64_t> total) {
   std::string how_far = format_bytes(written) + (total ? " of " + format_bytes(*total) : std::string()) + " written";
@@ -294,7 +284,7 @@ WriteResult write_image(const WriteOptions& o) {
   r.format = to_string(src->format());
   r.decoder_threads = src->threads();
   r.input_bytes = src->input().size();
-  const ProgressSink sink = serialised(o.progress);
+  const ProgressSink sink = serialised_sink(o.progress);
   std::unique_ptr<SkipFilter> filter = o.full ? nullptr : std::make_unique<SkipFilter>();
   std::vector<Job> jobs = open_jobs(o, std::move(infos), filter ? &filter->map() : nullptr);
   auto start = Clock::now();

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "core/finding.hpp"
 #include "core/strings.hpp"
+#include "core/units.hpp"
 #include "provision/autoboot_target.hpp"
 #include "provision/provision.hpp"
 
@@ -46,6 +47,7 @@ nlohmann::json provision_target_json(const TargetReport& t) {
           {"check_ok", t.ok && t.check.ok()},
           {"findings", findings_json(t.check.findings)},
           {"summary", findings_summary_json(t.check.findings, boot::kCheckFailOn)},
+          {"seconds", t.seconds},
           {"steps", steps}};
 }
 
@@ -79,6 +81,19 @@ std::string ready_sentence(const TargetReport& t) {
          "kernel updates";
 }
 
+std::string steps_summary(const ProvisionReport& rep) {
+  std::vector<std::string> disks;
+  std::size_t ran = 0;
+  for (const auto& t : rep.targets) {
+    if (t.steps.empty()) continue;  // its write failed: no step ran
+    ++ran;
+    disks.push_back(t.target + " " + (t.ok ? "" : "failed at '" + std::string(step_name(t.failed_step)) + "' after ") +
+                    format_duration(t.seconds));
+  }
+  return "provision: steps after the write: " + std::to_string(ran) + " disk" + (ran == 1 ? "" : "s") +
+         " in parallel in " + format_duration(rep.steps_seconds) + " (" + join(disks, ", ") + ")";
+}
+
 int exit_code(const ProvisionReport& rep) {
   if (rep.succeeded() < rep.targets.size()) return static_cast<int>(ErrorKind::Partial);
   Findings all;
@@ -93,6 +108,7 @@ nlohmann::json provision_json(const ProvisionReport& r) {
           {"write", image::write_result_json(r.write)},
           {"succeeded", r.succeeded()},
           {"failed", r.targets.size() - r.succeeded()},
+          {"steps_seconds", r.steps_seconds},
           {"targets", targets},
           {"seed_check",
            {{"validator", r.seed_check.validator},

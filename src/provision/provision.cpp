@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <thread>
@@ -24,88 +25,12 @@
 #include "core/units.hpp"
 #include "core/write_guard.hpp"
 #include "image/disk_identity.hpp"
+#include "provision/disk_mounts.hpp"
 
 namespace fs = std::filesystem;
 
 namespace piprov::provision {
 namespace {
-
-// The image's two partitions: by label first (Ubuntu's `system-boot` and `writable`), else
-// the first FAT and the first ext4. Retries for a few seconds while udev/blkid catch up.
-std::pair<Partition, Partition> find_partitions(const std::string& device) {
-  for (int attempt = 0;; ++attempt) {
-    Disk d = probe_disk(device);
-    const Partition *boot = nullptr, *root = nullptr;
-    for (const auto& p : d.partitions) {
-      if (!boot && to_lower(p.label) == "system-boot") boot = &p;
-      if (!root && to_lower(p.label) == "writable") root = &p;
-    }
-    for (const auto& p : d.partitions) {
-      if (!boot && p.fstype == "vfat") boot = &p;
-      if (!root && (p.fstype == "ext4" || p.fstype == "ext3" || p.fstype == "ext2")) root = &p;
-    }
-    if (boot && root) return {*boot, *root};
-    if (attempt >= 50) {
-      std::string seen;
-      for (const auto& p : d.partitions)
-        seen += (seen.empty() ? "" : ", ") + p.path + " (" + (p.fstype.empty() ? "?" : p.fstype) +
-                (p.label.empty() ? "" : " LABEL=" + p.label) + ")";
-      throw Error(ErrorKind::Usage, "cannot find the " + std::string(boot ? "" : "system-boot (FAT) ") +
-                                        (root ? "" : "writable (ext4) ") + "partition on " + device +
-                                        " (found: " + (seen.empty() ? "no partitions" : seen) +
-                                        "); is IMAGE an Ubuntu Raspberry Pi image?");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-}
-
-std::string describe(const Partition& p) {
-  return p.path + " (" + p.fstype + (p.label.empty() ? "" : ", LABEL=" + p.label) + ", " + format_bytes(p.size_bytes) +
-         ")";
-}
-
-void sync_fs(const fs::path& dir) {
-  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!fd) throw io_error("cannot open " + dir.string(), errno);
-  int rc = ::syncfs(fd.get());
-  int err = errno;
-  if (rc != 0) throw io_error("syncfs " + dir.string(), err);
-}
-
-// Mounts we made, unmounted in reverse order on every exit path.
-struct MountGuard {
-  std::vector<std::string> mounted;
-  fs::path dir;
-  std::vector<std::string> problems;
-  void unmount_all() {
-    while (!mounted.empty()) {
-      try {
-        unmount_filesystem(mounted.back());
-        std::error_code ec;
-        fs::remove(mounted.back(), ec);
-      } catch (const Error& e) {
-        problems.push_back(std::string(e.what()) + " (still mounted at " + mounted.back() + ")");
-      }
-      mounted.pop_back();
-    }
-    if (dir.empty() || !problems.empty()) return;
-    // remove_all only when no child is still a mount point (different st_dev): never delete into a mounted fs.
-    struct stat top {};
-    if (::stat(dir.c_str(), &top) != 0) return;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir, ec)) {
-      struct stat sb {};
-      if (::lstat(e.path().c_str(), &sb) != 0 || sb.st_dev != top.st_dev) return;
-    }
-    fs::remove_all(dir, ec);
-  }
-  ~MountGuard() {
-    try {
-      unmount_all();
-    } catch (...) {
-    }
-  }
-};
 
 /// The per-disk passes for one written disk: the outline provision_target()
 /// calls, and the state a failure message needs (which step, what the disk holds).
@@ -229,8 +154,8 @@ void TargetRun::find() {
   rep_.boot_partition_reason = boot_partition_reason(boot_, rep_.autoboot);
   rep_.boot_partition = boot_.path;
   rep_.root_partition = root_.path;
-  step.done("boot " + describe(boot_) + (rep_.autoboot ? autoboot_partitions_text(*rep_.autoboot) : "") + ", root " +
-            describe(root_));
+  step.done("boot " + describe_partition(boot_) + (rep_.autoboot ? autoboot_partitions_text(*rep_.autoboot) : "") +
+            ", root " + describe_partition(root_));
 }
 
 void TargetRun::mount() {
@@ -349,6 +274,7 @@ void TargetRun::finish() {
 }
 
 Error TargetRun::failure(const Error& e) {
+  rep_.failed_step = current_;
   guard_.unmount_all();
   std::string mounts =
       guard_.problems.empty() ? "nothing of it is mounted any more" : "WARNING: " + guard_.problems.front();
@@ -364,7 +290,9 @@ Error TargetRun::failure(const Error& e) {
 }
 
 /// The per-disk passes for one disk. A disk whose write failed gets only its
-/// error; a failed pass is recorded (error names the step) and the others go on.
+/// error; a failed pass is recorded (error names the step) and the others go
+/// on. Throws no std::exception (it runs on its own thread): one that is not
+/// an Error (std::filesystem, std::bad_alloc) fails the disk as Error{Io}.
 void provision_target(const ProvisionOptions& o, std::size_t index, TargetReport& rep, const SeedPlan* seed) {
   rep.target = rep.write.target;
   if (!rep.write.ok) {
@@ -372,8 +300,14 @@ void provision_target(const ProvisionOptions& o, std::size_t index, TargetReport
     rep.error = rep.write.error;
     return;
   }
+  const auto start = std::chrono::steady_clock::now();
   TargetRun run(o, index, rep, seed);
   run.written();
+  auto fail = [&](const Error& e) {
+    Error f = run.failure(e);
+    rep.error_kind = f.kind();
+    rep.error = f.what();
+  };
   try {
     run.identity();
     run.find();
@@ -386,10 +320,36 @@ void provision_target(const ProvisionOptions& o, std::size_t index, TargetReport
     run.finish();
     rep.ok = true;
   } catch (const Error& e) {
-    Error f = run.failure(e);
-    rep.error_kind = f.kind();
-    rep.error = f.what();
+    fail(e);
+  } catch (const std::exception& e) {  // std::filesystem, std::bad_alloc, a library's own exception
+    fail(Error(ErrorKind::Io, e.what()));
   }
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// provision_target() for every disk at once, one thread each: each disk has
+/// its own mounts in its own temp dir, and `o.progress` must take events from
+/// several threads (provision_all() serialises it). Returns the wall-clock
+/// seconds until the last disk's steps ended. Rethrows, after every thread
+/// ended, what escaped one (nothing does but a foreign exception).
+double provision_in_parallel(const ProvisionOptions& o, std::vector<TargetReport>& targets,
+                             const std::vector<SeedPlan>& seeds) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::exception_ptr> escaped(targets.size());
+  std::vector<std::thread> threads;
+  threads.reserve(targets.size());
+  for (std::size_t i = 0; i < targets.size(); ++i)
+    threads.emplace_back([&o, &targets, &seeds, &escaped, i] {
+      try {
+        provision_target(o, i, targets[i], seeds.empty() ? nullptr : &seeds[i]);
+      } catch (...) {
+        escaped[i] = std::current_exception();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (const auto& e : escaped)
+    if (e) std::rethrow_exception(e);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 /// The error when no disk got through: its own line, or one per disk.
@@ -416,12 +376,12 @@ std::optional<Error> no_disk_provisioned(const ProvisionReport& rep) {
 ProvisionReport provision_all(const ProvisionOptions& o) {
   ProvisionReport rep;
   std::vector<SeedPlan> seeds = check_arguments(o, &rep.seed_check);
-  rep.write = write_all(o);
+  ProvisionOptions po = o;
+  po.progress = serialised_sink(o.progress);  // every disk's steps report at once
+  rep.write = write_all(po);
   rep.targets.resize(rep.write.targets.size());
-  for (std::size_t i = 0; i < rep.targets.size(); ++i) {
-    rep.targets[i].write = rep.write.targets[i];
-    provision_target(o, i, rep.targets[i], seeds.empty() ? nullptr : &seeds[i]);
-  }
+  for (std::size_t i = 0; i < rep.targets.size(); ++i) rep.targets[i].write = rep.write.targets[i];
+  rep.steps_seconds = provision_in_parallel(po, rep.targets, seeds);
   return rep;
 }
 

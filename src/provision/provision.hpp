@@ -1,12 +1,12 @@
 #pragma once
 // `piprov provision IMAGE DEVICE...`: write every disk from one decode
-// (image::write_image, same safety and verify); then for each disk written:
-// a new disk identity (first_boot.hpp), find `system-boot` and `writable`
-// with libblkid (by label, else the first FAT and ext4 partitions; a FAT
-// partition of only autoboot.txt: the one it names, autoboot_target.hpp), mount
-// both in a private temp dir, boot patch --root, seed (PARTUUID= rewrite and
-// the cloud-init NoCloud seed), boot check, sync, unmount: the steps of
-// steps.hpp, one short function each.
+// (image::write_image, same safety and verify); then for every disk written,
+// all disks at once (a thread each): a new disk identity (first_boot.hpp),
+// find `system-boot` and `writable` with libblkid (by label, else the first FAT
+// and ext4 partitions; a FAT partition of only autoboot.txt: the one it names,
+// autoboot_target.hpp), mount both in a private temp dir, boot patch --root,
+// seed (PARTUUID= rewrite and the cloud-init NoCloud seed), boot check, sync,
+// unmount: the steps of steps.hpp, one short function each.
 // On a failure after the write it unmounts and says what state the disk is in;
 // the other disks go on.
 #include <nlohmann/json.hpp>
@@ -52,6 +52,7 @@ struct TargetReport {
   bool ok = false;                             ///< every step finished (a boot check with findings still counts)
   ErrorKind error_kind = ErrorKind::Io;        ///< when !ok: the failed step's kind
   std::string error;                           ///< when !ok: "provision failed at step 'S': ..." or the write's error
+  Step failed_step = Step::Write;              ///< when !ok: the step that failed (S above)
   image::TargetOutcome write;                  ///< the write's outcome for this disk
   std::string boot_partition, root_partition;  ///< "/dev/loop3p1"
   std::string mount_dir;                       ///< the private temp dir (removed at the end)
@@ -62,6 +63,9 @@ struct TargetReport {
   SeedOutcome seed;                   ///< PARTUUID= rewrites and the seed files written
   boot::CheckReport check;
   std::vector<StepResult> steps;  ///< in order
+  /// Wall-clock seconds of this disk's steps after the write (identity to
+  /// unmount, or to the failed one); the disks' steps run at the same time.
+  double seconds = 0;
   /// Why boot_partition: "autoboot.txt boot_partition=2", "LABEL=system-boot", "the first FAT partition".
   std::string boot_partition_reason;
   /// Set when the first FAT partition holds only autoboot.txt: boot_partition is the one it names.
@@ -72,12 +76,16 @@ struct ProvisionReport {
   image::WriteResult write;           ///< the one decode (write.targets: per-disk write outcomes)
   std::vector<TargetReport> targets;  ///< one per DEVICE, same order
   SeedCheck seed_check;  ///< the check of the user's seed files (warnings; errors refused before the write)
+  /// Wall-clock seconds from the end of the write until the last disk's steps
+  /// ended (every disk's steps run in parallel, one thread each).
+  double steps_seconds = 0;
   std::size_t succeeded() const;
 };
 
 /// Runs everything: one write_image() for every DEVICE (same safety and
 /// verify; every DEVICE must be a whole disk, Error{Usage} before writing
-/// otherwise), then the per-disk steps for each disk written. A disk whose
+/// otherwise), then the per-disk steps of every disk written at the same time
+/// (a thread per disk; opts.progress gets one event at a time). A disk whose
 /// write or later step fails is reported in its TargetReport (message naming
 /// the step, what was done, and the state of the disk) and the others go on.
 /// Throws when no disk got through: the write's error as write_image() throws
@@ -107,6 +115,12 @@ nlohmann::json provision_json(const ProvisionReport& r);
 /// or kernel=vmlinux and the apt hook), or "provision: DEV was written and
 /// patched, but boot check found problems (above)" when the check has findings.
 std::string ready_sentence(const TargetReport& t);
+
+/// The summary line of the per-disk steps, each disk's time (wall clock):
+/// "provision: steps after the write: 3 disks in parallel in 2.1 s (/dev/sdb
+/// 1.9 s, /dev/sdc failed at 'mount' after 0.3 s, /dev/sdd 2.0 s)"; a disk whose
+/// write failed ran no step and is not listed.
+std::string steps_summary(const ProvisionReport& rep);
 
 /// provision's exit code: 5 (ErrorKind::Partial) when some disk failed, else
 /// the boot check's code over every disk's findings (0, or 1 with findings).

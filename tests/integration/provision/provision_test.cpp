@@ -201,6 +201,11 @@ TEST(Provision, SeveralDisksFromOneDecodeAndOneThatFails) {
   }
   EXPECT_EQ(p.out.find(bad + ": [2/9]"), std::string::npos) << p.out;  // no step after a failed write
   EXPECT_NE(p.out.find("to 2 of 3 targets"), std::string::npos) << p.out;
+  // Each disk's time; the disk whose write failed ran no step.
+  const std::string t = "[0-9][^,() ]*(?: s)?";  // format_duration(): "0.84 s", "4m05s"
+  EXPECT_TRUE(std::regex_search(p.out, std::regex("\nprovision: steps after the write: 2 disks in parallel in " + t +
+                                                  " \\(" + a.path + " " + t + ", " + b.path + " " + t + "\\)\n")))
+      << p.out;
   EXPECT_NE(p.err.find("piprov: error: writing " + bad + " failed at byte offset "), std::string::npos) << p.err;
   // Only this test's disks: other tests may be provisioning at the same time.
   EXPECT_EQ(run("grep -q -e '^" + a.path + "p' -e '^" + b.path + "p' /proc/self/mounts").exit_code, 1)

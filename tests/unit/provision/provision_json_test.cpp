@@ -121,5 +121,29 @@ TEST(ProvisionOutcome, ExitCodeIsPartialWhenADiskFailedElseTheChecks) {
   EXPECT_EQ(exit_code(r), 0);
 }
 
+// Each disk's time: in --json (seconds, steps_seconds) and the summary line;
+// a disk that failed after the write names its step, one whose write failed
+// ran no step and is not listed.
+TEST(ProvisionOutcome, EachDisksTimeInTheJsonAndTheSummaryLine) {
+  ProvisionReport r = sample();
+  r.steps_seconds = 2.1;
+  r.targets[0].seconds = 1.9;
+  TargetReport mid;
+  mid.target = "/dev/loop9";
+  mid.error = "provision failed at step 'mount': ...";
+  mid.failed_step = Step::Mount;
+  mid.seconds = 0.3;
+  mid.steps = {{Step::Write, "wrote 4.0 MiB", 1.5}, {Step::Identity, "MBR disk identifier", 0.01}};
+  r.targets.push_back(mid);
+  auto j = provision_json(r);
+  EXPECT_DOUBLE_EQ(j["steps_seconds"].get<double>(), 2.1);
+  EXPECT_DOUBLE_EQ(j["targets"][0]["seconds"].get<double>(), 1.9);
+  EXPECT_DOUBLE_EQ(j["targets"][1]["seconds"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(j["targets"][2]["seconds"].get<double>(), 0.3);
+  EXPECT_EQ(steps_summary(r),
+            "provision: steps after the write: 2 disks in parallel in 2.10 s (/dev/loop7 1.90 s, /dev/loop9 failed at "
+            "'mount' after 0.30 s)");
+}
+
 }  // namespace
 }  // namespace piprov::provision
