@@ -9,12 +9,12 @@
 #include "boot/config_txt.hpp"
 #include "boot/fat_tools.hpp"
 #include "core/blockdev.hpp"
-#include "core/write_guard.hpp"
 #include "core/board.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/mounts.hpp"
 #include "core/strings.hpp"
+#include "core/write_guard.hpp"
 
 namespace fs = std::filesystem;
 

@@ -5,8 +5,8 @@
 
 #include "boot/check_ctx.hpp"
 #include "core/blockdev.hpp"
-#include "core/write_guard.hpp"
 #include "core/strings.hpp"
+#include "core/write_guard.hpp"
 
 namespace fs = std::filesystem;
 

@@ -37,11 +37,13 @@ constexpr RuleCell kTable[][8] = {
     /* SystemDisk       */ {R, R, R, R, R, A, A, A},
     /* ReadOnly         */ {R, R, R, R, R, A, A, A},
     /* PseudoFs         */ {R, R, R, R, A, R, A, A},
-    /* RamFs            */ {A, A, R, R, A, A, A, A},  // an image file may live in RAM; a benchmark of RAM is not of storage
+    /* RamFs            */ {A, A, R, R, A, A, A, A},  // an image file may live in RAM; a benchmark of RAM is not of
+                                                      // storage
     /* LoopBackingFile  */ {R, R, R, R, A, R, A, A},
     /* ProtectedDir     */ {R, R, R, R, A, R, A, A},
-    /* Mounted          */ {Unmount, R, R, R, Unmount, A, A, A},        // write/provision may unmount first; bench never does
-    /* ExistingData     */ {A, Overwrite, Destructive, R, A, A, A, A},  // a disk: asks for confirmation; output: replaced
+    /* Mounted          */ {Unmount, R, R, R, Unmount, A, A, A},  // write/provision may unmount first; bench never does
+    /* ExistingData     */ {A, Overwrite, Destructive, R, A, A, A, A},  // a disk: asks for confirmation; output:
+                                                                        // replaced
     /* BlockDevice      */ {A, A, A, A, A, R, A, A},                    // an output file is never a device
     /* NotBlockDevice   */ {R, A, A, A, R, A, R, A},  // a disk is wanted (image files go to ImageFile, VerifyTarget)
     /* NewPath          */ {R, A, R, R, R, A, R, R},  // bench never makes a test file where no directory is mounted

@@ -35,10 +35,9 @@ enum class WriteIntent {
   ReadDisk,          ///< read only: a whole disk to inspect (boot check --device, provision's probe)
   VerifyTarget,      ///< read only: what an image was written to, to compare (a whole disk or an image file)
 };
-inline constexpr WriteIntent kWriteIntents[] = {WriteIntent::WholeDiskImage,   WriteIntent::ImageFile,
-                                                WriteIntent::DestructiveBench, WriteIntent::BenchTestFile,
-                                                WriteIntent::ProvisionDisk,    WriteIntent::OutputFile,
-                                                WriteIntent::ReadDisk,         WriteIntent::VerifyTarget};
+inline constexpr WriteIntent kWriteIntents[] = {
+    WriteIntent::WholeDiskImage, WriteIntent::ImageFile,  WriteIntent::DestructiveBench, WriteIntent::BenchTestFile,
+    WriteIntent::ProvisionDisk,  WriteIntent::OutputFile, WriteIntent::ReadDisk,         WriteIntent::VerifyTarget};
 
 /// Stable intent name for logs and tests ("whole-disk-image", "output-file", ...).
 std::string_view intent_name(WriteIntent i);

@@ -8,10 +8,10 @@
 #include "boot/fat_tools.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
-#include "core/write_guard.hpp"
 #include "core/file.hpp"
 #include "core/mounts.hpp"
 #include "core/strings.hpp"
+#include "core/write_guard.hpp"
 #include "provision/first_boot.hpp"
 
 namespace fs = std::filesystem;

@@ -195,8 +195,9 @@ TEST(WriteGuard, ProbeDiskRefusesWhatIsNotAWholeDisk) {
       FAIL() << "no refusal";
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::Usage);
-      const auto want = path == "/dev/piprov-no-such-disk" ? path + " does not exist; run 'piprov devices' to list disks"
-                                                           : path + " is not a block device; run 'piprov devices' to list disks";
+      const auto want = path == "/dev/piprov-no-such-disk"
+                            ? path + " does not exist; run 'piprov devices' to list disks"
+                            : path + " is not a block device; run 'piprov devices' to list disks";
       EXPECT_EQ(std::string(e.what()), want);
     }
   }

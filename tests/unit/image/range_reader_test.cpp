@@ -28,7 +28,10 @@ TargetInfo pattern_file(const std::filesystem::path& p, std::size_t size) {
 class ReadRange : public ::testing::TestWithParam<std::tuple<unsigned, std::size_t>> {};
 
 TEST_P(ReadRange, HandsEveryPieceInOrderWithTheDevicesBytes) {
-  auto [depth, read_bytes] = GetParam();
+  // Plain variables, not a structured binding: clang (the sanitizer build)
+  // does not let a lambda capture a structured binding before C++20's P1091 support.
+  const unsigned depth = std::get<0>(GetParam());
+  const std::size_t read_bytes = std::get<1>(GetParam());
   test::TempDir d("piprov-range");
   const std::size_t size = 1u << 20;
   TargetInfo t = pattern_file(d.path / "dev.img", size);
