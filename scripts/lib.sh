@@ -119,6 +119,16 @@ run_ctest() {
                  /<skipped/{ print name }' "$junit")
   echo "$lib_script: $(grep -c . <<<"$skipped") test(s) skipped (PIPROV_TESTS_REQUIRE_ALL=${PIPROV_TESTS_REQUIRE_ALL:-0})"
   if [ -n "$skipped" ]; then sed 's/^/  skipped: /' <<<"$skipped"; fi
+  if [ "$rc" != 0 ]; then  # again at the end, where a CI log's tail shows it
+    echo "$lib_script: the end of each failed test's output (all of it is above):"
+    /usr/bin/python3 - "$junit" <<'PY' || true
+import sys, xml.etree.ElementTree as ET
+for tc in ET.parse(sys.argv[1]).iter("testcase"):
+    if tc.get("status") == "fail" or tc.find("failure") is not None:
+        print("--- " + (tc.get("name") or "?"))
+        print("\n".join((tc.findtext("system-out") or "(no output)").splitlines()[-60:]))
+PY
+  fi
   echo "$lib_script: ctest took $(($(date +%s) - t0)) s${PIPROV_RUN_START:+; $(($(date +%s) - PIPROV_RUN_START)) s since the start}"
   grep -E '^[0-9]+% tests passed' "$out" || true
   rm -f "$junit" "$out" "$out.rc"

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "core/error.hpp"
 #include "core/fd.hpp"
@@ -21,29 +23,46 @@ namespace fs = std::filesystem;
 namespace piprov::boot {
 namespace {
 
-// Runs argv (no shell) with MTOOLS_SKIP_CHECK=1; returns exit status and stderr.
+// This process's environment with MTOOLS_SKIP_CHECK=1 set (mtools would
+// otherwise refuse a FAT whose geometry it does not like). Built before the
+// child exists: provision runs several disks on threads, and a child forked
+// from a threaded process may only call async-signal-safe functions
+// (POSIX fork(), "Application Usage"), which setenv() is not.
+std::vector<std::string> mtools_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e)
+    if (std::string_view(*e).rfind("MTOOLS_SKIP_CHECK=", 0) != 0) env.emplace_back(*e);
+  env.emplace_back("MTOOLS_SKIP_CHECK=1");
+  return env;
+}
+
+// Runs argv (no shell) with MTOOLS_SKIP_CHECK=1, stdin and stdout on
+// /dev/null; returns exit status and stderr. posix_spawnp(), not fork(): safe
+// while other threads run. Throws Error(Io) when the child cannot be made;
+// a missing program is exit 127, as from a shell.
 std::pair<int, std::string> run_tool(const std::vector<std::string>& argv) {
   char tmpl[] = "/tmp/piprov-mtools-XXXXXX";
-  UniqueFd errfd(::mkstemp(tmpl));
+  UniqueFd errfd(::mkostemp(tmpl, O_CLOEXEC));
   if (!errfd) throw io_error("cannot create a temporary file", errno);
   ::unlink(tmpl);
-  pid_t pid = ::fork();
-  if (pid < 0) throw io_error("fork", errno);
-  if (pid == 0) {
-    ::dup2(errfd.get(), 2);
-    int devnull = ::open("/dev/null", O_RDWR);
-    if (devnull >= 0) {
-      ::dup2(devnull, 0);
-      ::dup2(devnull, 1);
-    }
-    ::setenv("MTOOLS_SKIP_CHECK", "1", 1);
-    std::vector<char*> args;
-    args.reserve(argv.size() + 1);
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    ::_exit(127);
-  }
+  std::vector<std::string> env = mtools_environment();
+  std::vector<char*> args, envp;
+  args.reserve(argv.size() + 1);
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  envp.reserve(env.size() + 1);
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  ::posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  ::posix_spawn_file_actions_adddup2(&actions, errfd.get(), 2);  // dup2 clears FD_CLOEXEC on 2
+  pid_t pid = 0;
+  int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  ::posix_spawn_file_actions_destroy(&actions);
+  if (rc == ENOENT) return {127, argv[0] + ": command not found"};
+  if (rc != 0) throw io_error("cannot start " + argv[0], rc);
   int st = 0;
   (void)retry_eintr([&] { return ::waitpid(pid, &st, 0); });
   ::lseek(errfd.get(), 0, SEEK_SET);

@@ -97,7 +97,8 @@ std::vector<std::string> reread_partitions(const std::string& given_path, std::c
       spdlog::warn("{}: cannot enable partition scanning: {}", disk_path, std::strerror(errno));
   }
   if (!rescanned) {
-    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    // EBUSY: udev is probing the partitions after our write; give it time.
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (::ioctl(fd, BLKRRPART) != 0) {
       int e = errno;
       if (e != EBUSY || std::chrono::steady_clock::now() > until) {

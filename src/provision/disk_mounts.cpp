@@ -30,7 +30,7 @@ std::pair<Partition, Partition> find_partitions(const std::string& device) {
       if (!root && (p.fstype == "ext4" || p.fstype == "ext3" || p.fstype == "ext2")) root = &p;
     }
     if (boot && root) return {*boot, *root};
-    if (attempt >= 50) {
+    if (attempt >= 300) {  // 30 s: a loaded machine probes slowly
       std::string seen;
       for (const auto& p : d.partitions)
         seen += (seen.empty() ? "" : ", ") + p.path + " (" + (p.fstype.empty() ? "?" : p.fstype) +

@@ -14,7 +14,7 @@ namespace piprov::provision {
 
 /// The image's two partitions of `device` (a whole disk): by label first
 /// (Ubuntu's `system-boot` and `writable`), else the first FAT and the first
-/// ext2/3/4. Retries for 5 s while udev/blkid catch up, then throws
+/// ext2/3/4. Retries for 30 s while udev/blkid catch up, then throws
 /// Error{Usage} "cannot find the ... partition on DEV (found: ...)".
 std::pair<Partition, Partition> find_partitions(const std::string& device);
 

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <regex>
 #include <set>
 
@@ -103,8 +104,11 @@ std::shared_ptr<SchemaStore> sc_schema(const SeedCheckOptions& o, std::string* w
            (candidates.size() > 1 ? " and " + std::to_string(candidates.size() - 1) + " other places" : "") + ")";
     return nullptr;
   }
+  // Provision checks each disk's seed on its own thread: one loader at a time.
+  static std::mutex lock;
   static std::map<std::string, std::shared_ptr<SchemaStore>> cache;
   static std::map<std::string, std::string> failures;
+  const std::lock_guard<std::mutex> held(lock);
   if (auto it = cache.find(*found); it != cache.end()) return it->second;
   if (auto it = failures.find(*found); it != failures.end()) {
     *why = it->second;
