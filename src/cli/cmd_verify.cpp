@@ -13,8 +13,9 @@
 namespace piprov::cli {
 
 void add_verify_command(CLI::App& app, Globals&, int&) {
-  auto* cmd =
-      app.add_subcommand("verify", "Compare a disk or file with an image, byte for byte (exit 4 on a mismatch)");
+  auto* cmd = app.add_subcommand("verify",
+                                 "Compare a disk or file with an image: the bytes piprov write writes, or every byte "
+                                 "with --full (exit 4 on a mismatch)");
   struct Args {
     std::string image, target;
     unsigned threads = 0;
@@ -32,7 +33,13 @@ void add_verify_command(CLI::App& app, Globals&, int&) {
   cmd->add_flag("--json", a->json, "Print the result as JSON on stdout");
   cmd->callback([a] {
     ProgressRenderer progress(resolve_on_stderr(a->progress));
-    auto r = image::verify_image(a->image, a->target, a->threads, progress.sink(), a->full);
+    image::VerifyResult r;
+    try {
+      r = image::verify_image(a->image, a->target, a->threads, progress.sink(), a->full);
+    } catch (const Error& e) {
+      if (a->json) fmt::print("{}\n", image::verify_failure_json(a->image, a->target, e).dump(2));
+      throw;
+    }
     if (a->json) {
       fmt::print("{}\n", image::verify_result_json(r).dump(2));
       return;

@@ -25,11 +25,13 @@ void add_write_command(CLI::App& app, Globals&, int& exit_code) {
     ProgressRenderer progress(resolve_on_stderr(a->progress));
     image::WriteOptions opts = a->opts;
     opts.progress = progress.sink();
+    opts.return_when_all_fail = a->json;  // the JSON is printed also when no target was written
     auto r = image::write_image(opts);
     if (a->json)
       fmt::print("{}\n", image::write_result_json(r).dump(2));
     else
       fmt::print("{}\n", write_summary(r));
+    if (r.succeeded() == 0) throw image::no_target_written(r);
     print_target_errors(r);
     exit_code = write_exit_code(r);
   });

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
+#include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -18,7 +20,11 @@ bool ask_on_terminal(const std::string& summary) {
   std::fprintf(stderr, "%s\nContinue? Everything on the target will be lost. [y/N] ", summary.c_str());
   std::fflush(stderr);
   std::string answer;
-  if (!std::getline(std::cin, answer)) return false;
+  if (!std::getline(std::cin, answer)) {
+    std::fputc('\n', stderr);
+    throw_if_cancelled("at the confirmation: nothing was written");  // Ctrl-C: exit 130, as everywhere else
+    return false;
+  }
   return answer == "y" || answer == "Y" || answer == "yes" || answer == "YES";
 }
 
@@ -74,6 +80,14 @@ std::string verified_text(const image::TargetOutcome& t) {
                                      : std::string());
 }
 
+/// "(41.0 MiB/s)", or with skipped free space "(1.2 GiB written at 41.0 MiB/s)":
+/// the rate of the bytes that went to the disk, not of the image's size.
+std::string write_rate_text(const image::TargetOutcome& t) {
+  const std::uint64_t written = t.bytes_written - std::min(t.bytes_skipped, t.bytes_written);
+  const std::string r = format_mib_s(rate(written, t.write_seconds));
+  return t.bytes_skipped ? fmt::format("({} written at {})", format_bytes(written), r) : "(" + r + ")";
+}
+
 /// "  /dev/loop3: ok, written in 3.1 s (103.5 MiB/s), verified in ..." or "  /dev/loop4: FAILED: writing ... at byte
 /// offset N ...".
 std::string target_line(const image::TargetOutcome& t) {
@@ -82,8 +96,8 @@ std::string target_line(const image::TargetOutcome& t) {
     return fmt::format("  {}: FAILED{}: {}", t.target,
                        named ? std::string() : fmt::format(" at byte offset {}", *t.failed_offset), t.error);
   }
-  std::string s = fmt::format("  {}: ok, written in {} ({}), {}", t.target, format_duration(t.write_seconds),
-                              format_mib_s(rate(t.bytes_written, t.write_seconds)), verified_text(t));
+  std::string s = fmt::format("  {}: ok, written in {} {}, {}", t.target, format_duration(t.write_seconds),
+                              write_rate_text(t), verified_text(t));
   if (!t.usb.note.empty()) s += "; " + t.usb.note;
   return s;
 }
@@ -108,9 +122,9 @@ std::string write_summary(const image::WriteResult& r) {
   std::string s;
   if (r.targets.size() == 1) {
     const auto& t = r.targets.front();
-    s = fmt::format("wrote {} ({} {}) to {} in {} ({}); {}", format_bytes(r.image_bytes), r.format,
-                    format_bytes(r.input_bytes), t.target, format_duration(t.write_seconds),
-                    format_mib_s(rate(t.bytes_written, t.write_seconds)), verified_text(t));
+    s = fmt::format("wrote {} ({} {}) to {} in {} {}; {}", format_bytes(r.image_bytes), r.format,
+                    format_bytes(r.input_bytes), t.target, format_duration(t.write_seconds), write_rate_text(t),
+                    verified_text(t));
     if (!r.sha256.empty()) s += "; SHA-256 ok";
     s += "; XXH3-128 " + r.xxh3_128;
     s += "\n" + r.skip_line;

@@ -5,6 +5,7 @@
 #include <sys/statfs.h>
 
 #include <filesystem>
+#include <regex>
 
 #include "core/error.hpp"
 #include "core/file.hpp"
@@ -34,6 +35,7 @@ constexpr RuleCell kTable[][8] = {
     /* Directory        */ {R, R, R, A, A, R, A, R},  // bench puts its test file in a directory
     /* NotDiskOrFile    */ {R, R, R, R, A, R, A, R},
     /* Partition        */ {R, R, A, R, R, A, R, R},  // an image needs the whole disk; a partition can be benchmarked
+    /* NoMedium         */ {R, A, R, R, R, A, A, R},  // nothing to write, measure or compare; listing it is fine
     /* SystemDisk       */ {R, R, R, R, R, A, A, A},
     /* ReadOnly         */ {R, R, R, R, R, A, A, A},
     /* PseudoFs         */ {R, R, R, R, A, R, A, A},
@@ -81,16 +83,26 @@ std::string_view action(WriteIntent i) {
 
 bool is_block(TargetKind k) { return k == TargetKind::WholeDisk || k == TargetKind::Partition; }
 
+// A kernel disk name given without /dev/ ("sdb", "nvme0n1", "mmcblk0"): the
+// names lsblk and `piprov devices` print. Such a path, when no file of that
+// name exists, was meant as the disk, not as a new file in this directory.
+bool bare_disk_name(const std::string& path) {
+  static const std::regex disk(R"((sd[a-z]+|vd[a-z]+|xvd[a-z]+|hd[a-z]+|nvme\d+n\d+|mmcblk\d+|loop\d+)(p?\d+)?)");
+  return path.find('/') == std::string::npos && std::regex_match(path, disk);
+}
+
 // Whether the subject has the fact the rule is about.
 bool applies(WriteRule r, const WriteSubject& s) {
   switch (r) {
     case WriteRule::MissingDevPath: {  // a device name typo, not a new file in /dev/shm
+      if (s.kind == TargetKind::Missing && bare_disk_name(s.path)) return true;
       const std::string parent = fs::path(s.path).parent_path().string();
       return s.kind == TargetKind::Missing && s.path.rfind("/dev/", 0) == 0 &&
              (parent == "/dev" || parent.rfind("/dev/disk/", 0) == 0 || parent.rfind("/dev/mapper", 0) == 0 ||
               !s.missing_dir.empty());
     }
     case WriteRule::MissingDirectory: return s.kind == TargetKind::Missing && !s.missing_dir.empty();
+    case WriteRule::NoMedium: return s.kind == TargetKind::WholeDisk && s.disk.size_bytes == 0;
     case WriteRule::BlockDevice: return is_block(s.kind);
     case WriteRule::NotBlockDevice: return s.kind == TargetKind::RegularFile || s.kind == TargetKind::Other;
     case WriteRule::Directory: return s.directory;
@@ -127,9 +139,22 @@ std::string message(WriteRule r, const WriteSubject& s, WriteIntent i, const Rul
   const std::string& p = s.path;
   const std::string alt(alternative(i));
   switch (r) {
-    case WriteRule::MissingDevPath: return p + " does not exist; run 'piprov devices' to list disks";
+    case WriteRule::MissingDevPath:
+      if (bare_disk_name(p))
+        return fmt::format(
+            "{} is the name of a disk, not a path: give /dev/{} (or ./{} for a file of that name); run "
+            "'piprov devices' to list disks",
+            p, p, p);
+      return p + " does not exist; run 'piprov devices' to list disks";
     case WriteRule::MissingDirectory:
       return fmt::format("cannot create {}: directory {} does not exist", p, s.missing_dir);
+    case WriteRule::NoMedium:
+      if (fs::path(s.disk.path).filename().string().rfind("loop", 0) == 0 && s.disk.backing_file.empty())
+        return fmt::format(
+            "{} is a loop device with no file attached (size 0): attach an image with losetup, or give "
+            "another disk; {}",
+            p, alt);
+      return fmt::format("{} has size 0 (no medium in the reader?): insert the card or disk; {}", p, alt);
     case WriteRule::BlockDevice:
       return fmt::format("{} is a block device: this output is a file; give a file name (nothing was written)", p);
     case WriteRule::NotBlockDevice:
@@ -266,6 +291,7 @@ std::string_view rule_name(WriteRule r) {
     case WriteRule::Directory: return "directory";
     case WriteRule::NotDiskOrFile: return "not-disk-or-file";
     case WriteRule::Partition: return "partition";
+    case WriteRule::NoMedium: return "no-medium";
     case WriteRule::SystemDisk: return "system-disk";
     case WriteRule::ReadOnly: return "read-only";
     case WriteRule::PseudoFs: return "pseudo-fs";

@@ -49,6 +49,7 @@ enum class WriteRule {
   Directory,         ///< the path is a directory
   NotDiskOrFile,     ///< a character device, socket, FIFO, ...
   Partition,         ///< a partition, not a whole disk
+  NoMedium,          ///< a whole disk of size 0: no card in the reader, a loop device with no file attached
   SystemDisk,        ///< the disk holds /, /boot, /home, /var, /usr, swap or LVM/MD (blockdev.hpp)
   ReadOnly,          ///< the device is read-only
   PseudoFs,          ///< on /proc, /sys, /dev or another kernel pseudo file system
@@ -62,10 +63,12 @@ enum class WriteRule {
   NewPath,           ///< a path that does not exist (yet): a new file, or a typo, or a disk not mounted
 };
 inline constexpr WriteRule kWriteRules[] = {
-    WriteRule::MissingDevPath, WriteRule::MissingDirectory, WriteRule::Directory,      WriteRule::NotDiskOrFile,
-    WriteRule::Partition,      WriteRule::SystemDisk,       WriteRule::ReadOnly,       WriteRule::PseudoFs,
-    WriteRule::RamFs,          WriteRule::LoopBackingFile,  WriteRule::ProtectedDir,   WriteRule::Mounted,
-    WriteRule::ExistingData,   WriteRule::BlockDevice,      WriteRule::NotBlockDevice, WriteRule::NewPath};
+    WriteRule::MissingDevPath, WriteRule::MissingDirectory, WriteRule::Directory,
+    WriteRule::NotDiskOrFile,  WriteRule::Partition,        WriteRule::NoMedium,
+    WriteRule::SystemDisk,     WriteRule::ReadOnly,         WriteRule::PseudoFs,
+    WriteRule::RamFs,          WriteRule::LoopBackingFile,  WriteRule::ProtectedDir,
+    WriteRule::Mounted,        WriteRule::ExistingData,     WriteRule::BlockDevice,
+    WriteRule::NotBlockDevice, WriteRule::NewPath};
 
 /// Stable rule name for logs and tests ("system-disk", "loop-backing-file", ...).
 std::string_view rule_name(WriteRule r);

@@ -1,6 +1,8 @@
 // JSON of write and verify results (docs/write.md "Output").
 #include <nlohmann/json.hpp>
+#include <optional>
 
+#include "image/target.hpp"
 #include "image/verify.hpp"
 #include "image/write.hpp"
 
@@ -18,6 +20,14 @@ const char* kind_name(ErrorKind k) {
     case ErrorKind::Interrupted: return "interrupted";
   }
   return "io";
+}
+
+/// A failure: {"kind", "exit_code", "message", "offset": N|null}.
+nlohmann::json error_json(ErrorKind kind, const std::string& message, std::optional<std::uint64_t> offset) {
+  return {{"kind", kind_name(kind)},
+          {"exit_code", static_cast<int>(kind)},
+          {"message", message},
+          {"offset", offset ? nlohmann::json(*offset) : nlohmann::json(nullptr)}};
 }
 
 nlohmann::json usb_json(const UsbLink& u) {
@@ -45,11 +55,7 @@ nlohmann::json speed_json(const SpeedReport& s) {
 
 nlohmann::json target_outcome_json(const TargetOutcome& t) {
   nlohmann::json error = nullptr;
-  if (!t.ok)
-    error = {{"kind", kind_name(t.error_kind)},
-             {"exit_code", static_cast<int>(t.error_kind)},
-             {"message", t.error},
-             {"offset", t.failed_offset ? nlohmann::json(*t.failed_offset) : nlohmann::json(nullptr)}};
+  if (!t.ok) error = error_json(t.error_kind, t.error, t.failed_offset);
   return {{"target", t.target},
           {"ok", t.ok},
           {"error", error},
@@ -117,6 +123,15 @@ nlohmann::json verify_result_json(const VerifyResult& r) {
           {"bytes_per_second", rate(r.bytes, r.seconds)},
           {"xxh3_128", r.xxh3_128},
           {"match", true}};
+}
+
+nlohmann::json verify_failure_json(const std::string& image, const std::string& target, const Error& e) {
+  const auto* at = dynamic_cast<const ErrorAt*>(&e);
+  return {{"schema", "piprov.verify/2"},
+          {"image", image},
+          {"target", target},
+          {"match", false},
+          {"error", error_json(e.kind(), e.what(), at ? std::optional(at->offset()) : std::nullopt)}};
 }
 
 }  // namespace piprov::image

@@ -160,14 +160,26 @@ void mask_unwritten(std::byte* dev, const std::byte* img, std::uint64_t offset, 
   }
 }
 
+/// With --full: when the first difference is free space that piprov write
+/// skips, where a disk without discard keeps its old bytes.
+std::string free_space_hint(std::uint64_t at, const std::vector<ByteRange>& skippable) {
+  for (const ByteRange& r : skippable)
+    if (at >= r.begin && at < r.end)
+      return "; this byte is free space of the image's file system, which piprov write skips: a disk without discard "
+             "keeps its old data there (piprov verify without --full does not compare it; piprov write --full "
+             "overwrites it)";
+  return "";
+}
+
 [[noreturn]] void differs(const TargetInfo& t, const std::string& image, const std::byte* img, const std::byte* dev,
-                          std::size_t i, std::uint64_t offset, std::span<const std::byte> first_chunk) {
+                          std::size_t i, std::uint64_t offset, std::span<const std::byte> first_chunk,
+                          const std::string& hint) {
   const std::uint64_t at = offset + i;
   throw ErrorAt(ErrorKind::Verify,
                 fmt::format("verify failed: {} differs from {} at byte offset {} (0x{:x}, {}): "
                             "expected 0x{:02x}, read 0x{:02x}{}",
                             t.path, image, at, at, format_bytes(at), std::to_integer<unsigned>(img[i]),
-                            std::to_integer<unsigned>(dev[i]), identity_hint(at, first_chunk)),
+                            std::to_integer<unsigned>(dev[i]), identity_hint(at, first_chunk) + hint),
                 at);
 }
 
@@ -183,7 +195,9 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
   UniqueFd fd = open_target_for_read(t);
   AlignedBuffer dev(kChunk);
   Xxh3_128 whole;
-  std::unique_ptr<SkipFilter> filter = skip_free ? std::make_unique<SkipFilter>() : nullptr;
+  // The write's decisions: masked out of the comparison unless --full, and
+  // then named in a mismatch's message.
+  std::unique_ptr<SkipFilter> filter = std::make_unique<SkipFilter>();
   ProgressPhase progress(sink, Phase::Verify, static_cast<double>(src->size().value_or(0)));
   auto produce = [&](std::span<std::byte> buf, std::uint64_t offset) {
     const std::size_t n = src->read_full(buf);
@@ -197,12 +211,13 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
           std::size_t got = read_target_at(fd.get(), t, dev.span(), len, offset);
           std::size_t skip = offset >= from ? 0 : static_cast<std::size_t>(from - offset);
           std::size_t n = std::min(got, len);
-          if (filter) mask_unwritten(dev.data(), buf.data(), offset, n, filter->map().skipped_in(offset, n));
+          if (skip_free) mask_unwritten(dev.data(), buf.data(), offset, n, filter->map().skipped_in(offset, n));
           if (std::memcmp(buf.data() + skip, dev.data() + skip, n > skip ? n - skip : 0) != 0) {
             std::size_t i = skip;
             while (i < n && buf.data()[i] == dev.data()[i]) ++i;
             differs(t, image, buf.data(), dev.data(), i, offset,
-                    offset == 0 ? std::span<const std::byte>(buf.data(), len) : std::span<const std::byte>());
+                    offset == 0 ? std::span<const std::byte>(buf.data(), len) : std::span<const std::byte>(),
+                    skip_free ? "" : free_space_hint(offset + i, filter->map().skipped_in(offset, n)));
           }
           if (got < len) throw_target_too_short(t, offset + got);
         }
@@ -216,7 +231,7 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
   r.target = t.path;
   r.format = to_string(src->format());
   r.bytes = total;
-  r.skipped_bytes = filter ? filter->map().skipped_bytes() : 0;
+  r.skipped_bytes = skip_free ? filter->map().skipped_bytes() : 0;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.xxh3_128 = whole.hex();
   return r;

@@ -3,7 +3,8 @@
 // each chunk's XXH3-128 is compared with the hash taken while writing; on a
 // mismatch the image is decoded again up to that chunk so the first differing
 // byte is named. `piprov verify IMAGE DEVICE` (its own step, no hashes kept)
-// decodes the image and compares it with the device byte for byte.
+// decodes the image and compares it with the device: the ranges write
+// writes, or every byte (full).
 // A mismatch reports the first bad offset.
 #include <cstdint>
 #include <string>
@@ -73,6 +74,12 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
 /// "compared_bytes", "skipped_bytes", "seconds", "bytes_per_second", "xxh3_128", "match": true}
 /// (docs/write.md "Output").
 nlohmann::json verify_result_json(const VerifyResult& r);
+
+/// `piprov verify --json` when verify_image() threw `e`: {"schema":
+/// "piprov.verify/2", "image", "target", "match": false, "error": {"kind"
+/// ("verify", "io", "usage", ...), "exit_code", "message", "offset" (the
+/// first differing byte, or where a read failed; null when unknown)}}.
+nlohmann::json verify_failure_json(const std::string& image, const std::string& target, const Error& e);
 
 /// `piprov verify IMAGE DEVICE`: checks the target like write does (whole
 /// disk or regular file; partitions refused) but only reads it. Compares

@@ -246,14 +246,14 @@ void finish_all(const WriteOptions& o, std::vector<Job>& jobs, const Stream& s, 
 }
 
 /// The error when no target succeeded: the target's own line, or one per target.
-Error all_failed(const std::vector<TargetOutcome>& outs) {
-  std::vector<std::string> lines;
-  lines.reserve(outs.size());
-  for (const auto& t : outs) lines.push_back(t.error);
-  return Error(outs.front().error_kind, join(lines, "\n"));
-}
-
 }  // namespace
+
+Error no_target_written(const WriteResult& r) {
+  std::vector<std::string> lines;
+  lines.reserve(r.targets.size());
+  for (const auto& t : r.targets) lines.push_back(t.error);
+  return Error(r.targets.front().error_kind, join(lines, "\n"));
+}
 
 std::size_t WriteResult::succeeded() const {
   return static_cast<std::size_t>(std::count_if(targets.begin(), targets.end(), [](auto& t) { return t.ok; }));
@@ -312,12 +312,19 @@ WriteResult write_image(const WriteOptions& o) {
   }
   r.skip_line = skip_summary(r.full, r.image_bytes, r.skipped_bytes, r.partitions, r.skip_note);
   for (auto& j : jobs) {
+    // A disk that took no discard keeps its old bytes where the image is free:
+    // say so on the summary line (docs/write.md "Free space").
+    if (j.out.ok && !j.info.is_file && j.out.bytes_skipped > j.out.bytes_discarded)
+      r.skip_line += fmt::format(
+          "; not discarded on {} (no discard support): its skipped free space still holds the disk's old data "
+          "(--full overwrites it)",
+          j.out.target);
     r.write_seconds = std::max(r.write_seconds, j.out.write_seconds);
     r.verify_seconds = std::max(r.verify_seconds, j.out.verify_seconds);
     r.targets.push_back(std::move(j.out));
   }
   r.speed = speed_report(*src, s.decoder_waited, r.targets);
-  if (r.succeeded() == 0) throw all_failed(r.targets);
+  if (r.succeeded() == 0 && !o.return_when_all_fail) throw no_target_written(r);
   return r;
 }
 

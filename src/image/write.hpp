@@ -48,6 +48,9 @@ struct WriteOptions {
   /// --full: write every byte. Default: skip the free space of the image's
   /// ext2/3/4 and FAT file systems (docs/write.md "Free space").
   bool full = false;
+  /// Return the result even when every target failed (`write --json` prints
+  /// it, then reports no_target_written()); default: throw that error.
+  bool return_when_all_fail = false;
 };
 
 /// How one target fared. Seconds are wall-clock.
@@ -133,6 +136,10 @@ struct WriteResult {
 /// several targets the message has one line per target. Interrupted (Ctrl-C;
 /// says how far it got).
 WriteResult write_image(const WriteOptions& options);
+
+/// The error write_image() throws when every target failed: the first
+/// target's kind, one line per target. Call only when r.succeeded() == 0.
+Error no_target_written(const WriteResult& r);
 
 /// `piprov write --json`: the result as one JSON object, schema
 /// "piprov.write/3" (docs/write.md "Output"): the stream fields, written and

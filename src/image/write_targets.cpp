@@ -90,12 +90,8 @@ void check_sizes(const std::vector<TargetInfo>& ts, const Source& src, const std
   std::vector<std::string> refused;
   auto size = src.size();
   for (const auto& t : ts) {
-    if (!t.is_file && t.capacity == 0)
-      refused.push_back(
-          fmt::format("{} has size 0 (no medium in the reader?): nothing was written; insert "
-                      "the card or disk, or give another device (see 'piprov devices')",
-                      t.path));
-    else if (size && (t.capacity || !t.is_file) && *size > t.capacity)
+    // (A disk of size 0 is the write guard's: NoMedium.)
+    if (size && (t.capacity || !t.is_file) && *size > t.capacity)
       refused.push_back(fmt::format("the image {} ({}, {} bytes) is larger than {} ({}, {} bytes): nothing was written",
                                     image, format_bytes(*size), *size, t.path,
                                     t.is_file ? "free space" : format_bytes(t.capacity), t.capacity));

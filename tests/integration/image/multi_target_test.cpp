@@ -83,6 +83,52 @@ TEST(WriteMulti, TargetOnAFullTmpfsFailsWithItsOffsetWhileTheOthersSucceed) {
   EXPECT_NE(read_bytes(bad, 0, 512), read_bytes(image_fixtures() / "t.img", 0, 512));
 }
 
+// --json prints the result also when no target was written (scripts parse
+// stdout); the error line and the exit code are as without it.
+TEST(WriteMulti, JsonIsPrintedWhenTheOnlyTargetFails) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir tmp("piprov-multi");
+  Mount mnt("tmpfs", tmp.path / "tmpfs", "tmpfs", "size=32m");
+  LoopDevice full(mnt.dir / "full.img", kDevBytes);  // sparse, larger than the tmpfs
+  auto r = run(piprov_bin() + " write --yes --progress none --full --json " + q(xz_image()) + " " + full.path);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.err.rfind("piprov: error: writing " + full.path + " failed at byte offset ", 0), 0u) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "piprov.write/3");
+  EXPECT_EQ(j["succeeded"], 0);
+  EXPECT_EQ(j["failed"], 1);
+  ASSERT_EQ(j["targets"].size(), 1u);
+  EXPECT_EQ(j["targets"][0]["ok"], false);
+  EXPECT_EQ(j["targets"][0]["error"]["kind"], "io");
+  EXPECT_EQ(j["targets"][0]["error"]["exit_code"], 3);
+  ASSERT_TRUE(j["targets"][0]["error"]["offset"].is_number()) << j.dump();
+  EXPECT_NE(
+      r.err.find("failed at byte offset " + std::to_string(j["targets"][0]["error"]["offset"].get<std::uint64_t>())),
+      std::string::npos);
+}
+
+// Ctrl-C at the [y/N] question ends piprov as Ctrl-C does everywhere
+// (exit 130), not as a "no" (exit 2); nothing is written.
+TEST(WriteMulti, CtrlCAtTheConfirmationExits130AndWritesNothing) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("script");
+  TempDir tmp("piprov-multi");
+  LoopDevice dev(tmp.path / "dev", kDevBytes);
+  const std::string d = tmp.path.string();
+  std::string inner = "echo $$ > " + q(d + "/pid") + "; exec " + piprov_bin() + " write --progress none " +
+                      q(xz_image()) + " " + dev.path;
+  // script(1)'s input is a FIFO this shell holds open: the question waits for
+  // an answer that never comes (no EOF) until the Ctrl-C.
+  auto r = run("mkfifo " + q(d + "/in") + "; exec 3<>" + q(d + "/in") + "; script -qfec " + q(inner) + " " +
+               q(d + "/tty.log") + " <" + q(d + "/in") + " >/dev/null & s=$!; i=0; " +
+               "while [ $i -lt 1200 ] && ! grep -qF '[y/N]' " + q(d + "/tty.log") + " 2>/dev/null; do sleep 0.05; " +
+               "i=$((i+1)); done; kill -INT $(cat " + q(d + "/pid") + "); wait $s; echo rc=$?; exec 3>&-");
+  const std::string tty = read_file(tmp.path / "tty.log");
+  EXPECT_NE(r.out.find("rc=130"), std::string::npos) << r.out << tty;
+  EXPECT_NE(tty.find("piprov: error: interrupted at the confirmation: nothing was written"), std::string::npos) << tty;
+  EXPECT_EQ(run("cmp -s -n 1048576 " + dev.path + " /dev/zero").exit_code, 0) << "something was written";
+}
+
 TEST(WriteMulti, AnyRefusedTargetMeansNothingIsWrittenOnTheOthers) {
   PIPROV_REQUIRE_LOOP();
   TempDir tmp("piprov-multi");

@@ -234,17 +234,25 @@ TEST(WriteSkipFree, WithoutDiscardTheFreeSpaceKeepsTheOldBytesAndOnlyVerifyFullS
   PIPROV_REQUIRE_LOOP();
   TempDir tmp("piprov-skip");
   SkipImage s = make_skip_image(tmp.path, true);
-  // The loop device discards the skipped ranges (they read as zeros after):
-  // put old bytes back into one free range, as a disk without discard keeps them.
-  auto dev = patterned_loop(tmp.path / "dev");
+  // A loop device backed by a file on ramfs has no discard (no hole punching):
+  // the skipped free space keeps the pattern that was there before.
+  Mount ram("ramfs", tmp.path / "ram", "ramfs");
+  auto dev = patterned_loop(ram.dir / "dev");
+  ASSERT_EQ(read_file("/sys/block/" + dev->path.substr(5) + "/queue/discard_max_bytes"), "0\n");
   auto j = write_json(s.img.string(), dev->path);
-  ASSERT_TRUE(j.contains("partitions")) << j.dump();
+  ASSERT_TRUE(j.contains("targets")) << j.dump();
+  EXPECT_GT(j["targets"][0]["bytes_skipped"].get<std::uint64_t>(), s.ext_free_bytes * 85 / 100);
+  EXPECT_EQ(j["targets"][0]["bytes_discarded"], 0);
+  EXPECT_NE(j["summary"].get<std::string>().find("; not discarded on " + dev->path +
+                                                 " (no discard support): its skipped free space still holds the "
+                                                 "disk's old data (--full overwrites it)"),
+            std::string::npos)
+      << j["summary"];
   const std::uint64_t free_at = kSkipImgBytes - (1u << 20);  // the ext4's last MiB: free (files are at its start)
+  auto old = run("dd if=" + dev->path + " bs=4096 skip=" + std::to_string(free_at / 4096) +
+                 " count=1 status=none | head -c 32");
+  EXPECT_EQ(old.out.substr(0, 16), "piprov-was-here\n") << "the free space was written or zeroed";
   auto plain = run(piprov_bin() + " verify --progress none " + q(s.img.string()) + " " + dev->path);
-  ASSERT_EQ(plain.exit_code, 0) << plain.out << plain.err;
-  sh("yes piprov-was-here | head -c 4096 | dd of=" + dev->path + " bs=4096 seek=" + std::to_string(free_at / 4096) +
-     " iflag=fullblock oflag=direct conv=notrunc status=none");
-  plain = run(piprov_bin() + " verify --progress none " + q(s.img.string()) + " " + dev->path);
   EXPECT_EQ(plain.exit_code, 0) << plain.out << plain.err;
   EXPECT_NE(plain.out.find(" free space not compared (as piprov write skips it; --full compares it)"),
             std::string::npos)
@@ -252,8 +260,27 @@ TEST(WriteSkipFree, WithoutDiscardTheFreeSpaceKeepsTheOldBytesAndOnlyVerifyFullS
   auto full = run(piprov_bin() + " verify --full --progress none " + q(s.img.string()) + " " + dev->path);
   EXPECT_EQ(full.exit_code, 4) << full.out << full.err;
   EXPECT_NE(full.err.find("differs from"), std::string::npos) << full.err;
-  EXPECT_NE(full.err.find("at byte offset " + std::to_string(free_at) + " "), std::string::npos) << full.err;
+  EXPECT_NE(full.err.find("this byte is free space of the image's file system, which piprov write skips: a disk "
+                          "without discard keeps its old data there"),
+            std::string::npos)
+      << full.err;
+  auto fj = run(piprov_bin() + " verify --full --json --progress none " + q(s.img.string()) + " " + dev->path);
+  EXPECT_EQ(fj.exit_code, 4) << fj.out << fj.err;
+  auto vj = nlohmann::json::parse(fj.out);  // the JSON also on a mismatch
+  EXPECT_EQ(vj["schema"], "piprov.verify/2");
+  EXPECT_EQ(vj["match"], false);
+  EXPECT_EQ(vj["error"]["kind"], "verify");
+  EXPECT_EQ(vj["error"]["exit_code"], 4);
+  ASSERT_TRUE(vj["error"]["offset"].is_number()) << vj.dump();
+  EXPECT_NE(fj.err.find("at byte offset " + std::to_string(vj["error"]["offset"].get<std::uint64_t>()) + " "),
+            std::string::npos)
+      << fj.err;
   run_fsck_and_compare(s, dev->path, tmp.path);
+  // What --full writes leaves nothing old: verify --full agrees.
+  j = write_json(s.img.string(), dev->path, "--full");
+  EXPECT_EQ(j["summary"], "wrote every byte of 64.0 MiB (--full)");
+  full = run(piprov_bin() + " verify --full --progress none " + q(s.img.string()) + " " + dev->path);
+  EXPECT_EQ(full.exit_code, 0) << full.out << full.err;
 }
 
 }  // namespace

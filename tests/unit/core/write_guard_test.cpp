@@ -22,6 +22,7 @@ WriteSubject subject_for(R rule) {
     s.kind = k;
     s.path = path;
     s.disk.path = "/dev/sdb";
+    s.disk.size_bytes = 32ull << 30;
   };
   switch (rule) {
     case R::MissingDevPath: s.kind = TargetKind::Missing, s.path = "/dev/sdz9"; break;
@@ -33,6 +34,7 @@ WriteSubject subject_for(R rule) {
     case R::Directory: s.kind = TargetKind::Other, s.path = "/srv/data", s.directory = true; break;
     case R::NotDiskOrFile: s.kind = TargetKind::Other, s.path = "/dev/null"; break;
     case R::Partition: disk(TargetKind::Partition, "/dev/sdb1"), s.partition_of = "/dev/sdb"; break;
+    case R::NoMedium: disk(TargetKind::WholeDisk, "/dev/sdb"), s.disk.size_bytes = 0; break;
     case R::SystemDisk:
       disk(TargetKind::WholeDisk, "/dev/sdb");
       s.disk.system_disk = true;
@@ -57,12 +59,12 @@ WriteSubject subject_for(R rule) {
 // Columns: WholeDiskImage, ImageFile, DestructiveBench, BenchTestFile, ProvisionDisk, OutputFile,
 // ReadDisk, VerifyTarget.
 const std::map<R, std::string> kSpec = {
-    {R::MissingDevPath, "rrrrrrrr"},  {R::MissingDirectory, "rrrraraa"}, {R::Directory, "rrraarar"},
-    {R::NotDiskOrFile, "rrrrarar"},   {R::Partition, "rrarrarr"},        {R::SystemDisk, "rrrrraaa"},
-    {R::ReadOnly, "rrrrraaa"},        {R::PseudoFs, "rrrraraa"},         {R::RamFs, "aarraaaa"},
-    {R::LoopBackingFile, "rrrraraa"}, {R::ProtectedDir, "rrrraraa"},     {R::Mounted, "frrrfaaa"},
-    {R::ExistingData, "affraaaa"},    {R::BlockDevice, "aaaaaraa"},      {R::NotBlockDevice, "raaarara"},
-    {R::NewPath, "rarrrarr"},
+    {R::MissingDevPath, "rrrrrrrr"}, {R::MissingDirectory, "rrrraraa"}, {R::Directory, "rrraarar"},
+    {R::NotDiskOrFile, "rrrrarar"},  {R::Partition, "rrarrarr"},        {R::NoMedium, "rarrraar"},
+    {R::SystemDisk, "rrrrraaa"},     {R::ReadOnly, "rrrrraaa"},         {R::PseudoFs, "rrrraraa"},
+    {R::RamFs, "aarraaaa"},          {R::LoopBackingFile, "rrrraraa"},  {R::ProtectedDir, "rrrraraa"},
+    {R::Mounted, "frrrfaaa"},        {R::ExistingData, "affraaaa"},     {R::BlockDevice, "aaaaaraa"},
+    {R::NotBlockDevice, "raaarara"}, {R::NewPath, "rarrrarr"},
 };
 constexpr WriteFlags kAllFlags{.unmount = true, .overwrite = true, .destructive = true};
 
@@ -136,6 +138,12 @@ const MessageRow kMessages[] = {
     {R::Directory, I::BenchTestFile, 'a', ""},
     {R::NotDiskOrFile, I::DestructiveBench, 'r',
      "/dev/null is neither a block device nor a regular file; give a directory for a test file of its own"},
+    {R::NoMedium, I::WholeDiskImage, 'r',
+     "/dev/sdb has size 0 (no medium in the reader?): insert the card or disk; run 'piprov devices' to list disks"},
+    {R::NoMedium, I::VerifyTarget, 'r',
+     "/dev/sdb has size 0 (no medium in the reader?): insert the card or disk; give the disk or image file the image "
+     "was written to"},
+    {R::NoMedium, I::ReadDisk, 'a', ""},
     {R::Partition, I::WholeDiskImage, 'r', "/dev/sdb1 is a partition; give the whole disk (/dev/sdb) instead"},
     {R::Partition, I::ProvisionDisk, 'r', "/dev/sdb1 is a partition; provision the whole disk /dev/sdb"},
     {R::Partition, I::DestructiveBench, 'a', ""},
@@ -220,14 +228,43 @@ TEST(WriteGuard, TheTableOfRuleIntentVerdictAndMessage) {
             "/dev/sdb1 is on /dev/sdb, a system disk (partition sdb2 is mounted at /; partition sdb3 is active swap): "
             "piprov never writes it");
   auto dev = subject_for(R::ExistingData);
-  dev.kind = TargetKind::WholeDisk, dev.path = "/dev/loop3";
+  dev.kind = TargetKind::WholeDisk, dev.path = "/dev/loop3", dev.disk.size_bytes = 1ull << 30;
   EXPECT_EQ(evaluate_write(dev, I::DestructiveBench, {})->message,
             "/dev/loop3 is an existing block device: the write tests would overwrite its data; pass --destructive if "
             "you mean it, or give a directory for a test file of its own");
+  // A loop device with no file attached says so.
+  auto loop = subject_for(R::NoMedium);
+  loop.path = loop.disk.path = "/dev/loop7";
+  EXPECT_EQ(evaluate_write(loop, I::WholeDiskImage, {})->message,
+            "/dev/loop7 is a loop device with no file attached (size 0): attach an image with losetup, or give "
+            "another disk; run 'piprov devices' to list disks");
   // Provision: a missing path in a missing directory is only a missing disk.
   auto missing = subject_for(R::MissingDirectory);
   EXPECT_EQ(evaluate_write(missing, I::ProvisionDisk, {})->message,
             "/no/such/x.img does not exist; run 'piprov devices' to list disks");
+}
+
+// "sdb" where no file of that name exists is the disk the user meant, never a
+// new file in the current directory; "./sdb" or an existing file is a file.
+TEST(WriteGuard, ABareDiskNameIsRefusedNotMadeAFile) {
+  test::TempDir d;
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(d.path);
+  for (const std::string name : {"sdb", "nvme0n1", "mmcblk0", "sdb1", "loop7"}) {
+    SCOPED_TRACE(name);
+    auto s = inspect_write_subject(name);
+    auto no = evaluate_write(s, I::ImageFile, {});
+    ASSERT_TRUE(no.has_value());
+    EXPECT_EQ(no->rule, R::MissingDevPath);
+    EXPECT_EQ(no->message, name + " is the name of a disk, not a path: give /dev/" + name + " (or ./" + name +
+                               " for a file of that name); run 'piprov devices' to list disks");
+    EXPECT_FALSE(evaluate_write(inspect_write_subject("./" + name), I::ImageFile, {}).has_value());
+  }
+  test::write_file(d.path / "sdc", "old");  // an existing file of that name is that file
+  EXPECT_EQ(inspect_write_subject("sdc").kind, TargetKind::RegularFile);
+  EXPECT_EQ(evaluate_write(inspect_write_subject("sdc"), I::ImageFile, {})->rule, R::ExistingData);
+  EXPECT_FALSE(evaluate_write(inspect_write_subject("my.img"), I::ImageFile, {}).has_value());
+  std::filesystem::current_path(cwd);
 }
 
 // Facts, from temp files and a fake /sys (no root needed).
