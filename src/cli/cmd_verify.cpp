@@ -44,7 +44,8 @@ void add_verify_command(CLI::App& app, Globals&, int&) {
       fmt::print("{}\n", image::verify_result_json(r).dump(2));
       return;
     }
-    double rate = r.seconds > 0 ? static_cast<double>(r.bytes) / r.seconds : 0;
+    // Over the bytes compared, as write's verify rate (not the image's size).
+    double rate = r.seconds > 0 ? static_cast<double>(r.bytes - r.skipped_bytes) / r.seconds : 0;
     fmt::print("verified: {} matches {} ({}, {}) in {} ({}); XXH3-128 {}\n", r.target, r.image, format_bytes(r.bytes),
                r.format, format_duration(r.seconds), format_mib_s(rate), r.xxh3_128);
     if (r.skipped_bytes)

@@ -26,7 +26,13 @@ void add_write_command(CLI::App& app, Globals&, int& exit_code) {
     image::WriteOptions opts = a->opts;
     opts.progress = progress.sink();
     opts.return_when_all_fail = a->json;  // the JSON is printed also when no target was written
-    auto r = image::write_image(opts);
+    image::WriteResult r;
+    try {
+      r = image::write_image(opts);
+    } catch (const Error& e) {  // refused, bad input, interrupted: scripts still get an object
+      if (a->json) fmt::print("{}\n", image::write_failure_json(opts, e).dump(2));
+      throw;
+    }
     if (a->json)
       fmt::print("{}\n", image::write_result_json(r).dump(2));
     else

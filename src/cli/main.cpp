@@ -108,6 +108,9 @@ int run_main(int argc, char** argv) {
                       : globals.verbosity == 1 ? spdlog::level::info
                                                : spdlog::level::warn);
   });
+  // -v/-q also after the command (`piprov write IMAGE DEV -v`), as the docs use them;
+  // subcommands inherit this when they are made.
+  app.fallthrough();
   cli::add_commands(app, globals, exit_code);
   install_cancel_handlers();
 

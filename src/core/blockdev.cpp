@@ -171,8 +171,9 @@ Disk read_disk(const SysRoot& root, const std::string& name, const std::vector<M
 namespace {
 
 std::string resolve_name(const std::string& path_or_name) {
-  if (path_or_name.find('/') == std::string::npos) return path_or_name;
   std::error_code ec;
+  // "sdb" is a kernel name, unless a file of that name is here (./link0 -> /dev/loop0).
+  if (path_or_name.find('/') == std::string::npos && !fs::exists(path_or_name, ec)) return path_or_name;
   fs::path real = fs::canonical(path_or_name, ec);
   if (ec) return {};
   struct stat st {};

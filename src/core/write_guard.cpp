@@ -60,7 +60,7 @@ std::string_view alternative(WriteIntent i) {
     case WriteIntent::DestructiveBench: return "give a directory for a test file of its own";
     case WriteIntent::BenchTestFile: return "give a directory on the disk to measure";
     case WriteIntent::ProvisionDisk: return "run 'piprov devices' to list disks";
-    case WriteIntent::OutputFile: return "give a disk (see 'piprov devices') or a new file name";
+    case WriteIntent::OutputFile: return "give a new file name in a directory of yours";
     case WriteIntent::ReadDisk: return "run 'piprov devices' to list disks";
     case WriteIntent::VerifyTarget: return "give the disk or image file the image was written to";
   }

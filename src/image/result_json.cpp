@@ -120,7 +120,7 @@ nlohmann::json verify_result_json(const VerifyResult& r) {
           {"compared_bytes", r.bytes - r.skipped_bytes},
           {"skipped_bytes", r.skipped_bytes},
           {"seconds", r.seconds},
-          {"bytes_per_second", rate(r.bytes, r.seconds)},
+          {"bytes_per_second", rate(r.bytes - r.skipped_bytes, r.seconds)},  // of the bytes compared
           {"xxh3_128", r.xxh3_128},
           {"match", true}};
 }
@@ -132,6 +132,15 @@ nlohmann::json verify_failure_json(const std::string& image, const std::string& 
           {"target", target},
           {"match", false},
           {"error", error_json(e.kind(), e.what(), at ? std::optional(at->offset()) : std::nullopt)}};
+}
+
+nlohmann::json write_failure_json(const WriteOptions& o, const Error& e) {
+  const auto* at = dynamic_cast<const ErrorAt*>(&e);
+  const nlohmann::json error = error_json(e.kind(), e.what(), at ? std::optional(at->offset()) : std::nullopt);
+  nlohmann::json targets = nlohmann::json::array();
+  for (const auto& t : o.targets) targets.push_back({{"target", t}, {"ok", false}, {"error", error}});
+  return {{"schema", "piprov.write/3"}, {"image", o.image}, {"succeeded", 0},
+          {"failed", o.targets.size()}, {"error", error},   {"targets", targets}};
 }
 
 }  // namespace piprov::image

@@ -115,9 +115,9 @@ UniqueFd open_target_for_write(const TargetInfo& t, bool* direct) {
     if (!fd) {
       int e = errno;
       if (e == EBUSY)
-        throw Error(ErrorKind::Usage, fmt::format("{} is in use (mounted, or held by another program): "
-                                                  "close it or pass --unmount",
-                                                  t.path));
+        throw Error(ErrorKind::Usage, fmt::format("{} is in use by another program (another write, a RAID or LVM "
+                                                  "holder; `fuser -v {}` names it): stop it and try again",
+                                                  t.path, t.path));
       if (e == EROFS || e == EACCES || e == EPERM)
         throw Error(ErrorKind::Usage, fmt::format("{} cannot be opened for writing: {} (are you root? is it "
                                                   "read-only?)",

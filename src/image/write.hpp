@@ -31,7 +31,7 @@ struct WriteOptions {
   bool verify = true;       ///< read back with O_DIRECT and compare (--no-verify turns off)
   bool assume_yes = false;  ///< --yes: do not ask for confirmation
   bool unmount = false;     ///< --unmount: unmount the targets' mounted partitions first
-  bool overwrite = false;   ///< --overwrite: replace an existing non-empty regular file (--yes alone does not)
+  bool overwrite = false;   ///< --overwrite: replace an existing regular file, even an empty one (--yes alone does not)
   std::string sha256;       ///< --sha256 HEX: expected SHA-256 of the IMAGE file itself ("" = none)
   std::string sha256_file;  ///< --sha256-file SHA256SUMS: look IMAGE's name up there ("" = none)
   /// Receives the "write" and "verify" phases (bytes) of each target, with
@@ -147,6 +147,12 @@ Error no_target_written(const WriteResult& r);
 /// object per target) and "speed"; rates in bytes per second, 0 when not
 /// measured.
 nlohmann::json write_result_json(const WriteResult& r);
+
+/// `piprov write --json` when write_image() threw `e` (a refusal, bad input,
+/// an interrupt, every target failed): {"schema": "piprov.write/3", "image",
+/// "succeeded": 0, "failed": N, "error": {"kind", "exit_code", "message",
+/// "offset"}, "targets": [{"target", "ok": false, "error": the same}]}.
+nlohmann::json write_failure_json(const WriteOptions& o, const Error& e);
 
 /// One target's outcome as JSON (an element of "targets").
 nlohmann::json target_outcome_json(const TargetOutcome& t);

@@ -81,6 +81,14 @@ TEST(WriteMulti, TargetOnAFullTmpfsFailsWithItsOffsetWhileTheOthersSucceed) {
   EXPECT_LT(offset, image_fixtures().img_size);
   EXPECT_NE(r.err.find("failed at byte offset " + std::to_string(offset) + " "), std::string::npos) << r.err;
   EXPECT_NE(read_bytes(bad, 0, 512), read_bytes(image_fixtures() / "t.img", 0, 512));
+  // Refused before writing: an object too, with the refusal as its error.
+  auto no = run(piprov_bin() + " write --yes --progress none --json " + q(xz_image()) + " /dev/piprov-no-such-disk");
+  EXPECT_EQ(no.exit_code, 2) << no.err;
+  auto nj = nlohmann::json::parse(no.out);
+  EXPECT_EQ(nj["succeeded"], 0);
+  EXPECT_EQ(nj["error"]["kind"], "usage");
+  EXPECT_EQ(nj["targets"][0]["target"], "/dev/piprov-no-such-disk");
+  EXPECT_EQ("piprov: error: " + nj["error"]["message"].get<std::string>() + "\n", no.err);
 }
 
 // --json prints the result also when no target was written (scripts parse
@@ -105,6 +113,20 @@ TEST(WriteMulti, JsonIsPrintedWhenTheOnlyTargetFails) {
   EXPECT_NE(
       r.err.find("failed at byte offset " + std::to_string(j["targets"][0]["error"]["offset"].get<std::uint64_t>())),
       std::string::npos);
+}
+
+// A symlink to a disk in the current directory, given by its bare name (as
+// from `cd /dev/disk/by-id`), is that disk, not a kernel name.
+TEST(WriteMulti, ABareNameThatIsASymlinkHereIsTheDiskItPointsTo) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir tmp("piprov-multi");
+  LoopDevice dev(tmp.path / "dev", kDevBytes);
+  std::filesystem::create_symlink(dev.path, tmp.path / "usb-Some_Disk-0:0");
+  auto r = run("cd " + q(tmp.path.string()) + " && " + piprov_bin() + " write --yes --no-verify --progress none " +
+               q(xz_image()) + " usb-Some_Disk-0:0");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find(" to usb-Some_Disk-0:0 in "), std::string::npos) << r.out;
+  EXPECT_EQ(cmp_with_image(dev.path), 0);
 }
 
 // Ctrl-C at the [y/N] question ends piprov as Ctrl-C does everywhere

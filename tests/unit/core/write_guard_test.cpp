@@ -356,6 +356,11 @@ TEST(CheckOutputFile, RefusesDevicesDirectoriesAndSystemDirs) {
   };
   EXPECT_EQ(refused("/dev/null").rfind("--svg /dev/null", 0), 0u) << refused("/dev/null");
   EXPECT_NE(refused("/etc/piprov-test-report.svg"), "");
+  // The advice is for an output file: never "give a disk".
+  EXPECT_EQ(refused("/etc/piprov-test-report.svg").find("give a disk"), std::string::npos)
+      << refused("/etc/piprov-test-report.svg");
+  EXPECT_NE(refused("/etc/piprov-test-report.svg").find("give a new file name in a directory of yours"),
+            std::string::npos);
   EXPECT_FALSE(std::filesystem::exists("/etc/piprov-test-report.svg"));
   EXPECT_NE(refused(d.path.string()), "");                          // a directory
   EXPECT_NE(refused((d.path / "no/such/dir/x.svg").string()), "");  // its directory is missing
