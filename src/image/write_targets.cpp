@@ -2,11 +2,15 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <span>
 
 #include "core/error.hpp"
 #include "core/strings.hpp"
 #include "core/units.hpp"
+#include "image/partition_table.hpp"
 
 namespace fs = std::filesystem;
 
@@ -86,7 +90,26 @@ std::vector<TargetInfo> check_targets(const WriteOptions& o) {
   return out;
 }
 
+void check_complete_raw_image(const Source& src, const std::string& image) {
+  const auto size = src.size();
+  if (src.format() != Format::Raw || !size) return;
+  std::string head(kPartitionTableBytes, '\0');
+  std::ifstream in(image, std::ios::binary);
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(0, in.gcount())));
+  const PartitionTable t =
+      parse_partition_table(std::as_bytes(std::span(head.data(), head.size())), 0);  // 0: not bounded by the file
+  for (const auto& p : t.parts)
+    if (p.offset + p.size > *size)
+      throw Error(
+          ErrorKind::Usage,
+          fmt::format("{} ends at byte {} ({}), before its partition {} ends (byte {}, {}): an incomplete "
+                      "download or a cut copy; download it again (nothing was written)",
+                      image, *size, format_bytes(*size), p.number, p.offset + p.size, format_bytes(p.offset + p.size)));
+}
+
 void check_sizes(const std::vector<TargetInfo>& ts, const Source& src, const std::string& image) {
+  check_complete_raw_image(src, image);
   std::vector<std::string> refused;
   auto size = src.size();
   for (const auto& t : ts) {

@@ -18,9 +18,15 @@ namespace piprov::image {
 /// (each naming it), ending with "nothing was written".
 std::vector<TargetInfo> check_targets(const WriteOptions& o);
 
-/// Size rules for every target once the source is open: a disk of size 0,
-/// an image larger than the disk (when the size is known). Throws
-/// Error{Usage}, one line per target refused.
+/// Size rules once the source is open: a raw image that ends before one of
+/// its partitions does (check_complete_raw_image), an image larger than a
+/// disk (when the size is known). Throws Error{Usage}, one line per target
+/// refused.
+/// A raw IMAGE (size known) whose MBR/GPT names a partition that ends past
+/// the file's end: a cut download. Throws Error{Usage} naming the partition
+/// and both offsets; anything else (compressed, no table) passes.
+void check_complete_raw_image(const Source& src, const std::string& image);
+
 void check_sizes(const std::vector<TargetInfo>& targets, const Source& src, const std::string& image);
 
 /// Asks o.confirm once with every target described, unless o.assume_yes or

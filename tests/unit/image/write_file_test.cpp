@@ -120,6 +120,37 @@ TEST(WriteToFile, SeveralFilesFromOneDecodeEachHoldTheImage) {
   EXPECT_EQ(targets, o.targets);  // each target's write phase, named
 }
 
+// A raw image cut short (an interrupted download) ends inside its last
+// partition: refused before anything is written; the whole image is fine.
+TEST(WriteToFile, RawImageThatEndsBeforeItsPartitionIsRefused) {
+  test::TempDir d;
+  std::string img = pattern(4u << 20);  // 4 MiB; its MBR names 1 MiB..9 MiB
+  std::fill(img.begin(), img.begin() + 512, '\0');
+  auto le32 = [&](std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) img[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  };
+  img[446 + 4] = static_cast<char>(0x83);
+  le32(446 + 8, 2048);    // start LBA
+  le32(446 + 12, 16384);  // 8 MiB of sectors
+  img[510] = static_cast<char>(0x55), img[511] = static_cast<char>(0xaa);
+  test::write_file(d.path / "cut.img", img);
+  try {
+    write_image(opts((d.path / "cut.img").string(), (d.path / "out.img").string()));
+    FAIL() << "a cut image was written";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Usage);
+    EXPECT_EQ(std::string(e.what()), (d.path / "cut.img").string() +
+                                         " ends at byte 4194304 (4.0 MiB), before its partition 1 ends (byte 9437184, "
+                                         "9.0 MiB): an incomplete download or a cut copy; download it again (nothing "
+                                         "was written)");
+  }
+  EXPECT_FALSE(std::filesystem::exists(d.path / "out.img"));
+  img.resize(9u << 20, '\0');  // complete: the partition ends at the file's end
+  test::write_file(d.path / "whole.img", img);
+  auto r = write_image(opts((d.path / "whole.img").string(), (d.path / "out.img").string()));
+  EXPECT_EQ(r.succeeded(), 1u);
+}
+
 TEST(WriteToFile, TheSameFileTwiceIsRefusedAndNothingIsWritten) {
   test::TempDir d;
   test::write_file(d.path / "in.img", pattern(1u << 20));
