@@ -82,7 +82,9 @@ void run_explain(const ExplainArgs& a) {
 int run_set(const SetArgs& a) {
   auto plan = write_boot_order(a.image, a.out, order_arg(a.order), a.board);
   // Written, and exit 1 when `eeprom check` of the new image will find errors.
-  const int rc = plan.config_errors.empty() ? 0 : static_cast<int>(ErrorKind::Check);
+  // Exit 1 on any error finding, as `eeprom check` of the new image would
+  // (a BOOT_ORDER error, or a bootloader too old for the order it names).
+  const int rc = findings_exit_code(plan.findings, FailOn::Error);
   if (a.json) {
     fmt::print("{}\n", dump_json(boot_order_plan_json(plan, a.image, a.out)));
     return rc;
@@ -93,7 +95,7 @@ int run_set(const SetArgs& a) {
   fmt::print("{}", findings_text(plan.findings));
   fmt::print("wrote {} ({} bytes, bootconf.txt {} bytes); flash it on the Pi with: sudo rpi-eeprom-update -d -f {}\n",
              a.out, plan.new_image.size(), plan.edit.text.size(), a.out);
-  if (rc) fmt::print("eeprom check of {} will report the error(s) above: fix BOOT_ORDER before flashing\n", a.out);
+  if (rc) fmt::print("eeprom check of {} will report the error(s) above: fix them before flashing\n", a.out);
   return rc;
 }
 
