@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
 #include "core/mounts.hpp"
@@ -40,6 +41,7 @@ std::pair<Partition, Partition> find_partitions(const std::string& device) {
                                         " (found: " + (seen.empty() ? "no partitions" : seen) +
                                         "); is IMAGE an Ubuntu Raspberry Pi image?");
     }
+    throw_if_cancelled(("while waiting for the partitions of " + device).c_str());
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }

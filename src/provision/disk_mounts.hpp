@@ -15,7 +15,8 @@ namespace piprov::provision {
 /// The image's two partitions of `device` (a whole disk): by label first
 /// (Ubuntu's `system-boot` and `writable`), else the first FAT and the first
 /// ext2/3/4. Retries for 30 s while udev/blkid catch up, then throws
-/// Error{Usage} "cannot find the ... partition on DEV (found: ...)".
+/// Error{Usage} "cannot find the ... partition on DEV (found: ...)";
+/// Error{Interrupted} after SIGINT/SIGTERM while it waits.
 std::pair<Partition, Partition> find_partitions(const std::string& device);
 
 /// "/dev/sdb1 (vfat, LABEL=system-boot, 256 MiB)".

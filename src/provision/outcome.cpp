@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "boot/sync.hpp"
 #include "core/error.hpp"
 #include "core/finding.hpp"
 #include "core/strings.hpp"
@@ -62,6 +63,40 @@ std::string patch_summary(const boot::PatchReport& p) {
   return line;
 }
 
+std::string check_step_text(const boot::CheckReport& c, bool hook_installed) {
+  if (!c.ok()) {
+    auto counts = count_findings(c.findings);
+    return std::to_string(counts.errors + counts.warnings) + " finding(s), listed below";
+  }
+  std::vector<std::string> parts;
+  if (!c.kernel_file.empty())
+    parts.push_back("kernel " + c.kernel_file +
+                    (c.kernel_file == boot::kVmlinux ? std::string(" (") + to_string(c.kernel.state) + ")" : ""));
+  if (!c.resolved.initramfs.empty()) parts.push_back("initramfs " + c.resolved.initramfs);
+  if (!c.cmdline_file.empty()) parts.push_back("cmdline " + c.cmdline_file);
+  if (hook_installed) parts.emplace_back("apt hook installed");
+  return parts.empty() ? "OK" : "OK: " + join(parts, ", ");
+}
+
+std::string on_partition(std::string text, const std::string& dir, const std::string& role, const std::string& device) {
+  if (dir.empty()) return text;
+  const std::string where = " on the " + role + " partition (" + device + ")";
+  for (std::size_t at = text.find(dir); at != std::string::npos; at = text.find(dir, at)) {
+    std::size_t end = text.find_first_of(" \t\n", at);
+    if (end == std::string::npos) end = text.size();
+    std::string rel = text.substr(at + dir.size(), end - at - dir.size());
+    if (!rel.empty() && rel.front() != '/') {  // another path that only begins like dir
+      at = end;
+      continue;
+    }
+    if (role != "root" && !rel.empty()) rel.erase(0, 1);
+    std::string named = rel.empty() ? "the " + role + " partition (" + device + ")" : rel + where;
+    text.replace(at, end - at, named);
+    at += named.size();
+  }
+  return text;
+}
+
 std::size_t ProvisionReport::succeeded() const {
   return static_cast<std::size_t>(std::count_if(targets.begin(), targets.end(), [](auto& t) { return t.ok; }));
 }
@@ -95,6 +130,8 @@ std::string steps_summary(const ProvisionReport& rep) {
 }
 
 int exit_code(const ProvisionReport& rep) {
+  for (const auto& t : rep.targets)
+    if (!t.ok && t.error_kind == ErrorKind::Interrupted) return static_cast<int>(ErrorKind::Interrupted);
   if (rep.succeeded() < rep.targets.size()) return static_cast<int>(ErrorKind::Partial);
   Findings all;
   for (const auto& t : rep.targets) all.insert(all.end(), t.check.findings.begin(), t.check.findings.end());

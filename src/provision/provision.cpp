@@ -17,6 +17,7 @@
 #include "boot/cmdline_txt.hpp"
 #include "boot/fat_tools.hpp"
 #include "core/blockdev.hpp"
+#include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
 #include "core/finding.hpp"
@@ -54,6 +55,9 @@ class TargetRun {
   /// The error of a failed step after the write, naming the step, the disk's
   /// state and how to finish by hand. Unmounts first.
   Error failure(const Error& e);
+  /// The patch report's texts with the paths in the temp mounts (deleted at the
+  /// end) named on their partitions instead (on_partition()).
+  void name_on_partitions(boot::PatchReport& p) const;
   /// Place of this disk in o.write.targets (for per-disk settings).
   std::size_t index() const { return index_; }
 
@@ -61,6 +65,9 @@ class TargetRun {
   /// One running step of this disk (RAII): from construction it is the step a
   /// failure names and its clock runs; done() sends its Step event and records
   /// its StepResult. A step that throws reports nothing: failure() names it.
+  /// Every step but write (already done) and unmount (a failure unmounts too)
+  /// begins at a safe point: after SIGINT/SIGTERM it throws Error{Interrupted}
+  /// instead of starting, so the disk fails at that step.
   class StepScope {
    public:
     StepScope(TargetRun& run, Step step)
@@ -69,6 +76,8 @@ class TargetRun {
           progress_(run.o_.progress, std::string(step_name(step)), step_number(step), kSteps,
                     run.o_.write.targets.size() > 1 ? run.target_ : std::string()) {
       run_.current_ = step;
+      if (step != Step::Write && step != Step::Unmount)
+        throw_if_cancelled("(SIGINT or SIGTERM) before this step began");
     }
     void done(const std::string& text, std::optional<double> measured = std::nullopt) {
       run_.rep_.steps.push_back({step_, text, progress_.finish(text, measured)});
@@ -193,6 +202,7 @@ void TargetRun::patch() {
   po.root_dir = root_dir_;
   po.dry_run = false;
   rep_.patch = boot::patch_boot(po);
+  name_on_partitions(rep_.patch);
   state_ = target_ + " holds the image with a new disk identifier, and its boot partition is " +
            (rep_.patch.changed() ? "patched" : "as in the image (nothing to patch)") +
            "; its PARTUUID= references are not rewritten yet";
@@ -233,14 +243,19 @@ void TargetRun::check() {
   co.usb_ids = o_.usb_ids;
   co.scan_usb = false;  // the host's USB devices say nothing about the Pi's
   rep_.check = boot::check_boot(co);
-  auto counts = count_findings(rep_.check.findings);
-  bool vmlinux = rep_.check.kernel_file == "vmlinux";
-  bool hook = boot::inspect_hooks(root_dir_, boot_dir_).conf_installed;
-  step.done(rep_.check.ok() ? "OK: kernel " + rep_.check.kernel_file +
-                                  (vmlinux ? std::string(" (") + to_string(rep_.check.kernel.state) + ")" : "") +
-                                  ", initramfs " + rep_.check.initramfs + ", cmdline " + rep_.check.cmdline_file +
-                                  (hook ? ", apt hook installed" : "")
-                            : std::to_string(counts.errors + counts.warnings) + " finding(s), listed below");
+  step.done(check_step_text(rep_.check, boot::inspect_hooks(root_dir_, boot_dir_).conf_installed));
+}
+
+void TargetRun::name_on_partitions(boot::PatchReport& p) const {
+  auto name = [this](std::string text) {
+    return on_partition(on_partition(std::move(text), boot_dir_.string(), "boot", boot_.path), root_dir_.string(),
+                        "root", root_.path);
+  };
+  for (auto& a : p.actions) a = name(a);
+  for (auto& n : p.notes) n = name(n);
+  p.summary = name(p.summary);
+  p.config_diff = name(p.config_diff);
+  p.cmdline_diff = name(p.cmdline_diff);
 }
 
 void TargetRun::sync() {
@@ -305,7 +320,8 @@ void provision_target(const ProvisionOptions& o, std::size_t index, TargetReport
   run.written();
   auto fail = [&](const Error& e) {
     Error f = run.failure(e);
-    rep.error_kind = f.kind();
+    // After SIGINT/SIGTERM a step that failed (a system call cut short: EINTR) is the interrupt's.
+    rep.error_kind = cancel_requested() ? ErrorKind::Interrupted : f.kind();
     rep.error = f.what();
   };
   try {

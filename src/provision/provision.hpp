@@ -50,7 +50,7 @@ struct StepResult {
 struct TargetReport {
   std::string target;                          ///< the DEVICE as given
   bool ok = false;                             ///< every step finished (a boot check with findings still counts)
-  ErrorKind error_kind = ErrorKind::Io;        ///< when !ok: the failed step's kind
+  ErrorKind error_kind = ErrorKind::Io;        ///< when !ok: the failed step's kind (Interrupted after SIGINT/SIGTERM)
   std::string error;                           ///< when !ok: "provision failed at step 'S': ..." or the write's error
   Step failed_step = Step::Write;              ///< when !ok: the step that failed (S above)
   image::TargetOutcome write;                  ///< the write's outcome for this disk
@@ -91,6 +91,8 @@ struct ProvisionReport {
 /// Throws when no disk got through: the write's error as write_image() throws
 /// it, or the failed step's error (one line per disk when several). A boot
 /// check with findings is not an exception: see TargetReport::check.ok().
+/// SIGINT/SIGTERM (cancel_requested(), core/cancel.hpp) after the write fails
+/// each disk at its next step but unmount (Error{Interrupted}; it is unmounted).
 ProvisionReport provision(const ProvisionOptions& opts);
 
 /// provision() that returns the report also when no disk got through after
@@ -122,7 +124,8 @@ std::string ready_sentence(const TargetReport& t);
 /// write failed ran no step and is not listed.
 std::string steps_summary(const ProvisionReport& rep);
 
-/// provision's exit code: 5 (ErrorKind::Partial) when some disk failed, else
+/// provision's exit code: 130 (ErrorKind::Interrupted) when a disk's steps were
+/// interrupted (SIGINT/SIGTERM), 5 (ErrorKind::Partial) when some disk failed, else
 /// the boot check's code over every disk's findings (0, or 1 with findings).
 /// When no disk got through, no_disk_provisioned() is the error instead.
 int exit_code(const ProvisionReport& rep);
@@ -131,5 +134,19 @@ int exit_code(const ProvisionReport& rep);
 /// "layout ubuntu-direct (Ubuntu 24.04 LTS): nothing to do: Ubuntu 24.04 LTS boots
 /// from USB as shipped", then the file actions when there are any.
 std::string patch_summary(const boot::PatchReport& p);
+
+/// The check step's line: "OK: kernel kernel8.img, initramfs initramfs8,
+/// cmdline cmdline.txt" (the initramfs boot check reports, ResolvedBoot::initramfs:
+/// `initramfs FILE` or auto_initramfs=1's file; the part left out when there is
+/// none), "(fresh)" after a vmlinux kernel, ", apt hook installed" with
+/// `hook_installed`; "N finding(s), listed below" when the check fails.
+std::string check_step_text(const boot::CheckReport& c, bool hook_installed);
+
+/// `text` with each path below `dir` (where provision mounted a partition,
+/// deleted when it ends) named on the partition instead: "DIR/config.txt.piprov-orig"
+/// -> "config.txt.piprov-orig on the boot partition (/dev/sdb1)" for `role`
+/// "boot"; a "root" path keeps its leading "/" ("/usr/lib/piprov/x on the root
+/// partition (/dev/sdb2)"). A path ends at white space. `dir` empty: `text` as it is.
+std::string on_partition(std::string text, const std::string& dir, const std::string& role, const std::string& device);
 
 }  // namespace piprov::provision

@@ -35,6 +35,18 @@ TEST(Provision, EndToEndOnALoopDevice) {
         R"(\[9/9\] unmount +\S+(?: s)?  unmounted )"})
     EXPECT_TRUE(std::regex_search(p.out, std::regex(std::string("(^|\n)") + step))) << step << "\n" << p.out;
   EXPECT_NE(p.out.find("LABEL=system-boot"), std::string::npos);
+  // The patch line names the files on the disk's partitions, not in the temp mount dir (gone by now).
+  std::smatch patch_line;
+  ASSERT_TRUE(std::regex_search(p.out, patch_line, std::regex(R"((^|\n)\[5/9\] patch[^\n]*)"))) << p.out;
+  EXPECT_NE(patch_line.str().find("kept the original config.txt as config.txt.piprov-orig on the boot partition (" +
+                                  loop.path + "p1); updated config.txt on the boot partition (" + loop.path + "p1)"),
+            std::string::npos)
+      << patch_line.str();
+  EXPECT_NE(
+      patch_line.str().find("installed /usr/lib/piprov/piprov-kernel-sync on the root partition (" + loop.path + "p2)"),
+      std::string::npos)
+      << patch_line.str();
+  EXPECT_EQ(patch_line.str().find("piprov-provision-"), std::string::npos) << patch_line.str();
   EXPECT_NE(p.out.find("provision: " + loop.path + " is ready"), std::string::npos) << p.out;
   EXPECT_EQ(run("grep -q '^" + loop.path + "p' /proc/self/mounts").exit_code, 1) << "a mount was left behind";
 
@@ -125,6 +137,8 @@ struct ShippedLayout {
   /// root=PARTUUID= in cmdline.txt (Raspberry Pi OS): provision gives the disk a
   /// new identifier and rewrites that reference, so cmdline.txt differs by design.
   bool partuuid_root = false;
+  /// The check step's line: what `boot check` reports (raspios: auto_initramfs=1's initramfs8).
+  const char* check_line = "";
 };
 class ProvisionShipped : public ::testing::TestWithParam<ShippedLayout> {};
 
@@ -143,6 +157,9 @@ TEST_P(ProvisionShipped, ChangesNothingAndSaysWhy) {
       r.out, std::regex(std::string(R"((^|\n)\[5/9\] patch +\S+(?: s)?  layout )") + p.detected + "[ :]")))
       << r.out;
   EXPECT_NE(r.out.find("nothing to do: "), std::string::npos) << r.out;
+  EXPECT_TRUE(
+      std::regex_search(r.out, std::regex(std::string(R"((^|\n)\[7/9\] check +\S+(?: s)?  )") + p.check_line + "\n")))
+      << r.out;
   EXPECT_NE(r.out.find("boots from USB as shipped"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("provision: " + loop.path + " is ready: "), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("apt hook installed"), std::string::npos) << r.out;
@@ -169,11 +186,17 @@ TEST_P(ProvisionShipped, ChangesNothingAndSaysWhy) {
     EXPECT_FALSE(fs::exists(root.dir / rel)) << rel;
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, ProvisionShipped,
-                         ::testing::Values(ShippedLayout{"noble", "ubuntu-direct"},
-                                           ShippedLayout{"resolute", "ubuntu-ab"},
-                                           ShippedLayout{"raspios", "raspios", true}),
-                         [](const auto& info) { return std::string(info.param.image_layout); });
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, ProvisionShipped,
+    ::testing::Values(ShippedLayout{"noble", "ubuntu-direct", false,
+                                    "OK: kernel vmlinuz, initramfs initrd\\.img, cmdline cmdline\\.txt"},
+                      ShippedLayout{"resolute", "ubuntu-ab", false,
+                                    "OK: kernel current/vmlinuz, initramfs current/initrd\\.img, "
+                                    "cmdline current/cmdline\\.txt"},
+                      ShippedLayout{"raspios", "raspios", true,
+                                    "OK: kernel kernel8\\.img, initramfs initramfs8, cmdline "
+                                    "cmdline\\.txt"}),
+    [](const auto& info) { return std::string(info.param.image_layout); });
 
 // Several disks from one decode: each good disk goes through every step and is
 // ready; a disk that fills up mid-write is reported with its offset and the

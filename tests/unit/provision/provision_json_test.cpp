@@ -1,7 +1,9 @@
 // provision --json: the one builder next to ProvisionReport.
 #include <gtest/gtest.h>
 
+#include "boot/layout.hpp"
 #include "provision/provision.hpp"
+#include "support/testsupport.hpp"
 
 namespace piprov::provision {
 namespace {
@@ -114,11 +116,65 @@ TEST(ProvisionOutcome, ReadySentenceSaysWhyTheDiskBootsFromUsb) {
 
 TEST(ProvisionOutcome, ExitCodeIsPartialWhenADiskFailedElseTheChecks) {
   ProvisionReport r = sample();
-  EXPECT_EQ(exit_code(r), 5);  // /dev/loop8 failed
+  EXPECT_EQ(exit_code(r), 5);                        // /dev/loop8 failed
+  r.targets[1].error_kind = ErrorKind::Interrupted;  // Ctrl-C before one of its steps: 130, as everywhere
+  EXPECT_EQ(exit_code(r), 130);
+  r.targets[1].error_kind = ErrorKind::Io;
   r.targets.pop_back();
   EXPECT_EQ(exit_code(r), 1);  // the warning fails boot check
   r.targets[0].check.findings.clear();
   EXPECT_EQ(exit_code(r), 0);
+}
+
+// The check step names the initramfs boot check reports (ResolvedBoot): on
+// Raspberry Pi OS that is auto_initramfs=1's initramfs8, not an empty
+// `initramfs` argument; with no initramfs at all the part is left out.
+TEST(ProvisionOutcome, CheckStepNamesTheInitramfsBootCheckReports) {
+  test::TempDir d("piprov-checkstep");
+  test::write_file(d.path / "config.txt", "[all]\narm_64bit=1\nauto_initramfs=1\n");
+  test::write_file(d.path / "kernel8.img", "k");
+  test::write_file(d.path / "initramfs8", "i");
+  test::write_file(d.path / "cmdline.txt", "console=tty1 root=PARTUUID=4e639091-02 rootwait\n");
+  auto report = [&] {
+    boot::CheckReport c;
+    c.resolved = boot::resolve_boot(d.path, {}, PiBoard::Pi4);
+    c.kernel_file = c.resolved.kernel;
+    c.cmdline_file = c.resolved.cmdline;
+    c.initramfs = c.resolved.initramfs_args;  // no `initramfs` line: ""
+    return c;
+  };
+  auto c = report();
+  EXPECT_EQ(check_step_text(c, false), "OK: kernel kernel8.img, initramfs initramfs8, cmdline cmdline.txt");
+  EXPECT_EQ(c.summary(), "OK (kernel kernel8.img, initramfs initramfs8)");  // boot check's own line agrees
+  std::filesystem::remove(d.path / "initramfs8");
+  EXPECT_EQ(check_step_text(report(), true), "OK: kernel kernel8.img, cmdline cmdline.txt, apt hook installed");
+  // An `initramfs FILE ARGS` line: the file, as boot check names it.
+  test::write_file(d.path / "config.txt", "[all]\nkernel=vmlinuz\ninitramfs initrd.img followkernel\n");
+  EXPECT_EQ(check_step_text(report(), false), "OK: kernel vmlinuz, initramfs initrd.img, cmdline cmdline.txt");
+  // A check that fails counts its findings.
+  c.findings.push_back(Finding{"kernel-missing", Severity::Error, 0, "", "no kernel8.img", "", ""});
+  EXPECT_EQ(check_step_text(c, false), "1 finding(s), listed below");
+}
+
+// Patch actions name files on their partitions, not in provision's temp
+// mounts, which are gone when it ends.
+TEST(ProvisionOutcome, PathsInTheTempMountsAreNamedOnTheirPartitions) {
+  const std::string boot = "/tmp/piprov-provision-JMQjIL/system-boot", root = "/tmp/piprov-provision-JMQjIL/writable";
+  auto name = [&](const std::string& text) {
+    return on_partition(on_partition(text, boot, "boot", "/dev/loop1p1"), root, "root", "/dev/loop1p2");
+  };
+  EXPECT_EQ(name("kept the original config.txt as " + boot + "/config.txt.piprov-orig"),
+            "kept the original config.txt as config.txt.piprov-orig on the boot partition (/dev/loop1p1)");
+  EXPECT_EQ(name("updated " + boot + "/config.txt"), "updated config.txt on the boot partition (/dev/loop1p1)");
+  EXPECT_EQ(name("installed " + root + "/usr/lib/piprov/piprov-kernel-sync (mode 0755)"),
+            "installed /usr/lib/piprov/piprov-kernel-sync on the root partition (/dev/loop1p2) (mode 0755)");
+  EXPECT_EQ(name("--- " + boot + "/config.txt\n+++ " + boot + "/config.txt (patched)\n"),
+            "--- config.txt on the boot partition (/dev/loop1p1)\n+++ config.txt on the boot partition "
+            "(/dev/loop1p1) (patched)\n");
+  EXPECT_EQ(name("decompressed vmlinuz to vmlinux"), "decompressed vmlinuz to vmlinux");
+  EXPECT_EQ(name("removed " + boot + "-old/x"), "removed " + boot + "-old/x");  // only paths below the dir
+  EXPECT_EQ(on_partition("mounted at " + boot, boot, "boot", "/dev/sdb1"), "mounted at the boot partition (/dev/sdb1)");
+  EXPECT_EQ(on_partition("as it is", "", "boot", "/dev/sdb1"), "as it is");
 }
 
 // Each disk's time: in --json (seconds, steps_seconds) and the summary line;
