@@ -4,6 +4,7 @@
 #include <yaml-cpp/binary.h>
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <optional>
 #include <regex>
 #include <set>
@@ -270,6 +271,9 @@ void check_gateway(const std::string& gateway, const std::string& cidr) {
   int af = fg == 4 ? AF_INET : AF_INET6;
   ::inet_pton(af, gateway.c_str(), g);
   ::inet_pton(af, cidr.substr(0, slash).c_str(), a);
+  if (std::memcmp(g, a, fg == 4 ? 4 : 16) == 0)
+    throw usage("--gateway " + gateway + " is the node's own address (--ip " + cidr +
+                "): give the router of that network");
   for (int bit = 0; bit < prefix; ++bit) {
     auto mask = static_cast<unsigned char>(0x80u >> (bit % 8));
     if ((g[bit / 8] & mask) != (a[bit / 8] & mask))

@@ -126,6 +126,10 @@ TEST(CheckGateway, InsideTheSubnetOfTheAddress) {
                [] { check_gateway("10.0.4.1", "10.0.3.7/22"); });
   expect_error(ErrorKind::Usage, "is not in the subnet", [] { check_gateway("fd01::1", "fd00::11/64"); });
   expect_error(ErrorKind::Usage, "not of the same IP version", [] { check_gateway("fd00::1", "10.0.3.7/22"); });
+  expect_error(ErrorKind::Usage,
+               "--gateway 10.0.0.5 is the node's own address (--ip 10.0.0.5/24): give the router of that network",
+               [] { check_gateway("10.0.0.5", "10.0.0.5/24"); });
+  expect_error(ErrorKind::Usage, "is the node's own address", [] { check_gateway("fd00::11", "fd00::11/64"); });
 }
 
 TEST(CheckTimezone, NamesOfTheTzDatabase) {
