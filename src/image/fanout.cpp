@@ -16,7 +16,7 @@ using Clock = std::chrono::steady_clock;
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 struct Slot {
-  AlignedBuffer* buf;
+  AlignedBuffer* buf;  ///< nullptr: a range no consumer needs the bytes of (NoDataFn)
   std::size_t len;
   std::uint64_t offset;
   std::size_t remaining;  ///< consumers still to see it
@@ -36,7 +36,7 @@ struct Fan {
   /// Frees the leading slots every consumer has seen. Caller holds m.
   void release_front() {
     while (!slots.empty() && slots.front().remaining == 0) {
-      free.push_back(slots.front().buf);
+      if (slots.front().buf) free.push_back(slots.front().buf);
       slots.pop_front();
       ++base;
     }
@@ -49,7 +49,8 @@ void zero_tail(AlignedBuffer& b, std::size_t len) {
   if (end > len) std::memset(b.data() + len, 0, end - len);
 }
 
-void produce_loop(Fan& f, std::size_t capacity, const ProduceFn& produce, double& waited, std::uint64_t& offset) {
+void produce_loop(Fan& f, std::size_t capacity, const ProduceFn& produce, const NoDataFn& no_data, double& waited,
+                  std::uint64_t& offset) {
   for (;;) {
     AlignedBuffer* b = nullptr;
     {
@@ -63,11 +64,10 @@ void produce_loop(Fan& f, std::size_t capacity, const ProduceFn& produce, double
     }
     std::size_t n = produce(b->span(), offset);
     zero_tail(*b, n);
+    const bool bytes_needed = n > 0 && !(no_data && no_data({b->data(), n}, offset));
     std::lock_guard lk(f.m);
-    if (n > 0)
-      f.slots.push_back({b, n, offset, f.active});
-    else
-      f.free.push_back(b);
+    if (n > 0) f.slots.push_back({bytes_needed ? b : nullptr, n, offset, f.active});
+    if (!bytes_needed) f.free.push_back(b);
     f.release_front();  // no consumer left for a slot pushed with remaining 0
     offset += n;
     f.cv.notify_all();
@@ -75,7 +75,8 @@ void produce_loop(Fan& f, std::size_t capacity, const ProduceFn& produce, double
   }
 }
 
-void consume_loop(Fan& f, const FanoutConsumeFn& consume, double& waited, std::exception_ptr& error) {
+void consume_loop(Fan& f, const FanoutConsumeFn& consume, const AlignedBuffer& none, double& waited,
+                  std::exception_ptr& error) {
   std::uint64_t seq = 0;  // next sequence number to consume
   bool dropped = false;
   try {
@@ -89,7 +90,7 @@ void consume_loop(Fan& f, const FanoutConsumeFn& consume, double& waited, std::e
         if (f.stop || seq >= f.base + f.slots.size()) break;
         s = f.slots[static_cast<std::size_t>(seq - f.base)];
       }
-      consume(*s.buf, s.len, s.offset);
+      consume(s.buf ? *s.buf : none, s.len, s.offset);
       std::lock_guard lk(f.m);
       --f.slots[static_cast<std::size_t>(seq - f.base)].remaining;
       ++seq;
@@ -112,8 +113,9 @@ void consume_loop(Fan& f, const FanoutConsumeFn& consume, double& waited, std::e
 }  // namespace
 
 FanoutResult run_fanout(std::size_t buffers, std::size_t capacity, const ProduceFn& produce,
-                        const std::vector<FanoutConsumeFn>& consumers) {
+                        const std::vector<FanoutConsumeFn>& consumers, const NoDataFn& no_data) {
   std::vector<std::unique_ptr<AlignedBuffer>> pool;
+  const AlignedBuffer none(0);  // what a consumer gets for a range without bytes
   Fan f;
   for (std::size_t i = 0; i < buffers; ++i) {
     pool.push_back(std::make_unique<AlignedBuffer>(capacity));
@@ -126,10 +128,11 @@ FanoutResult run_fanout(std::size_t buffers, std::size_t capacity, const Produce
 
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < consumers.size(); ++i)
-    threads.emplace_back([&, i] { consume_loop(f, consumers[i], r.consumer_waited_seconds[i], r.consumer_errors[i]); });
+    threads.emplace_back(
+        [&, i] { consume_loop(f, consumers[i], none, r.consumer_waited_seconds[i], r.consumer_errors[i]); });
   std::exception_ptr producer_error;
   try {
-    produce_loop(f, capacity, produce, r.producer_waited_seconds, r.total);
+    produce_loop(f, capacity, produce, no_data, r.producer_waited_seconds, r.total);
   } catch (...) {
     producer_error = std::current_exception();
   }

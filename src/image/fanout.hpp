@@ -20,8 +20,15 @@ namespace piprov::image {
 
 /// Consumes `len` bytes at stream `offset` of a shared buffer (read-only: the
 /// bytes after `len` up to the next 4096 are zero, so O_DIRECT writers can
-/// pad without touching the buffer). Runs on the consumer's own thread.
+/// pad without touching the buffer). Runs on the consumer's own thread. For a
+/// range the producer marked as needing no data (see run_fanout()) `buf` is
+/// empty (capacity() 0): only `len` and `offset` mean anything.
 using FanoutConsumeFn = std::function<void(const AlignedBuffer& buf, std::size_t len, std::uint64_t offset)>;
+
+/// After `produce` filled a buffer with `bytes` at stream `offset`: true
+/// when no consumer needs them (free space a write skips, all zeros). Runs on
+/// the producer thread.
+using NoDataFn = std::function<bool(std::span<const std::byte> bytes, std::uint64_t offset)>;
 
 /// What run_fanout() measured and how each consumer ended.
 struct FanoutResult {
@@ -38,7 +45,11 @@ struct FanoutResult {
 /// producer exception stops everyone and is rethrown here after all threads
 /// joined (consumer errors are in the result only when the producer did not
 /// fail).
+/// `no_data` (optional): a range it accepts goes to the consumers without its
+/// buffer, which returns to the pool at once, so the producer can decode on
+/// through free space while the consumers still write the data before it
+/// (the slots of such ranges hold no memory).
 FanoutResult run_fanout(std::size_t buffers, std::size_t capacity, const ProduceFn& produce,
-                        const std::vector<FanoutConsumeFn>& consumers);
+                        const std::vector<FanoutConsumeFn>& consumers, const NoDataFn& no_data = {});
 
 }  // namespace piprov::image

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -36,6 +38,22 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kBuffers = 8;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+/// Whether every byte of `b` is zero (memcmp against a zero block: vectorised).
+bool all_zero(std::span<const std::byte> b) {
+  static const std::array<std::byte, 65536> zeros{};
+  for (std::size_t at = 0; at < b.size(); at += zeros.size()) {
+    const std::size_t n = std::min(zeros.size(), b.size() - at);
+    if (std::memcmp(b.data() + at, zeros.data(), n) != 0) return false;
+  }
+  return true;
+}
+
+/// Feeds `len` zero bytes to `h`.
+void update_with_zeros(Xxh3_128& h, std::size_t len) {
+  static const std::array<std::byte, 65536> zeros{};
+  for (std::size_t at = 0; at < len; at += zeros.size()) h.update({zeros.data(), std::min(zeros.size(), len - at)});
+}
 
 /// One target being written: its facts, writer, progress and outcome.
 struct Job {
@@ -157,7 +175,10 @@ Stream decode_and_write(const WriteOptions& o, Source& src, std::vector<Job>& jo
   consumers.push_back([&](const AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
     if (alive == 0) throw Error(ErrorKind::Io, "every target failed");  // stop decoding for no one
     throw_if_cancelled("while writing");
-    whole.update({buf.data(), len});
+    if (buf.capacity() == 0)  // a range of zeros sent without its buffer (free_zeros below)
+      update_with_zeros(whole, len);
+    else
+      whole.update({buf.data(), len});
     if (o.verify)  // over the bytes written: skipped ones are neither written nor compared
       s.chunks.hashes.push_back(filter
                                     ? written_chunk_hash(buf.data(), len, offset, filter->map().skipped_in(offset, len))
@@ -169,9 +190,21 @@ Stream decode_and_write(const WriteOptions& o, Source& src, std::vector<Job>& jo
     if (filter) filter->decide({b.data(), n}, offset);
     return n;
   };
+  // A buffer of skipped free space that is all zeros goes to the consumers
+  // without its bytes (the writers only discard it, the hasher adds zeros), so
+  // its buffer is free at once and the decoder runs on through the free space
+  // while the writers still write the data before it: a slow disk is not left
+  // idle while the decoder crosses a large free area (docs/write.md "Free space").
+  NoDataFn free_zeros;
+  if (filter)
+    free_zeros = [filter](std::span<const std::byte> b, std::uint64_t offset) {
+      if (offset < kHeadBytes) return false;  // the held-back first MiB is copied from the buffer
+      const auto gaps = filter->map().skipped_in(offset, b.size());
+      return gaps.size() == 1 && gaps.front().begin == offset && gaps.front().end == offset + b.size() && all_zero(b);
+    };
   FanoutResult f;
   try {
-    f = run_fanout(kBuffers, capacity, produce, consumers);
+    f = run_fanout(kBuffers, capacity, produce, consumers, free_zeros);
   } catch (const Error& e) {
     throw stop_all(e.kind() == ErrorKind::Interrupted ? Error(e.kind(), "interrupted while writing") : e, jobs, size);
   }

@@ -2,8 +2,12 @@
 // from shared buffers; a consumer that fails is dropped, the others finish.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include "image/fanout.hpp"
 
@@ -88,6 +92,43 @@ TEST(Fanout, ProducerErrorIsRethrownAfterEveryoneStopped) {
                    cs),
                std::runtime_error);
   EXPECT_LE(seen, 3u * 1024);
+}
+
+// Ranges the producer marks as needing no data (free space of zeros) reach
+// the consumers without a buffer, and their buffers return to the pool at
+// once: with two buffers, one held by a slow consumer, the producer still gets
+// through six such ranges.
+TEST(Fanout, RangesWithoutDataNeedNoBufferSoTheProducerRunsAhead) {
+  constexpr std::size_t cap = 4096;
+  constexpr std::uint64_t total = 8 * cap;
+  std::atomic<int> no_data_seen{0};
+  std::vector<std::uint64_t> offsets;
+  std::vector<FanoutConsumeFn> cs = {[&](const AlignedBuffer& b, std::size_t len, std::uint64_t off) {
+    if (off == 0)  // hold the first buffer until the producer went past the free range
+      for (int i = 0; i < 5000 && no_data_seen < 6; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const bool data = off == 0 || off == 7 * cap;
+    EXPECT_EQ(b.capacity() == 0, !data) << off;
+    if (data) EXPECT_EQ(b.data()[len - 1], static_cast<std::byte>(off / cap + 1)) << off;
+    EXPECT_EQ(len, cap);
+    offsets.push_back(off);
+  }};
+  auto r = run_fanout(
+      2, cap,
+      [&](std::span<std::byte> b, std::uint64_t off) -> std::size_t {
+        if (off >= total) return 0;
+        std::fill(b.begin(), b.end(), static_cast<std::byte>(off / cap + 1));
+        return b.size();
+      },
+      cs,
+      [&](std::span<const std::byte>, std::uint64_t off) {
+        const bool none = off >= cap && off < 7 * cap;
+        if (none) ++no_data_seen;
+        return none;
+      });
+  EXPECT_EQ(no_data_seen, 6);
+  EXPECT_EQ(r.total, total);
+  EXPECT_EQ(offsets, (std::vector<std::uint64_t>{0, cap, 2 * cap, 3 * cap, 4 * cap, 5 * cap, 6 * cap, 7 * cap}));
+  EXPECT_FALSE(r.consumer_errors[0]);
 }
 
 }  // namespace
