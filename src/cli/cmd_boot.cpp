@@ -79,7 +79,8 @@ void run_sync(const std::string& boot_dir, bool force, bool dry_run, bool strict
     fmt::print(stderr, "piprov: {}: {}\n", strict ? "error" : "warning", r.message);  // --strict: it fails
   } else if (r.outcome == boot::SyncResult::Outcome::NotUsed) {
     fmt::print("{}\n", r.message);
-  } else if (r.outcome == boot::SyncResult::Outcome::Regenerated) {
+  } else if (r.outcome == boot::SyncResult::Outcome::Regenerated || dry_run) {
+    // Quiet when up to date (it runs from the apt hook and the path unit), but --dry-run always answers.
     for (const auto& x : r.actions) fmt::print("{}\n", x);
     fmt::print("{}\n", r.message);
   }

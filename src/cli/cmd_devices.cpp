@@ -18,7 +18,9 @@ void print_table(const std::vector<Disk>& disks) {
     std::string state = d.system_disk         ? "SYSTEM DISK (" + join(d.system_reasons, "; ") + ")"
                         : d.mounted().empty() ? (d.backing_file.empty() ? "" : "backed by " + d.backing_file)
                                               : "mounted: " + join(d.mounted(), ", ");
-    std::string model = d.model.empty() ? d.vendor : d.model;
+    // A virtio disk has no model, and its "vendor" is a PCI vendor ID (0x1af4): not a name.
+    std::string model = !d.model.empty() ? d.model : d.vendor.rfind("0x", 0) == 0 ? "-" : d.vendor;
+    if (model.empty()) model = "-";
     fmt::print("{:<14} {:>10} {:<9} {:<24} {:<4} {:<3} {}\n", d.path, format_bytes(d.size_bytes), d.transport,
                model.substr(0, 24), d.removable ? "yes" : "no", d.read_only ? "yes" : "no", state);
   }

@@ -27,6 +27,14 @@ TEST(BootCli, PatchCheckAndExitCodes) {
   EXPECT_NE(c2.out.find("\"vmlinux_state\": \"fresh\""), std::string::npos) << c2.out;
   auto p2 = run(bin + " boot patch " + b + " --root " + r);
   EXPECT_EQ(p2.out.substr(0, p2.out.find('\n')), b + ": already patched, nothing changed");
+  // sync-kernel is quiet when vmlinux is fresh (it runs from the hooks), but --dry-run answers.
+  auto quiet = run(bin + " boot sync-kernel " + b);
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.out, "");
+  auto dry = run(bin + " boot sync-kernel " + b + " --dry-run");
+  EXPECT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_NE(dry.out.find("vmlinux matches vmlinuz (SHA-256 "), std::string::npos) << dry.out;
+  EXPECT_NE(dry.out.find("; nothing to do\n"), std::string::npos) << dry.out;
   auto bad = run(bin + " boot patch " + tr.t.path.string() + "/nope");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err, "piprov: error: " + tr.t.path.string() +
