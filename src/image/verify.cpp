@@ -175,6 +175,9 @@ std::string free_space_hint(std::uint64_t at, const std::vector<ByteRange>& skip
                           std::size_t i, std::uint64_t offset, std::span<const std::byte> first_chunk,
                           const std::string& hint) {
   const std::uint64_t at = offset + i;
+  // The "renewed by provision" hint only for a disk that has a partition table itself.
+  const bool dev_mbr = first_chunk.size() >= 512 && dev[510] == std::byte{0x55} && dev[511] == std::byte{0xaa};
+  if (!dev_mbr) first_chunk = {};
   throw ErrorAt(ErrorKind::Verify,
                 fmt::format("verify failed: {} differs from {} at byte offset {} (0x{:x}, {}): "
                             "expected 0x{:02x}, read 0x{:02x}{}",

@@ -130,6 +130,31 @@ TEST(VerifyStep, ChangedByteIsReportedAtItsOffsetWithExit4) {
                          "it; piprov write --full overwrites it)\n");
 }
 
+// A difference in the MBR disk identifier (bytes 440-443) is explained as
+// provision's renewed identifier, but only on a disk that has an MBR itself.
+TEST(VerifyStep, DiskIdentifierHintOnlyWhereTheDiskHasAnMbr) {
+  PIPROV_REQUIRE_LOOP();
+  const auto& fx = image_fixtures();
+  TempDir tmp("piprov-fail");
+  LoopDevice dev(tmp.path / "dev.img", kDevBytes);
+  ASSERT_EQ(run(write_cmd((fx / "t.img.xz").string(), dev.path, "--yes --no-verify")).exit_code, 0);
+  auto poke = [&](std::uint64_t at, const std::string& octal_bytes) {
+    ASSERT_EQ(run("printf '" + octal_bytes + "' | dd of=" + q(dev.backing.string()) +
+                  " bs=1 seek=" + std::to_string(at) + " conv=notrunc status=none")
+                  .exit_code,
+              0);
+  };
+  const std::string verify = piprov_bin() + " verify --progress none " + q((fx / "t.img.xz").string()) + " " + dev.path;
+  poke(440, "\\001\\002\\003\\004");
+  auto id = run(verify);
+  EXPECT_EQ(id.exit_code, 4);
+  EXPECT_NE(id.err.find("; bytes 440-443 are the MBR disk identifier"), std::string::npos) << id.err;
+  poke(510, "\\000\\000");  // no MBR signature left on the disk
+  auto none = run(verify);
+  EXPECT_EQ(none.exit_code, 4);
+  EXPECT_EQ(none.err.find("MBR disk identifier"), std::string::npos) << none.err;
+}
+
 }  // namespace
 }  // namespace piprov::test
 
