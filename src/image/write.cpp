@@ -39,20 +39,19 @@ constexpr std::size_t kBuffers = 8;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-/// Whether every byte of `b` is zero (memcmp against a zero block: vectorised).
+/// A block of zeros to compare with and to hash from.
+constexpr std::array<std::byte, 65536> kZeros{};
+
+/// Whether every byte of `b` is zero (memcmp against kZeros: vectorised).
 bool all_zero(std::span<const std::byte> b) {
-  static const std::array<std::byte, 65536> zeros{};
-  for (std::size_t at = 0; at < b.size(); at += zeros.size()) {
-    const std::size_t n = std::min(zeros.size(), b.size() - at);
-    if (std::memcmp(b.data() + at, zeros.data(), n) != 0) return false;
-  }
+  for (std::size_t at = 0; at < b.size(); at += kZeros.size())
+    if (std::memcmp(b.data() + at, kZeros.data(), std::min(kZeros.size(), b.size() - at)) != 0) return false;
   return true;
 }
 
 /// Feeds `len` zero bytes to `h`.
 void update_with_zeros(Xxh3_128& h, std::size_t len) {
-  static const std::array<std::byte, 65536> zeros{};
-  for (std::size_t at = 0; at < len; at += zeros.size()) h.update({zeros.data(), std::min(zeros.size(), len - at)});
+  for (std::size_t at = 0; at < len; at += kZeros.size()) h.update({kZeros.data(), std::min(kZeros.size(), len - at)});
 }
 
 /// One target being written: its facts, writer, progress and outcome.
@@ -278,7 +277,6 @@ void finish_all(const WriteOptions& o, std::vector<Job>& jobs, const Stream& s, 
     if (j.failed && j.out.error_kind == ErrorKind::Interrupted) throw Error(ErrorKind::Interrupted, j.out.error);
 }
 
-/// The error when no target succeeded: the target's own line, or one per target.
 }  // namespace
 
 Error no_target_written(const WriteResult& r) {

@@ -2,12 +2,11 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
-#include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <span>
 
 #include "core/error.hpp"
+#include "core/file.hpp"
 #include "core/strings.hpp"
 #include "core/units.hpp"
 #include "image/partition_table.hpp"
@@ -93,10 +92,7 @@ std::vector<TargetInfo> check_targets(const WriteOptions& o) {
 void check_complete_raw_image(const Source& src, const std::string& image) {
   const auto size = src.size();
   if (src.format() != Format::Raw || !size) return;
-  std::string head(kPartitionTableBytes, '\0');
-  std::ifstream in(image, std::ios::binary);
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(0, in.gcount())));
+  const std::string head = read_file_part(image, 0, kPartitionTableBytes);
   const PartitionTable t =
       parse_partition_table(std::as_bytes(std::span(head.data(), head.size())), 0);  // 0: not bounded by the file
   for (const auto& p : t.parts)

@@ -24,7 +24,8 @@ std::vector<TargetInfo> check_targets(const WriteOptions& o);
 /// refused.
 /// A raw IMAGE (size known) whose MBR/GPT names a partition that ends past
 /// the file's end: a cut download. Throws Error{Usage} naming the partition
-/// and both offsets; anything else (compressed, no table) passes.
+/// and both offsets; anything else (compressed, no table) passes. Error{Io}
+/// when the image's first 64 KiB cannot be read (read_file_part()).
 void check_complete_raw_image(const Source& src, const std::string& image);
 
 void check_sizes(const std::vector<TargetInfo>& targets, const Source& src, const std::string& image);
