@@ -1,0 +1,71 @@
+#pragma once
+// A random-access view of an image's decoded bytes (issue 27): any byte range
+// of the disk image inside IMAGE, whatever its format, without decoding the
+// rest. Raw files are read with pread; an .xz with more than one block
+// through its index (xz-file-format.txt 4 and 6: the index lists each block's
+// compressed and uncompressed size; liblzma lzma_index_iter_locate,
+// lzma_block_decoder, which verifies the block's CRC32/CRC64/SHA-256); a .zst
+// with more than one frame through its frame headers (RFC 8878 3.1.1,
+// Frame_Content_Size) or zstd's seekable-format seek table. Formats whose
+// blocks cannot be decoded alone (gzip, bzip2, lz4, zip, single-block xz,
+// single-frame zst) are sequential: read_at() still works (decoding forward
+// from the start, restarting on a backward read) and sequential_note() says so.
+//
+// THIS HEADER IS THE CONTRACT between the write path (image/) and the
+// readers of an image's file systems (boot check IMAGE, provision --dry-run,
+// the image's cloud-init). Change it only together with both.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "image/scan.hpp"
+#include "image/source.hpp"
+
+namespace piprov::image {
+
+/// What a reader has decoded so far (for summaries and --json).
+struct ReaderStats {
+  std::uint64_t blocks_total = 0;    ///< independently decodable units (xz blocks, zst frames; 0 for raw)
+  std::uint64_t blocks_decoded = 0;  ///< units decoded at least once
+  std::uint64_t bytes_decoded = 0;   ///< decoded bytes produced (a unit decoded twice counts twice)
+};
+
+/// Random access to the decoded image. Thread-safe: read_at() may be called
+/// from several threads at once (each decode runs on the caller's thread).
+class ImageReader {
+ public:
+  virtual ~ImageReader() = default;
+  ImageReader() = default;
+  ImageReader(const ImageReader&) = delete;
+  ImageReader& operator=(const ImageReader&) = delete;
+
+  /// Decoded size of the image in bytes.
+  virtual std::uint64_t size() const = 0;
+  /// Fills `out` with decoded bytes [offset, offset + out.size()); the range
+  /// must lie within size(). Throws Error{Usage} "IMAGE is corrupt: block N
+  /// (decoded bytes A-B) ..." naming the decoded offset, Error{Io} on read
+  /// errors, Error{Interrupted} on Ctrl-C.
+  virtual void read_at(std::span<std::byte> out, std::uint64_t offset) = 0;
+  /// The decoded ranges of the independently decodable units, in order
+  /// (one range covering everything for a sequential reader; for raw files,
+  /// one range too: any byte is cheap).
+  virtual std::vector<ByteRange> blocks() const = 0;
+  /// True when a block can be decoded without the ones before it.
+  virtual bool random_access() const = 0;
+  /// One line saying why the reader is sequential and what that costs
+  /// ("gzip is sequential: every byte before a range is decoded to read it");
+  /// "" when random_access().
+  virtual std::string sequential_note() const = 0;
+  virtual Format format() const = 0;
+  virtual ReaderStats stats() const = 0;
+};
+
+/// Opens IMAGE (format by magic, as open_source()). `threads`: decoder
+/// threads for bulk reads (0 = online CPUs). Throws Error{Usage} (missing,
+/// empty, unsupported, corrupt index), Error{Io}.
+std::unique_ptr<ImageReader> open_image_reader(const std::string& path, unsigned threads = 0);
+
+}  // namespace piprov::image
