@@ -38,7 +38,7 @@ double bench_seconds_per_target(const BenchRequest& req) {
 JobResult bench_failed_job(const JobSpec& js, const Error& e) {
   JobResult jr;
   jr.name = js.name, jr.rw = rw_name(js.rw), jr.bs = js.bs, jr.iodepth = js.iodepth, jr.numjobs = js.numjobs;
-  jr.err = EIO, jr.error = e.what(), jr.source = "piprov";
+  jr.err = EIO, jr.error = e.what(), jr.tool = ResultTool::Piprov, jr.source = "piprov";
   return jr;
 }
 

@@ -44,7 +44,7 @@ DeviceInfo device_info_from(const Disk& disk, std::string stat_name) {
   d.stat_name = std::move(stat_name);
   d.model = disk.model;
   d.vendor = disk.vendor;
-  d.transport = disk.transport;
+  d.transport = transport_name(disk.transport);
   d.driver = disk.driver;
   d.usb_speed = disk.usb_speed;
   d.size_bytes = disk.size_bytes;

@@ -362,7 +362,7 @@ JobResult result_header(const JobSpec& s, const Shared& sh) {
   r.bs = s.bs;
   r.iodepth = s.iodepth;
   r.numjobs = s.numjobs;
-  r.engine = s.engine;
+  r.engine = std::string(engine_name(s.engine));
   r.direct = s.direct;
   r.dsync = s.dsync;
   r.fsync = s.fsync;
@@ -403,7 +403,6 @@ void add_io_stats(JobResult& r, const JobSpec& s, const std::vector<WorkerResult
 
 JobResult run_job(const JobSpec& s, const JobTarget& t, const ProgressSink& sink) {
   validate(s, t);
-  make_engine(s.engine);  // Usage error before any thread starts
   Shared sh{s, t, {0}, {0}, {0}, {false}, {false}, {0}, {}, 0, {}};
   std::vector<WorkerResult> results(s.numjobs);
   std::vector<std::thread> threads;

@@ -4,6 +4,7 @@
 #include <functional>
 #include <string>
 
+#include "bench/engines/engine.hpp"
 #include "bench/result.hpp"
 #include "core/progress.hpp"
 
@@ -18,7 +19,7 @@ struct JobSpec {
   unsigned numjobs = 1;  ///< threads, each with its own fd and engine
   double runtime_s = 5;  ///< measured time (time_based)
   double ramp_s = 1;     ///< not counted (fio ramp_time)
-  std::string engine = "libaio";
+  EngineKind engine = EngineKind::Libaio;
   bool direct = true;       ///< O_DIRECT
   bool dsync = false;       ///< O_DSYNC (--sync; fio sync=1)
   unsigned fsync = 0;       ///< fsync after every N writes, timed as the sync section

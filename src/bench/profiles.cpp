@@ -1,6 +1,8 @@
 #include "bench/profiles.hpp"
 
+#include <fmt/format.h>
 #include <algorithm>
+#include <iterator>
 
 #include "core/error.hpp"
 
@@ -8,7 +10,7 @@ namespace piprov::bench {
 
 namespace {
 
-JobSpec job(const char* name, Rw rw, std::uint64_t bs, unsigned qd, const char* engine, bool dsync, double runtime) {
+JobSpec job(const char* name, Rw rw, std::uint64_t bs, unsigned qd, EngineKind engine, bool dsync, double runtime) {
   JobSpec j;
   j.name = name;
   j.rw = rw;
@@ -23,10 +25,10 @@ JobSpec job(const char* name, Rw rw, std::uint64_t bs, unsigned qd, const char* 
 }
 
 std::vector<JobSpec> pi_jobs(double runtime) {
-  return {job("seq-read", Rw::Read, 4u << 20, 32, "libaio", false, runtime),
-          job("rand-read", Rw::RandRead, 4096, 1, "libaio", true, runtime),
-          job("seq-write", Rw::Write, 4u << 20, 32, "libaio", false, runtime),
-          job("rand-write", Rw::RandWrite, 4096, 1, "libaio", true, runtime)};
+  return {job("seq-read", Rw::Read, 4u << 20, 32, EngineKind::Libaio, false, runtime),
+          job("rand-read", Rw::RandRead, 4096, 1, EngineKind::Libaio, true, runtime),
+          job("seq-write", Rw::Write, 4u << 20, 32, EngineKind::Libaio, false, runtime),
+          job("rand-write", Rw::RandWrite, 4096, 1, EngineKind::Libaio, true, runtime)};
 }
 
 // Raspberry Pi's SD card speed test (raspberrypi-ui/agnostics data/sd_bench.fio):
@@ -35,7 +37,7 @@ std::vector<JobSpec> pi_jobs(double runtime) {
 // and the 4k ones stop at 64 MiB or runtime=10, whichever comes first.
 std::vector<JobSpec> agnostics_jobs() {
   auto a = [](const char* name, Rw rw, std::uint64_t bs, double runtime) {
-    JobSpec j = job(name, rw, bs, 4, "libaio", false, runtime);
+    JobSpec j = job(name, rw, bs, 4, EngineKind::Libaio, false, runtime);
     j.ramp_s = 0;
     j.size_bound = true;
     j.end_fsync = true;
@@ -45,39 +47,67 @@ std::vector<JobSpec> agnostics_jobs() {
           a("rand-4k-write", Rw::RandWrite, 4096, 10), a("rand-4k-read", Rw::RandRead, 4096, 10)};
 }
 
+std::vector<JobSpec> sync_write_jobs() {
+  std::vector<JobSpec> jobs;
+  for (unsigned n : {1u, 8u, 20u}) {
+    JobSpec j = job("sync-write", Rw::Write, 4096, 1, EngineKind::Psync, false, 60);
+    j.fsync = 1;
+    j.numjobs = n;
+    j.name = "sync-write-" + std::to_string(n);
+    jobs.push_back(j);
+  }
+  return jobs;
+}
+
+std::vector<JobSpec> throughput_jobs() {
+  JobSpec j = job("throughput", Rw::RandWrite, 256u << 10, 256, EngineKind::Libaio, false, 60);
+  j.numjobs = 4;
+  return {j};
+}
+
+// The one table of profiles: name, what it is (--help), its jobs, the size of
+// a new test file (0: 1 GiB). profiles.hpp describes each.
+struct ProfileRow {
+  std::string_view name;
+  std::string_view help;
+  std::vector<JobSpec> (*jobs)();
+  std::uint64_t default_size;
+};
+const ProfileRow kProfileRows[] = {
+    {"pi", "4M seq + 4k sync random, SD vs USB SSD", [] { return pi_jobs(60); }, 0},
+    {"sync-write", "4k fsync writes at 1/8/20 jobs", sync_write_jobs, 256ull << 20},
+    {"throughput", "256k randwrite, deep queue", throughput_jobs, 0},
+    {"quick", "pi, 5 s each", [] { return pi_jobs(5); }, 256ull << 20},
+    {"agnostics", "Raspberry Pi's SD card test with PASS/FAIL; exit 1 on FAIL", agnostics_jobs, 64ull << 20},
+};
+
 }  // namespace
 
-std::vector<std::string> profile_names() { return {"pi", "sync-write", "throughput", "quick", "agnostics"}; }
+std::vector<std::string> profile_names() {
+  std::vector<std::string> names;
+  for (const auto& r : kProfileRows) names.emplace_back(r.name);
+  return names;
+}
+
+std::string profile_help() {
+  std::string out;
+  for (const auto& r : kProfileRows) out += fmt::format("{}{} ({})", out.empty() ? "" : " | ", r.name, r.help);
+  return out;
+}
 
 Profile profile(const std::string& name) {
-  Profile p;
-  p.name = name;
-  if (name == "pi") {
-    p.jobs = pi_jobs(60);
-  } else if (name == "quick") {
-    p.jobs = pi_jobs(5);
-    p.default_size = 256ull << 20;
-  } else if (name == "sync-write") {
-    for (unsigned n : {1u, 8u, 20u}) {
-      JobSpec j = job("sync-write", Rw::Write, 4096, 1, "psync", false, 60);
-      j.fsync = 1;
-      j.numjobs = n;
-      j.name = "sync-write-" + std::to_string(n);
-      p.jobs.push_back(j);
-    }
-    p.default_size = 256ull << 20;
-  } else if (name == "throughput") {
-    JobSpec j = job("throughput", Rw::RandWrite, 256u << 10, 256, "libaio", false, 60);
-    j.numjobs = 4;
-    p.jobs.push_back(j);
-  } else if (name == "agnostics") {
-    p.jobs = agnostics_jobs();
-    p.default_size = 64ull << 20;
-  } else {
-    throw Error(ErrorKind::Usage,
-                "unknown --profile '" + name + "': use pi, sync-write, throughput, quick or agnostics");
+  for (const auto& r : kProfileRows) {
+    if (r.name != name) continue;
+    Profile p;
+    p.name = name;
+    p.jobs = r.jobs();
+    p.default_size = r.default_size;
+    return p;
   }
-  return p;
+  std::string names;
+  for (std::size_t i = 0; i < std::size(kProfileRows); ++i)
+    names += fmt::format("{}{}", i == 0 ? "" : i + 1 == std::size(kProfileRows) ? " or " : ", ", kProfileRows[i].name);
+  throw Error(ErrorKind::Usage, "unknown --profile '" + name + "': use " + names);
 }
 
 void apply_overrides(Profile& p, const Overrides& o) {

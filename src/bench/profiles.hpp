@@ -29,14 +29,17 @@ struct Profile {
 /// The named profile; throws Error{Usage} listing the names otherwise.
 Profile profile(const std::string& name);
 
-/// Names, for --help.
+/// Names, in the order --help lists them.
 std::vector<std::string> profile_names();
+
+/// "pi (4M seq + ...) | sync-write (...) | ...": every profile with what it is, for --help.
+std::string profile_help();
 
 /// Ad-hoc overrides, fio's option names. Unset fields keep the profile's values.
 /// When `rw` is set the profile is replaced by one job built from these.
 struct Overrides {
   std::optional<Rw> rw;
-  std::optional<std::string> engine;
+  std::optional<EngineKind> engine;
   std::optional<std::uint64_t> bs;
   std::optional<unsigned> iodepth, numjobs, fsync, rwmixread;
   std::optional<double> runtime_s, ramp_s;

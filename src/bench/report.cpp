@@ -5,17 +5,21 @@
 #include <cmath>
 
 #include "bench/verdict.hpp"
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
 namespace piprov::bench {
 
+namespace {
+// "md" is accepted for markdown, as the fleet report does.
+constexpr EnumName<Format> kBenchFormatNames[] = {
+    {Format::Table, "table"}, {Format::Markdown, "markdown"}, {Format::Csv, "csv"}, {Format::Json, "json"}};
+}  // namespace
+
 Format parse_format(const std::string& n) {
-  if (n == "table") return Format::Table;
-  if (n == "markdown" || n == "md") return Format::Markdown;
-  if (n == "csv") return Format::Csv;
-  if (n == "json") return Format::Json;
-  throw Error(ErrorKind::Usage, "unknown --format '" + n + "': use table, markdown, csv or json");
+  if (auto f = parse_enum(kBenchFormatNames, n == "md" ? "markdown" : n)) return *f;
+  throw Error(ErrorKind::Usage, "unknown --format '" + n + "': use " + enum_choices(kBenchFormatNames, ", ", " or "));
 }
 
 std::string fmt_iops(double v) {
@@ -128,7 +132,7 @@ std::string target_line(std::size_t i, const TargetResult& t) {
     std::string joined;
     for (const auto& p : parts) joined += (joined.empty() ? "" : ", ") + p;
     if (!joined.empty()) s += " (" + d.name + ": " + joined + ")";
-  } else if (!t.jobs.empty() && t.jobs.front().source != "piprov") {
+  } else if (!t.jobs.empty() && t.jobs.front().tool != ResultTool::Piprov) {
     s += " [" + t.jobs.front().source + "]";
   }
   return s;
@@ -144,7 +148,7 @@ std::string dir_note(const std::string& l, const JobResult& j, const char* dir, 
 // Notes of one job: failure, interruption, sync section, fio's misprinted
 // bandwidth, group sums of separately reported numjobs.
 void job_notes(const std::string& l, const TargetResult& t, const JobResult& j, std::vector<std::string>& n) {
-  bool imported = j.source != "piprov";
+  bool imported = j.tool != ResultTool::Piprov;
   if (!j.error.empty() && t.error.find(j.error) == std::string::npos)
     n.push_back(imported ? fmt::format("{} {}", l, j.error)
                          : fmt::format("{} {}: job failed: {}", l, j.test_label(), j.error));

@@ -222,6 +222,7 @@ JobResult job_from(const json& j) {
   r.dsync = j.value("sync", false);
   r.fsync = u32_of(j, "fsync", 0);
   r.source = j.value("source", "");
+  r.tool = tool_of_source(r.source);
   r.err = static_cast<int>(std::min<std::uint64_t>(u64_of(j, "errno"), INT32_MAX));
   r.error = j.value("error", "");
   r.interrupted = j.value("interrupted", false);
@@ -263,7 +264,7 @@ std::string report_to_json(const Report& r, const RenderOptions& opts) {
     json tj{{"label", t.label}, {"path", t.path}, {"errno", t.err}, {"error", t.error}, {"jobs", jobs}};
     tj["device"] = t.device ? device_json(*t.device) : json(nullptr);
     if (auto v = sd_verdict(t, opts.sd_verdict_all))
-      tj["sd_class"] = {{"class", v->cls},
+      tj["sd_class"] = {{"class", sd_class_name(v->cls)},
                         {"rand_read_iops", v->rand_read_iops},
                         {"rand_write_iops", v->rand_write_iops},
                         {"seq_write_mb_s", v->seq_write_mb_s},

@@ -3,31 +3,29 @@
 #include <fmt/format.h>
 #include <cmath>
 
+#include "core/enum_names.hpp"
+
 namespace piprov::bench {
 
-std::string_view rw_name(Rw rw) {
-  switch (rw) {
-    case Rw::Read: return "read";
-    case Rw::Write: return "write";
-    case Rw::RandRead: return "randread";
-    case Rw::RandWrite: return "randwrite";
-    case Rw::ReadWrite: return "rw";
-    case Rw::RandReadWrite: return "randrw";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<Rw> kRwNames[] = {
+    {Rw::Read, "read"},           {Rw::Write, "write"},  {Rw::RandRead, "randread"},
+    {Rw::RandWrite, "randwrite"}, {Rw::ReadWrite, "rw"}, {Rw::RandReadWrite, "randrw"},
+};
+}  // namespace
+
+std::string_view rw_name(Rw rw) { return enum_name(kRwNames, rw); }
 
 std::optional<Rw> parse_rw(std::string_view name) {
-  for (Rw rw : kRws)
-    if (rw_name(rw) == name) return rw;
   if (name == "readwrite") return Rw::ReadWrite;  // fio's other name for rw
-  return std::nullopt;
+  return parse_enum(kRwNames, name);
 }
 
-std::string rw_choices() {
-  std::string s;
-  for (Rw rw : kRws) s += (s.empty() ? "" : ", ") + std::string(rw_name(rw));
-  return s;
+std::string rw_choices() { return enum_choices(kRwNames, ", "); }
+
+ResultTool tool_of_source(std::string_view source) {
+  if (source == "piprov") return ResultTool::Piprov;
+  return source.rfind("agnostics", 0) == 0 ? ResultTool::Agnostics : ResultTool::Fio;
 }
 
 bool rw_reads(Rw rw) { return rw != Rw::Write && rw != Rw::RandWrite; }
@@ -109,7 +107,7 @@ std::string JobResult::test_label() const {
 
 std::string JobResult::sync_label() const {
   if (!sync_kind.empty()) return sync_kind;
-  return source == "piprov" ? "fsync" : "fsync/fdatasync/sync_file_range";
+  return tool == ResultTool::Piprov ? "fsync" : "fsync/fdatasync/sync_file_range";
 }
 
 }  // namespace piprov::bench

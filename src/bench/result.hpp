@@ -94,6 +94,16 @@ struct DeviceInfo {
   bool is_sd() const;  ///< mmc transport or mmcblk name
 };
 
+/// Who measured a job: piprov itself, or a tool whose output `bench import` read.
+enum class ResultTool {
+  Piprov,
+  Fio,        ///< fio's json, normal text or terse output
+  Agnostics,  ///< the report of Raspberry Pi's SD card test (agnostics sdtest.sh)
+};
+
+/// The tool of a `bench --json` job's "source" label ("piprov", "fio-3.36 (f)", "agnostics sdtest.sh (f)").
+ResultTool tool_of_source(std::string_view source);
+
 /// One job (one fio job or group, or one piprov test) on one target.
 struct JobResult {
   std::string name;  ///< job name ("test", "seq-read")
@@ -111,9 +121,10 @@ struct JobResult {
   std::optional<LatStats> sync;  ///< fio's "sync" section: fsync latency
   std::uint64_t sync_ios = 0;    ///< sync calls (fio: issued sync count / latency samples)
   std::optional<DiskStats> disk;
-  std::string source;  ///< "piprov" or "fio-3.12 (file.txt)"
-  int err = 0;         ///< errno when the job failed
-  std::string error;   ///< message when the job failed
+  ResultTool tool = ResultTool::Piprov;  ///< who measured it
+  std::string source;                    ///< its label: "piprov", "fio-3.12 (file.txt)", "agnostics sdtest.sh (f)"
+  int err = 0;                           ///< errno when the job failed
+  std::string error;                     ///< message when the job failed
   bool interrupted = false;
   int interrupt_signal = 0;  ///< fio imports: N of "fio: terminating on signal N"
   /// fio imports of numjobs=N without group_reporting: this is job `clone_index`

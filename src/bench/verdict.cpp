@@ -4,7 +4,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/enum_names.hpp"
+
 namespace piprov::bench {
+
+namespace {
+constexpr EnumName<SdClass> kSdClassNames[] = {
+    {SdClass::A2, "A2"}, {SdClass::A1, "A1"}, {SdClass::BelowA1, "below A1"}, {SdClass::Incomplete, "incomplete"}};
+}  // namespace
+
+std::string_view sd_class_name(SdClass c) { return enum_name(kSdClassNames, c); }
 
 std::optional<SdVerdict> sd_verdict(const TargetResult& t, bool force) {
   bool sd = (t.device && t.device->is_sd()) || t.label.find("mmcblk") != std::string::npos;
@@ -20,7 +29,7 @@ std::optional<SdVerdict> sd_verdict(const TargetResult& t, bool force) {
       fmt::format("4k random read {:.0f} IOPS, 4k random write {:.0f} IOPS, sequential write {:.1f} MB/s",
                   v.rand_read_iops, v.rand_write_iops, v.seq_write_mb_s);
   if (v.rand_read_iops < 0 || v.rand_write_iops < 0 || v.seq_write_mb_s < 0) {
-    v.cls = "incomplete";
+    v.cls = SdClass::Incomplete;
     v.text =
         t.label + ": SD A1/A2 verdict needs 4k random read, 4k random write and sequential write tests (profile pi)";
     return v;
@@ -29,35 +38,30 @@ std::optional<SdVerdict> sd_verdict(const TargetResult& t, bool force) {
     return v.rand_read_iops >= r && v.rand_write_iops >= w && v.seq_write_mb_s >= 10;
   };
   if (meets(4000, 2000))
-    v.cls = "A2";
+    v.cls = SdClass::A2;
   else if (meets(1500, 500))
-    v.cls = "A1";
+    v.cls = SdClass::A1;
   else
-    v.cls = "below A1";
+    v.cls = SdClass::BelowA1;
   std::string why;
-  if (v.cls == "below A1") {
+  if (v.cls == SdClass::BelowA1) {
     if (v.rand_read_iops < 1500) why += fmt::format("; read IOPS < 1500");
     if (v.rand_write_iops < 500) why += fmt::format("; write IOPS < 500");
     if (v.seq_write_mb_s < 10) why += fmt::format("; sequential write < 10 MB/s");
   }
-  v.text = fmt::format("{}: SD class {} ({}{}; A1 needs 1500/500 IOPS, A2 4000/2000, both 10 MB/s)", t.label, v.cls,
-                       figures, why);
+  v.text = fmt::format("{}: SD class {} ({}{}; A1 needs 1500/500 IOPS, A2 4000/2000, both 10 MB/s)", t.label,
+                       sd_class_name(v.cls), figures, why);
   return v;
 }
 
-std::string_view agnostics_result_name(AgnosticsResult r) {
-  switch (r) {
-    case AgnosticsResult::Pass: return "PASS";
-    case AgnosticsResult::Fail: return "FAIL";
-    case AgnosticsResult::Incomplete: return "INCOMPLETE";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<AgnosticsResult> kAgnosticsResultNames[] = {
+    {AgnosticsResult::Pass, "PASS"}, {AgnosticsResult::Fail, "FAIL"}, {AgnosticsResult::Incomplete, "INCOMPLETE"}};
+}  // namespace
 
+std::string_view agnostics_result_name(AgnosticsResult r) { return enum_name(kAgnosticsResultNames, r); }
 std::optional<AgnosticsResult> parse_agnostics_result(std::string_view name) {
-  for (AgnosticsResult r : kAgnosticsResults)
-    if (agnostics_result_name(r) == name) return r;
-  return std::nullopt;
+  return parse_enum(kAgnosticsResultNames, name);
 }
 
 namespace {

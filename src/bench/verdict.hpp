@@ -11,10 +11,16 @@
 
 namespace piprov::bench {
 
+/// The application performance class an SD card's figures meet.
+enum class SdClass { A2, A1, BelowA1, Incomplete };
+
+/// "A2", "A1", "below A1", "incomplete" (`bench --json`'s sd_class.class).
+std::string_view sd_class_name(SdClass c);
+
 struct SdVerdict {
   double rand_read_iops = -1, rand_write_iops = -1, seq_write_mb_s = -1;  ///< -1: not measured
-  std::string cls;                                                        ///< "A2", "A1", "below A1", or "incomplete"
-  std::string text;                                                       ///< one line for the report
+  SdClass cls = SdClass::Incomplete;
+  std::string text;  ///< one line for the report
 };
 
 /// Verdict for an SD target: the best 4k random read / write IOPS and the best

@@ -30,9 +30,7 @@ class AutobootView {
       dir_ = p.mountpoints.front();
       return;
     }
-    std::string tmpl = (fs::temp_directory_path() / "piprov-autoboot-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw Error(ErrorKind::Io, "cannot make a temporary directory in /tmp");
-    dir_ = tmp_ = tmpl;
+    dir_ = tmp_ = make_temp_dir("autoboot");
     try {
       mount_filesystem(p.path, tmp_.string(), "vfat", "ro");
       mounted_ = true;

@@ -2,12 +2,9 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -17,69 +14,25 @@
 #include "core/fd.hpp"
 #include "core/file.hpp"
 #include "core/hashing.hpp"
+#include "core/process.hpp"
 
 namespace fs = std::filesystem;
 
 namespace piprov::boot {
 namespace {
 
-// This process's environment with MTOOLS_SKIP_CHECK=1 set (mtools would
-// otherwise refuse a FAT whose geometry it does not like). Built before the
-// child exists: provision runs several disks on threads, and a child forked
-// from a threaded process may only call async-signal-safe functions
-// (POSIX fork(), "Application Usage"), which setenv() is not.
-std::vector<std::string> mtools_environment() {
-  std::vector<std::string> env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e)
-    if (std::string_view(*e).rfind("MTOOLS_SKIP_CHECK=", 0) != 0) env.emplace_back(*e);
-  env.emplace_back("MTOOLS_SKIP_CHECK=1");
-  return env;
-}
-
-// Runs argv (no shell) with MTOOLS_SKIP_CHECK=1, stdin and stdout on
-// /dev/null; returns exit status and stderr. posix_spawnp(), not fork(): safe
-// while other threads run. Throws Error(Io) when the child cannot be made;
-// a missing program is exit 127, as from a shell.
+// mtools without its geometry check (it would otherwise refuse a FAT whose
+// geometry it does not like: mtools manual, MTOOLS_SKIP_CHECK); run as core/process runs every program.
 std::pair<int, std::string> run_tool(const std::vector<std::string>& argv) {
-  char tmpl[] = "/tmp/piprov-mtools-XXXXXX";
-  UniqueFd errfd(::mkostemp(tmpl, O_CLOEXEC));
-  if (!errfd) throw io_error("cannot create a temporary file", errno);
-  ::unlink(tmpl);
-  std::vector<std::string> env = mtools_environment();
-  std::vector<char*> args, envp;
-  args.reserve(argv.size() + 1);
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  envp.reserve(env.size() + 1);
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  ::posix_spawn_file_actions_init(&actions);
-  ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  ::posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  ::posix_spawn_file_actions_adddup2(&actions, errfd.get(), 2);  // dup2 clears FD_CLOEXEC on 2
-  pid_t pid = 0;
-  int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
-  ::posix_spawn_file_actions_destroy(&actions);
-  if (rc == ENOENT) return {127, argv[0] + ": command not found"};
-  if (rc != 0) throw io_error("cannot start " + argv[0], rc);
-  int st = 0;
-  (void)retry_eintr([&] { return ::waitpid(pid, &st, 0); });
-  ::lseek(errfd.get(), 0, SEEK_SET);
-  std::string err = read_fd_to_end(errfd.get(), "the standard error of " + argv[0]);
-  errfd.reset();
-  int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
-  return {code, err};
+  ProgramResult r = run_program(argv, {.env = {"MTOOLS_SKIP_CHECK=1"}, .capture_stdout = false});
+  return {r.exit_code, r.err};
 }
 
 void tool_or_throw(const std::vector<std::string>& argv) {
   auto [code, err] = run_tool(argv);
-  if (code != 0) {
-    std::string cmd;
-    for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
-    throw Error(ErrorKind::Io, cmd + " failed (exit " + std::to_string(code) + (err.empty() ? "" : ": " + err) + ")");
-  }
+  if (code != 0)
+    throw Error(ErrorKind::Io,
+                command_line(argv) + " failed (exit " + std::to_string(code) + (err.empty() ? "" : ": " + err) + ")");
 }
 
 bool last_to_write(const std::string& name) {
@@ -149,9 +102,7 @@ std::vector<std::string> fat_write_back(const std::string& device, const fs::pat
     actions.push_back(fmt::format("deleted {} from {} (mtools)", n, device));
   }
   // Read back and compare.
-  char tmpl[] = "/tmp/piprov-readback-XXXXXX";
-  if (!::mkdtemp(tmpl)) throw io_error("cannot create a temporary directory", errno);
-  fs::path rb = tmpl;
+  const fs::path rb = make_temp_dir("readback");
   try {
     fat_copy_out(device, rb);
     auto back = tree_hashes(rb);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/atomic_file.hpp"
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
 #include "core/file.hpp"
@@ -65,17 +66,14 @@ struct ArchiveDeleter {
 
 }  // namespace
 
-const char* to_string(KernelCompression c) {
-  switch (c) {
-    case KernelCompression::None: return "none";
-    case KernelCompression::Gzip: return "gzip";
-    case KernelCompression::Xz: return "xz";
-    case KernelCompression::Zstd: return "zstd";
-    case KernelCompression::Lz4: return "lz4";
-    case KernelCompression::Bzip2: return "bzip2";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<KernelCompression> kKernelCompressionNames[] = {
+    {KernelCompression::None, "none"}, {KernelCompression::Gzip, "gzip"}, {KernelCompression::Xz, "xz"},
+    {KernelCompression::Zstd, "zstd"}, {KernelCompression::Lz4, "lz4"},   {KernelCompression::Bzip2, "bzip2"},
+};
+}  // namespace
+
+const char* to_string(KernelCompression c) { return enum_name(kKernelCompressionNames, c).data(); }
 
 KernelCompression detect_compression(std::span<const std::byte> head) {
   if (starts_with(head, {0x1f, 0x8b})) return KernelCompression::Gzip;

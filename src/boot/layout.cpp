@@ -6,6 +6,7 @@
 #include "boot/cmdline_txt.hpp"
 #include "boot/patch.hpp"
 #include "boot/sync.hpp"
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/strings.hpp"
@@ -15,7 +16,7 @@ namespace fs = std::filesystem;
 namespace piprov::boot {
 namespace {
 
-constexpr std::array<std::pair<LayoutId, std::string_view>, 8> kNames = {{
+constexpr EnumName<LayoutId> kLayoutNames[] = {
     {LayoutId::UbuntuUboot, "ubuntu-uboot"},
     {LayoutId::UbuntuDirect, "ubuntu-direct"},
     {LayoutId::UbuntuAb, "ubuntu-ab"},
@@ -24,7 +25,7 @@ constexpr std::array<std::pair<LayoutId, std::string_view>, 8> kNames = {{
     {LayoutId::LegacyVmlinux, "legacy-vmlinux"},
     {LayoutId::DebianRaspi, "debian-raspi"},
     {LayoutId::Unknown, "unknown"},
-}};
+};
 
 /// KEY=value lines of an os-release file (freedesktop os-release(5)), quotes removed.
 std::map<std::string, std::string> parse_os_release(std::string_view text) {
@@ -163,17 +164,8 @@ std::string guessed_release(LayoutId id, const ConfigTxt& config) {
 
 }  // namespace
 
-std::string_view layout_name(LayoutId id) {
-  for (const auto& [i, n] : kNames)
-    if (i == id) return n;
-  return "unknown";
-}
-
-std::optional<LayoutId> parse_layout(std::string_view name) {
-  for (const auto& [i, n] : kNames)
-    if (n == name) return i;
-  return std::nullopt;
-}
+std::string_view layout_name(LayoutId id) { return enum_name(kLayoutNames, id); }
+std::optional<LayoutId> parse_layout(std::string_view name) { return parse_enum(kLayoutNames, name); }
 
 bool boots_from_usb_as_shipped(LayoutId id) {
   return id == LayoutId::UbuntuDirect || id == LayoutId::UbuntuAb || id == LayoutId::Raspios ||

@@ -7,6 +7,7 @@
 #include "boot/sync.hpp"
 #include "core/atomic_file.hpp"
 #include "core/board.hpp"
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/strings.hpp"
@@ -104,13 +105,13 @@ nlohmann::json patch_json(const PatchOptions& o, const PatchReport& r) {
           {"notes", r.notes}};
 }
 
-const char* to_string(PatchMethod m) { return m == PatchMethod::Direct ? "direct" : "vmlinux"; }
+namespace {
+constexpr EnumName<PatchMethod> kPatchMethodNames[] = {{PatchMethod::Vmlinux, "vmlinux"},
+                                                       {PatchMethod::Direct, "direct"}};
+}  // namespace
 
-std::optional<PatchMethod> parse_method(std::string_view name) {
-  if (name == "vmlinux") return PatchMethod::Vmlinux;
-  if (name == "direct") return PatchMethod::Direct;
-  return std::nullopt;
-}
+const char* to_string(PatchMethod m) { return enum_name(kPatchMethodNames, m).data(); }
+std::optional<PatchMethod> parse_method(std::string_view name) { return parse_enum(kPatchMethodNames, name); }
 
 MethodChoice choose_method(const fs::path& boot_dir, std::optional<PatchMethod> asked) {
   if (asked) return {*asked, std::string("--method ") + to_string(*asked) + " was given"};

@@ -9,6 +9,7 @@
 #include "boot/layout.hpp"
 #include "boot/patch.hpp"
 #include "core/atomic_file.hpp"
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
 #include "core/file.hpp"
@@ -20,22 +21,6 @@ namespace fs = std::filesystem;
 
 namespace piprov::boot {
 namespace {
-
-// Copies `from` to `to` atomically (temp file + fsync + rename + dir fsync).
-void atomic_copy(const fs::path& from, const fs::path& to) {
-  UniqueFd fd(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd) throw io_error("cannot open " + from.string(), errno);
-  AtomicFile out(to);
-  std::vector<std::byte> buf(1 << 20);
-  for (;;) {
-    ssize_t n = ::read(fd.get(), buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw io_error("cannot read " + from.string(), errno);
-    if (n == 0) break;
-    out.write(std::span<const std::byte>(buf.data(), static_cast<std::size_t>(n)));
-  }
-  out.commit();
-}
 
 // Removes temp files left by an interrupted earlier run (AtomicFile names them ".NAME.tmp.XXXXXX",
 // the shell hook ".NAME.tmp.PID").
@@ -95,17 +80,14 @@ std::string format_stamp(const KernelStamp& s) {
   return o.str();
 }
 
-const char* to_string(KernelState s) {
-  switch (s) {
-    case KernelState::Fresh: return "fresh";
-    case KernelState::NoVmlinuz: return "no-vmlinuz";
-    case KernelState::Missing: return "missing";
-    case KernelState::NoStamp: return "no-stamp";
-    case KernelState::Stale: return "stale";
-    case KernelState::Invalid: return "invalid";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<KernelState> kKernelStateNames[] = {
+    {KernelState::Fresh, "fresh"},      {KernelState::NoVmlinuz, "no-vmlinuz"}, {KernelState::Missing, "missing"},
+    {KernelState::NoStamp, "no-stamp"}, {KernelState::Stale, "stale"},          {KernelState::Invalid, "invalid"},
+};
+}  // namespace
+
+const char* to_string(KernelState s) { return enum_name(kKernelStateNames, s).data(); }
 
 KernelStatus kernel_status(const fs::path& boot_dir, bool full) {
   KernelStatus st;

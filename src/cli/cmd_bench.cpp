@@ -76,7 +76,7 @@ bench::BenchRequest request_of(const BenchOpts& o) {
     ov.rw = bench::parse_rw(o.rw);
     if (!ov.rw) throw Error(ErrorKind::Usage, "--rw '" + o.rw + "' is not one of " + bench::rw_choices());
   }
-  if (!o.engine.empty()) ov.engine = o.engine;
+  if (!o.engine.empty()) ov.engine = bench::parse_engine(o.engine);
   if (!o.bs.empty()) ov.bs = parse_size(o.bs, "--bs");
   if (o.iodepth) ov.iodepth = o.iodepth;
   if (o.numjobs) ov.numjobs = o.numjobs;
@@ -100,12 +100,7 @@ void add_bench_run_options(CLI::App* bench, BenchOpts& o) {
   bench->add_option("TARGET", o.targets,
                     "An existing directory on the mounted disk (a test file is made in it and removed), an existing "
                     "file, or a block device");
-  bench
-      ->add_option("--profile", o.profile,
-                   "pi (4M seq + 4k sync random, SD vs USB SSD) | sync-write (4k fsync writes at 1/8/20 jobs) | "
-                   "throughput (256k randwrite, deep queue) | quick (pi, 5 s each) | agnostics (Raspberry Pi's SD card "
-                   "test with PASS/FAIL; exit 1 on FAIL)")
-      ->capture_default_str();
+  bench->add_option("--profile", o.profile, bench::profile_help())->capture_default_str();
   bench->add_option("--only", o.only, "Run only these jobs of the profile (comma-separated, e.g. seq-read,rand-write)");
   bench->add_option("--rw", o.rw, "Ad-hoc job instead of the profile: read write randread randwrite rw randrw");
   bench->add_option("--bs", o.bs, "Block size (4k, 4M)");
@@ -174,9 +169,8 @@ void run_bench_command(const BenchOpts& o, const Globals& g, int& exit_code) {
 
 void add_bench_command(CLI::App& app, Globals& g, int& exit_code) {
   auto* bench = app.add_subcommand(
-      "bench",
-      "Benchmark storage targets side by side (profiles pi, sync-write, throughput, quick, agnostics), or tabulate "
-      "fio outputs");
+      "bench", fmt::format("Benchmark storage targets side by side (profiles {}), or tabulate fio outputs",
+                           fmt::join(bench::profile_names(), ", ")));
   auto o = std::make_shared<BenchOpts>();
   add_bench_run_options(bench, *o);
   auto* imp = add_bench_import(bench, exit_code);

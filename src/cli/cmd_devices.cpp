@@ -21,8 +21,9 @@ void print_table(const std::vector<Disk>& disks) {
     // A virtio disk has no model, and its "vendor" is a PCI vendor ID (0x1af4): not a name.
     std::string model = !d.model.empty() ? d.model : d.vendor.rfind("0x", 0) == 0 ? "-" : d.vendor;
     if (model.empty()) model = "-";
-    fmt::print("{:<14} {:>10} {:<9} {:<24} {:<4} {:<3} {}\n", d.path, format_bytes(d.size_bytes), d.transport,
-               model.substr(0, 24), d.removable ? "yes" : "no", d.read_only ? "yes" : "no", state);
+    fmt::print("{:<14} {:>10} {:<9} {:<24} {:<4} {:<3} {}\n", d.path, format_bytes(d.size_bytes),
+               transport_name(d.transport), model.substr(0, 24), d.removable ? "yes" : "no", d.read_only ? "yes" : "no",
+               state);
   }
 }
 

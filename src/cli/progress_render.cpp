@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 
@@ -54,25 +55,21 @@ std::string job_json(const ProgressEvent& e, bool final) {
 
 }  // namespace
 
+namespace {
+constexpr EnumName<ProgressMode> kProgressModeNames[] = {{ProgressMode::Auto, "auto"},
+                                                         {ProgressMode::Tty, "tty"},
+                                                         {ProgressMode::Plain, "plain"},
+                                                         {ProgressMode::Json, "json"},
+                                                         {ProgressMode::None, "none"}};
+}  // namespace
+
 ProgressMode parse_progress_mode(std::string_view t) {
-  if (t == "auto") return ProgressMode::Auto;
-  if (t == "tty") return ProgressMode::Tty;
-  if (t == "plain") return ProgressMode::Plain;
-  if (t == "json") return ProgressMode::Json;
-  if (t == "none") return ProgressMode::None;
-  throw Error(ErrorKind::Usage, fmt::format("invalid --progress '{}': use auto, tty, plain, json or none", t));
+  if (auto m = parse_enum(kProgressModeNames, t)) return *m;
+  throw Error(ErrorKind::Usage,
+              fmt::format("invalid --progress '{}': use {}", t, enum_choices(kProgressModeNames, ", ", " or ")));
 }
 
-std::string to_string(ProgressMode m) {
-  switch (m) {
-    case ProgressMode::Auto: return "auto";
-    case ProgressMode::Tty: return "tty";
-    case ProgressMode::Plain: return "plain";
-    case ProgressMode::Json: return "json";
-    case ProgressMode::None: return "none";
-  }
-  return "none";
-}
+std::string to_string(ProgressMode m) { return std::string(enum_name(kProgressModeNames, m)); }
 
 ProgressMode resolve_progress_mode(ProgressMode m, bool is_tty) {
   if (m != ProgressMode::Auto) return m;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/mounts.hpp"
@@ -41,18 +42,26 @@ std::vector<std::string> list_dir_names(const fs::path& p) {
   return out;
 }
 
-std::string transport_of(const SysRoot& root, const std::string& name) {
-  if (name.rfind("loop", 0) == 0) return "loop";
-  if (name.rfind("mmcblk", 0) == 0) return "mmc";
-  if (name.rfind("nvme", 0) == 0) return "nvme";
+Transport transport_of(const SysRoot& root, const std::string& name) {
+  if (name.rfind("loop", 0) == 0) return Transport::Loop;
+  if (name.rfind("mmcblk", 0) == 0) return Transport::Mmc;
+  if (name.rfind("nvme", 0) == 0) return Transport::Nvme;
   std::error_code ec;
   std::string real = root.system_path(fs::canonical(root("/sys/class/block") / name, ec));
-  if (real.find("/usb") != std::string::npos) return "usb";
-  if (real.find("/ata") != std::string::npos) return "sata";
-  if (real.find("/virtio") != std::string::npos) return "virtio";
-  if (real.find("/host") != std::string::npos) return "scsi";
-  return "unknown";
+  if (real.find("/usb") != std::string::npos) return Transport::Usb;
+  if (real.find("/ata") != std::string::npos) return Transport::Sata;
+  if (real.find("/virtio") != std::string::npos) return Transport::Virtio;
+  if (real.find("/host") != std::string::npos) return Transport::Scsi;
+  return Transport::Unknown;
 }
+
+constexpr EnumName<Transport> kTransportNames[] = {
+    {Transport::Usb, "usb"},   {Transport::Mmc, "mmc"},         {Transport::Sata, "sata"},
+    {Transport::Nvme, "nvme"}, {Transport::Loop, "loop"},       {Transport::Virtio, "virtio"},
+    {Transport::Scsi, "scsi"}, {Transport::Unknown, "unknown"},
+};
+constexpr EnumName<UsbDriver> kUsbDriverNames[] = {
+    {UsbDriver::Uas, "uas"}, {UsbDriver::UsbStorage, "usb-storage"}, {UsbDriver::Unknown, ""}};
 
 unsigned to_unsigned(const std::string& s) { return static_cast<unsigned>(to_u64(s)); }
 
@@ -74,9 +83,9 @@ void read_queue_and_driver(Disk& d, const fs::path& sys, const SysRoot& root) {
     sched = sched.substr(a + 1, b - a - 1);
   d.scheduler = sched;
   d.driver = link_name(sys / "device/driver");
-  if (d.transport == "usb") {
+  if (d.transport == Transport::Usb) {
     UsbAttachment u = usb_attachment(d.name, root);
-    if (!u.driver.empty()) d.driver = u.driver;
+    if (u.driver != UsbDriver::Unknown) d.driver = usb_driver_name(u.driver);
     d.usb_speed = u.speed;
   }
   if (d.driver.empty() && d.name.rfind("loop", 0) == 0) d.driver = "loop";
@@ -106,6 +115,9 @@ bool is_system_mountpoint(const std::string& m) {
 }
 
 }  // namespace
+
+std::string_view transport_name(Transport t) { return enum_name(kTransportNames, t); }
+std::string_view usb_driver_name(UsbDriver d) { return enum_name(kUsbDriverNames, d); }
 
 Disk read_disk(const SysRoot& root, const std::string& name, const std::vector<MountEntry>& mounts,
                const std::vector<dev_t>& swaps) {
@@ -235,7 +247,8 @@ UsbAttachment usb_attachment(const std::string& disk_name, const SysRoot& root) 
   fs::path child;
   for (fs::path p = dev.parent_path(); !p.empty() && p != top && p != p.parent_path(); p = p.parent_path()) {
     if (fs::exists(p / "speed", ec)) {
-      if (!child.empty()) u.driver = link_name(child / "driver");
+      if (!child.empty())
+        u.driver = parse_enum(kUsbDriverNames, link_name(child / "driver")).value_or(UsbDriver::Unknown);
       u.speed = read_attr(p / "speed");
       u.device = p.filename().string();
       return u;

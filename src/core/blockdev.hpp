@@ -32,6 +32,19 @@ struct Partition {
   std::vector<std::string> holders;  ///< /sys/block/D/P/holders (dm-0, md0, ...)
 };
 
+/// How a disk is attached, from its kernel name and sysfs path.
+enum class Transport { Usb, Mmc, Sata, Nvme, Loop, Virtio, Scsi, Unknown };
+
+/// "usb", "mmc", "sata", "nvme", "loop", "virtio", "scsi", "unknown" (`devices --json`'s "transport").
+std::string_view transport_name(Transport t);
+
+/// The driver of a USB storage interface (Linux drivers/usb/storage: uas.c,
+/// usb.c "usb-storage", the Bulk-Only Transport).
+enum class UsbDriver { Uas, UsbStorage, Unknown };
+
+/// "uas", "usb-storage", "" (unknown).
+std::string_view usb_driver_name(UsbDriver d);
+
 /// One whole disk. Sizes in bytes; block sizes in bytes.
 struct Disk {
   std::string name;   ///< "sda"
@@ -39,7 +52,7 @@ struct Disk {
   std::string model;  ///< sysfs device/model (trimmed), "" when none
   std::string vendor;
   std::string serial;
-  std::string transport;  ///< usb | mmc | sata | nvme | loop | virtio | scsi | unknown
+  Transport transport = Transport::Unknown;
   std::uint64_t size_bytes = 0;
   bool removable = false;
   bool read_only = false;
@@ -107,10 +120,10 @@ std::string block_name_of_devno(dev_t devno, const SysRoot& root = SysRoot::host
 
 /// The USB device a disk sits on (Linux ABI Documentation/ABI/testing/sysfs-bus-usb).
 struct UsbAttachment {
-  bool usb = false;    ///< the disk's sysfs path runs through a USB bus
-  std::string device;  ///< sysfs name of the USB device ("2-1"), "" when not found
-  std::string speed;   ///< its `speed` attribute in Mb/s ("480", "5000", "1.5"), "" when not found
-  std::string driver;  ///< its interface's driver ("uas", "usb-storage"), "" when unknown
+  bool usb = false;                       ///< the disk's sysfs path runs through a USB bus
+  std::string device;                     ///< sysfs name of the USB device ("2-1"), "" when not found
+  std::string speed;                      ///< its `speed` attribute in Mb/s ("480", "5000", "1.5"), "" when not found
+  UsbDriver driver = UsbDriver::Unknown;  ///< its interface's driver
 };
 
 /// The one walk up from ROOT/sys/class/block/NAME (resolved) to the first

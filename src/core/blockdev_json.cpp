@@ -23,7 +23,7 @@ nlohmann::json disk_json(const Disk& d) {
           {"model", d.model},
           {"vendor", d.vendor},
           {"serial", d.serial},
-          {"transport", d.transport},
+          {"transport", transport_name(d.transport)},
           {"size_bytes", d.size_bytes},
           {"removable", d.removable},
           {"read_only", d.read_only},

@@ -24,7 +24,7 @@ const std::vector<Finding>& Error::findings() const noexcept {
 }
 
 Error io_error(const std::string& what, int err) {
-  return Error(ErrorKind::Io, what + ": " + std::strerror(err) + " (" + errno_name(err) + ")");
+  return Error::system(ErrorKind::Io, what + ": " + std::strerror(err) + " (" + errno_name(err) + ")", err);
 }
 
 }  // namespace piprov

@@ -30,17 +30,27 @@ class Error : public std::runtime_error {
  public:
   Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
   Error(ErrorKind kind, const std::string& message, std::vector<Finding> findings);
+  /// An error caused by a failed system call: sys_errno() is `err`, so callers
+  /// decide by the errno (ENODEV, ENOSPC), never by matching message text.
+  static Error system(ErrorKind kind, const std::string& message, int err) {
+    Error e(kind, message);
+    e.sys_errno_ = err;
+    return e;
+  }
   ErrorKind kind() const noexcept { return kind_; }
+  /// The errno of the failed system call behind the error; 0 when there is none.
+  int sys_errno() const noexcept { return sys_errno_; }
   int code() const noexcept { return static_cast<int>(kind_); }
   /// The findings behind the error, in the order to print; empty for most errors.
   const std::vector<Finding>& findings() const noexcept;
 
  private:
   ErrorKind kind_;
+  int sys_errno_ = 0;
   std::shared_ptr<const std::vector<Finding>> findings_;  ///< shared: copying an exception must not throw
 };
 
-/// Error of kind Io for a failed system call: "<what>: <strerror(err)> (<ERRNAME>)".
+/// Error of kind Io for a failed system call: "<what>: <strerror(err)> (<ERRNAME>)", sys_errno() = err.
 Error io_error(const std::string& what, int err);
 
 /// Symbolic errno name ("ENOSPC"), or "errno N" when unknown.

@@ -125,6 +125,13 @@ void atomic_copy(const fs::path& from, const fs::path& to, unsigned mode) {
   out.commit();
 }
 
+fs::path make_temp_dir(std::string_view what) {
+  std::string tmpl = (fs::temp_directory_path() / ("piprov-" + std::string(what) + "-XXXXXX")).string();
+  if (!::mkdtemp(tmpl.data()))
+    throw io_error("cannot create a temporary directory in " + fs::temp_directory_path().string(), errno);
+  return tmpl;
+}
+
 std::string read_file(const fs::path& path) {
   std::string out;
   if (int err = read_path(path, std::string::npos - 1, out, nullptr)) throw_read_error(path, err);

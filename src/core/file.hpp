@@ -23,6 +23,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace piprov {
 
@@ -123,5 +124,10 @@ std::string read_file_part(const std::filesystem::path& path, std::uint64_t offs
 /// old file or the whole new one, never a mix. Throws Error{Io} naming the
 /// file that failed; `to` is then untouched.
 void atomic_copy(const std::filesystem::path& from, const std::filesystem::path& to, unsigned mode = 0644);
+
+/// A new private directory /tmp/piprov-<what>-XXXXXX (mkdtemp(3): mode 0700,
+/// a name no one else has), for mount points and mtools copies. The caller
+/// removes it. Throws Error{Io} "cannot create a temporary directory in /tmp: ...".
+std::filesystem::path make_temp_dir(std::string_view what);
 
 }  // namespace piprov

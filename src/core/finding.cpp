@@ -2,18 +2,17 @@
 
 #include <fmt/format.h>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 
 namespace piprov {
 
-std::string_view severity_name(Severity s) {
-  switch (s) {
-    case Severity::Error: return "error";
-    case Severity::Warning: return "warning";
-    case Severity::Info: return "info";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<Severity> kSeverityNames[] = {
+    {Severity::Error, "error"}, {Severity::Warning, "warning"}, {Severity::Info, "info"}};
+}  // namespace
+
+std::string_view severity_name(Severity s) { return enum_name(kSeverityNames, s); }
 
 FindingCounts count_findings(const Findings& f) {
   FindingCounts c;

@@ -23,14 +23,17 @@ struct CtxDel {
 
 // Throws Error{Io} "<what>: <reason><hint>" unless libmount's mount/umount
 // call (return code `rc`) succeeded; the reason is libmount's own message
-// (mnt_context_get_excode), else strerror of the syscall's errno.
+// (mnt_context_get_excode), else strerror of the syscall's errno; the
+// error's sys_errno() is that errno (ENODEV: the kernel has no driver for
+// the file system type, mount(2) ERRORS).
 void check_mnt_result(libmnt_context* cxt, int rc, const std::string& what, const std::string& hint = "") {
   if (rc == 0 && mnt_context_get_status(cxt) == 1) return;
   int err = rc > 0 ? mnt_context_get_syscall_errno(cxt) : -rc;
   char buf[BUFSIZ] = {0};
   mnt_context_get_excode(cxt, rc, buf, sizeof buf);
-  throw Error(ErrorKind::Io,
-              what + ": " + (buf[0] ? std::string(buf) : std::string(std::strerror(err ? err : EIO))) + hint);
+  throw Error::system(ErrorKind::Io,
+                      what + ": " + (buf[0] ? std::string(buf) : std::string(std::strerror(err ? err : EIO))) + hint,
+                      err ? err : EIO);
 }
 }  // namespace
 

@@ -3,6 +3,8 @@
 #include <memory>
 #include <mutex>
 
+#include "core/enum_names.hpp"
+
 namespace piprov {
 namespace {
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -19,22 +21,15 @@ ProgressSink serialised_sink(const ProgressSink& sink) {
   };
 }
 
-std::string_view phase_name(Phase p) {
-  switch (p) {
-    case Phase::Write: return "write";
-    case Phase::Verify: return "verify";
-    case Phase::Prefill: return "prefill";
-    case Phase::Job: return "job";
-    case Phase::Step: return "step";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<Phase> kPhaseNames[] = {
+    {Phase::Write, "write"}, {Phase::Verify, "verify"}, {Phase::Prefill, "prefill"},
+    {Phase::Job, "job"},     {Phase::Step, "step"},
+};
+}  // namespace
 
-std::optional<Phase> parse_phase(std::string_view name) {
-  for (Phase p : kPhases)
-    if (phase_name(p) == name) return p;
-  return std::nullopt;
-}
+std::string_view phase_name(Phase p) { return enum_name(kPhaseNames, p); }
+std::optional<Phase> parse_phase(std::string_view name) { return parse_enum(kPhaseNames, name); }
 
 ProgressPhase::ProgressPhase(ProgressSink sink, Phase phase, double total, ProgressUnit unit, ProgressEvent tmpl)
     : sink_(std::move(sink)), event_(std::move(tmpl)), start_(std::chrono::steady_clock::now()) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/mounts.hpp"
@@ -282,52 +283,47 @@ void file_facts(WriteSubject& s, const SysRoot& root) {
 
 }  // namespace
 
-std::string_view rule_name(WriteRule r) {
-  switch (r) {
-    case WriteRule::MissingDevPath: return "missing-dev-path";
-    case WriteRule::MissingDirectory: return "missing-directory";
-    case WriteRule::BlockDevice: return "block-device";
-    case WriteRule::NotBlockDevice: return "not-block-device";
-    case WriteRule::Directory: return "directory";
-    case WriteRule::NotDiskOrFile: return "not-disk-or-file";
-    case WriteRule::Partition: return "partition";
-    case WriteRule::NoMedium: return "no-medium";
-    case WriteRule::SystemDisk: return "system-disk";
-    case WriteRule::ReadOnly: return "read-only";
-    case WriteRule::PseudoFs: return "pseudo-fs";
-    case WriteRule::RamFs: return "ram-fs";
-    case WriteRule::LoopBackingFile: return "loop-backing-file";
-    case WriteRule::ProtectedDir: return "protected-dir";
-    case WriteRule::Mounted: return "mounted";
-    case WriteRule::ExistingData: return "existing-data";
-    case WriteRule::NewPath: return "new-path";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<WriteRule> kWriteRuleNames[] = {
+    {WriteRule::MissingDevPath, "missing-dev-path"},
+    {WriteRule::MissingDirectory, "missing-directory"},
+    {WriteRule::BlockDevice, "block-device"},
+    {WriteRule::NotBlockDevice, "not-block-device"},
+    {WriteRule::Directory, "directory"},
+    {WriteRule::NotDiskOrFile, "not-disk-or-file"},
+    {WriteRule::Partition, "partition"},
+    {WriteRule::NoMedium, "no-medium"},
+    {WriteRule::SystemDisk, "system-disk"},
+    {WriteRule::ReadOnly, "read-only"},
+    {WriteRule::PseudoFs, "pseudo-fs"},
+    {WriteRule::RamFs, "ram-fs"},
+    {WriteRule::LoopBackingFile, "loop-backing-file"},
+    {WriteRule::ProtectedDir, "protected-dir"},
+    {WriteRule::Mounted, "mounted"},
+    {WriteRule::ExistingData, "existing-data"},
+    {WriteRule::NewPath, "new-path"},
+};
+constexpr EnumName<WriteIntent> kWriteIntentNames[] = {
+    {WriteIntent::WholeDiskImage, "whole-disk-image"},
+    {WriteIntent::ImageFile, "image-file"},
+    {WriteIntent::DestructiveBench, "destructive-bench"},
+    {WriteIntent::BenchTestFile, "bench-test-file"},
+    {WriteIntent::ProvisionDisk, "provision-disk"},
+    {WriteIntent::OutputFile, "output-file"},
+    {WriteIntent::ReadDisk, "read-disk"},
+    {WriteIntent::VerifyTarget, "verify-target"},
+};
+constexpr EnumName<WriteFlag> kWriteFlagNames[] = {
+    {WriteFlag::None, ""},
+    {WriteFlag::Unmount, "--unmount"},
+    {WriteFlag::Overwrite, "--overwrite"},
+    {WriteFlag::Destructive, "--destructive"},
+};
+}  // namespace
 
-std::string_view intent_name(WriteIntent i) {
-  switch (i) {
-    case WriteIntent::WholeDiskImage: return "whole-disk-image";
-    case WriteIntent::ImageFile: return "image-file";
-    case WriteIntent::DestructiveBench: return "destructive-bench";
-    case WriteIntent::BenchTestFile: return "bench-test-file";
-    case WriteIntent::ProvisionDisk: return "provision-disk";
-    case WriteIntent::OutputFile: return "output-file";
-    case WriteIntent::ReadDisk: return "read-disk";
-    case WriteIntent::VerifyTarget: return "verify-target";
-  }
-  return "?";
-}
-
-std::string_view flag_name(WriteFlag f) {
-  switch (f) {
-    case WriteFlag::Unmount: return "--unmount";
-    case WriteFlag::Overwrite: return "--overwrite";
-    case WriteFlag::Destructive: return "--destructive";
-    case WriteFlag::None: return "";
-  }
-  return "";
-}
+std::string_view rule_name(WriteRule r) { return enum_name(kWriteRuleNames, r); }
+std::string_view intent_name(WriteIntent i) { return enum_name(kWriteIntentNames, i); }
+std::string_view flag_name(WriteFlag f) { return enum_name(kWriteFlagNames, f); }
 
 RuleCell rule_cell(WriteRule rule, WriteIntent intent) {
   return kTable[static_cast<int>(rule)][static_cast<int>(intent)];

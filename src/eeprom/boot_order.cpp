@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "core/enum_names.hpp"
+
 namespace piprov::eeprom {
 namespace {
 constexpr const char* kBootOrderSource = "Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER";
@@ -18,23 +20,13 @@ int hexval(char c) {
 }
 }  // namespace
 
-std::optional<Want> parse_want(std::string_view s) {
-  if (s == "usb") return Want::Usb;
-  if (s == "nvme") return Want::Nvme;
-  if (s == "sd") return Want::Sd;
-  if (s == "network") return Want::Network;
-  return std::nullopt;
-}
+namespace {
+constexpr EnumName<Want> kWantNames[] = {
+    {Want::Usb, "usb"}, {Want::Nvme, "nvme"}, {Want::Sd, "sd"}, {Want::Network, "network"}};
+}  // namespace
 
-std::string_view want_name(Want w) {
-  switch (w) {
-    case Want::Usb: return "usb";
-    case Want::Nvme: return "nvme";
-    case Want::Sd: return "sd";
-    case Want::Network: return "network";
-  }
-  return "usb";
-}
+std::optional<Want> parse_want(std::string_view s) { return parse_enum(kWantNames, s); }
+std::string_view want_name(Want w) { return enum_name(kWantNames, w); }
 
 int want_mode(Want w) {
   switch (w) {

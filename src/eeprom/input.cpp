@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <filesystem>
 
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 
 namespace piprov::eeprom {
 namespace {
+constexpr EnumName<SourceKind> kSourceKindNames[] = {
+    {SourceKind::File, "file"}, {SourceKind::Stdin, "stdin"}, {SourceKind::Image, "image"}, {SourceKind::Live, "live"}};
 constexpr std::size_t kMaxConfigRead = 1 << 20;
 
 std::string input_name(const std::string& path) { return path == "-" ? "standard input" : path; }
@@ -32,7 +35,7 @@ void load_image(const InputSource& src, LoadedInput& out) {
   out.input.bootloader = bl;
   auto& ctx = out.context;
   ctx.bootloader = bl;
-  ctx.source_kind = "image";
+  ctx.source_kind = SourceKind::Image;
   ctx.path = src.image;
   ctx.image_size = img.bytes().size();
   ctx.image_chip = img.chip();
@@ -50,17 +53,19 @@ void load_live(const InputSource& src, LoadedInput& out) {
   ctx.bootloader = live.bootloader;
   ctx.release_channel = live.release_channel;
   ctx.release_channel_file = live.release_channel_file;
-  ctx.source_kind = "live";
+  ctx.source_kind = SourceKind::Live;
 }
 
 void load_text(const InputSource& src, LoadedInput& out) {
   out.board = src.board.value_or(Board::Pi4);
   out.input.config_text = read_config_text(src.file);
   validate_config_text(out.input.config_text, src.file);
-  out.context.source_kind = src.file == "-" ? "stdin" : "file";
+  out.context.source_kind = src.file == "-" ? SourceKind::Stdin : SourceKind::File;
   out.context.path = src.file;
 }
 }  // namespace
+
+std::string_view source_kind_name(SourceKind k) { return enum_name(kSourceKindNames, k); }
 
 void validate_config_text(const std::string& text, const std::string& path) {
   const std::string name = input_name(path);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "eeprom/board.hpp"
 #include "eeprom/check.hpp"
@@ -15,11 +16,17 @@
 
 namespace piprov::eeprom {
 
+/// Where the config came from.
+enum class SourceKind { File, Stdin, Image, Live };
+
+/// "file", "stdin", "image", "live" (`eeprom check --json`'s source.kind).
+std::string_view source_kind_name(SourceKind k);
+
 /// What was checked, for the report header (report.hpp).
 struct CheckContext {
-  std::string source_kind;  ///< "file" | "stdin" | "image" | "live"
-  std::string path;         ///< file or image path ("-" for stdin, "" for live)
-  std::string board_from;   ///< "--board" | "image (BCM2711)" | "device tree" | "default"
+  SourceKind source_kind = SourceKind::File;
+  std::string path;        ///< file or image path ("-" for stdin, "" for live)
+  std::string board_from;  ///< "--board" | "image (BCM2711)" | "device tree" | "default"
   bool strict = false;
   // --image only
   std::optional<std::size_t> image_size;

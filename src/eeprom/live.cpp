@@ -1,26 +1,18 @@
 #include "eeprom/live.hpp"
 
 #include <fmt/format.h>
-#include <sys/wait.h>
-#include <cstdio>
 
 #include "core/error.hpp"
 #include "core/file.hpp"
+#include "core/process.hpp"
 #include "core/strings.hpp"
 
 namespace piprov::eeprom {
 namespace {
-// Runs `prog arg`, returns {exit status, stdout}. -1 when it could not start.
+// Runs `prog arg`, returns {exit status, stdout}; 127 when it cannot be found.
 std::pair<int, std::string> run(const std::string& prog, const char* arg) {
-  std::string cmd = shell_quote(prog) + " " + arg + " 2>/dev/null";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return {-1, ""};
-  std::string out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int st = ::pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+  ProgramResult r = run_program({prog, arg}, {.env = {}, .capture_stdout = true});
+  return {r.exit_code, r.out};
 }
 }  // namespace
 
@@ -66,7 +58,7 @@ LiveData read_live(const LiveOptions& opt) {
   if (rc != 0)
     throw Error(ErrorKind::Io, fmt::format("--live: `{} bootloader_config` failed ({}); install the Raspberry Pi "
                                            "userland tools (vcgencmd) or check a saved config FILE",
-                                           opt.vcgencmd, rc < 0 ? "could not run it" : "exit " + std::to_string(rc)));
+                                           opt.vcgencmd, "exit " + std::to_string(rc)));
   d.config_text = cfg;
 
   auto [vrc, ver] = run(opt.vcgencmd, "bootloader_version");

@@ -45,7 +45,7 @@ nlohmann::json explain_json(const BootOrder& o, std::optional<Board> board) {
 nlohmann::json check_json(const CheckReport& r, const CheckOptions& opt, const CheckContext& ctx) {
   nlohmann::json j;
   j["schema"] = "piprov.eeprom.check/1";
-  nlohmann::json src{{"kind", ctx.source_kind}, {"path", opt_str(ctx.path)}};
+  nlohmann::json src{{"kind", source_kind_name(ctx.source_kind)}, {"path", opt_str(ctx.path)}};
   j["source"] = src;
   j["board"] = std::string(board_name(opt.board));
   j["board_from"] = ctx.board_from;
@@ -59,7 +59,7 @@ nlohmann::json check_json(const CheckReport& r, const CheckOptions& opt, const C
   else
     j["image"] = nullptr;
   j["bootloader"] = ctx.bootloader ? bootloader_json(*ctx.bootloader) : nlohmann::json(nullptr);
-  if (ctx.source_kind == "live")
+  if (ctx.source_kind == SourceKind::Live)
     j["release_channel"] = {
         {"value", ctx.release_channel ? nlohmann::json(*ctx.release_channel) : nlohmann::json(nullptr)},
         {"file", ctx.release_channel_file}};
@@ -92,10 +92,10 @@ nlohmann::json check_json(const CheckReport& r, const CheckOptions& opt, const C
 
 std::string check_text(const CheckReport& r, const CheckOptions& opt, const CheckContext& ctx) {
   std::string out;
-  std::string what = ctx.source_kind == "live"    ? "live bootloader (vcgencmd bootloader_config)"
-                     : ctx.source_kind == "stdin" ? "config from stdin"
-                     : ctx.source_kind == "image" ? "bootconf.txt in " + ctx.path
-                                                  : ctx.path;
+  std::string what = ctx.source_kind == SourceKind::Live    ? "live bootloader (vcgencmd bootloader_config)"
+                     : ctx.source_kind == SourceKind::Stdin ? "config from stdin"
+                     : ctx.source_kind == SourceKind::Image ? "bootconf.txt in " + ctx.path
+                                                            : ctx.path;
   out += fmt::format("checked:    {}", what);
   if (ctx.image_size)
     out += fmt::format(" ({} bytes, BCM{}, bootconf.txt at offset {})", *ctx.image_size, ctx.image_chip.value_or(0),
@@ -109,7 +109,7 @@ std::string check_text(const CheckReport& r, const CheckOptions& opt, const Chec
                                          : std::string("build date unknown"),
                        b.version.empty() ? "" : ", version " + b.version);
   }
-  if (ctx.source_kind == "live")
+  if (ctx.source_kind == SourceKind::Live)
     out += fmt::format("channel:    FIRMWARE_RELEASE_STATUS={} ({})\n",
                        ctx.release_channel ? "\"" + *ctx.release_channel + "\"" : "not set", ctx.release_channel_file);
   out += fmt::format(

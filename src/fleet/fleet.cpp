@@ -6,12 +6,18 @@
 
 #include "bench/report.hpp"
 #include "bench/verdict.hpp"
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 
 namespace piprov::fleet {
 namespace {
 using nlohmann::json;
+
+constexpr EnumName<CheckKind> kCheckKindNames[] = {{CheckKind::BootCheck, "boot check"},
+                                                   {CheckKind::EepromCheck, "eeprom check"},
+                                                   {CheckKind::Bench, "bench"},
+                                                   {CheckKind::Other, "piprov"}};
 
 constexpr const char* kAccepted =
     "piprov report reads the --json output of boot check (piprov.boot.check/2, /3, /4), eeprom check "
@@ -45,9 +51,9 @@ std::optional<Problem> first_of(const json& doc, std::string_view severity) {
 }
 
 /// Counts, exit code and first problem of a findings report (docs/findings.md).
-Check findings_check(const json& doc, const InputFile& file, std::string check) {
+Check findings_check(const json& doc, const InputFile& file, CheckKind kind) {
   Check c;
-  c.check = std::move(check);
+  c.kind = kind;
   c.path = file.path;
   c.schema = str(doc, "schema");
   json summary = doc.value("summary", json::object());
@@ -61,7 +67,7 @@ Check findings_check(const json& doc, const InputFile& file, std::string check) 
 
 /// boot check: the layout object is in schemas 3 and 4 (docs/boot.md).
 Check boot_check(const json& doc, const InputFile& file) {
-  Check c = findings_check(doc, file, "boot check");
+  Check c = findings_check(doc, file, CheckKind::BootCheck);
   auto it = doc.find("layout");
   if (it != doc.end() && it->is_object()) {
     c.layout = str(*it, "id"), c.release = str(*it, "release"), c.board = str(*it, "board");
@@ -72,7 +78,7 @@ Check boot_check(const json& doc, const InputFile& file) {
 }
 
 Check eeprom_check(const json& doc, const InputFile& file) {
-  Check c = findings_check(doc, file, "eeprom check");
+  Check c = findings_check(doc, file, CheckKind::EepromCheck);
   c.board = str(doc, "board");
   if (auto bo = doc.find("boot_order"); bo != doc.end() && bo->is_object())
     c.boot_order = str(*bo, "value"), c.boot_order_words = str(*bo, "words");
@@ -81,8 +87,7 @@ Check eeprom_check(const json& doc, const InputFile& file) {
 
 Check failed_run(const json& doc, const InputFile& file) {
   Check c;
-  c.check = str(doc, "check");
-  if (c.check.empty()) c.check = "piprov";
+  c.kind = parse_enum(kCheckKindNames, str(doc, "check")).value_or(CheckKind::Other);
   c.path = file.path;
   c.schema = str(doc, "schema");
   c.ran = false;
@@ -152,6 +157,8 @@ void add_bench(Host& h, std::string_view text, const InputFile& file) {
 
 }  // namespace
 
+std::string_view check_kind_name(CheckKind k) { return enum_name(kCheckKindNames, k); }
+
 bool Host::failed() const {
   bool check_failed = std::any_of(checks.begin(), checks.end(), [](const Check& c) { return c.exit_code != 0; });
   bool bench_failed = std::any_of(bench.begin(), bench.end(), [](const BenchTarget& b) {
@@ -183,10 +190,10 @@ void add_document(Fleet& fleet, const InputFile& file, std::string_view text) {
     throw Error(ErrorKind::Usage, fmt::format("{}: unknown schema '{}' ({})", file.path,
                                               schema.empty() ? std::string("none") : schema, kAccepted));
   for (const auto& old : h.checks)
-    if (old.check == c.check)
+    if (old.kind == c.kind)
       throw Error(ErrorKind::Usage,
                   fmt::format("{}: two {} results ({} and {}): give one per host (HOST=FILE names the host)", h.name,
-                              c.check, old.path, file.path));
+                              check_kind_name(c.kind), old.path, file.path));
   h.checks.push_back(std::move(c));
 }
 

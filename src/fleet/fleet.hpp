@@ -23,9 +23,20 @@ struct Problem {
   std::string message;  ///< the finding's message, or piprov's error line
 };
 
+/// Which piprov command a check's result came from.
+enum class CheckKind {
+  BootCheck,    ///< "boot check"
+  EepromCheck,  ///< "eeprom check"
+  Bench,        ///< "bench" (a failed run: its figures are in Host::bench otherwise)
+  Other,        ///< "piprov": a failed-run record that names no known check
+};
+
+/// "boot check", "eeprom check", "bench", "piprov" (the "check" of report --json).
+std::string_view check_kind_name(CheckKind k);
+
 /// One check of one host.
 struct Check {
-  std::string check;   ///< "boot check" | "eeprom check" | "bench"
+  CheckKind kind = CheckKind::Other;
   std::string path;    ///< file it was read from
   std::string schema;  ///< e.g. "piprov.boot.check/4"
   bool ran = true;     ///< false: piprov failed before it produced a result (piprov.report.failed/1)

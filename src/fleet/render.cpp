@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "bench/report.hpp"
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/finding.hpp"
 #include "core/strings.hpp"
@@ -17,9 +18,9 @@ struct Grid {
   std::vector<std::vector<std::string>> body;
 };
 
-const Check* find_check(const Host& h, std::string_view check) {
+const Check* find_check(const Host& h, CheckKind kind) {
   for (const auto& c : h.checks)
-    if (c.check == check) return &c;
+    if (c.kind == kind) return &c;
   return nullptr;
 }
 
@@ -45,7 +46,7 @@ std::string first_problem(const Host& h) {
   for (const auto& c : h.checks) {
     if (!c.first || c.exit_code == 0) continue;
     std::string what = c.first->rule.empty() ? c.first->message : c.first->rule + ": " + c.first->message;
-    return c.check + ": " + what;
+    return std::string(check_kind_name(c.kind)) + ": " + what;
   }
   for (const auto& b : h.bench) {
     if (!b.error.empty()) return "bench " + b.label + ": " + b.error;
@@ -59,8 +60,8 @@ std::string first_problem(const Host& h) {
 Grid checks_grid(const Fleet& fleet) {
   Grid g{{"host", "status", "layout", "USB boot", "boot E/W/I", "BOOT_ORDER", "eeprom E/W/I", "first error"}, {}};
   for (const auto& h : fleet.hosts) {
-    const Check* boot = find_check(h, "boot check");
-    const Check* eeprom = find_check(h, "eeprom check");
+    const Check* boot = find_check(h, CheckKind::BootCheck);
+    const Check* eeprom = find_check(h, CheckKind::EepromCheck);
     std::string order = eeprom && !eeprom->boot_order.empty() ? eeprom->boot_order : "-";
     g.body.push_back({h.name, h.failed() ? "FAILED" : "ok", layout_cell(boot), usb_cell(boot), counts(boot), order,
                       counts(eeprom), first_problem(h)});
@@ -155,15 +156,21 @@ json problem_json(const std::optional<Problem>& p) {
 json opt_str(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 json check_json(const Check& c) {
-  json j = {{"check", c.check},       {"file", c.path},           {"schema", c.schema},
-            {"ran", c.ran},           {"exit_code", c.exit_code}, {"errors", c.errors},
-            {"warnings", c.warnings}, {"infos", c.infos},         {"first_problem", problem_json(c.first)}};
-  if (c.check == "boot check")
+  json j = {{"check", check_kind_name(c.kind)},
+            {"file", c.path},
+            {"schema", c.schema},
+            {"ran", c.ran},
+            {"exit_code", c.exit_code},
+            {"errors", c.errors},
+            {"warnings", c.warnings},
+            {"infos", c.infos},
+            {"first_problem", problem_json(c.first)}};
+  if (c.kind == CheckKind::BootCheck)
     j["layout"] = {{"id", opt_str(c.layout)},
                    {"release", opt_str(c.release)},
                    {"board", opt_str(c.board)},
                    {"usb_boot", c.usb_boot ? json(*c.usb_boot) : json(nullptr)}};
-  if (c.check == "eeprom check")
+  if (c.kind == CheckKind::EepromCheck)
     j["boot_order"] = {{"value", opt_str(c.boot_order)}, {"words", opt_str(c.boot_order_words)}};
   return j;
 }
@@ -188,11 +195,17 @@ json bench_json(const BenchTarget& b) {
 
 }  // namespace
 
+namespace {
+// "md" is accepted for markdown and "table" for text, as `bench` names them.
+constexpr EnumName<Format> kFleetFormatNames[] = {
+    {Format::Text, "text"}, {Format::Markdown, "markdown"}, {Format::Json, "json"}};
+}  // namespace
+
 Format parse_format(const std::string& name) {
-  if (name == "text" || name == "table") return Format::Text;
-  if (name == "markdown" || name == "md") return Format::Markdown;
-  if (name == "json") return Format::Json;
-  throw Error(ErrorKind::Usage, "unknown --format '" + name + "': use text, markdown or json");
+  const std::string n = name == "md" ? "markdown" : name == "table" ? "text" : name;
+  if (auto f = parse_enum(kFleetFormatNames, n)) return *f;
+  throw Error(ErrorKind::Usage,
+              "unknown --format '" + name + "': use " + enum_choices(kFleetFormatNames, ", ", " or "));
 }
 
 json fleet_json(const Fleet& fleet) {

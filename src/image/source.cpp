@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/cancel.hpp"
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/strings.hpp"
@@ -60,18 +61,14 @@ class RawSource final : public Source {
 
 }  // namespace
 
-std::string to_string(Format f) {
-  switch (f) {
-    case Format::Raw: return "raw";
-    case Format::Xz: return "xz";
-    case Format::Gzip: return "gzip";
-    case Format::Bzip2: return "bzip2";
-    case Format::Zstd: return "zstd";
-    case Format::Lz4: return "lz4";
-    case Format::Zip: return "zip";
-  }
-  return "raw";
-}
+namespace {
+constexpr EnumName<Format> kFormatNames[] = {
+    {Format::Raw, "raw"},   {Format::Xz, "xz"},   {Format::Gzip, "gzip"}, {Format::Bzip2, "bzip2"},
+    {Format::Zstd, "zstd"}, {Format::Lz4, "lz4"}, {Format::Zip, "zip"},
+};
+}  // namespace
+
+std::string to_string(Format f) { return std::string(enum_name(kFormatNames, f)); }
 
 Format detect_format(std::span<const std::byte> h, const std::string& path) {
   if (starts_with(h, {0xfd, '7', 'z', 'X', 'Z', 0x00})) return Format::Xz;

@@ -81,7 +81,8 @@ std::string describe_target(const TargetInfo& t) {
   const Disk& d = t.disk;
   std::string model = d.model.empty() ? (d.vendor.empty() ? "unknown model" : d.vendor) : d.model;
   std::string s = fmt::format("{}: {}, {} ({:.1f} GB), transport {}{}", d.path, model, format_bytes(d.size_bytes),
-                              static_cast<double>(d.size_bytes) / 1e9, d.transport, d.removable ? ", removable" : "");
+                              static_cast<double>(d.size_bytes) / 1e9, transport_name(d.transport),
+                              d.removable ? ", removable" : "");
   if (!d.backing_file.empty()) s += ", backed by " + d.backing_file;
   for (const auto& p : d.partitions) {
     s += fmt::format("\n  {} {} {}{}", p.path, format_bytes(p.size_bytes), p.fstype.empty() ? "?" : p.fstype,

@@ -6,7 +6,7 @@
 
 namespace piprov::image {
 
-UsbLink usb_link_from_speed(const std::string& speed, const std::string& driver) {
+UsbLink usb_link_from_speed(const std::string& speed, UsbDriver driver) {
   UsbLink l;
   l.usb = true;
   try {
@@ -27,10 +27,10 @@ UsbLink usb_link_from_speed(const std::string& speed, const std::string& driver)
   } else {
     l.version = l.mbps <= 5000 ? "USB 3.0" : l.mbps <= 10000 ? "USB 3.1" : "USB 3.2";
     // UAS queues commands; usb-storage (BOT) does one at a time.
-    l.expect_mb_s = driver == "usb-storage" ? 250 : 400;
-    if (driver == "usb-storage") advice = "; the bridge runs usb-storage (BOT): a UAS bridge reaches ~400 MB/s";
+    l.expect_mb_s = driver == UsbDriver::UsbStorage ? 250 : 400;
+    if (driver == UsbDriver::UsbStorage) advice = "; the bridge runs usb-storage (BOT): a UAS bridge reaches ~400 MB/s";
   }
-  std::string how = driver.empty() ? "" : ", " + driver;
+  std::string how = driver == UsbDriver::Unknown ? "" : ", " + std::string(usb_driver_name(driver));
   l.note = fmt::format("{} link ({:g} Mb/s{}): expect ~{:g} MB/s{}", l.version, l.mbps, how, l.expect_mb_s, advice);
   return l;
 }

@@ -3,6 +3,7 @@
 // speed": the USB device above the disk in sysfs and its `speed` attribute.
 #include <string>
 
+#include "core/blockdev.hpp"
 #include "core/sysroot.hpp"
 
 namespace piprov::image {
@@ -27,7 +28,7 @@ struct UsbLink {
 UsbLink usb_link(const std::string& disk_name, const SysRoot& root = SysRoot::host());
 
 /// The UsbLink for a link speed as sysfs writes it ("480", "5000", "1.5") and
-/// the interface driver ("uas", "usb-storage", "" unknown).
-UsbLink usb_link_from_speed(const std::string& speed, const std::string& driver);
+/// the interface driver (usb-storage: expect ~250 MB/s on USB 3; UAS ~400).
+UsbLink usb_link_from_speed(const std::string& speed, UsbDriver driver);
 
 }  // namespace piprov::image

@@ -122,7 +122,7 @@ std::vector<Job> open_jobs(const WriteOptions& o, std::vector<TargetInfo> infos,
     j.info = std::move(infos[i]);
     j.out.target = o.targets[i];
     if (!j.info.is_file && !j.info.disk.mounted().empty()) j.out.unmounted = unmount_target(j.info);
-    if (!j.info.is_file && j.info.disk.transport == "usb") j.out.usb = usb_link(j.info.disk.name);
+    if (!j.info.is_file && j.info.disk.transport == Transport::Usb) j.out.usb = usb_link(j.info.disk.name);
   }
   for (auto& j : jobs) {
     bool direct = true;

@@ -34,15 +34,13 @@ bool abt_is_mbr(const Partition& p) { return p.partuuid.size() == 11 && p.partuu
 class AbtView {
  public:
   AbtView(const Partition& p, bool writable, const std::vector<std::string>& names) : device_(p.path) {
-    std::string tmpl = (fs::temp_directory_path() / "piprov-abt-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw io_error("cannot create a temporary directory", errno);
-    dir_ = tmpl;
+    dir_ = make_temp_dir("abt");
     try {
       mount_filesystem(p.path, dir_.string(), "vfat", writable ? "" : "ro");
       mounted_ = true;
       return;
     } catch (const Error& e) {
-      if (std::string(e.what()).find("unknown filesystem type") == std::string::npos || !boot::mtools_available()) {
+      if (e.sys_errno() != ENODEV || !boot::mtools_available()) {
         cleanup();
         throw;
       }

@@ -20,6 +20,7 @@
 #include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
+#include "core/file.hpp"
 #include "core/finding.hpp"
 #include "core/mounts.hpp"
 #include "core/strings.hpp"
@@ -169,10 +170,8 @@ void TargetRun::find() {
 
 void TargetRun::mount() {
   StepScope step(*this, Step::Mount);
-  std::string tmpl = (fs::temp_directory_path() / "piprov-provision-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data())) throw io_error("cannot create a temporary directory", errno);
-  guard_.dir = tmpl;
-  rep_.mount_dir = tmpl;
+  guard_.dir = make_temp_dir("provision");
+  rep_.mount_dir = guard_.dir.string();
   boot_dir_ = guard_.dir / "system-boot";
   root_dir_ = guard_.dir / "writable";
   fs::create_directory(root_dir_);
@@ -184,7 +183,7 @@ void TargetRun::mount() {
     guard_.mounted.push_back(boot_dir_.string());
   } catch (const Error& e) {
     // A kernel without vfat (some containers/CI hosts): work on a copy through mtools.
-    if (std::string(e.what()).find("unknown filesystem type") == std::string::npos || !boot::mtools_available()) throw;
+    if (e.sys_errno() != ENODEV || !boot::mtools_available()) throw;
     boot::fat_copy_out(boot_.path, boot_dir_);
     fat_before_ = boot::tree_hashes(boot_dir_);
     via_mtools_ = true;

@@ -1,27 +1,19 @@
 #include "provision/steps.hpp"
 
+#include "core/enum_names.hpp"
+
 namespace piprov::provision {
 
-std::string_view step_name(Step s) {
-  switch (s) {
-    case Step::Write: return "write";
-    case Step::Identity: return "identity";
-    case Step::Partitions: return "partitions";
-    case Step::Mount: return "mount";
-    case Step::Patch: return "patch";
-    case Step::Seed: return "seed";
-    case Step::Check: return "check";
-    case Step::Sync: return "sync";
-    case Step::Unmount: return "unmount";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumName<Step> kStepNames[] = {
+    {Step::Write, "write"}, {Step::Identity, "identity"}, {Step::Partitions, "partitions"},
+    {Step::Mount, "mount"}, {Step::Patch, "patch"},       {Step::Seed, "seed"},
+    {Step::Check, "check"}, {Step::Sync, "sync"},         {Step::Unmount, "unmount"},
+};
+}  // namespace
 
-std::optional<Step> parse_step(std::string_view name) {
-  for (Step s : kStepOrder)
-    if (step_name(s) == name) return s;
-  return std::nullopt;
-}
+std::string_view step_name(Step s) { return enum_name(kStepNames, s); }
+std::optional<Step> parse_step(std::string_view name) { return parse_enum(kStepNames, name); }
 
 unsigned step_number(Step s) {
   unsigned n = 1;

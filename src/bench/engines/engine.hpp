@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace piprov::bench {
@@ -36,8 +37,18 @@ class Engine {
   virtual unsigned getevents(unsigned min, std::vector<IoUnit*>& done) = 0;
 };
 
-/// "psync" | "libaio" | "io_uring"; throws Error{Usage} for anything else.
-std::unique_ptr<Engine> make_engine(const std::string& name);
+/// The engines piprov runs (fio's ioengine= names).
+enum class EngineKind { Psync, Libaio, IoUring };
+
+/// "psync", "libaio", "io_uring".
+std::string_view engine_name(EngineKind e);
+/// The engine named `name` ("sync" is psync, as fio's sync and psync both
+/// read with one request at a time here). Throws Error{Usage} "unknown
+/// --engine 'x': use psync, libaio or io_uring".
+EngineKind parse_engine(std::string_view name);
+
+/// A new engine of kind `e`. Throws Error{Io} when the kernel lacks it.
+std::unique_ptr<Engine> make_engine(EngineKind e);
 
 std::unique_ptr<Engine> make_psync_engine();
 std::unique_ptr<Engine> make_libaio_engine();

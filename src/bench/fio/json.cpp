@@ -119,6 +119,7 @@ std::vector<ImportedJob> jobs_from(const json& doc, const std::string& source) {
     JobResult r;
     r.name = str(j, "jobname");
     fo.apply(r);
+    r.tool = ResultTool::Fio;
     r.source = (v.text.empty() ? std::string("fio") : v.text) + " (" + source + ")";
     if (int err = static_cast<int>(std::clamp(num(j, "error"), -1e9, 1e9))) {
       r.err = err;

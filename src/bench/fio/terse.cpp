@@ -101,6 +101,7 @@ std::optional<ImportedJob> terse_job(std::string_view line, const std::string& s
   ImportedJob j;
   JobResult& r = j.job;
   r.name = std::string(f[l->name]);
+  r.tool = ResultTool::Fio;
   r.source = (l->version == 2 ? std::string("fio") : std::string(f[1])) + " (" + source + ")";
   r.read = dir_at(f, l->first);
   r.write = dir_at(f, l->first + l->block);
@@ -190,6 +191,7 @@ std::vector<ImportedJob> parse_agnostics_report(std::string_view text, const std
     ImportedJob j;
     JobResult& r = j.job;
     r.name = m[1];
+    r.tool = ResultTool::Agnostics;
     r.source = "agnostics sdtest.sh (" + source + ")";
     if (const auto* a = agnostics_job(r.name)) {
       known = true;

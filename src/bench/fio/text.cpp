@@ -154,6 +154,7 @@ class TextParser {
         j.job.name = last_header_;
         fill_from_header(j.job);
         fail(j.job, setup_err_);
+        j.job.tool = ResultTool::Fio;
         j.job.source = source_label();
         j.run = run_;
         out_.push_back(std::move(j));
@@ -247,6 +248,7 @@ class TextParser {
     if (unsigned jobs = u32(m[3]); jobs >= 1) r.numjobs = jobs;  // the block's jobs=, not the option
     if (int err = static_cast<int>(std::min<unsigned>(u32(m[4]), INT_MAX))) fail(r, err);
     if (!r.rw.empty() && !r.iodepth) r.iodepth = 1;
+    r.tool = ResultTool::Fio;
     r.source = source_label();
     if (signal_) mark_interrupted(r);
     j.target = cmd_line_ && !cmd_.filename.empty() ? cmd_.filename : "";

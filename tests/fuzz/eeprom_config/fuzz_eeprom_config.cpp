@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   in.bootloader = BootloaderInfo{static_cast<std::int64_t>(size) * 7919, "", "fuzz"};
   auto r = check_config(in, opt);
   CheckContext ctx;
-  ctx.source_kind = "stdin";
+  ctx.source_kind = piprov::eeprom::SourceKind::Stdin;
   ctx.path = "-";
   ctx.board_from = "default";
   (void)dump_json(check_json(r, opt, ctx));

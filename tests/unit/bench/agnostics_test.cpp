@@ -58,7 +58,7 @@ TEST(Agnostics, ProfileIsSdBenchFio) {
     EXPECT_EQ(j.bs, bss[i]);
     EXPECT_DOUBLE_EQ(j.runtime_s, runtimes[i]) << j.name;
     EXPECT_EQ(j.iodepth, 4u);
-    EXPECT_EQ(j.engine, "libaio");
+    EXPECT_EQ(j.engine, EngineKind::Libaio);
     EXPECT_TRUE(j.direct);
     EXPECT_FALSE(j.dsync);
     EXPECT_TRUE(j.size_bound);
@@ -167,7 +167,7 @@ TEST(Agnostics, SizeBoundJobsTransferTheRangeOnce) {
   s.direct = false;                          // tmpfs has no O_DIRECT
   // The size bound is the runner's, not the engine's: psync runs everywhere,
   // also under qemu-user (the arm64 unit run), which has no io_setup(2).
-  s.engine = "psync";
+  s.engine = EngineKind::Psync;
   JobResult r = run_job(s, t);
   ASSERT_EQ(r.err, 0) << r.error;
   ASSERT_TRUE(r.write);
@@ -176,7 +176,7 @@ TEST(Agnostics, SizeBoundJobsTransferTheRangeOnce) {
   EXPECT_LT(r.write->runtime_s, 10);
   s = profile("agnostics").jobs[1];  // seq-write: 512k, no time limit
   s.direct = false;
-  s.engine = "psync";
+  s.engine = EngineKind::Psync;
   r = run_job(s, t);
   ASSERT_EQ(r.err, 0) << r.error;
   EXPECT_EQ(r.write->ios, 2u);

@@ -32,7 +32,7 @@ TEST(DeviceInfo, BuiltFromTheCoreDisk) {
   piprov::Disk disk;
   disk.name = "sda";
   disk.model = "Extreme SSD";
-  disk.transport = "usb";
+  disk.transport = piprov::Transport::Usb;
   disk.driver = "uas";
   disk.usb_speed = "5000";
   disk.logical_block_size = 512;

@@ -24,10 +24,10 @@ JobTarget file_target(const std::filesystem::path& p, std::uint64_t size) {
   t.align = 4096;
   return t;
 }
-JobSpec spec(Rw rw, const char* engine, bool direct) {
+JobSpec spec(Rw rw, std::string_view engine, bool direct) {
   JobSpec s;
   s.rw = rw;
-  s.engine = engine;
+  s.engine = parse_engine(engine);
   s.direct = direct;
   s.runtime_s = 0.3;
   s.ramp_s = 0.05;
@@ -153,7 +153,11 @@ TEST(Runner, ValidationNamesTheOption) {
   piprov::test::expect_error(piprov::ErrorKind::Usage, "--bs 1000 is not a multiple", [&] { validate(s, t); });
   s.bs = 4096;
   EXPECT_EQ(parse_rw("trim"), std::nullopt);  // an unknown --rw is refused where it is parsed
-  EXPECT_THROW(make_engine("posixaio"), piprov::Error);
+  piprov::test::expect_error(piprov::ErrorKind::Usage, "unknown --engine 'posixaio': use psync, libaio or io_uring",
+                             [] { parse_engine("posixaio"); });
+  EXPECT_EQ(parse_engine("sync"), EngineKind::Psync);  // fio's sync: one request at a time, as psync
+  for (auto e : {EngineKind::Psync, EngineKind::Libaio, EngineKind::IoUring})
+    EXPECT_EQ(parse_engine(engine_name(e)), e) << engine_name(e);
 }
 
 TEST(Runner, FillRandomIsNotZeroAndAdvances) {

@@ -12,7 +12,7 @@ TEST(Profiles, PiIsSeed004) {
   EXPECT_EQ(p.jobs[0].rw, Rw::Read);
   EXPECT_EQ(p.jobs[0].bs, 4u << 20);
   EXPECT_EQ(p.jobs[0].iodepth, 32u);
-  EXPECT_EQ(p.jobs[0].engine, "libaio");
+  EXPECT_EQ(p.jobs[0].engine, EngineKind::Libaio);
   EXPECT_TRUE(p.jobs[0].direct);
   EXPECT_FALSE(p.jobs[0].dsync);
   EXPECT_EQ(p.jobs[1].rw, Rw::RandRead);
@@ -29,7 +29,7 @@ TEST(Profiles, SyncWriteIsSeed000AndThroughputSeed001) {
   EXPECT_EQ(s.jobs[2].numjobs, 20u);
   EXPECT_EQ(s.jobs[1].numjobs, 8u);
   EXPECT_EQ(s.jobs[0].fsync, 1u);
-  EXPECT_EQ(s.jobs[0].engine, "psync");
+  EXPECT_EQ(s.jobs[0].engine, EngineKind::Psync);
   Profile t = profile("throughput");
   ASSERT_EQ(t.jobs.size(), 1u);
   EXPECT_EQ(t.jobs[0].bs, 256u << 10);
@@ -45,11 +45,11 @@ TEST(Profiles, OverridesAndAdHoc) {
   Profile p = profile("quick");
   Overrides o;
   o.runtime_s = 1.5;
-  o.engine = "io_uring";
+  o.engine = EngineKind::IoUring;
   apply_overrides(p, o);
   EXPECT_EQ(p.jobs.size(), 4u);
   EXPECT_DOUBLE_EQ(p.jobs[3].runtime_s, 1.5);
-  EXPECT_EQ(p.jobs[2].engine, "io_uring");
+  EXPECT_EQ(p.jobs[2].engine, EngineKind::IoUring);
   o.rw = Rw::RandReadWrite;
   o.bs = 8192;
   apply_overrides(p, o);
@@ -71,4 +71,19 @@ TEST(Profiles, SelectJobsByName) {
   } catch (const piprov::Error& e) {
     EXPECT_EQ(std::string(e.what()), "--only 'seq-write': profile pi has the jobs seq-read, rand-write");
   }
+}
+
+TEST(Profiles, OneTableNamesEveryProfileForHelpAndErrors) {
+  const auto names = profile_names();
+  ASSERT_EQ(names.size(), 5u);
+  EXPECT_EQ(names.front(), "pi");
+  EXPECT_EQ(names.back(), "agnostics");
+  const std::string help = profile_help();
+  for (const auto& n : names) {
+    EXPECT_EQ(profile(n).name, n);
+    EXPECT_NE(help.find(n + " ("), std::string::npos) << n;
+  }
+  piprov::test::expect_error(piprov::ErrorKind::Usage,
+                             "unknown --profile 'nope': use pi, sync-write, throughput, quick or agnostics",
+                             [] { profile("nope"); });
 }

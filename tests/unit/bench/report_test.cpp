@@ -135,16 +135,16 @@ TEST(Verdict, Classes) {
   t.jobs = {job("randread", 4096, 4100, 200), job("randwrite", 4096, 2100, 400), job("write", 4u << 20, 3, 1e5)};
   auto v = sd_verdict(t);
   ASSERT_TRUE(v);
-  EXPECT_EQ(v->cls, "A2");  // 3 x 4 MiB/s = 12.6 MB/s >= 10
+  EXPECT_EQ(v->cls, SdClass::A2);  // 3 x 4 MiB/s = 12.6 MB/s >= 10
   t.jobs[1].write->iops = 1999;
-  EXPECT_EQ(sd_verdict(t)->cls, "A1");
+  EXPECT_EQ(sd_verdict(t)->cls, SdClass::A1);
   t.jobs[2].write->bw_bytes = 9.9e6;
-  EXPECT_EQ(sd_verdict(t)->cls, "below A1");
+  EXPECT_EQ(sd_verdict(t)->cls, SdClass::BelowA1);
   t.label = "/dev/sda";
   EXPECT_FALSE(sd_verdict(t));
-  EXPECT_EQ(sd_verdict(t, true)->cls, "below A1");
+  EXPECT_EQ(sd_verdict(t, true)->cls, SdClass::BelowA1);
   t.jobs.pop_back();
-  EXPECT_EQ(sd_verdict(t, true)->cls, "incomplete");
+  EXPECT_EQ(sd_verdict(t, true)->cls, SdClass::Incomplete);
 }
 
 TEST(Svg, HasBarsAndPercentilePlots) {

@@ -15,7 +15,7 @@ Disk sample() {
   d.model = "Extreme SSD";
   d.vendor = "SanDisk";
   d.serial = "1234";
-  d.transport = "usb";
+  d.transport = Transport::Usb;
   d.size_bytes = 500107862016ull;
   d.removable = true;
   d.rotational = false;

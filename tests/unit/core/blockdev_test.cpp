@@ -98,7 +98,7 @@ TEST(DiskFacts, QueueSettingsDriverAndUsbLinkFromSysfs) {
   EXPECT_TRUE(u.usb);
   EXPECT_EQ(u.device, "2-1");
   EXPECT_EQ(u.speed, "5000");
-  EXPECT_EQ(u.driver, "uas");
+  EXPECT_EQ(u.driver, UsbDriver::Uas);
 
   auto d = sys.read({});
   EXPECT_EQ(d.driver, "uas");
@@ -119,7 +119,7 @@ TEST(SystemDiskRules, AttributesPartitionsAndTransportFromSysfs) {
   auto d = sys.read({});
   EXPECT_EQ(d.path, "/dev/pvfake0");
   EXPECT_EQ(d.model, "Extreme SSD");
-  EXPECT_EQ(d.transport, "usb");
+  EXPECT_EQ(d.transport, Transport::Usb);
   EXPECT_EQ(d.size_bytes, 62914560ull * 512);
   EXPECT_TRUE(d.removable);
   EXPECT_FALSE(d.read_only);

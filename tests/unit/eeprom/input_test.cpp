@@ -40,7 +40,7 @@ TEST(EepromInput, TextFile) {
   auto in = load_input(file_source(d.path / "c.txt"));
   EXPECT_EQ(in.input.config_text, "[all]\nBOOT_ORDER=0xf14\n");
   EXPECT_EQ(in.board, Board::Pi4);
-  EXPECT_EQ(in.context.source_kind, "file");
+  EXPECT_EQ(in.context.source_kind, SourceKind::File);
   EXPECT_EQ(in.context.path, (d.path / "c.txt").string());
   EXPECT_EQ(in.context.board_from, "default");
   EXPECT_FALSE(in.input.bootloader);
@@ -101,7 +101,7 @@ TEST(EepromInput, ImageGivesBoardBootloaderAndOffset) {
   ASSERT_TRUE(in.input.bootloader);
   EXPECT_EQ(in.input.bootloader->build_timestamp, 1779807685);
   EXPECT_EQ(in.input.bootloader->version, "086b83e3");
-  EXPECT_EQ(in.context.source_kind, "image");
+  EXPECT_EQ(in.context.source_kind, SourceKind::Image);
   EXPECT_EQ(in.context.image_size, 2097152u);
   EXPECT_EQ(in.context.image_chip, 2712);
   EXPECT_EQ(in.context.bootconf_offset, 4096u);
@@ -125,7 +125,7 @@ TEST(EepromInput, LiveReadsTheFakePi) {
   auto in = load_input(src);
   EXPECT_EQ(in.board, Board::Pi400);
   EXPECT_EQ(in.context.board_from, "device tree");
-  EXPECT_EQ(in.context.source_kind, "live");
+  EXPECT_EQ(in.context.source_kind, SourceKind::Live);
   EXPECT_EQ(in.input.config_text, "[all]\nBOOT_ORDER=0xf41\n");
   EXPECT_EQ(in.input.release_channel, "stable");
   EXPECT_EQ(in.context.release_channel, "stable");

@@ -110,7 +110,7 @@ TEST(Fleet, ReadsBootCheckV3AndV4WithTheirLayout) {
                           summary(0, 0, 1, 0), schema));
     ASSERT_EQ(f.hosts.size(), 1u);
     const Check& c = f.hosts[0].checks.at(0);
-    EXPECT_EQ(c.check, "boot check");
+    EXPECT_EQ(c.kind, CheckKind::BootCheck);
     EXPECT_EQ(c.schema, schema);
     EXPECT_EQ(c.layout, "ubuntu-ab");
     EXPECT_EQ(c.release, "25.10");
@@ -159,7 +159,7 @@ TEST(Fleet, ReadsEepromCheckAndGroupsDocumentsByHost) {
   ASSERT_EQ(f.hosts.size(), 2u);
   EXPECT_EQ(f.hosts[0].name, "n1");
   ASSERT_EQ(f.hosts[0].checks.size(), 2u);
-  EXPECT_EQ(f.hosts[0].checks[1].check, "eeprom check");
+  EXPECT_EQ(f.hosts[0].checks[1].kind, CheckKind::EepromCheck);
   EXPECT_EQ(f.hosts[0].checks[1].boot_order, "0xf41");
   EXPECT_EQ(f.hosts[0].checks[1].boot_order_words, "SD card, then USB mass storage");
 }
@@ -257,6 +257,7 @@ TEST(Fleet, AFailedRunRecord) {
   add_document(f, {"n3", "n3.boot.json"}, doc.dump());
   const Check& c = f.hosts[0].checks.at(0);
   EXPECT_FALSE(c.ran);
+  EXPECT_EQ(c.kind, CheckKind::BootCheck);
   EXPECT_EQ(c.exit_code, 2);
   ASSERT_TRUE(c.first);
   EXPECT_EQ(c.first->message, "piprov boot check failed (exit 2): piprov: error: /b: no config.txt");

@@ -28,7 +28,7 @@ WriteResult sample() {
   ok.verified = true;
   ok.unmounted = {"/dev/sdb2 on /media/u/writable"};
   ok.partitions = {"/dev/sdb1", "/dev/sdb2"};
-  ok.usb = usb_link_from_speed("480", "uas");
+  ok.usb = usb_link_from_speed("480", piprov::UsbDriver::Uas);
   TargetOutcome bad;
   bad.target = "/dev/sdc";
   bad.error_kind = ErrorKind::Io;

@@ -50,7 +50,7 @@ TEST(UsbLink, Usb3LinkWithUasExpects400) {
 }
 
 TEST(UsbLink, Usb3LinkWithUsbStorageSaysBotAndExpects250) {
-  UsbLink l = usb_link_from_speed("5000", "usb-storage");
+  UsbLink l = usb_link_from_speed("5000", piprov::UsbDriver::UsbStorage);
   EXPECT_EQ(l.expect_mb_s, 250);
   EXPECT_NE(l.note.find("usb-storage (BOT)"), std::string::npos) << l.note;
 }
@@ -67,9 +67,10 @@ TEST(UsbLink, NonUsbDiskAndMissingDiskAreNotUsb) {
 }
 
 TEST(UsbLink, FullAndLowSpeedAreUsb11) {
-  EXPECT_EQ(usb_link_from_speed("12", "").version, "USB 1.1");
-  EXPECT_EQ(usb_link_from_speed("1.5", "").note, "USB 1.1 link (1.5 Mb/s): expect ~1 MB/s; use a USB 3 port");
-  EXPECT_EQ(usb_link_from_speed("garbage", "").mbps, 0);
+  EXPECT_EQ(usb_link_from_speed("12", piprov::UsbDriver::Unknown).version, "USB 1.1");
+  EXPECT_EQ(usb_link_from_speed("1.5", piprov::UsbDriver::Unknown).note,
+            "USB 1.1 link (1.5 Mb/s): expect ~1 MB/s; use a USB 3 port");
+  EXPECT_EQ(usb_link_from_speed("garbage", piprov::UsbDriver::Unknown).mbps, 0);
 }
 
 }  // namespace
