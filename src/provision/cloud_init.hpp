@@ -9,9 +9,12 @@
 // (users, ssh_authorized_keys, hashed_passwd, lock_passwd, sudo),
 // cc_set_hostname, cc_timezone, cc_set_passwords (ssh_pwauth).
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "provision/ip_value.hpp"
 
 namespace piprov::provision {
 
@@ -22,9 +25,9 @@ struct NodeIdentity {
   std::string user;                   ///< "" = keys go to the image's default user
   std::vector<std::string> ssh_keys;  ///< "TYPE BASE64 [comment]" lines
   std::string password_hash, timezone;
-  std::string address;  ///< CIDR on eth0; "" = DHCP
-  std::string gateway;
-  std::vector<std::string> dns;
+  std::optional<IpValue> address;   ///< ADDR/PREFIX on eth0; nullopt = DHCP
+  std::optional<IpValue> gateway;   ///< default route via this address (with `address`)
+  std::vector<IpValue> dns;         ///< name servers
   std::string wifi_ssid, wifi_psk;  ///< wlan0 with DHCP when the SSID is set
   /// The user's own files (content, "" when not given) and their paths for messages.
   std::string user_data_base, network_config_base, meta_data_base;

@@ -57,16 +57,16 @@ std::vector<std::string> parse_public_keys(std::string_view text, const std::str
 /// yescrypt $y$, SHA-512 $6$, SHA-256 $5$ (optional rounds=N$), bcrypt $2b$.
 void check_password_hash(std::string_view hash);
 
-/// Throws Error{Usage} unless `cidr` is "ADDRESS/PREFIX" (IPv4 prefix 0-32,
-/// IPv6 0-128); with `require_prefix` false it must be a bare address.
-/// `what` names the option in the message. Returns 4 or 6.
-/// An IPv4 address with a prefix of /30 or shorter must not be its subnet's
-/// network or broadcast address (RFC 950, RFC 919).
-int check_ip(std::string_view cidr, bool require_prefix, const std::string& what);
+/// The IP value of option `what` (IpValue, ip_value.hpp). With `require_prefix`, "ADDRESS/PREFIX"
+/// with a prefix of 1..32 (IPv4) or 1..128 (IPv6): netplan refuses a /0 address ("invalid prefix
+/// length"), and an IPv4 address with a prefix of /30 or shorter must not be its subnet's network
+/// or broadcast address (RFC 950, RFC 919); without, a bare address. Throws Error{Usage} naming
+/// `what` and the value.
+IpValue check_ip(std::string_view text, bool require_prefix, const std::string& what);
 
-/// Throws Error{Usage} unless `gateway` is a bare address of the same IP
-/// version as `cidr` ("ADDRESS/PREFIX") and inside its subnet.
-void check_gateway(const std::string& gateway, const std::string& cidr);
+/// Throws Error{Usage} unless `gateway` (--gateway) is of the same IP version as `cidr` (--ip),
+/// not its address, and inside its subnet.
+void check_gateway(const IpValue& gateway, const IpValue& cidr);
 
 /// Throws Error{Usage} unless `tz` is a zone name ("Europe/Berlin", "UTC")
 /// that names a TZif file (RFC 8536) under `zoneinfo` (the tz database,
@@ -81,7 +81,9 @@ std::string parse_wifi_psk(std::string_view text, const std::string& file);
 /// file; Error{Io} when a file cannot be read), checks the user's seed files
 /// (seed_check.hpp: any error refuses with Error{Usage}, message
 /// refusal_text(), carrying every finding of the check; --force-seed makes most
-/// errors warnings; the findings go to *check) and returns one seed per
+/// errors warnings; the findings go to *check), checks piprov's own generated
+/// network-config with the same check_network_config() (an error refuses the same
+/// way, warnings join *check) and returns one seed per
 /// target, in order. Nothing is written. Empty when !o.any().
 std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std::string>& targets,
                                  SeedCheck* check = nullptr);
