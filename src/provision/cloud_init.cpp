@@ -150,6 +150,7 @@ YAML::Node wifi(const NodeIdentity& n) {
   YAML::Node aps(YAML::NodeType::Map);
   aps.force_insert(text(n.wifi_ssid), ap);
   w["access-points"] = aps;
+  if (!n.wifi_country.empty()) w["regulatory-domain"] = text(n.wifi_country);
   return w;
 }
 

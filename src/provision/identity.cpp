@@ -118,6 +118,7 @@ NodeIdentity common_identity(const IdentityOptions& o) {
   if (!o.gateway.empty()) n.gateway = check_ip(o.gateway, false, "--gateway");
   for (const auto& d : split_list(o.dns)) n.dns.push_back(check_ip(d, false, "--dns"));
   n.wifi_ssid = o.wifi_ssid;
+  if (!o.wifi_country.empty()) n.wifi_country = check_wifi_country(o.wifi_country, "/usr/share/zoneinfo/iso3166.tab");
   if (!o.wifi_psk_file.empty())
     n.wifi_psk = parse_wifi_psk(user_file(o.wifi_psk_file, "--wifi-psk-file", "Wi-Fi passphrase"), o.wifi_psk_file);
   n.user_data_file = o.user_data_file;
@@ -175,7 +176,7 @@ std::vector<std::optional<IpValue>> addresses(const IdentityOptions& o, std::siz
 bool IdentityOptions::any() const {
   return !hostnames.empty() || !user.empty() || !ssh_key_files.empty() || !password_hash.empty() || !timezone.empty() ||
          !ips.empty() || !gateway.empty() || !dns.empty() || !wifi_ssid.empty() || !wifi_psk_file.empty() ||
-         !user_data_file.empty() || !network_config_file.empty() || !meta_data_file.empty();
+         !user_data_file.empty() || !network_config_file.empty() || !meta_data_file.empty() || !wifi_country.empty();
 }
 
 std::vector<std::string> expand_hostnames(std::string_view spec_view, std::size_t targets) {
@@ -256,6 +257,21 @@ void check_gateway(const IpValue& gateway, const IpValue& cidr) {
                 ": the node could not reach it; give the router of that network (or fix the prefix length)");
 }
 
+std::string check_wifi_country(const std::string& given, const std::filesystem::path& iso3166_tab) {
+  std::string cc(trim(given));
+  std::transform(cc.begin(), cc.end(), cc.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  const bool shape = cc.size() == 2 && std::all_of(cc.begin(), cc.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  if (!shape)
+    throw usage("--wifi-country: '" + given +
+                "' is not an ISO 3166-1 alpha-2 country code (two letters, e.g. GB, DE, US)");
+  auto tab = read_file_if_exists(iso3166_tab);
+  if (!tab) return cc;  // no tz database here: the shape is all we can check
+  for (const auto& line : split(*tab, '\n'))
+    if (line.size() > 2 && line.compare(0, 2, cc) == 0 && line[2] == '\t') return cc;
+  throw usage("--wifi-country: '" + given + "' is not an ISO 3166-1 country code (not in " + iso3166_tab.string() +
+              "): give the two-letter code of the country the Pi is in, e.g. GB, DE, US");
+}
+
 void check_timezone(const std::string& tz, const std::filesystem::path& zoneinfo) {
   static const std::regex shape("[A-Za-z0-9_+-]+(/[A-Za-z0-9_+-]+)*");
   if (!std::regex_match(tz, shape))
@@ -305,10 +321,11 @@ std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std
     if (n.gateway && n.address) check_gateway(*n.gateway, *n.address);
     // cloud-init runs its first boot once per instance-id: one per disk and run.
     n.instance_id = "piprov-" + (n.hostname.empty() ? std::string() : n.hostname + "-") + random_hex(6);
-    plans.push_back(
-        {targets[i], n.hostname, n.instance_id, build_user_data(n), build_meta_data(n), build_network_config(n)});
+    plans.push_back({targets[i], n.hostname, n.instance_id, build_user_data(n), build_meta_data(n),
+                     build_network_config(n), n.wifi_country});
     if (n.network_config_base.empty()) {  // piprov's own network-config is judged like the user's
-      SeedCheck own = check_network_config(plans.back().network_config, "network-config (piprov's, " + targets[i] + ")");
+      SeedCheck own =
+          check_network_config(plans.back().network_config, "network-config (piprov's, " + targets[i] + ")");
       if (own.refused()) throw Error(ErrorKind::Usage, refusal_text(own), own.findings);
       if (check) check->findings.insert(check->findings.end(), own.findings.begin(), own.findings.end());
     }

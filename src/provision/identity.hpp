@@ -30,6 +30,7 @@ struct IdentityOptions {
   std::string gateway;                     ///< IPv4/IPv6 default route (with --ip)
   std::vector<std::string> dns;            ///< name servers; entries may be comma lists
   std::string wifi_ssid, wifi_psk_file;    ///< Wi-Fi network (wlan0, DHCP)
+  std::string wifi_country;                ///< ISO 3166-1 alpha-2 regulatory domain ("GB"), as typed
   std::string user_data_file, network_config_file, meta_data_file;  ///< the user's own files
   /// --force-seed: the seed check's errors (but an unreadable file) become
   /// warnings and the seed is written. Not counted by any().
@@ -67,6 +68,14 @@ IpValue check_ip(std::string_view text, bool require_prefix, const std::string& 
 /// Throws Error{Usage} unless `gateway` (--gateway) is of the same IP version as `cidr` (--ip),
 /// not its address, and inside its subnet.
 void check_gateway(const IpValue& gateway, const IpValue& cidr);
+
+/// The Wi-Fi country `cc` in upper case ("gb" -> "GB"). Throws Error{Usage} unless it is an
+/// ISO 3166-1 alpha-2 code listed in `iso3166_tab` (the tz database's iso3166.tab,
+/// /usr/share/zoneinfo/iso3166.tab: "CC<TAB>name" lines); without that file only the shape (two
+/// letters) is checked. netplan's wifis `regulatory-domain` and the kernel's
+/// cfg80211.ieee80211_regdom take this code (netplan docs, YAML configuration; Linux
+/// net/wireless/reg.c); rpi-imager writes both (raspberrypi/rpi-imager issues 1066, 1123).
+std::string check_wifi_country(const std::string& cc, const std::filesystem::path& iso3166_tab);
 
 /// Throws Error{Usage} unless `tz` is a zone name ("Europe/Berlin", "UTC")
 /// that names a TZif file (RFC 8536) under `zoneinfo` (the tz database,

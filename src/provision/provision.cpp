@@ -229,8 +229,13 @@ void TargetRun::seed() {
     return step.done(text + "; REFUSED: " + why);
   }
   rep_.seed.seed_files = write_seed(*seed_, boot_dir_);
+  if (!seed_->wifi_country.empty()) rep_.seed.regdom_set = set_wifi_regdom(boot_dir_, seed_->wifi_country);
   rep_.seed_plan = *seed_;
   state_ += "; it holds its cloud-init seed";
+  if (!seed_->wifi_country.empty())
+    text +=
+        "; cfg80211.ieee80211_regdom=" + seed_->wifi_country + " in " +
+        (rep_.seed.regdom_set.empty() ? std::string("the cmdline (already set)") : join(rep_.seed.regdom_set, ", "));
   step.done(text + "; cloud-init seed (" + join(rep_.seed.seed_files, ", ") + ") for " +
             (seed_->hostname.empty() ? "" : seed_->hostname + ", ") + "instance-id " + seed_->instance_id);
 }

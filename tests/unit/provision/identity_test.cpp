@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/strings.hpp"
+#include "provision/first_boot.hpp"
 #include "provision/identity.hpp"
 #include "support/testsupport.hpp"
 
@@ -416,6 +417,61 @@ TEST_F(Plan, CloudInitSchemaAcceptsTheUserData) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err << test::read_file(path("user-data"));
   file("bad", "#cloud-config\nusers: 5\n");  // the validator can fail
   EXPECT_NE(run("cloud-init schema --config-file " + q(path("bad"))).exit_code, 0);
+}
+
+// --wifi-country: an ISO 3166-1 alpha-2 code of the tz database's list (the real list on this
+// machine), upper-cased; netplan's regulatory-domain in the seed; cfg80211.ieee80211_regdom in
+// the cmdline files (first_boot.hpp).
+TEST(WifiCountry, CheckedAgainstTheIso3166List) {
+  const std::filesystem::path tab = "/usr/share/zoneinfo/iso3166.tab";
+  if (!std::filesystem::exists(tab)) PIPROV_SKIP("tzdata's iso3166.tab is not installed here");
+  EXPECT_EQ(check_wifi_country("gb", tab), "GB");
+  EXPECT_EQ(check_wifi_country("DE", tab), "DE");
+  expect_error(ErrorKind::Usage, "--wifi-country: 'XX' is not an ISO 3166-1 country code (not in " + tab.string(),
+               [&] { check_wifi_country("XX", tab); });
+  expect_error(ErrorKind::Usage, "--wifi-country: 'GBR' is not an ISO 3166-1 alpha-2 country code",
+               [&] { check_wifi_country("GBR", tab); });
+  expect_error(ErrorKind::Usage, "not an ISO 3166-1 alpha-2", [&] { check_wifi_country("00", tab); });
+  // A list written here: what it lists decides.
+  piprov::test::TempDir d;
+  piprov::test::write_file(d.path / "iso3166.tab", "# comment\nAD\tAndorra\nZZ\tTest\n");
+  EXPECT_EQ(check_wifi_country("zz", d.path / "iso3166.tab"), "ZZ");
+  expect_error(ErrorKind::Usage, "is not an ISO 3166-1 country code",
+               [&] { check_wifi_country("GB", d.path / "iso3166.tab"); });
+  // Without the list only the shape is checked.
+  EXPECT_EQ(check_wifi_country("qq", d.path / "none.tab"), "QQ");
+}
+
+TEST(WifiCountry, RegulatoryDomainInTheSeedAndTheCmdline) {
+  piprov::test::TempDir d;
+  piprov::test::write_file(d.path / "psk", "correct horse battery\n");
+  IdentityOptions o;
+  o.wifi_ssid = "lab";
+  o.wifi_psk_file = (d.path / "psk").string();
+  o.wifi_country = "de";
+  auto p = plan_seeds(o, {"/dev/sdx"});
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].wifi_country, "DE");
+  EXPECT_EQ(YAML::Load(p[0].network_config)["wifis"]["wlan0"]["regulatory-domain"].as<std::string>(), "DE")
+      << p[0].network_config;
+  // The country alone (no Wi-Fi network) still asks for a seed: the cmdline carries it.
+  IdentityOptions only;
+  only.wifi_country = "fr";
+  EXPECT_TRUE(only.any());
+  EXPECT_EQ(plan_seeds(only, {"/dev/sdx"})[0].wifi_country, "FR");
+
+  // The cmdline files: the parameter appended once, kept on the first line, replaced when set.
+  const auto boot = d.path / "boot";
+  piprov::test::write_file(boot / "config.txt", "[all]\nkernel=vmlinuz\ncmdline=nobtcmd.txt\n");
+  piprov::test::write_file(boot / "cmdline.txt", "console=tty1 root=LABEL=writable rootwait\n");
+  piprov::test::write_file(boot / "nobtcmd.txt",
+                           "console=tty1 root=LABEL=writable cfg80211.ieee80211_regdom=US rootwait\r\n");
+  EXPECT_EQ(set_wifi_regdom(boot, "DE"), (std::vector<std::string>{"cmdline.txt", "nobtcmd.txt"}));
+  EXPECT_EQ(piprov::test::read_file(boot / "cmdline.txt"),
+            "console=tty1 root=LABEL=writable rootwait cfg80211.ieee80211_regdom=DE\n");
+  EXPECT_EQ(piprov::test::read_file(boot / "nobtcmd.txt"),
+            "console=tty1 root=LABEL=writable cfg80211.ieee80211_regdom=DE rootwait\r\n");
+  EXPECT_TRUE(set_wifi_regdom(boot, "DE").empty());  // nothing changes twice
 }
 
 }  // namespace
