@@ -324,7 +324,12 @@ void provision_target(const ProvisionOptions& o, std::size_t index, TargetReport
   TargetRun run(o, index, rep, seed);
   run.written();
   auto fail = [&](const Error& e) {
-    Error f = run.failure(e);
+    // The interrupt is what the user did: a child tool cut short (mcopy's exit 130) is named after it.
+    Error f =
+        run.failure(cancel_requested() && e.kind() != ErrorKind::Interrupted
+                        ? Error(ErrorKind::Interrupted,
+                                std::string("interrupted (SIGINT or SIGTERM) during this step (") + e.what() + ")")
+                        : e);
     // After SIGINT/SIGTERM a step that failed (a system call cut short: EINTR) is the interrupt's.
     rep.error_kind = cancel_requested() ? ErrorKind::Interrupted : f.kind();
     rep.error = f.what();
@@ -403,6 +408,7 @@ ProvisionReport provision_all(const ProvisionOptions& o) {
   rep.targets.resize(rep.write.targets.size());
   for (std::size_t i = 0; i < rep.targets.size(); ++i) rep.targets[i].write = rep.write.targets[i];
   rep.steps_seconds = provision_in_parallel(po, rep.targets, seeds);
+  rep.interrupted = cancel_requested();  // also a signal after a disk's last step began: exit 130 all the same
   return rep;
 }
 
