@@ -7,6 +7,7 @@
 #include <cctype>
 #include <set>
 
+#include "core/finding.hpp"
 #include "core/strings.hpp"
 #include "provision/seed_check.hpp"
 #include "provision/seed_check_detail.hpp"
@@ -55,7 +56,7 @@ int nw_network(const std::string& s, bool* bare = nullptr) {
 
 std::string nw_text(const nlohmann::json& j) {
   if (j.is_string()) return j.get<std::string>();
-  return j.dump();
+  return dump_json(j, -1);
 }
 
 struct NetChecker {

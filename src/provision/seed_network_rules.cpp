@@ -3,6 +3,7 @@
 #include <set>
 #include <vector>
 
+#include "core/finding.hpp"
 #include "provision/seed_network_detail.hpp"
 
 namespace piprov::provision::detail {
@@ -15,7 +16,7 @@ constexpr const char* kSrcNetplanDefault =
     "netplan: \"Conflicting default route declarations\" (src/validation.c, validate_default_route_consistency); "
     "netplan docs, YAML configuration: gateway4 deprecated, routes";
 
-std::string route_text(const nlohmann::json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
+std::string route_text(const nlohmann::json& j) { return j.is_string() ? j.get<std::string>() : dump_json(j, -1); }
 
 /// The IP family of a default route entry (to: default / 0.0.0.0/0 / ::/0), 0 when it is not one.
 int default_route_family(const nlohmann::json& r) {
