@@ -58,9 +58,16 @@ std::pair<int, std::string> run_tool(const std::vector<std::string>& argv) {
   ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   ::posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
   ::posix_spawn_file_actions_adddup2(&actions, errfd.get(), 2);  // dup2 clears FD_CLOEXEC on 2
+  // Its own process group: the terminal's Ctrl-C (SIGINT to the foreground group) reaches piprov,
+  // which stops at its next safe point, and not the tool, whose own "interrupted" is not the story.
+  posix_spawnattr_t attr;
+  ::posix_spawnattr_init(&attr);
+  ::posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  ::posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = 0;
-  int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  int rc = ::posix_spawnp(&pid, args[0], &actions, &attr, args.data(), envp.data());
   ::posix_spawn_file_actions_destroy(&actions);
+  ::posix_spawnattr_destroy(&attr);
   if (rc == ENOENT) return {127, argv[0] + ": command not found"};
   if (rc != 0) throw io_error("cannot start " + argv[0], rc);
   int st = 0;
