@@ -13,6 +13,7 @@
 #include "bench/report.hpp"
 #include "bench/verdict.hpp"
 #include "core/error.hpp"
+#include "core/finding.hpp"
 
 namespace piprov::bench {
 namespace {
@@ -283,8 +284,7 @@ std::string report_to_json(const Report& r, const RenderOptions& opts) {
     targets.push_back(tj);
   }
   // Labels and job names come from user files: invalid UTF-8 is replaced, not fatal.
-  return json{{"schema", kBenchSchema}, {"interrupted", r.interrupted}, {"targets", targets}}.dump(
-      2, ' ', false, json::error_handler_t::replace);
+  return dump_json(json{{"schema", kBenchSchema}, {"interrupted", r.interrupted}, {"targets", targets}});
 }
 
 Report report_from_json(std::string_view text, const std::string& source) {

@@ -51,8 +51,11 @@ void check_lint(Ctx& c, const ConfigTxt& config, const std::string& name, const 
       check_lint(c, *inc, l.value, loader, depth + 1);
       continue;
     }
-    Ctx::locate(c.add(Severity::Warning, "include-missing", name + ": `include " + l.value + "` names a missing file",
-                      "create an empty " + l.value + " or remove the include line"),
+    Ctx::locate(c.add(Severity::Error, "include-missing",
+                      name + ": `include " + l.value + "` names a missing file: " + l.value + " does not exist in " +
+                          c.o.boot_dir.string(),
+                      "create " + l.value + " (empty, if it has nothing to add) or remove the include line",
+                      "Raspberry Pi documentation, config_txt: include"),
                 i + 1, "include");
   }
 }
@@ -61,8 +64,11 @@ void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
   c.r.cmdline_file = c.r.resolved.cmdline;
   auto text = read_file_if_exists(c.o.boot_dir / c.r.cmdline_file);
   if (!text) {
-    std::string fix =
-        "create " + c.r.cmdline_file + " with one line, e.g. console=tty1 root=LABEL=writable rootfstype=ext4 rootwait";
+    std::string fix = "create " + c.r.cmdline_file + " with one line, e.g. console=tty1 root=" +
+                      (c.layout() == LayoutId::Unknown || c.layout() == LayoutId::Raspios ? "PARTUUID=<the root "
+                                                                                            "partition's PARTUUID>"
+                                                                                          : "LABEL=writable") +
+                      " rootfstype=ext4 rootwait";
     std::error_code ec;
     if (in_ab_slot(c.r.cmdline_file) && fs::is_regular_file(c.o.boot_dir / "old/cmdline.txt", ec))
       fix = "copy old/cmdline.txt (the previous boot's) to " + c.r.cmdline_file + ", or " + fix;
@@ -75,6 +81,11 @@ void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
   }
   out = CmdlineTxt::parse(*text);
   for (auto f : out->lint()) {
+    if (f.rule == "no-root" && c.uboot) {  // U-Boot's boot script supplies root=
+      c.add(Severity::Info, "cmdline-root-from-uboot",
+            c.r.cmdline_file + " has no root=: right under U-Boot, whose boot script adds root= to the command line");
+      continue;
+    }
     f.rule = "cmdline-" + f.rule;
     f.message = c.r.cmdline_file + ": " + f.message;
     c.r.findings.push_back(std::move(f));
@@ -249,9 +260,10 @@ nlohmann::json autoboot_json(const CheckReport& r) {
 bool CheckReport::ok() const { return findings_exit_code(findings, kCheckFailOn) == 0; }
 
 bool CheckReport::usb_boot() const {
-  static const char* chain[] = {"kernel-",       "vmlinux-missing", "vmlinux-invalid",
-                                "initramfs-",    "cmdline-missing", "cmdline-no-root",
-                                "cmdline-empty", "root-",           "ab-"};
+  static const char* chain[] = {
+      "kernel-",         "vmlinux-missing", "vmlinux-invalid", "initramfs-", "cmdline-missing",
+      "cmdline-no-root", "cmdline-empty",   "root-",           "ab-",        "dtb-",
+      "device-tree-",    "armstub-",        "include-",        "template-"};
   for (const auto& f : findings) {
     if (f.rule == "kernel-compressed") return false;
     if (f.severity != Severity::Error) continue;
@@ -345,6 +357,8 @@ CheckReport check_boot(const CheckOptions& o) {
   detail::check_kernel(c);
   detail::check_initramfs(c);
   check_lint(c, config, kConfigTxt, loader, 0);
+  detail::check_config_text(c, config, *text);
+  detail::check_config_files(c, config, loader);
   if (auto ab = read_autoboot(o.boot_dir)) {
     for (auto& f : autoboot_lint(*ab, false)) r.findings.push_back(std::move(f));
     if (ab->partition && *ab->partition > 0)
@@ -357,7 +371,10 @@ CheckReport check_boot(const CheckOptions& o) {
   }
   std::optional<CmdlineTxt> cmdline;
   check_cmdline(c, cmdline);
-  if (cmdline) detail::check_root(c, cmdline);
+  if (cmdline) {
+    detail::check_cmdline_text(c, *cmdline);
+    detail::check_root(c, cmdline);
+  }
   if (r.layout.id == LayoutId::UbuntuAb) detail::check_ab(c);
   check_raspi_firmware(c, *text, cmdline);
   check_hook(c);

@@ -4,6 +4,7 @@
 
 #include "boot/check.hpp"
 #include "boot/cmdline_txt.hpp"
+#include "boot/config_txt.hpp"
 
 namespace piprov::boot::detail {
 
@@ -13,6 +14,7 @@ struct Ctx {
   std::string boot_q;     ///< BOOT_DIR shell-quoted, for fix commands
   std::string patch_cmd;  ///< "piprov boot patch BOOT_DIR"
   std::string board;      ///< "Pi 4", "Pi 400", "CM4", "Pi 5", "Pi 500", "CM5": in messages
+  bool uboot = false;     ///< the firmware loads U-Boot (by its content), whose script loads Linux (check_kernel)
   /// Adds a finding; the caller may set its line and key on the reference.
   Finding& add(Severity s, std::string rule, std::string msg, std::string fix = "", std::string source = "") {
     return r.findings.emplace_back(
@@ -36,6 +38,21 @@ void check_initramfs(Ctx& c);
 void check_root(Ctx& c, const std::optional<CmdlineTxt>& cmdline);
 /// The tryboot A/B state: autoboot.txt tryboot_a_b=1, new/ pending or left over.
 void check_ab(Ctx& c);
+/// The files config.txt names for this board: device_tree= (or the board's own DTB, core
+/// board_dtbs(), under os_prefix and upstream_kernel rules) and armstub=; each missing one an
+/// error naming the file (check_files.cpp).
+void check_config_files(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader);
+/// config.txt's text: over kConfigSizeLimit (warning config-too-large), unexpanded template
+/// values "${VAR}" / "@VAR@" outside comments (error template-value), upper-case bootloader
+/// EEPROM keys (warning config-eeprom-key).
+void check_config_text(Ctx& c, const ConfigTxt& config, std::string_view text);
+/// The cmdline file's template values: "${VAR}", "@VAR@", placeholders (is_placeholder_word) in
+/// parameters other than root= (check_root judges root=): error template-value.
+void check_cmdline_text(Ctx& c, const CmdlineTxt& cmdline);
+/// True for a build placeholder left as a value: an upper-case word ending in DEV or UUID
+/// ("ROOTDEV" of RPi-Distro/pi-gen's cmdline.txt, "ROOTPARTUUID", "BOOT_UUID").
+bool is_placeholder_word(std::string_view v);
+
 /// The command that reinstalls the kernel package of the layout (fix text).
 std::string reinstall_kernel_fix(const Ctx& c);
 

@@ -61,6 +61,9 @@ bool firmware_loads_gzip(const Ctx& c, std::string& said) {
 }
 
 std::string compressed_fix(const Ctx& c) {
+  if (c.layout() == LayoutId::Unknown)
+    return "update the firmware on the boot partition (a current start4.elf and fixup4.dat, raspberrypi/firmware), or "
+           "boot an uncompressed arm64 Image";
   if (patch_fixes_kernel(c.layout())) return c.patch_cmd + " --method vmlinux (boots the uncompressed vmlinux instead)";
   if (c.layout() == LayoutId::Raspios || c.layout() == LayoutId::DebianRaspi)
     return "update the firmware on the boot partition: apt install --reinstall raspi-firmware (a current start4.elf "
@@ -114,9 +117,19 @@ bool kernel_rule_fallback(Ctx& c, const KernelFile& k) {
   return false;  // a warning: the kernel8.img is checked on
 }
 
-/// kernel-uboot: the firmware boots U-Boot, which cannot boot from USB mass storage.
+/// kernel-uboot: Ubuntu 20.04's U-Boot, which cannot boot from USB mass storage; kernel-uboot-chain
+/// (info): any other U-Boot, recognised by its content (is_uboot), whose boot script loads Linux.
 bool kernel_rule_uboot(Ctx& c, const KernelFile& k) {
-  if (fs::path(k.name).filename().string().rfind("uboot", 0) != 0) return false;
+  const bool named = fs::path(k.name).filename().string().rfind("uboot", 0) == 0;
+  if (!named && !file_is_uboot(k.path())) return false;
+  c.uboot = true;
+  if (c.layout() != LayoutId::UbuntuUboot) {
+    c.add(Severity::Info, "kernel-uboot-chain",
+          "the " + c.board + " boots U-Boot, kernel=" + k.name + k.where +
+              " (U-Boot by its content): U-Boot's boot script loads the Linux kernel and supplies root=; the kernel "
+              "behind it is not checked");
+    return true;
+  }
   c.add(Severity::Error, "kernel-uboot",
         "the " + c.board + " boots U-Boot, kernel=" + k.name + k.where + ", which cannot boot from USB mass storage",
         patch_fix(c), kKernelDoc);

@@ -110,9 +110,10 @@ void check_root(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
   if (!root) return;  // cmdline-no-root says so
   const std::string& file = c.r.cmdline_file;
   auto [kind, value] = split_root(*root);
-  if (*root == "ROOTDEV") {
+  if (*root == "ROOTDEV" || is_placeholder_word(value)) {
     c.add(Severity::Error, "root-placeholder",
-          file + ": root=ROOTDEV is pi-gen's placeholder, which the image build replaces with the root partition",
+          file + ": root=" + *root + (*root == "ROOTDEV" ? " is pi-gen's placeholder" : " holds a build placeholder") +
+              ", which the image build replaces with the root partition: this cmdline is a template",
           "set root=PARTUUID=<the root partition's PARTUUID> (blkid -s PARTUUID -o value /dev/sdX2)",
           "RPi-Distro/pi-gen stage1/00-boot-files/files/cmdline.txt");
     return;
@@ -155,8 +156,9 @@ void check_ab(Ctx& c) {
   const auto& rb = c.r.resolved;
   auto base = [&](const std::string& rel) { return rel.substr(rb.os_prefix.size()); };
   std::vector<std::string> missing;
-  for (const auto& rel : {rb.kernel, rb.initramfs, rb.cmdline})
-    if (!rel.empty() && !fs::is_regular_file(boot / (slot + base(rel)), ec)) missing.push_back(slot + base(rel));
+  for (const auto& rel : {rb.kernel, rb.initramfs, rb.cmdline})  // a path outside os_prefix ("/cmdline.txt") is shared
+    if (!rel.empty() && rel.rfind(rb.os_prefix, 0) == 0 && !fs::is_regular_file(boot / (slot + base(rel)), ec))
+      missing.push_back(slot + base(rel));
   if (missing.empty())
     c.add(Severity::Info, "ab-tryboot-pending",
           slot + " holds a complete boot (" + slot + base(rb.kernel) +
@@ -188,6 +190,10 @@ std::string reinstall_kernel_fix(const Ctx& c) {
   if (c.layout() == LayoutId::DebianRaspi)
     return "dpkg-reconfigure raspi-firmware (reruns /etc/kernel/postinst.d/z50-raspi-firmware: copies the newest "
            "/boot/vmlinuz-* and /boot/initrd.img-* and rewrites config.txt and cmdline.txt)";
+  if (c.layout() == LayoutId::Unknown)
+    return "restore " + file +
+           " from the image's own boot partition or its distribution's kernel update (piprov "
+           "cannot tell the distribution)";
   return "apt install --reinstall linux-image-raspi (flash-kernel copies it to the boot partition)";
 }
 

@@ -123,10 +123,10 @@ constexpr const char* kQuirksKey = "usb-storage.quirks=";
 constexpr const char* kQuirksDoc = "Linux admin-guide kernel-parameters: usb-storage.quirks";
 
 // [begin, end) of every usb-storage.quirks= parameter on the first line, in order.
-std::vector<std::pair<std::size_t, std::size_t>> quirk_params(const std::string& text) {
+/// [begin, end) of every parameter of the first line that starts with `key` ("name=").
+std::vector<std::pair<std::size_t, std::size_t>> cmdline_param_spans(const std::string& text, const std::string& key) {
   std::vector<std::pair<std::size_t, std::size_t>> out;
   auto [b, e] = first_line(text);
-  const std::string key = kQuirksKey;
   for (std::size_t i = b; i < e;) {
     while (i < e && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
     std::size_t start = i;
@@ -134,6 +134,10 @@ std::vector<std::pair<std::size_t, std::size_t>> quirk_params(const std::string&
     if (i > start && text.compare(start, key.size(), key) == 0) out.emplace_back(start, i);
   }
   return out;
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> quirk_params(const std::string& text) {
+  return cmdline_param_spans(text, kQuirksKey);
 }
 
 Finding quirk_finding(std::string rule, Severity s, std::string message, std::string fix) {
@@ -209,6 +213,22 @@ bool CmdlineTxt::add_uas_quirk(std::string_view vid_pid) {
     pos += q.text.size() + 1;
   }
   text_.insert(e, std::string(e == b + std::string_view(kQuirksKey).size() ? "" : ",") + vp + ":u");
+  return true;
+}
+
+bool CmdlineTxt::set(std::string_view name, std::string_view value) {
+  const std::string param = std::string(name) + "=" + std::string(value);
+  auto spans = cmdline_param_spans(text_, std::string(name) + "=");
+  if (!spans.empty()) {  // the last one is what the kernel uses
+    const auto [b, e] = spans.back();
+    if (text_.compare(b, e - b, param) == 0) return false;
+    text_.replace(b, e - b, param);
+    return true;
+  }
+  auto [b, e] = first_line(text_);
+  std::size_t end = e;
+  while (end > b && (text_[end - 1] == ' ' || text_[end - 1] == '\t')) --end;
+  text_.insert(end, std::string(end > b ? " " : "") + param);
   return true;
 }
 

@@ -61,6 +61,10 @@ class CmdlineTxt {
   /// that device's entry, else appends VID:PID:u to the list, else a new
   /// parameter at the end of the first line. Returns true when changed.
   bool add_uas_quirk(std::string_view vid_pid);
+  /// Sets `name=value` on the first line: replaces the value of the last `name=` parameter (the
+  /// one the kernel uses), else appends the parameter to the line. Only that parameter's bytes
+  /// change. Returns true when the text changed.
+  bool set(std::string_view name, std::string_view value);
 
  private:
   void lint_usb_quirks(Findings& out) const;

@@ -1,5 +1,7 @@
 #include "boot/config_txt.hpp"
 
+#include "core/board.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -20,36 +22,6 @@ bool accumulates(std::string_view key) {
 }
 
 bool is_directive_word(std::string_view w) { return w == "include" || w == "initramfs"; }
-
-// Firmware model filters and the boards each matches (config_txt/conditional.adoc).
-bool model_matches(const std::string& filter, const std::string& board) {
-  static const std::map<std::string, std::set<std::string>> table = {
-      {"pi1", {"pi1", "cm1"}},
-      {"pi2", {"pi2"}},
-      {"pi3", {"pi3", "pi3+", "cm3", "cm3+"}},
-      {"pi3+", {"pi3+"}},
-      {"pi4", {"pi4", "pi400", "cm4", "cm4s"}},
-      {"pi400", {"pi400"}},
-      {"cm4", {"cm4"}},
-      {"cm4s", {"cm4s"}},
-      {"pi5", {"pi5", "pi500", "cm5"}},
-      {"pi500", {"pi500"}},
-      {"cm5", {"cm5"}},
-      {"pi0", {"pi0", "pi0w", "pi02"}},
-      {"pi0w", {"pi0w"}},
-      {"pi02", {"pi02"}},
-      {"cm3", {"cm3", "cm3+"}},
-      {"cm3+", {"cm3+"}},
-  };
-  auto it = table.find(filter);
-  return it != table.end() && it->second.count(board) > 0;
-}
-
-bool is_model_filter(const std::string& f) {
-  static const std::set<std::string> models = {"pi1",   "pi2", "pi3", "pi3+", "pi4",  "pi400", "cm4",  "cm4s", "pi5",
-                                               "pi500", "cm5", "pi0", "pi0w", "pi02", "cm3",   "cm3+", "none"};
-  return models.count(f) > 0;
-}
 
 // The filter's type: filters of the same type replace each other.
 std::string filter_type(const std::string& f) {
@@ -279,7 +251,7 @@ void ConfigTxt::walk(
     for (const auto& [type, f] : filters) {
       if (type.empty() || type[0] == '\x01') continue;  // bookkeeping entries, not filters
       if (type == "model") {
-        if (!model_matches(f, board.model)) return false;
+        if (!model_filter_matches(f, board.model)) return false;
       } else {
         return false;  // gpio, serial, EDID, HDMI, tryboot...: unknown offline, taken as false
       }

@@ -25,6 +25,9 @@ namespace piprov::boot {
 
 /// The firmware's line length limit (characters, without the line ending).
 inline constexpr std::size_t kConfigLineLimit = 98;
+/// Size (bytes) over which config.txt is a warning: a Pi 5 did not boot with a 49 KB config.txt of
+/// comments (raspberrypi/firmware issue 1848); meta-raspberrypi warns at 16 KiB.
+inline constexpr std::size_t kConfigSizeLimit = 16 * 1024;
 
 enum class LineKind {
   Blank,      ///< empty or only spaces/tabs

@@ -94,6 +94,21 @@ KernelCompression detect_compression_file(const fs::path& path) { return detect_
 
 bool file_is_arm64_image(const fs::path& path) { return is_arm64_image(read_head(path, 64)); }
 
+bool is_uboot(std::string_view bytes) {
+  if (bytes.size() >= 64 && is_arm64_image(std::as_bytes(std::span(bytes.data(), 64)))) return false;
+  constexpr std::string_view tag = "U-Boot ";
+  for (auto at = bytes.find(tag); at != std::string_view::npos; at = bytes.find(tag, at + 1)) {
+    auto v = bytes.substr(at + tag.size(), 7);  // "2024.01"
+    auto digit = [](char ch) { return ch >= '0' && ch <= '9'; };
+    if (v.size() == 7 && digit(v[0]) && digit(v[1]) && digit(v[2]) && digit(v[3]) && v[4] == '.' && digit(v[5]) &&
+        digit(v[6]))
+      return true;
+  }
+  return false;
+}
+
+bool file_is_uboot(const fs::path& path) { return is_uboot(read_file_part(path, 0, std::size_t{4} << 20)); }
+
 DecompressResult decode_kernel(const fs::path& src, const std::function<void(std::span<const std::byte>)>& sink) {
   DecompressResult res;
   res.compression = detect_compression_file(src);

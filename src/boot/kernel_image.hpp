@@ -12,6 +12,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace piprov {
 class AtomicFile;
@@ -40,6 +41,14 @@ bool is_arm64_image(std::span<const std::byte> head);
 /// when the file cannot be read.
 KernelCompression detect_compression_file(const std::filesystem::path& path);
 bool file_is_arm64_image(const std::filesystem::path& path);
+
+/// True when `bytes` (a file's first bytes) are a U-Boot binary, whatever the file is called:
+/// no arm64 Image magic and U-Boot's version string "U-Boot YYYY.MM" (u-boot's
+/// include/version_string.h, `version_string`), which every U-Boot build carries.
+bool is_uboot(std::string_view bytes);
+/// is_uboot() on the first 4 MiB of a file (U-Boot for the Pi is under 1 MiB). Throws Error{Io}
+/// when the file cannot be read.
+bool file_is_uboot(const std::filesystem::path& path);
 
 /// What decompress_kernel() did. Sizes in bytes.
 struct DecompressResult {

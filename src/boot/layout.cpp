@@ -159,7 +159,7 @@ std::string guessed_release(LayoutId id, const ConfigTxt& config) {
     case LayoutId::DebianRaspi: return "Debian (raspi-firmware)";
     case LayoutId::Unknown: break;
   }
-  return "an unknown release";
+  return "unknown distribution";
 }
 
 }  // namespace

@@ -122,6 +122,12 @@ struct ResolvedBoot {
 /// boot check reports); Error{Usage} when BOOT_DIR has no config.txt.
 ResolvedBoot resolve_boot(const std::filesystem::path& boot_dir, const BootLayout& layout, PiBoard board);
 
+/// A file a config.txt line names (kernel=, initramfs, cmdline=, device_tree=, a DTB), as a path
+/// relative to BOOT_DIR: `os_prefix` + name, but a name with a leading '/' is taken from the
+/// partition root without the prefix ("/cmdline.txt" -> "cmdline.txt"). Raspberry Pi
+/// documentation, config_txt: os_prefix.
+std::string prefixed_path(const std::string& os_prefix, const std::string& name);
+
 /// True when `rel` (a path relative to BOOT_DIR) lies inside current/, new/ or old/.
 bool in_ab_slot(std::string_view rel);
 

@@ -28,7 +28,19 @@ std::string auto_initramfs_name(const std::string& kernel) {
   return n;
 }
 
+/// A file config.txt names, relative to BOOT_DIR: under os_prefix, unless it starts with '/'
+/// (Raspberry Pi documentation, config_txt: os_prefix: an absolute path is not prefixed).
+std::string resolve_prefixed(const std::string& prefix, const std::string& name) {
+  if (name.empty() || name.front() != '/') return prefix + name;
+  const auto first = name.find_first_not_of('/');
+  return first == std::string::npos ? std::string() : name.substr(first);
+}
+
 }  // namespace
+
+std::string prefixed_path(const std::string& os_prefix, const std::string& name) {
+  return resolve_prefixed(os_prefix, name);
+}
 
 ResolvedBoot resolve_boot(const fs::path& boot, const BootLayout& layout, PiBoard board) {
   (void)layout;  // what the firmware loads follows config.txt alone; the layout is for the caller's messages
@@ -46,22 +58,24 @@ ResolvedBoot resolve_boot(const fs::path& boot, const BootLayout& layout, PiBoar
   r.kernel_default = !r.kernel_line;
   std::string name = r.kernel_line ? r.kernel_line->value : default_kernel(boot, r.os_prefix, board, r.arm_64bit);
   // "unless the expected kernel ... can be found at the new location/name, the prefix is ignored" (os_prefix).
-  if (!r.os_prefix.empty() && !is_file(boot / (r.os_prefix + name)) && is_file(boot / name)) {
+  if (!r.os_prefix.empty() && (name.empty() || name.front() != '/') && !is_file(boot / (r.os_prefix + name)) &&
+      is_file(boot / name)) {
     r.prefix_ignored = true;
     r.os_prefix.clear();
   }
-  r.kernel = r.os_prefix + name;
+  r.kernel = resolve_prefixed(r.os_prefix, name);
   r.initramfs_line = config.effective("initramfs", b, loader);
   if (r.initramfs_line) {
     r.initramfs_args = r.initramfs_line->value;
     std::string file = r.initramfs_args.substr(0, r.initramfs_args.find_first_of(" \t"));
-    if (!file.empty()) r.initramfs = r.os_prefix + file;
+    if (!file.empty()) r.initramfs = resolve_prefixed(r.os_prefix, file);
   } else if (auto ai = config.effective("auto_initramfs", b, loader); ai && ai->value == "1") {
     std::string file = auto_initramfs_name(name);
     if (!file.empty() && is_file(boot / (r.os_prefix + file))) r.initramfs = r.os_prefix + file;
   }
   r.cmdline_line = config.effective("cmdline", b, loader);
-  r.cmdline = r.os_prefix + (r.cmdline_line && !r.cmdline_line->value.empty() ? r.cmdline_line->value : "cmdline.txt");
+  r.cmdline = resolve_prefixed(
+      r.os_prefix, r.cmdline_line && !r.cmdline_line->value.empty() ? r.cmdline_line->value : "cmdline.txt");
   if (auto c = read_file_if_exists(boot / r.cmdline)) {
     const auto cmdline = CmdlineTxt::parse(*c);
     r.root = cmdline.get("root").value_or("");

@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "core/blockdev.hpp"
 #include "core/blockdev_json.hpp"
+#include "core/finding.hpp"
 #include "core/strings.hpp"
 #include "core/units.hpp"
 
@@ -37,7 +38,7 @@ void add_devices_command(CLI::App& app, Globals&, int&) {
   cmd->callback([json] {
     auto disks = list_disks();
     if (*json)
-      fmt::print("{}\n", disks_json(disks).dump(2));
+      fmt::print("{}\n", dump_json(disks_json(disks)));
     else
       print_table(disks);
   });

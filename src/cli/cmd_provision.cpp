@@ -89,6 +89,7 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
     if (auto none = provision::no_disk_provisioned(rep)) throw *none;  // main prints it, one line per disk
     for (const auto& t : rep.targets)
       if (!t.ok) std::fprintf(stderr, "piprov: error: %s\n", t.error.c_str());
+    if (rep.interrupted) std::fprintf(stderr, "%s\n", provision::interrupted_text(rep).c_str());
     exit_code = provision::exit_code(rep);
   });
 }

@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/progress_render.hpp"
 #include "cli/write_options.hpp"
+#include "core/finding.hpp"
 #include "core/units.hpp"
 #include "image/verify.hpp"
 
@@ -37,11 +38,11 @@ void add_verify_command(CLI::App& app, Globals&, int&) {
     try {
       r = image::verify_image(a->image, a->target, a->threads, progress.sink(), a->full);
     } catch (const Error& e) {
-      if (a->json) fmt::print("{}\n", image::verify_failure_json(a->image, a->target, e).dump(2));
+      if (a->json) fmt::print("{}\n", dump_json(image::verify_failure_json(a->image, a->target, e)));
       throw;
     }
     if (a->json) {
-      fmt::print("{}\n", image::verify_result_json(r).dump(2));
+      fmt::print("{}\n", dump_json(image::verify_result_json(r)));
       return;
     }
     // Over the bytes compared, as write's verify rate (not the image's size).

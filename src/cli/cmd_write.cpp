@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/progress_render.hpp"
 #include "cli/write_options.hpp"
+#include "core/finding.hpp"
 #include "image/write.hpp"
 
 namespace piprov::cli {
@@ -30,11 +31,11 @@ void add_write_command(CLI::App& app, Globals&, int& exit_code) {
     try {
       r = image::write_image(opts);
     } catch (const Error& e) {  // refused, bad input, interrupted: scripts still get an object
-      if (a->json) fmt::print("{}\n", image::write_failure_json(opts, e).dump(2));
+      if (a->json) fmt::print("{}\n", dump_json(image::write_failure_json(opts, e)));
       throw;
     }
     if (a->json)
-      fmt::print("{}\n", image::write_result_json(r).dump(2));
+      fmt::print("{}\n", dump_json(image::write_result_json(r)));
     else
       fmt::print("{}\n", write_summary(r));
     if (r.succeeded() == 0) throw image::no_target_written(r);

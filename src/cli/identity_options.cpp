@@ -27,6 +27,9 @@ constexpr TextOption kText[] = {
     {"--gateway", &IdentityOptions::gateway, "Default route for the --ip addresses"},
     {"--wifi-ssid", &IdentityOptions::wifi_ssid, "Wi-Fi network for wlan0 (DHCP); needs --wifi-psk-file"},
     {"--wifi-psk-file", &IdentityOptions::wifi_psk_file, "File whose first line is the Wi-Fi passphrase"},
+    {"--wifi-country", &IdentityOptions::wifi_country,
+     "Wi-Fi country, ISO 3166-1 alpha-2 (GB, DE, US): netplan's regulatory-domain for wlan0 and "
+     "cfg80211.ieee80211_regdom=CC in cmdline.txt; without it the Pi's Wi-Fi may stay blocked"},
     {"--user-data", &IdentityOptions::user_data_file,
      "Your own #cloud-config user-data (the options above are added to it)"},
     {"--network-config", &IdentityOptions::network_config_file,

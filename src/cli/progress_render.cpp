@@ -6,6 +6,7 @@
 
 #include "core/enum_names.hpp"
 #include "core/error.hpp"
+#include "core/finding.hpp"
 #include "core/units.hpp"
 
 namespace piprov::cli {
@@ -40,9 +41,7 @@ std::string bench_text(const ProgressEvent& e) {
 }
 
 /// A JSON string literal (quotes, escapes).
-std::string json_string(const std::string& s) {
-  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+std::string json_string(const std::string& s) { return dump_json(nlohmann::json(s), -1); }
 
 /// The JSON line of a bench job (seconds), keys as in the header comment.
 std::string job_json(const ProgressEvent& e, bool final) {

@@ -48,8 +48,10 @@ void add_write_options(CLI::App* cmd, image::WriteOptions& o, ProgressMode& prog
       "Skip reading the target back and comparing (verify is on by default)");
   cmd->add_flag("-y,--yes", o.assume_yes, "Do not ask for confirmation (needed without a terminal)");
   cmd->add_flag("--unmount", o.unmount, "Unmount the target's mounted partitions first (they are listed)");
-  cmd->add_flag("--overwrite", o.overwrite,
-                "Allow replacing an existing regular file, even an empty one (never one under /etc, /usr, /boot, ...)");
+  if (cmd->get_name() == "write")  // provision writes whole disks only: a file is never its target
+    cmd->add_flag("--overwrite", o.overwrite,
+                  "Allow replacing an existing regular file, even an empty one (never one under /etc, /usr, /boot, "
+                  "...)");
   cmd->add_option("--sha256", o.sha256, "Expected SHA-256 (hex) of the IMAGE file as downloaded");
   cmd->add_option("--sha256-file", o.sha256_file, "SHA256SUMS file listing the IMAGE file's name")
       ->check(CLI::ExistingFile);

@@ -72,8 +72,8 @@ nlohmann::json findings_summary_json(const Findings& f, FailOn fail_on) {
           {"exit_code", findings_exit_code(f, fail_on)}};
 }
 
-std::string dump_json(const nlohmann::json& j) {
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+std::string dump_json(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace piprov

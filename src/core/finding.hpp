@@ -62,8 +62,9 @@ nlohmann::json findings_json(const Findings& f);
 /// {"errors", "warnings", "infos", "exit_code"}.
 nlohmann::json findings_summary_json(const Findings& f, FailOn fail_on);
 
-/// Serialises with a 2-space indent; bytes that are not UTF-8 (configs may
-/// hold any bytes) become U+FFFD instead of throwing.
-std::string dump_json(const nlohmann::json& j);
+/// The one JSON printer: serialises with an `indent`-space indent (-1: one line, no spaces);
+/// bytes that are not UTF-8 (configs, file names and paths may hold any bytes) become U+FFFD
+/// instead of throwing, so no --json output can fail after the disks were written.
+std::string dump_json(const nlohmann::json& j, int indent = 2);
 
 }  // namespace piprov

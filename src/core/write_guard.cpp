@@ -148,6 +148,11 @@ std::string message(WriteRule r, const WriteSubject& s, WriteIntent i, const Rul
             p, p, p);
       return p + " does not exist; run 'piprov devices' to list disks";
     case WriteRule::MissingDirectory:
+      if (!s.dangling_target.empty())
+        return fmt::format(
+            "cannot create {}: it is a symlink to {}, and directory {} does not exist (create it, or "
+            "give another path)",
+            p, s.dangling_target, s.missing_dir);
       return fmt::format("cannot create {}: directory {} does not exist", p, s.missing_dir);
     case WriteRule::NoMedium:
       if (fs::path(s.disk.path).filename().string().rfind("loop", 0) == 0 && s.disk.backing_file.empty())
@@ -170,10 +175,22 @@ std::string message(WriteRule r, const WriteSubject& s, WriteIntent i, const Rul
       if (i == WriteIntent::ProvisionDisk)
         return fmt::format("{} is a partition; provision the whole disk {}", p, s.partition_of);
       return fmt::format("{} is a partition; give the whole disk ({}) instead", p, s.partition_of);
-    case WriteRule::SystemDisk:
-      return fmt::format("{} is {}a system disk ({}): piprov never writes it", p,
+    case WriteRule::SystemDisk: {
+      // Active swap is often a USB disk's own partition the system picked up (a swap line in fstab,
+      // systemd's gpt-auto): turning it off is the remedy when the disk is not this machine's own.
+      // Only when swap is the one reason: a disk with / mounted is this machine's.
+      std::vector<std::string> swapoff;
+      for (const auto& r : s.disk.system_reasons)
+        if (auto at = r.find(" is active swap"); at != std::string::npos)
+          swapoff.push_back("/dev/" + r.substr(r.rfind(' ', at - 1) + 1, at - r.rfind(' ', at - 1) - 1));
+      if (swapoff.size() != s.disk.system_reasons.size()) swapoff.clear();
+      return fmt::format("{} is {}a system disk ({}): piprov never writes it{}", p,
                          s.kind == TargetKind::Partition ? "on " + s.disk.path + ", " : "",
-                         join(s.disk.system_reasons, "; "));
+                         join(s.disk.system_reasons, "; "),
+                         swapoff.empty() ? ""
+                                         : "; if it is not this machine's own disk, turn its swap off (swapoff " +
+                                               join(swapoff, " ") + ") and run again");
+    }
     case WriteRule::ReadOnly:
       return p + " is read-only: check the write-protect switch (SD adapters) or the device's ro flag";
     case WriteRule::PseudoFs:
@@ -268,6 +285,10 @@ void file_facts(WriteSubject& s, const SysRoot& root) {
   if (s.kind == TargetKind::Missing && !fs::is_directory(dir, ec)) {
     fs::path given = fs::path(s.path).parent_path();
     s.missing_dir = given.empty() ? "." : given.string();
+    if (fs::is_symlink(s.path, ec)) {  // the link's directory exists; the one it points into does not
+      s.dangling_target = fs::read_symlink(s.path, ec).string();
+      s.missing_dir = dir.string();
+    }
   }
   s.pseudo_fs = under(dir.string(), "/proc") || under(dir.string(), "/sys") || under(dir.string(), "/dev") ||
                 pseudo_fs_magic(dir);

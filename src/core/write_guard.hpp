@@ -102,7 +102,9 @@ struct WriteSubject {
   std::string partition_of;          ///< a partition: its whole disk ("/dev/sda")
   std::vector<std::string> mounted;  ///< "DEV on DIR" of the device (a disk: with its partitions)
   std::uint64_t size = 0;            ///< existing file: bytes
-  std::string missing_dir;           ///< new file: its directory, when that does not exist
+  std::string missing_dir;           ///< new file: its directory, when that does not exist (a dangling
+                                     ///< symlink's: the directory of the file it points to)
+  std::string dangling_target;       ///< the path is a dangling symlink: where it points ("" otherwise)
   bool pseudo_fs = false;            ///< file or directory on a kernel pseudo file system
   std::string ram_dir;               ///< file or directory under /run: "/run"
   std::string loop_device;           ///< existing file backing a loop device: "/dev/loop3"

@@ -23,6 +23,7 @@ std::string condition_words(const Section& s) {
   if (s.kind == SectionKind::Gpio)
     return fmt::format("GPIO {} reads {} at boot", s.text.substr(4, eq - 4), s.text.substr(eq + 1));
   if (s.kind == SectionKind::Partition) return fmt::format("the reboot asked for partition {}", s.text.substr(eq + 1));
+  if (s.kind == SectionKind::Model) return fmt::format("the filters combined with [{}] match", s.text);
   return fmt::format("the board's serial number is {}", s.text);
 }
 
@@ -32,7 +33,7 @@ std::optional<std::pair<std::string, int>> unconditional_value(const Config& cfg
   for (const auto& l : cfg.lines) {
     if (l.kind != LineKind::Setting || l.key != key) continue;
     const Section* s = cfg.section_of(l);
-    if (s && s->kind != SectionKind::All) continue;
+    if (s && !s->always()) continue;
     out = std::make_pair(l.value, l.number);
   }
   return out;
@@ -67,12 +68,13 @@ void rule_config_size(const Config& cfg, Findings& f) {
                  "rpi-eeprom-update prepareImage (wc -l < 3 sets OVERWRITE_CONFIG)"});
 }
 
-// duplicate-key: a key set twice where both always apply.
+// duplicate-key: a key set twice where both always apply. A model filter's section ([pi5]) that
+// sets a key again overrides the [all] value on purpose: not a duplicate.
 void rule_duplicate_key(const Config& cfg, Findings& f) {
   std::map<std::string, int> seen;  // unconditional key -> line
   for (const auto& l : cfg.lines) {
     const Section* s = cfg.section_of(l);
-    if (!applies(cfg, l) || (s && s->conditional())) continue;
+    if (!applies(cfg, l) || (s && (s->conditional() || s->kind == SectionKind::Model))) continue;
     if (auto it = seen.find(l.key); it != seen.end())
       f.push_back({"duplicate-key", Severity::Warning, l.number, l.key,
                    fmt::format("{} is set again (first at line {}); the last value wins", l.key, it->second),
@@ -122,6 +124,27 @@ void rule_boot_order_lines(const Config& cfg, const EffectiveBootOrder& eff, con
     for (auto& m : more)  // one of the pair always applies: a missing mode is as bad as unconditionally
       if (always && m.rule == "boot-order-missing-mode") m.severity = Severity::Error;
     append(f, std::move(more));
+  }
+}
+
+// section-never-applies: one info per header under a model filter that cannot match the board.
+void rule_section_never_applies(const Config& cfg, Board board, Findings& f) {
+  std::map<int, int> counts;  // header line -> settings under it
+  std::map<int, const Section*> headers;
+  for (const auto& l : cfg.lines) {
+    const Section* s = cfg.section_of(l);
+    if (l.kind != LineKind::Setting || !s || s->never_on_board.empty()) continue;
+    ++counts[s->line];
+    headers[s->line] = s;
+  }
+  for (const auto& [line, n] : counts) {
+    const Section& s = *headers[line];
+    f.push_back({"section-never-applies", Severity::Info, line, "",
+                 fmt::format("[{}] never applies on a {}{}: its {} setting(s) are not used on this board", s.text,
+                             board_title(board),
+                             s.text == s.never_on_board ? "" : fmt::format(" (under [{}])", s.never_on_board), n),
+                 "nothing to do if the config is shared with other boards; pass --board for the board it is for",
+                 "Raspberry Pi documentation, config_txt: conditional filters (model filters)"});
   }
 }
 
@@ -212,7 +235,7 @@ EffectiveBootOrder effective_boot_order(const Config& cfg, Board board) {
     auto parsed = parse_boot_order(l.value);
     if (s && s->conditional()) {
       e.conditional.push_back({header(*s), l.number, l.value, parsed.order});
-    } else if (!s || s->kind == SectionKind::All) {
+    } else if (!s || s->always()) {
       e.order = parsed.order;
       e.text = l.value;
       e.line = l.number;
@@ -236,7 +259,7 @@ EffectiveBootOrder effective_boot_order(const Config& cfg, Board board) {
   return e;
 }
 
-Want default_want(Board board, const EffectiveBootOrder& eff) {
+std::optional<Want> default_want(Board board, const EffectiveBootOrder& eff) {
   const int usb = want_mode(Want::Usb), nvme = want_mode(Want::Nvme);
   if (!board_has_mode(board, nvme)) return Want::Usb;
   auto ssd = [&](const BootOrder& o) -> std::optional<Want> {
@@ -244,14 +267,14 @@ Want default_want(Board board, const EffectiveBootOrder& eff) {
       if (o.modes[i] == usb || o.modes[i] == nvme) return o.modes[i] == usb ? Want::Usb : Want::Nvme;
     return std::nullopt;
   };
-  if (eff.order)
-    if (auto w = ssd(*eff.order)) return *w;
+  if (eff.order && !eff.is_default()) return ssd(*eff.order);  // a set order without USB/NVMe: none wanted
   return ssd(boot_order_from_value(default_boot_order(board))).value_or(Want::Usb);
 }
 
 CheckReport check_config(const CheckInput& in, const CheckOptions& given) {
   CheckReport r;
   r.config = parse_config(in.config_text);
+  apply_board(r.config, given.board);
   r.boot_order = effective_boot_order(r.config, given.board);
   CheckOptions opt = given;
   if (opt.want_from_board) opt.want = default_want(opt.board, r.boot_order);
@@ -264,6 +287,7 @@ CheckReport check_config(const CheckInput& in, const CheckOptions& given) {
   rule_key_values(cfg, opt.board, f);
   rule_boot_order_lines(cfg, r.boot_order, opt, f);
   rule_section_none_ignored(cfg, f);
+  rule_section_never_applies(cfg, opt.board, f);
   rule_boot_order_default(r.boot_order, opt, f);
   rule_freeze_version(cfg, f);
   rule_power_off_on_halt(cfg, opt.board, f);

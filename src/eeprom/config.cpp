@@ -1,5 +1,8 @@
 #include "eeprom/config.hpp"
 
+#include <charconv>
+#include <set>
+
 #include <fmt/format.h>
 #include <algorithm>
 #include <cctype>
@@ -114,6 +117,11 @@ void parse_line(Config& cfg, ConfigLine& line) {
     line.kind = LineKind::Section;
     Section s{line.number, std::string(body.substr(1, body.size() - 2)), SectionKind::Unknown};
     s.kind = classify_section(s.text);
+    s.applies = s.kind == SectionKind::All ? Applies::Always
+                : (s.kind == SectionKind::Gpio || s.kind == SectionKind::Serial || s.kind == SectionKind::Partition ||
+                   s.kind == SectionKind::Model)
+                    ? Applies::Sometimes
+                    : Applies::Never;
     if (s.kind == SectionKind::ConfigTxt && cfg.config_txt_from == 0) cfg.config_txt_from = line.number;
     cfg.sections.push_back(std::move(s));
     line.section = static_cast<int>(cfg.sections.size()) - 1;
@@ -215,7 +223,7 @@ void rule_section_filter(const Config& cfg, const ConfigLine& l, Findings& f) {
     f.push_back(syntax(
         "unknown-section", Severity::Warning, l, "",
         fmt::format("[{}] is not a bootloader config filter; settings under it are not applied", printable(s.text)),
-        "use [all], [none], [gpioN=0|1], [partition=N] or [0xSERIAL]"));
+        "use [all], [none], a model filter ([pi4], [pi5], [cm4], ...), [gpioN=0|1], [partition=N] or [0xSERIAL]"));
   else if (s.kind == SectionKind::ConfigTxt)
     f.push_back(syntax("config-txt-section", Severity::Info, l, "",
                        "[config.txt] holds config.txt properties, not bootloader settings; its keys are not checked "
@@ -257,6 +265,9 @@ SectionKind classify_section(std::string_view inner) {
   if (lower_eq(inner, "none")) return SectionKind::None;
   if (lower_eq(inner, "config.txt")) return SectionKind::ConfigTxt;
   if (lower_eq(inner, "tryboot")) return SectionKind::Tryboot;
+  if (is_model_filter(inner) && !lower_eq(inner, "none")) return SectionKind::Model;
+  if (inner.size() > 13 && lower_eq(inner.substr(0, 13), "board-type=0x") && all_hex(inner.substr(13)))
+    return SectionKind::Model;
   if (inner.size() > 10 && lower_eq(inner.substr(0, 10), "partition=") && inner.size() <= 13) {
     bool digits = true;
     for (char c : inner.substr(10)) digits = digits && std::isdigit(static_cast<unsigned char>(c));
@@ -277,6 +288,44 @@ SectionKind classify_section(std::string_view inner) {
     }
   }
   return SectionKind::Unknown;
+}
+
+namespace {
+/// Whether the model filter `text` ("pi4", "board-type=0x17") names `board`.
+bool model_section_matches(std::string_view text, PiBoard board) {
+  if (text.size() > 13 && lower_eq(text.substr(0, 13), "board-type=0x")) {
+    unsigned code = 0;
+    const auto hex = text.substr(13);
+    auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), code, 16);
+    return ec == std::errc() && end == hex.data() + hex.size() && code == board_type_code(board);
+  }
+  return model_filter_matches(text, board_name(board));
+}
+}  // namespace
+
+void apply_board(Config& cfg, PiBoard board) {
+  std::string model;           // the active model filter's text, "" when none
+  bool model_match = true;     // whether it matches `board`
+  std::set<SectionKind> cond;  // active gpio/serial/partition filter types
+  for (auto& s : cfg.sections) {
+    switch (s.kind) {
+      case SectionKind::All:
+        model.clear();
+        model_match = true;
+        cond.clear();
+        break;
+      case SectionKind::Model:
+        model = s.text;
+        model_match = model_section_matches(s.text, board);
+        break;
+      case SectionKind::Gpio:
+      case SectionKind::Serial:
+      case SectionKind::Partition: cond.insert(s.kind); break;
+      default: continue;  // [none], [tryboot], [config.txt], EDID, unknown: Never, as parsed
+    }
+    s.never_on_board = model_match ? "" : model;
+    s.applies = !model_match ? Applies::Never : cond.empty() ? Applies::Always : Applies::Sometimes;
+  }
 }
 
 Config parse_config(std::string_view text) {

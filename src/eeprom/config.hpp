@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/board.hpp"
 #include "core/finding.hpp"
 
 namespace piprov::eeprom {
@@ -21,6 +22,7 @@ namespace piprov::eeprom {
 enum class SectionKind {
   All,        ///< [all]: applies always
   None,       ///< [none]: never applies (release images park FREEZE_VERSION there)
+  Model,      ///< [pi4], [pi5], [cm4], [pi400], [board-type=0x17], ...: applies on the boards it names
   Gpio,       ///< [gpioN=0|1]: applies when the GPIO reads that level at boot
   Serial,     ///< [0x1234abcd]: applies on the board with that serial number
   Partition,  ///< [partition=N]: applies when the reboot asked for partition N (e.g. 62 from a watchdog)
@@ -30,16 +32,29 @@ enum class SectionKind {
   Unknown,    ///< anything else
 };
 
+/// Whether the settings under a section header apply.
+enum class Applies {
+  Always,     ///< [all], or a model filter that matches the board (with no other filter active)
+  Sometimes,  ///< a [gpio..]/[0xSERIAL]/[partition=N] filter is active (and any model filter matches)
+  Never,      ///< [none], a filter the bootloader ignores, or a model filter that cannot match the board
+};
+
 struct Section {
   int line = 0;      ///< line of the header
   std::string text;  ///< between the brackets, e.g. "gpio3=1"
   SectionKind kind = SectionKind::Unknown;
-  /// true when keys under it apply only sometimes (gpio, serial, partition)
-  bool conditional() const {
-    return kind == SectionKind::Gpio || kind == SectionKind::Serial || kind == SectionKind::Partition;
-  }
-  /// true when keys under it are never bootloader settings ([none], [tryboot], unknown, EDID, [config.txt])
-  bool ignored() const { return !conditional() && kind != SectionKind::All; }
+  /// Without a board (parse_config): [all] Always, gpio/serial/partition Sometimes, a model filter
+  /// Sometimes, the rest Never. apply_board() sets it for one board.
+  Applies applies = Applies::Never;
+  /// A model filter active at this header ([pi4] in a Pi 5 config, also under a later
+  /// [gpio..]) that can never match the board apply_board() was given; "" when none.
+  std::string never_on_board;
+  /// true when keys under it apply only sometimes
+  bool conditional() const { return applies == Applies::Sometimes; }
+  /// true when keys under it are never bootloader settings on this board
+  bool ignored() const { return applies == Applies::Never; }
+  /// true when keys under it always apply ([all], or a matching model filter)
+  bool always() const { return applies == Applies::Always; }
 };
 
 enum class LineKind {
@@ -96,5 +111,14 @@ Findings check_syntax(const Config& cfg);
 
 /// Classifies the text between `[` and `]`.
 SectionKind classify_section(std::string_view inner);
+
+/// Resolves every section's `applies` for `board` as the bootloader does with config.txt's
+/// conditional filters (every filter but [EDID=]; Raspberry Pi documentation, eeprom-bootloader
+/// and config_txt: conditional filters): [all] resets the filters; filters of the same type
+/// (model, gpio, serial, partition) replace each other, of different types combine; a model
+/// filter that cannot match the board makes every setting under it (and under filters combined
+/// with it) Never and sets `never_on_board`. [none], [tryboot], [config.txt] and unknown headers
+/// stay Never (rules: tryboot-section-ignored, unknown-section, ...).
+void apply_board(Config& cfg, PiBoard board);
 
 }  // namespace piprov::eeprom

@@ -19,7 +19,7 @@ constexpr const char* kDocs = "Raspberry Pi documentation, eeprom-bootloader (va
 // clang-format off
 constexpr std::array kRules{
   KeyRule{"BOOT_UART",                ValueType::Int,       0,     1,     "0",     kAllBoards, kNotes},
-  KeyRule{"WAKE_ON_GPIO",             ValueType::Int,       0,     2,     "1",     kAllBoards, kNotes},
+  KeyRule{"WAKE_ON_GPIO",             ValueType::Int,       0,     2,     "1",     kPi4Family, kNotes},
   KeyRule{"POWER_OFF_ON_HALT",        ValueType::Int,       0,     1,     "0",     kAllBoards, kNotes},
   KeyRule{"BOOT_ORDER",               ValueType::BootOrder, 0,     0,     "",      kAllBoards, kNotes},
   KeyRule{"DHCP_TIMEOUT",             ValueType::Int,       5000,  kMaxI, "45000", kAllBoards, kNotes},

@@ -118,21 +118,25 @@ YAML::Node user_data_base(const NodeIdentity& n) {
 
 YAML::Node ethernet(const NodeIdentity& n) {
   YAML::Node eth;
-  if (n.address.empty()) {
+  if (!n.address) {
     eth["dhcp4"] = true;
   } else {
     eth["dhcp4"] = false;
-    eth["addresses"].push_back(text(n.address));
-    if (!n.gateway.empty()) {
+    eth["addresses"].push_back(text(n.address->text));
+    if (n.gateway) {
       YAML::Node route;
       // Not "default": netplan before 0.103 and cloud-init's network_state
       // before PR 6391 reject it (cloud-init issues 3988, 4133).
-      route["to"] = text(n.gateway.find(':') == std::string::npos ? "0.0.0.0/0" : "::/0");
-      route["via"] = text(n.gateway);
+      route["to"] = text(n.gateway->default_route());
+      route["via"] = text(n.gateway->address());
       eth["routes"].push_back(route);
     }
   }
-  if (!n.dns.empty()) eth["nameservers"]["addresses"] = texts(n.dns);
+  if (!n.dns.empty()) {
+    std::vector<std::string> dns;
+    for (const auto& d : n.dns) dns.push_back(d.address());
+    eth["nameservers"]["addresses"] = texts(dns);
+  }
   eth["optional"] = true;
   return eth;
 }
@@ -146,6 +150,7 @@ YAML::Node wifi(const NodeIdentity& n) {
   YAML::Node aps(YAML::NodeType::Map);
   aps.force_insert(text(n.wifi_ssid), ap);
   w["access-points"] = aps;
+  if (!n.wifi_country.empty()) w["regulatory-domain"] = text(n.wifi_country);
   return w;
 }
 

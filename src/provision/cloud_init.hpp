@@ -9,9 +9,12 @@
 // (users, ssh_authorized_keys, hashed_passwd, lock_passwd, sudo),
 // cc_set_hostname, cc_timezone, cc_set_passwords (ssh_pwauth).
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "provision/ip_value.hpp"
 
 namespace piprov::provision {
 
@@ -22,10 +25,11 @@ struct NodeIdentity {
   std::string user;                   ///< "" = keys go to the image's default user
   std::vector<std::string> ssh_keys;  ///< "TYPE BASE64 [comment]" lines
   std::string password_hash, timezone;
-  std::string address;  ///< CIDR on eth0; "" = DHCP
-  std::string gateway;
-  std::vector<std::string> dns;
+  std::optional<IpValue> address;   ///< ADDR/PREFIX on eth0; nullopt = DHCP
+  std::optional<IpValue> gateway;   ///< default route via this address (with `address`)
+  std::vector<IpValue> dns;         ///< name servers
   std::string wifi_ssid, wifi_psk;  ///< wlan0 with DHCP when the SSID is set
+  std::string wifi_country;         ///< "GB": wlan0's netplan regulatory-domain; "" = not set
   /// The user's own files (content, "" when not given) and their paths for messages.
   std::string user_data_base, network_config_base, meta_data_base;
   std::string user_data_file, network_config_file, meta_data_file;
@@ -37,6 +41,9 @@ struct SeedPlan {
   std::string hostname;                              ///< "" when --hostname was not given
   std::string instance_id;                           ///< unique per target and run
   std::string user_data, meta_data, network_config;  ///< file contents
+  /// --wifi-country ("GB", "" = none): also cfg80211.ieee80211_regdom=CC in the cmdline files
+  /// (first_boot.hpp set_wifi_regdom()), as rpi-imager writes it (rpi-imager issues 1066, 1123).
+  std::string wifi_country;
 };
 
 /// File names of the seed, in the order written: meta-data (the new
@@ -68,8 +75,8 @@ std::string build_meta_data(const NodeIdentity& n);
 /// route (`to: 0.0.0.0/0` or `to: "::/0"`, never `to: default`, which
 /// netplan < 0.103 and cloud-init's network_state before PR 6391 reject:
 /// cloud-init issues 3988 and 4133) + nameservers; wlan0 under wifis with access-points when an SSID is
-/// given; or the user's file, which must be a YAML map of version 1 or 2
-/// (at the top or under `network:`). Throws Error{Usage} naming the file.
+/// given, with `regulatory-domain: CC` when a Wi-Fi country is (netplan 0.105 and later); or the user's file, which
+/// must be a YAML map of version 1 or 2 (at the top or under `network:`). Throws Error{Usage} naming the file.
 std::string build_network_config(const NodeIdentity& n);
 
 /// Why the root fs at `root_dir` cannot read a NoCloud seed ("" when it can:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "boot/cmdline_txt.hpp"
 #include "boot/layout.hpp"
 #include "core/atomic_file.hpp"
 #include "core/file.hpp"
@@ -36,6 +37,19 @@ std::vector<std::string> cmdline_files(const fs::path& boot_dir) {
   for (const auto& n : names)
     if (std::find(out.begin(), out.end(), n) == out.end() && fs::is_regular_file(boot_dir / n, ec)) out.push_back(n);
   return out;
+}
+
+std::vector<std::string> set_wifi_regdom(const fs::path& boot_dir, const std::string& country) {
+  std::vector<std::string> changed;
+  for (const auto& name : cmdline_files(boot_dir)) {
+    auto text = read_file_if_exists(boot_dir / name);
+    if (!text) continue;
+    auto cmdline = boot::CmdlineTxt::parse(*text);
+    if (!cmdline.set("cfg80211.ieee80211_regdom", country)) continue;
+    atomic_write(boot_dir / name, cmdline.to_string());
+    changed.push_back(name);
+  }
+  return changed;
 }
 
 SeedOutcome rewrite_partuuid_references(const fs::path& boot_dir, const fs::path& root_dir,

@@ -22,6 +22,7 @@ struct SeedOutcome {
   std::vector<std::string> rewritten;   ///< files whose PARTUUID= were rewritten ("cmdline.txt", "/etc/fstab")
   int partuuid_references = 0;          ///< PARTUUID= values replaced in them
   std::vector<std::string> seed_files;  ///< "user-data", ... ("" when no seed was asked for)
+  std::vector<std::string> regdom_set;  ///< cmdline files given cfg80211.ieee80211_regdom= (--wifi-country)
 };
 
 /// Cmdline files on the boot partition at `boot_dir` a layout may use:
@@ -35,6 +36,12 @@ std::vector<std::string> cmdline_files(const std::filesystem::path& boot_dir);
 /// root_dir/etc/fstab, each atomically and only when it changes (so the disk
 /// boots with its new ids). Fills `rewritten` and `partuuid_references`.
 /// Throws Error{Io} on write failures.
+/// --wifi-country: sets cfg80211.ieee80211_regdom=CC (the kernel's regulatory domain, Linux
+/// net/wireless/reg.c) on the first line of every cmdline_files() file, as rpi-imager writes it
+/// (raspberrypi/rpi-imager issues 1066, 1123: without a country the Pi's Wi-Fi stays blocked),
+/// each atomically and only when it changes. Returns the files changed. Throws Error{Io}.
+std::vector<std::string> set_wifi_regdom(const std::filesystem::path& boot_dir, const std::string& country);
+
 SeedOutcome rewrite_partuuid_references(const std::filesystem::path& boot_dir, const std::filesystem::path& root_dir,
                                         const image::DiskIdentity& id);
 

@@ -1,6 +1,5 @@
 #include "provision/identity.hpp"
 
-#include <arpa/inet.h>
 #include <yaml-cpp/binary.h>
 #include <algorithm>
 #include <cctype>
@@ -116,9 +115,10 @@ NodeIdentity common_identity(const IdentityOptions& o) {
   }
   n.password_hash = o.password_hash;
   n.timezone = o.timezone;
-  n.gateway = o.gateway;
-  n.dns = split_list(o.dns);
+  if (!o.gateway.empty()) n.gateway = check_ip(o.gateway, false, "--gateway");
+  for (const auto& d : split_list(o.dns)) n.dns.push_back(check_ip(d, false, "--dns"));
   n.wifi_ssid = o.wifi_ssid;
+  if (!o.wifi_country.empty()) n.wifi_country = check_wifi_country(o.wifi_country, "/usr/share/zoneinfo/iso3166.tab");
   if (!o.wifi_psk_file.empty())
     n.wifi_psk = parse_wifi_psk(user_file(o.wifi_psk_file, "--wifi-psk-file", "Wi-Fi passphrase"), o.wifi_psk_file);
   n.user_data_file = o.user_data_file;
@@ -150,26 +150,25 @@ void check_combinations(const IdentityOptions& o) {
         "--network-config replaces the generated network config: leave out --ip, --gateway, --dns and "
         "--wifi-ssid, or the file");
   if (!o.gateway.empty() && o.ips.empty()) throw usage("--gateway needs --ip (DHCP brings its own route)");
-  if (!o.gateway.empty()) check_ip(o.gateway, false, "--gateway");
-  for (const auto& d : split_list(o.dns)) check_ip(d, false, "--dns");
   if (o.wifi_ssid.empty() != o.wifi_psk_file.empty())
     throw usage("--wifi-ssid and --wifi-psk-file go together (the passphrase is read from a file, never typed)");
   if (o.wifi_ssid.size() > 32) throw usage("--wifi-ssid: '" + o.wifi_ssid + "' is longer than 32 bytes");
 }
 
-std::vector<std::string> addresses(const IdentityOptions& o, std::size_t targets) {
+std::vector<std::optional<IpValue>> addresses(const IdentityOptions& o, std::size_t targets) {
   auto ips = split_list(o.ips);
-  if (ips.empty()) return std::vector<std::string>(targets);  // DHCP everywhere
+  std::vector<std::optional<IpValue>> out(targets);
+  if (ips.empty()) return out;  // DHCP everywhere
   if (ips.size() != targets)
     throw usage("--ip gives " + std::to_string(ips.size()) + " address(es) for " + std::to_string(targets) +
                 " target disk(s): give exactly one CIDR per disk, in the order of the disks");
   std::set<std::string> seen;
-  for (const auto& ip : ips) {
-    check_ip(ip, true, "--ip");
-    if (!seen.insert(ip.substr(0, ip.find('/'))).second)
-      throw usage("--ip: " + ip + " is given twice: every disk needs its own address");
+  for (std::size_t i = 0; i < ips.size(); ++i) {
+    out[i] = check_ip(ips[i], true, "--ip");
+    if (!seen.insert(std::string(out[i]->bytes.begin(), out[i]->bytes.end())).second)
+      throw usage("--ip: " + ips[i] + " is given twice: every disk needs its own address");
   }
-  return ips;
+  return out;
 }
 
 }  // namespace
@@ -177,7 +176,7 @@ std::vector<std::string> addresses(const IdentityOptions& o, std::size_t targets
 bool IdentityOptions::any() const {
   return !hostnames.empty() || !user.empty() || !ssh_key_files.empty() || !password_hash.empty() || !timezone.empty() ||
          !ips.empty() || !gateway.empty() || !dns.empty() || !wifi_ssid.empty() || !wifi_psk_file.empty() ||
-         !user_data_file.empty() || !network_config_file.empty() || !meta_data_file.empty();
+         !user_data_file.empty() || !network_config_file.empty() || !meta_data_file.empty() || !wifi_country.empty();
 }
 
 std::vector<std::string> expand_hostnames(std::string_view spec_view, std::size_t targets) {
@@ -230,56 +229,47 @@ void check_password_hash(std::string_view hash) {
         "make one with 'mkpasswd -m yescrypt' or 'openssl passwd -6'");
 }
 
-int check_ip(std::string_view cidr_view, bool require_prefix, const std::string& what) {
-  std::string cidr(cidr_view);
-  auto slash = cidr.find('/');
-  std::string addr = cidr.substr(0, slash);
-  unsigned char buf[16];
-  int family = ::inet_pton(AF_INET, addr.c_str(), buf) == 1 ? 4 : ::inet_pton(AF_INET6, addr.c_str(), buf) == 1 ? 6 : 0;
-  bool prefix_ok = slash == std::string::npos ? !require_prefix : false;
-  if (family && slash != std::string::npos && require_prefix) {
-    std::string p = cidr.substr(slash + 1);
-    prefix_ok = !p.empty() && p.size() <= 3 && std::all_of(p.begin(), p.end(), ::isdigit) &&
-                std::stoi(p) <= (family == 4 ? 32 : 128);
-  }
-  if (!family || !prefix_ok)
+IpValue check_ip(std::string_view text, bool require_prefix, const std::string& what) {
+  const std::string cidr(text);
+  auto v = IpValue::parse(cidr);
+  if (!v || v->prefix.has_value() != require_prefix)
     throw usage(what + ": '" + cidr + "' is not " +
                 (require_prefix ? "an address with its prefix length (e.g. 192.168.1.11/24)" : "an IP address"));
-  if (family == 4 && slash != std::string::npos) {
-    // RFC 950/919: in a subnet of 4 or more addresses, all host bits 0 names the
-    // network and all 1 the broadcast: neither is a node's address (/31, /32 have none).
-    int prefix = std::stoi(cidr.substr(slash + 1));
-    if (prefix <= 30) {
-      std::uint32_t a =
-          (std::uint32_t{buf[0]} << 24) | (std::uint32_t{buf[1]} << 16) | (std::uint32_t{buf[2]} << 8) | buf[3];
-      std::uint32_t host = prefix == 0 ? ~0u : (1u << (32 - prefix)) - 1;
-      if ((a & host) == 0 || (a & host) == host)
-        throw usage(what + ": " + cidr + " is the " + ((a & host) == 0 ? "network" : "broadcast") +
-                    " address of its subnet, not a node's: give the node's own address (e.g. " +
-                    addr.substr(0, addr.rfind('.')) + ".11/" + std::to_string(prefix) + ")");
-    }
+  if (require_prefix && *v->prefix == 0)
+    throw usage(what + ": " + cidr + " has the prefix length 0, which is no subnet (netplan: invalid prefix length): " +
+                "give the prefix of the node's network, e.g. " + v->address() + (v->family == 4 ? "/24" : "/64"));
+  if (auto role = v->subnet_role(); !role.empty()) {
+    const std::string addr = v->address();
+    throw usage(what + ": " + cidr + " is the " + role + " address of its subnet, not a node's: give the node's own " +
+                "address (e.g. " + addr.substr(0, addr.rfind('.')) + ".11/" + std::to_string(*v->prefix) + ")");
   }
-  return family;
+  return *v;
 }
 
-void check_gateway(const std::string& gateway, const std::string& cidr) {
-  int fg = check_ip(gateway, false, "--gateway"), fa = check_ip(cidr, true, "--ip");
-  if (fg != fa) throw usage("--gateway " + gateway + " and --ip " + cidr + " are not of the same IP version");
-  auto slash = cidr.find('/');
-  int prefix = std::stoi(cidr.substr(slash + 1));
-  unsigned char g[16], a[16];
-  int af = fg == 4 ? AF_INET : AF_INET6;
-  ::inet_pton(af, gateway.c_str(), g);
-  ::inet_pton(af, cidr.substr(0, slash).c_str(), a);
-  if (std::memcmp(g, a, fg == 4 ? 4 : 16) == 0)
-    throw usage("--gateway " + gateway + " is the node's own address (--ip " + cidr +
+void check_gateway(const IpValue& gateway, const IpValue& cidr) {
+  if (gateway.family != cidr.family)
+    throw usage("--gateway " + gateway.text + " and --ip " + cidr.text + " are not of the same IP version");
+  if (gateway.same_address(cidr))
+    throw usage("--gateway " + gateway.text + " is the node's own address (--ip " + cidr.text +
                 "): give the router of that network");
-  for (int bit = 0; bit < prefix; ++bit) {
-    auto mask = static_cast<unsigned char>(0x80u >> (bit % 8));
-    if ((g[bit / 8] & mask) != (a[bit / 8] & mask))
-      throw usage("--gateway " + gateway + " is not in the subnet of --ip " + cidr +
-                  ": the node could not reach it; give the router of that network (or fix the prefix length)");
-  }
+  if (!cidr.contains(gateway))
+    throw usage("--gateway " + gateway.text + " is not in the subnet of --ip " + cidr.text +
+                ": the node could not reach it; give the router of that network (or fix the prefix length)");
+}
+
+std::string check_wifi_country(const std::string& given, const std::filesystem::path& iso3166_tab) {
+  std::string cc(trim(given));
+  std::transform(cc.begin(), cc.end(), cc.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  const bool shape = cc.size() == 2 && std::all_of(cc.begin(), cc.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  if (!shape)
+    throw usage("--wifi-country: '" + given +
+                "' is not an ISO 3166-1 alpha-2 country code (two letters, e.g. GB, DE, US)");
+  auto tab = read_file_if_exists(iso3166_tab);
+  if (!tab) return cc;  // no tz database here: the shape is all we can check
+  for (const auto& line : split(*tab, '\n'))
+    if (line.size() > 2 && line.compare(0, 2, cc) == 0 && line[2] == '\t') return cc;
+  throw usage("--wifi-country: '" + given + "' is not an ISO 3166-1 country code (not in " + iso3166_tab.string() +
+              "): give the two-letter code of the country the Pi is in, e.g. GB, DE, US");
 }
 
 void check_timezone(const std::string& tz, const std::filesystem::path& zoneinfo) {
@@ -316,7 +306,7 @@ std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std
   check_combinations(o);
   std::vector<std::string> names =
       o.hostnames.empty() ? std::vector<std::string>(targets.size()) : expand_hostnames(o.hostnames, targets.size());
-  std::vector<std::string> ips = addresses(o, targets.size());
+  std::vector<std::optional<IpValue>> ips = addresses(o, targets.size());
   NodeIdentity common = common_identity(o);
   // The user's files are checked before anything is built or written.
   bool options_add = !o.hostnames.empty() || !o.user.empty() || !o.ssh_key_files.empty() || !o.timezone.empty();
@@ -328,11 +318,17 @@ std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std
     NodeIdentity n = common;
     n.hostname = names[i];
     n.address = ips[i];
-    if (!n.gateway.empty() && !n.address.empty()) check_gateway(n.gateway, n.address);
+    if (n.gateway && n.address) check_gateway(*n.gateway, *n.address);
     // cloud-init runs its first boot once per instance-id: one per disk and run.
     n.instance_id = "piprov-" + (n.hostname.empty() ? std::string() : n.hostname + "-") + random_hex(6);
-    plans.push_back(
-        {targets[i], n.hostname, n.instance_id, build_user_data(n), build_meta_data(n), build_network_config(n)});
+    plans.push_back({targets[i], n.hostname, n.instance_id, build_user_data(n), build_meta_data(n),
+                     build_network_config(n), n.wifi_country});
+    if (n.network_config_base.empty()) {  // piprov's own network-config is judged like the user's
+      SeedCheck own =
+          check_network_config(plans.back().network_config, "network-config (piprov's, " + targets[i] + ")");
+      if (own.refused()) throw Error(ErrorKind::Usage, refusal_text(own), own.findings);
+      if (check) check->findings.insert(check->findings.end(), own.findings.begin(), own.findings.end());
+    }
   }
   return plans;
 }

@@ -30,6 +30,7 @@ struct IdentityOptions {
   std::string gateway;                     ///< IPv4/IPv6 default route (with --ip)
   std::vector<std::string> dns;            ///< name servers; entries may be comma lists
   std::string wifi_ssid, wifi_psk_file;    ///< Wi-Fi network (wlan0, DHCP)
+  std::string wifi_country;                ///< ISO 3166-1 alpha-2 regulatory domain ("GB"), as typed
   std::string user_data_file, network_config_file, meta_data_file;  ///< the user's own files
   /// --force-seed: the seed check's errors (but an unreadable file) become
   /// warnings and the seed is written. Not counted by any().
@@ -57,16 +58,24 @@ std::vector<std::string> parse_public_keys(std::string_view text, const std::str
 /// yescrypt $y$, SHA-512 $6$, SHA-256 $5$ (optional rounds=N$), bcrypt $2b$.
 void check_password_hash(std::string_view hash);
 
-/// Throws Error{Usage} unless `cidr` is "ADDRESS/PREFIX" (IPv4 prefix 0-32,
-/// IPv6 0-128); with `require_prefix` false it must be a bare address.
-/// `what` names the option in the message. Returns 4 or 6.
-/// An IPv4 address with a prefix of /30 or shorter must not be its subnet's
-/// network or broadcast address (RFC 950, RFC 919).
-int check_ip(std::string_view cidr, bool require_prefix, const std::string& what);
+/// The IP value of option `what` (IpValue, ip_value.hpp). With `require_prefix`, "ADDRESS/PREFIX"
+/// with a prefix of 1..32 (IPv4) or 1..128 (IPv6): netplan refuses a /0 address ("invalid prefix
+/// length"), and an IPv4 address with a prefix of /30 or shorter must not be its subnet's network
+/// or broadcast address (RFC 950, RFC 919); without, a bare address. Throws Error{Usage} naming
+/// `what` and the value.
+IpValue check_ip(std::string_view text, bool require_prefix, const std::string& what);
 
-/// Throws Error{Usage} unless `gateway` is a bare address of the same IP
-/// version as `cidr` ("ADDRESS/PREFIX") and inside its subnet.
-void check_gateway(const std::string& gateway, const std::string& cidr);
+/// Throws Error{Usage} unless `gateway` (--gateway) is of the same IP version as `cidr` (--ip),
+/// not its address, and inside its subnet.
+void check_gateway(const IpValue& gateway, const IpValue& cidr);
+
+/// The Wi-Fi country `cc` in upper case ("gb" -> "GB"). Throws Error{Usage} unless it is an
+/// ISO 3166-1 alpha-2 code listed in `iso3166_tab` (the tz database's iso3166.tab,
+/// /usr/share/zoneinfo/iso3166.tab: "CC<TAB>name" lines); without that file only the shape (two
+/// letters) is checked. netplan's wifis `regulatory-domain` and the kernel's
+/// cfg80211.ieee80211_regdom take this code (netplan docs, YAML configuration; Linux
+/// net/wireless/reg.c); rpi-imager writes both (raspberrypi/rpi-imager issues 1066, 1123).
+std::string check_wifi_country(const std::string& cc, const std::filesystem::path& iso3166_tab);
 
 /// Throws Error{Usage} unless `tz` is a zone name ("Europe/Berlin", "UTC")
 /// that names a TZif file (RFC 8536) under `zoneinfo` (the tz database,
@@ -81,7 +90,9 @@ std::string parse_wifi_psk(std::string_view text, const std::string& file);
 /// file; Error{Io} when a file cannot be read), checks the user's seed files
 /// (seed_check.hpp: any error refuses with Error{Usage}, message
 /// refusal_text(), carrying every finding of the check; --force-seed makes most
-/// errors warnings; the findings go to *check) and returns one seed per
+/// errors warnings; the findings go to *check), checks piprov's own generated
+/// network-config with the same check_network_config() (an error refuses the same
+/// way, warnings join *check) and returns one seed per
 /// target, in order. Nothing is written. Empty when !o.any().
 std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std::string>& targets,
                                  SeedCheck* check = nullptr);

@@ -129,7 +129,19 @@ std::string steps_summary(const ProvisionReport& rep) {
          " in parallel in " + format_duration(rep.steps_seconds) + " (" + join(disks, ", ") + ")";
 }
 
+std::string interrupted_text(const ProvisionReport& rep) {
+  if (!rep.interrupted) return "";
+  std::vector<std::string> parts;
+  for (const auto& t : rep.targets)
+    parts.push_back(t.target + (t.ok ? " finished every step (it is ready as said above)"
+                                : t.steps.empty()
+                                    ? " did not finish (its write failed)"
+                                    : " did not finish (failed at '" + std::string(step_name(t.failed_step)) + "')"));
+  return "provision: interrupted (SIGINT or SIGTERM): " + join(parts, "; ");
+}
+
 int exit_code(const ProvisionReport& rep) {
+  if (rep.interrupted) return static_cast<int>(ErrorKind::Interrupted);
   for (const auto& t : rep.targets)
     if (!t.ok && t.error_kind == ErrorKind::Interrupted) return static_cast<int>(ErrorKind::Interrupted);
   if (rep.succeeded() < rep.targets.size()) return static_cast<int>(ErrorKind::Partial);
@@ -151,7 +163,8 @@ nlohmann::json provision_json(const ProvisionReport& r) {
            {{"validator", r.seed_check.validator},
             {"partial", r.seed_check.partial},
             {"rules", r.seed_check.rules},
-            {"findings", findings_json(r.seed_check.findings)}}}};
+            {"findings", findings_json(r.seed_check.findings)}}},
+          {"interrupted", r.interrupted}};
 }
 
 }  // namespace piprov::provision

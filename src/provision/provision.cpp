@@ -228,8 +228,13 @@ void TargetRun::seed() {
     return step.done(text + "; REFUSED: " + why);
   }
   rep_.seed.seed_files = write_seed(*seed_, boot_dir_);
+  if (!seed_->wifi_country.empty()) rep_.seed.regdom_set = set_wifi_regdom(boot_dir_, seed_->wifi_country);
   rep_.seed_plan = *seed_;
   state_ += "; it holds its cloud-init seed";
+  if (!seed_->wifi_country.empty())
+    text +=
+        "; cfg80211.ieee80211_regdom=" + seed_->wifi_country + " in " +
+        (rep_.seed.regdom_set.empty() ? std::string("the cmdline (already set)") : join(rep_.seed.regdom_set, ", "));
   step.done(text + "; cloud-init seed (" + join(rep_.seed.seed_files, ", ") + ") for " +
             (seed_->hostname.empty() ? "" : seed_->hostname + ", ") + "instance-id " + seed_->instance_id);
 }
@@ -318,7 +323,12 @@ void provision_target(const ProvisionOptions& o, std::size_t index, TargetReport
   TargetRun run(o, index, rep, seed);
   run.written();
   auto fail = [&](const Error& e) {
-    Error f = run.failure(e);
+    // The interrupt is what the user did: a child tool cut short (mcopy's exit 130) is named after it.
+    Error f =
+        run.failure(cancel_requested() && e.kind() != ErrorKind::Interrupted
+                        ? Error(ErrorKind::Interrupted,
+                                std::string("interrupted (SIGINT or SIGTERM) during this step (") + e.what() + ")")
+                        : e);
     // After SIGINT/SIGTERM a step that failed (a system call cut short: EINTR) is the interrupt's.
     rep.error_kind = cancel_requested() ? ErrorKind::Interrupted : f.kind();
     rep.error = f.what();
@@ -397,6 +407,7 @@ ProvisionReport provision_all(const ProvisionOptions& o) {
   rep.targets.resize(rep.write.targets.size());
   for (std::size_t i = 0; i < rep.targets.size(); ++i) rep.targets[i].write = rep.write.targets[i];
   rep.steps_seconds = provision_in_parallel(po, rep.targets, seeds);
+  rep.interrupted = cancel_requested();  // also a signal after a disk's last step began: exit 130 all the same
   return rep;
 }
 

@@ -79,6 +79,10 @@ struct ProvisionReport {
   /// Wall-clock seconds from the end of the write until the last disk's steps
   /// ended (every disk's steps run in parallel, one thread each).
   double steps_seconds = 0;
+  /// SIGINT/SIGTERM arrived while the disks' steps ran (cancel_requested() at their end), also
+  /// after a disk's last step began: then that disk may have finished (ok) and the exit is still
+  /// 130 (exit_code(), interrupted_text()).
+  bool interrupted = false;
   std::size_t succeeded() const;
 };
 
@@ -109,7 +113,8 @@ std::optional<Error> no_disk_provisioned(const ProvisionReport& rep);
 /// object per disk: the write outcome, "identity" (new disk id, PARTUUIDs,
 /// files rewritten, hostname, instance_id, seed_files), partitions, patch actions and diff,
 /// boot check findings + summary, the steps with their durations in seconds;
-/// "seed_check": {validator, partial, rules, findings} of the user's seed files.
+/// "seed_check": {validator, partial, rules, findings} of the user's seed files;
+/// "interrupted": true when SIGINT/SIGTERM arrived while the steps ran (exit 130).
 nlohmann::json provision_json(const ProvisionReport& r);
 
 /// The last text line of a disk that got through (t.ok): "provision: DEV is
@@ -124,8 +129,14 @@ std::string ready_sentence(const TargetReport& t);
 /// write failed ran no step and is not listed.
 std::string steps_summary(const ProvisionReport& rep);
 
+/// The line that says what an interrupt left ("" unless rep.interrupted): "provision: interrupted
+/// (SIGINT or SIGTERM): /dev/sdb finished every step (it is ready as said above); /dev/sdc did
+/// not (failed at 'seed')".
+std::string interrupted_text(const ProvisionReport& rep);
+
 /// provision's exit code: 130 (ErrorKind::Interrupted) when a disk's steps were
-/// interrupted (SIGINT/SIGTERM), 5 (ErrorKind::Partial) when some disk failed, else
+/// interrupted (SIGINT/SIGTERM), also when the signal came during or after the last step of
+/// every disk (rep.interrupted), 5 (ErrorKind::Partial) when some disk failed, else
 /// the boot check's code over every disk's findings (0, or 1 with findings).
 /// When no disk got through, no_disk_provisioned() is the error instead.
 int exit_code(const ProvisionReport& rep);

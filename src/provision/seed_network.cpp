@@ -1,16 +1,17 @@
 // network-config checks of the seed check (seed_check.hpp): what netplan
 // (Ubuntu, cloud-init passes v2 through) and cloud-init's own network_state
 // (v1 everywhere, v2 on other renderers) both accept.
-#include <arpa/inet.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
 #include <set>
 
+#include "core/finding.hpp"
 #include "core/strings.hpp"
 #include "provision/seed_check.hpp"
 #include "provision/seed_check_detail.hpp"
+#include "provision/seed_network_detail.hpp"
 #include "provision/yaml_json.hpp"
 
 namespace piprov::provision {
@@ -31,44 +32,31 @@ constexpr const char* kSrcDefaultRoute =
 
 /// 4, 6 or 0 (not a bare IP address).
 int nw_family(const std::string& a) {
-  unsigned char buf[16];
-  if (::inet_pton(AF_INET, a.c_str(), buf) == 1) return 4;
-  if (::inet_pton(AF_INET6, a.c_str(), buf) == 1) return 6;
-  return 0;
-}
-
-bool nw_digits(const std::string& s) {
-  return !s.empty() && s.size() <= 3 &&
-         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+  auto v = IpValue::parse(a);
+  return v && !v->prefix ? v->family : 0;
 }
 
 /// netplan's address rule: "" when `s` is ADDR/PREFIX with prefix 1..32 / 1..128, else netplan's message.
 std::string nw_netplan_address(const std::string& s) {
-  auto slash = s.find('/');
-  if (slash == std::string::npos) return "address '" + s + "' is missing /prefixlength";
-  int f = nw_family(s.substr(0, slash));
-  if (!f) return "malformed address '" + s + "', must be X.X.X.X/NN or X:X:X:X:X:X:X:X/NN";
-  std::string p = s.substr(slash + 1);
-  if (!nw_digits(p) || std::stoi(p) == 0 || std::stoi(p) > (f == 4 ? 32 : 128))
-    return "invalid prefix length in address '" + s + "'";
+  if (s.find('/') == std::string::npos) return "address '" + s + "' is missing /prefixlength";
+  if (!IpValue::parse(s.substr(0, s.find('/'))))
+    return "malformed address '" + s + "', must be X.X.X.X/NN or X:X:X:X:X:X:X:X/NN";
+  auto v = IpValue::parse(s);
+  if (!v || *v->prefix == 0) return "invalid prefix length in address '" + s + "'";
   return "";
 }
 
 /// Python's ipaddress.ip_network(s, strict=False): ADDR, ADDR/PREFIX, IPv4 ADDR/NETMASK. The family, 0 when invalid;
 /// *bare when there is no prefix.
 int nw_network(const std::string& s, bool* bare = nullptr) {
-  auto slash = s.find('/');
-  int f = nw_family(s.substr(0, slash));
-  if (bare) *bare = slash == std::string::npos;
-  if (!f || slash == std::string::npos) return f;
-  std::string p = s.substr(slash + 1);
-  if (nw_digits(p)) return std::stoi(p) <= (f == 4 ? 32 : 128) ? f : 0;
-  return f == 4 && nw_family(p) == 4 ? 4 : 0;
+  auto v = IpValue::parse(s, true);
+  if (bare) *bare = v && !v->prefix;
+  return v ? v->family : 0;
 }
 
 std::string nw_text(const nlohmann::json& j) {
   if (j.is_string()) return j.get<std::string>();
-  return j.dump();
+  return dump_json(j, -1);
 }
 
 struct NetChecker {
@@ -81,6 +69,11 @@ struct NetChecker {
            const std::string& fix, const char* source) {
     std::string at = join_path(prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1), path);
     out.push_back(seed_finding(rule, sev, seed_line(doc, at), at, file, message, fix, source));
+  }
+
+  detail::NetAdd adder() {
+    return [this](const std::string& rule, Severity sev, const std::string& path, const std::string& message,
+                  const std::string& fix, const char* source) { add(rule, sev, path, message, fix, source); };
   }
 
   void v2_addresses(const nlohmann::json& a, const std::string& path) {
@@ -205,6 +198,7 @@ struct NetChecker {
         add("seed-network-device", Severity::Error, path + "." + b,
             "'" + std::string(b) + ": " + nw_text(d[b]) + "' is not a boolean", "write true or false", kSrcNetV2);
     if (d.contains("addresses")) v2_addresses(d["addresses"], path + ".addresses");
+    const auto [route4, route6] = detail::check_v2_default_routes(d, path, adder());
     for (const auto& [g, fam] : {std::pair<const char*, int>{"gateway4", 4}, {"gateway6", 6}}) {
       if (!d.contains(g)) continue;
       if (nw_family(nw_text(d[g])) != fam)
@@ -214,8 +208,9 @@ struct NetChecker {
       else
         add("seed-network-gateway", Severity::Warning, path + "." + g,
             std::string("'") + g + "' is deprecated in netplan 0.103 and later",
-            std::string("use routes: [{to: ") + (fam == 4 ? "0.0.0.0/0" : "\"::/0\"") + ", via: " + nw_text(d[g]) +
-                "}]",
+            (fam == 4 ? route4 : route6) ? std::string("remove ") + g + ": routes already holds the default route"
+                                         : std::string("use routes: [{to: ") + (fam == 4 ? "0.0.0.0/0" : "\"::/0\"") +
+                                               ", via: " + nw_text(d[g]) + "}]",
             kSrcNetV2);
     }
     if (d.contains("routes")) v2_routes(d["routes"], path + ".routes");
@@ -256,6 +251,7 @@ struct NetChecker {
         for (const auto& [name, d] : v.items()) v2_device(d, k + "." + name, k);
       }
     }
+    detail::check_v2_references(net, adder());
   }
 
   /// seed-network-route: `v` at `at` must be a network (ADDR[/PREFIX]), never "default".
@@ -371,9 +367,13 @@ struct NetChecker {
 SeedCheck check_network_config(std::string_view text, const std::string& file) {
   SeedCheck c;
   c.validator = "piprov's own rules";
-  c.rules = {"seed-yaml-invalid",          "seed-not-a-map",          "seed-network-version", "seed-network-section",
-             "seed-network-device",        "seed-network-address",    "seed-network-gateway", "seed-network-route",
-             "seed-network-route-default", "seed-network-nameserver", "seed-network-wifi",    "seed-template-marker"};
+  c.rules = {"seed-yaml-invalid",          "seed-not-a-map",
+             "seed-network-version",       "seed-network-section",
+             "seed-network-device",        "seed-network-address",
+             "seed-network-gateway",       "seed-network-route",
+             "seed-network-route-default", "seed-network-nameserver",
+             "seed-network-wifi",          "seed-template-marker",
+             "seed-network-reference",     "seed-network-default-route-conflict"};
   auto loaded = seed_load(text, file, c.findings);
   if (!loaded) return c;
   const YAML::Node& root = *loaded;

@@ -121,8 +121,10 @@ Finding seed_yaml_invalid(const YAML::Exception& e, std::string_view text, const
   if (line >= 1 && static_cast<std::size_t>(line) <= lines.size() && std::regex_search(lines[line - 1], m, key_re))
     key = std::string(trim(m.str(1)));
   return seed_finding("seed-yaml-invalid", Severity::Error, line, key, file,
-                      "is not valid YAML (line " + std::to_string(line) + ": " + e.msg + ")",
-                      "fix the YAML at line " + std::to_string(line) + " (quote values holding {, }, [, ], : or #)",
+                      "is not valid YAML (line " + std::to_string(line) + ", column " +
+                          std::to_string(e.mark.column + 1) + ": " + e.msg + ")",
+                      "fix the YAML at line " + std::to_string(line) + ", column " + std::to_string(e.mark.column + 1) +
+                          " (quote values holding {, }, [, ], : or #)",
                       "YAML 1.1 (cloud-init reads seeds with PyYAML): https://yaml.org/spec/1.1/");
 }
 

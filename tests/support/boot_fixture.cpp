@@ -1,5 +1,7 @@
 #include "support/boot_fixture.hpp"
 
+#include <vector>
+
 #include <stdexcept>
 
 #include "core/hashing.hpp"
@@ -69,6 +71,14 @@ const char* const kUbuntuCmdline =
     "net.ifnames=0 dwc_otg.lpm_enable=0 console=serial0,115200 console=tty1 root=LABEL=writable rootfstype=ext4 "
     "elevator=deadline rootwait fixrtc\n";
 
+void write_dtbs(const fs::path& dir, bool pi5) {
+  fs::create_directories(dir);
+  std::vector<const char*> names{"bcm2711-rpi-4-b.dtb", "bcm2711-rpi-400.dtb", "bcm2711-rpi-cm4.dtb"};
+  if (pi5) names.insert(names.end(), {"bcm2712-rpi-5-b.dtb", "bcm2712-rpi-500.dtb", "bcm2712-rpi-cm5-cm5io.dtb"});
+  for (const char* n : names)
+    piprov::test::write_file(dir / n, std::string("\xd0\x0d\xfe\xed", 4) + std::string(252, '\0'));
+}
+
 void make_boot_dir(const fs::path& dir, const std::string& image) {
   using piprov::test::write_file;
   fs::create_directories(dir);
@@ -80,6 +90,7 @@ void make_boot_dir(const fs::path& dir, const std::string& image) {
   write_file(dir / "cmdline.txt", kUbuntuCmdline);
   write_file(dir / "nobtcmd.txt", kUbuntuCmdline);
   write_file(dir / "uboot_rpi_4.bin", "u-boot");
+  write_dtbs(dir, false);  // Ubuntu 20.04 predates the Pi 5
 }
 
 BootTree::BootTree() {

@@ -15,11 +15,16 @@ std::string fake_image(std::size_t size, std::uint32_t seed);
 void compress_to(const std::filesystem::path& out, const std::string& content, const std::string& tool = "gzip -n");
 /// SHA-256 hex of a string.
 std::string sha256(const std::string& s);
+/// Writes the device trees of the Pi 4 family (bcm2711-rpi-4-b.dtb, -400, -cm4) and, with `pi5`,
+/// of the Pi 5 family (bcm2712-rpi-5-b.dtb, -500, -cm5-cm5io) to `dir`, as a kernel package
+/// puts them on the boot partition: a flattened device tree header (magic 0xd00dfeed) and filler.
+void write_dtbs(const std::filesystem::path& dir, bool pi5 = true);
 /// Ubuntu 20.04 GA config.txt (as in scripts/make-test-image.sh).
 extern const char* const kUbuntuGaConfig;
 extern const char* const kUbuntuCmdline;
 /// Fills `dir` like Ubuntu 20.04's system-boot: vmlinuz (gzip of `image`), initrd.img,
-/// config.txt, syscfg.txt, usercfg.txt, cmdline.txt, nobtcmd.txt, uboot_rpi_4.bin.
+/// config.txt, syscfg.txt, usercfg.txt, cmdline.txt, nobtcmd.txt, uboot_rpi_4.bin and the
+/// Pi 4 family's device trees (write_dtbs).
 void make_boot_dir(const std::filesystem::path& dir, const std::string& image);
 
 /// A temp dir holding boot/ (make_boot_dir with a 400000-byte fake kernel) and

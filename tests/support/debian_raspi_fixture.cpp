@@ -55,6 +55,8 @@ HookGeneratedTree::HookGeneratedTree() {
     return;
   }
   for (const char* f : {"start4.elf", "fixup4.dat"}) fs::copy_file(deb / "usr/lib/raspi-firmware" / f, boot / f);
+  // The hook copies the kernel package's bcm*-rpi-*.dtb; this fake kernel has none, so they are written here.
+  piprov::boot::test::write_dtbs(boot);
   write_file(root / "etc/default/raspi-firmware", read_file(etc_default / "raspi-firmware"));
   write_file(root / "etc/kernel/postinst.d/z50-raspi-firmware", read_file(hook));
   write_file(root / "etc/os-release",

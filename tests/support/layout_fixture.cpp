@@ -99,6 +99,7 @@ void make_stock_boot(const Stock& s, const fs::path& dir, const fs::path& boot, 
     write_file(boot / "uboot_rpi_4.bin", "u-boot");
     gzip_kernel(boot / "vmlinuz", 21);
     write_file(boot / "initrd.img", std::string("\x1f\x8b fake initrd", 15));
+    write_dtbs(boot, false);
     ubuntu_root(root, "20.04", "20.04.6 LTS (Focal Fossa)", "focal", {"flash-kernel"});
     if (n == "bootfix") {
       write_file(boot / "vmlinux", fake_image(200000, 21));
@@ -116,6 +117,7 @@ void make_stock_boot(const Stock& s, const fs::path& dir, const fs::path& boot, 
                cfg(n == "noble" ? "cmdline-03-ubuntu2404-noble-server.txt" : "cmdline-02-ubuntu2204-jammy-server.txt"));
     gzip_kernel(boot / "vmlinuz", 22);
     write_file(boot / "initrd.img", std::string("\x1f\x8b fake initrd", 15));
+    write_dtbs(boot, s.pi5);
     if (n == "groovy") ubuntu_root(root, "20.10", "20.10 (Groovy Gorilla)", "groovy", {"flash-kernel"});
     if (n == "jammy") ubuntu_root(root, "22.04", "22.04.5 LTS (Jammy Jellyfish)", "jammy", {"flash-kernel"});
     if (n == "noble") ubuntu_root(root, "24.04", "24.04.1 LTS (Noble Numbat)", "noble", {"flash-kernel"});
@@ -127,6 +129,7 @@ void make_stock_boot(const Stock& s, const fs::path& dir, const fs::path& boot, 
     write_file(boot / "current/cmdline.txt", cfg("cmdline-04-ubuntu2510-questing-server-current.txt"));
     gzip_kernel(boot / "current/vmlinuz", 23);
     write_file(boot / "current/initrd.img", std::string("\x1f\x8b fake initrd", 15));
+    write_dtbs(boot / "current");  // os_prefix=current/: the DTBs live in the slot
     ubuntu_root(root, "25.10", "25.10 (Questing Quokka)", "questing", {"flash-kernel", "piboot-try"});
     return;
   }
@@ -139,6 +142,7 @@ void make_stock_boot(const Stock& s, const fs::path& dir, const fs::path& boot, 
     write_file(boot / "config.txt", cfg("08-raspios-2019.txt"));
     write_file(boot / "kernel7l.img", fake_image(200000, 24));  // 32-bit kernels were uncompressed zImages
     write_file(boot / "kernel8.img", fake_image(200000, 25));   // 2019 firmware loads only an uncompressed Image
+    write_dtbs(boot, false);
     write_file(root / "etc/os-release",
                os_release("raspbian", "10", "10 (buster)", "buster", "Raspbian GNU/Linux 10 (buster)"));
     return;
@@ -148,6 +152,7 @@ void make_stock_boot(const Stock& s, const fs::path& dir, const fs::path& boot, 
   gzip_kernel(boot / "kernel_2712.img", 27);
   write_file(boot / "initramfs8", std::string("\x1f\x8b fake initramfs", 17));
   write_file(boot / "initramfs_2712", std::string("\x1f\x8b fake initramfs", 17));
+  write_dtbs(boot);
   write_file(root / "etc/os-release",
              os_release("debian", "12", "12 (bookworm)", "bookworm", "Debian GNU/Linux 12 (bookworm)"));
 }

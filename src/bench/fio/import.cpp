@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -11,8 +12,34 @@
 
 namespace piprov::bench {
 
-std::string job_failure(const std::string& name, int err) {
-  return "job " + name + " failed: " + errno_name(err) + " (" + std::to_string(err) + ")";
+std::string job_failure(const std::string& name, int err, const std::string& fio_text, const std::string& verify) {
+  std::string out = "job " + name + " failed: ";
+  if (!verify.empty()) out += "fio's verify read back data that differs from what it wrote (" + verify + "); ";
+  if (fio_text.empty()) return out + "fio error " + std::to_string(err) + " (its text is not in this output)";
+  return out + fio_text + " (fio error " + std::to_string(err) + ")";
+}
+
+std::map<int, std::string> fio_error_texts(std::string_view text) {
+  static const std::regex setup(R"(err=(\d+)/[^\n]*?error=([^\n]+))");
+  static const std::regex job(R"(err=\s*(\d+) \([^\n]*?error=([^)\n]+)\))");
+  std::map<int, std::string> out;
+  const std::string t(text);
+  for (const auto* re : {&setup, &job})
+    for (std::sregex_iterator it(t.begin(), t.end(), *re), end; it != end; ++it) {
+      std::string msg = (*it)[2];
+      while (!msg.empty() && (msg.back() == '\r' || msg.back() == ' ')) msg.pop_back();
+      out.emplace(std::stoi((*it)[1].str().substr(0, 9)), msg);
+    }
+  return out;
+}
+
+std::string fio_verify_failure(std::string_view text) {
+  static const std::regex verify(R"((?:^|\n)\s*((?:verify: |[a-z0-9]+: verify failed|fio: verify )[^\n]*))");
+  std::match_results<std::string_view::const_iterator> m;
+  if (!std::regex_search(text.begin(), text.end(), m, verify)) return "";
+  std::string line = m[1];
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  return line;
 }
 
 namespace {
@@ -33,6 +60,13 @@ std::vector<ImportedJob> parse_fio_output(std::string_view text, const std::stri
   auto jobs = parse_fio_json(text, source);
   if (jobs.empty()) jobs = merge_terse(parse_fio_text(text, source), parse_fio_terse(text, source));
   if (jobs.empty()) jobs = parse_agnostics_report(text, source);
+  const auto texts = fio_error_texts(text);
+  const std::string verify = fio_verify_failure(text);
+  for (auto& j : jobs)
+    if (j.job.err) {
+      auto t = texts.find(j.job.err);
+      j.job.error = job_failure(j.job.name, j.job.err, t == texts.end() ? "" : t->second, verify);
+    }
   fold_numjobs_clones(jobs);
   return jobs;
 }

@@ -6,6 +6,7 @@
 // carry their own unit ("clat (msec)"), numbers may have k/M suffixes
 // ("IOPS=18.6k"), and pre-2.17 prints "io=..KB, bw=..KB/s, iops=.., runt=..msec"
 // where KB means KiB (kb_base=1024).
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,15 +68,30 @@ std::string agnostics_missing_rows(std::string_view text);
 /// latency mean and stdev pooled, min/max over the jobs, no percentiles.
 void fold_numjobs_clones(std::vector<ImportedJob>& jobs);
 
-/// "job 1m failed: EINVAL (22)": the message of a fio job that ended with errno `err`.
-std::string job_failure(const std::string& name, int err);
+/// The message of a fio job that ended with error `err`: fio's own text when its output has it
+/// ("job 1m failed: Invalid argument (fio error 22)"), never the number looked up in this
+/// machine's errno table (fio on another system numbers errors its own way: 42 is EILSEQ on
+/// Windows, ENOMSG on Linux); "job 1m failed: fio error 22 (its text is not in this output)"
+/// without it. With `verify` (a verify failure line of fio's output, "verify: bad magic header
+/// ..."), the failure is named as one: fio read back data that differs from what it wrote.
+std::string job_failure(const std::string& name, int err, const std::string& fio_text = "",
+                        const std::string& verify = "");
+
+/// fio's error texts in `text`, by error number: from "fio: pid=N, err=22/file:..., error=Invalid
+/// argument" lines and from job lines "err=84 (file:..., error=Illegal byte sequence)".
+std::map<int, std::string> fio_error_texts(std::string_view text);
+/// The first verify failure fio printed in `text` ("verify: bad magic header 0, wanted acca at
+/// file /dev/sdb offset 0, length 4096", "crc32c: verify failed at file ..."), "" when none
+/// (fio HOWTO: verify; fio ends such a job with EILSEQ).
+std::string fio_verify_failure(std::string_view text);
 
 /// JSON documents when `text` has any (a "fio: terminating on signal N" line
 /// before a document marks its jobs interrupted); else the normal text format
 /// with any terse lines (a terse line of a job the text also reports is not
 /// counted twice); else terse lines alone; else an agnostics report. Then
 /// fold_numjobs_clones(). Failed jobs (fio error / err= N) are kept with
-/// JobResult::err and error = job_failure().
+/// JobResult::err and error = job_failure() with fio's own text (fio_error_texts()) and, for a
+/// verify failure, the line that names it (fio_verify_failure()).
 std::vector<ImportedJob> parse_fio_output(std::string_view text, const std::string& source);
 
 /// Reads each file (source = its base name; "-" reads standard input, source

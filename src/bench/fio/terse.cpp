@@ -169,10 +169,18 @@ const std::regex& agnostics_run_line() {
 
 std::vector<ImportedJob> parse_fio_terse(std::string_view text, const std::string& source) {
   std::vector<ImportedJob> out;
+  std::optional<FioOptions> cmd;  // the fio command line printed before the terse lines (-direct=1, --rw=...)
   for_each_line(text, [&](std::string_view line) {
     std::string_view l = piprov::trim(line);  // pasted into a forum post or an issue: indented
+    if (auto c = parse_fio_command_line(std::string(l))) {
+      cmd = c;
+      return;
+    }
     if (l.size() > 2 && l[1] == ';')
-      if (auto j = terse_job(l, source)) out.push_back(std::move(*j));
+      if (auto j = terse_job(l, source)) {
+        if (cmd) cmd->apply(j->job);
+        out.push_back(std::move(*j));
+      }
   });
   return out;
 }

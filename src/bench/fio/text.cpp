@@ -19,8 +19,6 @@ namespace piprov::bench {
 namespace {
 
 struct Patterns {
-  std::regex cmd{R"((?:^|[\s#$>/])fio\s+(.*-(?:-)?[a-z_]+=.*)$)"};
-  std::regex opt{R"((?:^|\s)--?([a-z_]+)=(\S+))"};
   std::regex header{R"(([\w.\-]+): \(g=\d+\): rw=(\w+), bs=(?:\(R\) )?([0-9]+[A-Za-z]*))"};
   std::regex header_rest{R"(ioengine=([\w]+), iodepth=(\d+))"};
   std::regex version{R"(^(fio-\d+\.\d+\S*)\s*$)"};
@@ -68,8 +66,7 @@ class TextParser {
       version_ = m[1];
       return;
     }
-    if (l.find("fio ") != std::string::npos && l.find('=') != std::string::npos && std::regex_search(l, m, P.cmd))
-      return command(m[1], lineno);
+    if (auto cmd = parse_fio_command_line(l)) return command(*cmd, lineno);
     if (l.find("terminating on signal") != std::string::npos && std::regex_search(l, m, P.signal))
       return interrupted(u32(m[1]));
     if (l.rfind("fio: pid=", 0) == 0 && std::regex_search(l, m, P.setup_err)) {
@@ -206,11 +203,9 @@ class TextParser {
     }
   }
 
-  void command(const std::string& args, std::size_t lineno) {
+  void command(const FioOptions& options, std::size_t lineno) {
     end_run();
-    cmd_ = FioOptions{};
-    const auto& P = pat();
-    for (std::sregex_iterator it(args.begin(), args.end(), P.opt), end; it != end; ++it) cmd_.set((*it)[1], (*it)[2]);
+    cmd_ = options;
     cmd_line_ = lineno;
     run_start_ = out_.size();
     cur_.reset();

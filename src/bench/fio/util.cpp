@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <regex>
 
 #include "core/units.hpp"
 
@@ -171,6 +172,18 @@ std::vector<std::pair<std::size_t, std::size_t>> find_json_objects(std::string_v
     i = j + 1;
   }
   return out;
+}
+
+std::optional<FioOptions> parse_fio_command_line(const std::string& line) {
+  static const std::regex cmd{R"((?:^|[\s#$>/])fio\s+(.*-(?:-)?[a-z_]+=.*)$)"};
+  static const std::regex opt{R"((?:^|\s)--?([a-z_]+)=(\S+))"};
+  if (line.find("fio ") == std::string::npos || line.find('=') == std::string::npos) return std::nullopt;
+  std::smatch m;
+  if (!std::regex_search(line, m, cmd)) return std::nullopt;
+  const std::string args = m[1];
+  FioOptions o;
+  for (std::sregex_iterator it(args.begin(), args.end(), opt), end; it != end; ++it) o.set((*it)[1], (*it)[2]);
+  return o;
 }
 
 }  // namespace piprov::bench

@@ -1,6 +1,7 @@
 #pragma once
 // Small helpers shared by the fio JSON and text importers (internal).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,6 +34,11 @@ struct FioOptions {
   /// Copies what is known into `r` (does not clear what is not).
   void apply(JobResult& r) const;
 };
+
+/// The options of a fio command line in `line` ("$ sudo fio --name=x -direct=1 --bs=4k", after
+/// any prompt), both `-opt=value` and `--opt=value` as fio takes them (fio HOWTO, "Command line
+/// options"); nullopt when the line is not a fio command line with options.
+std::optional<FioOptions> parse_fio_command_line(const std::string& line);
 
 /// Number with fio's k/M/G suffix ("2036.7k" -> 2036700, "18.6k"); decimal
 /// multipliers as fio's num2str prints them. Returns false when not a number.

@@ -164,10 +164,10 @@ TEST(BenchCli, ImportFailedJobExits3NamingJobAndErrno) {
   PIPROV_REQUIRE_SHARED("fio/14_fio-3.33_json_failed-job-error22_preamble.json", f);
   auto r = run(bin() + " bench import " + f.string());
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
-  EXPECT_EQ(
-      r.err,
-      "piprov: error: job 1m failed: EINVAL (22) [fio-3.33 (14_fio-3.33_json_failed-job-error22_preamble.json)]\n");
-  EXPECT_NE(r.out.find("A job 1m failed: EINVAL (22)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err,
+            "piprov: error: job 1m failed: Invalid argument (fio error 22) [fio-3.33 "
+            "(14_fio-3.33_json_failed-job-error22_preamble.json)]\n");
+  EXPECT_NE(r.out.find("A job 1m failed: Invalid argument (fio error 22)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("no fio results"), std::string::npos);
   // with a good output beside it: that one's figures are printed too, the exit code stays 3
   PIPROV_REQUIRE_SHARED("fio/12_fio-3.36_terse_randrw_single-line.txt", ok);

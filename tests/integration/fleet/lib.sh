@@ -71,6 +71,14 @@ start4_elf() {
   { head -c 4096 /dev/zero; printf 'VC_BUILD_ID_TIME: Aug 26 2022\n12:34:56\n\0Aug 26 2022 12:34:56\0'; head -c 4096 /dev/zero; } >"$1"
 }
 
+# dtbs DIR [pi5]: the device trees a kernel package puts on the boot partition (a flattened
+# device tree header, magic 0xd00dfeed): the Pi 4 family's, and with pi5 the Pi 5 family's.
+dtbs() {
+  local n names="bcm2711-rpi-4-b bcm2711-rpi-400 bcm2711-rpi-cm4"
+  [ "${2:-}" = pi5 ] && names="$names bcm2712-rpi-5-b bcm2712-rpi-500 bcm2712-rpi-cm5-cm5io"
+  for n in $names; do { printf '\320\015\376\355'; head -c 252 /dev/zero; } >"$1/$n.dtb"; done
+}
+
 # boot_2004 DIR: Ubuntu 20.04's system-boot (the U-Boot chain, as shipped).
 boot_2004() {
   mkdir -p "$1"
@@ -82,6 +90,7 @@ boot_2004() {
   arm64_kernel "$1/vmlinuz"
   head -c 65536 /dev/urandom >"$1/initrd.img"
   head -c 65536 /dev/urandom >"$1/uboot_rpi_4.bin"
+  dtbs "$1"
   chmod -R u+w "$1"
 }
 
@@ -92,6 +101,7 @@ boot_2404() {
   cp "$(cfg cmdline-03-ubuntu2404-noble-server.txt)" "$1/cmdline.txt"
   arm64_kernel "$1/vmlinuz"
   head -c 65536 /dev/urandom >"$1/initrd.img"
+  dtbs "$1" pi5
   start4_elf "$1/start4.elf"
   chmod -R u+w "$1"
 }
@@ -104,6 +114,7 @@ boot_2510() {
   cp "$(cfg cmdline-04-ubuntu2510-questing-server-current.txt)" "$1/current/cmdline.txt"
   arm64_kernel "$1/current/vmlinuz"
   head -c 65536 /dev/urandom >"$1/current/initrd.img"
+  dtbs "$1/current" pi5
   start4_elf "$1/start4.elf"
   chmod -R u+w "$1"
 }

@@ -78,5 +78,35 @@ TEST(ProvisionInterrupt, ASignalAfterAStepFailsTheNextOneAndLeavesNothingMounted
   }
 }
 
+// A signal during the last steps (sync, unmount), when no step is left to refuse it: the disk
+// finished (ok, its "ready" holds), but the run says it was interrupted and exits 130 (was 0).
+TEST(ProvisionInterrupt, ASignalDuringTheLastStepsExits130SayingTheDiskFinished) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir d("piprov-int");
+  if (auto why = test::make_test_image(d.path / "ubuntu.img", 64); !why.empty()) PIPROV_SKIP(why);
+  for (const char* after : {"sync", "unmount"}) {
+    SCOPED_TRACE(after);
+    CancelReset reset;
+    test::LoopDevice loop(d.path / (std::string(after) + ".img"), 1ull << 30);
+    ProvisionOptions o;
+    o.write.image = (d.path / "ubuntu.img.xz").string();
+    o.write.targets = {loop.path};
+    o.write.assume_yes = true;
+    const std::string stop = after;
+    o.progress = [stop](const ProgressEvent& e) {
+      if (e.kind == ProgressEvent::Kind::Step && e.step == stop) request_cancel();
+    };
+    ProvisionReport rep = provision_all(o);
+    ASSERT_EQ(rep.targets.size(), 1u);
+    EXPECT_TRUE(rep.targets[0].ok) << rep.targets[0].error;
+    EXPECT_TRUE(rep.interrupted);
+    EXPECT_EQ(exit_code(rep), 130);
+    EXPECT_EQ(interrupted_text(rep), "provision: interrupted (SIGINT or SIGTERM): " + loop.path +
+                                         " finished every step (it is ready as said above)");
+    EXPECT_EQ(provision_json(rep)["interrupted"], true);
+    EXPECT_EQ(run("grep -q '^" + loop.path + "p' /proc/self/mounts").exit_code, 1) << "a mount was left behind";
+  }
+}
+
 }  // namespace
 }  // namespace piprov::provision

@@ -2,7 +2,9 @@
 // image with a PARTUUID cmdline/fstab (as Raspberry Pi OS has) and cloud-init in
 // its root fs, checked with the real `cloud-init schema`, sfdisk and blkid.
 #include <gtest/gtest.h>
+
 #include <yaml-cpp/yaml.h>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -258,10 +260,12 @@ TEST(ProvisionSeed, TwoDisksGetTheirOwnIdentity) {
   const std::string key = (d.path / "id_ed25519").string();
   ASSERT_EQ(run("ssh-keygen -q -t ed25519 -N '' -C admin@cluster -f " + q(key)).exit_code, 0);
   const std::string pub = std::string(piprov::trim(read_file(key + ".pub")));
+  piprov::test::write_file(d.path / "psk", "correct horse battery\n");
   auto p =
       run(piprov::test::piprov_bin() + " provision " + q((d.path / "img.img").string()) + " " + a.path + " " + b.path +
           " --yes --progress none --json --hostname 'node{1..2}' --user admin --ssh-key " + q(key + ".pub") +
-          " --timezone Europe/Berlin --ip 192.168.50.11/24,192.168.50.12/24 --gateway 192.168.50.1 --dns 192.168.50.1");
+          " --timezone Europe/Berlin --ip 192.168.50.11/24,192.168.50.12/24 --gateway 192.168.50.1 --dns 192.168.50.1" +
+          " --wifi-ssid lab --wifi-psk-file " + q((d.path / "psk").string()) + " --wifi-country gb");
   ASSERT_EQ(p.exit_code, 0) << p.out << p.err;
   auto j = nlohmann::json::parse(p.out);
   ASSERT_EQ(j["targets"].size(), 2u) << p.out;
@@ -289,6 +293,9 @@ TEST(ProvisionSeed, TwoDisksGetTheirOwnIdentity) {
       std::string cmdline = boot_file(dev + "p1", f);
       EXPECT_NE(cmdline.find("root=PARTUUID=" + new_id.substr(2) + "-02 "), std::string::npos) << f << ": " << cmdline;
       EXPECT_EQ(cmdline.find(kOldDiskId), std::string::npos) << f << ": " << cmdline;
+      // --wifi-country: the kernel's regulatory domain, as rpi-imager writes it.
+      EXPECT_NE(cmdline.find(" cfg80211.ieee80211_regdom=GB"), std::string::npos) << f << ": " << cmdline;
+      EXPECT_EQ(std::count(cmdline.begin(), cmdline.end(), '\n'), 1) << f << ": " << cmdline;  // still one line
     }
 
     // The seed: validated by cloud-init itself, and saying what was asked for.
@@ -309,6 +316,9 @@ TEST(ProvisionSeed, TwoDisksGetTheirOwnIdentity) {
     auto eth = YAML::Load(nc)["ethernets"]["eth0"];
     EXPECT_EQ(eth["addresses"][0].as<std::string>(), "192.168.50.1" + std::to_string(i + 1) + "/24");
     EXPECT_EQ(eth["routes"][0]["via"].as<std::string>(), "192.168.50.1");
+    auto wlan = YAML::Load(nc)["wifis"]["wlan0"];
+    EXPECT_EQ(wlan["regulatory-domain"].as<std::string>(), "GB") << nc;
+    EXPECT_EQ(wlan["access-points"]["lab"]["password"].as<std::string>(), "correct horse battery") << nc;
 
     // fstab on the root fs names the new ids.
     piprov::test::Mount root(dev + "p2", d.path / ("root-" + host), "ext4");

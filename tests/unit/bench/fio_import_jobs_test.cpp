@@ -22,7 +22,7 @@ TEST(FioData, FailedJobJsonAfterErrorLines) {
   const JobResult& j = jobs[0].job;
   EXPECT_EQ(j.name, "1m");
   EXPECT_EQ(j.err, 22);
-  EXPECT_EQ(j.error, "job 1m failed: EINVAL (22)");
+  EXPECT_EQ(j.error, "job 1m failed: Invalid argument (fio error 22)");
   EXPECT_FALSE(j.read);  // all-zero sections: no 0 IOPS row
   EXPECT_FALSE(j.write);
   Report r = import_fio_files({f.string()});  // a failed job is a result, not "no fio results"
@@ -30,7 +30,7 @@ TEST(FioData, FailedJobJsonAfterErrorLines) {
   EXPECT_EQ(exit_code_of(r), 3);
   EXPECT_TRUE(table_rows(r).empty());
   std::string t = render(r, Format::Table);
-  EXPECT_NE(t.find("A job 1m failed: EINVAL (22)\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("A job 1m failed: Invalid argument (fio error 22)\n"), std::string::npos) << t;
   EXPECT_EQ(t.find("0.0"), std::string::npos) << t;
 }
 
@@ -43,14 +43,14 @@ TEST(FioText, JobFailingBeforeItsBlockAndMidRun) {
       "Run status group 0 (all jobs):\n";
   auto jobs = parse_fio_output(setup, "s.txt");
   ASSERT_EQ(jobs.size(), 1u);
-  EXPECT_EQ(jobs[0].job.error, "job 1m failed: EINVAL (22)");
+  EXPECT_EQ(jobs[0].job.error, "job 1m failed: Invalid argument (fio error 22)");
   EXPECT_EQ(jobs[0].job.test_label(), "seq write 1M QD1");
   std::string mid =
       "w: (groupid=0, jobs=1): err= 5 (file:io_u.c:1845, func=io_u error, error=Input/output error): pid=7: x\n"
       "  write: IOPS=10, BW=40.0KiB/s (41.0kB/s)(400KiB/10000msec)\n";
   jobs = parse_fio_output(mid, "m.txt");
   ASSERT_EQ(jobs.size(), 1u);
-  EXPECT_EQ(jobs[0].job.error, "job w failed: EIO (5)");
+  EXPECT_EQ(jobs[0].job.error, "job w failed: Input/output error (fio error 5)");
   EXPECT_DOUBLE_EQ(jobs[0].job.write->iops, 10);  // what finished is kept
 }
 
@@ -188,4 +188,32 @@ TEST(FioJson, InterruptedRunAndDuplicateKeys) {
   EXPECT_EQ(jobs[0].job.interrupt_signal, 15);
   EXPECT_DOUBLE_EQ(*jobs[0].job.read->clat.pct(99.0), 8000);
   EXPECT_EQ(jobs[0].job.read->bytes, 400u * 1024);  // KiB before fio 2.21
+}
+
+// fio's own error text is what is shown (fio on Windows numbers EILSEQ 42, which Linux's table
+// calls ENOMSG); a verify failure is named.
+TEST(FioText, FiosOwnErrorTextAndVerifyFailure) {
+  std::string win =
+      "v: (groupid=0, jobs=1): err=42 (file:io_u.c:2224, func=io_u error, error=Illegal byte sequence): pid=9: x\n"
+      "  write: IOPS=10, BW=40.0KiB/s (41.0kB/s)(400KiB/10000msec)\n";
+  auto jobs = parse_fio_output(win, "w.txt");
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].job.err, 42);
+  EXPECT_EQ(jobs[0].job.error, "job v failed: Illegal byte sequence (fio error 42)");
+  std::string verify =
+      "verify: bad magic header 0, wanted acca at file /dev/sdb offset 0, length 4096 (requested block: offset=0, "
+      "length=4096)\n"
+      "fio: pid=77, err=84/file:io_u.c:2224, func=io_u error, error=Invalid or incomplete multibyte or wide character\n"
+      "v: (groupid=0, jobs=1): err=84 (file:io_u.c:2224, func=io_u error, error=Invalid or incomplete multibyte or "
+      "wide character): pid=77: x\n"
+      "  read: IOPS=10, BW=40.0KiB/s (41.0kB/s)(400KiB/10000msec)\n";
+  jobs = parse_fio_output(verify, "v.txt");
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].job.error,
+            "job v failed: fio's verify read back data that differs from what it wrote (verify: bad magic header 0, "
+            "wanted acca at file /dev/sdb offset 0, length 4096 (requested block: offset=0, length=4096)); Invalid or "
+            "incomplete multibyte or wide character (fio error 84)");
+  EXPECT_EQ(fio_verify_failure("crc32c: verify failed at file /dev/sdb offset 4096, length 4096\n"),
+            "crc32c: verify failed at file /dev/sdb offset 4096, length 4096");
+  EXPECT_EQ(fio_verify_failure("  write: IOPS=10\n"), "");
 }

@@ -121,7 +121,7 @@ TEST(FioTerse, FailedJobAndShortLines) {
   auto jobs = parse_fio_output(terse_line(3, "1m", 22, "0;0;0;0", "0;0;0;0"), "t.txt");
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].job.err, 22);
-  EXPECT_EQ(jobs[0].job.error, "job 1m failed: EINVAL (22)");
+  EXPECT_EQ(jobs[0].job.error, "job 1m failed: fio error 22 (its text is not in this output)");  // terse has no text
   EXPECT_FALSE(jobs[0].job.read || jobs[0].job.write);
   // too few fields for its version, or a version fio never printed: not terse
   EXPECT_TRUE(parse_fio_terse("3;fio-3.33;x;0;0;1;2;3;4\n", "t").empty());
@@ -225,4 +225,16 @@ TEST(FioData, TerseLinesIndented) {
   const std::string line = terse_line(3, "probe", 0, "4096;1024;256;4000", "0;0;0;0");
   EXPECT_EQ(parse_fio_terse("    " + line, "x").size(), 1u);
   EXPECT_EQ(parse_fio_terse("\t" + line, "x").size(), 1u);
+}
+
+// A fio command line printed before terse lines (`-direct=1` with one dash) applies to them.
+TEST(FioTerse, CommandLineBeforeTerseLinesIsKept) {
+  // -direct=1 (one dash) on the command line printed before terse lines.
+  std::string terse_run = "$ sudo fio -name=t -rw=randread -direct=1 -bs=4k -iodepth=4 --output-format=terse\n" +
+                          terse_line(3, "t", 0, "4096;1024;256;4000", "0;0;0;0");
+  auto jobs = parse_fio_output(terse_run, "t.txt");
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_TRUE(jobs[0].job.direct);
+  EXPECT_EQ(jobs[0].job.rw, "randread");
+  EXPECT_EQ(jobs[0].job.iodepth, 4u);
 }

@@ -124,3 +124,20 @@ TEST(CmdlineTxt, AddUasQuirkCompletesAnEntryWithoutU) {
   EXPECT_TRUE(empty.add_uas_quirk("174c:55aa"));
   EXPECT_EQ(empty.to_string(), "root=/dev/sda2 usb-storage.quirks=174c:55aa:u\n");
 }
+
+// set(): the last name= parameter (the one the kernel uses) gets the value, else the parameter is
+// appended to the first line; only those bytes change.
+TEST(CmdlineTxt, SetReplacesOrAppendsOneParameter) {
+  auto c = CmdlineTxt::parse("console=tty1 root=LABEL=writable rootwait  \nsecond line\n");
+  EXPECT_TRUE(c.set("cfg80211.ieee80211_regdom", "GB"));
+  EXPECT_EQ(c.to_string(), "console=tty1 root=LABEL=writable rootwait cfg80211.ieee80211_regdom=GB  \nsecond line\n");
+  EXPECT_FALSE(c.set("cfg80211.ieee80211_regdom", "GB"));
+  EXPECT_TRUE(c.set("cfg80211.ieee80211_regdom", "NZ"));
+  EXPECT_EQ(c.get("cfg80211.ieee80211_regdom"), "NZ");
+  auto two = CmdlineTxt::parse("a=1 quiet a=2\n");
+  EXPECT_TRUE(two.set("a", "3"));
+  EXPECT_EQ(two.to_string(), "a=1 quiet a=3\n");
+  auto empty = CmdlineTxt::parse("");
+  EXPECT_TRUE(empty.set("root", "PARTUUID=1234abcd-02"));
+  EXPECT_EQ(empty.to_string(), "root=PARTUUID=1234abcd-02");
+}

@@ -67,6 +67,7 @@ struct DebianRaspiTree {
     write_file(boot / "vmlinuz-6.1.0-99-arm64", test::fake_image(300000, 41));  // Debian's arm64 vmlinuz is an Image
     write_file(boot / "initrd.img-6.1.0-99-arm64", std::string("\x1f\x8b fake initramfs", 17));
     test::write_start4(boot / "start4.elf", "Aug 26 2022");
+    test::write_dtbs(boot);  // the hook copies the kernel package's device trees
     write_file(root / "etc/os-release",
                "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\n"
                "VERSION_CODENAME=bookworm\nID=debian\n");

@@ -290,6 +290,34 @@ TEST(WriteSubjectFacts, FilesDirectoriesAndMissingPaths) {
   s = inspect_write_subject(d.path.string());
   EXPECT_TRUE(s.directory);
   EXPECT_FALSE(evaluate_write(s, I::BenchTestFile, {}));
+
+  // A dangling symlink: its own directory exists; the one it points into is what is missing.
+  std::filesystem::create_symlink(d.path / "gone/dir/x.img", d.path / "link.img");
+  s = inspect_write_subject((d.path / "link.img").string());
+  EXPECT_EQ(s.kind, TargetKind::Missing);
+  EXPECT_EQ(s.missing_dir, (d.path / "gone/dir").string());
+  auto no = evaluate_write(s, I::ImageFile, {});
+  ASSERT_TRUE(no);
+  EXPECT_EQ(no->message, "cannot create " + (d.path / "link.img").string() + ": it is a symlink to " +
+                             (d.path / "gone/dir/x.img").string() + ", and directory " +
+                             (d.path / "gone/dir").string() + " does not exist (create it, or give another path)");
+}
+
+// Active swap as the only reason: the refusal names the remedy (swapoff); with / mounted it does not.
+TEST(WriteRefusal, SwapOnlyNamesSwapoff) {
+  WriteSubject s;
+  s.kind = TargetKind::WholeDisk;
+  s.path = s.disk.path = "/dev/sdc";
+  s.disk.size_bytes = 1ull << 30;
+  s.disk.system_disk = true;
+  s.disk.system_reasons = {"partition sdc2 is active swap"};
+  auto no = evaluate_write(s, I::WholeDiskImage, {});
+  ASSERT_TRUE(no);
+  EXPECT_EQ(no->message,
+            "/dev/sdc is a system disk (partition sdc2 is active swap): piprov never writes it; if it is not this "
+            "machine's own disk, turn its swap off (swapoff /dev/sdc2) and run again");
+  s.disk.system_reasons.insert(s.disk.system_reasons.begin(), "partition sdc1 is mounted at /");
+  EXPECT_EQ(evaluate_write(s, I::WholeDiskImage, {})->message.find("swapoff"), std::string::npos);
 }
 
 TEST(WriteSubjectFacts, SystemAndPseudoFiles) {

@@ -36,7 +36,13 @@ TEST(ConfigParser, ClassifiesSections) {
   EXPECT_EQ(classify_section("0xZZ"), SectionKind::Unknown);
   EXPECT_EQ(classify_section("config.txt"), SectionKind::ConfigTxt);
   EXPECT_EQ(classify_section("EDID=VSC-TD2220"), SectionKind::Edid);
-  EXPECT_EQ(classify_section("pi4"), SectionKind::Unknown);
+  // config.txt's model filters are bootloader filters too (all but [EDID=]).
+  EXPECT_EQ(classify_section("pi4"), SectionKind::Model);
+  EXPECT_EQ(classify_section("PI5"), SectionKind::Model);
+  EXPECT_EQ(classify_section("cm4"), SectionKind::Model);
+  EXPECT_EQ(classify_section("board-type=0x17"), SectionKind::Model);
+  EXPECT_EQ(classify_section("board-type=0xZZ"), SectionKind::Unknown);
+  EXPECT_EQ(classify_section("pi6"), SectionKind::Unknown);
 }
 
 TEST(ConfigParser, ToleratesCrlfAndTrailingSpaces) {

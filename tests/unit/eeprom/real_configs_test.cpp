@@ -235,3 +235,28 @@ TEST(RealConfigs, C29_PartitionFilterIsConditionalNotUnknown) {
     EXPECT_EQ(findings_exit_code(r.findings, check_fail_on(true)), 0);
   }
 }
+
+// PlanktoScope's Pi 5 image config: [pi5] and [pi4] sections. The bootloader honours config.txt's
+// filters but [EDID=] (Raspberry Pi documentation, eeprom-bootloader): on a Pi 5 the [pi5] settings
+// apply and [pi4] can never apply (an info, not an error); on a Pi 4 the other way round.
+TEST(RealConfigs, C30_Pi5ImageWithPi4AndPi5Sections) {
+  REAL_CONFIG("30-planktoscope-pi5-image-pi4-pi5-sections.txt");
+  auto r = check_default_want(path, Board::Pi5);
+  EXPECT_EQ(r.want, Want::Nvme);
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-wanted-not-first@2:info", "section-never-applies@10:info"}));
+  EXPECT_EQ(r.findings[1].message,
+            "[pi4] never applies on a Raspberry Pi 5: its 1 setting(s) are not used on this board");
+  EXPECT_EQ(findings_exit_code(r.findings, check_fail_on(true)), 0);
+  ASSERT_EQ(r.config.sections.size(), 4u);
+  EXPECT_TRUE(r.config.sections[1].always());   // [pi5] on a Pi 5
+  EXPECT_TRUE(r.config.sections[2].ignored());  // [pi4] on a Pi 5
+  EXPECT_EQ(r.config.sections[2].never_on_board, "pi4");
+  // The same file judged for a Pi 4B: [pi5] never applies, so its Pi 5-only keys are not judged.
+  auto p4 = check_default_want(path, Board::Pi4);
+  auto has = [&](const std::string& id) {
+    return std::any_of(p4.findings.begin(), p4.findings.end(), [&](const auto& f) { return f.rule == id; });
+  };
+  EXPECT_TRUE(has("section-never-applies"));
+  EXPECT_FALSE(has("key-wrong-board"));  // WAIT_FOR_POWER_BUTTON (Pi 5 only) sits under [pi5]
+  EXPECT_FALSE(has("unknown-section"));
+}

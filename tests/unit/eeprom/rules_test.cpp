@@ -136,9 +136,58 @@ TEST(CheckRules, SizeAndLineCount) {
 TEST(CheckRules, DuplicatesAndUnknownSections) {
   EXPECT_EQ(ids(run("[all]\nBOOT_ORDER=0x1\nBOOT_UART=0\nBOOT_ORDER=0xf14\n").findings),
             (V{"boot-order-no-restart@2:warning", "duplicate-key@4:warning"}));
-  auto r = run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n[pi4]\nBOOT_ORDER=0x1\n");
+  auto r = run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n[pi6]\nBOOT_ORDER=0x1\n");
   EXPECT_EQ(ids(r.findings), (V{"unknown-section@4:warning"}));
   EXPECT_EQ(r.boot_order.text, "0xf14");
+  // [pi4] is a filter the bootloader honours: on a Pi 4 its BOOT_ORDER=0x1 is the one used (was
+  // unknown-section and 0xf14 before: wrong).
+  r = run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n[pi4]\nBOOT_ORDER=0x1\n");
+  EXPECT_EQ(r.boot_order.text, "0x1");
+  EXPECT_EQ(r.boot_order.line, 5);
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-no-restart@5:warning", "boot-order-missing-mode@5:error"}));
+}
+
+// Model filters on the board checked: a matching one applies like [all] (and overrides [all]'s
+// value without a duplicate-key), one that can never match is an info and its keys are not
+// judged; a model filter combines with a [gpio] one; [all] resets both.
+TEST(CheckRules, ModelFiltersFollowTheBoard) {
+  auto run = [](const std::string& text, Board b) { return ::run(text, b, std::nullopt); };
+  const char* cfg =
+      "[all]\nBOOT_UART=0\nBOOT_ORDER=0xf41\n[pi5]\nBOOT_ORDER=0xf461\nPCIE_PROBE=1\n"
+      "[pi4]\nBOOT_ORDER=0xf14\nUSB_MSD_PWR_OFF_TIME=500\n[all]\n";
+  auto pi5 = run(cfg, Board::Pi5);
+  EXPECT_EQ(pi5.boot_order.text, "0xf461");
+  EXPECT_EQ(pi5.boot_order.line, 5);
+  EXPECT_EQ(ids(pi5.findings), (V{"section-never-applies@7:info"}));
+  EXPECT_EQ(pi5.findings[0].message,
+            "[pi4] never applies on a Raspberry Pi 5: its 2 setting(s) are not used on this board");
+  auto pi4 = run(cfg, Board::Pi4);
+  EXPECT_EQ(pi4.boot_order.text, "0xf14");
+  EXPECT_EQ(ids(pi4.findings), (V{"section-never-applies@4:info"}));
+  // [cm4] on a Pi 400: never; on a CM4: applies. [board-type=0x13] is the Pi 400.
+  EXPECT_EQ(run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf41\n[cm4]\nBOOT_ORDER=0xf1\n", Board::Pi400).boot_order.text,
+            "0xf41");
+  EXPECT_EQ(
+      run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf41\n[board-type=0x13]\nBOOT_ORDER=0xf14\n", Board::Pi400).boot_order.text,
+      "0xf14");
+  // [pi4] then [gpio4=1]: the gpio section is conditional on a Pi 4 and never applies on a Pi 5.
+  const char* combined = "[all]\nBOOT_UART=0\nBOOT_ORDER=0xf461\n[pi4]\n[gpio4=1]\nBOOT_ORDER=0xf14\n";
+  auto c4 = run(combined, Board::Pi4);
+  ASSERT_EQ(c4.boot_order.conditional.size(), 1u);
+  EXPECT_EQ(c4.boot_order.conditional[0].section, "[gpio4=1]");
+  auto c5 = run(combined, Board::Pi5);
+  EXPECT_TRUE(c5.boot_order.conditional.empty());
+  EXPECT_EQ(ids(c5.findings), (V{"section-never-applies@5:info"}));
+  EXPECT_EQ(c5.findings[0].message,
+            "[gpio4=1] never applies on a Raspberry Pi 5 (under [pi4]): its 1 setting(s) are not used on this board");
+}
+
+// A key the board ignores is a warning: WAKE_ON_GPIO is a Pi 4 family setting (the Pi 5 wakes
+// from its power button / PMIC).
+TEST(CheckRules, KeysWithoutEffectOnTheBoard) {
+  EXPECT_EQ(ids(run("[all]\nWAKE_ON_GPIO=1\nBOOT_ORDER=0xf461\n", Board::Pi5, std::nullopt).findings),
+            (V{"key-wrong-board@2:warning"}));
+  EXPECT_TRUE(run("[all]\nWAKE_ON_GPIO=1\nBOOT_ORDER=0xf14\n", Board::Pi4).findings.empty());
 }
 
 TEST(CheckRules, EffectiveBootOrderRespectsSections) {
@@ -282,8 +331,11 @@ TEST(CheckRules, DefaultWantFromTheBoard) {
   EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf461\n", Board::Pi5), Want::Nvme);
   EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf146\n", Board::Pi5), Want::Nvme);  // NVMe before USB: not asked about USB
   EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf2641\n", Board::Cm5), Want::Usb);  // USB first
-  EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf1\n", Board::Pi500), Want::Nvme);  // neither: the Pi 5 default's first
-  EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf1\n", Board::Cm4), Want::Usb);     // CM4 default 0xf641: USB first
+  // A set order that tries neither (a CM5 Lite or CM4 Lite booting from SD): nothing wanted (was
+  // the board default's first, NVMe / USB: a valid SD-only config failed).
+  EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf1\n", Board::Pi500), std::nullopt);
+  EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf1\n", Board::Cm4), std::nullopt);
+  EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf1\n", Board::Pi4), Want::Usb);  // a Pi 4B: USB, its only other storage
   EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf61\n", Board::Cm4), Want::Nvme);
   EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf61\n", Board::Pi4), Want::Usb);  // a Pi 4B has no NVMe mode
   EXPECT_EQ(want("[all]\nBOOT_UART=0\n", Board::Pi5), Want::Nvme);      // not set: board default 0xf461

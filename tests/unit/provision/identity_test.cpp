@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "core/strings.hpp"
+#include "provision/first_boot.hpp"
 #include "provision/identity.hpp"
 #include "support/testsupport.hpp"
 
@@ -97,9 +98,9 @@ TEST(PasswordHash, CryptHashesOnly) {
 }
 
 TEST(CheckIp, CidrAndBareAddresses) {
-  EXPECT_EQ(check_ip("192.168.1.11/24", true, "--ip"), 4);
-  EXPECT_EQ(check_ip("fd00::11/64", true, "--ip"), 6);
-  EXPECT_EQ(check_ip("192.168.1.1", false, "--gateway"), 4);
+  EXPECT_EQ(check_ip("192.168.1.11/24", true, "--ip").family, 4);
+  EXPECT_EQ(check_ip("fd00::11/64", true, "--ip").family, 6);
+  EXPECT_EQ(check_ip("192.168.1.1", false, "--gateway").family, 4);
   expect_error(ErrorKind::Usage, "--ip: '192.168.1.11' is not an address with its prefix length",
                [] { check_ip("192.168.1.11", true, "--ip"); });
   expect_error(ErrorKind::Usage, "not an address", [] { check_ip("192.168.1.11/33", true, "--ip"); });
@@ -111,25 +112,63 @@ TEST(CheckIp, CidrAndBareAddresses) {
                [] { check_ip("192.168.1.0/24", true, "--ip"); });
   expect_error(ErrorKind::Usage, "--ip: 10.0.3.255/22 is the broadcast address of its subnet",
                [] { check_ip("10.0.3.255/22", true, "--ip"); });
-  EXPECT_EQ(check_ip("10.0.2.255/22", true, "--ip"), 4);
-  EXPECT_EQ(check_ip("192.168.1.0/31", true, "--ip"), 4);
-  EXPECT_EQ(check_ip("192.168.1.0/32", true, "--ip"), 4);
+  EXPECT_EQ(check_ip("10.0.2.255/22", true, "--ip").family, 4);
+  EXPECT_EQ(check_ip("192.168.1.0/31", true, "--ip").family, 4);
+  EXPECT_EQ(check_ip("192.168.1.0/32", true, "--ip").family, 4);
+  // A prefix of 0 is no subnet: netplan refuses it (invalid prefix length); the message says what to give.
+  expect_error(ErrorKind::Usage,
+               "--ip: 10.0.0.11/0 has the prefix length 0, which is no subnet (netplan: invalid prefix length): give "
+               "the prefix of the node's network, e.g. 10.0.0.11/24",
+               [] { check_ip("10.0.0.11/0", true, "--ip"); });
+  expect_error(ErrorKind::Usage, "fd00::11/0 has the prefix length 0", [] { check_ip("fd00::11/0", true, "--ip"); });
+  auto v = check_ip("fd00::11/64", true, "--ip");
+  EXPECT_EQ(v.address(), "fd00::11");
+  EXPECT_EQ(v.prefix, 64);
+  EXPECT_EQ(v.default_route(), "::/0");
+}
+
+// The one IP value: parse, netmask (cloud-init's ip_network), containment.
+TEST(IpValue, ParseNetmaskAndContains) {
+  using piprov::provision::IpValue;
+  auto a = IpValue::parse("10.0.3.7/22");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->family, 4);
+  EXPECT_EQ(a->prefix, 22);
+  EXPECT_TRUE(a->contains(*IpValue::parse("10.0.0.1")));
+  EXPECT_FALSE(a->contains(*IpValue::parse("10.0.4.1")));
+  EXPECT_FALSE(a->contains(*IpValue::parse("fd00::1")));
+  EXPECT_FALSE(IpValue::parse("10.0.0.0/255.255.255.0"));  // a netmask only where cloud-init reads one
+  auto m = IpValue::parse("10.0.0.0/255.255.255.0", true);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->prefix, 24);
+  EXPECT_FALSE(IpValue::parse("10.0.0.0/255.0.255.0", true));  // not contiguous
+  EXPECT_FALSE(IpValue::parse("10.0.0.1/33"));
+  EXPECT_FALSE(IpValue::parse("fd00::1/129"));
+  EXPECT_FALSE(IpValue::parse("default"));
+  EXPECT_TRUE(IpValue::parse("0.0.0.0/0")->is_default_route());
+  EXPECT_TRUE(IpValue::parse("::/0")->is_default_route());
+  EXPECT_EQ(IpValue::parse("192.168.1.0/24")->subnet_role(), "network");
+  EXPECT_EQ(IpValue::parse("192.168.1.255/24")->subnet_role(), "broadcast");
+  EXPECT_EQ(IpValue::parse("192.168.1.0/31")->subnet_role(), "");
 }
 
 TEST(CheckGateway, InsideTheSubnetOfTheAddress) {
+  auto check_gateway = [](const std::string& gw, const std::string& cidr) {
+    piprov::provision::check_gateway(check_ip(gw, false, "--gateway"), check_ip(cidr, true, "--ip"));
+  };
   EXPECT_NO_THROW(check_gateway("192.168.1.1", "192.168.1.11/24"));
   EXPECT_NO_THROW(check_gateway("10.0.0.1", "10.0.3.7/22"));
   EXPECT_NO_THROW(check_gateway("fd00::1", "fd00::11/64"));
   expect_error(ErrorKind::Usage, "--gateway 10.0.0.1 is not in the subnet of --ip 192.168.1.11/24",
-               [] { check_gateway("10.0.0.1", "192.168.1.11/24"); });
+               [&] { check_gateway("10.0.0.1", "192.168.1.11/24"); });
   expect_error(ErrorKind::Usage, "--gateway 10.0.4.1 is not in the subnet of --ip 10.0.3.7/22",
-               [] { check_gateway("10.0.4.1", "10.0.3.7/22"); });
-  expect_error(ErrorKind::Usage, "is not in the subnet", [] { check_gateway("fd01::1", "fd00::11/64"); });
-  expect_error(ErrorKind::Usage, "not of the same IP version", [] { check_gateway("fd00::1", "10.0.3.7/22"); });
+               [&] { check_gateway("10.0.4.1", "10.0.3.7/22"); });
+  expect_error(ErrorKind::Usage, "is not in the subnet", [&] { check_gateway("fd01::1", "fd00::11/64"); });
+  expect_error(ErrorKind::Usage, "not of the same IP version", [&] { check_gateway("fd00::1", "10.0.3.7/22"); });
   expect_error(ErrorKind::Usage,
                "--gateway 10.0.0.5 is the node's own address (--ip 10.0.0.5/24): give the router of that network",
-               [] { check_gateway("10.0.0.5", "10.0.0.5/24"); });
-  expect_error(ErrorKind::Usage, "is the node's own address", [] { check_gateway("fd00::11", "fd00::11/64"); });
+               [&] { check_gateway("10.0.0.5", "10.0.0.5/24"); });
+  expect_error(ErrorKind::Usage, "is the node's own address", [&] { check_gateway("fd00::11", "fd00::11/64"); });
 }
 
 TEST(CheckTimezone, NamesOfTheTzDatabase) {
@@ -378,6 +417,61 @@ TEST_F(Plan, CloudInitSchemaAcceptsTheUserData) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err << test::read_file(path("user-data"));
   file("bad", "#cloud-config\nusers: 5\n");  // the validator can fail
   EXPECT_NE(run("cloud-init schema --config-file " + q(path("bad"))).exit_code, 0);
+}
+
+// --wifi-country: an ISO 3166-1 alpha-2 code of the tz database's list (the real list on this
+// machine), upper-cased; netplan's regulatory-domain in the seed; cfg80211.ieee80211_regdom in
+// the cmdline files (first_boot.hpp).
+TEST(WifiCountry, CheckedAgainstTheIso3166List) {
+  const std::filesystem::path tab = "/usr/share/zoneinfo/iso3166.tab";
+  if (!std::filesystem::exists(tab)) PIPROV_SKIP("tzdata's iso3166.tab is not installed here");
+  EXPECT_EQ(check_wifi_country("gb", tab), "GB");
+  EXPECT_EQ(check_wifi_country("DE", tab), "DE");
+  expect_error(ErrorKind::Usage, "--wifi-country: 'XX' is not an ISO 3166-1 country code (not in " + tab.string(),
+               [&] { check_wifi_country("XX", tab); });
+  expect_error(ErrorKind::Usage, "--wifi-country: 'GBR' is not an ISO 3166-1 alpha-2 country code",
+               [&] { check_wifi_country("GBR", tab); });
+  expect_error(ErrorKind::Usage, "not an ISO 3166-1 alpha-2", [&] { check_wifi_country("00", tab); });
+  // A list written here: what it lists decides.
+  piprov::test::TempDir d;
+  piprov::test::write_file(d.path / "iso3166.tab", "# comment\nAD\tAndorra\nZZ\tTest\n");
+  EXPECT_EQ(check_wifi_country("zz", d.path / "iso3166.tab"), "ZZ");
+  expect_error(ErrorKind::Usage, "is not an ISO 3166-1 country code",
+               [&] { check_wifi_country("GB", d.path / "iso3166.tab"); });
+  // Without the list only the shape is checked.
+  EXPECT_EQ(check_wifi_country("qq", d.path / "none.tab"), "QQ");
+}
+
+TEST(WifiCountry, RegulatoryDomainInTheSeedAndTheCmdline) {
+  piprov::test::TempDir d;
+  piprov::test::write_file(d.path / "psk", "correct horse battery\n");
+  IdentityOptions o;
+  o.wifi_ssid = "lab";
+  o.wifi_psk_file = (d.path / "psk").string();
+  o.wifi_country = "de";
+  auto p = plan_seeds(o, {"/dev/sdx"});
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].wifi_country, "DE");
+  EXPECT_EQ(YAML::Load(p[0].network_config)["wifis"]["wlan0"]["regulatory-domain"].as<std::string>(), "DE")
+      << p[0].network_config;
+  // The country alone (no Wi-Fi network) still asks for a seed: the cmdline carries it.
+  IdentityOptions only;
+  only.wifi_country = "fr";
+  EXPECT_TRUE(only.any());
+  EXPECT_EQ(plan_seeds(only, {"/dev/sdx"})[0].wifi_country, "FR");
+
+  // The cmdline files: the parameter appended once, kept on the first line, replaced when set.
+  const auto boot = d.path / "boot";
+  piprov::test::write_file(boot / "config.txt", "[all]\nkernel=vmlinuz\ncmdline=nobtcmd.txt\n");
+  piprov::test::write_file(boot / "cmdline.txt", "console=tty1 root=LABEL=writable rootwait\n");
+  piprov::test::write_file(boot / "nobtcmd.txt",
+                           "console=tty1 root=LABEL=writable cfg80211.ieee80211_regdom=US rootwait\r\n");
+  EXPECT_EQ(set_wifi_regdom(boot, "DE"), (std::vector<std::string>{"cmdline.txt", "nobtcmd.txt"}));
+  EXPECT_EQ(piprov::test::read_file(boot / "cmdline.txt"),
+            "console=tty1 root=LABEL=writable rootwait cfg80211.ieee80211_regdom=DE\n");
+  EXPECT_EQ(piprov::test::read_file(boot / "nobtcmd.txt"),
+            "console=tty1 root=LABEL=writable cfg80211.ieee80211_regdom=DE rootwait\r\n");
+  EXPECT_TRUE(set_wifi_regdom(boot, "DE").empty());  // nothing changes twice
 }
 
 }  // namespace

@@ -203,3 +203,32 @@ TEST(ProvisionOutcome, EachDisksTimeInTheJsonAndTheSummaryLine) {
 
 }  // namespace
 }  // namespace piprov::provision
+
+namespace piprov::provision {
+namespace {
+
+// The interrupt's line names each disk's end; any interrupt is exit 130, also when every disk finished.
+TEST(ProvisionOutcome, InterruptedRunSaysWhichDiskFinished) {
+  ProvisionReport r;
+  r.targets.resize(3);
+  r.targets[0].target = "/dev/sdb";
+  r.targets[0].ok = true;
+  r.targets[1].target = "/dev/sdc";
+  r.targets[1].steps.push_back({Step::Identity, "ok", 0.1});
+  r.targets[1].failed_step = Step::Seed;
+  r.targets[1].error_kind = ErrorKind::Interrupted;
+  r.targets[2].target = "/dev/sdd";
+  EXPECT_EQ(interrupted_text(r), "");
+  r.interrupted = true;
+  EXPECT_EQ(interrupted_text(r),
+            "provision: interrupted (SIGINT or SIGTERM): /dev/sdb finished every step (it is ready as said above); "
+            "/dev/sdc did not finish (failed at 'seed'); /dev/sdd did not finish (its write failed)");
+  EXPECT_EQ(exit_code(r), 130);
+  r.targets.resize(1);
+  EXPECT_EQ(exit_code(r), 130);  // the one disk finished, the run was still interrupted
+  r.interrupted = false;
+  EXPECT_EQ(exit_code(r), 0);
+}
+
+}  // namespace
+}  // namespace piprov::provision

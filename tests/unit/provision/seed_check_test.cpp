@@ -384,3 +384,114 @@ TEST_F(SeedPlan_, GeneratedNetworkConfigIsAcceptedByCloudInitsParser) {
 
 }  // namespace
 }  // namespace piprov::provision
+
+namespace piprov::provision {
+namespace {
+
+// netplan's cross-references: a bridge member that is not defined (netplan's own fixture) refuses
+// the whole config; the rule also holds for bonds and VLAN links written here.
+TEST(SeedCheckShared, BridgeMemberUndefinedIsNetplansError) {
+  PIPROV_REQUIRE_SHARED("cloud-init/11-network-config-bridge-member-undefined", f);
+  auto c = check_network_config(shared_text(f), "11");
+  const Finding* r = find(c, "seed-network-reference", 5);
+  ASSERT_TRUE(r) << dump(c);
+  EXPECT_EQ(r->severity, Severity::Error);
+  EXPECT_EQ(r->key, "network.bridges.br0.interfaces.0");
+  EXPECT_NE(r->message.find("br0: interface 'ens3' is not defined (netplan)"), std::string::npos) << r->message;
+  EXPECT_TRUE(c.refused());
+  // Defined under ethernets: no finding of that rule.
+  std::string ok = shared_text(f);
+  ok.replace(ok.find("  version: 2"), 12, "  ethernets:\n    ens3: {}\n  version: 2");
+  auto fixed = check_network_config(ok, "11-fixed");
+  for (const auto& x : fixed.findings) EXPECT_NE(x.rule, "seed-network-reference") << dump(fixed);
+}
+
+TEST(SeedNetwork, BondAndVlanReferences) {
+  auto c = check_network_config(
+      "version: 2\nethernets:\n  eth0: {}\nbonds:\n  bond0:\n    interfaces: [eth0, eth1]\nvlans:\n  vlan10:\n"
+      "    id: 10\n    link: bond1\n",
+      "nc");
+  EXPECT_NE(find(c, "seed-network-reference", 6)->message.find("bond0: interface 'eth1' is not defined"),
+            std::string::npos);
+  EXPECT_NE(find(c, "seed-network-reference", 10)->message.find("vlan10: interface 'bond1' is not defined"),
+            std::string::npos);
+  EXPECT_EQ(errors(c), 2) << dump(c);
+  // A VLAN on a bond of defined members: clean.
+  auto ok = check_network_config(
+      "version: 2\nethernets:\n  eth0: {}\n  eth1: {}\nbonds:\n  bond0:\n    interfaces: [eth0, eth1]\nvlans:\n"
+      "  vlan10:\n    id: 10\n    link: bond0\n",
+      "nc");
+  EXPECT_TRUE(ok.findings.empty()) << dump(ok);
+}
+
+// Two default routes on one interface: netplan's "Conflicting default route declarations"; the
+// fix keeps one (and the gateway4 deprecation no longer suggests adding a second route).
+TEST(SeedNetwork, TwoDefaultRoutesOnOneInterface) {
+  auto c = check_network_config(
+      "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.0.2/24]\n    gateway4: 10.0.0.1\n    routes:\n"
+      "      - to: 0.0.0.0/0\n        via: 10.0.0.1\n",
+      "nc");
+  const Finding* f = find(c, "seed-network-default-route-conflict", 7);
+  ASSERT_TRUE(f) << dump(c);
+  EXPECT_EQ(f->severity, Severity::Warning);
+  EXPECT_NE(f->message.find("Conflicting default route declarations for IPv4 (table: main, metric: default), first "
+                            "declared in eth0 but also in eth0 (netplan)"),
+            std::string::npos)
+      << f->message;
+  EXPECT_EQ(f->fix, "keep one: remove gateway4 (deprecated) and keep the route under routes");
+  EXPECT_EQ(find(c, "seed-network-gateway", 5)->fix, "remove gateway4: routes already holds the default route");
+  // `default` plus 0.0.0.0/0.
+  c = check_network_config(
+      "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.0.2/24]\n    routes:\n      - to: default\n"
+      "        via: 10.0.0.1\n      - to: 0.0.0.0/0\n        via: 10.0.0.254\n",
+      "nc");
+  f = find(c, "seed-network-default-route-conflict", 8);
+  ASSERT_TRUE(f) << dump(c);
+  EXPECT_NE(f->message.find("'to: default via 10.0.0.1' and 'to: 0.0.0.0/0 via 10.0.0.254'"), std::string::npos);
+  EXPECT_NE(f->fix.find("keep one"), std::string::npos);
+  // Different metrics, or one IPv4 and one IPv6 default: no conflict.
+  for (const char* fine :
+       {"version: 2\nethernets:\n  eth0:\n    addresses: [10.0.0.2/24]\n    routes:\n      - {to: 0.0.0.0/0, via: "
+        "10.0.0.1, metric: 100}\n      - {to: 0.0.0.0/0, via: 10.0.0.254, metric: 200}\n",
+        "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.0.2/24, \"fd00::2/64\"]\n    routes:\n      - {to: "
+        "0.0.0.0/0, via: 10.0.0.1}\n      - {to: \"::/0\", via: \"fd00::1\"}\n"}) {
+    auto ok = check_network_config(fine, "nc");
+    for (const auto& x : ok.findings) EXPECT_NE(x.rule, "seed-network-default-route-conflict") << dump(ok);
+  }
+}
+
+// YAML errors name the line and the column of the offending character.
+TEST(SeedNetwork, YamlErrorNamesLineAndColumn) {
+  auto c = check_network_config("version: 2\nethernets:\n  eth0:\n    addresses: [10.0.0.2/24\n  bad: x\n", "nc");
+  const Finding* y = nullptr;
+  for (const auto& f : c.findings)
+    if (f.rule == "seed-yaml-invalid") y = &f;
+  ASSERT_TRUE(y) << dump(c);
+  EXPECT_NE(y->message.find("(line " + std::to_string(y->line) + ", column "), std::string::npos) << y->message;
+  EXPECT_NE(y->fix.find(", column "), std::string::npos);
+}
+
+// The generated network-config goes through the same checks: options that would give netplan an
+// address it refuses never get that far.
+TEST(SeedNetwork, GeneratedConfigIsCheckedAndPrefixZeroRefused) {
+  IdentityOptions o;
+  o.ips = {"10.0.0.11/0"};
+  try {
+    plan_seeds(o, {"/dev/sdx"});
+    ADD_FAILURE() << "--ip 10.0.0.11/0 was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("prefix length 0"), std::string::npos) << e.what();
+  }
+  o.ips = {"10.0.0.11/24"};
+  o.gateway = "10.0.0.1";
+  o.dns = {"10.0.0.1,fd00::53"};
+  SeedCheck check;
+  auto p = plan_seeds(o, {"/dev/sdx"}, &check);
+  auto own = check_network_config(p[0].network_config, "generated");
+  EXPECT_TRUE(own.findings.empty()) << dump(own);
+  EXPECT_NE(p[0].network_config.find("via: \"10.0.0.1\""), std::string::npos) << p[0].network_config;
+  EXPECT_NE(p[0].network_config.find("fd00::53"), std::string::npos) << p[0].network_config;
+}
+
+}  // namespace
+}  // namespace piprov::provision

@@ -1,0 +1,159 @@
+// boot check: the files a config.txt names (device_tree=, armstub=, the board's DTB), the size of
+// config.txt, template values left in it or in cmdline.txt, and bootloader EEPROM keys put in
+// config.txt (check_ctx.hpp).
+#include <fmt/format.h>
+
+#include <cctype>
+#include <regex>
+
+#include "boot/check_ctx.hpp"
+#include "boot/config_txt.hpp"
+#include "boot/layout.hpp"
+#include "core/board.hpp"
+#include "core/strings.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov::boot::detail {
+namespace {
+
+constexpr const char* kDtDoc = "Raspberry Pi documentation, config_txt: device_tree, os_prefix, upstream_kernel";
+constexpr const char* kArmstubDoc = "Raspberry Pi documentation, config_txt: armstub";
+
+bool boot_file_exists(const Ctx& c, const std::string& rel) {
+  std::error_code ec;
+  return !rel.empty() && fs::is_regular_file(c.o.boot_dir / rel, ec);
+}
+
+std::string line_note(const EffectiveValue& v) { return " (" + v.file + " line " + std::to_string(v.line) + ")"; }
+
+/// device_tree= (a file under os_prefix; an empty value loads none) or the board's own DTB.
+void check_dtb(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
+  const auto& rb = c.r.resolved;
+  const Board b = filter_board(rb.board);
+  const std::string prefix_note = rb.os_prefix.empty() ? "" : " under os_prefix=" + rb.os_prefix;
+  if (auto dt = config.effective("device_tree", b, loader)) {
+    if (dt->value.empty()) return;  // device_tree= : no device tree is loaded
+    const std::string rel = prefixed_path(rb.os_prefix, dt->value);
+    if (boot_file_exists(c, rel)) return;
+    Ctx::locate(c.add(Severity::Error, "device-tree-missing",
+                      "device_tree=" + dt->value + line_note(*dt) + ": " + rel + " does not exist in " +
+                          c.o.boot_dir.string() + prefix_note,
+                      "copy " + fs::path(rel).filename().string() + " to " + rel + " or correct device_tree=", kDtDoc),
+                dt->line, "device_tree");
+    return;
+  }
+  std::vector<std::string> dirs{rb.os_prefix};
+  auto up = config.effective("upstream_kernel", b, loader);
+  const bool upstream = up && up->value == "1";
+  // upstream_kernel=1 without os_prefix: the firmware sets os_prefix=upstream/, ignored when its files are missing.
+  if (upstream && rb.os_prefix.empty()) dirs.insert(dirs.begin(), "upstream/");
+  const auto names = board_dtbs(rb.board);
+  for (const auto& dir : dirs)
+    for (auto n : names)
+      if (boot_file_exists(c, dir + std::string(n))) return;
+  const std::string own = rb.os_prefix + std::string(names.front());
+  std::string also;
+  for (std::size_t i = 1; i < names.size(); ++i) also += (also.empty() ? " (or " : ", ") + std::string(names[i]);
+  if (!also.empty()) also += ")";
+  c.add(Severity::Error, "dtb-missing",
+        "the " + c.board + " device tree " + own + also + " does not exist in " + c.o.boot_dir.string() + prefix_note +
+            (upstream && rb.os_prefix.empty() ? " nor in upstream/ (upstream_kernel=1)" : "") +
+            ": the firmware has no device tree to pass to the kernel",
+        "copy " + std::string(names.front()) + " from the kernel package (its dtbs) to " + own, kDtDoc);
+}
+
+/// armstub=: a file at the partition root (os_prefix does not apply to it).
+void check_armstub(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
+  auto a = config.effective("armstub", filter_board(c.r.resolved.board), loader);
+  if (!a || a->value.empty()) return;
+  const std::string rel = prefixed_path("", a->value);
+  if (boot_file_exists(c, rel)) return;
+  Ctx::locate(c.add(Severity::Error, "armstub-missing",
+                    "armstub=" + a->value + line_note(*a) + ": " + rel + " does not exist in " + c.o.boot_dir.string(),
+                    "copy the ARM stub " + rel + " to the boot partition or remove the armstub= line", kArmstubDoc),
+              a->line, "armstub");
+}
+
+/// "${VAR}", "@VAR@" in `text`; "" when none.
+std::string template_value_in(std::string_view text) {
+  static const std::regex re(R"(\$\{[A-Za-z_][A-Za-z0-9_]*\}|@[A-Za-z_][A-Za-z0-9_]*@)");
+  std::match_results<std::string_view::const_iterator> m;
+  if (std::regex_search(text.begin(), text.end(), m, re)) return m.str();
+  return "";
+}
+
+constexpr const char* kTemplateFix = "build the image so that the template is filled in, or write the real value";
+
+}  // namespace
+
+bool is_placeholder_word(std::string_view v) {
+  static const std::regex re(R"([A-Z][A-Z0-9_]*(DEV|UUID))");
+  return v.size() >= 5 && std::regex_match(v.begin(), v.end(), re);
+}
+
+void check_config_files(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
+  check_dtb(c, config, loader);
+  check_armstub(c, config, loader);
+}
+
+void check_config_text(Ctx& c, const ConfigTxt& config, std::string_view text) {
+  if (text.size() > kConfigSizeLimit)
+    c.add(Severity::Warning, "config-too-large",
+          fmt::format("config.txt is {} bytes, over {} KiB: a Pi 5 has been reported not to boot with a 49 KB "
+                      "config.txt (mostly comments)",
+                      text.size(), kConfigSizeLimit / 1024),
+          "remove comments and unused sections from config.txt",
+          "raspberrypi/firmware issue 1848; meta-raspberrypi warns at 16 KiB");
+  const auto& lines = config.lines();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto& l = lines[i];
+    if (l.kind == LineKind::Comment || l.kind == LineKind::Blank) continue;
+    if (auto t = template_value_in(l.text); !t.empty())
+      Ctx::locate(c.add(Severity::Error, "template-value",
+                        "config.txt line " + std::to_string(i + 1) + " holds the unexpanded template value " + t +
+                            ": this config.txt is a template, not the file an image boots with",
+                        kTemplateFix),
+                  i + 1, l.key);
+    if (l.kind != LineKind::Setting || l.key.empty()) continue;
+    const bool upper = std::all_of(l.key.begin(), l.key.end(), [](char ch) {
+      return std::isupper(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) || ch == '_';
+    });
+    if (upper && std::any_of(l.key.begin(), l.key.end(), [](char ch) { return std::isupper(ch) != 0; }) &&
+        l.key.size() >= 3)
+      Ctx::locate(c.add(Severity::Warning, "config-eeprom-key",
+                        "config.txt line " + std::to_string(i + 1) + ": " + l.key +
+                            " is a bootloader EEPROM setting (upper case), which the firmware ignores in config.txt",
+                        "put " + l.key + "=" + l.value +
+                            " in the bootloader config (rpi-eeprom-config --edit, or piprov eeprom) and remove it here",
+                        "Raspberry Pi documentation, raspberry-pi: bootloader configuration"),
+                  i + 1, l.key);
+  }
+}
+
+void check_cmdline_text(Ctx& c, const CmdlineTxt& cmdline) {
+  const std::string& file = c.r.cmdline_file;
+  if (auto t = template_value_in(cmdline.command_line()); !t.empty()) {
+    Ctx::locate(c.add(Severity::Error, "template-value",
+                      file + " holds the unexpanded template value " + t +
+                          ": this cmdline is a template, not the one an image boots with",
+                      kTemplateFix),
+                1, "");
+    return;
+  }
+  for (const auto& p : cmdline.params()) {
+    auto eq = p.find('=');
+    if (eq == std::string::npos) continue;
+    std::string_view v = std::string_view(p).substr(eq + 1);
+    for (const char* k : {"PARTUUID=", "UUID=", "LABEL="})
+      if (v.rfind(k, 0) == 0) v.remove_prefix(std::string_view(k).size());
+    if (!is_placeholder_word(v) || p.rfind("root=", 0) == 0) continue;  // root=: check_root's root-placeholder
+    Ctx::locate(c.add(Severity::Error, "template-value",
+                      file + ": " + p + " holds the placeholder " + std::string(v) +
+                          ", which the image build replaces: this cmdline is a template",
+                      kTemplateFix),
+                1, p.substr(0, eq));
+  }
+}
+
+}  // namespace piprov::boot::detail

@@ -1,0 +1,43 @@
+#pragma once
+// The one IP value of provision: an address, with or without a prefix length, of family 4 or 6.
+// The option checks (--ip, --gateway, --dns: identity.hpp), the network-config checks
+// (seed_network.cpp) and the generated network-config (cloud_init.cpp) all read addresses
+// through it. Sources: inet_pton(3) (address syntax), RFC 4632 (IPv4 prefix notation), RFC 4291
+// section 2.3 (IPv6 prefix notation), RFC 950 / RFC 919 (network and broadcast addresses).
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace piprov::provision {
+
+struct IpValue {
+  int family = 0;                         ///< 4 or 6
+  std::array<unsigned char, 16> bytes{};  ///< the address, network byte order (4 or 16 used)
+  std::optional<int> prefix;              ///< prefix length; nullopt for a bare address
+  std::string text;                       ///< as written ("192.168.1.11/24")
+
+  /// "ADDR" or "ADDR/PREFIX" (decimal, 0..32 or 0..128); with `allow_netmask`, also an IPv4
+  /// "ADDR/NETMASK" (Python's ipaddress.ip_network(strict=False), which cloud-init uses),
+  /// turned into its prefix. nullopt when `s` is none of these.
+  static std::optional<IpValue> parse(std::string_view s, bool allow_netmask = false);
+  /// The address without the prefix ("192.168.1.11").
+  std::string address() const;
+  /// 32 or 128.
+  int max_prefix() const { return family == 4 ? 32 : 128; }
+  /// The default route of this family, as netplan and cloud-init read it: "0.0.0.0/0" or "::/0"
+  /// (never "default": netplan before 0.103 rejects it).
+  std::string default_route() const { return family == 4 ? "0.0.0.0/0" : "::/0"; }
+  /// True when this is a default-route network (prefix 0).
+  bool is_default_route() const { return prefix && *prefix == 0; }
+  /// True when `other`'s address lies in this network (its first `prefix` bits; a bare address
+  /// is a host route) and both are of one family.
+  bool contains(const IpValue& other) const;
+  /// Same family and address (prefixes ignored).
+  bool same_address(const IpValue& other) const;
+  /// IPv4 with a prefix of 30 or less: "network" or "broadcast" when the address is that of its
+  /// subnet (all host bits 0 or 1, RFC 950, RFC 919), else "".
+  std::string subnet_role() const;
+};
+
+}  // namespace piprov::provision
