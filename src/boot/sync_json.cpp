@@ -3,20 +3,22 @@
 #include <nlohmann/json.hpp>
 
 #include "boot/sync.hpp"
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 
 namespace piprov::boot {
 
+namespace {
+constexpr EnumName<SyncResult::Outcome> kSyncOutcomeNames[] = {
+    {SyncResult::Outcome::UpToDate, "up-to-date"}, {SyncResult::Outcome::Regenerated, "regenerated"},
+    {SyncResult::Outcome::Failed, "failed"},       {SyncResult::Outcome::NotAPi, "not-a-pi"},
+    {SyncResult::Outcome::NotUsed, "not-used"},
+};
+}  // namespace
+
 std::string_view sync_outcome_name(SyncResult::Outcome o, bool dry_run) {
-  using O = SyncResult::Outcome;
-  switch (o) {
-    case O::UpToDate: return "up-to-date";
-    case O::Regenerated: return dry_run ? "would-regenerate" : "regenerated";
-    case O::Failed: return "failed";
-    case O::NotAPi: return "not-a-pi";
-    case O::NotUsed: return "not-used";
-  }
-  return "?";
+  if (dry_run && o == SyncResult::Outcome::Regenerated) return "would-regenerate";
+  return enum_name(kSyncOutcomeNames, o);
 }
 
 bool sync_failed(const SyncResult& r) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "core/enum_names.hpp"
 #include "core/file.hpp"
 #include "core/strings.hpp"
 
@@ -31,31 +32,19 @@ std::optional<PiBoard> board_from_compatible(std::string_view c) {
 }
 
 namespace {
-struct BoardNames {
-  PiBoard board;
-  std::string_view name, title;
+constexpr EnumName<PiBoard> kBoardNames[] = {
+    {PiBoard::Pi4, "pi4"}, {PiBoard::Pi400, "pi400"}, {PiBoard::Cm4, "cm4"},
+    {PiBoard::Pi5, "pi5"}, {PiBoard::Pi500, "pi500"}, {PiBoard::Cm5, "cm5"},
 };
-constexpr BoardNames kBoards[] = {
-    {PiBoard::Pi4, "pi4", "Raspberry Pi 4B"},      {PiBoard::Pi400, "pi400", "Raspberry Pi 400"},
-    {PiBoard::Cm4, "cm4", "Compute Module 4"},     {PiBoard::Pi5, "pi5", "Raspberry Pi 5"},
-    {PiBoard::Pi500, "pi500", "Raspberry Pi 500"}, {PiBoard::Cm5, "cm5", "Compute Module 5"},
+constexpr EnumName<PiBoard> kBoardTitles[] = {
+    {PiBoard::Pi4, "Raspberry Pi 4B"}, {PiBoard::Pi400, "Raspberry Pi 400"}, {PiBoard::Cm4, "Compute Module 4"},
+    {PiBoard::Pi5, "Raspberry Pi 5"},  {PiBoard::Pi500, "Raspberry Pi 500"}, {PiBoard::Cm5, "Compute Module 5"},
 };
-const BoardNames& names_of(PiBoard b) {
-  for (const auto& n : kBoards)
-    if (n.board == b) return n;
-  return kBoards[0];
-}
 }  // namespace
 
-std::optional<PiBoard> parse_board(std::string_view name) {
-  const std::string n = to_lower(name);
-  for (const auto& b : kBoards)
-    if (n == b.name) return b.board;
-  return std::nullopt;
-}
-
-std::string_view board_name(PiBoard b) { return names_of(b).name; }
-std::string_view board_title(PiBoard b) { return names_of(b).title; }
+std::optional<PiBoard> parse_board(std::string_view name) { return parse_enum(kBoardNames, to_lower(name)); }
+std::string_view board_name(PiBoard b) { return enum_name(kBoardNames, b); }
+std::string_view board_title(PiBoard b) { return enum_name(kBoardTitles, b); }
 bool is_bcm2712(PiBoard b) { return b == PiBoard::Pi5 || b == PiBoard::Pi500 || b == PiBoard::Cm5; }
 std::vector<std::string_view> board_dtbs(PiBoard b) {
   switch (b) {
@@ -118,7 +107,10 @@ unsigned board_type_code(PiBoard b) {
   return 0;
 }
 
-std::string_view board_choices() { return "pi4|pi400|cm4|pi5|pi500|cm5"; }
+std::string_view board_choices() {
+  static const std::string choices = enum_choices(kBoardNames);
+  return choices;
+}
 
 BoardId detect_board(const SysRoot& root) {
   BoardId id;

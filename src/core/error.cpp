@@ -2,9 +2,19 @@
 
 #include <cstring>
 
+#include "core/enum_names.hpp"
 #include "core/finding.hpp"
 
 namespace piprov {
+
+namespace {
+constexpr EnumName<ErrorKind> kErrorKindNames[] = {
+    {ErrorKind::Check, "check"},   {ErrorKind::Usage, "usage"},     {ErrorKind::Io, "io"},
+    {ErrorKind::Verify, "verify"}, {ErrorKind::Partial, "partial"}, {ErrorKind::Interrupted, "interrupted"},
+};
+}  // namespace
+
+std::string_view error_kind_name(ErrorKind k) { return enum_name(kErrorKindNames, k); }
 
 std::string errno_name(int err) {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))

@@ -4,6 +4,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace piprov {
@@ -52,6 +53,9 @@ class Error : public std::runtime_error {
 
 /// Error of kind Io for a failed system call: "<what>: <strerror(err)> (<ERRNAME>)", sys_errno() = err.
 Error io_error(const std::string& what, int err);
+
+/// "check", "usage", "io", "verify", "partial", "interrupted" (the "kind" of an error in --json).
+std::string_view error_kind_name(ErrorKind k);
 
 /// Symbolic errno name ("ENOSPC"), or "errno N" when unknown.
 std::string errno_name(int err);

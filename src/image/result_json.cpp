@@ -10,21 +10,9 @@ namespace piprov::image {
 namespace {
 double rate(std::uint64_t bytes, double seconds) { return seconds > 0 ? static_cast<double>(bytes) / seconds : 0; }
 
-const char* kind_name(ErrorKind k) {
-  switch (k) {
-    case ErrorKind::Check: return "check";
-    case ErrorKind::Usage: return "usage";
-    case ErrorKind::Io: return "io";
-    case ErrorKind::Verify: return "verify";
-    case ErrorKind::Partial: return "partial";
-    case ErrorKind::Interrupted: return "interrupted";
-  }
-  return "io";
-}
-
 /// A failure: {"kind", "exit_code", "message", "offset": N|null}.
 nlohmann::json error_json(ErrorKind kind, const std::string& message, std::optional<std::uint64_t> offset) {
-  return {{"kind", kind_name(kind)},
+  return {{"kind", error_kind_name(kind)},
           {"exit_code", static_cast<int>(kind)},
           {"message", message},
           {"offset", offset ? nlohmann::json(*offset) : nlohmann::json(nullptr)}};
