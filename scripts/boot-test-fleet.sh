@@ -43,9 +43,9 @@ fleet_nodes() {
 
 # fleet_inventory: $w/fleet/inventory.yml and site.yml, and each node's saved bootloader config.
 fleet_inventory() {
-  local f=$w/fleet l deb
+  local f=$w/fleet l deb_file
   mkdir -p "$f"
-  deb=$(get_deb) || return 1
+  deb_file=$(get_deb) || return 1
   : > "$f/known_hosts"
   {
     echo "# The boot test's nodes: QEMU forwards each node's SSH port from 127.0.0.1."
@@ -83,7 +83,7 @@ YAML
   roles:
     - role: piprov.pi.install
       vars:
-        piprov_install_deb: $deb
+        piprov_install_deb: $deb_file
 
 - name: Check every node and print the fleet
   ansible.builtin.import_playbook: piprov.pi.fleet_report
@@ -165,8 +165,9 @@ fleet_break_focal() {
   # shellcheck disable=SC2016  # expanded on the guest
   vm_ssh "$w/vm-focal" 'set -e
     sudo -n systemctl stop piprov-kernel-sync.path
-    sed "s/piprov-t02/piprov-t03/" "/boot/vmlinuz-$(uname -r)" | gzip -1 -n > /tmp/vmlinuz
-    ! cmp -s /tmp/vmlinuz /boot/firmware/vmlinuz
+    sudo -n sed "s/piprov-t02/piprov-t03/" "/boot/vmlinuz-$(uname -r)" | gzip -1 -n > /tmp/vmlinuz
+    [ "$(stat -c %s /tmp/vmlinuz)" -gt 1000000 ]
+    ! sudo -n cmp -s /tmp/vmlinuz /boot/firmware/vmlinuz
     sudo -n cp /tmp/vmlinuz /boot/firmware/vmlinuz.new
     sudo -n mv /boot/firmware/vmlinuz.new /boot/firmware/vmlinuz' || { echo "  cannot write focal's vmlinuz"; return 1; }
   echo "  bt-focal: piprov-kernel-sync.path stopped, /boot/firmware/vmlinuz replaced without apt"

@@ -42,7 +42,7 @@
 #   --keep      keep the work dir (disks, console logs, the fleet's inventory,
 #               playbook, Ansible logs and report) under /var/tmp
 # PIPROV_BOOT_LANES=1 boots one VM at a time (default 2: one per core; lane b
-# is focal, lane a the others).
+# is focal, then pi5 when three others run in lane a).
 # PIPROV_BOOT_BREAK=seed|hook breaks each provisioned disk on purpose (the
 # seed's user-data or the apt hook removed), =vmlinux the focal node before the
 # fleet's first run: the run must then fail.
@@ -106,7 +106,13 @@ echo "boot-test.sh: root fs ready ($(($(date +%s) - t0)) s)"
 
 lanes=${PIPROV_BOOT_LANES:-2}
 lane_a=() lane_b=()
-for l in $layouts; do if [ "$l" = focal ]; then lane_b+=("$l"); else lane_a+=("$l"); fi; done
+# Lane b: focal (two boots, two kernel updates), then pi5 when lane a has three
+# others (pi5's image is raspios', built by then); lane a: the others.
+for l in $layouts; do [ "$l" = focal ] && lane_b+=("$l"); done
+for l in $layouts; do case $l in focal | pi5) ;; *) lane_a+=("$l") ;; esac; done
+if [[ " $layouts " == *" pi5 "* ]]; then
+  if [ ${#lane_a[@]} -ge 3 ]; then lane_b+=(pi5); else lane_a+=(pi5); fi
+fi
 run_lane() {  # run_lane NAME LAYOUT...: each layout's steps, stopping the layout at its first failure
   local l rc=0
   shift
