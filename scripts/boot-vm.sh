@@ -161,10 +161,14 @@ vm_wait_exit() {
   return 1
 }
 
-# vm_kill VM: ends QEMU now (never fails).
+# vm_kill VM: ends QEMU now (never fails). Only a process that is still this
+# VM's QEMU (its command line names VM/kernel): a VM that ended long ago left
+# its pid in VM/qemu.pid, and the kernel may have given that pid to another
+# process since (a cleanup killed another boot test's lane that way).
 vm_kill() {
   local pid
   pid=$(cat "$1/qemu.pid" 2>/dev/null) || return 0
+  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-kernel $1/kernel " || return 0
   kill "$pid" 2>/dev/null || true
 }
 
