@@ -20,7 +20,8 @@
 #     current/; autoboot.txt [all] tryboot_a_b=1; piboot-try in the dpkg status.
 #   raspios: Raspberry Pi OS bookworm (64-bit): no kernel= (the firmware loads
 #     kernel8.img on a Pi 4, kernel_2712.img on a Pi 5, both gzip), initramfs8,
-#     cmdline.txt root=PARTUUID=<disk id>-02, labels bootfs/rootfs.
+#     cmdline.txt root=PARTUUID=<disk id>-02, labels bootfs/rootfs; the Pi 4
+#     device trees and a stand-in bcm2712-rpi-5-b.dtb (dtc; pi5_dtb_standin).
 # noble, resolute and raspios carry Debian's raspi-firmware start4.elf and
 # fixup4.dat (firmware of 2022-08-30), so the firmware date is known.
 # The root fs holds real files (a copy of part of this machine's /usr, filling
@@ -263,6 +264,16 @@ boot_resolute() { # Ubuntu 25.10/26.04 A/B (../shared/data/config-txt/15, cmdlin
   echo "$ubuntu_cmdline" > "$b/current/cmdline.txt"
 }
 
+# pi5_dtb_standin FILE MODEL COMPATIBLE: a device tree with the board's model and
+# compatible strings (dtc). Raspberry Pi OS carries the Pi 5's bcm2712-rpi-5-b.dtb
+# beside kernel_2712.img (the firmware loads the board's DTB by that name:
+# Raspberry Pi documentation, config_txt: device_tree); Debian 12's kernel
+# (Linux 6.1) ships no BCM2712 device trees, and QEMU's virt machine makes its own.
+pi5_dtb_standin() {
+  printf '/dts-v1/;\n/ {\n\tmodel = "%s (piprov test stand-in)";\n\tcompatible = "%s", "brcm,bcm2712";\n\t#address-cells = <2>;\n\t#size-cells = <1>;\n};\n' \
+    "$2" "$3" | dtc -q -I dts -O dtb -o "$1" - || fail "dtc could not make $1 (scripts/install-deps.sh installs device-tree-compiler)"
+}
+
 raspios_disk_id=6c586e13
 boot_raspios() { # Raspberry Pi OS bookworm (../shared/data/config-txt/16, cmdline-05).
   local b=$1
@@ -273,6 +284,7 @@ boot_raspios() { # Raspberry Pi OS bookworm (../shared/data/config-txt/16, cmdli
   cp "$b/kernel8.img" "$b/kernel_2712.img"
   mv "$b/initrd.img" "$b/initramfs8"
   cp "$b/initramfs8" "$b/initramfs_2712"
+  pi5_dtb_standin "$b/bcm2712-rpi-5-b.dtb" "Raspberry Pi 5 Model B" raspberrypi,5-model-b
   cat > "$b/config.txt" <<'CFG'
 # For more options and information see
 # http://rptl.io/configtxt

@@ -5,6 +5,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/board_option.hpp"
 #include "cli/commands.hpp"
 #include "cli/identity_options.hpp"
 #include "cli/patch_options.hpp"
@@ -64,6 +65,10 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
   add_write_options(cmd, a->opts.write, a->progress);
   add_patch_options(cmd, a->opts.patch);
   add_method_option(cmd, a->opts.patch);
+  add_board_option(cmd, a->opts.patch.board,
+                   "the Pi the disks are for: the final boot check resolves what its firmware loads (default: the "
+                   "Pi this runs on, else pi4), and a layout that needs the Pi 4 fix is refused for a Pi 5 family "
+                   "board");
   cmd->add_option("--usb-id", a->opts.usb_ids, "USB VID:PID of the SSD's bridge, for the UAS quirk check");
   add_identity_options(cmd, a->opts.identity);
   cmd->add_flag("--json", a->json,

@@ -246,7 +246,8 @@ void TargetRun::check() {
   co.boot_dir = boot_dir_;
   co.root_dir = root_dir_;
   co.usb_ids = o_.usb_ids;
-  co.scan_usb = false;  // the host's USB devices say nothing about the Pi's
+  co.board = o_.patch.board;  // --board: what the firmware of that Pi loads (kernel_2712.img on a Pi 5)
+  co.scan_usb = false;        // the host's USB devices say nothing about the Pi's
   rep_.check = boot::check_boot(co);
   step.done(check_step_text(rep_.check, boot::inspect_hooks(root_dir_, boot_dir_).conf_installed));
 }

@@ -28,7 +28,7 @@ namespace piprov::provision {
 
 struct ProvisionOptions {
   image::WriteOptions write;         ///< IMAGE, DEVICE... and write's options (write.targets: one or more disks)
-  boot::PatchOptions patch;          ///< optional [pi4] settings and UAS quirks (dirs are filled in)
+  boot::PatchOptions patch;          ///< optional [pi4] settings, UAS quirks and --board (dirs are filled in)
   std::vector<std::string> usb_ids;  ///< passed to boot check
   IdentityOptions identity;          ///< first-boot identity, one seed per disk (none given: no seed)
   /// Receives the write's progress (write.progress, when that is empty) and a
