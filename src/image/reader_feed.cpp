@@ -28,7 +28,7 @@ std::string feed_summary(const FeedStats& s, Format f) {
   const std::string unit = raw ? "4 MiB pieces" : f == Format::Zstd ? "zst frames" : "xz blocks";
   return fmt::format("{} {} of {} {} ({}); {} ({}) wholly in free space not {}", raw ? "read" : "decoded",
                      s.units_decoded, s.units, unit, format_bytes(s.bytes_decoded), s.units_not_decoded,
-                     format_bytes(s.bytes_not_decoded), raw ? "read" : "decoded");
+                     format_bytes(s.bytes_not_decoded), raw ? "read" : "decoded (their checks not run)");
 }
 
 ReaderFeed::ReaderFeed(ImageReader& reader, const WriteMap* skip, unsigned threads)

@@ -105,15 +105,16 @@ void fail(Job& j, const Error& e, std::optional<std::uint64_t> total, bool writt
   spdlog::info("{}", j.out.error);
 }
 
-/// The error for a failure that stops every target (corrupt input, SHA-256
-/// mismatch, Ctrl-C): `e` and what each target was left with.
-Error stop_all(const Error& e, std::vector<Job>& jobs, std::optional<std::uint64_t> total) {
+/// Throws the error for a failure that stops every target (corrupt input,
+/// SHA-256 mismatch, Ctrl-C): `e` (an ErrorAt keeps its offset) and what each
+/// target was left with.
+[[noreturn]] void stop_all(const Error& e, std::vector<Job>& jobs, std::optional<std::uint64_t> total) {
   std::vector<std::string> left;
   for (auto& j : jobs)
     if (!j.failed) left.push_back(abandon(j, total));
   const std::string what = left.empty() ? std::string(e.what()) : fmt::format("{}; {}", e.what(), join(left, "; "));
-  if (const auto* at = dynamic_cast<const ErrorAt*>(&e)) return ErrorAt(e.kind(), what, at->offset());
-  return Error(e.kind(), what);
+  if (const auto* at = dynamic_cast<const ErrorAt*>(&e)) throw ErrorAt(e.kind(), what, at->offset());
+  throw Error(e.kind(), what);
 }
 
 /// Unmounts (--unmount) and opens every target, before the first byte of
@@ -245,7 +246,8 @@ Stream decode_and_write(const WriteOptions& o, const DataPath& path, std::vector
   try {
     f = run_fanout(kBuffers, capacity, path.produce, consumers, path.no_data);
   } catch (const Error& e) {
-    throw stop_all(e.kind() == ErrorKind::Interrupted ? Error(e.kind(), "interrupted while writing") : e, jobs, size);
+    if (e.kind() == ErrorKind::Interrupted) stop_all(Error(e.kind(), "interrupted while writing"), jobs, size);
+    stop_all(e, jobs, size);  // a corrupt block keeps its offset (ErrorAt)
   }
   for (std::size_t i = 0; i < f.consumer_errors.size(); ++i) {
     const bool hasher = i == jobs.size();
@@ -254,7 +256,7 @@ Stream decode_and_write(const WriteOptions& o, const DataPath& path, std::vector
     try {
       std::rethrow_exception(f.consumer_errors[i]);
     } catch (const Error& e) {
-      if (e.kind() == ErrorKind::Interrupted) throw stop_all(Error(e.kind(), "interrupted while writing"), jobs, size);
+      if (e.kind() == ErrorKind::Interrupted) stop_all(Error(e.kind(), "interrupted while writing"), jobs, size);
       if (!hasher) fail(jobs[i], e, size);  // the hasher only stops when no writer is left
     }
   }
@@ -378,16 +380,16 @@ WriteResult write_image(const WriteOptions& o) {
   if (reader) feed = std::make_unique<ReaderFeed>(*reader, filter ? &filter->map() : nullptr, o.threads);
   Stream s = decode_and_write(o, feed ? feed_path(*feed, reader->size()) : stream_path(*src, filter.get()), jobs, sink,
                               filter.get());
-  if (s.total == 0) throw stop_all(Error(ErrorKind::Usage, o.image + " holds no data (0 bytes once decoded)"), jobs, 0);
+  if (s.total == 0) stop_all(Error(ErrorKind::Usage, o.image + " holds no data (0 bytes once decoded)"), jobs, 0);
   if (!pre_sha.empty()) {
     r.sha256 = pre_sha;
   } else if (!want_sha.empty()) {
     r.sha256 = src->input().finish_sha256();
     if (r.sha256 != want_sha)
-      throw stop_all(Error(ErrorKind::Verify, fmt::format("SHA-256 of {} is {}, expected {}: the file is not the "
-                                                          "published one; download it again",
-                                                          o.image, r.sha256, want_sha)),
-                     jobs, s.total);
+      stop_all(Error(ErrorKind::Verify, fmt::format("SHA-256 of {} is {}, expected {}: the file is not the "
+                                                    "published one; download it again",
+                                                    o.image, r.sha256, want_sha)),
+               jobs, s.total);
   }
   finish_all(o, jobs, s, start, sink);
 
