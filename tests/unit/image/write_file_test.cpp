@@ -55,7 +55,11 @@ TEST(WriteToFile, UnalignedImageIsWrittenExactlyAndVerified) {
     EXPECT_EQ(r.xxh3_128, xxh3(data));
     EXPECT_TRUE(r.targets[0].partitions.empty());
     EXPECT_EQ(r.speed.xz_blocks, 0u);
-    EXPECT_TRUE(r.speed.verdict == "decode-bound" || r.speed.verdict == "device-bound") << r.speed.verdict;
+    // A raw image has no decoder: never "decode-bound ... nothing to decode" (issue 29).
+    EXPECT_TRUE(r.speed.verdict == "read-bound" || r.speed.verdict == "device-bound") << r.speed.verdict;
+    EXPECT_EQ(r.speed.decode_note.rfind("raw: not compressed, read on ", 0), 0u) << r.speed.decode_note;
+    EXPECT_EQ(r.speed.verdict_line.find("decoder"), std::string::npos) << r.speed.verdict_line;
+    EXPECT_TRUE(r.random_access);
   }
 }
 
