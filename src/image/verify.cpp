@@ -25,6 +25,7 @@
 #include "image/reader_feed.hpp"
 #include "image/skip_filter.hpp"
 #include "image/source.hpp"
+#include "image/write_targets.hpp"
 
 namespace piprov::image {
 namespace {
@@ -219,6 +220,14 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
   std::unique_ptr<SkipFilter> filter;
   std::unique_ptr<ReaderFeed> feed;
   std::optional<std::uint64_t> size;
+  if (from == 0) {  // an image cut short (also before it was compressed) is refused, as write refuses it
+    std::optional<std::uint64_t> known;
+    if (reader->random_access())
+      known = reader->size();
+    else if (reader->format() != Format::Gzip && reader->format() != Format::Bzip2 && reader->format() != Format::Lz4)
+      known = open_source(image, threads, false)->size();
+    check_complete_image(*reader, known, image, "nothing was compared");
+  }
   if (reader->random_access()) {
     size = reader->size();
     filter = std::make_unique<SkipFilter>(

@@ -344,6 +344,8 @@ WriteResult write_image(const WriteOptions& o) {
                                                  o.image, pre_sha, want_sha));
   }
   auto src = open_source(o.image, o.threads, !want_sha.empty() && pre_sha.empty());
+  std::unique_ptr<ImageReader> reader = open_image_reader(o.image, o.threads);
+  check_complete_image(*reader, reader->random_access() ? std::optional(reader->size()) : src->size(), o.image);
   check_sizes(infos, *src, o.image);
   confirm_targets(o, infos, *src);
 
@@ -356,7 +358,6 @@ WriteResult write_image(const WriteOptions& o) {
   // A random-access image (raw, multi-block xz, multi-frame zst): the free
   // map is read first through the reader, then only the blocks written are
   // decoded (docs/write.md "Decoding only what is written").
-  std::unique_ptr<ImageReader> reader = open_image_reader(o.image, o.threads);
   std::unique_ptr<SkipFilter> filter;
   if (reader->random_access()) {
     r.random_access = true;
