@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <mutex>
 
+#include <nlohmann/json.hpp>
 #include "core/error.hpp"
 #include "core/hashing.hpp"
 #include "image/verify.hpp"
+
 #include "image/write.hpp"
 #include "support/testsupport.hpp"
 
@@ -190,6 +192,32 @@ TEST(WriteToFile, XzOfACutImageIsRefusedByWriteAndVerify) {
     test::expect_error(ErrorKind::Usage, want + "nothing was compared)",
                        [&] { verify_image(xz, (d.path / "other.img").string(), 0, {}, false); });
   }
+}
+
+// Several targets, one refused (issue 29): --json gives each target its own
+// message, not the joined one.
+TEST(WriteToFile, OneRefusedTargetOfSeveralHasItsOwnJsonMessage) {
+  test::TempDir d;
+  test::write_file(d.path / "in.img", pattern(1u << 20));
+  test::write_file(d.path / "keep.img", "precious");  // an existing file, no --overwrite
+  WriteOptions o = opts((d.path / "in.img").string(), (d.path / "new.img").string());
+  o.targets.push_back((d.path / "keep.img").string());
+  try {
+    write_image(o);
+    FAIL() << "an existing file was overwritten without --overwrite";
+  } catch (const TargetsRefused& e) {
+    ASSERT_EQ(e.per_target().size(), 2u);
+    EXPECT_EQ(e.per_target()[0], "");
+    EXPECT_NE(e.per_target()[1].find(o.targets[1]), std::string::npos) << e.per_target()[1];
+    const auto j = write_failure_json(o, e);
+    EXPECT_EQ(j["targets"][0]["target"], o.targets[0]);
+    EXPECT_EQ(j["targets"][0]["error"]["message"], "not written: another target was refused");
+    EXPECT_EQ(j["targets"][1]["error"]["message"], e.per_target()[1]);
+    EXPECT_EQ(j["targets"][1]["error"]["exit_code"], 2);
+    EXPECT_NE(j["error"]["message"].get<std::string>().find("nothing was written to any target"), std::string::npos);
+  }
+  EXPECT_EQ(test::read_file(d.path / "keep.img"), "precious");
+  EXPECT_FALSE(std::filesystem::exists(d.path / "new.img"));
 }
 
 TEST(WriteToFile, TheSameFileTwiceIsRefusedAndNothingIsWritten) {
