@@ -27,7 +27,7 @@ io_manager ext_stream_manager();
 
 class ExtScan final : public FsScan {
  public:
-  ExtScan(StreamCapture& cap, std::uint64_t offset, std::uint64_t size) : cap_(cap), offset_(offset), size_(size) {
+  ExtScan(Capture& cap, std::uint64_t offset, std::uint64_t size) : cap_(cap), offset_(offset), size_(size) {
     cap_.request(offset_ + SUPERBLOCK_OFFSET, SUPERBLOCK_SIZE,
                  [this](std::vector<std::byte>&& d) { superblock(std::move(d)); });
   }
@@ -57,7 +57,7 @@ class ExtScan final : public FsScan {
     done_ = true;
   }
 
-  StreamCapture& cap_;
+  Capture& cap_;
   std::uint64_t offset_, size_;
   std::map<std::uint64_t, std::vector<std::byte>> blocks_;  ///< volume byte offset -> bytes captured
   std::map<std::uint64_t, dgrp_t> bitmaps_;                 ///< bitmap block offset -> its group
@@ -250,7 +250,7 @@ io_manager ext_stream_manager() {
 
 }  // namespace
 
-std::unique_ptr<FsScan> make_ext_scan(StreamCapture& cap, std::uint64_t offset, std::uint64_t size) {
+std::unique_ptr<FsScan> make_ext_scan(Capture& cap, std::uint64_t offset, std::uint64_t size) {
   return std::make_unique<ExtScan>(cap, offset, size);
 }
 
