@@ -118,7 +118,10 @@ std::vector<SeedPlan> check_arguments(const ProvisionOptions& o, SeedCheck* seed
   if (!refused.empty()) throw Error(ErrorKind::Usage, join(refused, "\n") + "\nnothing was written to any target");
   for (const auto& q : o.patch.uas_quirks) boot::normalize_vid_pid(q);
   for (const auto& q : o.usb_ids) boot::normalize_vid_pid(q);
-  auto seeds = plan_seeds(o.identity, o.write.targets, seed_check);
+  // The user's seed files are judged by the cloud-init of the image (read through the reader).
+  const auto& id = o.identity;
+  const bool user_files = !id.user_data_file.empty() || !id.network_config_file.empty();
+  auto seeds = plan_seeds(id, o.write.targets, seed_check, user_files ? read_image_cloud_init(o.write.image) : nullptr);
   // provision needs system-boot and writable partitions: an image without a
   // partition table is refused before the first byte of any disk.
   if (image::image_partition_table(o.write.image).empty())

@@ -112,6 +112,10 @@ std::optional<Error> no_disk_provisioned(const ProvisionReport& rep);
 /// "seed_check": {validator, partial, rules, findings} of the user's seed files.
 nlohmann::json provision_json(const ProvisionReport& r);
 
+/// The "seed_check" object of `provision --json` and `seed check --json`:
+/// {validator, partial, rules, findings}.
+nlohmann::json seed_check_json(const SeedCheck& c);
+
 /// The last text line of a disk that got through (t.ok): "provision: DEV is
 /// ready: ..." saying why it boots from USB (as shipped, [pi4] kernel=vmlinuz,
 /// or kernel=vmlinux and the apt hook), or "provision: DEV was written and
