@@ -25,6 +25,7 @@ pkgs=(
   libyaml-cpp-dev  # provision: cloud-init user-data / network-config (produced and validated as YAML)
   libfdisk-dev     # provision: a new MBR disk id / GPT GUIDs per written disk
   libext2fs-dev    # write: the block bitmaps of the image's ext2/3/4 file systems (skip their free space)
+  libzstd-dev      # image reader: a multi-frame .zst decoded frame by frame (random access)
   # fixtures, peers and checks used by tests, demo and bench scripts
   xz-utils gzip bzip2 zstd lz4 zip unzip xxhash
   dosfstools mtools e2fsprogs fdisk util-linux

@@ -15,7 +15,7 @@ constexpr std::size_t kMaxExtOpenBytes = 16u << 20;
 
 class ExtScan final : public FsScan {
  public:
-  ExtScan(StreamCapture& cap, std::uint64_t offset, std::uint64_t size) : cap_(cap), offset_(offset), size_(size) {
+  ExtScan(Capture& cap, std::uint64_t offset, std::uint64_t size) : cap_(cap), offset_(offset), size_(size) {
     cap_.request(offset_ + SUPERBLOCK_OFFSET, SUPERBLOCK_SIZE,
                  [this](std::vector<std::byte>&& d) { superblock(std::move(d)); });
   }
@@ -45,7 +45,7 @@ class ExtScan final : public FsScan {
     done_ = true;
   }
 
-  StreamCapture& cap_;
+  Capture& cap_;
   std::uint64_t offset_, size_;
   const ExtRead read_ = [this](std::uint64_t off, std::size_t n, void* data) { return serve(off, n, data); };
   std::map<std::uint64_t, std::vector<std::byte>> blocks_;  ///< volume byte offset -> bytes captured
@@ -177,7 +177,7 @@ void ExtScan::reread() {
 
 }  // namespace
 
-std::unique_ptr<FsScan> make_ext_scan(StreamCapture& cap, std::uint64_t offset, std::uint64_t size) {
+std::unique_ptr<FsScan> make_ext_scan(Capture& cap, std::uint64_t offset, std::uint64_t size) {
   return std::make_unique<ExtScan>(cap, offset, size);
 }
 

@@ -29,6 +29,6 @@ inline constexpr std::uint64_t kMaxExtBitmapBytes = 16u << 20;
 /// bitmaps. Written in full (failure() set) when the superblock or the
 /// descriptors do not verify, the journal needs recovery, the file system
 /// has errors or uses bigalloc, or is larger than its partition.
-std::unique_ptr<FsScan> make_ext_scan(StreamCapture& cap, std::uint64_t offset, std::uint64_t size);
+std::unique_ptr<FsScan> make_ext_scan(Capture& cap, std::uint64_t offset, std::uint64_t size);
 
 }  // namespace piprov::image

@@ -46,6 +46,6 @@ inline constexpr std::uint64_t kMaxFatBytes = 16u << 20;
 
 /// A FAT volume at `offset` (`size` bytes) of the stream: asks `cap` for its
 /// boot sector, then its FATs.
-std::unique_ptr<FsScan> make_fat_scan(StreamCapture& cap, std::uint64_t offset, std::uint64_t size);
+std::unique_ptr<FsScan> make_fat_scan(Capture& cap, std::uint64_t offset, std::uint64_t size);
 
 }  // namespace piprov::image

@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "core/progress.hpp"
+#include "image/reader_feed.hpp"
 #include "image/skip_filter.hpp"
 #include "image/usb_link.hpp"
 
@@ -111,6 +112,12 @@ struct WriteResult {
   std::vector<PartitionSkip> partitions;  ///< what the filter found per partition (empty with --full)
   std::string skip_note;                  ///< why the whole image was written ("" when partitions were read)
   std::string skip_line;                  ///< "wrote 1.2 GiB of 3.5 GiB; skipped 2.3 GiB free in writable"
+  /// Read through the random-access reader (issue 27): the free map first,
+  /// then only the blocks overlapping written ranges (docs/write.md
+  /// "Decoding only what is written"). False: the stream was decoded whole.
+  bool random_access = false;
+  FeedStats decode;         ///< with random_access: units decoded and not
+  std::string decode_line;  ///< "decoded 150 of 412 xz blocks (...); 262 ... not decoded", or why it was sequential
 
   /// Targets with ok = true / false.
   std::size_t succeeded() const;
