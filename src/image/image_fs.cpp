@@ -1,7 +1,10 @@
 #include "image/image_fs.hpp"
 
 #include <fmt/format.h>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <functional>
 
 #include "core/error.hpp"
 #include "image/ext_io.hpp"
@@ -112,6 +115,94 @@ std::optional<std::string> ExtFiles::read_file(const std::string& path, std::siz
     throw Error(ErrorKind::Usage,
                 fmt::format("{} in the image cannot be read: {}", path, err ? error_message(err) : "it ends early"));
   return out;
+}
+
+namespace {
+
+struct ExtExtract {
+  ext2_filsys fs;
+  std::uint64_t max_bytes, copied = 0;
+  std::function<void()> rethrow;
+
+  std::string read_inode_data(ext2_ino_t ino, std::uint64_t size, const std::string& what) {
+    ext2_file_t file = nullptr;
+    errcode_t err = ext2fs_file_open(fs, ino, 0, &file);
+    rethrow();
+    if (err != 0)
+      throw Error(ErrorKind::Usage, fmt::format("{} in the image cannot be read: {}", what, error_message(err)));
+    std::string out(size, '\0');
+    std::size_t have = 0;
+    while (have < size && err == 0) {
+      unsigned int got = 0;
+      err = ext2fs_file_read(file, out.data() + have,
+                             static_cast<unsigned>(std::min<std::uint64_t>(size - have, 1u << 20)), &got);
+      if (got == 0) break;
+      have += got;
+    }
+    ext2fs_file_close(file);
+    rethrow();
+    if (err != 0 || have != size)
+      throw Error(ErrorKind::Usage,
+                  fmt::format("{} in the image cannot be read: {}", what, err ? error_message(err) : "it ends early"));
+    return out;
+  }
+
+  void copy(ext2_ino_t ino, const std::string& what, const std::filesystem::path& dest, int depth) {
+    ext2_inode inode{};
+    errcode_t err = ext2fs_read_inode(fs, ino, &inode);
+    rethrow();
+    if (err != 0)
+      throw Error(ErrorKind::Usage, fmt::format("{} in the image cannot be read: {}", what, error_message(err)));
+    const std::uint64_t size = EXT2_I_SIZE(&inode);
+    std::error_code ec;
+    if (LINUX_S_ISLNK(inode.i_mode)) {
+      std::string target = ext2fs_is_fast_symlink(&inode)
+                               ? std::string(reinterpret_cast<const char*>(inode.i_block), size)
+                               : read_inode_data(ino, size, what);
+      std::filesystem::create_symlink(target, dest, ec);
+    } else if (LINUX_S_ISREG(inode.i_mode)) {
+      if ((copied += size) > max_bytes)
+        throw Error(ErrorKind::Usage,
+                    fmt::format("{} and the files before it are more than the {} bytes piprov reads from the image",
+                                what, max_bytes));
+      write_file(dest, read_inode_data(ino, size, what));
+    } else if (LINUX_S_ISDIR(inode.i_mode) && depth < 32) {
+      std::filesystem::create_directory(dest, ec);
+      std::vector<std::pair<std::string, ext2_ino_t>> entries;
+      auto each = [](ext2_ino_t, int, ext2_dir_entry* d, int, int, char*, void* priv) -> int {
+        const std::string name(d->name, ext2fs_dirent_name_len(d));
+        if (name != "." && name != "..")
+          static_cast<std::vector<std::pair<std::string, ext2_ino_t>>*>(priv)->emplace_back(name, d->inode);
+        return 0;
+      };
+      err = ext2fs_dir_iterate2(fs, ino, 0, nullptr, each, &entries);
+      rethrow();
+      if (err != 0)
+        throw Error(ErrorKind::Usage, fmt::format("{} in the image cannot be listed: {}", what, error_message(err)));
+      for (const auto& [name, child] : entries)
+        if (name.find('/') == std::string::npos) copy(child, what + "/" + name, dest / name, depth + 1);
+    }
+    if (ec) throw io_error("cannot make " + dest.string(), ec.value());
+  }
+
+  static void write_file(const std::filesystem::path& p, const std::string& data) {
+    std::FILE* f = std::fopen(p.c_str(), "wbx");
+    if (!f) throw io_error("cannot create " + p.string(), errno);
+    const bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size();
+    if ((std::fclose(f) != 0) || !ok) throw io_error("cannot write " + p.string(), errno);
+  }
+};
+
+}  // namespace
+
+std::uint64_t ExtFiles::extract(const std::string& path, const std::filesystem::path& dest, std::uint64_t max_bytes) {
+  ext2_ino_t ino = 0;
+  const errcode_t err = ext2fs_namei(impl_->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path.c_str(), &ino);
+  impl_->rethrow();
+  if (err != 0 || ino == 0) return 0;
+  ExtExtract x{impl_->fs, max_bytes, 0, [this] { impl_->rethrow(); }};
+  x.copy(ino, path, dest, 0);
+  return x.copied;
 }
 
 std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, std::string* why) {

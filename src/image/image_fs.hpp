@@ -6,6 +6,7 @@
 // Layouts: UEFI 2.10 5.3 (GPT), the MBR partition table, "ext4 Data
 // Structures and Algorithms" (docs.kernel.org/filesystems/ext4).
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,13 @@ class ExtFiles {
   std::optional<std::string> read_file(const std::string& path, std::size_t max_bytes);
   /// True when `path` names a directory.
   bool is_directory(const std::string& path);
+  /// Copies `path` (a file, a symlink as a symlink, or a directory with
+  /// everything under it; other kinds skipped) to `dest` on this machine's
+  /// file system, at most `max_bytes` of file data in all. Returns the bytes
+  /// copied; 0 and nothing made when `path` does not exist. Throws
+  /// Error{Usage} past max_bytes or on a damaged file system, Error{Io} when
+  /// `dest` cannot be written.
+  std::uint64_t extract(const std::string& path, const std::filesystem::path& dest, std::uint64_t max_bytes);
   /// The volume label ("writable"), "" when none.
   std::string label() const;
 

@@ -100,6 +100,13 @@ ProvisionReport provision(const ProvisionOptions& opts);
 /// only what happens before or during the write. Pair with no_disk_provisioned().
 ProvisionReport provision_all(const ProvisionOptions& opts);
 
+/// What provision checks before the first byte: every DEVICE must be a disk
+/// the write guard lets provision write; VID:PIDs must parse; the identity
+/// options must give one valid seed per disk (returned; the user's files
+/// judged by the image's cloud-init, *seed_check); the image must have a
+/// partition table. Throws Error{Usage}; writes nothing.
+std::vector<SeedPlan> check_provision_arguments(const ProvisionOptions& o, SeedCheck* seed_check);
+
 /// The error provision() throws for `rep` when no disk got through (one line
 /// per disk, the first disk's error kind); nullopt when one did.
 std::optional<Error> no_disk_provisioned(const ProvisionReport& rep);

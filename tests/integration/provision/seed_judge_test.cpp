@@ -92,9 +92,9 @@ TEST_F(SeedJudge, SeedCheckWithImageLetsTheImagesCloudInitDecide09) {
                 std::string::npos)
           << r.out;
     } else {
-      EXPECT_NE(r.err.find("'rpi' is not a key of the document in cloud-init " + std::string(v) +
-                           "'s schema, read from the image"),
-                std::string::npos)
+      // 22.4.2's top level is open (seed-unknown-key), 24.1's closed (seed-schema-error): both name the judge.
+      EXPECT_NE(r.err.find("'rpi' is not a "), std::string::npos) << r.err;
+      EXPECT_NE(r.err.find("in cloud-init " + std::string(v) + "'s schema, read from the image"), std::string::npos)
           << r.err;
       EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << "rpi is not close to any key: " << r.err;
     }
@@ -151,18 +151,20 @@ TEST_F(SeedJudge, PiprovsOwnGatewaySeedPassesEveryImage) {
 // An image without cloud-init: the host's schema judges, and a warning says so naming its version.
 TEST_F(SeedJudge, AnImageWithoutCloudInitIsJudgedByTheHostWithAWarning) {
   TempDir d("piprov-seed-judge-none");
-  if (auto why = piprov::test::make_test_image(d.path / "raspios.img", 64, "raspios"); !why.empty()) PIPROV_SKIP(why);
-  auto ci = piprov::provision::read_image_cloud_init((d.path / "raspios.img").string());
+  // Ubuntu 20.04's layout of make-test-image.sh has no cloud-init in its root fs.
+  if (auto why = piprov::test::make_test_image(d.path / "focal.img", 64); !why.empty()) PIPROV_SKIP(why);
+  auto ci = piprov::provision::read_image_cloud_init((d.path / "focal.img").string());
   EXPECT_FALSE(ci->has_schema());
   EXPECT_EQ(ci->cloud_init_version, "");
   EXPECT_NE(ci->note.find("the image has no cloud-init"), std::string::npos) << ci->note;
   auto c =
       piprov::provision::check_user_data("#cloud-config\nhostname: a\n", "u", {.schema_path = "none", .image = ci});
   ASSERT_EQ(c.findings.size(), 2u);
-  EXPECT_EQ(c.findings[0].rule, "seed-check-partial");
-  EXPECT_EQ(c.findings[1].rule, "seed-judge-host");
-  EXPECT_NE(c.findings[1].message.find("gives no cloud-init schema (the image has no cloud-init"), std::string::npos)
-      << c.findings[1].message;
+  EXPECT_EQ(c.findings[0].rule, "seed-judge-host");
+  EXPECT_EQ(c.findings[1].rule, "seed-check-partial");
+  EXPECT_NE(c.findings[0].message.find("gives no cloud-init schema (the image has no cloud-init"), std::string::npos)
+      << c.findings[0].message;
+  EXPECT_NE(c.findings[0].message.find("judged by piprov's own rules"), std::string::npos) << c.findings[0].message;
   const char* host = "/usr/lib/python3/dist-packages/cloudinit/config/schemas/schema-cloud-config-v1.json";
   if (!fs::exists(host)) return;
   auto h = piprov::provision::check_user_data("#cloud-config\nhostname: a\n", "u", {.image = ci});
