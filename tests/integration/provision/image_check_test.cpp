@@ -79,3 +79,61 @@ TEST(BootCheckImage, RefusesRootAndDeviceAndAnImageWithoutAFatPartition) {
   EXPECT_EQ(root.exit_code, 2) << root.err;
   EXPECT_NE(root.err.find("--root is for a mounted BOOT_DIR"), std::string::npos) << root.err;
 }
+
+// provision --dry-run: the whole plan of each disk, no byte of any disk changed, the real run's exit code and checks.
+TEST(ProvisionDryRun, PrintsEachDisksPlanTouchesNoDiskAndExitsAsTheRealRun) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_SHARED("cloud-init/09-user-data-rpi-module-cloud-init-25.2", user_data);
+  TempDir d("piprov-dry-run");
+  const fs::path img = d.path / "image.img", img241 = d.path / "image241.img";
+  if (auto why = piprov::test::make_test_image(img, 64, "noble", "25.2"); !why.empty()) PIPROV_SKIP(why);
+  if (auto why = piprov::test::make_test_image(img241, 64, "noble", "24.1"); !why.empty()) PIPROV_SKIP(why);
+  piprov::test::LoopDevice a(d.path / "a.disk", 400ull << 20), b(d.path / "b.disk", 400ull << 20);
+  for (const auto* disk : {&a, &b})
+    ASSERT_EQ(run("yes piprov-untouched | head -c 4194304 | dd of=" + q(disk->path) + " bs=1M conv=fsync status=none")
+                  .exit_code,
+              0);
+  ASSERT_EQ(run("cp --sparse=always " + q((d.path / "a.disk").string()) + " " + q((d.path / "a.before").string()) +
+                " && cp --sparse=always " + q((d.path / "b.disk").string()) + " " + q((d.path / "b.before").string()))
+                .exit_code,
+            0);
+  const std::string provision = "timeout 600 " + piprov::test::piprov_bin() + " provision --yes --progress none ";
+  const std::string options =
+      " " + a.path + " " + b.path + " --hostname n{1..2} --user-data " + q(user_data.string()) + " --json";
+
+  auto refused = run(provision + "--dry-run " + q(img241.string() + ".xz") + options);
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("cloud-init 24.1 schema, read from the image"), std::string::npos) << refused.err;
+
+  auto dry = run(provision + "--dry-run " + q(img.string() + ".xz") + options);
+  ASSERT_EQ(dry.exit_code, 0) << dry.out << dry.err;
+  const auto plan = nlohmann::json::parse(dry.out);
+  EXPECT_EQ(plan["schema"], "piprov.provision.dry-run/1");
+  ASSERT_EQ(plan["targets"].size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& t = plan["targets"][i];
+    EXPECT_EQ(t["target"], i == 0 ? a.path : b.path);
+    EXPECT_NE(t["disk_id"].get<std::string>().find("MBR disk identifier 4ec8ea53 -> a new random one"),
+              std::string::npos);
+    const std::string ud = t["seed_files"]["user-data"];
+    EXPECT_NE(ud.find("rpi:"), std::string::npos) << ud;
+    EXPECT_NE(ud.find("hostname: \"n" + std::to_string(i + 1) + "\""), std::string::npos) << ud;
+    EXPECT_NE(t["seed_files"]["meta-data"].get<std::string>().find("local-hostname: \"n" + std::to_string(i + 1)),
+              std::string::npos);
+  }
+  EXPECT_EQ(plan["patch"]["summary"], "nothing to do: Ubuntu 24.04 LTS boots from USB as shipped");
+  EXPECT_EQ(plan["exit_code"], 0);
+  EXPECT_GT(plan["decoded"]["blocks_decoded"].get<std::uint64_t>(), 0u);
+  for (const char* disk : {"a", "b"})
+    EXPECT_EQ(run("cmp " + q((d.path / (std::string(disk) + ".disk")).string()) + " " +
+                  q((d.path / (std::string(disk) + ".before")).string()))
+                  .exit_code,
+              0)
+        << disk << ": the dry run changed the disk";
+
+  auto real = run(provision + q(img.string() + ".xz") + options);
+  EXPECT_EQ(real.exit_code, dry.exit_code) << real.err;
+  const auto done = nlohmann::json::parse(real.out);
+  for (std::size_t i = 0; i < 2; ++i)
+    EXPECT_EQ(image_check_findings(done["targets"][i]), image_check_findings(plan["targets"][i]["check"])) << i;
+}
