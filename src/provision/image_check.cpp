@@ -11,7 +11,9 @@
 #include "boot/fat_tools.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
+#include "image/fat_map.hpp"
 #include "image/image_fs.hpp"
+#include "image/scan.hpp"
 
 namespace fs = std::filesystem;
 
@@ -33,26 +35,41 @@ constexpr const char* kImageCheckRootPaths[] = {
 /// Most file bytes copied out of the root fs.
 constexpr std::uint64_t kImageCheckRootBytes = 256u << 20;
 
+/// The free clusters of the FAT volume of partition `p` (image byte ranges,
+/// image/fat_map.hpp), read through the reader; empty when it is not FAT or
+/// cannot be read (then all of it is read).
+std::vector<image::ByteRange> image_check_fat_free(image::ImageReader& reader, const image::PartitionEntry& p) {
+  image::ReaderCapture cap([&reader](std::span<std::byte> out, std::uint64_t at) { reader.read_at(out, at); },
+                           reader.size());
+  auto scan = image::make_fat_scan(cap, p.offset, p.size);
+  cap.run();
+  scan->update();
+  return scan->failure().empty() ? scan->free_ranges() : std::vector<image::ByteRange>{};
+}
+
 /// The bytes of partition `p` in an anonymous memory file (memfd_create(2)):
-/// only the 1 MiB pieces that are not all zeros are stored (a FAT's free
-/// clusters of a fresh image are), the rest reads as zeros.
+/// only its used clusters (the FAT's free clusters are not decoded) and of
+/// those the 1 MiB pieces that are not all zeros are stored; the rest reads as zeros.
 UniqueFd image_check_partition_memfd(image::ImageReader& reader, const image::PartitionEntry& p) {
   UniqueFd fd(::memfd_create("piprov-boot-partition", MFD_CLOEXEC));
   if (!fd) throw io_error("memfd_create", errno);
   if (::ftruncate(fd.get(), static_cast<off_t>(p.size)) != 0)
     throw io_error("ftruncate of the boot partition's memfd", errno);
+  const std::vector<image::ByteRange> free = image_check_fat_free(reader, p);
   std::vector<std::byte> buf(1u << 20);
-  for (std::uint64_t at = 0; at < p.size; at += buf.size()) {
-    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(buf.size(), p.size - at));
-    std::span<std::byte> piece(buf.data(), n);
-    reader.read_at(piece, p.offset + at);
-    if (std::all_of(piece.begin(), piece.end(), [](std::byte b) { return b == std::byte{0}; })) continue;
-    for (std::size_t done = 0; done < n;) {
-      const ssize_t w = ::pwrite(fd.get(), piece.data() + done, n - done, static_cast<off_t>(at + done));
+  auto copy = [&](std::uint64_t begin, std::uint64_t end) {  // image bytes [begin, end), at most buf.size()
+    std::span<std::byte> piece(buf.data(), static_cast<std::size_t>(end - begin));
+    reader.read_at(piece, begin);
+    if (std::all_of(piece.begin(), piece.end(), [](std::byte b) { return b == std::byte{0}; })) return;
+    for (std::size_t done = 0; done < piece.size();) {
+      const ssize_t w =
+          ::pwrite(fd.get(), piece.data() + done, piece.size() - done, static_cast<off_t>(begin - p.offset + done));
       if (w <= 0) throw io_error("write to the boot partition's memfd", errno);
       done += static_cast<std::size_t>(w);
     }
-  }
+  };
+  for (std::uint64_t at = 0; at < p.size; at += buf.size())
+    image::for_each_written(p.offset + at, std::min<std::uint64_t>(buf.size(), p.size - at), free, copy);
   return fd;
 }
 
