@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 #include <xxhash.h>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -24,6 +25,7 @@
 #include "image/reader_feed.hpp"
 #include "image/skip_filter.hpp"
 #include "image/source.hpp"
+#include "image/write_targets.hpp"
 
 namespace piprov::image {
 namespace {
@@ -107,6 +109,22 @@ std::pair<std::uint64_t, std::uint64_t> written_chunk_hash(const std::byte* data
   });
   XXH128_hash_t h = XXH3_128bits_digest(st.get());
   return {h.low64, h.high64};
+}
+
+void hash_as_written(Xxh3_128& h, const std::byte* data, std::size_t len, std::uint64_t offset,
+                     const std::vector<ByteRange>& skipped) {
+  static constexpr std::array<std::byte, 65536> kZeroBlock{};
+  std::uint64_t at = offset;
+  auto zeros = [&h](std::uint64_t n) {
+    for (std::uint64_t k = 0; k < n; k += kZeroBlock.size())
+      h.update({kZeroBlock.data(), static_cast<std::size_t>(std::min<std::uint64_t>(kZeroBlock.size(), n - k))});
+  };
+  for_each_written(offset, len, skipped, [&](std::uint64_t b, std::uint64_t e) {
+    zeros(b - at);
+    h.update({data + (b - offset), static_cast<std::size_t>(e - b)});
+    at = e;
+  });
+  zeros(offset + len - at);
 }
 
 ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, unsigned threads,
@@ -202,6 +220,14 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
   std::unique_ptr<SkipFilter> filter;
   std::unique_ptr<ReaderFeed> feed;
   std::optional<std::uint64_t> size;
+  if (from == 0) {  // an image cut short (also before it was compressed) is refused, as write refuses it
+    std::optional<std::uint64_t> known;
+    if (reader->random_access())
+      known = reader->size();
+    else if (reader->format() != Format::Gzip && reader->format() != Format::Bzip2 && reader->format() != Format::Lz4)
+      known = open_source(image, threads, false)->size();
+    check_complete_image(*reader, known, image, "nothing was compared");
+  }
   if (reader->random_access()) {
     size = reader->size();
     filter = std::make_unique<SkipFilter>(
@@ -233,13 +259,15 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
   };
   std::uint64_t total =
       run_pipeline(4, kChunk, produce, [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
+        // The stream hash as the write computes it: skipped free space as zeros (not with --full).
+        const std::vector<ByteRange> gaps =
+            skip_free ? filter->map().skipped_in(offset, len) : std::vector<ByteRange>{};
         if (feed && feed->wholly_skipped(offset, len)) {  // never decoded, never written: nothing to compare
-          std::memset(buf.data(), 0, len);
-          whole.update({buf.data(), len});
+          hash_as_written(whole, nullptr, len, offset, gaps);
           progress.update(static_cast<double>(offset + len), fraction(offset + len));
           return;
         }
-        whole.update({buf.data(), len});
+        hash_as_written(whole, buf.data(), len, offset, gaps);
         if (offset + len > from) {
           std::size_t got = read_target_at(fd.get(), t, dev.span(), len, offset);
           std::size_t skip = offset >= from ? 0 : static_cast<std::size_t>(from - offset);

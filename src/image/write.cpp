@@ -50,11 +50,6 @@ bool all_zero(std::span<const std::byte> b) {
   return true;
 }
 
-/// Feeds `len` zero bytes to `h`.
-void update_with_zeros(Xxh3_128& h, std::size_t len) {
-  for (std::size_t at = 0; at < len; at += kZeros.size()) h.update({kZeros.data(), std::min(kZeros.size(), len - at)});
-}
-
 /// One target being written: its facts, writer, progress and outcome.
 struct Job {
   TargetInfo info;
@@ -233,10 +228,10 @@ Stream decode_and_write(const WriteOptions& o, const DataPath& path, std::vector
   consumers.push_back([&](const AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
     if (alive == 0) throw Error(ErrorKind::Io, "every target failed");  // stop decoding for no one
     throw_if_cancelled("while writing");
-    if (buf.capacity() == 0)  // a range of zeros sent without its buffer (free_zeros below)
-      update_with_zeros(whole, len);
-    else
-      whole.update({buf.data(), len});
+    // Skipped free space as zeros (docs/write.md "Decoding only what is
+    // written"); a range sent without its buffer is wholly skipped.
+    hash_as_written(whole, buf.capacity() == 0 ? nullptr : buf.data(), len, offset,
+                    filter ? filter->map().skipped_in(offset, len) : std::vector<ByteRange>{});
     if (o.verify)  // over the bytes written: skipped ones are neither written nor compared
       s.chunks.hashes.push_back(filter
                                     ? written_chunk_hash(buf.data(), len, offset, filter->map().skipped_in(offset, len))
@@ -349,6 +344,8 @@ WriteResult write_image(const WriteOptions& o) {
                                                  o.image, pre_sha, want_sha));
   }
   auto src = open_source(o.image, o.threads, !want_sha.empty() && pre_sha.empty());
+  std::unique_ptr<ImageReader> reader = open_image_reader(o.image, o.threads);
+  check_complete_image(*reader, reader->random_access() ? std::optional(reader->size()) : src->size(), o.image);
   check_sizes(infos, *src, o.image);
   confirm_targets(o, infos, *src);
 
@@ -361,7 +358,6 @@ WriteResult write_image(const WriteOptions& o) {
   // A random-access image (raw, multi-block xz, multi-frame zst): the free
   // map is read first through the reader, then only the blocks written are
   // decoded (docs/write.md "Decoding only what is written").
-  std::unique_ptr<ImageReader> reader = open_image_reader(o.image, o.threads);
   std::unique_ptr<SkipFilter> filter;
   if (reader->random_access()) {
     r.random_access = true;
@@ -418,10 +414,8 @@ WriteResult write_image(const WriteOptions& o) {
   if (feed) {
     r.decode = feed->stats();
     r.decode_line = feed_summary(r.decode, reader->format());
-    r.speed.usable_threads = feed->threads();
     r.decoder_threads = feed->threads();
-    r.speed.decode_note =
-        r.decode_line + fmt::format(" on {} thread{}", feed->threads(), feed->threads() == 1 ? "" : "s");
+    apply_feed(r.speed, r.decode, reader->format(), feed->threads(), r.targets.size());
   }
   if (r.succeeded() == 0 && !o.return_when_all_fail) throw no_target_written(r);
   return r;

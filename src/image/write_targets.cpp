@@ -89,23 +89,22 @@ std::vector<TargetInfo> check_targets(const WriteOptions& o) {
   return out;
 }
 
-void check_complete_raw_image(const Source& src, const std::string& image) {
-  const auto size = src.size();
-  if (src.format() != Format::Raw || !size) return;
-  const std::string head = read_file_part(image, 0, kPartitionTableBytes);
-  const PartitionTable t =
-      parse_partition_table(std::as_bytes(std::span(head.data(), head.size())), 0);  // 0: not bounded by the file
+void check_complete_image(ImageReader& reader, std::optional<std::uint64_t> size, const std::string& image,
+                          const std::string& outcome) {
+  if (!size || *size == 0) return;
+  std::vector<std::byte> head(static_cast<std::size_t>(std::min<std::uint64_t>(*size, kPartitionTableBytes)));
+  reader.read_at(head, 0);
+  const PartitionTable t = parse_partition_table(head, 0);  // 0: not bounded by the file
   for (const auto& p : t.parts)
     if (p.offset + p.size > *size)
-      throw Error(
-          ErrorKind::Usage,
-          fmt::format("{} ends at byte {} ({}), before its partition {} ends (byte {}, {}): an incomplete "
-                      "download or a cut copy; download it again (nothing was written)",
-                      image, *size, format_bytes(*size), p.number, p.offset + p.size, format_bytes(p.offset + p.size)));
+      throw Error(ErrorKind::Usage,
+                  fmt::format("{} ends at byte {} ({}){}, before its partition {} ends (byte {}, {}): an incomplete "
+                              "download or a cut copy; download it again ({})",
+                              image, *size, format_bytes(*size), reader.format() == Format::Raw ? "" : " once decoded",
+                              p.number, p.offset + p.size, format_bytes(p.offset + p.size), outcome));
 }
 
 void check_sizes(const std::vector<TargetInfo>& ts, const Source& src, const std::string& image) {
-  check_complete_raw_image(src, image);
   std::vector<std::string> refused;
   auto size = src.size();
   for (const auto& t : ts) {

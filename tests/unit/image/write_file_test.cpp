@@ -55,7 +55,11 @@ TEST(WriteToFile, UnalignedImageIsWrittenExactlyAndVerified) {
     EXPECT_EQ(r.xxh3_128, xxh3(data));
     EXPECT_TRUE(r.targets[0].partitions.empty());
     EXPECT_EQ(r.speed.xz_blocks, 0u);
-    EXPECT_TRUE(r.speed.verdict == "decode-bound" || r.speed.verdict == "device-bound") << r.speed.verdict;
+    // A raw image has no decoder: never "decode-bound ... nothing to decode" (issue 29).
+    EXPECT_TRUE(r.speed.verdict == "read-bound" || r.speed.verdict == "device-bound") << r.speed.verdict;
+    EXPECT_EQ(r.speed.decode_note.rfind("raw: not compressed, read on ", 0), 0u) << r.speed.decode_note;
+    EXPECT_EQ(r.speed.verdict_line.find("decoder"), std::string::npos) << r.speed.verdict_line;
+    EXPECT_TRUE(r.random_access);
   }
 }
 
@@ -149,6 +153,43 @@ TEST(WriteToFile, RawImageThatEndsBeforeItsPartitionIsRefused) {
   test::write_file(d.path / "whole.img", img);
   auto r = write_image(opts((d.path / "whole.img").string(), (d.path / "out.img").string()));
   EXPECT_EQ(r.succeeded(), 1u);
+}
+
+// An image cut before it was compressed (xz of a cut .img, issue 29): its
+// decoded size (the xz index) ends inside its partition: write and verify
+// refuse it, for a single-block and a multi-block .xz alike.
+TEST(WriteToFile, XzOfACutImageIsRefusedByWriteAndVerify) {
+  test::TempDir d;
+  std::string img = pattern(4u << 20);  // 4 MiB; its MBR names 1 MiB..9 MiB
+  std::fill(img.begin(), img.begin() + 512, '\0');
+  auto le32 = [&](std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) img[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  };
+  img[446 + 4] = static_cast<char>(0x83);
+  le32(446 + 8, 2048);
+  le32(446 + 12, 16384);
+  img[510] = static_cast<char>(0x55), img[511] = static_cast<char>(0xaa);
+  test::write_file(d.path / "cut.img", img);
+  test::write_file(d.path / "other.img", img);
+  for (const std::string flags : {"-T1", "-T2 --block-size=1MiB"}) {
+    auto r = test::run("xz -0 -k -c " + flags + " " + q((d.path / "cut.img").string()) + " > " +
+                       q((d.path / "cut.img.xz").string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string xz = (d.path / "cut.img.xz").string();
+    const std::string want = xz +
+                             " ends at byte 4194304 (4.0 MiB) once decoded, before its partition 1 ends (byte "
+                             "9437184, 9.0 MiB): an incomplete download or a cut copy; download it again (";
+    try {
+      write_image(opts(xz, (d.path / "out.img").string()));
+      ADD_FAILURE() << "a cut image was written: " << flags;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Usage);
+      EXPECT_EQ(std::string(e.what()), want + "nothing was written)") << flags;
+    }
+    EXPECT_FALSE(std::filesystem::exists(d.path / "out.img"));
+    test::expect_error(ErrorKind::Usage, want + "nothing was compared)",
+                       [&] { verify_image(xz, (d.path / "other.img").string(), 0, {}, false); });
+  }
 }
 
 TEST(WriteToFile, TheSameFileTwiceIsRefusedAndNothingIsWritten) {
