@@ -18,7 +18,7 @@
 
 namespace piprov::provision {
 
-/// The boot partition (the first FAT partition; all of it) and the root files
+/// The boot partition (the first FAT partition; its used clusters) and the root files
 /// boot check and boot patch read (/etc, os-release, the dpkg status, the apt
 /// hook's files) of IMAGE, read through the image reader into a private
 /// temporary directory, removed on destruction. Throws Error{Usage} when

@@ -57,7 +57,7 @@ TEST(BootCheckImage, GivesTheLayoutAndFindingsOfADiskWrittenFromIt) {
     EXPECT_EQ(image_check_findings(ji), image_check_findings(jd));
     EXPECT_EQ(ji["summary"], jd["summary"]);
     EXPECT_FALSE(image_check_findings(ji).empty());
-    // What the reader decoded: the boot partition and the root files read, not the root fs's free space.
+    // What the reader decoded: the boot partition's files and the root files read, not the free space.
     const auto& info = ji["image"];
     EXPECT_EQ(info["format"], "xz");
     EXPECT_TRUE(info["random_access"].get<bool>());
@@ -65,7 +65,8 @@ TEST(BootCheckImage, GivesTheLayoutAndFindingsOfADiskWrittenFromIt) {
     EXPECT_EQ(info["boot_partition"], 1);
     EXPECT_GT(info["blocks_decoded"].get<std::uint64_t>(), 0u);
     EXPECT_LT(info["blocks_decoded"].get<std::uint64_t>(), info["blocks_total"].get<std::uint64_t>());
-    EXPECT_GE(info["bytes_decoded"].get<std::uint64_t>(), 256ull << 20);  // the 256 MiB boot partition
+    // The 256 MiB boot partition holds about 25 MiB of files: its free clusters are not decoded.
+    EXPECT_LT(info["bytes_decoded"].get<std::uint64_t>(), 128ull << 20);
   }
 }
 
