@@ -196,8 +196,8 @@ TEST_F(SeedJudge, ToDefaultIsJudgedByTheImagesNetplan) {
   }
 }
 
-// provision writes 09 onto the 25.2 image and refuses it onto the 24.1 one, naming that version.
-TEST_F(SeedJudge, ProvisionWrites09OntoA252ImageAndRefusesItOntoA241One) {
+// provision writes 09 onto the 25.2 and 26.2 images and refuses it onto the 24.1 one, naming that version.
+TEST_F(SeedJudge, ProvisionWrites09OntoThe252And262ImagesAndRefusesItOntoThe241One) {
   PIPROV_REQUIRE_LOOP();
   TempDir d("piprov-seed-judge-disk");
   piprov::test::LoopDevice disk(d.path / "disk.img", 512ull << 20);
@@ -212,10 +212,12 @@ TEST_F(SeedJudge, ProvisionWrites09OntoA252ImageAndRefusesItOntoA241One) {
   EXPECT_NE(refused.err.find("checked with cloud-init 24.1 schema, read from the image"), std::string::npos)
       << refused.err;
   EXPECT_EQ(piprov::test::read_bytes(disk.path, 0, 1 << 20), before) << "refused before any byte";
-  auto written = run(cmd + q(images_["25.2"]) + " " + disk.path + u);
-  ASSERT_EQ(written.exit_code, 0) << written.out << written.err;
-  auto user_data = run("MTOOLS_SKIP_CHECK=1 mtype -i " + q(disk.path + "@@1M") + " ::user-data");
-  EXPECT_NE(user_data.out.find("rpi:"), std::string::npos) << user_data.out << user_data.err;
+  for (const char* v : {"25.2", "26.2"}) {
+    auto written = run(cmd + q(images_[v]) + " " + disk.path + u);
+    ASSERT_EQ(written.exit_code, 0) << v << "\n" << written.out << written.err;
+    auto user_data = run("MTOOLS_SKIP_CHECK=1 mtype -i " + q(disk.path + "@@1M") + " ::user-data");
+    EXPECT_NE(user_data.out.find("rpi:"), std::string::npos) << v << "\n" << user_data.out << user_data.err;
+  }
 }
 
 // seed check gives provision's verdict on every file of ../shared/data/cloud-init.
