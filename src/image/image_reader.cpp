@@ -87,6 +87,12 @@ std::shared_ptr<const std::vector<std::byte>> BlockImageReader::cached(std::size
   return data;
 }
 
+void BlockImageReader::drop_cache() {
+  std::lock_guard lk(m_);
+  lru_.clear();
+  cache_bytes_ = 0;
+}
+
 void BlockImageReader::read_at(std::span<std::byte> out, std::uint64_t offset) {
   if (offset > size_ || out.size() > size_ - offset)
     throw Error(ErrorKind::Usage, fmt::format("{}: bytes {}-{} asked for, but the image ends at {}", in_->path(),

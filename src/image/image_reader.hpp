@@ -63,6 +63,10 @@ class ImageReader {
   virtual std::string sequential_note() const = 0;
   virtual Format format() const = 0;
   virtual ReaderStats stats() const = 0;
+  /// Frees the decoded blocks kept for partial reads (the block cache), e.g.
+  /// once the metadata reads are done and only whole blocks follow. Later
+  /// reads still work. (Added by the write path; a no-op where nothing is kept.)
+  virtual void drop_cache() {}
 };
 
 /// Opens IMAGE (format by magic, as open_source()). `threads`: decoder

@@ -42,6 +42,7 @@ class BlockImageReader : public ImageReader {
   std::string sequential_note() const override { return ""; }
   Format format() const override { return format_; }
   ReaderStats stats() const override;
+  void drop_cache() override;
 
  protected:
   BlockImageReader(std::unique_ptr<InputFile> in, Format f, std::vector<CompressedBlock> blocks);

@@ -51,6 +51,7 @@ ReaderFeed::ReaderFeed(ImageReader& reader, const WriteMap* skip, unsigned threa
       need_.push_back(i);
     }
   }
+  reader_.drop_cache();
   unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
   n = static_cast<unsigned>(std::min<std::size_t>(n, need_.size()));
   for (unsigned i = 0; i < n; ++i) workers_.emplace_back([this] { work(); });
@@ -73,8 +74,10 @@ void ReaderFeed::work() {
       cv_.wait(lk, [this] {
         if (stop_ || next_ >= need_.size()) return true;
         const std::uint64_t bytes = units_[need_[next_]].size();
-        // The unit the writers wait for always starts; others within the budget.
-        return next_ == consumed_ ||
+        // One unit per thread always starts (from the one the writers wait
+        // for on); more within the budget, so large blocks (pi-gen's 24 MiB)
+        // still decode on every core and small ones run ahead.
+        return next_ < consumed_ + workers_.size() ||
                (ahead_bytes_ + bytes <= kFeedAheadBytes && next_ < consumed_ + 4 * workers_.size());
       });
       if (stop_ || next_ >= need_.size()) return;

@@ -4,8 +4,8 @@
 // blocks that overlap a range to be written are decoded in parallel, ahead
 // of the writers, on `threads` decoder threads, and handed out in disk
 // order; a block wholly in skipped free space is never decoded. Memory is
-// bounded: at most kFeedAheadBytes of decoded blocks (and at least one per
-// thread) wait for the writers.
+// bounded: at most kFeedAheadBytes of decoded blocks, or one block per
+// thread when blocks are larger, wait for the writers.
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -24,7 +24,7 @@
 namespace piprov::image {
 
 /// Decoded bytes the decoder threads may hold ahead of the writers.
-inline constexpr std::uint64_t kFeedAheadBytes = 48u << 20;
+inline constexpr std::uint64_t kFeedAheadBytes = 32u << 20;
 
 /// What a feed decoded and what it left alone.
 struct FeedStats {
@@ -42,7 +42,8 @@ std::string feed_summary(const FeedStats& s, Format f);
 class ReaderFeed {
  public:
   /// `skip`: the complete free-space map (nullptr: every byte is needed,
-  /// --full). `threads`: decoder threads (0 = online CPUs). Starts decoding.
+  /// --full). `threads`: decoder threads (0 = online CPUs). Drops the
+  /// reader's block cache (the metadata reads are done), then starts decoding.
   ReaderFeed(ImageReader& reader, const WriteMap* skip, unsigned threads);
   ~ReaderFeed();
   ReaderFeed(const ReaderFeed&) = delete;

@@ -16,12 +16,16 @@ namespace fs = std::filesystem;
 namespace piprov::image {
 namespace {
 
-/// Throws Error{Usage} with the lines, when there are any; with several
-/// targets (`targets` > 1) a last line says that none of them was written.
-void refuse(const std::vector<std::string>& lines, std::size_t targets) {
+/// Throws TargetsRefused (Error{Usage}) when a target was refused:
+/// `per_target` holds each target's line ("" when it was not refused); with
+/// several targets a last line says that none of them was written.
+void refuse(const std::vector<std::string>& per_target) {
+  std::vector<std::string> lines;
+  for (const auto& l : per_target)
+    if (!l.empty()) lines.push_back(l);
   if (lines.empty()) return;
-  if (targets == 1) throw Error(ErrorKind::Usage, lines.front());
-  throw Error(ErrorKind::Usage, join(lines, "\n") + "\nnothing was written to any target");
+  if (per_target.size() == 1) throw TargetsRefused(lines.front(), per_target);
+  throw TargetsRefused(join(lines, "\n") + "\nnothing was written to any target", per_target);
 }
 
 /// What makes two targets the same: a loop device's backing file (two loops on
@@ -67,8 +71,9 @@ std::string confirm_text(const WriteOptions& o, const std::vector<TargetInfo>& t
 
 std::vector<TargetInfo> check_targets(const WriteOptions& o) {
   std::vector<TargetInfo> out;
-  std::vector<std::string> refused;
+  std::vector<std::string> refused(o.targets.size());
   std::vector<std::pair<std::string, std::string>> seen;  // identity, path
+  std::size_t index = 0;
   for (const auto& path : o.targets) {
     try {
       TargetInfo t = inspect_target(path, {.unmount = o.unmount, .overwrite = o.overwrite});
@@ -82,10 +87,11 @@ std::vector<TargetInfo> check_targets(const WriteOptions& o) {
       out.push_back(std::move(t));
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Usage) throw;
-      refused.push_back(e.what());
+      refused[index] = e.what();
     }
+    ++index;
   }
-  refuse(refused, o.targets.size());
+  refuse(refused);
   return out;
 }
 
@@ -105,16 +111,17 @@ void check_complete_image(ImageReader& reader, std::optional<std::uint64_t> size
 }
 
 void check_sizes(const std::vector<TargetInfo>& ts, const Source& src, const std::string& image) {
-  std::vector<std::string> refused;
+  std::vector<std::string> refused(ts.size());
   auto size = src.size();
-  for (const auto& t : ts) {
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    const TargetInfo& t = ts[i];
     // (A disk of size 0 is the write guard's: NoMedium.)
     if (size && (t.capacity || !t.is_file) && *size > t.capacity)
-      refused.push_back(fmt::format("the image {} ({}, {} bytes) is larger than {} ({}, {} bytes): nothing was written",
-                                    image, format_bytes(*size), *size, t.path,
-                                    t.is_file ? "free space" : format_bytes(t.capacity), t.capacity));
+      refused[i] = (fmt::format("the image {} ({}, {} bytes) is larger than {} ({}, {} bytes): nothing was written",
+                                image, format_bytes(*size), *size, t.path,
+                                t.is_file ? "free space" : format_bytes(t.capacity), t.capacity));
   }
-  refuse(refused, ts.size());
+  refuse(refused);
 }
 
 void confirm_targets(const WriteOptions& o, const std::vector<TargetInfo>& ts, const Source& src) {

@@ -6,9 +6,12 @@
 #include <filesystem>
 #include <mutex>
 
+#include <nlohmann/json.hpp>
+#include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "core/hashing.hpp"
 #include "image/verify.hpp"
+
 #include "image/write.hpp"
 #include "support/testsupport.hpp"
 
@@ -190,6 +193,61 @@ TEST(WriteToFile, XzOfACutImageIsRefusedByWriteAndVerify) {
     test::expect_error(ErrorKind::Usage, want + "nothing was compared)",
                        [&] { verify_image(xz, (d.path / "other.img").string(), 0, {}, false); });
   }
+}
+
+// Several targets, one refused (issue 29): --json gives each target its own
+// message, not the joined one.
+TEST(WriteToFile, OneRefusedTargetOfSeveralHasItsOwnJsonMessage) {
+  test::TempDir d;
+  test::write_file(d.path / "in.img", pattern(1u << 20));
+  test::write_file(d.path / "keep.img", "precious");  // an existing file, no --overwrite
+  WriteOptions o = opts((d.path / "in.img").string(), (d.path / "new.img").string());
+  o.targets.push_back((d.path / "keep.img").string());
+  try {
+    write_image(o);
+    FAIL() << "an existing file was overwritten without --overwrite";
+  } catch (const TargetsRefused& e) {
+    ASSERT_EQ(e.per_target().size(), 2u);
+    EXPECT_EQ(e.per_target()[0], "");
+    EXPECT_NE(e.per_target()[1].find(o.targets[1]), std::string::npos) << e.per_target()[1];
+    const auto j = write_failure_json(o, e);
+    EXPECT_EQ(j["targets"][0]["target"], o.targets[0]);
+    EXPECT_EQ(j["targets"][0]["error"]["message"], "not written: another target was refused");
+    EXPECT_EQ(j["targets"][1]["error"]["message"], e.per_target()[1]);
+    EXPECT_EQ(j["targets"][1]["error"]["exit_code"], 2);
+    EXPECT_NE(j["error"]["message"].get<std::string>().find("nothing was written to any target"), std::string::npos);
+  }
+  EXPECT_EQ(test::read_file(d.path / "keep.img"), "precious");
+  EXPECT_FALSE(std::filesystem::exists(d.path / "new.img"));
+}
+
+// Ctrl-C during an --overwrite of an existing file (issue 29): the file is
+// not removed (piprov removes only a file it created) and the message says
+// it holds an incomplete image, as docs/write.md "Errors and exit codes" says.
+TEST(WriteToFile, InterruptedOverwriteLeavesTheExistingFileSayingItIsIncomplete) {
+  test::TempDir d;
+  const std::string data = pattern(24u << 20);
+  test::write_file(d.path / "in.img", data);
+  test::write_file(d.path / "old.img", "an older image");
+  WriteOptions o = opts((d.path / "in.img").string(), (d.path / "old.img").string());
+  o.overwrite = true;
+  o.assume_yes = true;
+  o.progress = [](const ProgressEvent& e) {
+    if (e.phase == Phase::Write && e.done > 0) request_cancel();
+  };
+  try {
+    write_image(o);
+    ADD_FAILURE() << "not interrupted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Interrupted);
+    EXPECT_NE(std::string(e.what()).find("interrupted while writing; "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(" of 24.0 MiB written; " + o.targets[0] + " holds an incomplete image"),
+              std::string::npos)
+        << e.what();
+  }
+  reset_cancel();
+  EXPECT_TRUE(std::filesystem::exists(d.path / "old.img"));
+  EXPECT_NE(test::read_file(d.path / "old.img"), data);
 }
 
 TEST(WriteToFile, TheSameFileTwiceIsRefusedAndNothingIsWritten) {
