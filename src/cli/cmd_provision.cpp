@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/finding.hpp"
 #include "core/strings.hpp"
+#include "provision/dry_run.hpp"
 #include "provision/provision.hpp"
 
 namespace piprov::cli {
@@ -23,6 +24,7 @@ struct ProvisionArgs {
   provision::ProvisionOptions opts;
   ProgressMode progress = ProgressMode::Auto;
   bool json = false;
+  bool dry_run = false;
 };
 
 /// Step events as "[n/9] ..." lines on stdout (unless --json); the write's
@@ -73,8 +75,20 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
   add_identity_options(cmd, a->opts.identity);
   cmd->add_flag("--json", a->json,
                 "Print the result as JSON on stdout (schema piprov.provision/3, docs/boot.md; no step lines)");
+  cmd->add_flag("--dry-run", a->dry_run,
+                "Print each disk's whole plan (disk id, patch actions, the seed files and their text, boot check) from "
+                "the image alone; touch no disk; exit as the real run would");
   cmd->callback([a, &exit_code] {
     auto& o = a->opts;
+    if (a->dry_run) {
+      const auto plan = provision::provision_dry_run(o);
+      if (a->json)
+        fmt::print("{}\n", dump_json(provision::dry_run_json(o, plan)));
+      else
+        fmt::print("{}", provision::dry_run_text(plan));
+      exit_code = provision::dry_run_exit_code(plan);
+      return;
+    }
     ProgressRenderer progress(resolve_on_stderr(a->progress));
     o.progress = provision_sink(progress, a->json);
     auto rep = provision::provision_all(o);
