@@ -15,6 +15,12 @@
 #                   three more direct-io loop devices), against piprov to DEV alone
 #   provision x3    piprov provision --yes IMAGE P1 P2 P3 against provision to P1
 #                   alone (its own section at the end: bench_provision_parallel)
+# Then "decoding only what is written" (issue 27; bench_decode_only below):
+# the image with writable ~50% and ~75% full compressed as Ubuntu compresses
+# (xz -0 -T4: independent 1 MiB blocks), one compressed single-block (xz -0
+# -T1) and one as a .zst of independent 4 MiB frames: piprov write
+# --no-verify to DEV against xz -dc -T0 / zstd -dc > /dev/null of the same file.
+# Targets: 50% <= 0.65x, 75% <= 0.85x, single-block <= 1.10x its decode.
 # and prints wall times and ratios. Targets: piprov <= 1.10x decode,
 # faster than xz|dd, >= 1.8x faster than bmaptool, peak RSS < 100 MiB,
 # verify <= device read + 10%, 3 targets <= 1.20x one target with peak RSS
@@ -23,7 +29,8 @@
 # Then scripts/bench-write-media.sh (MEDIA=none: not): the same image's
 # writable partition half full, on an emulated microSD and USB 3 SSD, piprov
 # (skip free) against piprov --full, xz|dd and bmaptool with a bmap.
-# Env: BENCH_DIR (/var/tmp/piprov-bench), ROOT_MIB (1750), FILL_PCT (50), BUILD_DIR (build), RUNS (1), MEDIA.
+# Env: BENCH_DIR (/var/tmp/piprov-bench), ROOT_MIB (1750), FILL_PCT (50), BUILD_DIR (build), RUNS (1), MEDIA,
+# DECODE_ONLY (none: skip bench_decode_only), PROVISION (none: skip bench_provision_parallel).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib.sh
@@ -120,6 +127,65 @@ echo "3 targets / 1 target:   $(ratio "$p3" "$pw")x   (target <= 1.20)"
 echo "3 targets peak RSS:     $((rss3_kib / 1024)) MiB ($rss3_kib KiB, /usr/bin/time -v; target < 150 MiB)"
 echo "piprov speed verdict:   $verdict"
 
+# --- decoding only what is written (issue 27) -------------------------------
+# bench_decode_only: a random-access image (.xz of several blocks, .zst of
+# several frames) is written by reading the free map first and decoding only
+# the blocks that overlap written ranges, on every core; a sequential one
+# (single-block .xz) is decoded whole as before (no regression: <= 1.10x its
+# decode). Fastest of RUNS each, interleaved; the compressed files are made
+# once per image content (kept in BENCH_DIR).
+bench_decode_only() {
+  local fill i f name img sum
+  local -A dec=() pw=()
+  for fill in 50 75; do
+    scripts/make-test-image.sh --fill "$fill" "$dir/fill$fill.img" "$root_mib" >/dev/null
+    img=$dir/fill$fill.img
+    sum=$(cksum < "$img" | cut -d' ' -f1)
+    if [ "$(cat "$dir/fill$fill.key" 2>/dev/null)" != "$sum" ]; then
+      xz -0 -T4 -c "$img" > "$dir/fill$fill-T4.img.xz"
+      if [ "$fill" = 50 ]; then
+        xz -0 -T1 -c "$img" > "$dir/fill50-T1.img.xz"
+        local n=$(( ($(stat -c %s "$img") + 4194303) / 4194304 ))
+        # From a file, not a pipe: each frame then says its content size
+        # (Frame_Content_Size), which piprov needs to place it without decoding.
+        for ((i = 0; i < n; i++)); do
+          dd if="$img" of="$dir/frame.tmp" bs=4M skip="$i" count=1 status=none
+          zstd -q -3 -c "$dir/frame.tmp"
+        done > "$dir/fill50-frames.img.zst"
+        rm -f "$dir/frame.tmp"
+      fi
+      echo "$sum" > "$dir/fill$fill.key"
+    fi
+    rm -f "$img" "$img.xz"
+  done
+  local files=("fill50-T4.img.xz" "fill75-T4.img.xz" "fill50-T1.img.xz" "fill50-frames.img.zst")
+  for f in "${files[@]}"; do cat "$dir/$f" > /dev/null; done
+  for ((i = 0; i < runs; i++)); do
+    for f in "${files[@]}"; do
+      case "$f" in
+        *.zst) dec[$f]=$(fastest "${dec[$f]:-}" "$(timed_cmd zstd -dcq "$dir/$f")") ;;
+        *) dec[$f]=$(fastest "${dec[$f]:-}" "$(timed_cmd xz -dc -T0 "$dir/$f")") ;;
+      esac
+      image=$dir/$f
+      t0=$(now); run_piprov; t1=$(now); pw[$f]=$(fastest "${pw[$f]:-}" "$(secs "$t0" "$t1")")
+    done
+  done
+  for f in "${files[@]}"; do
+    "$piprov" -q write --no-verify --yes --progress none --json "$dir/$f" "$dev" > "$dir/decode.json"
+    name=$(jq -r '.decode.summary' "$dir/decode.json")
+    printf '%-24s decode only %7s s, piprov write --no-verify %7s s: %sx\n    %s\n' "$f" "${dec[$f]}" "${pw[$f]}" \
+      "$(ratio "${pw[$f]}" "${dec[$f]}")" "$name"
+  done
+  echo "writable ~50%, xz -0 -T4 / decode-only:  $(ratio "${pw[fill50-T4.img.xz]}" "${dec[fill50-T4.img.xz]}")x   (target <= 0.65)"
+  echo "writable ~75%, xz -0 -T4 / decode-only:  $(ratio "${pw[fill75-T4.img.xz]}" "${dec[fill75-T4.img.xz]}")x   (target <= 0.85)"
+  echo "single-block xz -0 -T1 / decode-only:    $(ratio "${pw[fill50-T1.img.xz]}" "${dec[fill50-T1.img.xz]}")x   (target <= 1.10)"
+  echo "multi-frame .zst / zstd -dc:             $(ratio "${pw[fill50-frames.img.zst]}" "${dec[fill50-frames.img.zst]}")x"
+  echo "piprov peak RSS (every row above):       $((rss_kib / 1024)) MiB ($rss_kib KiB; target < 100 MiB)"
+}
+timed_cmd() { local t0 t1; t0=$(now); "$@" > /dev/null; t1=$(now); secs "$t0" "$t1"; }
+[ "${DECODE_ONLY:-}" = none ] || bench_decode_only
+image=$dir/bench.img.xz
+
 # --- provision of several disks (issue 20 part 3) ---------------------------
 # bench_provision_parallel: `piprov provision --yes IMAGE P1` against
 # `piprov provision --yes IMAGE P1 P2 P3` (one decode; then every disk's steps
@@ -153,5 +219,5 @@ bench_provision_parallel() {
   echo "provision 3 disks / 1:  $(ratio "$p3" "$p1")x   (target <= 1.20)"
   echo "  steps after the write: $(ratio "$s3" "$s1")x   (in parallel; one after another would be ~3x)"
 }
-bench_provision_parallel
+[ "${PROVISION:-}" = none ] || bench_provision_parallel
 [ "${MEDIA:-}" = none ] || BENCH_DIR=$dir ROOT_MIB=$root_mib BUILD_DIR=$build scripts/bench-write-media.sh

@@ -37,23 +37,28 @@ expect() {
 }
 
 # prepare LAYOUT [PROVISION_ARG...]: image -> loop device -> piprov provision
-# with the identity -> the disk file and what the firmware would load.
+# --board with the identity -> the disk file, an empty second disk (the
+# fleet's bench target) and what the firmware would load. The pi5 node is the
+# Raspberry Pi OS image provisioned for a Pi 5; the others are for a Pi 4.
 prepare() {
-  local l=$1 v=$w/vm-$1 dev
+  local l=$1 v=$w/vm-$1 dev image_layout=$1 board=pi4
   shift
+  if [ "$l" = pi5 ]; then image_layout=raspios board=pi5; fi
   mkdir -p "$v"
-  scripts/make-test-image.sh --rootfs debian --layout "$l" "$v/image.img" >/dev/null
+  echo "$board" > "$v/board"
+  scripts/make-test-image.sh --rootfs debian --layout "$image_layout" "$v/image.img" >/dev/null
   truncate -s 2G "$v/disk.raw"
   dev=$(losetup -f --show "$v/disk.raw")
   echo "$dev" > "$v/loop"
-  "$piprov" provision "$v/image.img" "$dev" --yes --json --progress none --hostname "bt-$l" --user "$bt_user" \
-    --ssh-key "$bt_key.pub" --ip 10.0.2.20/24 --gateway 10.0.2.2 --dns 10.0.2.3 "$@" > "$v/provision.json" ||
+  "$piprov" provision "$v/image.img" "$dev" --yes --json --progress none --board "$board" --hostname "bt-$l" \
+    --user "$bt_user" --ssh-key "$bt_key.pub" --ip 10.0.2.20/24 --gateway 10.0.2.2 --dns 10.0.2.3 "$@" > "$v/provision.json" ||
     { jq -r '.targets[0].error // empty' "$v/provision.json" 2>/dev/null; return 1; }
   losetup -d "$dev" && rm -f "$v/loop" "$v/image.img"
   echo "$v/disk.raw" > "$v/disk"
+  truncate -s 64M "$v/bench.raw"
   break_disk "$v"
-  jq -r '"  provisioned: layout \(.targets[0].layout), disk id \(.targets[0].identity.new_disk_id), instance-id \(.targets[0].identity.instance_id)"' "$v/provision.json"
-  vm_boot_files "$v" "$piprov"
+  jq -r '"  provisioned for '"$board"': layout \(.targets[0].layout), disk id \(.targets[0].identity.new_disk_id), instance-id \(.targets[0].identity.instance_id)"' "$v/provision.json"
+  vm_boot_files "$v" "$piprov" "$board"
   echo "  firmware would load: kernel $(jq -r .layout.kernel "$v/check.json"), initramfs $(jq -r .layout.initramfs "$v/check.json"), cmdline: $(cat "$v/cmdline")"
 }
 
@@ -61,11 +66,13 @@ prepare() {
 # did, to show that the test then fails: seed deletes user-data from the boot
 # partition (no user, no key: SSH never answers), hook deletes the apt hook
 # from the root fs (the focal kernel update then leaves vmlinux stale).
+# PIPROV_BOOT_BREAK=vmlinux breaks the booted focal node before the fleet's
+# first Ansible run instead (boot-test-fleet.sh).
 break_disk() {
   local v=$1 disk off
   disk=$(cat "$v/disk")
   case ${PIPROV_BOOT_BREAK:-} in
-    "") return 0 ;;
+    "" | vmlinux) return 0 ;;
     seed)
       off=$(fat_offset "$disk")
       mdel -i "$disk@@$off" ::/user-data ;;
@@ -74,7 +81,7 @@ break_disk() {
       local dev; dev=$(losetup -f --show -o "$off" "$disk")
       debugfs -w -R 'rm /etc/apt/apt.conf.d/99-piprov-kernel' "$dev" >/dev/null 2>&1
       losetup -d "$dev" ;;
-    *) echo "  unknown PIPROV_BOOT_BREAK=$PIPROV_BOOT_BREAK (seed or hook)"; return 1 ;;
+    *) echo "  unknown PIPROV_BOOT_BREAK=$PIPROV_BOOT_BREAK (seed, hook or vmlinux)"; return 1 ;;
   esac
   echo "  broken on purpose: PIPROV_BOOT_BREAK=$PIPROV_BOOT_BREAK"
 }
@@ -85,6 +92,7 @@ break_disk() {
 # not applied: that fails at once rather than after the SSH timeout.
 boot_up() {
   local l=$1 v=$w/vm-$1 host
+  echo "$3" > "$v/bus"
   vm_start "$v" "$2" "$3" "${@:4}"
   vm_wait_console "$v" ' login: ' || { echo "  no login prompt on the console"; return 1; }
   host=$(grep -a -m1 -oE '[A-Za-z0-9.-]+ login: ' "$v/console-$2.log")
@@ -109,6 +117,7 @@ check_identity() {
     echo "status=$(printf "%s\n" "$st" | sed -n "s/^status: //p")"
     python3 -c "import json; r = json.load(open(\"/run/cloud-init/result.json\"))[\"v1\"]; print(\"errors=%s\" % r[\"errors\"]); print(\"datasource=%s\" % r[\"datasource\"])"
     echo "instance_id=$(cat /var/lib/cloud/data/instance-id)"
+    echo "root_dev=$src"
     echo "root_partuuid=$(sudo -n blkid -s PARTUUID -o value "$src")"
     echo "cmdline_root=$(tr " " "\n" < /proc/cmdline | sed -n "s/^root=//p")"
     echo "firmware_fs=$(findmnt -no FSTYPE /boot/firmware)"') || { echo "  SSH command failed"; return 1; }
@@ -128,9 +137,14 @@ check_identity() {
   expect "cloud-init errors" "$(get errors)" '^\[\]$' || rc=1
   expect "cloud-init datasource" "$(get datasource)" 'NoCloud' || rc=1
   expect "instance-id" "$(get instance_id)" "^$iid\$" || rc=1
+  local dev_re='^/dev/vd[a-z]2$'
+  case $(cat "$v/bus") in usb) dev_re='^/dev/sd[a-z]2$' ;; nvme) dev_re='^/dev/nvme0n1p2$' ;; esac
+  expect "/ on the $(cat "$v/bus") disk" "$(get root_dev)" "$dev_re" || rc=1
   expect "PARTUUID of /" "$(get root_partuuid)" "^${new,,}-02\$" || rc=1
   expect "root= on the kernel command line" "$(get cmdline_root)" "^${root//./\\.}\$" || rc=1
   expect "/boot/firmware file system" "$(get firmware_fs)" '^vfat$' || rc=1
+  # Up for the fleet's Ansible runs (boot-test-fleet.sh).
+  [ $rc -ne 0 ] || touch "$v/up"
   return $rc
 }
 
@@ -167,15 +181,6 @@ build_deb() {
     scripts/package.sh build-arm64 | tail -n 1
 }
 
-# install_deb LAYOUT: copies the arm64 .deb to the guest and installs it with
-# dpkg, stdin closed (a conffile prompt would fail it).
-install_deb() {
-  local v=$w/vm-$1 d
-  d=$(get_deb) || return 1
-  vm_ssh "$v" 'cat > /tmp/piprov.deb' < "$d" || return 1
-  vm_ssh "$v" 'sudo -n dpkg -i /tmp/piprov.deb </dev/null && piprov --version'
-}
-
 # negative_partuuid: the raspios disk with its old PARTUUID put back in
 # cmdline.txt (what the disk would say had provision not rewritten it) must
 # not come up: the initramfs finds no such root.
@@ -189,11 +194,12 @@ negative_partuuid() {
   sed -E "s/root=PARTUUID=[0-9a-fA-F]+-02/root=PARTUUID=${old,,}-02/" "$v/cmdline.txt.good" > "$v/cmdline.txt.bad"
   grep -q "PARTUUID=${old,,}-02" "$v/cmdline.txt.bad" || { echo "  cmdline.txt has no root=PARTUUID= to break"; return 1; }
   mcopy -o -i "$disk@@$off" "$v/cmdline.txt.bad" ::/cmdline.txt
-  vm_boot_files "$v" "$piprov"
+  vm_boot_files "$v" "$piprov" "$(cat "$v/board")"
   echo "  root=$(jq -r .layout.root "$v/check.json"); the disk's own is now PARTUUID=$(jq -r '.targets[0].identity.new_disk_id' "$v/provision.json" | sed 's/^0x//')-02"
   # rootdelay=1: the initramfs waits its minimum, 30 s, for the missing root
   # (the test image's own wait of up to 180 s is for a starved VM finding a
   # root that exists: test-rootfs.sh).
+  echo virtio > "$v/bus"
   VM_CMDLINE_EXTRA=rootdelay=1 vm_start "$v" 0 virtio
   local rc=0
   # initramfs-tools (scripts/local): "ALERT!  PARTUUID=... does not exist.  Dropping to a shell!"
@@ -203,44 +209,43 @@ negative_partuuid() {
   vm_kill "$v"
   vm_wait_exit "$v" 60 || true
   mcopy -o -i "$disk@@$off" "$v/cmdline.txt.good" ::/cmdline.txt
-  vm_boot_files "$v" "$piprov"
+  vm_boot_files "$v" "$piprov" "$(cat "$v/board")"
   return $rc
 }
 
+# Each layout leaves its node running for the fleet (boot-test-fleet.sh).
 layout_raspios() {
   step raspios provision prepare raspios || return 1
   step raspios "negative: old PARTUUID does not boot" negative_partuuid || return 1
   step raspios "boot to SSH (virtio disk)" boot_up raspios 1 virtio || return 1
-  step raspios "identity over SSH" check_identity raspios || return 1
-  step raspios "stop the VM" vm_stop raspios
+  step raspios "identity over SSH" check_identity raspios
 }
 
 layout_noble() {
   step noble provision prepare noble || return 1
   step noble "boot to SSH (usb-storage disk)" boot_up noble 1 usb || return 1
-  step noble "identity over SSH" check_identity noble || return 1
-  step noble "stop the VM" vm_stop noble
+  step noble "identity over SSH" check_identity noble
 }
 
 layout_resolute() {
   step resolute provision prepare resolute || return 1
   expect "kernel the firmware loads" "$(jq -r .layout.kernel "$w/vm-resolute/check.json")" '^current/vmlinuz$' || return 1
   step resolute "boot to SSH (virtio disk)" boot_up resolute 1 virtio || return 1
-  step resolute "identity over SSH" check_identity resolute || return 1
-  step resolute "install the arm64 .deb" install_deb resolute || return 1
-  step resolute "piprov boot check --root / (A/B)" check_ab || return 1
-  step resolute "stop the VM" vm_stop resolute
+  step resolute "identity over SSH" check_identity resolute
 }
 
-# check_ab: piprov on the booted A/B node reports the layout and its current/ boot.
-check_ab() {
-  local out rc=0
-  out=$(vm_ssh "$w/vm-resolute" 'sudo -n piprov boot check /boot/firmware --root / --json') || rc=$?
-  [ $rc -le 1 ] || { echo "  piprov boot check exit $rc"; return 1; }
-  expect "layout" "$(jq -r .layout.id <<<"$out")" '^ubuntu-ab$' &&
-    expect "kernel" "$(jq -r .layout.kernel <<<"$out")" '^current/vmlinuz$' &&
-    expect "check ok" "$(jq -r .ok <<<"$out")" '^true$'
+# The Pi 5 on NVMe: Raspberry Pi OS provisioned with --board pi5 (its
+# firmware loads kernel_2712.img and initramfs_2712), the disk on an NVMe
+# controller; `/` must be nvme0n1p2.
+layout_pi5() {
+  step pi5 "provision --board pi5" prepare pi5 || return 1
+  expect "kernel the Pi 5 firmware loads" "$(jq -r '"\(.layout.kernel) \(.layout.initramfs)"' "$w/vm-pi5/check.json")" \
+    '^kernel_2712\.img initramfs_2712$' || return 1
+  step pi5 "boot to SSH (NVMe disk)" boot_up pi5 1 nvme || return 1
+  step pi5 "identity over SSH" check_identity pi5
 }
 
 # shellcheck source=scripts/boot-test-focal.sh
 . scripts/boot-test-focal.sh
+# shellcheck source=scripts/boot-test-fleet.sh
+. scripts/boot-test-fleet.sh

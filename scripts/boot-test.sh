@@ -8,34 +8,44 @@
 #   noble     Ubuntu 24.04: kernel=vmlinuz, direct        (disk on usb-storage)
 #   resolute  Ubuntu 26.04: A/B, os_prefix=current/, autoboot.txt
 #   raspios   Raspberry Pi OS: kernel8.img, root=PARTUUID= (rewritten by provision)
+#   pi5       Raspberry Pi OS provisioned with --board pi5: kernel_2712.img
+#             (the others are provisioned for a Pi 4)   (disk on NVMe)
 # it runs `piprov provision` onto a loop device with an identity (host name,
 # user, SSH key, static address 10.0.2.20/24 on QEMU's user network, DNS), boots
 # what `piprov boot check --json` says the firmware would load (scripts/boot-vm.sh)
 # and checks over SSH with the provisioned key: host name, user and sudo,
 # address, route and DNS, cloud-init done without errors with piprov's
-# instance-id, / from the partition piprov wrote, /boot/firmware mounted.
-# Also:
+# instance-id, / from the partition piprov wrote (nvme0n1p2 on the Pi 5),
+# /boot/firmware mounted. Each node stays up for the fleet. Also:
 #   raspios   first with the old PARTUUID put back in cmdline.txt (a provision
 #             without the rewrite): it must not come up (the negative case)
 #   focal     a kernel update with apt-get from a local repository (the apt
 #             hook regenerates vmlinux), then one with dpkg -i (the path unit
-#             does), a reboot into the new kernel (uname -v); then the arm64
-#             .deb: piprov boot check --root /, devices, eeprom check, bench
-#   resolute  the .deb: piprov boot check --root / on the A/B node
+#             does), a reboot into the new kernel (uname -v)
+#   fleet     once the lanes are done, Ansible from this host against the nodes
+#             that are up (scripts/boot-test-fleet.sh): the collection's role
+#             installs the arm64 .deb on each, its report playbook checks and
+#             benches them all (one table); a second run changes nothing
+#             (changed=0) and fails for focal alone, broken on purpose (its
+#             vmlinux made stale); piprov devices and eeprom check on focal
 # Every wait is for an event (a console line, SSH answering, QEMU exiting),
 # bounded by PIPROV_BOOT_TIMEOUT (1500 s: two VMs beside the other CI
 # stages on 2 cores boot slowly); a failure prints the console's end.
 #
 # Usage: scripts/boot-test.sh [--piprov BIN] [--deb FILE | --deb-fifo FIFO]
-#                             [--layouts "raspios noble resolute focal"] [--keep]
+#                             [--layouts "raspios noble resolute focal pi5"] [--keep]
 #   --piprov    the host piprov that provisions (default build/src/cli/piprov)
 #   --deb       piprov's arm64 .deb; --deb-fifo: read its path from FIFO when
 #               first needed (scripts/test.sh writes it after the cross stage);
 #               neither: build it (cross build + scripts/package.sh)
-#   --keep      keep the work dir (disks, console logs) under /var/tmp
-# PIPROV_BOOT_LANES=1 boots one VM at a time (default 2: one per core).
+#   --layouts   the nodes to run (the fleet runs on the ones that come up)
+#   --keep      keep the work dir (disks, console logs, the fleet's inventory,
+#               playbook, Ansible logs and report) under /var/tmp
+# PIPROV_BOOT_LANES=1 boots one VM at a time (default 2: one per core; lane b
+# is focal, then pi5 when three others run in lane a).
 # PIPROV_BOOT_BREAK=seed|hook breaks each provisioned disk on purpose (the
-# seed's user-data or the apt hook removed): the run must then fail.
+# seed's user-data or the apt hook removed), =vmlinux the focal node before the
+# fleet's first run: the run must then fail.
 # Needs root (loop devices, the root fs build), scripts/install-deps.sh
 # (--cross arm64 too when no --deb or --deb-fifo is given: the .deb is built).
 # Exit 0 when every step passed, 1 when one failed, 2 on usage errors.
@@ -56,7 +66,7 @@ main() {
 piprov=build/src/cli/piprov
 deb=
 deb_fifo=
-layouts="raspios noble resolute focal"
+layouts="raspios noble resolute focal pi5"
 keep=0
 while [ $# -gt 0 ]; do
   case $1 in
@@ -69,10 +79,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 for l in $layouts; do
-  case $l in focal | noble | resolute | raspios) ;; *) die 2 "unknown layout '$l' (focal noble resolute raspios)" ;; esac
+  case $l in focal | noble | resolute | raspios | pi5) ;; *) die 2 "unknown layout '$l' (focal noble resolute raspios pi5)" ;; esac
 done
 need_root "loop devices, the root fs build"
-need_tools qemu-system-aarch64 mcopy jq ssh ssh-keygen sfdisk losetup mke2fs dpkg-deb dpkg-scanpackages
+need_tools qemu-system-aarch64 mcopy jq ssh ssh-keygen sfdisk losetup mke2fs dpkg-deb dpkg-scanpackages ansible-playbook
 [ -x "$piprov" ] || die 2 "$piprov is not an executable piprov: build it or pass --piprov"
 piprov=$(realpath "$piprov")
 
@@ -96,7 +106,13 @@ echo "boot-test.sh: root fs ready ($(($(date +%s) - t0)) s)"
 
 lanes=${PIPROV_BOOT_LANES:-2}
 lane_a=() lane_b=()
-for l in $layouts; do if [ "$l" = focal ]; then lane_b+=("$l"); else lane_a+=("$l"); fi; done
+# Lane b: focal (two boots, two kernel updates), then pi5 when lane a has three
+# others (pi5's image is raspios', built by then); lane a: the others.
+for l in $layouts; do [ "$l" = focal ] && lane_b+=("$l"); done
+for l in $layouts; do case $l in focal | pi5) ;; *) lane_a+=("$l") ;; esac; done
+if [[ " $layouts " == *" pi5 "* ]]; then
+  if [ ${#lane_a[@]} -ge 3 ]; then lane_b+=(pi5); else lane_a+=(pi5); fi
+fi
 run_lane() {  # run_lane NAME LAYOUT...: each layout's steps, stopping the layout at its first failure
   local l rc=0
   shift
@@ -114,6 +130,8 @@ if [ "$lanes" -ge 2 ] && [ ${#lane_a[@]} -gt 0 ] && [ ${#lane_b[@]} -gt 0 ]; the
 else
   run_lane a "${lane_a[@]}" "${lane_b[@]}" || rc=1
 fi
+# The fleet: Ansible against every node the lanes left up.
+layout_fleet || rc=1
 print_step_table
 exit $rc
 }

@@ -16,7 +16,8 @@
 # Needs: qemu-system-aarch64, mtools, jq, ssh, python3 (/usr/bin).
 
 # A VM is a directory: kernel, initrd, cmdline, disk (path of its system disk),
-# port (SSH, forwarded from 127.0.0.1), console-N.log, qemu.pid.
+# port (SSH, forwarded from 127.0.0.1), console-N.log, qemu.pid; bench.raw (a
+# second disk, optional).
 vm_timeout=${PIPROV_BOOT_TIMEOUT:-1500}
 
 # free_port: prints a TCP port free on 127.0.0.1 now.
@@ -48,7 +49,10 @@ vm_boot_files() {
 
 # vm_start VM N BUS [QEMU_ARG...]: boots VM (boot N: console in VM/console-N.log)
 # with its disk on BUS (virtio: virtio-blk-pci; usb: usb-storage behind xHCI,
-# as a Pi 4 boots a USB SSD). SSH is forwarded from 127.0.0.1:VM/port to the
+# as a Pi 4 boots a USB SSD; nvme: an NVMe controller, as a Pi 5 boots an NVMe
+# SSD on its PCIe connector: QEMU docs, "NVMe Emulation"). VM/bench.raw, when
+# it exists, is a second disk (virtio, serial piprov-bench: the guest's
+# /dev/disk/by-id/virtio-piprov-bench). SSH is forwarded from 127.0.0.1:VM/port to the
 # static address the seed gives the node (10.0.2.20), so an answer proves
 # that address. $VM_CMDLINE_EXTRA is appended to the command line (the
 # negative case's rootdelay). `-no-reboot`: a reboot ends QEMU, and the caller boots again
@@ -64,8 +68,13 @@ vm_start() {
   case $bus in
     virtio) bus_args=(-device virtio-blk-pci,drive=d0) ;;
     usb) bus_args=(-device qemu-xhci,id=xhci -device usb-storage,bus=xhci.0,drive=d0) ;;
+    nvme) bus_args=(-device nvme,serial=piprov-root,drive=d0) ;;
     *) echo "vm_start: unknown bus $bus" >&2; return 2 ;;
   esac
+  if [ -f "$v/bench.raw" ]; then
+    # shellcheck disable=SC2054  # commas separate QEMU sub-options
+    bus_args+=(-drive "file=$v/bench.raw,format=raw,if=none,id=b0,cache=unsafe" -device virtio-blk-pci,drive=b0,serial=piprov-bench)
+  fi
   if [ -s "$v/initrd" ]; then initrd_args=(-initrd "$v/initrd"); fi
   : > "$v/console-$n.log"
   qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 1 -m 1024 -nodefaults -display none -no-reboot \
@@ -152,10 +161,14 @@ vm_wait_exit() {
   return 1
 }
 
-# vm_kill VM: ends QEMU now (never fails).
+# vm_kill VM: ends QEMU now (never fails). Only a process that is still this
+# VM's QEMU (its command line names VM/kernel): a VM that ended long ago left
+# its pid in VM/qemu.pid, and the kernel may have given that pid to another
+# process since (a cleanup killed another boot test's lane that way).
 vm_kill() {
   local pid
   pid=$(cat "$1/qemu.pid" 2>/dev/null) || return 0
+  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-kernel $1/kernel " || return 0
   kill "$pid" 2>/dev/null || true
 }
 

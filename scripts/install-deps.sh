@@ -25,10 +25,12 @@ pkgs=(
   libyaml-cpp-dev  # provision: cloud-init user-data / network-config (produced and validated as YAML)
   libfdisk-dev     # provision: a new MBR disk id / GPT GUIDs per written disk
   libext2fs-dev    # write: the block bitmaps of the image's ext2/3/4 file systems (skip their free space)
+  libzstd-dev      # image reader: a multi-frame .zst decoded frame by frame (random access)
   # fixtures, peers and checks used by tests, demo and bench scripts
   xz-utils gzip bzip2 zstd lz4 zip unzip xxhash
   dosfstools mtools e2fsprogs fdisk util-linux
   fio bmap-tools time file cpio dpkg-dev jq
+  device-tree-compiler  # make-test-image.sh: the Pi 5 device-tree stand-in of the Raspberry Pi OS image
   dash bsdutils  # tests: the apt hook under dash; script(1) gives the bench Ctrl-C test a tty
   systemd        # tests: systemd-analyze verify of the kernel-sync path unit
   cloud-init     # tests: cloud-init schema --config-file of the seeds provision writes

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make-test-image.sh [--layout focal|noble|resolute|raspios] [--rootfs stub|debian] [--fill PCT] OUT.img [ROOT_MiB]
+# make-test-image.sh [--layout focal|noble|resolute|raspios] [--rootfs stub|debian] [--fill PCT] [--cloud-init VER] OUT.img [ROOT_MiB]
 #
 # Builds a disk image laid out like a Raspberry Pi OS image, without mounting
 # anything: MBR (sfdisk); p1 FAT32 (type 0x0c, bootable) at sector 2048, 256 MiB;
@@ -20,7 +20,8 @@
 #     current/; autoboot.txt [all] tryboot_a_b=1; piboot-try in the dpkg status.
 #   raspios: Raspberry Pi OS bookworm (64-bit): no kernel= (the firmware loads
 #     kernel8.img on a Pi 4, kernel_2712.img on a Pi 5, both gzip), initramfs8,
-#     cmdline.txt root=PARTUUID=<disk id>-02, labels bootfs/rootfs.
+#     cmdline.txt root=PARTUUID=<disk id>-02, labels bootfs/rootfs; the Pi 4
+#     device trees and a stand-in bcm2712-rpi-5-b.dtb (dtc; pi5_dtb_standin).
 # noble, resolute and raspios carry Debian's raspi-firmware start4.elf and
 # fixup4.dat (firmware of 2022-08-30), so the firmware date is known.
 # The root fs holds real files (a copy of part of this machine's /usr, filling
@@ -28,6 +29,15 @@
 # release's /etc/os-release and fstab; the Ubuntu ones
 # have cloud-init (/usr/bin/cloud-init, /etc/cloud/) and a /var/lib/dpkg/status
 # naming the boot packages (flash-kernel; piboot-try on resolute).
+#
+# --cloud-init VER (22.4.2, 24.1, 25.2 or 26.2; stub root fs only): the root fs
+# carries that cloud-init's own schema-cloud-config-v1.json (from
+# ../shared/data/cloud-init-schemas, or $PIPROV_SHARED_DATA/cloud-init-schemas)
+# where the cloud-init package installs it
+# (usr/lib/python3/dist-packages/cloudinit/config/schemas/), its
+# cloudinit/version.py, and dpkg status entries for cloud-init VER and the
+# layout's netplan.io (focal 0.99, noble 1.0, resolute 1.1.2, raspios 1.1.2):
+# for seeds judged by the image's own cloud-init (piprov seed check --image).
 #
 # --rootfs debian (for the boot test, scripts/boot-test.sh): the root fs is a
 # real arm64 Debian 12 userland (scripts/test-rootfs.sh builds it once, as
@@ -42,8 +52,9 @@
 # usage errors, 3 when a tool fails.
 set -euo pipefail
 
-usage() { echo "usage: $0 [--layout focal|noble|resolute|raspios] [--rootfs stub|debian] [--fill PCT] OUT.img [ROOT_MiB]   (ROOT_MiB: 64..65536, default 256; 1024 for debian; PCT: 1..90, default 60)" >&2; exit 2; }
+usage() { echo "usage: $0 [--layout focal|noble|resolute|raspios] [--rootfs stub|debian] [--fill PCT] [--cloud-init VER] OUT.img [ROOT_MiB]   (ROOT_MiB: 64..65536, default 256; 1024 for debian; PCT: 1..90, default 60)" >&2; exit 2; }
 layout=focal
+cloud_init=
 rootfs=stub
 fill=60
 args=()
@@ -55,6 +66,8 @@ while [ $# -gt 0 ]; do
     --rootfs=*) rootfs=${1#--rootfs=}; shift ;;
     --fill) [ $# -ge 2 ] || usage; fill=$2; shift 2 ;;
     --fill=*) fill=${1#--fill=}; shift ;;
+    --cloud-init) [ $# -ge 2 ] || usage; cloud_init=$2; shift 2 ;;
+    --cloud-init=*) cloud_init=${1#--cloud-init=}; shift ;;
     -*) usage ;;
     *) args+=("$1"); shift ;;
   esac
@@ -70,6 +83,14 @@ esac
 [[ "$fill" =~ ^[0-9]+$ ]] && [ "$fill" -ge 1 ] && [ "$fill" -le 90 ] ||
   { echo "make-test-image.sh: --fill takes a percentage 1..90 (got '$fill')" >&2; exit 2; }
 [ ${#args[@]} -ge 1 ] && [ ${#args[@]} -le 2 ] || usage
+schema_src=
+if [ -n "$cloud_init" ]; then
+  [ "$rootfs" = stub ] || { echo "make-test-image.sh: --cloud-init needs --rootfs stub" >&2; exit 2; }
+  [[ "$cloud_init" =~ ^[0-9]+(\.[0-9]+)+$ ]] || { echo "make-test-image.sh: --cloud-init takes a version such as 24.1 (got '$cloud_init')" >&2; exit 2; }
+  shared_data=${PIPROV_SHARED_DATA:-$(cd "$(dirname "$0")/.." && pwd)/../shared/data}
+  schema_src=$shared_data/cloud-init-schemas/schema-cloud-config-v1-$cloud_init.json
+  [ -s "$schema_src" ] || { echo "make-test-image.sh: no schema for cloud-init $cloud_init ($schema_src)" >&2; exit 2; }
+fi
 out=${args[0]}
 root_mib=${args[1]:-256}
 [ "$rootfs" = debian ] && root_mib=${args[1]:-1024}
@@ -84,6 +105,11 @@ key=$(sha256sum "$here/make-test-image.sh" | cut -c1-12)
 name=$layout-layout; [ "$layout" = focal ] && name=ubuntu-layout
 # A --fill other than the default is part of the cache name (the default keeps the old names).
 [ "$fill" = 60 ] || name=$name-fill$fill
+# An image carrying a cloud-init schema: the version (and the schema's content) name it.
+if [ -n "$cloud_init" ]; then
+  name=$name-ci$cloud_init
+  key=$(cat "$here/make-test-image.sh" "$schema_src" | sha256sum | cut -c1-12)
+fi
 # xz: the suffix of the compressed copy (none for debian: provision takes the .img).
 xz_suffix=.xz
 if [ "$rootfs" = debian ]; then
@@ -263,6 +289,16 @@ boot_resolute() { # Ubuntu 25.10/26.04 A/B (../shared/data/config-txt/15, cmdlin
   echo "$ubuntu_cmdline" > "$b/current/cmdline.txt"
 }
 
+# pi5_dtb_standin FILE MODEL COMPATIBLE: a device tree with the board's model and
+# compatible strings (dtc). Raspberry Pi OS carries the Pi 5's bcm2712-rpi-5-b.dtb
+# beside kernel_2712.img (the firmware loads the board's DTB by that name:
+# Raspberry Pi documentation, config_txt: device_tree); Debian 12's kernel
+# (Linux 6.1) ships no BCM2712 device trees, and QEMU's virt machine makes its own.
+pi5_dtb_standin() {
+  printf '/dts-v1/;\n/ {\n\tmodel = "%s (piprov test stand-in)";\n\tcompatible = "%s", "brcm,bcm2712";\n\t#address-cells = <2>;\n\t#size-cells = <1>;\n};\n' \
+    "$2" "$3" | dtc -q -I dts -O dtb -o "$1" - || fail "dtc could not make $1 (scripts/install-deps.sh installs device-tree-compiler)"
+}
+
 raspios_disk_id=6c586e13
 boot_raspios() { # Raspberry Pi OS bookworm (../shared/data/config-txt/16, cmdline-05).
   local b=$1
@@ -273,6 +309,7 @@ boot_raspios() { # Raspberry Pi OS bookworm (../shared/data/config-txt/16, cmdli
   cp "$b/kernel8.img" "$b/kernel_2712.img"
   mv "$b/initrd.img" "$b/initramfs8"
   cp "$b/initramfs8" "$b/initramfs_2712"
+  pi5_dtb_standin "$b/bcm2712-rpi-5-b.dtb" "Raspberry Pi 5 Model B" raspberrypi,5-model-b
   cat > "$b/config.txt" <<'CFG'
 # For more options and information see
 # http://rptl.io/configtxt
@@ -317,12 +354,31 @@ os_release() {
   esac
 }
 
-# dpkg_status PACKAGE...: a /var/lib/dpkg/status naming each package as installed.
+# dpkg_status PACKAGE[=VERSION]...: a /var/lib/dpkg/status naming each package as installed (version 1.0 unless given).
 dpkg_status() {
-  local p
+  local p v
   for p in "$@"; do
-    printf 'Package: %s\nStatus: install ok installed\nPriority: optional\nArchitecture: arm64\nVersion: 1.0\nDescription: %s (test image)\n\n' "$p" "$p"
+    v=1.0
+    case $p in *=*) v=${p#*=}; p=${p%%=*} ;; esac
+    printf 'Package: %s\nStatus: install ok installed\nPriority: optional\nArchitecture: arm64\nVersion: %s\nDescription: %s (test image)\n\n' "$p" "$v" "$p"
   done
+}
+
+# cloud_init_files ROOT: --cloud-init's schema, version.py and dpkg status entries (appended).
+cloud_init_files() {
+  local r=$1 d netplan
+  [ -n "$cloud_init" ] || return 0
+  d=$r/usr/lib/python3/dist-packages/cloudinit
+  mkdir -p "$d/config/schemas" "$r/var/lib/dpkg"
+  cp "$schema_src" "$d/config/schemas/schema-cloud-config-v1.json"
+  printf '__VERSION__ = "%s"\n' "$cloud_init" > "$d/version.py"
+  case $layout in focal) netplan=0.99-0ubuntu3~20.04.2 ;; noble) netplan=1.0-2ubuntu1 ;; *) netplan=1.1.2-2 ;; esac
+  # dpkg keeps the first entry of a package: drop the stand-in cloud-init entry.
+  if [ -f "$r/var/lib/dpkg/status" ]; then
+    awk -v RS= -v ORS='\n\n' '!/^Package: cloud-init\n/' "$r/var/lib/dpkg/status" > "$r/var/lib/dpkg/status.new"
+    mv "$r/var/lib/dpkg/status.new" "$r/var/lib/dpkg/status"
+  fi
+  dpkg_status "cloud-init=$cloud_init-0ubuntu1" "netplan.io=$netplan" >> "$r/var/lib/dpkg/status"
 }
 
 # The release's identity files: cloud-init on Ubuntu (its NoCloud seed is read
@@ -355,6 +411,7 @@ build_root_dir() { # $1 = dir, $2 = budget in bytes for /usr content
   printf 'LABEL=writable\t/\t ext4\tdefaults\t0 0\nLABEL=system-boot       /boot/firmware  vfat    defaults        0       1\n' > "$r/etc/fstab"
   echo ubuntu > "$r/etc/hostname"
   root_release_files "$r"
+  cloud_init_files "$r"
   # Real files, not zeros: part of this machine's /usr up to the budget.
   local list; list=$(mktemp)
   { find /usr/lib /usr/share /usr/bin -xdev -type f -readable -size -16M -printf '%s\t%p\n' 2>/dev/null || true; } \

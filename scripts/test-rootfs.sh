@@ -8,13 +8,14 @@
 # openssh-server, sudo, apt, initramfs-tools and Debian's arm64 kernel
 # (linux-image-arm64), plus the shared libraries piprov's arm64 .deb depends
 # on, so `apt-get install ./piprov_*_arm64.deb` works in the guest without a
-# network. mmdebstrap(1) builds it; qemu-user-static runs the arm64 package
+# network, and python3-apt (Ansible's apt module needs it; Ubuntu's and
+# Raspberry Pi OS's images carry it). mmdebstrap(1) builds it; qemu-user-static runs the arm64 package
 # scripts through binfmt_misc (registered here when the kernel has none).
 # Trimmed for a guest that runs under QEMU's TCG: no man pages, locales or docs
 # (mmdebstrap's own example), no CA certificates and locale sources (nothing
 # here uses TLS or a locale but C.UTF-8; their package scripts loop over each
 # one, a process per item, slow under qemu-user), kernel modules only for QEMU's virt machine
-# (virtio, SCSI, USB storage, ext4, vfat), an initramfs with MODULES=list
+# (virtio, SCSI, USB storage, NVMe, ext4, vfat), an initramfs with MODULES=list
 # (initramfs-tools(7): MODULES=dep would probe the build host), merged /usr
 # set up by mmdebstrap's merged-usr hook (natively, where the usrmerge package
 # would convert it under qemu-user), dpkg without fsync (the eatmydata hook).
@@ -191,15 +192,16 @@ build() {  # build OUT.tar.zst
     --dpkgopt="path-exclude=$mods/sound/*" --dpkgopt="path-exclude=$mods/drivers/*" \
     --dpkgopt="path-include=$mods/drivers/virtio/*" --dpkgopt="path-include=$mods/drivers/block/*" \
     --dpkgopt="path-include=$mods/drivers/scsi/*" --dpkgopt="path-include=$mods/drivers/usb/*" \
-    --dpkgopt="path-include=$mods/drivers/char/*" --dpkgopt="path-include=$mods/drivers/net/virtio_net.ko" \
+    --dpkgopt="path-include=$mods/drivers/char/*" --dpkgopt="path-include=$mods/drivers/nvme/host/*" \
+    --dpkgopt="path-include=$mods/drivers/net/virtio_net.ko" \
     --dpkgopt="path-include=$mods/drivers/net/net_failover.ko" \
     --setup-hook='mkdir -p "$1/var/cache/apt/archives"' \
     --setup-hook="sync-in $cache/rootfs-debs /var/cache/apt/archives/" \
     --essential-hook='mkdir -p "$1/etc/initramfs-tools/conf.d" "$1/usr/share/initramfs-tools/modules.d"' \
     --essential-hook="'$self' --essential \"\$1\"" \
     --essential-hook='printf "MODULES=list\nCOMPRESS=zstd\n" > "$1/etc/initramfs-tools/conf.d/piprov-test"' \
-    --essential-hook='printf "%s\n" virtio_pci virtio_mmio virtio_blk virtio_scsi sd_mod xhci_pci usb_storage uas ext4 vfat crc32c_generic > "$1/usr/share/initramfs-tools/modules.d/piprov-test"' \
-    --include='systemd-sysv,udev,systemd-resolved,iproute2,kmod,initramfs-tools,zstd,linux-image-arm64,openssh-server,sudo,cloud-init,cloud-guest-utils,libaio1,libarchive13,libfdisk1,libfmt9,libspdlog1.10,libssl3,liburing2,libxxhash0,libyaml-cpp0.7,util-linux,fdisk' \
+    --essential-hook='printf "%s\n" virtio_pci virtio_mmio virtio_blk virtio_scsi sd_mod xhci_pci usb_storage uas nvme ext4 vfat crc32c_generic > "$1/usr/share/initramfs-tools/modules.d/piprov-test"' \
+    --include='systemd-sysv,udev,systemd-resolved,iproute2,kmod,initramfs-tools,zstd,linux-image-arm64,openssh-server,sudo,cloud-init,cloud-guest-utils,python3-apt,libaio1,libarchive13,libfdisk1,libfmt9,libspdlog1.10,libssl3,liburing2,libxxhash0,libyaml-cpp0.7,util-linux,fdisk' \
     --customize-hook="'$self' --customize \"\$1\"" \
     "${log[@]}" --customize-hook="sync-out /var/cache/apt/archives $cache/rootfs-debs" \
     "$suite" "$out" "$mirror" || { rm -f "$self"; return 1; }

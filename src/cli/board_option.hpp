@@ -1,6 +1,6 @@
 #pragma once
 // `--board NAME`: the one definition every command that takes a board uses
-// (boot patch, boot check, eeprom check/explain/set-boot-order): the same
+// (boot patch, boot check, provision, eeprom check/explain/set-boot-order): the same
 // values (core/board.hpp), the same parse and the same message.
 #include <CLI/CLI.hpp>
 #include <optional>

@@ -13,6 +13,8 @@
 #include "core/board.hpp"
 #include "core/error.hpp"
 #include "core/finding.hpp"
+#include "core/units.hpp"
+#include "provision/image_check.hpp"
 
 namespace piprov::cli {
 namespace {
@@ -54,7 +56,30 @@ struct BootCheckArgs {
   bool json = false;
 };
 
+/// `boot check IMAGE`: an image file instead of a mounted BOOT_DIR (provision/image_check.hpp).
+void run_image_check(const BootCheckArgs& a, int& exit_code) {
+  if (!a.root.empty() || !a.device.empty())
+    throw Error(ErrorKind::Usage, std::string(a.root.empty() ? "--device" : "--root") + " is for a mounted BOOT_DIR: " +
+                                      a.boot + " is an image, whose own root fs is checked");
+  const provision::ImageCheckOptions o{.image = a.boot, .board = a.board, .usb_ids = a.usb};
+  const auto c = provision::check_image(o);
+  if (a.json) {
+    fmt::print("{}\n", dump_json(provision::image_check_json(o, c)));
+  } else {
+    const auto& r = c.report;
+    fmt::print("{}\n{}", r.headline(), findings_text(r.findings));
+    fmt::print("read from {} ({}): partition {}{}; {} of {} blocks decoded ({})\n", a.boot, c.format, c.boot_partition,
+               c.root_note.empty() ? " and the root fs" : ", not the root fs (" + c.root_note + ")",
+               c.stats.blocks_decoded, c.stats.blocks_total, format_bytes(c.stats.bytes_decoded));
+    if (!c.note.empty()) fmt::print("note: {}\n", c.note);
+    fmt::print("boot check: {}\n", r.summary());
+  }
+  exit_code = findings_exit_code(c.report.findings, boot::kCheckFailOn);
+}
+
 void run_check(const BootCheckArgs& a, int& exit_code) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(a.boot, ec)) return run_image_check(a, exit_code);
   boot::CheckOptions o;
   o.boot_dir = a.boot;
   if (!a.root.empty()) o.root_dir = a.root;
@@ -111,7 +136,11 @@ void add_boot_command(CLI::App& app, Globals&, int& exit_code) {
 
   auto ca = std::make_shared<BootCheckArgs>();
   auto* check = boot->add_subcommand("check", "Re-check a boot partition after updates; exit 1 when anything is wrong");
-  check->add_option("BOOT_DIR", ca->boot, "Mounted boot partition")->required();
+  check
+      ->add_option("BOOT_DIR", ca->boot,
+                   "Mounted boot partition, or an image file (.img, .img.xz, ...): its boot partition and root fs "
+                   "are read without writing anything")
+      ->required();
   check->add_option("--root", ca->root, "Mounted root filesystem: check the apt hook there");
   check->add_option("--usb-id", ca->usb, "USB VID:PID of the SSD's bridge (as lsusb prints it), repeatable");
   add_board_option(check, ca->board,

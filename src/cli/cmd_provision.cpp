@@ -5,6 +5,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/board_option.hpp"
 #include "cli/commands.hpp"
 #include "cli/identity_options.hpp"
 #include "cli/patch_options.hpp"
@@ -13,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/finding.hpp"
 #include "core/strings.hpp"
+#include "provision/dry_run.hpp"
 #include "provision/provision.hpp"
 
 namespace piprov::cli {
@@ -22,6 +24,7 @@ struct ProvisionArgs {
   provision::ProvisionOptions opts;
   ProgressMode progress = ProgressMode::Auto;
   bool json = false;
+  bool dry_run = false;
 };
 
 /// Step events as "[n/9] ..." lines on stdout (unless --json); the write's
@@ -64,12 +67,28 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
   add_write_options(cmd, a->opts.write, a->progress);
   add_patch_options(cmd, a->opts.patch);
   add_method_option(cmd, a->opts.patch);
+  add_board_option(cmd, a->opts.patch.board,
+                   "the Pi the disks are for: the final boot check resolves what its firmware loads (default: the "
+                   "Pi this runs on, else pi4), and a layout that needs the Pi 4 fix is refused for a Pi 5 family "
+                   "board");
   cmd->add_option("--usb-id", a->opts.usb_ids, "USB VID:PID of the SSD's bridge, for the UAS quirk check");
   add_identity_options(cmd, a->opts.identity);
   cmd->add_flag("--json", a->json,
                 "Print the result as JSON on stdout (schema piprov.provision/3, docs/boot.md; no step lines)");
+  cmd->add_flag("--dry-run", a->dry_run,
+                "Print each disk's whole plan (disk id, patch actions, the seed files and their text, boot check) from "
+                "the image alone; touch no disk; exit as the real run would");
   cmd->callback([a, &exit_code] {
     auto& o = a->opts;
+    if (a->dry_run) {
+      const auto plan = provision::provision_dry_run(o);
+      if (a->json)
+        fmt::print("{}\n", dump_json(provision::dry_run_json(o, plan)));
+      else
+        fmt::print("{}", provision::dry_run_text(plan));
+      exit_code = provision::dry_run_exit_code(plan);
+      return;
+    }
     ProgressRenderer progress(resolve_on_stderr(a->progress));
     o.progress = provision_sink(progress, a->json);
     auto rep = provision::provision_all(o);

@@ -21,6 +21,7 @@ void add_write_command(CLI::App& app, Globals& globals, int& exit_code);
 void add_verify_command(CLI::App& app, Globals& globals, int& exit_code);
 void add_boot_command(CLI::App& app, Globals& globals, int& exit_code);
 void add_provision_command(CLI::App& app, Globals& globals, int& exit_code);
+void add_seed_command(CLI::App& app, Globals& globals, int& exit_code);
 void add_eeprom_command(CLI::App& app, Globals& globals, int& exit_code);
 void add_bench_command(CLI::App& app, Globals& globals, int& exit_code);
 void add_report_command(CLI::App& app, Globals& globals, int& exit_code);

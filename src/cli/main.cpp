@@ -30,6 +30,7 @@ constexpr Command kCommands[] = {
     {"verify", add_verify_command},        // compare a disk with an image (cmd_verify.cpp)
     {"boot", add_boot_command},            // boot patch | check | sync-kernel (cmd_boot.cpp)
     {"provision", add_provision_command},  // write + patch + check (cmd_provision.cpp)
+    {"seed", add_seed_command},            // seed check: provision's cloud-init seed check alone (cmd_seed.cpp)
     {"eeprom", add_eeprom_command},        // bootloader config check | explain | ... (cmd_eeprom.cpp)
     {"bench", add_bench_command},          // storage benchmark, fio import (cmd_bench.cpp)
     {"report", add_report_command},        // several nodes' JSON results side by side (cmd_report.cpp)

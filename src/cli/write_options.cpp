@@ -130,6 +130,7 @@ std::string write_summary(const image::WriteResult& r) {
     if (!r.sha256.empty()) s += "; SHA-256 ok";
     s += "; XXH3-128 " + r.xxh3_128;
     s += "\n" + r.skip_line;
+    if (!r.decode_line.empty()) s += "\n" + r.decode_line;
     if (!t.usb.note.empty()) s += "\nusb: " + t.target + ": " + t.usb.note;
     return s + speed_lines(r);
   }
@@ -137,6 +138,7 @@ std::string write_summary(const image::WriteResult& r) {
                   format_bytes(r.input_bytes), r.succeeded(), r.targets.size(), format_duration(r.write_seconds),
                   r.sha256.empty() ? "" : "; SHA-256 ok", r.xxh3_128);
   s += "\n" + r.skip_line;
+  if (!r.decode_line.empty()) s += "\n" + r.decode_line;
   for (const auto& t : r.targets) s += "\n" + target_line(t);
   if (!r.speed.slowest_target.empty()) s += "\nslowest target: " + r.speed.slowest_target;
   return s + speed_lines(r);

@@ -1,33 +1,21 @@
 #include "image/ext_map.hpp"
 
-extern "C" {  // com_err.h has no C++ guard of its own
-#include <et/com_err.h>
-}
-#include <ext2fs/ext2fs.h>
+#include "image/ext_io.hpp"
+
 #include <fmt/format.h>
-#include <cstdlib>
 #include <cstring>
 #include <map>
-#include <mutex>
 #include <set>
 
 namespace piprov::image {
 namespace {
 
-class ExtScan;
-
-/// The scan whose file system ext2fs_open2() is opening (its io_manager's
-/// open() has no other way to find it). Producer thread only.
-thread_local ExtScan* t_ext_opening = nullptr;
-
 /// Most descriptor bytes libext2fs may ask for before the file system is open.
 constexpr std::size_t kMaxExtOpenBytes = 16u << 20;
 
-io_manager ext_stream_manager();
-
 class ExtScan final : public FsScan {
  public:
-  ExtScan(StreamCapture& cap, std::uint64_t offset, std::uint64_t size) : cap_(cap), offset_(offset), size_(size) {
+  ExtScan(Capture& cap, std::uint64_t offset, std::uint64_t size) : cap_(cap), offset_(offset), size_(size) {
     cap_.request(offset_ + SUPERBLOCK_OFFSET, SUPERBLOCK_SIZE,
                  [this](std::vector<std::byte>&& d) { superblock(std::move(d)); });
   }
@@ -43,7 +31,7 @@ class ExtScan final : public FsScan {
   std::string type() const override { return type_; }
   std::string label() const override { return label_; }
 
-  /// The io_manager's read: `n` bytes at byte `off` of the volume.
+  /// The io_manager's read (ext_io.hpp): `n` bytes at byte `off` of the volume.
   errcode_t serve(std::uint64_t off, std::size_t n, void* data);
 
  private:
@@ -57,8 +45,9 @@ class ExtScan final : public FsScan {
     done_ = true;
   }
 
-  StreamCapture& cap_;
+  Capture& cap_;
   std::uint64_t offset_, size_;
+  const ExtRead read_ = [this](std::uint64_t off, std::size_t n, void* data) { return serve(off, n, data); };
   std::map<std::uint64_t, std::vector<std::byte>> blocks_;  ///< volume byte offset -> bytes captured
   std::map<std::uint64_t, dgrp_t> bitmaps_;                 ///< bitmap block offset -> its group
   std::vector<std::pair<std::uint64_t, std::size_t>> missing_;
@@ -94,12 +83,8 @@ void ExtScan::superblock(std::vector<std::byte>&& d) {
 }
 
 void ExtScan::try_open() {
-  static std::once_flag once;
-  std::call_once(once, [] { initialize_ext2_error_table(); });
   missing_.clear();
-  t_ext_opening = this;
-  errcode_t err = ext2fs_open2("piprov-stream", nullptr, EXT2_FLAG_64BITS, 0, 0, ext_stream_manager(), &fs_);
-  t_ext_opening = nullptr;
+  errcode_t err = ext_open_with(&read_, EXT2_FLAG_64BITS, &fs_);
   if (err == 0) {
     if (usable()) plan_bitmaps();
     return;
@@ -190,67 +175,9 @@ void ExtScan::reread() {
   free_ = std::move(out);
 }
 
-// The io_manager (ext2_io.h): reads served from the captured blocks, no writes.
-errcode_t ext_io_open(const char* name, int /*flags*/, io_channel* channel) {
-  if (!t_ext_opening) return EXT2_ET_BAD_DEVICE_NAME;
-  auto* io = static_cast<io_channel>(std::calloc(1, sizeof(struct_io_channel)));
-  if (!io) return EXT2_ET_NO_MEMORY;
-  io->magic = EXT2_ET_MAGIC_IO_CHANNEL;
-  io->manager = ext_stream_manager();
-  io->name = strdup(name);
-  io->block_size = 1024;
-  io->refcount = 1;
-  io->private_data = t_ext_opening;
-  *channel = io;
-  return 0;
-}
-
-errcode_t ext_io_close(io_channel io) {
-  if (--io->refcount > 0) return 0;
-  std::free(io->name);
-  std::free(io);
-  return 0;
-}
-
-errcode_t ext_io_set_blksize(io_channel io, int blksize) {
-  io->block_size = blksize;
-  return 0;
-}
-
-errcode_t ext_io_read64(io_channel io, unsigned long long block, int count, void* data) {
-  const std::size_t n = count < 0 ? static_cast<std::size_t>(-count) : static_cast<std::size_t>(count) * io->block_size;
-  return static_cast<ExtScan*>(io->private_data)->serve(block * io->block_size, n, data);
-}
-
-errcode_t ext_io_read(io_channel io, unsigned long block, int count, void* data) {
-  return ext_io_read64(io, block, count, data);
-}
-
-errcode_t ext_io_write(io_channel, unsigned long, int, const void*) { return EXT2_ET_RO_FILSYS; }
-errcode_t ext_io_write64(io_channel, unsigned long long, int, const void*) { return EXT2_ET_RO_FILSYS; }
-errcode_t ext_io_flush(io_channel) { return 0; }
-
-io_manager ext_stream_manager() {
-  static struct_io_manager m = [] {
-    struct_io_manager x{};
-    x.magic = EXT2_ET_MAGIC_IO_MANAGER;
-    x.name = "piprov image stream";
-    x.open = ext_io_open;
-    x.close = ext_io_close;
-    x.set_blksize = ext_io_set_blksize;
-    x.read_blk = ext_io_read;
-    x.write_blk = ext_io_write;
-    x.flush = ext_io_flush;
-    x.read_blk64 = ext_io_read64;
-    x.write_blk64 = ext_io_write64;
-    return x;
-  }();
-  return &m;
-}
-
 }  // namespace
 
-std::unique_ptr<FsScan> make_ext_scan(StreamCapture& cap, std::uint64_t offset, std::uint64_t size) {
+std::unique_ptr<FsScan> make_ext_scan(Capture& cap, std::uint64_t offset, std::uint64_t size) {
   return std::make_unique<ExtScan>(cap, offset, size);
 }
 

@@ -89,7 +89,7 @@ namespace {
 
 class FatScan final : public FsScan {
  public:
-  FatScan(StreamCapture& cap, std::uint64_t offset, std::uint64_t size) : cap_(cap), offset_(offset), size_(size) {
+  FatScan(Capture& cap, std::uint64_t offset, std::uint64_t size) : cap_(cap), offset_(offset), size_(size) {
     cap_.request(offset_, 512, [this](std::vector<std::byte>&& d) { boot(d); });
   }
   void update() override {}
@@ -118,7 +118,7 @@ class FatScan final : public FsScan {
     for (auto r : fat_free_ranges(*layout_, f)) free_.push_back({offset_ + r.begin, offset_ + r.end});
   }
 
-  StreamCapture& cap_;
+  Capture& cap_;
   std::uint64_t offset_, size_;
   std::optional<FatLayout> layout_;
   std::vector<ByteRange> free_;
@@ -127,7 +127,7 @@ class FatScan final : public FsScan {
 
 }  // namespace
 
-std::unique_ptr<FsScan> make_fat_scan(StreamCapture& cap, std::uint64_t offset, std::uint64_t size) {
+std::unique_ptr<FsScan> make_fat_scan(Capture& cap, std::uint64_t offset, std::uint64_t size) {
   return std::make_unique<FatScan>(cap, offset, size);
 }
 

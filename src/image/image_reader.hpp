@@ -45,9 +45,11 @@ class ImageReader {
   /// Decoded size of the image in bytes.
   virtual std::uint64_t size() const = 0;
   /// Fills `out` with decoded bytes [offset, offset + out.size()); the range
-  /// must lie within size(). Throws Error{Usage} "IMAGE is corrupt: block N
-  /// (decoded bytes A-B) ..." naming the decoded offset, Error{Io} on read
-  /// errors, Error{Interrupted} on Ctrl-C.
+  /// must lie within size() (else Error{Usage}). Throws ErrorAt{Io}
+  /// (image/target.hpp; exit 3, issue 27) "IMAGE is corrupt: block N (decoded
+  /// bytes A-B, ...)" at decoded offset A when a block does not decode or its
+  /// check fails, Error{Io} on read errors, Error{Interrupted} on Ctrl-C; a
+  /// sequential reader throws what its Source throws.
   virtual void read_at(std::span<std::byte> out, std::uint64_t offset) = 0;
   /// The decoded ranges of the independently decodable units, in order
   /// (one range covering everything for a sequential reader; for raw files,
@@ -61,6 +63,10 @@ class ImageReader {
   virtual std::string sequential_note() const = 0;
   virtual Format format() const = 0;
   virtual ReaderStats stats() const = 0;
+  /// Frees the decoded blocks kept for partial reads (the block cache), e.g.
+  /// once the metadata reads are done and only whole blocks follow. Later
+  /// reads still work. (Added by the write path; a no-op where nothing is kept.)
+  virtual void drop_cache() {}
 };
 
 /// Opens IMAGE (format by magic, as open_source()). `threads`: decoder

@@ -89,6 +89,14 @@ nlohmann::json write_result_json(const WriteResult& r) {
           {"written_in_full_because", r.skip_note.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.skip_note)},
           {"partitions", parts},
           {"summary", r.skip_line},
+          {"decode",
+           {{"random_access", r.random_access},
+            {"units", r.decode.units},
+            {"units_decoded", r.decode.units_decoded},
+            {"bytes_decoded", r.decode.bytes_decoded},
+            {"units_not_decoded", r.decode.units_not_decoded},
+            {"bytes_not_decoded", r.decode.bytes_not_decoded},
+            {"summary", r.decode_line}}},
           {"write_seconds", r.write_seconds},
           {"verify_seconds", r.verify_seconds},
           {"xxh3_128", r.xxh3_128},
@@ -126,7 +134,14 @@ nlohmann::json write_failure_json(const WriteOptions& o, const Error& e) {
   const auto* at = dynamic_cast<const ErrorAt*>(&e);
   const nlohmann::json error = error_json(e.kind(), e.what(), at ? std::optional(at->offset()) : std::nullopt);
   nlohmann::json targets = nlohmann::json::array();
-  for (const auto& t : o.targets) targets.push_back({{"target", t}, {"ok", false}, {"error", error}});
+  const auto* refused = dynamic_cast<const TargetsRefused*>(&e);
+  for (std::size_t i = 0; i < o.targets.size(); ++i) {
+    nlohmann::json own = error;
+    if (refused && i < refused->per_target().size())
+      own["message"] =
+          refused->per_target()[i].empty() ? "not written: another target was refused" : refused->per_target()[i];
+    targets.push_back({{"target", o.targets[i]}, {"ok", false}, {"error", own}});
+  }
   return {{"schema", "piprov.write/3"}, {"image", o.image}, {"succeeded", 0},
           {"failed", o.targets.size()}, {"error", error},   {"targets", targets}};
 }

@@ -27,6 +27,22 @@ std::uint64_t bytes_within(const std::vector<ByteRange>& skipped, std::uint64_t 
   return n;
 }
 
+bool ReaderCapture::request(std::uint64_t offset, std::size_t len, Done done) {
+  queue_.push_back({offset, len, std::move(done)});
+  return true;
+}
+
+void ReaderCapture::run() {
+  for (std::size_t i = 0; i < queue_.size(); ++i) {  // callbacks append: index, not iterators
+    const Req r = queue_[i];
+    if (r.offset > size_ || r.len > size_ - r.offset) continue;  // past the end: never served, as in a stream
+    std::vector<std::byte> data(r.len);
+    read_(data, r.offset);
+    r.done(std::move(data));
+  }
+  queue_.clear();
+}
+
 bool StreamCapture::request(std::uint64_t offset, std::size_t len, Done done) {
   if (offset < floor_) return false;
   pending_.push_back({offset, std::vector<std::byte>(len), offset, std::move(done)});

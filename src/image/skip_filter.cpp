@@ -42,18 +42,53 @@ std::uint64_t WriteMap::skipped_bytes() const {
 }
 
 SkipFilter::SkipFilter() {
-  cap_.request(0, kPartitionTableBytes, [this](std::vector<std::byte>&& head) { table(head); });
+  auto stream = std::make_unique<StreamCapture>();
+  stream_ = stream.get();
+  cap_ = std::move(stream);
+  cap_->request(0, kPartitionTableBytes, [this](std::vector<std::byte>&& head) { table(head, 0); });
+}
+
+SkipFilter::SkipFilter(const ReadAtFn& read, std::uint64_t image_size) {
+  auto reader = std::make_unique<ReaderCapture>(read, image_size);
+  ReaderCapture& rc = *reader;
+  cap_ = std::move(reader);
+  const std::size_t head = static_cast<std::size_t>(std::min<std::uint64_t>(kPartitionTableBytes, image_size));
+  cap_->request(0, head, [this, image_size](std::vector<std::byte>&& h) { table(h, image_size); });
+  rc.run();  // the table, then each file system's superblock, descriptors, bitmaps, FATs
+  std::vector<ByteRange> all;
+  for (const auto& sc : scans_) {
+    if (!sc) continue;
+    sc->update();
+    if (!sc->failure().empty()) continue;
+    for_each_skippable(sc->free_ranges(), 0, image_size, [&all](ByteRange r) { all.push_back(r); });
+  }
+  std::sort(all.begin(), all.end(), [](auto& a, auto& b) { return a.begin < b.begin; });
+  for (const ByteRange& r : all) map_.add(r);
+}
+
+void SkipFilter::for_each_skippable(const std::vector<ByteRange>& free, std::uint64_t begin, std::uint64_t end,
+                                    const std::function<void(ByteRange)>& fn) const {
+  auto it =
+      std::upper_bound(free.begin(), free.end(), begin, [](std::uint64_t v, const ByteRange& r) { return v < r.end; });
+  for (; it != free.end() && it->begin < end; ++it) {
+    // Whole 4 KiB blocks only (every logical block size divides them), never the first MiB.
+    const std::uint64_t b = (std::max<std::uint64_t>(it->begin, kHeadBytes) + 4095) / 4096 * 4096;
+    const std::uint64_t e = it->end / 4096 * 4096;
+    if (e <= b || e - b < kMinSkipBytes) continue;
+    const std::uint64_t cb = std::max(b, begin), ce = std::min(e, end);
+    if (cb < ce) fn({cb, ce});
+  }
 }
 SkipFilter::~SkipFilter() = default;
 
-void SkipFilter::table(const std::vector<std::byte>& head) {
+void SkipFilter::table(const std::vector<std::byte>& head, std::uint64_t image_size) {
   table_seen_ = true;
-  table_ = parse_partition_table(head, 0);
+  table_ = parse_partition_table(head, image_size);
   for (const auto& p : table_.parts) {
     if (p.kind == PartKind::Linux)
-      scans_.push_back(make_ext_scan(cap_, p.offset, p.size));
+      scans_.push_back(make_ext_scan(*cap_, p.offset, p.size));
     else if (p.kind == PartKind::Fat)
-      scans_.push_back(make_fat_scan(cap_, p.offset, p.size));
+      scans_.push_back(make_fat_scan(*cap_, p.offset, p.size));
     else
       scans_.push_back(nullptr);
   }
@@ -68,7 +103,7 @@ void SkipFilter::decide(std::span<const std::byte> data, std::uint64_t offset) {
     for (const ByteRange& r : window_)
       if (r.end > pos && r.begin < end) map_.add({std::max(r.begin, pos), std::min(r.end, end)});
     const auto n = static_cast<std::size_t>(end - pos);
-    cap_.feed(data.subspan(at, n), pos);  // what it teaches applies from the next window on
+    stream_->feed(data.subspan(at, n), pos);  // what it teaches applies from the next window on
     at += n;
   }
 }
@@ -81,17 +116,7 @@ void SkipFilter::plan_window(std::uint64_t begin) {
     if (!s) continue;
     s->update();
     if (!s->failure().empty()) continue;
-    const auto& free = s->free_ranges();
-    auto it = std::upper_bound(free.begin(), free.end(), begin,
-                               [](std::uint64_t v, const ByteRange& r) { return v < r.end; });
-    for (; it != free.end() && it->begin < end; ++it) {
-      // Whole 4 KiB blocks only (every logical block size divides them), never the first MiB.
-      const std::uint64_t b = (std::max<std::uint64_t>(it->begin, kHeadBytes) + 4095) / 4096 * 4096;
-      const std::uint64_t e = it->end / 4096 * 4096;
-      if (e <= b || e - b < kMinSkipBytes) continue;
-      const std::uint64_t cb = std::max(b, begin), ce = std::min(e, end);
-      if (cb < ce) window_.push_back({cb, ce});
-    }
+    for_each_skippable(s->free_ranges(), begin, end, [this](ByteRange r) { window_.push_back(r); });
   }
   std::sort(window_.begin(), window_.end(), [](auto& a, auto& b) { return a.begin < b.begin; });
 }

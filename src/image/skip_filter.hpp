@@ -9,6 +9,7 @@
 // system says are free are skipped: partition tables, gaps, unknown or
 // damaged file systems, metadata and the first MiB are always written.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -62,7 +63,13 @@ struct PartitionSkip {
 
 class SkipFilter {
  public:
+  /// A filter that learns from the stream (decide()): sequential formats.
   SkipFilter();
+  /// A filter that reads the partition table and every file system's
+  /// allocation maps first, through `read` (a random-access reader: issue
+  /// 27), so map() is complete when it returns and decide() is not called.
+  /// Throws what `read` throws.
+  SkipFilter(const ReadAtFn& read, std::uint64_t image_size);
   ~SkipFilter();
   SkipFilter(const SkipFilter&) = delete;
   SkipFilter& operator=(const SkipFilter&) = delete;
@@ -80,9 +87,14 @@ class SkipFilter {
   std::string note() const;
 
  private:
-  void table(const std::vector<std::byte>& head);
+  void table(const std::vector<std::byte>& head, std::uint64_t image_size);
   void plan_window(std::uint64_t begin);
-  StreamCapture cap_;
+  /// Free ranges of a file system as skipped: whole 4 KiB blocks, past the
+  /// first MiB, at least kMinSkipBytes; `fn` gets each one.
+  void for_each_skippable(const std::vector<ByteRange>& free, std::uint64_t begin, std::uint64_t end,
+                          const std::function<void(ByteRange)>& fn) const;
+  std::unique_ptr<Capture> cap_;
+  StreamCapture* stream_ = nullptr;  ///< cap_ when learning from the stream
   bool table_seen_ = false;
   PartitionTable table_;
   std::vector<std::unique_ptr<FsScan>> scans_;  ///< per table_.parts entry (null: not a file system piprov reads)

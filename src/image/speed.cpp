@@ -42,4 +42,23 @@ SpeedReport speed_report(const Source& src, double decoder_waited, const std::ve
   return r;
 }
 
+void apply_feed(SpeedReport& r, const FeedStats& s, Format f, unsigned threads, std::size_t targets) {
+  r.usable_threads = threads;
+  const std::string on = fmt::format("{} {}", threads, threads == 1 ? "thread" : "threads");
+  if (f == Format::Raw) {
+    r.decode_note =
+        fmt::format("raw: not compressed, read on {} ({} of {} 4 MiB pieces; {} wholly in free space not read)", on,
+                    s.units_decoded, s.units, s.units_not_decoded);
+    if (r.verdict == "decode-bound") r.verdict = "read-bound";
+    r.verdict_line = fmt::format(
+        "{}: the writer{} waited {:.1f} s for the image file to be read, the reader waited "
+        "{:.1f} s for {}",
+        r.verdict, targets == 1 ? "" : "s", r.writers_waited_seconds, r.decoder_waited_seconds,
+        targets == 1 ? "the writer" : "the slowest writer (" + r.slowest_target + ")");
+    return;
+  }
+  r.decode_note = fmt::format("{} {}: decoded on {} ({} of them; {} wholly in free space not decoded)", s.units,
+                              f == Format::Zstd ? "frames" : "blocks", on, s.units_decoded, s.units_not_decoded);
+}
+
 }  // namespace piprov::image

@@ -4,6 +4,7 @@
 // Internal to src/image.
 #include <vector>
 
+#include "image/reader_feed.hpp"
 #include "image/source.hpp"
 #include "image/write.hpp"
 
@@ -19,5 +20,12 @@ std::string decode_note(const Source& src);
 /// than the decoder for the writers, else "device-bound". `decoder_waited`:
 /// seconds the decoder had no free buffer.
 SpeedReport speed_report(const Source& src, double decoder_waited, const std::vector<TargetOutcome>& targets);
+
+/// The report of a write through the reader feed (issue 27): the decode
+/// note says how many blocks were decoded on how many threads ("412 blocks:
+/// decoded on 2 threads (150 of them; 262 wholly in free space not
+/// decoded)"); for a raw image the pace-setter is the reading of the file,
+/// not a decoder ("read-bound: the writer waited ... for the image file").
+void apply_feed(SpeedReport& r, const FeedStats& s, Format f, unsigned threads, std::size_t targets);
 
 }  // namespace piprov::image

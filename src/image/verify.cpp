@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 #include <xxhash.h>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -17,10 +19,13 @@
 #include "core/hashing.hpp"
 #include "core/units.hpp"
 #include "core/write_guard.hpp"
+#include "image/image_reader.hpp"
 #include "image/pipeline.hpp"
 #include "image/range_reader.hpp"
+#include "image/reader_feed.hpp"
 #include "image/skip_filter.hpp"
 #include "image/source.hpp"
+#include "image/write_targets.hpp"
 
 namespace piprov::image {
 namespace {
@@ -104,6 +109,22 @@ std::pair<std::uint64_t, std::uint64_t> written_chunk_hash(const std::byte* data
   });
   XXH128_hash_t h = XXH3_128bits_digest(st.get());
   return {h.low64, h.high64};
+}
+
+void hash_as_written(Xxh3_128& h, const std::byte* data, std::size_t len, std::uint64_t offset,
+                     const std::vector<ByteRange>& skipped) {
+  static constexpr std::array<std::byte, 65536> kZeroBlock{};
+  std::uint64_t at = offset;
+  auto zeros = [&h](std::uint64_t n) {
+    for (std::uint64_t k = 0; k < n; k += kZeroBlock.size())
+      h.update({kZeroBlock.data(), static_cast<std::size_t>(std::min<std::uint64_t>(kZeroBlock.size(), n - k))});
+  };
+  for_each_written(offset, len, skipped, [&](std::uint64_t b, std::uint64_t e) {
+    zeros(b - at);
+    h.update({data + (b - offset), static_cast<std::size_t>(e - b)});
+    at = e;
+  });
+  zeros(offset + len - at);
 }
 
 ReadbackWaits verify_readback(const TargetInfo& t, const std::string& image, unsigned threads,
@@ -191,25 +212,62 @@ std::string free_space_hint(std::uint64_t at, const std::vector<ByteRange>& skip
 VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, unsigned threads,
                                 const ProgressSink& sink, std::uint64_t from, bool skip_free) {
   auto start = std::chrono::steady_clock::now();
-  auto src = open_source(image, threads, false);
-  if (auto sz = src->size(); sz && t.capacity && *sz > t.capacity)
+  // A random-access image: the free map first, then only the blocks compared
+  // are decoded (docs/write.md "Decoding only what is written"); a sequential
+  // one is decoded whole, the filter deciding on the stream as the write's did.
+  std::unique_ptr<ImageReader> reader = open_image_reader(image, threads);
+  std::unique_ptr<Source> src;
+  std::unique_ptr<SkipFilter> filter;
+  std::unique_ptr<ReaderFeed> feed;
+  std::optional<std::uint64_t> size;
+  if (from == 0) {  // an image cut short (also before it was compressed) is refused, as write refuses it
+    std::optional<std::uint64_t> known;
+    if (reader->random_access())
+      known = reader->size();
+    else if (reader->format() != Format::Gzip && reader->format() != Format::Bzip2 && reader->format() != Format::Lz4)
+      known = open_source(image, threads, false)->size();
+    check_complete_image(*reader, known, image, "nothing was compared");
+  }
+  if (reader->random_access()) {
+    size = reader->size();
+    filter = std::make_unique<SkipFilter>(
+        [&reader](std::span<std::byte> out, std::uint64_t offset) { reader->read_at(out, offset); }, *size);
+    feed = std::make_unique<ReaderFeed>(*reader, skip_free ? &filter->map() : nullptr, threads);
+  } else {
+    reader.reset();
+    src = open_source(image, threads, false);
+    size = src->size();
+    filter = std::make_unique<SkipFilter>();  // the write's decisions: masked out unless --full, named in a mismatch
+  }
+  if (size && t.capacity && *size > t.capacity)
     throw Error(ErrorKind::Verify, fmt::format("{} ({}) is smaller than the image {} ({}): it cannot hold it", t.path,
-                                               format_bytes(t.capacity), image, format_bytes(*sz)));
+                                               format_bytes(t.capacity), image, format_bytes(*size)));
   UniqueFd fd = open_target_for_read(t);
   AlignedBuffer dev(kChunk);
   Xxh3_128 whole;
-  // The write's decisions: masked out of the comparison unless --full, and
-  // then named in a mismatch's message.
-  std::unique_ptr<SkipFilter> filter = std::make_unique<SkipFilter>();
-  ProgressPhase progress(sink, Phase::Verify, static_cast<double>(src->size().value_or(0)));
+  ProgressPhase progress(sink, Phase::Verify, static_cast<double>(size.value_or(0)));
   auto produce = [&](std::span<std::byte> buf, std::uint64_t offset) {
+    if (feed) return feed->fill(buf, offset);
     const std::size_t n = src->read_full(buf);
-    if (filter) filter->decide({buf.data(), n}, offset);  // the same decisions as the write's
+    filter->decide({buf.data(), n}, offset);  // the same decisions as the write's
     return n;
+  };
+  auto fraction = [&](std::uint64_t at) {
+    if (feed) return static_cast<double>(at) / static_cast<double>(std::max<std::uint64_t>(1, *size));
+    return static_cast<double>(src->input().consumed()) /
+           static_cast<double>(std::max<std::uint64_t>(1, src->input().size()));
   };
   std::uint64_t total =
       run_pipeline(4, kChunk, produce, [&](AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
-        whole.update({buf.data(), len});
+        // The stream hash as the write computes it: skipped free space as zeros (not with --full).
+        const std::vector<ByteRange> gaps =
+            skip_free ? filter->map().skipped_in(offset, len) : std::vector<ByteRange>{};
+        if (feed && feed->wholly_skipped(offset, len)) {  // never decoded, never written: nothing to compare
+          hash_as_written(whole, nullptr, len, offset, gaps);
+          progress.update(static_cast<double>(offset + len), fraction(offset + len));
+          return;
+        }
+        hash_as_written(whole, buf.data(), len, offset, gaps);
         if (offset + len > from) {
           std::size_t got = read_target_at(fd.get(), t, dev.span(), len, offset);
           std::size_t skip = offset >= from ? 0 : static_cast<std::size_t>(from - offset);
@@ -224,15 +282,13 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
           }
           if (got < len) throw_target_too_short(t, offset + got);
         }
-        progress.update(static_cast<double>(offset + len),
-                        static_cast<double>(src->input().consumed()) /
-                            static_cast<double>(std::max<std::uint64_t>(1, src->input().size())));
+        progress.update(static_cast<double>(offset + len), fraction(offset + len));
       });
   progress.end();
   VerifyResult r;
   r.image = image;
   r.target = t.path;
-  r.format = to_string(src->format());
+  r.format = to_string(feed ? reader->format() : src->format());
   r.bytes = total;
   r.skipped_bytes = skip_free ? filter->map().skipped_bytes() : 0;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

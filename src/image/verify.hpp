@@ -12,6 +12,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/hashing.hpp"
 #include "core/progress.hpp"
 #include "image/scan.hpp"
 #include "image/target.hpp"
@@ -34,6 +35,14 @@ std::pair<std::uint64_t, std::uint64_t> chunk_hash(const void* data, std::size_t
 /// `skipped` (sorted, any extent), concatenated; chunk_hash() when none is.
 std::pair<std::uint64_t, std::uint64_t> written_chunk_hash(const std::byte* data, std::size_t len, std::uint64_t offset,
                                                            const std::vector<ByteRange>& skipped);
+
+/// Feeds the stream hash (the summary's XXH3-128) the bytes data[0, len) at
+/// stream `offset` as written: the ranges of `skipped` (sorted) as zeros, so
+/// a write that decoded them and one that did not (docs/write.md "Decoding
+/// only what is written") give the same hash. `data` may be null when all of
+/// it is skipped.
+void hash_as_written(Xxh3_128& h, const std::byte* data, std::size_t len, std::uint64_t offset,
+                     const std::vector<ByteRange>& skipped);
 
 /// Seconds the read-back spent waiting, per side (read_range(): reader
 /// threads issuing O_DIRECT reads, the caller hashing and comparing).

@@ -18,7 +18,9 @@
 #include "core/strings.hpp"
 #include "core/units.hpp"
 #include "image/checksum.hpp"
+#include "image/data_path.hpp"
 #include "image/fanout.hpp"
+#include "image/image_reader.hpp"
 #include "image/partitions.hpp"
 #include "image/skip_filter.hpp"
 #include "image/source.hpp"
@@ -38,21 +40,6 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kBuffers = 8;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-/// A block of zeros to compare with and to hash from.
-constexpr std::array<std::byte, 65536> kZeros{};
-
-/// Whether every byte of `b` is zero (memcmp against kZeros: vectorised).
-bool all_zero(std::span<const std::byte> b) {
-  for (std::size_t at = 0; at < b.size(); at += kZeros.size())
-    if (std::memcmp(b.data() + at, kZeros.data(), std::min(kZeros.size(), b.size() - at)) != 0) return false;
-  return true;
-}
-
-/// Feeds `len` zero bytes to `h`.
-void update_with_zeros(Xxh3_128& h, std::size_t len) {
-  for (std::size_t at = 0; at < len; at += kZeros.size()) h.update({kZeros.data(), std::min(kZeros.size(), len - at)});
-}
 
 /// One target being written: its facts, writer, progress and outcome.
 struct Job {
@@ -104,13 +91,16 @@ void fail(Job& j, const Error& e, std::optional<std::uint64_t> total, bool writt
   spdlog::info("{}", j.out.error);
 }
 
-/// The error for a failure that stops every target (corrupt input, SHA-256
-/// mismatch, Ctrl-C): `e` and what each target was left with.
-Error stop_all(const Error& e, std::vector<Job>& jobs, std::optional<std::uint64_t> total) {
+/// Throws the error for a failure that stops every target (corrupt input,
+/// SHA-256 mismatch, Ctrl-C): `e` (an ErrorAt keeps its offset) and what each
+/// target was left with.
+[[noreturn]] void stop_all(const Error& e, std::vector<Job>& jobs, std::optional<std::uint64_t> total) {
   std::vector<std::string> left;
   for (auto& j : jobs)
     if (!j.failed) left.push_back(abandon(j, total));
-  return Error(e.kind(), left.empty() ? std::string(e.what()) : fmt::format("{}; {}", e.what(), join(left, "; ")));
+  const std::string what = left.empty() ? std::string(e.what()) : fmt::format("{}; {}", e.what(), join(left, "; "));
+  if (const auto* at = dynamic_cast<const ErrorAt*>(&e)) throw ErrorAt(e.kind(), what, at->offset());
+  throw Error(e.kind(), what);
 }
 
 /// Unmounts (--unmount) and opens every target, before the first byte of
@@ -137,14 +127,12 @@ std::vector<Job> open_jobs(const WriteOptions& o, std::vector<TargetInfo> infos,
 
 /// The writer of one job, as a fan-out consumer. A failure is rethrown so the
 /// fan-out drops the target; `alive` counts writers still going.
-FanoutConsumeFn writer_of(Job& j, Source& src, std::uint64_t input_bytes, std::atomic<std::size_t>& alive) {
-  return [&j, &src, input_bytes, &alive](const AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
+FanoutConsumeFn writer_of(Job& j, const std::function<double()>& fraction, std::atomic<std::size_t>& alive) {
+  return [&j, &fraction, &alive](const AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
     try {
       if (offset == 0) j.writer->wipe_edges();
       j.writer->write(buf, len, offset);
-      j.progress->update(
-          static_cast<double>(offset + len),
-          static_cast<double>(src.input().consumed()) / static_cast<double>(std::max<std::uint64_t>(1, input_bytes)));
+      j.progress->update(static_cast<double>(offset + len), fraction());
     } catch (...) {
       --alive;
       throw;
@@ -154,9 +142,9 @@ FanoutConsumeFn writer_of(Job& j, Source& src, std::uint64_t input_bytes, std::a
 
 /// Decodes once and feeds every writer plus the stream hasher. Targets that
 /// fail are marked in their job; a decoder error or Ctrl-C is thrown for all.
-Stream decode_and_write(const WriteOptions& o, Source& src, std::vector<Job>& jobs, const ProgressSink& sink,
+Stream decode_and_write(const WriteOptions& o, const DataPath& path, std::vector<Job>& jobs, const ProgressSink& sink,
                         SkipFilter* filter) {
-  const auto size = src.size();
+  const auto size = path.size;
   std::size_t capacity = jobs.front().info.io_bytes;  // one buffer size for all: the smallest write size
   for (const auto& j : jobs) capacity = std::min(capacity, j.info.io_bytes);
   Stream s;
@@ -169,43 +157,26 @@ Stream decode_and_write(const WriteOptions& o, Source& src, std::vector<Job>& jo
     tmpl.target = j.info.path;
     j.progress = std::make_unique<ProgressPhase>(sink, Phase::Write, static_cast<double>(size.value_or(0)),
                                                  ProgressUnit::Bytes, tmpl);
-    consumers.push_back(writer_of(j, src, src.input().size(), alive));
+    consumers.push_back(writer_of(j, path.fraction, alive));
   }
   consumers.push_back([&](const AlignedBuffer& buf, std::size_t len, std::uint64_t offset) {
     if (alive == 0) throw Error(ErrorKind::Io, "every target failed");  // stop decoding for no one
     throw_if_cancelled("while writing");
-    if (buf.capacity() == 0)  // a range of zeros sent without its buffer (free_zeros below)
-      update_with_zeros(whole, len);
-    else
-      whole.update({buf.data(), len});
+    // Skipped free space as zeros (docs/write.md "Decoding only what is
+    // written"); a range sent without its buffer is wholly skipped.
+    hash_as_written(whole, buf.capacity() == 0 ? nullptr : buf.data(), len, offset,
+                    filter ? filter->map().skipped_in(offset, len) : std::vector<ByteRange>{});
     if (o.verify)  // over the bytes written: skipped ones are neither written nor compared
       s.chunks.hashes.push_back(filter
                                     ? written_chunk_hash(buf.data(), len, offset, filter->map().skipped_in(offset, len))
                                     : chunk_hash(buf.data(), len));
   });
-  // The skip filter decides on the decoder thread, before any consumer sees the buffer.
-  auto produce = [&](std::span<std::byte> b, std::uint64_t offset) {
-    const std::size_t n = src.read_full(b);
-    if (filter) filter->decide({b.data(), n}, offset);
-    return n;
-  };
-  // A buffer of skipped free space that is all zeros goes to the consumers
-  // without its bytes (the writers only discard it, the hasher adds zeros), so
-  // its buffer is free at once and the decoder runs on through the free space
-  // while the writers still write the data before it: a slow disk is not left
-  // idle while the decoder crosses a large free area (docs/write.md "Free space").
-  NoDataFn free_zeros;
-  if (filter)
-    free_zeros = [filter](std::span<const std::byte> b, std::uint64_t offset) {
-      if (offset < kHeadBytes) return false;  // the held-back first MiB is copied from the buffer
-      const auto gaps = filter->map().skipped_in(offset, b.size());
-      return gaps.size() == 1 && gaps.front().begin == offset && gaps.front().end == offset + b.size() && all_zero(b);
-    };
   FanoutResult f;
   try {
-    f = run_fanout(kBuffers, capacity, produce, consumers, free_zeros);
+    f = run_fanout(kBuffers, capacity, path.produce, consumers, path.no_data);
   } catch (const Error& e) {
-    throw stop_all(e.kind() == ErrorKind::Interrupted ? Error(e.kind(), "interrupted while writing") : e, jobs, size);
+    if (e.kind() == ErrorKind::Interrupted) stop_all(Error(e.kind(), "interrupted while writing"), jobs, size);
+    stop_all(e, jobs, size);  // a corrupt block keeps its offset (ErrorAt)
   }
   for (std::size_t i = 0; i < f.consumer_errors.size(); ++i) {
     const bool hasher = i == jobs.size();
@@ -214,7 +185,7 @@ Stream decode_and_write(const WriteOptions& o, Source& src, std::vector<Job>& jo
     try {
       std::rethrow_exception(f.consumer_errors[i]);
     } catch (const Error& e) {
-      if (e.kind() == ErrorKind::Interrupted) throw stop_all(Error(e.kind(), "interrupted while writing"), jobs, size);
+      if (e.kind() == ErrorKind::Interrupted) stop_all(Error(e.kind(), "interrupted while writing"), jobs, size);
       if (!hasher) fail(jobs[i], e, size);  // the hasher only stops when no writer is left
     }
   }
@@ -307,6 +278,8 @@ WriteResult write_image(const WriteOptions& o) {
                                                  o.image, pre_sha, want_sha));
   }
   auto src = open_source(o.image, o.threads, !want_sha.empty() && pre_sha.empty());
+  std::unique_ptr<ImageReader> reader = open_image_reader(o.image, o.threads);
+  check_complete_image(*reader, reader->random_access() ? std::optional(reader->size()) : src->size(), o.image);
   check_sizes(infos, *src, o.image);
   confirm_targets(o, infos, *src);
 
@@ -316,20 +289,37 @@ WriteResult write_image(const WriteOptions& o) {
   r.decoder_threads = src->threads();
   r.input_bytes = src->input().size();
   const ProgressSink sink = serialised_sink(o.progress);
-  std::unique_ptr<SkipFilter> filter = o.full ? nullptr : std::make_unique<SkipFilter>();
+  // A random-access image (raw, multi-block xz, multi-frame zst): the free
+  // map is read first through the reader, then only the blocks written are
+  // decoded (docs/write.md "Decoding only what is written").
+  std::unique_ptr<SkipFilter> filter;
+  if (reader->random_access()) {
+    r.random_access = true;
+    if (!o.full)
+      filter = std::make_unique<SkipFilter>(
+          [&reader](std::span<std::byte> out, std::uint64_t offset) { reader->read_at(out, offset); }, reader->size());
+  } else {
+    r.decode_line =
+        fmt::format("decoded every byte: {}; free space was learnt as the stream passed", reader->sequential_note());
+    reader.reset();
+    if (!o.full) filter = std::make_unique<SkipFilter>();
+  }
   std::vector<Job> jobs = open_jobs(o, std::move(infos), filter ? &filter->map() : nullptr);
   auto start = Clock::now();
-  Stream s = decode_and_write(o, *src, jobs, sink, filter.get());
-  if (s.total == 0) throw stop_all(Error(ErrorKind::Usage, o.image + " holds no data (0 bytes once decoded)"), jobs, 0);
+  std::unique_ptr<ReaderFeed> feed;
+  if (reader) feed = std::make_unique<ReaderFeed>(*reader, filter ? &filter->map() : nullptr, o.threads);
+  Stream s = decode_and_write(o, feed ? feed_path(*feed, reader->size()) : stream_path(*src, filter.get()), jobs, sink,
+                              filter.get());
+  if (s.total == 0) stop_all(Error(ErrorKind::Usage, o.image + " holds no data (0 bytes once decoded)"), jobs, 0);
   if (!pre_sha.empty()) {
     r.sha256 = pre_sha;
   } else if (!want_sha.empty()) {
     r.sha256 = src->input().finish_sha256();
     if (r.sha256 != want_sha)
-      throw stop_all(Error(ErrorKind::Verify, fmt::format("SHA-256 of {} is {}, expected {}: the file is not the "
-                                                          "published one; download it again",
-                                                          o.image, r.sha256, want_sha)),
-                     jobs, s.total);
+      stop_all(Error(ErrorKind::Verify, fmt::format("SHA-256 of {} is {}, expected {}: the file is not the "
+                                                    "published one; download it again",
+                                                    o.image, r.sha256, want_sha)),
+               jobs, s.total);
   }
   finish_all(o, jobs, s, start, sink);
 
@@ -355,6 +345,12 @@ WriteResult write_image(const WriteOptions& o) {
     r.targets.push_back(std::move(j.out));
   }
   r.speed = speed_report(*src, s.decoder_waited, r.targets);
+  if (feed) {
+    r.decode = feed->stats();
+    r.decode_line = feed_summary(r.decode, reader->format());
+    r.decoder_threads = feed->threads();
+    apply_feed(r.speed, r.decode, reader->format(), feed->threads(), r.targets.size());
+  }
   if (r.succeeded() == 0 && !o.return_when_all_fail) throw no_target_written(r);
   return r;
 }

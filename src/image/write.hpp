@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "core/progress.hpp"
+#include "image/reader_feed.hpp"
 #include "image/skip_filter.hpp"
 #include "image/usb_link.hpp"
 
@@ -111,6 +112,12 @@ struct WriteResult {
   std::vector<PartitionSkip> partitions;  ///< what the filter found per partition (empty with --full)
   std::string skip_note;                  ///< why the whole image was written ("" when partitions were read)
   std::string skip_line;                  ///< "wrote 1.2 GiB of 3.5 GiB; skipped 2.3 GiB free in writable"
+  /// Read through the random-access reader (issue 27): the free map first,
+  /// then only the blocks overlapping written ranges (docs/write.md
+  /// "Decoding only what is written"). False: the stream was decoded whole.
+  bool random_access = false;
+  FeedStats decode;         ///< with random_access: units decoded and not
+  std::string decode_line;  ///< "decoded 150 of 412 xz blocks (...); 262 ... not decoded", or why it was sequential
 
   /// Targets with ok = true / false.
   std::size_t succeeded() const;
@@ -141,6 +148,21 @@ WriteResult write_image(const WriteOptions& options);
 /// target's kind, one line per target. Call only when r.succeeded() == 0.
 Error no_target_written(const WriteResult& r);
 
+/// What write_image() throws when targets are refused before anything is
+/// written: Error{Usage} with one line per refused target (and, with several,
+/// "nothing was written to any target"), and each target's own line for
+/// --json (issue 29).
+class TargetsRefused : public Error {
+ public:
+  TargetsRefused(const std::string& message, std::vector<std::string> per_target)
+      : Error(ErrorKind::Usage, message), per_target_(std::move(per_target)) {}
+  /// By target (WriteOptions::targets order): why it was refused, "" when it was not.
+  const std::vector<std::string>& per_target() const noexcept { return per_target_; }
+
+ private:
+  std::vector<std::string> per_target_;
+};
+
 /// `piprov write --json`: the result as one JSON object, schema
 /// "piprov.write/3" (docs/write.md "Output"): the stream fields, written and
 /// skipped bytes with the per-partition "partitions", a "targets" array (one
@@ -151,7 +173,9 @@ nlohmann::json write_result_json(const WriteResult& r);
 /// `piprov write --json` when write_image() threw `e` (a refusal, bad input,
 /// an interrupt, every target failed): {"schema": "piprov.write/3", "image",
 /// "succeeded": 0, "failed": N, "error": {"kind", "exit_code", "message",
-/// "offset"}, "targets": [{"target", "ok": false, "error": the same}]}.
+/// "offset"}, "targets": [{"target", "ok": false, "error": the same}]}; for
+/// TargetsRefused each target's "error" has its own message (a target not
+/// refused: "not written: another target was refused").
 nlohmann::json write_failure_json(const WriteOptions& o, const Error& e);
 
 /// One target's outcome as JSON (an element of "targets").

@@ -16,12 +16,16 @@ namespace fs = std::filesystem;
 namespace piprov::image {
 namespace {
 
-/// Throws Error{Usage} with the lines, when there are any; with several
-/// targets (`targets` > 1) a last line says that none of them was written.
-void refuse(const std::vector<std::string>& lines, std::size_t targets) {
+/// Throws TargetsRefused (Error{Usage}) when a target was refused:
+/// `per_target` holds each target's line ("" when it was not refused); with
+/// several targets a last line says that none of them was written.
+void refuse(const std::vector<std::string>& per_target) {
+  std::vector<std::string> lines;
+  for (const auto& l : per_target)
+    if (!l.empty()) lines.push_back(l);
   if (lines.empty()) return;
-  if (targets == 1) throw Error(ErrorKind::Usage, lines.front());
-  throw Error(ErrorKind::Usage, join(lines, "\n") + "\nnothing was written to any target");
+  if (per_target.size() == 1) throw TargetsRefused(lines.front(), per_target);
+  throw TargetsRefused(join(lines, "\n") + "\nnothing was written to any target", per_target);
 }
 
 /// What makes two targets the same: a loop device's backing file (two loops on
@@ -67,8 +71,9 @@ std::string confirm_text(const WriteOptions& o, const std::vector<TargetInfo>& t
 
 std::vector<TargetInfo> check_targets(const WriteOptions& o) {
   std::vector<TargetInfo> out;
-  std::vector<std::string> refused;
+  std::vector<std::string> refused(o.targets.size());
   std::vector<std::pair<std::string, std::string>> seen;  // identity, path
+  std::size_t index = 0;
   for (const auto& path : o.targets) {
     try {
       TargetInfo t = inspect_target(path, {.unmount = o.unmount, .overwrite = o.overwrite});
@@ -82,40 +87,41 @@ std::vector<TargetInfo> check_targets(const WriteOptions& o) {
       out.push_back(std::move(t));
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Usage) throw;
-      refused.push_back(e.what());
+      refused[index] = e.what();
     }
+    ++index;
   }
-  refuse(refused, o.targets.size());
+  refuse(refused);
   return out;
 }
 
-void check_complete_raw_image(const Source& src, const std::string& image) {
-  const auto size = src.size();
-  if (src.format() != Format::Raw || !size) return;
-  const std::string head = read_file_part(image, 0, kPartitionTableBytes);
-  const PartitionTable t =
-      parse_partition_table(std::as_bytes(std::span(head.data(), head.size())), 0);  // 0: not bounded by the file
+void check_complete_image(ImageReader& reader, std::optional<std::uint64_t> size, const std::string& image,
+                          const std::string& outcome) {
+  if (!size || *size == 0) return;
+  std::vector<std::byte> head(static_cast<std::size_t>(std::min<std::uint64_t>(*size, kPartitionTableBytes)));
+  reader.read_at(head, 0);
+  const PartitionTable t = parse_partition_table(head, 0);  // 0: not bounded by the file
   for (const auto& p : t.parts)
     if (p.offset + p.size > *size)
-      throw Error(
-          ErrorKind::Usage,
-          fmt::format("{} ends at byte {} ({}), before its partition {} ends (byte {}, {}): an incomplete "
-                      "download or a cut copy; download it again (nothing was written)",
-                      image, *size, format_bytes(*size), p.number, p.offset + p.size, format_bytes(p.offset + p.size)));
+      throw Error(ErrorKind::Usage,
+                  fmt::format("{} ends at byte {} ({}){}, before its partition {} ends (byte {}, {}): an incomplete "
+                              "download or a cut copy; download it again ({})",
+                              image, *size, format_bytes(*size), reader.format() == Format::Raw ? "" : " once decoded",
+                              p.number, p.offset + p.size, format_bytes(p.offset + p.size), outcome));
 }
 
 void check_sizes(const std::vector<TargetInfo>& ts, const Source& src, const std::string& image) {
-  check_complete_raw_image(src, image);
-  std::vector<std::string> refused;
+  std::vector<std::string> refused(ts.size());
   auto size = src.size();
-  for (const auto& t : ts) {
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    const TargetInfo& t = ts[i];
     // (A disk of size 0 is the write guard's: NoMedium.)
     if (size && (t.capacity || !t.is_file) && *size > t.capacity)
-      refused.push_back(fmt::format("the image {} ({}, {} bytes) is larger than {} ({}, {} bytes): nothing was written",
-                                    image, format_bytes(*size), *size, t.path,
-                                    t.is_file ? "free space" : format_bytes(t.capacity), t.capacity));
+      refused[i] = (fmt::format("the image {} ({}, {} bytes) is larger than {} ({}, {} bytes): nothing was written",
+                                image, format_bytes(*size), *size, t.path,
+                                t.is_file ? "free space" : format_bytes(t.capacity), t.capacity));
   }
-  refuse(refused, ts.size());
+  refuse(refused);
 }
 
 void confirm_targets(const WriteOptions& o, const std::vector<TargetInfo>& ts, const Source& src) {

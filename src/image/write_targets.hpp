@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "image/image_reader.hpp"
 #include "image/source.hpp"
 #include "image/target.hpp"
 #include "image/write.hpp"
@@ -22,11 +25,15 @@ std::vector<TargetInfo> check_targets(const WriteOptions& o);
 /// its partitions does (check_complete_raw_image), an image larger than a
 /// disk (when the size is known). Throws Error{Usage}, one line per target
 /// refused.
-/// A raw IMAGE (size known) whose MBR/GPT names a partition that ends past
-/// the file's end: a cut download. Throws Error{Usage} naming the partition
-/// and both offsets; anything else (compressed, no table) passes. Error{Io}
-/// when the image's first 64 KiB cannot be read (read_file_part()).
-void check_complete_raw_image(const Source& src, const std::string& image);
+/// An IMAGE whose MBR/GPT names a partition that ends past the image's
+/// decoded end (`size`, when known without decoding everything: raw, the xz
+/// index, zst frame headers, a zip header): a cut download, or an image cut
+/// before it was compressed (issue 29). Throws Error{Usage} naming the
+/// partition and both offsets; an unknown size or no table passes. The table
+/// is read through `reader` (its first 64 KiB); throws what read_at() throws.
+/// `outcome` ends the message ("nothing was written").
+void check_complete_image(ImageReader& reader, std::optional<std::uint64_t> size, const std::string& image,
+                          const std::string& outcome = "nothing was written");
 
 void check_sizes(const std::vector<TargetInfo>& targets, const Source& src, const std::string& image);
 

@@ -16,6 +16,7 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/units.hpp"
+#include "image/image_reader_impl.hpp"
 #include "image/source.hpp"
 
 namespace piprov::image {
@@ -38,44 +39,10 @@ struct XzInfo {
   std::uint64_t blocks = 0;
 };
 
-/// Reads the xz index(es) with lzma_file_info_decoder (seeks with pread).
 XzInfo read_index(const InputFile& in) {
-  lzma_stream s = LZMA_STREAM_INIT;
-  lzma_index* idx = nullptr;
-  lzma_ret r = lzma_file_info_decoder(&s, &idx, UINT64_MAX, in.size());
-  if (r != LZMA_OK) throw Error(ErrorKind::Io, in.path() + ": cannot start the xz index reader: " + lzma_what(r));
-  std::vector<std::uint8_t> buf(64 * 1024);
-  std::uint64_t pos = 0;
-  for (;;) {
-    if (s.avail_in == 0) {
-      FdResult n = read_fd_some(in.fd(), std::as_writable_bytes(std::span(buf)), pos);
-      if (n.err) {
-        lzma_end(&s);
-        throw io_error("reading " + in.path(), n.err);
-      }
-      s.next_in = buf.data();
-      s.avail_in = n.bytes;
-      pos += n.bytes;
-    }
-    r = lzma_code(&s, LZMA_RUN);
-    if (r == LZMA_SEEK_NEEDED) {
-      pos = s.seek_pos;
-      s.avail_in = 0;
-      continue;
-    }
-    if (r == LZMA_STREAM_END) break;
-    if (r != LZMA_OK) {
-      lzma_end(&s);
-      if (r == LZMA_DATA_ERROR || r == LZMA_BUF_ERROR || r == LZMA_FORMAT_ERROR)
-        throw Error(ErrorKind::Usage, fmt::format("{} is truncated or corrupt: the xz index at its end cannot be "
-                                                  "read, so the file is incomplete or damaged; download it again",
-                                                  in.path()));
-      throw Error(ErrorKind::Usage, fmt::format("{}: cannot read the xz index: {}", in.path(), lzma_what(r)));
-    }
-  }
+  lzma_index* idx = read_xz_index(in);
   XzInfo info{lzma_index_uncompressed_size(idx), lzma_index_block_count(idx)};
   lzma_index_end(idx, nullptr);
-  lzma_end(&s);
   return info;
 }
 
@@ -151,6 +118,44 @@ class XzSource final : public Source {
 };
 
 }  // namespace
+
+lzma_index* read_xz_index(const InputFile& in) {
+  lzma_stream s = LZMA_STREAM_INIT;
+  lzma_index* idx = nullptr;
+  lzma_ret r = lzma_file_info_decoder(&s, &idx, UINT64_MAX, in.size());
+  if (r != LZMA_OK) throw Error(ErrorKind::Io, in.path() + ": cannot start the xz index reader: " + lzma_what(r));
+  std::vector<std::uint8_t> buf(64 * 1024);
+  std::uint64_t pos = 0;
+  for (;;) {
+    if (s.avail_in == 0) {
+      FdResult n = read_fd_some(in.fd(), std::as_writable_bytes(std::span(buf)), pos);
+      if (n.err) {
+        lzma_end(&s);
+        throw io_error("reading " + in.path(), n.err);
+      }
+      s.next_in = buf.data();
+      s.avail_in = n.bytes;
+      pos += n.bytes;
+    }
+    r = lzma_code(&s, LZMA_RUN);
+    if (r == LZMA_SEEK_NEEDED) {
+      pos = s.seek_pos;
+      s.avail_in = 0;
+      continue;
+    }
+    if (r == LZMA_STREAM_END) break;
+    if (r != LZMA_OK) {
+      lzma_end(&s);
+      if (r == LZMA_DATA_ERROR || r == LZMA_BUF_ERROR || r == LZMA_FORMAT_ERROR)
+        throw Error(ErrorKind::Usage, fmt::format("{} is truncated or corrupt: the xz index at its end cannot be "
+                                                  "read, so the file is incomplete or damaged; download it again",
+                                                  in.path()));
+      throw Error(ErrorKind::Usage, fmt::format("{}: cannot read the xz index: {}", in.path(), lzma_what(r)));
+    }
+  }
+  lzma_end(&s);
+  return idx;
+}
 
 std::unique_ptr<Source> make_xz_source(std::unique_ptr<InputFile> in, unsigned threads) {
   return std::make_unique<XzSource>(std::move(in), threads);

@@ -298,7 +298,18 @@ std::string parse_wifi_psk(std::string_view text, const std::string& file) {
   return psk;
 }
 
-std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std::string>& targets, SeedCheck* check) {
+SeedCheck check_seed_files(const IdentityOptions& o, const std::string& image) {
+  if (o.user_data_file.empty() && o.network_config_file.empty() && o.meta_data_file.empty())
+    throw usage("seed check needs --user-data, --network-config or --meta-data (the files to check)");
+  const NodeIdentity n = common_identity(o);
+  return check_seed(n, {.schema_path = "",
+                        .force = o.force_seed,
+                        .options_add_user_data = false,
+                        .image = image.empty() ? nullptr : read_image_cloud_init(image)});
+}
+
+std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std::string>& targets, SeedCheck* check,
+                                 std::shared_ptr<const ImageCloudInit> image) {
   std::vector<SeedPlan> plans;
   if (o.force_seed && o.user_data_file.empty() && o.network_config_file.empty() && o.meta_data_file.empty())
     throw usage("--force-seed needs --user-data, --network-config or --meta-data (it writes a file the check refuses)");
@@ -310,8 +321,9 @@ std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std
   NodeIdentity common = common_identity(o);
   // The user's files are checked before anything is built or written.
   bool options_add = !o.hostnames.empty() || !o.user.empty() || !o.ssh_key_files.empty() || !o.timezone.empty();
-  SeedCheck seed_check =
-      check_seed(common, {.schema_path = "", .force = o.force_seed, .options_add_user_data = options_add});
+  SeedCheck seed_check = check_seed(
+      common,
+      {.schema_path = "", .force = o.force_seed, .options_add_user_data = options_add, .image = std::move(image)});
   if (seed_check.refused()) throw Error(ErrorKind::Usage, refusal_text(seed_check), seed_check.findings);
   if (check) *check = seed_check;
   for (std::size_t i = 0; i < targets.size(); ++i) {

@@ -93,8 +93,18 @@ std::string parse_wifi_psk(std::string_view text, const std::string& file);
 /// errors warnings; the findings go to *check), checks piprov's own generated
 /// network-config with the same check_network_config() (an error refuses the same
 /// way, warnings join *check) and returns one seed per
-/// target, in order. Nothing is written. Empty when !o.any().
+/// target, in order. Nothing is written. Empty when !o.any(). `image`: the
+/// cloud-init of the image the seeds go onto (SeedCheckOptions::image), the
+/// judge of the user's files.
 std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std::string>& targets,
-                                 SeedCheck* check = nullptr);
+                                 SeedCheck* check = nullptr, std::shared_ptr<const ImageCloudInit> image = nullptr);
+
+/// `piprov seed check` (issue 29): the check plan_seeds() runs on the user's
+/// files (o.user_data_file, network_config_file, meta_data_file; --force-seed),
+/// without a disk; judged by the cloud-init of `image` (read_image_cloud_init())
+/// when it is not "", else by the installed one. Never throws for findings:
+/// the caller refuses (refusal_text()) when refused(). Throws Error{Usage}
+/// when no file is given or one cannot be read (as provision), or IMAGE cannot be opened.
+SeedCheck check_seed_files(const IdentityOptions& o, const std::string& image);
 
 }  // namespace piprov::provision

@@ -159,12 +159,13 @@ nlohmann::json provision_json(const ProvisionReport& r) {
           {"failed", r.targets.size() - r.succeeded()},
           {"steps_seconds", r.steps_seconds},
           {"targets", targets},
-          {"seed_check",
-           {{"validator", r.seed_check.validator},
-            {"partial", r.seed_check.partial},
-            {"rules", r.seed_check.rules},
-            {"findings", findings_json(r.seed_check.findings)}}},
+          {"seed_check", seed_check_json(r.seed_check)},
           {"interrupted", r.interrupted}};
+}
+
+nlohmann::json seed_check_json(const SeedCheck& c) {
+  return {
+      {"validator", c.validator}, {"partial", c.partial}, {"rules", c.rules}, {"findings", findings_json(c.findings)}};
 }
 
 }  // namespace piprov::provision

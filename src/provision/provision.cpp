@@ -104,10 +104,9 @@ class TargetRun {
   std::map<std::string, std::string> fat_before_;
 };
 
-/// Every DEVICE must be a disk the write guard lets provision write; VID:PIDs must parse; the identity
-/// options must give one valid seed per disk (returned). Throws Error{Usage}
-/// before anything is written.
-std::vector<SeedPlan> check_arguments(const ProvisionOptions& o, SeedCheck* seed_check) {
+}  // namespace
+
+std::vector<SeedPlan> check_provision_arguments(const ProvisionOptions& o, SeedCheck* seed_check) {
   // The write guard's rules for a disk to provision, every disk before the first byte of any
   // (write_image() checks them again; its message format for several targets).
   std::vector<std::string> refused;
@@ -119,7 +118,10 @@ std::vector<SeedPlan> check_arguments(const ProvisionOptions& o, SeedCheck* seed
   if (!refused.empty()) throw Error(ErrorKind::Usage, join(refused, "\n") + "\nnothing was written to any target");
   for (const auto& q : o.patch.uas_quirks) boot::normalize_vid_pid(q);
   for (const auto& q : o.usb_ids) boot::normalize_vid_pid(q);
-  auto seeds = plan_seeds(o.identity, o.write.targets, seed_check);
+  // The user's seed files are judged by the cloud-init of the image (read through the reader).
+  const auto& id = o.identity;
+  const bool user_files = !id.user_data_file.empty() || !id.network_config_file.empty();
+  auto seeds = plan_seeds(id, o.write.targets, seed_check, user_files ? read_image_cloud_init(o.write.image) : nullptr);
   // provision needs system-boot and writable partitions: an image without a
   // partition table is refused before the first byte of any disk.
   if (image::image_partition_table(o.write.image).empty())
@@ -129,6 +131,8 @@ std::vector<SeedPlan> check_arguments(const ProvisionOptions& o, SeedCheck* seed
                                       "written");
   return seeds;
 }
+
+namespace {
 
 /// The one write of every disk; errors propagate as write_image() reports them.
 image::WriteResult write_all(const ProvisionOptions& o) {
@@ -245,7 +249,8 @@ void TargetRun::check() {
   co.boot_dir = boot_dir_;
   co.root_dir = root_dir_;
   co.usb_ids = o_.usb_ids;
-  co.scan_usb = false;  // the host's USB devices say nothing about the Pi's
+  co.board = o_.patch.board;  // --board: what the firmware of that Pi loads (kernel_2712.img on a Pi 5)
+  co.scan_usb = false;        // the host's USB devices say nothing about the Pi's
   rep_.check = boot::check_boot(co);
   step.done(check_step_text(rep_.check, boot::inspect_hooks(root_dir_, boot_dir_).conf_installed));
 }
@@ -400,7 +405,7 @@ std::optional<Error> no_disk_provisioned(const ProvisionReport& rep) {
 
 ProvisionReport provision_all(const ProvisionOptions& o) {
   ProvisionReport rep;
-  std::vector<SeedPlan> seeds = check_arguments(o, &rep.seed_check);
+  std::vector<SeedPlan> seeds = check_provision_arguments(o, &rep.seed_check);
   ProvisionOptions po = o;
   po.progress = serialised_sink(o.progress);  // every disk's steps report at once
   rep.write = write_all(po);

@@ -28,7 +28,7 @@ namespace piprov::provision {
 
 struct ProvisionOptions {
   image::WriteOptions write;         ///< IMAGE, DEVICE... and write's options (write.targets: one or more disks)
-  boot::PatchOptions patch;          ///< optional [pi4] settings and UAS quirks (dirs are filled in)
+  boot::PatchOptions patch;          ///< optional [pi4] settings, UAS quirks and --board (dirs are filled in)
   std::vector<std::string> usb_ids;  ///< passed to boot check
   IdentityOptions identity;          ///< first-boot identity, one seed per disk (none given: no seed)
   /// Receives the write's progress (write.progress, when that is empty) and a
@@ -104,6 +104,13 @@ ProvisionReport provision(const ProvisionOptions& opts);
 /// only what happens before or during the write. Pair with no_disk_provisioned().
 ProvisionReport provision_all(const ProvisionOptions& opts);
 
+/// What provision checks before the first byte: every DEVICE must be a disk
+/// the write guard lets provision write; VID:PIDs must parse; the identity
+/// options must give one valid seed per disk (returned; the user's files
+/// judged by the image's cloud-init, *seed_check); the image must have a
+/// partition table. Throws Error{Usage}; writes nothing.
+std::vector<SeedPlan> check_provision_arguments(const ProvisionOptions& o, SeedCheck* seed_check);
+
 /// The error provision() throws for `rep` when no disk got through (one line
 /// per disk, the first disk's error kind); nullopt when one did.
 std::optional<Error> no_disk_provisioned(const ProvisionReport& rep);
@@ -116,6 +123,10 @@ std::optional<Error> no_disk_provisioned(const ProvisionReport& rep);
 /// "seed_check": {validator, partial, rules, findings} of the user's seed files;
 /// "interrupted": true when SIGINT/SIGTERM arrived while the steps ran (exit 130).
 nlohmann::json provision_json(const ProvisionReport& r);
+
+/// The "seed_check" object of `provision --json` and `seed check --json`:
+/// {validator, partial, rules, findings}.
+nlohmann::json seed_check_json(const SeedCheck& c);
 
 /// The last text line of a disk that got through (t.ok): "provision: DEV is
 /// ready: ..." saying why it boots from USB (as shipped, [pi4] kernel=vmlinuz,

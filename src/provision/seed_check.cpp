@@ -27,6 +27,10 @@ constexpr const char* kSrcFormat =
 constexpr const char* kSrcPasswords =
     "cloud-init docs, modules Set Passwords and Users and Groups: "
     "https://cloudinit.readthedocs.io/en/latest/reference/modules.html#set-passwords";
+constexpr const char* kSrcJudge =
+    "cloud-init docs, \"cloud-init schema\" (the schema is the installed version's: "
+    "cloudinit/config/schemas/schema-cloud-config-v1.json): "
+    "https://cloudinit.readthedocs.io/en/latest/reference/cli.html#schema";
 constexpr const char* kSrcNoCloud =
     "cloud-init docs, NoCloud datasource: "
     "https://cloudinit.readthedocs.io/en/latest/reference/datasources/nocloud.html";
@@ -151,12 +155,25 @@ SeedCheck sc_user_data_start(const std::string& file, const SeedCheckOptions& o,
   *schema = seed_load_schema(o, &why);
   const auto& s = *schema;
   c.partial = !s;
-  c.validator = s ? "cloud-init" + (s->version.empty() ? "" : " " + s->version) + " schema (" + s->path + ")"
-                  : "piprov's own rules";
+  const std::string ci = s ? "cloud-init" + (s->version.empty() ? "" : " " + s->version) : "";
+  c.validator = !s              ? "piprov's own rules"
+                : s->from_image ? ci + " schema, read from the image (" + o.image->image + ")"
+                                : ci + " schema (" + s->path + ")";
   c.rules = {"seed-not-utf8",  "seed-user-data-empty", "seed-not-cloud-config",   "seed-yaml-invalid",
              "seed-not-a-map", "seed-yaml-date",       "seed-yaml-duplicate-key", "seed-schema-error"};
   if (s) c.rules.insert(c.rules.end(), {"seed-unknown-key", "seed-deprecated-key"});
   c.rules.insert(c.rules.end(), {"seed-template-marker", "seed-clear-text-password"});
+  if (o.image) c.rules.push_back("seed-judge-host");
+  if (o.image && !(s && s->from_image))
+    c.findings.push_back(seed_finding(
+        "seed-judge-host", Severity::Warning, 0, "", file,
+        "the image " + o.image->image + " gives no cloud-init schema (" + o.image->note +
+            "): user-data was judged by " +
+            (s ? "this machine's " + ci + " schema (" + s->path + ")" : "piprov's own rules") +
+            ", not by the cloud-init the node will run",
+        "check the seed with the node's cloud-init (`cloud-init schema --config-file FILE` on the node), or give an "
+        "image piprov can read at random (.img, multi-block .xz, multi-frame .zst)",
+        kSrcJudge));
   if (c.partial)
     c.findings.push_back(seed_finding(
         "seed-check-partial", Severity::Warning, 0, "", file,
@@ -261,6 +278,31 @@ SeedCheck check_meta_data(std::string_view text, const std::string& file) {
   return c;
 }
 
+namespace {
+
+/// seed-network-route-default judged by the image's netplan (the renderer of
+/// cloud-init on Ubuntu): fine from 0.103 (dropped to an info), refused before.
+void sc_judge_default_route(const ImageCloudInit& image, Findings& findings) {
+  if (image.netplan_version.empty()) return;
+  const bool ok = compare_versions(image.netplan_version, "0.103") >= 0;
+  const std::string judge = "netplan " + image.netplan_version + ", read from the image";
+  for (auto& f : findings) {
+    if (f.rule != "seed-network-route-default") continue;
+    const std::string file = f.message.substr(0, f.message.find(": "));
+    if (ok) {
+      f.severity = Severity::Info;
+      f.message = file + ": 'to: default' is read by " + judge + " (netplan 0.103 and later)";
+      f.fix.clear();
+    } else {
+      f.severity = Severity::Error;
+      f.message = file + ": 'to: default' is refused by " + judge +
+                  " (netplan before 0.103: Ubuntu 20.04 before 20.04.4): the node would have no default route";
+    }
+  }
+}
+
+}  // namespace
+
 bool force_seed_overrides(const std::string& rule) {
   static const std::set<std::string> unreadable = {"seed-not-utf8", "seed-not-cloud-config", "seed-yaml-invalid",
                                                    "seed-not-a-map"};
@@ -284,7 +326,11 @@ SeedCheck check_seed(const NodeIdentity& n, const SeedCheckOptions& o) {
     all.partial = u.partial;
     merge(std::move(u));
   }
-  if (!n.network_config_file.empty()) merge(check_network_config(n.network_config_base, n.network_config_file));
+  if (!n.network_config_file.empty()) {
+    SeedCheck net = check_network_config(n.network_config_base, n.network_config_file);
+    if (o.image) sc_judge_default_route(*o.image, net.findings);
+    merge(std::move(net));
+  }
   if (!n.meta_data_file.empty()) merge(check_meta_data(n.meta_data_base, n.meta_data_file));
   if (o.force)
     for (auto& f : all.findings)

@@ -20,6 +20,7 @@
 
 #include "core/finding.hpp"
 #include "provision/cloud_init.hpp"
+#include "provision/image_cloud_init.hpp"
 
 namespace piprov::provision {
 
@@ -36,11 +37,17 @@ struct SeedCheckOptions {
   /// The options add to user-data (--hostname, --user ...): a user-data that
   /// sets nothing is then a warning, not an error.
   bool options_add_user_data = false;
+  /// The cloud-init of the image the seed goes onto (read_image_cloud_init()):
+  /// its schema judges user-data, its netplan version 'to: default'. When it
+  /// has no schema the installed one judges, with the warning seed-judge-host
+  /// naming that version. nullptr: the installed cloud-init judges, no warning.
+  std::shared_ptr<const ImageCloudInit> image;
 };
 
 struct SeedCheck {
   Findings findings;
-  std::string validator;           ///< "cloud-init 22.4.2 schema (PATH)" or "piprov's own rules"
+  /// "cloud-init 22.4.2 schema (PATH)", "cloud-init 24.1 schema, read from the image (IMAGE)" or "piprov's own rules"
+  std::string validator;
   bool partial = false;            ///< no usable schema: only piprov's own rules checked user-data
   std::vector<std::string> rules;  ///< the rule ids that ran
   bool forced = false;             ///< checked with --force-seed (SeedCheckOptions::force)

@@ -30,9 +30,12 @@ struct SchemaStore;
 struct LoadedSchema {
   std::string path, version;
   std::shared_ptr<const SchemaStore> store;
+  std::string judge;        ///< "cloud-init 24.1's schema, read from the image" / "cloud-init 22.4.2's schema"
+  bool from_image = false;  ///< the schema is the image's (SeedCheckOptions::image)
 };
 
-/// The installed cloud-init's user-data schema (options.schema_path, else
+/// The user-data schema: the image's (options.image, when it carries one),
+/// else the installed cloud-init's (options.schema_path, else
 /// $PIPROV_CLOUD_INIT_SCHEMA, else where Debian and Ubuntu install it;
 /// "none" = off), parsed once per path. std::nullopt with *why set when
 /// there is none or it cannot be parsed: the check is then partial. Never throws.

@@ -32,9 +32,11 @@ namespace fs = std::filesystem;
 
 namespace piprov::provision {
 
-/// The installed cloud-init's schema, parsed once per path.
+/// A cloud-init schema (the image's or the installed one), parsed once per path.
 struct SchemaStore {
   std::string path, version;
+  /// Who judges, in findings: "cloud-init 24.1's schema, read from the image" or "cloud-init 22.4.2's schema".
+  std::string judge;
   nlohmann::json doc;  ///< valijson's adapters refer into it: it outlives `schema`
   valijson::Schema schema;
   std::set<std::string> top_keys;  ///< properties of every cc_* module
@@ -86,8 +88,54 @@ std::vector<std::string> sc_schema_candidates() {
   return out;
 }
 
+/// Parses `text` (the schema at `path`, cloud-init `version`) into a store.
+/// Throws what nlohmann::json and valijson throw.
+std::shared_ptr<SchemaStore> sc_parse(const std::string& path, const std::string& version, const std::string& text) {
+  auto s = std::make_shared<SchemaStore>();
+  s->path = path;
+  s->version = version;
+  s->doc = nlohmann::json::parse(text);
+  valijson::SchemaParser parser(valijson::SchemaParser::kDraft4);
+  parser.populateSchema(valijson::adapters::NlohmannJsonAdapter(s->doc), s->schema);
+  sc_collect_keys(s->doc, s->all_keys);
+  if (s->doc.contains("properties") && s->doc["properties"].is_object())
+    for (const auto& [k, _] : s->doc["properties"].items()) s->top_keys.insert(k);
+  s->top_level_closed = s->doc.value("additionalProperties", true) == false;
+  if (s->doc.contains("allOf"))
+    for (const auto& ref : s->doc["allOf"]) {
+      std::string r = ref.value("$ref", "");
+      if (r.rfind("#/$defs/", 0) != 0) continue;
+      const auto& def = s->doc["$defs"][r.substr(8)];
+      if (def.contains("properties"))
+        for (const auto& [k, _] : def["properties"].items()) s->top_keys.insert(k);
+    }
+  return s;
+}
+
+/// The schema the image carries (o.image), parsed once per image and version;
+/// nullptr with *why set when it cannot be parsed.
+std::shared_ptr<SchemaStore> sc_image_schema(const ImageCloudInit& image, std::string* why) {
+  static std::mutex lock;
+  static std::map<std::pair<std::string, std::size_t>, std::shared_ptr<SchemaStore>> cache;
+  const std::lock_guard<std::mutex> held(lock);
+  const auto key = std::make_pair(image.image, std::hash<std::string>{}(image.schema_text));
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  try {
+    auto s = sc_parse(image.image + ":" + kImageSchemaPath, image.cloud_init_version, image.schema_text);
+    s->judge =
+        "cloud-init" + (s->version.empty() ? std::string() : " " + s->version) + "'s schema, read from the image";
+    return cache[key] = s;
+  } catch (const std::exception& e) {
+    *why =
+        "the cloud-init schema in " + image.image + " (" + kImageSchemaPath + ") could not be read (" + e.what() + ")";
+    return nullptr;
+  }
+}
+
 /// The schema to use, or nullptr with *why set (partial check).
 std::shared_ptr<SchemaStore> sc_schema(const SeedCheckOptions& o, std::string* why) {
+  if (o.image && o.image->has_schema())
+    if (auto s = sc_image_schema(*o.image, why)) return s;
   std::string path = o.schema_path;
   if (path.empty())
     if (const char* env = std::getenv("PIPROV_CLOUD_INIT_SCHEMA")) path = env;
@@ -115,24 +163,9 @@ std::shared_ptr<SchemaStore> sc_schema(const SeedCheckOptions& o, std::string* w
     return nullptr;
   }
   try {
-    auto s = std::make_shared<SchemaStore>();
-    s->path = *found;
-    s->version = sc_cloud_init_version(*found);
-    s->doc = nlohmann::json::parse(read_file_capped(*found, 16u << 20, "cloud-init schema").value_or(""));
-    valijson::SchemaParser parser(valijson::SchemaParser::kDraft4);
-    parser.populateSchema(valijson::adapters::NlohmannJsonAdapter(s->doc), s->schema);
-    sc_collect_keys(s->doc, s->all_keys);
-    if (s->doc.contains("properties") && s->doc["properties"].is_object())
-      for (const auto& [k, _] : s->doc["properties"].items()) s->top_keys.insert(k);
-    s->top_level_closed = s->doc.value("additionalProperties", true) == false;
-    if (s->doc.contains("allOf"))
-      for (const auto& ref : s->doc["allOf"]) {
-        std::string r = ref.value("$ref", "");
-        if (r.rfind("#/$defs/", 0) != 0) continue;
-        const auto& def = s->doc["$defs"][r.substr(8)];
-        if (def.contains("properties"))
-          for (const auto& [k, _] : def["properties"].items()) s->top_keys.insert(k);
-      }
+    auto s = sc_parse(*found, sc_cloud_init_version(*found),
+                      read_file_capped(*found, 16u << 20, "cloud-init schema").value_or(""));
+    s->judge = "cloud-init" + (s->version.empty() ? std::string() : " " + s->version) + "'s schema";
     cache[*found] = s;
     return s;
   } catch (const std::exception& e) {
@@ -156,12 +189,17 @@ std::size_t sc_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+/// The key of `known` nearest to `key`, when it is close enough to be a
+/// misspelling: at most a quarter of the shorter name's letters differ (at
+/// least one may): 'plain_text_password' -> 'plain_text_passwd', never
+/// 'rpi' -> 'apt' (two of three letters). "" when none is that close.
 std::string sc_nearest(const std::string& key, const std::set<std::string>& known) {
   std::string best;
   std::size_t d = 4;
   for (const auto& k : known) {
-    std::size_t e = sc_distance(key, k);
-    if (e > 0 && e < d) d = e, best = k;
+    const std::size_t e = sc_distance(key, k);
+    const std::size_t close = std::max<std::size_t>(1, std::min(key.size(), k.size()) / 4);
+    if (e > 0 && e < d && e <= close) d = e, best = k;
   }
   return best;
 }
@@ -285,8 +323,18 @@ void sc_deprecations(const SchemaStore& s, const nlohmann::json& schema, const n
 
 void sc_schema_rules(const SchemaStore& s, const YamlDoc& doc, const std::string& file, Findings& out) {
   sc_deprecations(s, s.doc, doc.value, "", doc, file, out, 0);
-  std::string ci = "cloud-init" + (s.version.empty() ? std::string() : " " + s.version);
-  for (const auto& p : sc_validate(s, doc.value)) {
+  const std::string& judge = s.judge;
+  const std::string ci = "cloud-init" + (s.version.empty() ? std::string() : " " + s.version);
+  std::vector<SchemaProblem> problems = sc_validate(s, doc.value);
+  if (s.top_level_closed && doc.value.is_object()) {
+    // valijson names the first unknown key of an object only: the others too, as `cloud-init schema` does.
+    std::set<std::string> named;
+    for (const auto& p : problems)
+      if (p.unknown_key && p.path.size() == 1) named.insert(p.path.front());
+    for (const auto& [k, _] : doc.value.items())
+      if (!s.top_keys.count(k) && !named.count(k)) problems.push_back({{k}, "", true});
+  }
+  for (const auto& p : problems) {
     std::string at = join(p.path, ".");
     int line = seed_line(doc, at);
     if (p.unknown_key) {
@@ -295,25 +343,25 @@ void sc_schema_rules(const SchemaStore& s, const YamlDoc& doc, const std::string
                               ? "'" + join(std::vector<std::string>(p.path.begin(), p.path.end() - 1), ".") + "'"
                               : "the document";
       out.push_back(seed_finding("seed-schema-error", Severity::Error, line, at, file,
-                                 "'" + key + "' is not a key of " + where + " in " + ci +
-                                     "'s schema (additionalProperties false): `cloud-init schema` fails, and at boot "
+                                 "'" + key + "' is not a key of " + where + " in " + judge +
+                                     " (additionalProperties false): `cloud-init schema` fails, and at boot "
                                      "cloud-init only logs it and never applies '" +
                                      key + "'",
                                  sc_unknown_key_fix(key, s.all_keys), kSeedSrcSchema));
     } else {
-      out.push_back(seed_finding("seed-schema-error", Severity::Error, line, at, file,
-                                 "'" + (at.empty() ? std::string("<document>") : at) + "' does not match " + ci +
-                                     "'s schema: " + p.description,
-                                 "see the module's documentation for the value it takes (a quoted value is a string, "
-                                 "yes/no/on/off are booleans, 0644 is the number 420)",
-                                 kSeedSrcSchema));
+      out.push_back(seed_finding(
+          "seed-schema-error", Severity::Error, line, at, file,
+          "'" + (at.empty() ? std::string("<document>") : at) + "' does not match " + judge + ": " + p.description,
+          "see the module's documentation for the value it takes (a quoted value is a string, "
+          "yes/no/on/off are booleans, 0644 is the number 420)",
+          kSeedSrcSchema));
     }
   }
   if (s.top_level_closed || !doc.value.is_object()) return;
   for (const auto& [k, _] : doc.value.items())
     if (!s.top_keys.count(k))
       out.push_back(seed_finding("seed-unknown-key", Severity::Error, seed_line(doc, k), k, file,
-                                 "'" + k + "' is not a cloud-config key: " + ci +
+                                 "'" + k + "' is not a cloud-config key in " + judge + ": " + ci +
                                      " ignores it, cloud-init 23.4 and later refuse the file (schema error)",
                                  sc_unknown_key_fix(k, s.top_keys), kSrcTopLevel));
 }
@@ -323,7 +371,7 @@ void sc_schema_rules(const SchemaStore& s, const YamlDoc& doc, const std::string
 std::optional<LoadedSchema> seed_load_schema(const SeedCheckOptions& o, std::string* why) {
   auto s = sc_schema(o, why);
   if (!s) return std::nullopt;
-  return LoadedSchema{s->path, s->version, s};
+  return LoadedSchema{s->path, s->version, s, s->judge, o.image && s->path.rfind(o.image->image + ":", 0) == 0};
 }
 
 void seed_schema_rules(const LoadedSchema& s, const YamlDoc& doc, const std::string& file, Findings& out) {

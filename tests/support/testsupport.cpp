@@ -60,9 +60,12 @@ std::string piprov_bin() { return PIPROV_BIN; }
 fs::path source_dir() { return PIPROV_SOURCE_DIR; }
 fs::path shared_dir() { return PIPROV_SHARED_DIR; }
 
-std::string make_test_image(const fs::path& out_img, int root_mib, const std::string& layout) {
-  auto r = run(q((source_dir() / "scripts/make-test-image.sh").string()) + " --layout " + q(layout) + " " +
-               q(out_img.string()) + " " + std::to_string(root_mib));
+std::string make_test_image(const fs::path& out_img, int root_mib, const std::string& layout,
+                            const std::string& cloud_init) {
+  auto r = run((cloud_init.empty() ? "" : "PIPROV_SHARED_DATA=" + q((shared_dir() / "data").string()) + " ") +
+               q((source_dir() / "scripts/make-test-image.sh").string()) + " --layout " + q(layout) +
+               (cloud_init.empty() ? "" : " --cloud-init " + q(cloud_init)) + " " + q(out_img.string()) + " " +
+               std::to_string(root_mib));
   if (r.exit_code == 0) return "";
   return "make-test-image.sh failed (offline?): " + r.err;
 }

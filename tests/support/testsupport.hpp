@@ -59,8 +59,10 @@ std::filesystem::path shared_dir();
 /// arm64 kernel; also writes OUT_IMG.xz). LAYOUT: "focal" (Ubuntu 20.04's U-Boot
 /// chain), "noble" (24.04), "resolute" (26.04 A/B) or "raspios" (Raspberry Pi OS
 /// bookworm). Returns "" on success, else why it failed (it downloads Debian
-/// packages: offline?).
-std::string make_test_image(const std::filesystem::path& out_img, int root_mib, const std::string& layout = "focal");
+/// packages: offline?). `cloud_init`: a version of ../shared/data/cloud-init-schemas
+/// (--cloud-init: the root fs carries that cloud-init's schema and dpkg entries), "" none.
+std::string make_test_image(const std::filesystem::path& out_img, int root_mib, const std::string& layout = "focal",
+                            const std::string& cloud_init = "");
 
 /// ../shared/data/<rel> when present, else nullopt.
 std::optional<std::filesystem::path> shared_data(const std::string& rel);

@@ -54,9 +54,10 @@ TEST(BootCli, UnknownOrMissingCommandIsNamed) {
       "check? (see --help)\n");
   r = run(bin + " bnech /tmp");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("unknown command 'bnech': piprov has devices, write, verify, boot, provision, eeprom, bench, "
-                       "report; did you mean piprov bench?"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("unknown command 'bnech': piprov has devices, write, verify, boot, provision, seed, eeprom, bench, "
+                 "report; did you mean piprov bench?"),
+      std::string::npos)
       << r.err;
   r = run(bin + " eeprom");
   EXPECT_EQ(r.exit_code, 2);

@@ -4,8 +4,10 @@
 # piprov, 24.04 as shipped, 25.10 A/B as shipped (boot directories built from
 # ../shared/data/config-txt), each with its own bootloader config
 # (../shared/data/bootloader-configs) and a loop device to bench. The
-# table must show each node's layout, findings and bench figures; then one
-# node's boot directory is broken and only its row fails.
+# table must show each node's layout, findings and bench figures, and the run
+# changes nothing (changed=0: the playbook only reads the nodes); then one
+# node's boot directory is broken: only its row fails, and the play fails for
+# that node alone (ansible-playbook exits 2, the recap's failed=1 for it only).
 # Usage: fleet_report.sh PIPROV_BIN SOURCE_DIR SHARED_DIR
 export PIPROV_BIN=$1 PIPROV_SOURCE_DIR=$2 PIPROV_SHARED_DIR=$3
 # shellcheck source=lib.sh
@@ -64,18 +66,18 @@ fleet:
     piprov_bench_size: 16M
 YAML
 
-play() {
+play() {  # play EXIT: runs the playbook, which must exit EXIT
   local rc=0
   out=$(cd "$t" && ansible-playbook -i inventory.yml piprov.pi.fleet_report \
     -e fleet_report_dir="$t/report" -e fleet_report_piprov="$PIPROV_BIN" 2>&1) || rc=$?
-  [ "$rc" = 0 ] || { printf '%s\n' "$out" >&2; fail "ansible-playbook exited $rc (output above)"; }
+  [ "$rc" = "$1" ] || { printf '%s\n' "$out" >&2; fail "ansible-playbook exited $rc, not $1 (output above)"; }
   report=$(cat "$t/report/report.txt")
   printf '%s\n' "$report"
 }
 
 # Rows: host, status, layout, USB boot, boot E/W/I, BOOT_ORDER, eeprom E/W/I, first error.
 echo "== three healthy nodes"
-play
+play 0
 expect_in "$report" "node1 ok" '^node1 +ok +piprov Ubuntu 20\.04.* +yes +0/0/[0-9]+ +0xf41 +0/[0-9]+/[0-9]+ +-$'
 expect_in "$report" "node2 ok" '^node2 +ok +ubuntu-direct Ubuntu .* +yes +0/0/[0-9]+ +0xf14 +0/[0-9]+/[0-9]+ +-$'
 expect_in "$report" "node3 ok" '^node3 +ok +ubuntu-ab Ubuntu 25\.10.* +yes +0/0/[0-9]+ +0xf461 +0/[0-9]+/[0-9]+ +-$'
@@ -85,15 +87,21 @@ for n in 1 2 3; do
 done
 expect_in "$report" "summary" '^report: 3 host\(s\), all ok$'
 expect_in "$out" "the table in the play output" '"node2 +ok +ubuntu-direct'
+for n in 1 2 3; do
+  expect_in "$out" "recap: node$n changed nothing" "^node$n +: ok=[0-9]+ +changed=0 +unreachable=0 +failed=0 "
+done
+expect_in "$out" "recap: the controller changed nothing" '^localhost +: ok=[0-9]+ +changed=0 +unreachable=0 +failed=0 '
 
 echo "== node2's kernel is gone"
 rm "$t/node2/boot/vmlinuz"
-play
+play 2
 expect_in "$report" "node2 failed" '^node2 +FAILED +ubuntu-direct Ubuntu .* +[a-z-]+ +[1-9][0-9]*/[0-9]+/[0-9]+ +0xf14 +.* boot check: [a-z0-9-]+: .*vmlinuz'
 expect_in "$report" "node1 still ok" '^node1 +ok +piprov'
 expect_in "$report" "node3 still ok" '^node3 +ok +ubuntu-ab'
 expect_in "$report" "node2 still benched" "^node2 +${dev[2]}( +[0-9]+(\.[0-9]+)?){4}$"
 expect_in "$report" "summary" '^report: 3 host\(s\), 1 failed: node2$'
-expect_in "$out" "recap: node2's failure was ignored, the play went on" '^node2 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0 +skipped=[0-9]+ +rescued=0 +ignored=1'
-expect_in "$out" "recap: node1 had no failure" '^node1 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0 +skipped=[0-9]+ +rescued=0 +ignored=0'
+expect_in "$out" "recap: node2 failed alone, after its failed check was reported" '^node2 +: ok=[0-9]+ +changed=0 +unreachable=0 +failed=1 +skipped=[0-9]+ +rescued=0 +ignored=1'
+expect_in "$out" "recap: node1 had no failure" '^node1 +: ok=[0-9]+ +changed=0 +unreachable=0 +failed=0 +skipped=[0-9]+ +rescued=0 +ignored=0'
+expect_in "$out" "recap: node3 had no failure" '^node3 +: ok=[0-9]+ +changed=0 +unreachable=0 +failed=0 +skipped=[0-9]+ +rescued=0 +ignored=0'
+expect_in "$out" "node2's failure names its check" 'fatal: \[node2\]: FAILED! .*piprov boot check found problems'
 echo "$fleet_test: OK"

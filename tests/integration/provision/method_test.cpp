@@ -141,3 +141,49 @@ TEST(ProvisionMethod, AMethodTheLayoutCannotTakeFailsThePatchStep) {
   EXPECT_NE(run("MTOOLS_SKIP_CHECK=1 mtype -i " + loop.path + "p1 ::config.txt.piprov-orig").exit_code, 0)
       << "the patch step wrote a backup: it changed something";
 }
+
+// --board pi5: the final boot check resolves what a Pi 5's firmware loads from the Raspberry Pi
+// OS image (kernel_2712.img and its auto_initramfs initramfs_2712, not the Pi 4's kernel8.img);
+// boot patch's refusal of the Pi 4 fix for a Pi 5 family board stops the 20.04 U-Boot image
+// at the patch step (exit 2); a name that is not a board is refused before the write.
+TEST(ProvisionBoard, Pi5ChecksWhatThePi5FirmwareLoads) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir d("piprov-board");
+  const fs::path img = d.path / "raspios.img";
+  if (auto why = piprov::test::make_test_image(img, 64, "raspios"); !why.empty()) PIPROV_SKIP(why);
+  piprov::test::LoopDevice loop(d.path / "disk.img", 1ull << 30);
+  auto p = run(piprov::test::piprov_bin() + " provision " + q(img.string() + ".xz") + " " + loop.path +
+               " --yes --progress none --board pi5");
+  EXPECT_EQ(p.exit_code, 0) << p.out << p.err;
+  EXPECT_TRUE(std::regex_search(p.out, std::regex(R"((^|\n)\[7/9\] check +\S+(?: s)?  OK: kernel kernel_2712\.img, )"
+                                                  R"(initramfs initramfs_2712, cmdline cmdline\.txt\n)")))
+      << p.out;
+  auto chk = run("export MTOOLS_SKIP_CHECK=1; mkdir " + q((d.path / "boot").string()) + " && mcopy -s -n -i " +
+                 loop.path + "p1 '::/*' " + q((d.path / "boot").string()) + " && " + piprov::test::piprov_bin() +
+                 " boot check " + q((d.path / "boot").string()) + " --board pi5 --json");
+  EXPECT_EQ(chk.exit_code, 0) << chk.out << chk.err;
+  auto j = nlohmann::json::parse(chk.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << chk.out;
+  EXPECT_EQ(j["layout"]["board"], "pi5");
+  EXPECT_EQ(j["layout"]["kernel"], "kernel_2712.img");
+  EXPECT_EQ(j["layout"]["initramfs"], "initramfs_2712");
+}
+
+TEST(ProvisionBoard, Pi5RefusesThePi4FixOfThe2004Image) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir d("piprov-board");
+  if (auto why = piprov::test::make_test_image(d.path / "focal.img", 64); !why.empty()) PIPROV_SKIP(why);
+  piprov::test::LoopDevice loop(d.path / "disk.img", 1ull << 30);
+  auto p = run(piprov::test::piprov_bin() + " provision " + q((d.path / "focal.img.xz").string()) + " " + loop.path +
+               " --yes --progress none --board pi5");
+  EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
+  EXPECT_EQ(p.out.find("[5/9] patch"), std::string::npos) << p.out;
+  EXPECT_NE(p.err.find("provision failed at step 'patch': "), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("which cannot boot a Raspberry Pi 5"), std::string::npos) << p.err;
+  auto bad = run(piprov::test::piprov_bin() + " provision " + q((d.path / "focal.img.xz").string()) + " " + loop.path +
+                 " --yes --progress none --board pi6");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
+  EXPECT_EQ(bad.out, "");
+  EXPECT_NE(bad.err.find("--board pi6: not a board; use one of pi4|pi400|cm4|pi5|pi500|cm5"), std::string::npos)
+      << bad.err;
+}

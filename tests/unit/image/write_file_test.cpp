@@ -6,9 +6,12 @@
 #include <filesystem>
 #include <mutex>
 
+#include <nlohmann/json.hpp>
+#include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "core/hashing.hpp"
 #include "image/verify.hpp"
+
 #include "image/write.hpp"
 #include "support/testsupport.hpp"
 
@@ -55,7 +58,11 @@ TEST(WriteToFile, UnalignedImageIsWrittenExactlyAndVerified) {
     EXPECT_EQ(r.xxh3_128, xxh3(data));
     EXPECT_TRUE(r.targets[0].partitions.empty());
     EXPECT_EQ(r.speed.xz_blocks, 0u);
-    EXPECT_TRUE(r.speed.verdict == "decode-bound" || r.speed.verdict == "device-bound") << r.speed.verdict;
+    // A raw image has no decoder: never "decode-bound ... nothing to decode" (issue 29).
+    EXPECT_TRUE(r.speed.verdict == "read-bound" || r.speed.verdict == "device-bound") << r.speed.verdict;
+    EXPECT_EQ(r.speed.decode_note.rfind("raw: not compressed, read on ", 0), 0u) << r.speed.decode_note;
+    EXPECT_EQ(r.speed.verdict_line.find("decoder"), std::string::npos) << r.speed.verdict_line;
+    EXPECT_TRUE(r.random_access);
   }
 }
 
@@ -149,6 +156,98 @@ TEST(WriteToFile, RawImageThatEndsBeforeItsPartitionIsRefused) {
   test::write_file(d.path / "whole.img", img);
   auto r = write_image(opts((d.path / "whole.img").string(), (d.path / "out.img").string()));
   EXPECT_EQ(r.succeeded(), 1u);
+}
+
+// An image cut before it was compressed (xz of a cut .img, issue 29): its
+// decoded size (the xz index) ends inside its partition: write and verify
+// refuse it, for a single-block and a multi-block .xz alike.
+TEST(WriteToFile, XzOfACutImageIsRefusedByWriteAndVerify) {
+  test::TempDir d;
+  std::string img = pattern(4u << 20);  // 4 MiB; its MBR names 1 MiB..9 MiB
+  std::fill(img.begin(), img.begin() + 512, '\0');
+  auto le32 = [&](std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) img[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  };
+  img[446 + 4] = static_cast<char>(0x83);
+  le32(446 + 8, 2048);
+  le32(446 + 12, 16384);
+  img[510] = static_cast<char>(0x55), img[511] = static_cast<char>(0xaa);
+  test::write_file(d.path / "cut.img", img);
+  test::write_file(d.path / "other.img", img);
+  for (const std::string flags : {"-T1", "-T2 --block-size=1MiB"}) {
+    auto r = test::run("xz -0 -k -c " + flags + " " + q((d.path / "cut.img").string()) + " > " +
+                       q((d.path / "cut.img.xz").string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string xz = (d.path / "cut.img.xz").string();
+    const std::string want = xz +
+                             " ends at byte 4194304 (4.0 MiB) once decoded, before its partition 1 ends (byte "
+                             "9437184, 9.0 MiB): an incomplete download or a cut copy; download it again (";
+    try {
+      write_image(opts(xz, (d.path / "out.img").string()));
+      ADD_FAILURE() << "a cut image was written: " << flags;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::Usage);
+      EXPECT_EQ(std::string(e.what()), want + "nothing was written)") << flags;
+    }
+    EXPECT_FALSE(std::filesystem::exists(d.path / "out.img"));
+    test::expect_error(ErrorKind::Usage, want + "nothing was compared)",
+                       [&] { verify_image(xz, (d.path / "other.img").string(), 0, {}, false); });
+  }
+}
+
+// Several targets, one refused (issue 29): --json gives each target its own
+// message, not the joined one.
+TEST(WriteToFile, OneRefusedTargetOfSeveralHasItsOwnJsonMessage) {
+  test::TempDir d;
+  test::write_file(d.path / "in.img", pattern(1u << 20));
+  test::write_file(d.path / "keep.img", "precious");  // an existing file, no --overwrite
+  WriteOptions o = opts((d.path / "in.img").string(), (d.path / "new.img").string());
+  o.targets.push_back((d.path / "keep.img").string());
+  try {
+    write_image(o);
+    FAIL() << "an existing file was overwritten without --overwrite";
+  } catch (const TargetsRefused& e) {
+    ASSERT_EQ(e.per_target().size(), 2u);
+    EXPECT_EQ(e.per_target()[0], "");
+    EXPECT_NE(e.per_target()[1].find(o.targets[1]), std::string::npos) << e.per_target()[1];
+    const auto j = write_failure_json(o, e);
+    EXPECT_EQ(j["targets"][0]["target"], o.targets[0]);
+    EXPECT_EQ(j["targets"][0]["error"]["message"], "not written: another target was refused");
+    EXPECT_EQ(j["targets"][1]["error"]["message"], e.per_target()[1]);
+    EXPECT_EQ(j["targets"][1]["error"]["exit_code"], 2);
+    EXPECT_NE(j["error"]["message"].get<std::string>().find("nothing was written to any target"), std::string::npos);
+  }
+  EXPECT_EQ(test::read_file(d.path / "keep.img"), "precious");
+  EXPECT_FALSE(std::filesystem::exists(d.path / "new.img"));
+}
+
+// Ctrl-C during an --overwrite of an existing file (issue 29): the file is
+// not removed (piprov removes only a file it created) and the message says
+// it holds an incomplete image, as docs/write.md "Errors and exit codes" says.
+TEST(WriteToFile, InterruptedOverwriteLeavesTheExistingFileSayingItIsIncomplete) {
+  test::TempDir d;
+  const std::string data = pattern(24u << 20);
+  test::write_file(d.path / "in.img", data);
+  test::write_file(d.path / "old.img", "an older image");
+  WriteOptions o = opts((d.path / "in.img").string(), (d.path / "old.img").string());
+  o.overwrite = true;
+  o.assume_yes = true;
+  o.progress = [](const ProgressEvent& e) {
+    if (e.phase == Phase::Write && e.done > 0) request_cancel();
+  };
+  try {
+    write_image(o);
+    ADD_FAILURE() << "not interrupted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Interrupted);
+    EXPECT_NE(std::string(e.what()).find("interrupted while writing; "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(" of 24.0 MiB written; " + o.targets[0] + " holds an incomplete image"),
+              std::string::npos)
+        << e.what();
+  }
+  reset_cancel();
+  EXPECT_TRUE(std::filesystem::exists(d.path / "old.img"));
+  EXPECT_NE(test::read_file(d.path / "old.img"), data);
 }
 
 TEST(WriteToFile, TheSameFileTwiceIsRefusedAndNothingIsWritten) {

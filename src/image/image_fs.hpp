@@ -1,0 +1,64 @@
+#pragma once
+// The file systems inside an image, read through the random-access reader
+// (image_reader.hpp) without writing anything and without a copy of the
+// image (issue 27): the partition table, and the files of an ext2/3/4 file
+// system through libext2fs (e2fsprogs) with an io_manager over the reader.
+// Layouts: UEFI 2.10 5.3 (GPT), the MBR partition table, "ext4 Data
+// Structures and Algorithms" (docs.kernel.org/filesystems/ext4).
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "image/image_reader.hpp"
+#include "image/partition_table.hpp"
+
+namespace piprov::image {
+
+/// The partition table of the image behind `reader` (its first
+/// kPartitionTableBytes, parse_partition_table()). Throws what read_at() throws.
+PartitionTable read_partition_table(ImageReader& reader);
+
+/// The files of an ext2/3/4 file system at bytes [offset, offset + size) of
+/// the image, read-only. Not thread-safe (one libext2fs handle).
+class ExtFiles {
+ public:
+  /// Opens the file system. Throws Error{Usage} "partition at byte N is not
+  /// ext2/3/4 (...)" when its superblock does not open, or what read_at() throws.
+  ExtFiles(ImageReader& reader, std::uint64_t offset, std::uint64_t size);
+  ~ExtFiles();
+  ExtFiles(const ExtFiles&) = delete;
+  ExtFiles& operator=(const ExtFiles&) = delete;
+
+  /// The regular file at absolute `path` ("/etc/os-release"; symlinks
+  /// followed inside this file system), at most `max_bytes` of it;
+  /// std::nullopt when there is none (or it is not a regular file). Throws
+  /// Error{Usage} when the file is larger than max_bytes or cannot be read
+  /// (a damaged file system), or what read_at() throws.
+  std::optional<std::string> read_file(const std::string& path, std::size_t max_bytes);
+  /// True when `path` names a directory.
+  bool is_directory(const std::string& path);
+  /// Copies `path` (a file, a symlink as a symlink, or a directory with
+  /// everything under it; other kinds skipped) to `dest` on this machine's
+  /// file system, at most `max_bytes` of file data in all. Returns the bytes
+  /// copied; 0 and nothing made when `path` does not exist. Throws
+  /// Error{Usage} past max_bytes or on a damaged file system, Error{Io} when
+  /// `dest` cannot be written.
+  std::uint64_t extract(const std::string& path, const std::filesystem::path& dest, std::uint64_t max_bytes);
+  /// The volume label ("writable"), "" when none.
+  std::string label() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// The root file system of an image: the first partition (in table order)
+/// of kind Linux holding ext2/3/4, opened; std::nullopt with *why set ("the
+/// image has no partition table", "no ext2/3/4 partition") when there is none.
+std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, std::string* why);
+
+}  // namespace piprov::image

@@ -1,0 +1,152 @@
+#include "provision/dry_run.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "core/finding.hpp"
+#include "core/strings.hpp"
+#include "core/units.hpp"
+#include "provision/image_check.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov::provision {
+namespace {
+
+std::string dry_run_indent(const std::string& text, const std::string& pad) {
+  std::string out;
+  for (const auto& line : split(text, '\n')) out += pad + line + "\n";
+  while (out.size() >= pad.size() + 1 && out.compare(out.size() - pad.size() - 1, pad.size() + 1, pad + "\n") == 0)
+    out.erase(out.size() - pad.size() - 1);  // no padded empty last line
+  return out;
+}
+
+}  // namespace
+
+DryRunReport provision_dry_run(const ProvisionOptions& o) {
+  DryRunReport r;
+  r.image = o.write.image;
+  std::vector<SeedPlan> seeds = check_provision_arguments(o, &r.seed_check);
+  ImageTree tree(o.write.image);
+  r.format = tree.format();
+  boot::PatchOptions po = o.patch;
+  po.boot_dir = tree.boot_dir();
+  if (tree.root_dir()) po.root_dir = *tree.root_dir();
+  po.dry_run = false;  // applied to the temporary copy: boot check then sees the patched partition
+  r.patch = boot::patch_boot(po);
+  for (auto& a : r.patch.actions) a = tree.named(a);
+  for (auto& n : r.patch.notes) n = tree.named(n);
+  r.patch.summary = tree.named(r.patch.summary);
+  r.patch.config_diff = tree.named(r.patch.config_diff);
+  r.patch.cmdline_diff = tree.named(r.patch.cmdline_diff);
+  for (std::size_t i = 0; i < o.write.targets.size(); ++i) {
+    DryRunTarget t;
+    t.target = o.write.targets[i];
+    t.disk_id = tree.scheme() == "dos" ? "MBR disk identifier " + tree.disk_id() + " -> a new random one"
+                                       : "GPT disk GUID and partition GUIDs -> new random ones";
+    t.disk_id += "; PARTUUID= references in the cmdline file and fstab follow it";
+    std::vector<std::string> written;
+    if (!seeds.empty()) {
+      t.seed = seeds[i];
+      if (std::string why = tree.root_dir() ? cloud_init_missing(*tree.root_dir()) : tree.root_note(); !why.empty())
+        t.seed_refused =
+            why + "; no seed would be written (the real run writes the image, then refuses the seed: exit 2)";
+      else
+        written = write_seed(t.seed, tree.boot_dir());
+    }
+    boot::CheckOptions co;
+    co.boot_dir = tree.boot_dir();
+    co.root_dir = tree.root_dir();
+    co.usb_ids = o.usb_ids;
+    co.scan_usb = false;
+    t.check = boot::check_boot(co);
+    for (auto& f : t.check.findings) {
+      f.message = tree.named(f.message);
+      f.fix = tree.named(f.fix);
+    }
+    for (auto& e : t.check.layout.evidence) e = tree.named(e);
+    for (const auto& name : written) fs::remove(tree.boot_dir() / name);  // the next disk's seed is its own
+    r.targets.push_back(std::move(t));
+  }
+  r.stats = tree.stats();
+  return r;
+}
+
+int dry_run_exit_code(const DryRunReport& r) {
+  for (const auto& t : r.targets)
+    if (!t.seed_refused.empty()) return static_cast<int>(ErrorKind::Usage);
+  Findings all;
+  for (const auto& t : r.targets) all.insert(all.end(), t.check.findings.begin(), t.check.findings.end());
+  return findings_exit_code(all, boot::kCheckFailOn);
+}
+
+std::string dry_run_text(const DryRunReport& r) {
+  std::string out =
+      fmt::format("provision --dry-run: nothing was written; read from {} ({}: {} of {} blocks decoded, {})\n", r.image,
+                  r.format, r.stats.blocks_decoded, r.stats.blocks_total, format_bytes(r.stats.bytes_decoded));
+  for (const auto& t : r.targets) {
+    out += t.target + ":\n";
+    out += "  write: " + r.image + " -> " + t.target + "\n";
+    out += "  identity: " + t.disk_id + "\n";
+    out += "  patch: " + r.patch.summary + "\n";
+    for (const auto& a : r.patch.actions) out += "    " + a + "\n";
+    if (!r.patch.config_diff.empty()) out += dry_run_indent(r.patch.config_diff, "    ");
+    if (!r.patch.cmdline_diff.empty()) out += dry_run_indent(r.patch.cmdline_diff, "    ");
+    if (!t.seed_refused.empty()) {
+      out += "  seed: REFUSED: " + t.seed_refused + "\n";
+    } else if (!t.seed.instance_id.empty()) {
+      const std::pair<const char*, const std::string*> files[] = {{"user-data", &t.seed.user_data},
+                                                                  {"network-config", &t.seed.network_config},
+                                                                  {"meta-data", &t.seed.meta_data}};
+      for (const auto& [name, text] : files) {
+        if (text->empty()) continue;
+        out += fmt::format("  seed: {} (on the boot partition):\n", name);
+        out += dry_run_indent(*text, "    | ");
+      }
+    } else {
+      out += "  seed: none (no identity options)\n";
+    }
+    out += "  check: " + t.check.headline() + "\n";
+    out += dry_run_indent(findings_text(t.check.findings), "    ");
+    out += "  boot check: " + t.check.summary() + "\n";
+  }
+  return out;
+}
+
+nlohmann::json dry_run_json(const ProvisionOptions& o, const DryRunReport& r) {
+  nlohmann::json targets = nlohmann::json::array();
+  for (const auto& t : r.targets) {
+    boot::CheckOptions co;
+    co.boot_dir = t.target;  // named as on the disk
+    nlohmann::json seed = nlohmann::json::object();
+    if (t.seed_refused.empty() && !t.seed.instance_id.empty()) {
+      if (!t.seed.user_data.empty()) seed["user-data"] = t.seed.user_data;
+      if (!t.seed.network_config.empty()) seed["network-config"] = t.seed.network_config;
+      if (!t.seed.meta_data.empty()) seed["meta-data"] = t.seed.meta_data;
+    }
+    targets.push_back({{"target", t.target},
+                       {"disk_id", t.disk_id},
+                       {"seed_files", seed},
+                       {"seed_refused", t.seed_refused.empty() ? nlohmann::json() : nlohmann::json(t.seed_refused)},
+                       {"check", boot::check_json(co, t.check)}});
+  }
+  (void)o;
+  return {{"schema", "piprov.provision.dry-run/1"},
+          {"image", r.image},
+          {"format", r.format},
+          {"decoded",
+           {{"blocks_total", r.stats.blocks_total},
+            {"blocks_decoded", r.stats.blocks_decoded},
+            {"bytes_decoded", r.stats.bytes_decoded}}},
+          {"seed_check", seed_check_json(r.seed_check)},
+          {"patch",
+           {{"summary", r.patch.summary},
+            {"actions", r.patch.actions},
+            {"config_diff", r.patch.config_diff},
+            {"cmdline_diff", r.patch.cmdline_diff}}},
+          {"targets", targets},
+          {"exit_code", dry_run_exit_code(r)}};
+}
+
+}  // namespace piprov::provision

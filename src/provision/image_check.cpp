@@ -1,0 +1,185 @@
+#include "provision/image_check.hpp"
+
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "boot/fat_tools.hpp"
+#include "core/error.hpp"
+#include "core/fd.hpp"
+#include "image/fat_map.hpp"
+#include "image/image_fs.hpp"
+#include "image/scan.hpp"
+
+namespace fs = std::filesystem;
+
+namespace piprov::provision {
+namespace {
+
+/// The root files boot check and boot patch read (boot/layout.cpp, boot/check.cpp, boot/apt_hook.cpp).
+constexpr const char* kImageCheckRootPaths[] = {
+    "/etc",
+    "/usr/lib/os-release",
+    "/var/lib/dpkg/status",
+    "/usr/lib/piprov",
+    "/usr/lib/systemd/system/piprov-kernel-sync.path",
+    "/usr/lib/systemd/system/piprov-kernel-sync.service",
+    "/boot/firmware/auto_decompress_kernel",
+    "/usr/bin/cloud-init",  // provision/cloud_init.hpp cloud_init_missing()
+};
+
+/// Most file bytes copied out of the root fs.
+constexpr std::uint64_t kImageCheckRootBytes = 256u << 20;
+
+/// The free clusters of the FAT volume of partition `p` (image byte ranges,
+/// image/fat_map.hpp), read through the reader; empty when it is not FAT or
+/// cannot be read (then all of it is read).
+std::vector<image::ByteRange> image_check_fat_free(image::ImageReader& reader, const image::PartitionEntry& p) {
+  image::ReaderCapture cap([&reader](std::span<std::byte> out, std::uint64_t at) { reader.read_at(out, at); },
+                           reader.size());
+  auto scan = image::make_fat_scan(cap, p.offset, p.size);
+  cap.run();
+  scan->update();
+  return scan->failure().empty() ? scan->free_ranges() : std::vector<image::ByteRange>{};
+}
+
+/// The bytes of partition `p` in an anonymous memory file (memfd_create(2)):
+/// only its used clusters (the FAT's free clusters are not decoded) and of
+/// those the 1 MiB pieces that are not all zeros are stored; the rest reads as zeros.
+UniqueFd image_check_partition_memfd(image::ImageReader& reader, const image::PartitionEntry& p) {
+  UniqueFd fd(::memfd_create("piprov-boot-partition", MFD_CLOEXEC));
+  if (!fd) throw io_error("memfd_create", errno);
+  if (::ftruncate(fd.get(), static_cast<off_t>(p.size)) != 0)
+    throw io_error("ftruncate of the boot partition's memfd", errno);
+  const std::vector<image::ByteRange> free = image_check_fat_free(reader, p);
+  std::vector<std::byte> buf(1u << 20);
+  auto copy = [&](std::uint64_t begin, std::uint64_t end) {  // image bytes [begin, end), at most buf.size()
+    std::span<std::byte> piece(buf.data(), static_cast<std::size_t>(end - begin));
+    reader.read_at(piece, begin);
+    if (std::all_of(piece.begin(), piece.end(), [](std::byte b) { return b == std::byte{0}; })) return;
+    for (std::size_t done = 0; done < piece.size();) {
+      const ssize_t w =
+          ::pwrite(fd.get(), piece.data() + done, piece.size() - done, static_cast<off_t>(begin - p.offset + done));
+      if (w <= 0) throw io_error("write to the boot partition's memfd", errno);
+      done += static_cast<std::size_t>(w);
+    }
+  };
+  for (std::uint64_t at = 0; at < p.size; at += buf.size())
+    image::for_each_written(p.offset + at, std::min<std::uint64_t>(buf.size(), p.size - at), free, copy);
+  return fd;
+}
+
+void image_check_replace(std::string& s, const std::string& from, const std::string& to) {
+  for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size())
+    s.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+ImageTree::ImageTree(const std::string& image) : image_(image) {
+  reader_ = image::open_image_reader(image);
+  format_ = image::to_string(reader_->format());
+  random_access_ = reader_->random_access();
+  note_ = reader_->sequential_note();
+  const image::PartitionTable table = image::read_partition_table(*reader_);
+  scheme_ = table.scheme;
+  if (scheme_ == "dos") {
+    std::byte id[4];
+    reader_->read_at(id, 440);
+    disk_id_ =
+        fmt::format("{:02x}{:02x}{:02x}{:02x}", std::to_integer<unsigned>(id[3]), std::to_integer<unsigned>(id[2]),
+                    std::to_integer<unsigned>(id[1]), std::to_integer<unsigned>(id[0]));
+  }
+  auto boot = std::find_if(table.parts.begin(), table.parts.end(),
+                           [](const image::PartitionEntry& p) { return p.kind == image::PartKind::Fat; });
+  if (boot == table.parts.end()) {
+    std::string types;
+    for (const auto& p : table.parts) types += (types.empty() ? "" : ", ") + p.type;
+    throw Error(ErrorKind::Usage, image + " has no FAT partition (" +
+                                      (table.parts.empty() ? (table.note.empty() ? "no partition table" : table.note)
+                                                           : "partition types: " + types) +
+                                      "): not a Raspberry Pi image, whose boot partition is FAT");
+  }
+  boot_partition_ = boot->number;
+  std::string tmpl = (fs::temp_directory_path() / "piprov-image-XXXXXX").string();
+  if (!::mkdtemp(tmpl.data()))
+    throw io_error("cannot make a temporary directory in " + fs::temp_directory_path().string(), errno);
+  tmp_ = tmpl;
+  try {
+    boot_dir_ = tmp_ / "boot";
+    {
+      UniqueFd part = image_check_partition_memfd(*reader_, *boot);
+      boot::fat_copy_out(fmt::format("/proc/{}/fd/{}", ::getpid(), part.get()), boot_dir_);
+    }
+    if (auto root = image::open_root_fs(*reader_, &root_note_)) {
+      const fs::path root_dir = tmp_ / "root";
+      std::uint64_t budget = kImageCheckRootBytes;
+      for (const char* path : kImageCheckRootPaths) {
+        const fs::path dest = root_dir / std::string(path).substr(1);
+        fs::create_directories(dest.parent_path());
+        budget -= root->extract(path, dest, budget);
+      }
+      root_dir_ = root_dir;
+    }
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(tmp_, ec);
+    throw;
+  }
+}
+
+ImageTree::~ImageTree() {
+  std::error_code ec;
+  fs::remove_all(tmp_, ec);
+}
+
+std::string ImageTree::named(std::string text) const {
+  image_check_replace(text, boot_dir_.string(), fmt::format("{} partition {}", image_, boot_partition_));
+  if (root_dir_) image_check_replace(text, root_dir_->string(), image_ + " root fs");
+  return text;
+}
+
+ImageCheck check_image(const ImageCheckOptions& o) {
+  ImageCheck c;
+  ImageTree tree(o.image);
+  c.format = tree.format();
+  c.random_access = tree.random_access();
+  c.note = tree.sequential_note();
+  c.boot_partition = tree.boot_partition();
+  c.root_note = tree.root_note();
+  c.options.boot_dir = tree.boot_dir();
+  c.options.root_dir = tree.root_dir();
+  c.options.board = o.board;
+  c.options.usb_ids = o.usb_ids;
+  c.options.scan_usb = false;  // the image is not this machine's disk
+  c.report = boot::check_boot(c.options);
+  for (auto& f : c.report.findings) {
+    f.message = tree.named(f.message);
+    f.fix = tree.named(f.fix);
+  }
+  for (auto& e : c.report.layout.evidence) e = tree.named(e);
+  c.options.boot_dir = tree.named(tree.boot_dir().string());
+  if (tree.root_dir()) c.options.root_dir = tree.named(tree.root_dir()->string());
+  c.stats = tree.stats();
+  return c;
+}
+
+nlohmann::json image_check_json(const ImageCheckOptions& o, const ImageCheck& c) {
+  nlohmann::json j = boot::check_json(c.options, c.report);
+  j["image"] = {{"path", o.image},
+                {"format", c.format},
+                {"random_access", c.random_access},
+                {"note", c.note},
+                {"boot_partition", c.boot_partition},
+                {"root_read", c.root_note.empty()},
+                {"blocks_total", c.stats.blocks_total},
+                {"blocks_decoded", c.stats.blocks_decoded},
+                {"bytes_decoded", c.stats.bytes_decoded}};
+  return j;
+}
+
+}  // namespace piprov::provision

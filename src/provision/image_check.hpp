@@ -1,0 +1,86 @@
+#pragma once
+// `piprov boot check IMAGE` (issue 27 item 3): boot check of an image file
+// (.img, .img.xz, .zst, ...) without a disk and without a copy of the image:
+// its boot partition (the first FAT partition) and the files boot check reads
+// from its root file system are read through the image reader
+// (image/image_reader.hpp, image/image_fs.hpp) into a private temporary
+// directory, checked with boot::check_boot() as a disk written from the
+// image would be, and removed. Nothing is written to the image.
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "boot/check.hpp"
+#include "core/board.hpp"
+#include "image/image_reader.hpp"
+
+namespace piprov::provision {
+
+/// The boot partition (the first FAT partition; its used clusters) and the root files
+/// boot check and boot patch read (/etc, os-release, the dpkg status, the apt
+/// hook's files) of IMAGE, read through the image reader into a private
+/// temporary directory, removed on destruction. Throws Error{Usage} when
+/// IMAGE cannot be opened or has no FAT partition, Error{Io} when mtools
+/// cannot read it, and what the reader throws (a corrupt block: its offset).
+class ImageTree {
+ public:
+  explicit ImageTree(const std::string& image);
+  ~ImageTree();
+  ImageTree(const ImageTree&) = delete;
+  ImageTree& operator=(const ImageTree&) = delete;
+
+  const std::filesystem::path& boot_dir() const { return boot_dir_; }
+  /// The root files; nullopt when the image has no ext2/3/4 root fs (root_note() says why).
+  const std::optional<std::filesystem::path>& root_dir() const { return root_dir_; }
+  unsigned boot_partition() const { return boot_partition_; }
+  const std::string& root_note() const { return root_note_; }
+  const std::string& format() const { return format_; }
+  bool random_access() const { return random_access_; }
+  const std::string& sequential_note() const { return note_; }
+  /// "dos" or "gpt", and the image's MBR disk identifier ("4ec8ea53") or "" for GPT.
+  const std::string& scheme() const { return scheme_; }
+  const std::string& disk_id() const { return disk_id_; }
+  image::ReaderStats stats() const { return reader_->stats(); }
+  /// `text` with the temporary directories named as "IMAGE partition N" and "IMAGE root fs".
+  std::string named(std::string text) const;
+
+ private:
+  std::string image_;
+  std::unique_ptr<image::ImageReader> reader_;
+  std::filesystem::path tmp_, boot_dir_;
+  std::optional<std::filesystem::path> root_dir_;
+  unsigned boot_partition_ = 0;
+  std::string root_note_, format_, note_, scheme_, disk_id_;
+  bool random_access_ = false;
+};
+
+struct ImageCheckOptions {
+  std::string image;
+  std::optional<PiBoard> board;      ///< --board; nullopt = default_board()
+  std::vector<std::string> usb_ids;  ///< --usb-id
+};
+
+struct ImageCheck {
+  boot::CheckReport report;    ///< findings and layout; paths name "IMAGE partition N" and "IMAGE root fs"
+  boot::CheckOptions options;  ///< what check_boot() ran with (its temporary directories are gone)
+  image::ReaderStats stats;    ///< what the reader decoded
+  std::string format;          ///< "xz", "raw", ...
+  bool random_access = false;
+  std::string note;             ///< the reader's sequential_note(), "" for a random-access image
+  unsigned boot_partition = 0;  ///< its number (1-based)
+  std::string root_note;        ///< why the root fs was not read ("" when it was)
+};
+
+/// Checks IMAGE. Throws Error{Usage} when IMAGE cannot be opened or has no
+/// FAT partition, Error{Io} when mtools cannot read its boot partition, and
+/// what the reader throws (a corrupt block: its offset).
+ImageCheck check_image(const ImageCheckOptions& o);
+
+/// `boot check IMAGE --json`: check_json() plus "image": {path, format,
+/// random_access, note, boot_partition, root_read, blocks_total,
+/// blocks_decoded, bytes_decoded}.
+nlohmann::json image_check_json(const ImageCheckOptions& o, const ImageCheck& c);
+
+}  // namespace piprov::provision

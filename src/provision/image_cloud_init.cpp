@@ -1,0 +1,80 @@
+#include "provision/image_cloud_init.hpp"
+
+#include <regex>
+
+#include "core/strings.hpp"
+#include "image/image_fs.hpp"
+
+namespace piprov::provision {
+
+std::string upstream_version(const std::string& debian_version) {
+  std::string v = debian_version;
+  if (auto colon = v.find(':'); colon != std::string::npos) v = v.substr(colon + 1);
+  if (auto dash = v.rfind('-'); dash != std::string::npos) v = v.substr(0, dash);
+  static const std::regex lead("^[0-9]+(\\.[0-9]+)*");
+  std::smatch m;
+  return std::regex_search(v, m, lead) ? m.str(0) : "";
+}
+
+int compare_versions(const std::string& a, const std::string& b) {
+  auto as = split(a, '.'), bs = split(b, '.');
+  for (std::size_t i = 0; i < std::max(as.size(), bs.size()); ++i) {
+    const long x = i < as.size() && !as[i].empty() ? std::stol(std::string(as[i])) : 0;
+    const long y = i < bs.size() && !bs[i].empty() ? std::stol(std::string(bs[i])) : 0;
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+std::string dpkg_installed_version(const std::string& status, const std::string& package) {
+  std::string name, version, state;
+  auto done = [&]() { return name == package && state == "install ok installed"; };
+  for (const auto& raw : split(status + "\n", '\n')) {
+    const std::string line(raw);
+    if (line.empty()) {
+      if (done()) return version;
+      name.clear(), version.clear(), state.clear();
+    } else if (line.rfind("Package:", 0) == 0) {
+      name = std::string(trim(line.substr(8)));
+    } else if (line.rfind("Version:", 0) == 0) {
+      version = std::string(trim(line.substr(8)));
+    } else if (line.rfind("Status:", 0) == 0) {
+      state = std::string(trim(line.substr(7)));
+    }
+  }
+  return done() ? version : "";
+}
+
+std::shared_ptr<const ImageCloudInit> read_image_cloud_init(const std::string& path) {
+  auto out = std::make_shared<ImageCloudInit>();
+  out->image = path;
+  auto reader = image::open_image_reader(path);
+  if (!reader->random_access()) {
+    out->note = reader->sequential_note() + "; its root file system was not read";
+    return out;
+  }
+  std::string why;
+  auto root = image::open_root_fs(*reader, &why);
+  if (!root) {
+    out->note = why;
+    return out;
+  }
+  const std::string status = root->read_file("/var/lib/dpkg/status", 64u << 20).value_or("");
+  out->cloud_init_version = upstream_version(dpkg_installed_version(status, "cloud-init"));
+  if (out->cloud_init_version.empty()) {
+    static const std::regex v("__VERSION__\\s*=\\s*[\"']([^\"']+)[\"']");
+    const std::string py = root->read_file("/usr/lib/python3/dist-packages/cloudinit/version.py", 1 << 16).value_or("");
+    std::smatch m;
+    if (std::regex_search(py, m, v)) out->cloud_init_version = m.str(1);
+  }
+  for (const char* pkg : {"netplan.io", "libnetplan1", "libnetplan0"})
+    if (out->netplan_version.empty()) out->netplan_version = upstream_version(dpkg_installed_version(status, pkg));
+  out->schema_text = root->read_file(kImageSchemaPath, 16u << 20).value_or("");
+  if (out->schema_text.empty())
+    out->note = out->cloud_init_version.empty()
+                    ? "the image has no cloud-init (no cloud-init in /var/lib/dpkg/status, no cloudinit/version.py)"
+                    : "the image's cloud-init " + out->cloud_init_version + " has no " + kImageSchemaPath;
+  return out;
+}
+
+}  // namespace piprov::provision

@@ -1,0 +1,50 @@
+#pragma once
+// The cloud-init and netplan an image will run (issue 27): read from the
+// image's root file system through the random-access reader
+// (image/image_fs.hpp), before anything is written, so a seed is judged by
+// the node's own cloud-init, not by the workstation's.
+// - the cloud-init version: the dpkg status entry of package `cloud-init`
+//   (var/lib/dpkg/status, deb-control(5) fields Package/Status/Version),
+//   else `__VERSION__` of cloudinit/version.py;
+// - its user-data schema, where the cloud-init package installs it:
+//   usr/lib/python3/dist-packages/cloudinit/config/schemas/schema-cloud-config-v1.json;
+// - the netplan version: dpkg status `netplan.io`, else `libnetplan1`/`libnetplan0`.
+#include <memory>
+#include <string>
+
+namespace piprov::provision {
+
+/// Where Debian's and Ubuntu's cloud-init package installs its user-data schema.
+inline constexpr const char* kImageSchemaPath =
+    "/usr/lib/python3/dist-packages/cloudinit/config/schemas/schema-cloud-config-v1.json";
+
+struct ImageCloudInit {
+  std::string image;               ///< IMAGE as given
+  std::string cloud_init_version;  ///< upstream version ("24.1", from "24.1.3-0ubuntu3"), "" when none
+  std::string netplan_version;     ///< upstream version ("1.0", "0.103"), "" when none
+  std::string schema_text;         ///< the schema file's text, "" when the image gives none
+  /// Why the image gives no schema ("gzip is sequential: ...", "the image has no
+  /// cloud-init (no cloud-init in var/lib/dpkg/status, no cloudinit/version.py)"), "" when it does.
+  std::string note;
+  bool has_schema() const { return !schema_text.empty(); }
+};
+
+/// The cloud-init of IMAGE. A sequential-only image (image_reader.hpp) is not
+/// read (its root file system lies behind most of its bytes): note says so.
+/// Throws Error{Usage} when IMAGE cannot be opened (missing, unsupported
+/// format) or a file in it is damaged, Error{Io} on read errors.
+std::shared_ptr<const ImageCloudInit> read_image_cloud_init(const std::string& image);
+
+/// The upstream version of a Debian package version: epoch and Debian
+/// revision removed, then the leading digits-and-dots ("1:25.2-0ubuntu1~24.04.1"
+/// -> "25.2", "0.103-0ubuntu5~20.04.6" -> "0.103"). Debian Policy 5.6.12.
+std::string upstream_version(const std::string& debian_version);
+
+/// Compares dotted numeric versions ("0.99" < "0.103" < "1.0"): <0, 0, >0.
+int compare_versions(const std::string& a, const std::string& b);
+
+/// The Version of `package` in a dpkg status file's text when its Status is
+/// "install ok installed"; "" when absent.
+std::string dpkg_installed_version(const std::string& status, const std::string& package);
+
+}  // namespace piprov::provision

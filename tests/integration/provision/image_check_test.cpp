@@ -1,0 +1,140 @@
+// `piprov boot check IMAGE` (issue 27 item 3): the .img.xz of
+// scripts/make-test-image.sh's Ubuntu 20.04, 24.04 and 26.04 A/B layouts is
+// checked through the image reader and gives the layout and findings of
+// `boot check` on a disk written from it (a loop device; its boot partition
+// copied out with mtools, its root fs mounted read-only); the image is not changed.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/testsupport.hpp"
+
+namespace fs = std::filesystem;
+using piprov::test::q;
+using piprov::test::run;
+using piprov::test::TempDir;
+
+namespace {
+
+/// What must be the same on the image and on the disk: each finding's rule, severity, line and key.
+std::vector<std::string> image_check_findings(const nlohmann::json& j) {
+  std::vector<std::string> out;
+  for (const auto& f : j["findings"])
+    out.push_back(f["rule"].get<std::string>() + " " + f["severity"].get<std::string>() + " " + f["line"].dump() + " " +
+                  f["key"].dump());
+  return out;
+}
+
+}  // namespace
+
+TEST(BootCheckImage, GivesTheLayoutAndFindingsOfADiskWrittenFromIt) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("mcopy");
+  for (const char* layout : {"focal", "noble", "resolute"}) {
+    SCOPED_TRACE(layout);
+    TempDir d("piprov-image-check");
+    const fs::path img = d.path / "image.img";
+    if (auto why = piprov::test::make_test_image(img, 64, layout); !why.empty()) PIPROV_SKIP(why);
+    const std::string xz = img.string() + ".xz";
+    const std::string sum_before = run("sha256sum < " + q(xz)).out;
+
+    auto on_image = run(piprov::test::piprov_bin() + " boot check --json " + q(xz));
+    ASSERT_TRUE(on_image.exit_code == 0 || on_image.exit_code == 1) << on_image.err;
+    const auto ji = nlohmann::json::parse(on_image.out);
+    EXPECT_EQ(run("sha256sum < " + q(xz)).out, sum_before) << "boot check IMAGE writes nothing";
+
+    // The disk written from it: the image's decoded bytes (the .img the .xz was made from) on a loop device.
+    piprov::test::LoopDevice disk(img, fs::file_size(img), true);
+    // make-test-image.sh's layout: p1 at sector 2048, p2 at 526336 (read by offset: no wait for udev's nodes).
+    piprov::test::Mount root(disk.path, d.path / "root", "ext4", "ro,offset=" + std::to_string(526336ull * 512));
+    ASSERT_NO_FATAL_FAILURE(piprov::test::copy_fat_out(disk.path + "@@1M", d.path / "boot"));
+    auto on_disk = run(piprov::test::piprov_bin() + " boot check --json " + q((d.path / "boot").string()) + " --root " +
+                       q(root.dir.string()));
+    ASSERT_TRUE(on_disk.exit_code == 0 || on_disk.exit_code == 1) << on_disk.err;
+    const auto jd = nlohmann::json::parse(on_disk.out);
+
+    EXPECT_EQ(on_image.exit_code, on_disk.exit_code);
+    EXPECT_EQ(ji["layout"], jd["layout"]);
+    EXPECT_EQ(image_check_findings(ji), image_check_findings(jd));
+    EXPECT_EQ(ji["summary"], jd["summary"]);
+    EXPECT_FALSE(image_check_findings(ji).empty());
+    // What the reader decoded: the boot partition's files and the root files read, not the free space.
+    const auto& info = ji["image"];
+    EXPECT_EQ(info["format"], "xz");
+    EXPECT_TRUE(info["random_access"].get<bool>());
+    EXPECT_TRUE(info["root_read"].get<bool>());
+    EXPECT_EQ(info["boot_partition"], 1);
+    EXPECT_GT(info["blocks_decoded"].get<std::uint64_t>(), 0u);
+    EXPECT_LT(info["blocks_decoded"].get<std::uint64_t>(), info["blocks_total"].get<std::uint64_t>());
+    // The 256 MiB boot partition holds about 25 MiB of files: its free clusters are not decoded.
+    EXPECT_LT(info["bytes_decoded"].get<std::uint64_t>(), 128ull << 20);
+  }
+}
+
+TEST(BootCheckImage, RefusesRootAndDeviceAndAnImageWithoutAFatPartition) {
+  TempDir d("piprov-image-check-bad");
+  piprov::test::write_file(d.path / "zeros.img", std::string(1 << 20, '\0'));
+  auto none = run(piprov::test::piprov_bin() + " boot check " + q((d.path / "zeros.img").string()));
+  EXPECT_EQ(none.exit_code, 2) << none.err;
+  EXPECT_NE(none.err.find("has no FAT partition (no partition table"), std::string::npos) << none.err;
+  auto root = run(piprov::test::piprov_bin() + " boot check " + q((d.path / "zeros.img").string()) + " --root /");
+  EXPECT_EQ(root.exit_code, 2) << root.err;
+  EXPECT_NE(root.err.find("--root is for a mounted BOOT_DIR"), std::string::npos) << root.err;
+}
+
+// provision --dry-run: the whole plan of each disk, no byte of any disk changed, the real run's exit code and checks.
+TEST(ProvisionDryRun, PrintsEachDisksPlanTouchesNoDiskAndExitsAsTheRealRun) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_SHARED("cloud-init/09-user-data-rpi-module-cloud-init-25.2", user_data);
+  TempDir d("piprov-dry-run");
+  const fs::path img = d.path / "image.img", img241 = d.path / "image241.img";
+  if (auto why = piprov::test::make_test_image(img, 64, "noble", "25.2"); !why.empty()) PIPROV_SKIP(why);
+  if (auto why = piprov::test::make_test_image(img241, 64, "noble", "24.1"); !why.empty()) PIPROV_SKIP(why);
+  piprov::test::LoopDevice a(d.path / "a.disk", 400ull << 20), b(d.path / "b.disk", 400ull << 20);
+  for (const auto* disk : {&a, &b})
+    ASSERT_EQ(run("yes piprov-untouched | head -c 4194304 | dd of=" + q(disk->path) + " bs=1M conv=fsync status=none")
+                  .exit_code,
+              0);
+  ASSERT_EQ(run("cp --sparse=always " + q((d.path / "a.disk").string()) + " " + q((d.path / "a.before").string()) +
+                " && cp --sparse=always " + q((d.path / "b.disk").string()) + " " + q((d.path / "b.before").string()))
+                .exit_code,
+            0);
+  const std::string provision = "timeout 600 " + piprov::test::piprov_bin() + " provision --yes --progress none ";
+  const std::string options =
+      " " + a.path + " " + b.path + " --hostname n{1..2} --user-data " + q(user_data.string()) + " --json";
+
+  auto refused = run(provision + "--dry-run " + q(img241.string() + ".xz") + options);
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("cloud-init 24.1 schema, read from the image"), std::string::npos) << refused.err;
+
+  auto dry = run(provision + "--dry-run " + q(img.string() + ".xz") + options);
+  ASSERT_EQ(dry.exit_code, 0) << dry.out << dry.err;
+  const auto plan = nlohmann::json::parse(dry.out);
+  EXPECT_EQ(plan["schema"], "piprov.provision.dry-run/1");
+  ASSERT_EQ(plan["targets"].size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& t = plan["targets"][i];
+    EXPECT_EQ(t["target"], i == 0 ? a.path : b.path);
+    EXPECT_NE(t["disk_id"].get<std::string>().find("MBR disk identifier 4ec8ea53 -> a new random one"),
+              std::string::npos);
+    const std::string ud = t["seed_files"]["user-data"];
+    EXPECT_NE(ud.find("rpi:"), std::string::npos) << ud;
+    EXPECT_NE(ud.find("hostname: \"n" + std::to_string(i + 1) + "\""), std::string::npos) << ud;
+    EXPECT_NE(t["seed_files"]["meta-data"].get<std::string>().find("local-hostname: \"n" + std::to_string(i + 1)),
+              std::string::npos);
+  }
+  EXPECT_EQ(plan["patch"]["summary"], "nothing to do: Ubuntu 24.04 LTS boots from USB as shipped");
+  EXPECT_EQ(plan["exit_code"], 0);
+  EXPECT_GT(plan["decoded"]["blocks_decoded"].get<std::uint64_t>(), 0u);
+  for (const char* disk : {"a", "b"})
+    EXPECT_EQ(run("cmp " + q((d.path / (std::string(disk) + ".disk")).string()) + " " +
+                  q((d.path / (std::string(disk) + ".before")).string()))
+                  .exit_code,
+              0)
+        << disk << ": the dry run changed the disk";
+
+  auto real = run(provision + q(img.string() + ".xz") + options);
+  EXPECT_EQ(real.exit_code, dry.exit_code) << real.err;
+  const auto done = nlohmann::json::parse(real.out);
+  for (std::size_t i = 0; i < 2; ++i)
+    EXPECT_EQ(image_check_findings(done["targets"][i]), image_check_findings(plan["targets"][i]["check"])) << i;
+}
