@@ -24,7 +24,7 @@ namespace {
 // mtools without its geometry check (it would otherwise refuse a FAT whose
 // geometry it does not like: mtools manual, MTOOLS_SKIP_CHECK); run as core/process runs every program.
 std::pair<int, std::string> run_tool(const std::vector<std::string>& argv) {
-  ProgramResult r = run_program(argv, {.env = {"MTOOLS_SKIP_CHECK=1"}, .capture_stdout = false});
+  ProgramResult r = run_program(argv, {.env = {"MTOOLS_SKIP_CHECK=1"}, .capture_stdout = false, .input = {}});
   return {r.exit_code, r.err};
 }
 

@@ -4,7 +4,9 @@
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cerrno>
+#include <span>
 #include <string_view>
 
 #include "core/error.hpp"
@@ -65,7 +67,16 @@ ProgramResult run_program(const std::vector<std::string>& argv, const ProgramOpt
 
   posix_spawn_file_actions_t actions;
   ::posix_spawn_file_actions_init(&actions);
-  ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  UniqueFd infd;
+  if (!opts.input.empty()) {
+    infd = capture_file();
+    FdResult w = write_fd_full(infd.get(), std::as_bytes(std::span(opts.input.data(), opts.input.size())));
+    if (w.err) throw io_error("cannot write a temporary file in /tmp", w.err);
+    ::lseek(infd.get(), 0, SEEK_SET);
+    ::posix_spawn_file_actions_adddup2(&actions, infd.get(), 0);
+  } else {
+    ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  }
   if (outfd)
     ::posix_spawn_file_actions_adddup2(&actions, outfd.get(), 1);
   else
@@ -89,6 +100,15 @@ ProgramResult run_program(const std::vector<std::string>& argv, const ProgramOpt
   r.err = read_back(errfd.get(), "the standard error of " + argv[0]);
   while (!r.err.empty() && (r.err.back() == '\n' || r.err.back() == ' ')) r.err.pop_back();
   if (outfd) r.out = read_back(outfd.get(), "the output of " + argv[0]);
+  return r;
+}
+
+ProgramResult run_program_or_throw(const std::vector<std::string>& argv, const std::vector<int>& ok_codes,
+                                   std::string_view input) {
+  ProgramResult r = run_program(argv, {.env = {}, .capture_stdout = true, .input = std::string(input)});
+  if (r.exit_code != 0 && std::find(ok_codes.begin(), ok_codes.end(), r.exit_code) == ok_codes.end())
+    throw Error(ErrorKind::Io,
+                "`" + command_line(argv) + "` failed (exit " + std::to_string(r.exit_code) + "): " + r.err);
   return r;
 }
 

@@ -1,13 +1,15 @@
 #pragma once
-// The one way piprov runs another program (mtools, vcgencmd): argv without a
-// shell, started with posix_spawnp() (safe while other threads run: a child
-// forked from a threaded process may only call async-signal-safe functions,
-// POSIX fork() "Application Usage"), stdin on /dev/null, stdout and stderr
-// captured through unlinked temp files (no pipe to drain, no deadlock on a
-// chatty child). The child runs in its own process group, so Ctrl-C at the
+// The one way piprov runs another program (mtools, vcgencmd, e2fsck,
+// resize2fs, sfdisk, losetup): argv without a shell, started with
+// posix_spawnp() (safe while other threads run: a child forked from a
+// threaded process may only call async-signal-safe functions, POSIX fork()
+// "Application Usage"), stdin on /dev/null or fed from a string, stdout and
+// stderr captured through unlinked temp files (no pipe to drain, no deadlock
+// on a chatty child). The child runs in its own process group, so Ctrl-C at the
 // terminal reaches piprov alone: piprov decides what an interrupt means and
 // says so, and the child's own complaint about SIGINT never reaches the user.
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace piprov {
@@ -18,6 +20,7 @@ struct ProgramOptions {
   /// process's environment, copied before the spawn).
   std::vector<std::string> env;
   bool capture_stdout = false;  ///< keep stdout in ProgramResult::out (else /dev/null)
+  std::string input;            ///< fed to its stdin ("" = /dev/null)
 };
 
 /// How a program ended.
@@ -33,6 +36,11 @@ struct ProgramResult {
 /// Error{Io} when the child cannot be made (fork/exec resources, temp files);
 /// a missing program is exit_code 127 with err "NAME: command not found".
 ProgramResult run_program(const std::vector<std::string>& argv, const ProgramOptions& opts = {});
+
+/// run_program() with stdout captured and `input` on stdin; throws Error{Io}
+/// "`CMD` failed (exit N): STDERR" unless the exit code is 0 or one of `ok_codes`.
+ProgramResult run_program_or_throw(const std::vector<std::string>& argv, const std::vector<int>& ok_codes = {},
+                                   std::string_view input = {});
 
 /// "mcopy -i /dev/sdb1 ::/ /tmp/x" for messages (arguments joined by spaces).
 std::string command_line(const std::vector<std::string>& argv);

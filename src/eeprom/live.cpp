@@ -11,7 +11,7 @@ namespace piprov::eeprom {
 namespace {
 // Runs `prog arg`, returns {exit status, stdout}; 127 when it cannot be found.
 std::pair<int, std::string> run(const std::string& prog, const char* arg) {
-  ProgramResult r = run_program({prog, arg}, {.env = {}, .capture_stdout = true});
+  ProgramResult r = run_program({prog, arg}, {.env = {}, .capture_stdout = true, .input = {}});
   return {r.exit_code, r.out};
 }
 }  // namespace

@@ -11,6 +11,7 @@
 #include "boot/fat_tools.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
+#include "core/file.hpp"
 #include "image/fat_map.hpp"
 #include "image/image_fs.hpp"
 #include "image/scan.hpp"
@@ -105,10 +106,7 @@ ImageTree::ImageTree(const std::string& image) : image_(image) {
                                       "): not a Raspberry Pi image, whose boot partition is FAT");
   }
   boot_partition_ = boot->number;
-  std::string tmpl = (fs::temp_directory_path() / "piprov-image-XXXXXX").string();
-  if (!::mkdtemp(tmpl.data()))
-    throw io_error("cannot make a temporary directory in " + fs::temp_directory_path().string(), errno);
-  tmp_ = tmpl;
+  tmp_ = make_temp_dir("image");
   try {
     boot_dir_ = tmp_ / "boot";
     {

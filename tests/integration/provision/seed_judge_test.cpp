@@ -9,6 +9,7 @@
 #include <map>
 
 #include "provision/cloud_init.hpp"
+#include "provision/ip_value.hpp"
 #include "provision/image_cloud_init.hpp"
 #include "provision/seed_check.hpp"
 #include "support/testsupport.hpp"
@@ -129,9 +130,9 @@ TEST_F(SeedJudge, PiprovsOwnGatewaySeedPassesEveryImage) {
   n.user = "admin";
   n.ssh_keys = {"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE3Qq0fJmPZ3hMZb5bN2V2cUQjx3nY2mVfM7wqkE1Q8b admin@ws"};
   n.timezone = "Europe/Berlin";
-  n.address = "192.168.1.11/24";
-  n.gateway = "192.168.1.1";
-  n.dns = {"192.168.1.1"};
+  n.address = piprov::provision::IpValue::parse("192.168.1.11/24");
+  n.gateway = piprov::provision::IpValue::parse("192.168.1.1");
+  n.dns = {*piprov::provision::IpValue::parse("192.168.1.1")};
   const std::string user_data = piprov::provision::build_user_data(n);
   const std::string network = piprov::provision::build_network_config(n);
   ASSERT_NE(network.find("192.168.1.1"), std::string::npos) << network;

@@ -17,8 +17,8 @@ namespace piprov {
 namespace {
 
 TEST(Process, CapturesStdoutStderrAndTheExitStatus) {
-  ProgramResult r =
-      run_program({"sh", "-c", "echo out; echo 'err line' >&2; exit 3"}, {.env = {}, .capture_stdout = true});
+  ProgramResult r = run_program({"sh", "-c", "echo out; echo 'err line' >&2; exit 3"},
+                                {.env = {}, .capture_stdout = true, .input = {}});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.out, "out\n");
   EXPECT_EQ(r.err, "err line");  // trailing newline removed
@@ -38,7 +38,7 @@ TEST(Process, SetsTheEnvironmentItIsGivenAndKeepsTheRest) {
   ::setenv("PIPROV_PROCESS_TEST_KEPT", "kept", 1);
   ::setenv("PIPROV_PROCESS_TEST_SET", "old", 1);
   ProgramResult r = run_program({"sh", "-c", "echo $PIPROV_PROCESS_TEST_KEPT $PIPROV_PROCESS_TEST_SET"},
-                                {.env = {"PIPROV_PROCESS_TEST_SET=new"}, .capture_stdout = true});
+                                {.env = {"PIPROV_PROCESS_TEST_SET=new"}, .capture_stdout = true, .input = {}});
   EXPECT_EQ(r.out, "kept new\n");
   ::unsetenv("PIPROV_PROCESS_TEST_KEPT");
   ::unsetenv("PIPROV_PROCESS_TEST_SET");
@@ -47,7 +47,7 @@ TEST(Process, SetsTheEnvironmentItIsGivenAndKeepsTheRest) {
 TEST(Process, TheChildHasItsOwnProcessGroupSoCtrlCReachesPiprovAlone) {
   // $$ is the shell's pid; in its own group its pgid (field 5 of /proc/PID/stat, proc(5)) equals it.
   ProgramResult r = run_program({"sh", "-c", "g=$(cut -d' ' -f5 /proc/$$/stat); echo $(( g == $$ )) $g"},
-                                {.env = {}, .capture_stdout = true});
+                                {.env = {}, .capture_stdout = true, .input = {}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.substr(0, 2), "1 ") << r.out;
   EXPECT_NE(std::stol(r.out.substr(2)), static_cast<long>(::getpgrp()));
@@ -75,6 +75,21 @@ TEST(TempDirHelper, MakesAPrivateDirectoryNamedForItsUse) {
   EXPECT_EQ(std::filesystem::status(a).permissions(), std::filesystem::perms::owner_all);
   std::filesystem::remove(a);
   std::filesystem::remove(b);
+}
+
+}  // namespace
+}  // namespace piprov
+
+namespace piprov {
+namespace {
+
+TEST(Process, FeedsStdinAndThrowsOnAFailureNotAllowed) {
+  ProgramResult r = run_program_or_throw({"sh", "-c", "tr a-z A-Z; exit 1"}, {1}, "piprov\n");
+  EXPECT_EQ(r.exit_code, 1);  // allowed by ok_codes
+  EXPECT_EQ(r.out, "PIPROV\n");
+  test::expect_error(ErrorKind::Io, "`sh -c echo nope >&2; exit 2` failed (exit 2): nope", [] {
+    run_program_or_throw({"sh", "-c", "echo nope >&2; exit 2"});
+  });
 }
 
 }  // namespace
