@@ -65,8 +65,9 @@ TEST_P(BackupFormats, BackupThenWriteGivesTheSameFilesAndDecodesOnlyWhatIsWritte
   EXPECT_EQ(read_file(out + ".sha256"), j["sha256"].get<std::string>() + "  b" + GetParam() + "\n");
 
   auto dst = patterned_loop(tmp.path / "dst");
-  auto w = write_json(out, dst->path);
+  auto w = write_json(out, dst->path, "--sha256-file " + q(out + ".sha256"));
   ASSERT_TRUE(w.contains("decode")) << w.dump();
+  EXPECT_EQ(w["sha256"], j["sha256"]);
   if (GetParam() != ".img") {  // independent blocks/frames: some wholly in free space are never decoded
     EXPECT_GT(w["decode"]["units_not_decoded"].get<std::uint64_t>(), 0u) << w.dump();
   }
