@@ -32,6 +32,9 @@ void add_backup_command(CLI::App& app, Globals&, int&) {
   cmd->add_flag("--force", a->opts.force,
                 "Back up a file system marked with errors or needing journal recovery (read in full) instead of "
                 "refusing");
+  cmd->add_flag("--shrink", a->opts.shrink,
+                "Shrink the last ext2/3/4 partition to its minimum plus 3% in the image (never on DISK); the summary "
+                "says whether it grows back on first boot");
   cmd->add_flag("--json", a->json, "Print the result as JSON on stdout");
   cmd->callback([a] {
     ProgressRenderer progress(resolve_on_stderr(a->progress));

@@ -17,6 +17,7 @@
 #include "image/disk_reader.hpp"
 #include "image/ext_map.hpp"
 #include "keep/encoder.hpp"
+#include "keep/shrink.hpp"
 
 namespace piprov::keep {
 
@@ -91,6 +92,71 @@ std::string backup_limit(const BackupResult& r) {
                      r.encode_threads);
 }
 
+/// One read of a disk (or the shrunk copy) into an encoder: the used pieces
+/// through a ReaderFeed, wholly free ones as zeros.
+struct BackupPass {
+  const BackupOptions& o;
+  BackupClock::time_point t0;
+  bool first = true;
+  double read_wait = 0;
+  std::uint64_t read_bytes = 0;  ///< from the disk (the first pass)
+  unsigned threads = 0;
+
+  void run(image::ImageReader& reader, const image::SkipFilter& filter, Encoder& enc) {
+    const std::uint64_t size = reader.size();
+    auto report = [&](ProgressEvent::Kind kind, std::uint64_t done) {
+      if (!o.progress) return;
+      ProgressEvent e;
+      e.kind = kind;
+      e.phase = Phase::Write;
+      e.done = double(done);
+      e.total = double(size);
+      e.elapsed_s = backup_seconds_since(t0);
+      e.target = o.out;
+      o.progress(e);
+    };
+    image::ReaderFeed feed(reader, &filter.map(), o.threads);
+    report(ProgressEvent::Kind::Begin, 0);
+    std::vector<std::byte> buf(4u << 20), zeros(4u << 20);
+    for (std::uint64_t at = 0; at < size;) {
+      auto w0 = BackupClock::now();
+      const std::size_t n = feed.fill(buf, at);
+      read_wait += backup_seconds_since(w0);
+      if (n == 0) break;
+      if (feed.wholly_skipped(at, n))
+        enc.zeros(std::span<const std::byte>(zeros.data(), n));
+      else
+        enc.write(std::span<const std::byte>(buf.data(), n));
+      at += n;
+      report(ProgressEvent::Kind::Update, at);
+    }
+    enc.finish();
+    report(ProgressEvent::Kind::End, size);
+    if (first) read_bytes = feed.stats().bytes_decoded;
+    threads = feed.threads();
+  }
+};
+
+/// The last pass: into OUT (a temporary file renamed when complete), then OUT.sha256.
+void encode_out(const BackupOptions& o, OutFormat f, image::ImageReader& reader, const image::SkipFilter& filter,
+                BackupPass& pass, BackupResult& r) {
+  AtomicFile file(o.out);
+  OutSink sink(file.fd(), o.out);
+  auto enc = make_encoder(f, sink, o.threads, unit_bytes_for(reader.size()));
+  pass.run(reader, filter, *enc);
+  file.commit();
+  r.image_bytes = reader.size();
+  r.sha256 = sink.sha256();
+  r.out_bytes = sink.bytes();
+  r.sha256_file = o.out + ".sha256";
+  atomic_write(r.sha256_file, r.sha256 + "  " + fs::path(o.out).filename().string() + "\n");
+  r.read_bytes = pass.read_bytes;
+  r.read_wait_seconds = pass.read_wait;
+  r.encode_seconds = enc->busy_seconds();
+  r.read_threads = pass.threads;
+  r.encode_threads = enc->threads();
+}
+
 }  // namespace
 
 BackupResult run_backup(const BackupOptions& o) {
@@ -116,50 +182,27 @@ BackupResult run_backup(const BackupOptions& o) {
   r.note = filter.note();
   refuse_damaged(r.partitions, o.disk, o.force);
 
-  AtomicFile file(o.out);
-  OutSink sink(file.fd(), o.out);
-  auto enc = make_encoder(f, sink, o.threads, unit_bytes_for(r.disk_bytes));
   const auto t0 = BackupClock::now();
-  image::ReaderFeed feed(*reader, &filter.map(), o.threads);
-  auto report = [&](ProgressEvent::Kind kind, std::uint64_t done) {
-    if (!o.progress) return;
-    ProgressEvent e;
-    e.kind = kind;
-    e.phase = Phase::Write;
-    e.done = double(done);
-    e.total = double(r.disk_bytes);
-    e.elapsed_s = backup_seconds_since(t0);
-    e.target = o.out;
-    o.progress(e);
-  };
-  report(ProgressEvent::Kind::Begin, 0);
-  std::vector<std::byte> buf(4u << 20), zeros(4u << 20);
-  for (std::uint64_t at = 0; at < r.disk_bytes;) {
-    auto w0 = BackupClock::now();
-    const std::size_t n = feed.fill(buf, at);
-    r.read_wait_seconds += backup_seconds_since(w0);
-    if (n == 0) break;
-    if (feed.wholly_skipped(at, n))
-      enc->zeros(std::span<const std::byte>(zeros.data(), n));
-    else
-      enc->write(std::span<const std::byte>(buf.data(), n));
-    at += n;
-    report(ProgressEvent::Kind::Update, at);
+  BackupPass pass{o, t0};
+  std::optional<AtomicFile> raw;  // --shrink: the used blocks, raw and sparse, removed at the end
+  if (o.shrink) {
+    raw.emplace(fs::absolute(o.out).parent_path() / (fs::path(o.out).filename().string() + ".shrink"));
+    OutSink raw_sink(raw->fd(), raw->temp_path().string());
+    auto raw_enc = make_encoder(OutFormat::Raw, raw_sink, 1, unit_bytes_for(r.disk_bytes));
+    pass.run(*reader, filter, *raw_enc);
+    reader.reset();
+    ShrinkResult sr = shrink_last_partition(raw->temp_path().string());
+    r.shrink_line = sr.line;
+    reader = image::open_disk_reader(raw->temp_path().string());
+    image::SkipFilter shrunk_filter(
+        [&reader](std::span<std::byte> out, std::uint64_t offset) { reader->read_at(out, offset); }, reader->size());
+    pass.first = false;
+    encode_out(o, f, *reader, shrunk_filter, pass, r);
+  } else {
+    encode_out(o, f, *reader, filter, pass, r);
   }
-  enc->finish();
-  file.commit();
-  r.sha256 = sink.sha256();
-  r.out_bytes = sink.bytes();
-  r.sha256_file = o.out + ".sha256";
-  atomic_write(r.sha256_file, r.sha256 + "  " + fs::path(o.out).filename().string() + "\n");
   r.seconds = backup_seconds_since(t0);
-  report(ProgressEvent::Kind::End, r.disk_bytes);
-  const image::FeedStats fs_stats = feed.stats();
-  r.read_bytes = fs_stats.bytes_decoded;
   r.skipped_bytes = filter.map().skipped_bytes();
-  r.encode_seconds = enc->busy_seconds();
-  r.read_threads = feed.threads();
-  r.encode_threads = enc->threads();
   r.limit = backup_limit(r);
   return r;
 }
@@ -174,6 +217,7 @@ std::string backup_summary(const BackupResult& r) {
     if (!p.full_reason.empty()) s += fmt::format("\npartition {}: {}: read in full", p.number, p.full_reason);
   }
   if (!r.note.empty()) s += fmt::format("\n{}: read in full", r.note);
+  if (!r.shrink_line.empty()) s += fmt::format("\n{} (image {})", r.shrink_line, format_bytes(r.image_bytes));
   s += fmt::format("\nspeed: {}\nsha256: {} ({})", r.limit, r.sha256, r.sha256_file);
   return s;
 }
@@ -196,6 +240,8 @@ nlohmann::json backup_result_json(const BackupResult& r) {
           {"read_bytes", r.read_bytes},
           {"skipped_bytes", r.skipped_bytes},
           {"out_bytes", r.out_bytes},
+          {"image_bytes", r.image_bytes},
+          {"shrink", r.shrink_line},
           {"sha256", r.sha256},
           {"sha256_file", r.sha256_file},
           {"seconds", r.seconds},

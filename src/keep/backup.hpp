@@ -23,6 +23,7 @@ struct BackupOptions {
   unsigned threads = 0;   ///< readers and encoder threads (0 = online CPUs)
   bool replace = false;   ///< --yes: replace an existing OUT
   bool force = false;     ///< --force: back up a file system marked with errors / needing recovery
+  bool shrink = false;    ///< --shrink: the last ext2/3/4 shrunk in the image (keep/shrink.hpp)
   ProgressSink progress;  ///< Phase::Write over the disk's bytes
 };
 
@@ -32,6 +33,8 @@ struct BackupResult {
   std::uint64_t read_bytes = 0;     ///< bytes read from the disk
   std::uint64_t skipped_bytes = 0;  ///< free space not read (zeros in OUT)
   std::uint64_t out_bytes = 0;      ///< OUT's size
+  std::uint64_t image_bytes = 0;    ///< OUT's decoded size (disk_bytes unless --shrink cut it)
+  std::string shrink_line;          ///< --shrink: what was shrunk, and whether it grows back
   std::string sha256;               ///< of OUT, as in OUT.sha256
   std::string sha256_file;          ///< OUT.sha256
   double seconds = 0;
@@ -49,8 +52,10 @@ struct BackupResult {
 /// DISK's partitions, an existing OUT without `replace`, a DISK with a
 /// mounted file system (a live backup is not supported: issue 28), a file
 /// system marked with errors or needing journal recovery unless `force`.
-/// OUT is written as OUT.partial and renamed when complete; on any error or
-/// Ctrl-C the partial file is removed. Throws Error{Io} (read or write
+/// OUT is written as a temporary file in OUT's directory (AtomicFile) and
+/// renamed when complete; on any error or Ctrl-C it is removed. With
+/// `shrink`, the used blocks first go into a sparse raw temporary file
+/// beside OUT, which shrink_last_partition() cuts, and that is encoded. Throws Error{Io} (read or write
 /// errors: a full output file system), Error{Interrupted}.
 BackupResult run_backup(const BackupOptions& o);
 
@@ -58,7 +63,7 @@ BackupResult run_backup(const BackupOptions& o);
 std::string backup_summary(const BackupResult& r);
 
 /// `piprov backup --json`: {"schema": "piprov.backup/1", "disk", "out", "format", "disk_bytes",
-/// "read_bytes", "skipped_bytes", "out_bytes", "sha256", "sha256_file", "seconds", "limit",
+/// "read_bytes", "skipped_bytes", "out_bytes", "image_bytes", "shrink", "sha256", "sha256_file", "seconds", "limit",
 /// "partitions": [{"number", "fs", "label", "size", "skipped_bytes", "full_reason"}], "note"}.
 nlohmann::json backup_result_json(const BackupResult& r);
 
