@@ -44,7 +44,7 @@ std::vector<ByteRange> fat_free_ranges(const FatLayout& l, std::span<const std::
 /// Most bytes of FAT copies a scan keeps in memory; a larger FAT is written in full.
 inline constexpr std::uint64_t kMaxFatBytes = 16u << 20;
 
-/// A FAT volume at `offset` (`size` bytes) of the stream: asks `cap` for its
+/// A FAT volume at `offset` (`size` bytes) of the image: asks `cap` for its
 /// boot sector, then its FATs.
 std::unique_ptr<FsScan> make_fat_scan(Capture& cap, std::uint64_t offset, std::uint64_t size);
 

@@ -155,6 +155,9 @@ std::size_t ReaderFeed::fill(std::span<std::byte> buf, std::uint64_t offset) {
     for (std::size_t k = first; k < need_.size() && units_[need_[k]].begin < e; ++k) {
       const ByteRange u = units_[need_[k]];
       if (u.end <= b) continue;
+      // The units before k are done with: releasing them first lets k start
+      // even when one thread or large blocks leave no room ahead.
+      if (k > consumed_) release_before(k);
       const Slot& s = wait_for(k);
       const std::uint64_t cb = std::max(b, u.begin), ce = std::min(e, u.end);
       std::memcpy(buf.data() + (cb - offset), s.data.data() + (cb - u.begin), ce - cb);

@@ -18,6 +18,7 @@
 #include "core/strings.hpp"
 #include "core/units.hpp"
 #include "image/checksum.hpp"
+#include "image/data_path.hpp"
 #include "image/fanout.hpp"
 #include "image/image_reader.hpp"
 #include "image/partitions.hpp"
@@ -39,16 +40,6 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kBuffers = 8;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-/// A block of zeros to compare with and to hash from.
-constexpr std::array<std::byte, 65536> kZeros{};
-
-/// Whether every byte of `b` is zero (memcmp against kZeros: vectorised).
-bool all_zero(std::span<const std::byte> b) {
-  for (std::size_t at = 0; at < b.size(); at += kZeros.size())
-    if (std::memcmp(b.data() + at, kZeros.data(), std::min(kZeros.size(), b.size() - at)) != 0) return false;
-  return true;
-}
 
 /// One target being written: its facts, writer, progress and outcome.
 struct Job {
@@ -134,15 +125,6 @@ std::vector<Job> open_jobs(const WriteOptions& o, std::vector<TargetInfo> infos,
   return jobs;
 }
 
-/// Where the fan-out's bytes come from: the stream decoder with the skip
-/// filter deciding on it, or the reader feed (only the blocks written).
-struct DataPath {
-  ProduceFn produce;
-  NoDataFn no_data;                   ///< ranges that go to the writers without their bytes
-  std::function<double()> fraction;   ///< of IMAGE read so far, for progress
-  std::optional<std::uint64_t> size;  ///< decoded bytes when known
-};
-
 /// The writer of one job, as a fan-out consumer. A failure is rethrown so the
 /// fan-out drops the target; `alive` counts writers still going.
 FanoutConsumeFn writer_of(Job& j, const std::function<double()>& fraction, std::atomic<std::size_t>& alive) {
@@ -156,54 +138,6 @@ FanoutConsumeFn writer_of(Job& j, const std::function<double()>& fraction, std::
       throw;
     }
   };
-}
-
-/// The stream decoder as a data path: each buffer goes through the skip
-/// filter before any consumer sees it.
-DataPath stream_path(Source& src, SkipFilter* filter) {
-  DataPath p;
-  p.size = src.size();
-  p.fraction = [&src] {
-    return static_cast<double>(src.input().consumed()) /
-           static_cast<double>(std::max<std::uint64_t>(1, src.input().size()));
-  };
-  p.produce = [&src, filter](std::span<std::byte> b, std::uint64_t offset) {
-    const std::size_t n = src.read_full(b);
-    if (filter) filter->decide({b.data(), n}, offset);
-    return n;
-  };
-  // A buffer of skipped free space that is all zeros goes to the consumers
-  // without its bytes (the writers only discard it, the hasher adds zeros), so
-  // its buffer is free at once and the decoder runs on through the free space
-  // while the writers still write the data before it: a slow disk is not left
-  // idle while the decoder crosses a large free area (docs/write.md "Free space").
-  if (filter)
-    p.no_data = [filter](std::span<const std::byte> b, std::uint64_t offset) {
-      if (offset < kHeadBytes) return false;  // the held-back first MiB is copied from the buffer
-      const auto gaps = filter->map().skipped_in(offset, b.size());
-      return gaps.size() == 1 && gaps.front().begin == offset && gaps.front().end == offset + b.size() && all_zero(b);
-    };
-  return p;
-}
-
-/// The reader feed as a data path: a buffer wholly in skipped free space is
-/// neither decoded nor filled (it goes without its bytes; the hasher adds zeros).
-DataPath feed_path(ReaderFeed& feed, std::uint64_t size) {
-  DataPath p;
-  p.size = size;
-  auto done = std::make_shared<std::atomic<std::uint64_t>>(0);
-  p.fraction = [done, size] {
-    return static_cast<double>(done->load()) / static_cast<double>(std::max<std::uint64_t>(1, size));
-  };
-  p.produce = [&feed, done](std::span<std::byte> b, std::uint64_t offset) {
-    const std::size_t n = feed.fill(b, offset);
-    *done = offset + n;
-    return n;
-  };
-  p.no_data = [&feed](std::span<const std::byte> b, std::uint64_t offset) {
-    return feed.wholly_skipped(offset, b.size());
-  };
-  return p;
 }
 
 /// Decodes once and feeds every writer plus the stream hasher. Targets that

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include <nlohmann/json.hpp>
+#include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "core/hashing.hpp"
 #include "image/verify.hpp"
@@ -218,6 +219,35 @@ TEST(WriteToFile, OneRefusedTargetOfSeveralHasItsOwnJsonMessage) {
   }
   EXPECT_EQ(test::read_file(d.path / "keep.img"), "precious");
   EXPECT_FALSE(std::filesystem::exists(d.path / "new.img"));
+}
+
+// Ctrl-C during an --overwrite of an existing file (issue 29): the file is
+// not removed (piprov removes only a file it created) and the message says
+// it holds an incomplete image, as docs/write.md "Errors and exit codes" says.
+TEST(WriteToFile, InterruptedOverwriteLeavesTheExistingFileSayingItIsIncomplete) {
+  test::TempDir d;
+  const std::string data = pattern(24u << 20);
+  test::write_file(d.path / "in.img", data);
+  test::write_file(d.path / "old.img", "an older image");
+  WriteOptions o = opts((d.path / "in.img").string(), (d.path / "old.img").string());
+  o.overwrite = true;
+  o.assume_yes = true;
+  o.progress = [](const ProgressEvent& e) {
+    if (e.phase == Phase::Write && e.done > 0) request_cancel();
+  };
+  try {
+    write_image(o);
+    ADD_FAILURE() << "not interrupted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Interrupted);
+    EXPECT_NE(std::string(e.what()).find("interrupted while writing; "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(" of 24.0 MiB written; " + o.targets[0] + " holds an incomplete image"),
+              std::string::npos)
+        << e.what();
+  }
+  reset_cancel();
+  EXPECT_TRUE(std::filesystem::exists(d.path / "old.img"));
+  EXPECT_NE(test::read_file(d.path / "old.img"), data);
 }
 
 TEST(WriteToFile, TheSameFileTwiceIsRefusedAndNothingIsWritten) {
