@@ -28,6 +28,7 @@ constexpr Command kCommands[] = {
     {"devices", add_devices_command},      // list disks (cmd_devices.cpp)
     {"write", add_write_command},          // image -> disk or file (cmd_write.cpp)
     {"verify", add_verify_command},        // compare a disk with an image (cmd_verify.cpp)
+    {"backup", add_backup_command},        // disk -> image file, used blocks only (cmd_backup.cpp)
     {"boot", add_boot_command},            // boot patch | check | sync-kernel (cmd_boot.cpp)
     {"provision", add_provision_command},  // write + patch + check (cmd_provision.cpp)
     {"seed", add_seed_command},            // seed check: provision's cloud-init seed check alone (cmd_seed.cpp)

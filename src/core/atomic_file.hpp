@@ -31,6 +31,9 @@ class AtomicFile {
 
   /// Path of the temp file (to validate it before commit()).
   const std::filesystem::path& temp_path() const { return temp_; }
+  /// The temp file's descriptor, for a writer of its own (piprov backup's
+  /// encoders, which also leave holes with lseek); valid until commit().
+  int fd() const { return fd_.get(); }
 
   /// fsync(temp), close, rename(temp, target), fsync(dir). Throws Error{Io}.
   void commit();

@@ -113,9 +113,9 @@ bool ExtScan::usable() {
                        strnlen(reinterpret_cast<const char*>(s->s_volume_name), sizeof s->s_volume_name));
   const std::uint64_t bytes = ext2fs_blocks_count(s) * fs_->blocksize;
   if (ext2fs_has_feature_journal_needs_recovery(s))
-    fail("its journal needs recovery");
+    fail(kExtNeedsRecovery);
   else if (s->s_state & EXT2_ERROR_FS)
-    fail("it is marked as having errors");
+    fail(kExtHasErrors);
   else if (ext2fs_has_feature_bigalloc(s))
     fail("it uses bigalloc (not read by piprov)");
   else if (bytes > size_)

@@ -26,6 +26,12 @@ namespace piprov::image {
 /// file system is written in full.
 inline constexpr std::uint64_t kMaxExtBitmapBytes = 16u << 20;
 
+/// FsScan::failure() of a file system that e2fsck must see first (its
+/// superblock's s_state has EXT2_ERROR_FS, or its journal needs recovery):
+/// `piprov backup` and `clone` refuse it unless --force.
+inline constexpr const char* kExtHasErrors = "it is marked as having errors";
+inline constexpr const char* kExtNeedsRecovery = "its journal needs recovery";
+
 /// An ext2/3/4 file system at `offset` (`size` bytes) of the image: asks
 /// `cap` for its superblock, then its group descriptors, then its block
 /// bitmaps. Written in full (failure() set) when the superblock or the

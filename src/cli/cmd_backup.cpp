@@ -1,0 +1,62 @@
+// `piprov backup DISK OUT` (docs/keep.md "Backups").
+#include <fmt/format.h>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/progress_render.hpp"
+#include "cli/write_options.hpp"
+#include "keep/backup.hpp"
+
+namespace piprov::cli {
+
+void add_backup_command(CLI::App& app, Globals&, int&) {
+  auto* cmd = app.add_subcommand(
+      "backup",
+      "Back a disk up into an image file that piprov write takes: only used blocks are read, compressed on all "
+      "cores (.img, .img.xz, .img.zst, .img.gz), with a sha256sum line beside it");
+  struct Args {
+    keep::BackupOptions opts;
+    ProgressMode progress = ProgressMode::Auto;
+    bool json = false;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("DISK", a->opts.disk, "Whole disk (not mounted) or raw image file to back up")->required();
+  cmd->add_option("OUT", a->opts.out,
+                  "Image file to write: its name picks the format (.img, .img.xz, .img.zst, .img.gz)")
+      ->required();
+  add_progress_option(cmd, a->progress);
+  cmd->add_option("--threads", a->opts.threads, "Reader and compressor threads (default: all cores)")
+      ->check(CLI::Range(0u, 256u));
+  cmd->add_flag("--yes,-y", a->opts.replace, "Replace OUT when it exists");
+  cmd->add_flag("--force", a->opts.force,
+                "Back up a file system marked with errors or needing journal recovery (read in full) instead of "
+                "refusing");
+  cmd->add_flag("--shrink", a->opts.shrink,
+                "Shrink the last ext2/3/4 partition to its minimum plus 3% in the image (never on DISK); the summary "
+                "says whether it grows back on first boot");
+  cmd->add_flag("--json", a->json, "Print the result as JSON on stdout");
+  cmd->callback([a] {
+    ProgressRenderer progress(resolve_on_stderr(a->progress));
+    keep::BackupOptions opts = a->opts;
+    opts.progress = progress.sink();
+    keep::BackupResult r;
+    try {
+      r = keep::run_backup(opts);
+    } catch (const Error& e) {
+      if (a->json)
+        fmt::print("{}\n", nlohmann::json{{"schema", "piprov.backup/1"},
+                                          {"disk", opts.disk},
+                                          {"out", opts.out},
+                                          {"error", {{"exit_code", static_cast<int>(e.kind())}, {"message", e.what()}}}}
+                               .dump(2));
+      throw;
+    }
+    if (a->json)
+      fmt::print("{}\n", keep::backup_result_json(r).dump(2));
+    else
+      fmt::print("{}\n", keep::backup_summary(r));
+  });
+}
+
+}  // namespace piprov::cli

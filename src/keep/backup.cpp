@@ -1,0 +1,255 @@
+// `piprov backup DISK OUT` (backup.hpp).
+#include "keep/backup.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sys/stat.h>
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "core/atomic_file.hpp"
+#include "core/blockdev.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "core/write_guard.hpp"
+#include "image/disk_reader.hpp"
+#include "image/ext_map.hpp"
+#include "keep/encoder.hpp"
+#include "keep/shrink.hpp"
+
+namespace piprov::keep {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using BackupClock = std::chrono::steady_clock;
+
+double backup_seconds_since(BackupClock::time_point t0) {
+  return std::chrono::duration<double>(BackupClock::now() - t0).count();
+}
+
+/// The write guard's facts about DISK (a read intent: partitions, missing
+/// paths and other kinds refused); nullopt for an image file.
+std::optional<WriteSubject> inspect_backup_source(const std::string& disk) {
+  struct stat st {};
+  if (::stat(disk.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return std::nullopt;
+  return check_write(disk, WriteIntent::ReadDisk);
+}
+
+/// A disk with a mounted file system is refused (its file systems change while they are read).
+void refuse_mounted_source(const std::string& disk, const std::optional<WriteSubject>& s) {
+  if (s && !s->mounted.empty())
+    throw Error(ErrorKind::Usage,
+                fmt::format("{} is in use ({}): piprov backup reads a disk that is not mounted, so that its file "
+                            "systems do not change while they are read; unmount them (umount), or shut the node "
+                            "down and back up its disk from another computer",
+                            disk, fmt::join(s->mounted, ", ")));
+}
+
+/// Refuses OUT on DISK: the same file, or a file system on DISK or one of its partitions.
+void refuse_out_on_source(const std::string& disk, const std::string& disk_name, const std::string& out) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(out, ec).parent_path();
+  struct stat dst {};
+  if (::stat(dir.c_str(), &dst) != 0) return;  // the guard named a missing directory already
+  const std::string why = fmt::format(
+      "{} is on {}, the disk being backed up: the backup would overwrite what it reads; write it to another disk", out,
+      disk);
+  if (!disk_name.empty()) {
+    if (disk_of_devno(dst.st_dev) == disk_name) throw Error(ErrorKind::Usage, why);
+    return;
+  }
+  struct stat sst {
+  }, ost{};
+  if (::stat(disk.c_str(), &sst) == 0 && ::stat(out.c_str(), &ost) == 0 && sst.st_dev == ost.st_dev &&
+      sst.st_ino == ost.st_ino)
+    throw Error(ErrorKind::Usage, fmt::format("{} is {} itself: give OUT another name", out, disk));
+}
+
+/// A file system e2fsck must see first is refused unless --force.
+void refuse_damaged(const std::vector<image::PartitionSkip>& parts, const std::string& disk, bool force) {
+  if (force) return;
+  for (const auto& p : parts) {
+    if (p.full_reason.find(image::kExtHasErrors) == std::string::npos &&
+        p.full_reason.find(image::kExtNeedsRecovery) == std::string::npos)
+      continue;
+    throw Error(ErrorKind::Usage,
+                fmt::format("partition {} of {} ({}): {}; run e2fsck on it first (e2fsck -f), or give --force to "
+                            "back it up as it is (read in full)",
+                            p.number, disk, p.fs.empty() ? p.type : p.fs, p.full_reason));
+  }
+}
+
+std::string backup_limit(const BackupResult& r) {
+  if (r.read_wait_seconds >= r.encode_seconds)
+    return fmt::format("read-bound: waited {} for {} ({} reader thread(s))", format_duration(r.read_wait_seconds),
+                       r.disk, r.read_threads);
+  if (r.format == "raw") return fmt::format("write-bound: {} writing {}", format_duration(r.encode_seconds), r.out);
+  return fmt::format("compress-bound: {} compressing ({}, {} thread(s))", format_duration(r.encode_seconds), r.format,
+                     r.encode_threads);
+}
+
+/// One read of a disk (or the shrunk copy) into an encoder: the used pieces
+/// through a ReaderFeed, wholly free ones as zeros.
+struct BackupPass {
+  const BackupOptions& o;
+  BackupClock::time_point t0;
+  bool first = true;
+  double read_wait = 0;
+  std::uint64_t read_bytes = 0;  ///< from the disk (the first pass)
+  unsigned threads = 0;
+
+  void run(image::ImageReader& reader, const image::SkipFilter& filter, Encoder& enc) {
+    const std::uint64_t size = reader.size();
+    auto report = [&](ProgressEvent::Kind kind, std::uint64_t done) {
+      if (!o.progress) return;
+      ProgressEvent e;
+      e.kind = kind;
+      e.phase = Phase::Write;
+      e.done = double(done);
+      e.total = double(size);
+      e.elapsed_s = backup_seconds_since(t0);
+      e.target = o.out;
+      o.progress(e);
+    };
+    image::ReaderFeed feed(reader, &filter.map(), o.threads);
+    report(ProgressEvent::Kind::Begin, 0);
+    std::vector<std::byte> buf(4u << 20), zeros(4u << 20);
+    for (std::uint64_t at = 0; at < size;) {
+      auto w0 = BackupClock::now();
+      const std::size_t n = feed.fill(buf, at);
+      read_wait += backup_seconds_since(w0);
+      if (n == 0) break;
+      if (feed.wholly_skipped(at, n))
+        enc.zeros(std::span<const std::byte>(zeros.data(), n));
+      else
+        enc.write(std::span<const std::byte>(buf.data(), n));
+      at += n;
+      report(ProgressEvent::Kind::Update, at);
+    }
+    enc.finish();
+    report(ProgressEvent::Kind::End, size);
+    if (first) read_bytes = feed.stats().bytes_decoded;
+    threads = feed.threads();
+  }
+};
+
+/// The last pass: into OUT (a temporary file renamed when complete), then OUT.sha256.
+void encode_out(const BackupOptions& o, OutFormat f, image::ImageReader& reader, const image::SkipFilter& filter,
+                BackupPass& pass, BackupResult& r) {
+  AtomicFile file(o.out);
+  OutSink sink(file.fd(), o.out);
+  auto enc = make_encoder(f, sink, o.threads, unit_bytes_for(reader.size()));
+  pass.run(reader, filter, *enc);
+  file.commit();
+  r.image_bytes = reader.size();
+  r.sha256 = sink.sha256();
+  r.out_bytes = sink.bytes();
+  r.sha256_file = o.out + ".sha256";
+  atomic_write(r.sha256_file, r.sha256 + "  " + fs::path(o.out).filename().string() + "\n");
+  r.read_bytes = pass.read_bytes;
+  r.read_wait_seconds = pass.read_wait;
+  r.encode_seconds = enc->busy_seconds();
+  r.read_threads = pass.threads;
+  r.encode_threads = enc->threads();
+}
+
+}  // namespace
+
+BackupResult run_backup(const BackupOptions& o) {
+  if (o.disk.empty() || o.out.empty()) throw Error(ErrorKind::Usage, "backup needs DISK and OUT");
+  const OutFormat f = out_format_for(o.out);
+  const std::optional<WriteSubject> source = inspect_backup_source(o.disk);
+  check_output_file(o.out, "OUT");
+  refuse_out_on_source(o.disk, source ? source->disk.name : "", o.out);
+  refuse_mounted_source(o.disk, source);
+  std::error_code ec;
+  if (fs::exists(o.out, ec) && !o.replace)
+    throw Error(ErrorKind::Usage, o.out + " exists: give --yes to replace it, or another name");
+
+  BackupResult r;
+  r.disk = o.disk;
+  r.out = o.out;
+  r.format = out_format_name(f);
+  auto reader = image::open_disk_reader(o.disk);
+  r.disk_bytes = reader->size();
+  image::SkipFilter filter([&reader](std::span<std::byte> out, std::uint64_t offset) { reader->read_at(out, offset); },
+                           reader->size());
+  r.partitions = filter.partitions();
+  r.note = filter.note();
+  refuse_damaged(r.partitions, o.disk, o.force);
+
+  const auto t0 = BackupClock::now();
+  BackupPass pass{o, t0};
+  std::optional<AtomicFile> raw;  // --shrink: the used blocks, raw and sparse, removed at the end
+  if (o.shrink) {
+    raw.emplace(fs::absolute(o.out).parent_path() / (fs::path(o.out).filename().string() + ".shrink"));
+    OutSink raw_sink(raw->fd(), raw->temp_path().string());
+    auto raw_enc = make_encoder(OutFormat::Raw, raw_sink, 1, unit_bytes_for(r.disk_bytes));
+    pass.run(*reader, filter, *raw_enc);
+    reader.reset();
+    ShrinkResult sr = shrink_last_partition(raw->temp_path().string());
+    r.shrink_line = sr.line;
+    reader = image::open_disk_reader(raw->temp_path().string());
+    image::SkipFilter shrunk_filter(
+        [&reader](std::span<std::byte> out, std::uint64_t offset) { reader->read_at(out, offset); }, reader->size());
+    pass.first = false;
+    encode_out(o, f, *reader, shrunk_filter, pass, r);
+  } else {
+    encode_out(o, f, *reader, filter, pass, r);
+  }
+  r.seconds = backup_seconds_since(t0);
+  r.skipped_bytes = filter.map().skipped_bytes();
+  r.limit = backup_limit(r);
+  return r;
+}
+
+std::string backup_summary(const BackupResult& r) {
+  const double rate = r.seconds > 0 ? double(r.disk_bytes) / r.seconds : 0;
+  std::string s = fmt::format(
+      "backup: {} ({}) -> {} ({}, {}) in {} ({} of disk); read {}, skipped {} of free space (zeros in the image)",
+      r.disk, format_bytes(r.disk_bytes), r.out, r.format, format_bytes(r.out_bytes), format_duration(r.seconds),
+      format_mib_s(rate), format_bytes(r.read_bytes), format_bytes(r.skipped_bytes));
+  for (const auto& p : r.partitions) {
+    if (!p.full_reason.empty()) s += fmt::format("\npartition {}: {}: read in full", p.number, p.full_reason);
+  }
+  if (!r.note.empty()) s += fmt::format("\n{}: read in full", r.note);
+  if (!r.shrink_line.empty()) s += fmt::format("\n{} (image {})", r.shrink_line, format_bytes(r.image_bytes));
+  s += fmt::format("\nspeed: {}\nsha256: {} ({})", r.limit, r.sha256, r.sha256_file);
+  return s;
+}
+
+nlohmann::json backup_result_json(const BackupResult& r) {
+  nlohmann::json parts = nlohmann::json::array();
+  for (const auto& p : r.partitions)
+    parts.push_back({{"number", p.number},
+                     {"type", p.type},
+                     {"fs", p.fs},
+                     {"label", p.label},
+                     {"size", p.size},
+                     {"skipped_bytes", p.skipped_bytes},
+                     {"full_reason", p.full_reason}});
+  return {{"schema", "piprov.backup/1"},
+          {"disk", r.disk},
+          {"out", r.out},
+          {"format", r.format},
+          {"disk_bytes", r.disk_bytes},
+          {"read_bytes", r.read_bytes},
+          {"skipped_bytes", r.skipped_bytes},
+          {"out_bytes", r.out_bytes},
+          {"image_bytes", r.image_bytes},
+          {"shrink", r.shrink_line},
+          {"sha256", r.sha256},
+          {"sha256_file", r.sha256_file},
+          {"seconds", r.seconds},
+          {"limit", r.limit},
+          {"read_threads", r.read_threads},
+          {"encode_threads", r.encode_threads},
+          {"partitions", parts},
+          {"note", r.note}};
+}
+
+}  // namespace piprov::keep

@@ -1,0 +1,123 @@
+// shrink_last_partition() (shrink.hpp).
+#include "keep/shrink.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+#include <span>
+
+#include "core/error.hpp"
+#include "core/file.hpp"
+#include "core/process.hpp"
+#include "core/units.hpp"
+#include "image/partition_table.hpp"
+
+namespace piprov::keep {
+
+namespace {
+
+constexpr std::uint64_t kShrinkMiB = 1u << 20;
+
+std::string shrink_trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+/// A loop device over bytes [offset, offset + size) of a file, detached on destruction.
+class ShrinkLoop {
+ public:
+  ShrinkLoop(const std::string& file, std::uint64_t offset, std::uint64_t size) {
+    dev_ = shrink_trim(run_program_or_throw({"losetup", "-f", "--show", "-o", std::to_string(offset), "--sizelimit",
+                                             std::to_string(size), file})
+                           .out);
+  }
+  ~ShrinkLoop() { (void)run_program({"losetup", "-d", dev_}); }
+  ShrinkLoop(const ShrinkLoop&) = delete;
+  ShrinkLoop& operator=(const ShrinkLoop&) = delete;
+  const std::string& dev() const { return dev_; }
+
+ private:
+  std::string dev_;
+};
+
+std::uint64_t dumpe2fs_field(const std::string& text, const std::string& field) {
+  std::smatch m;
+  if (!std::regex_search(text, m, std::regex("\n" + field + ":\\s+([0-9]+)")))
+    throw Error(ErrorKind::Io, "dumpe2fs -h did not print " + field);
+  return std::stoull(m[1]);
+}
+
+std::uint64_t ext_bytes(const std::string& dev) {
+  auto r = run_program_or_throw({"dumpe2fs", "-h", dev});
+  const std::string text = "\n" + r.out;
+  return dumpe2fs_field(text, "Block count") * dumpe2fs_field(text, "Block size");
+}
+
+/// Whether the root file system on `dev` runs cloud-init's growpart (Ubuntu's default cloud.cfg).
+std::string grows_back_on(const std::string& dev) {
+  auto r = run_program({"debugfs", "-R", "cat /etc/cloud/cloud.cfg", dev});
+  if (r.exit_code == 0 && r.out.find("growpart") != std::string::npos)
+    return "it grows back to fill the disk on first boot (cloud-init's growpart and resizefs, as Ubuntu's images)";
+  return "it does not grow back by itself: after writing it, grow it (growpart DISK N, then resize2fs; Raspberry Pi "
+         "OS: sudo raspi-config --expand-rootfs)";
+}
+
+}  // namespace
+
+ShrinkResult shrink_last_partition(const std::string& img) {
+  ShrinkResult res;
+  const std::uint64_t file_bytes = std::filesystem::file_size(img);
+  const std::string head = read_file_part(img, 0, image::kPartitionTableBytes);
+  const image::PartitionTable t =
+      image::parse_partition_table(std::as_bytes(std::span(head.data(), head.size())), file_bytes);
+  if (t.parts.empty()) {
+    res.line = "--shrink: no partition table: not shrunk";
+    return res;
+  }
+  const auto last = *std::max_element(t.parts.begin(), t.parts.end(), [](const auto& a, const auto& b) {
+    return a.offset + a.size < b.offset + b.size;
+  });
+  res.partition = last.number;
+  res.old_bytes = last.size;
+  res.image_bytes = file_bytes;
+  ShrinkLoop loop(img, last.offset, last.size);
+  auto type = run_program({"blkid", "-p", "-o", "value", "-s", "TYPE", loop.dev()});
+  const std::string fs = shrink_trim(type.out);
+  if (fs != "ext4" && fs != "ext3" && fs != "ext2") {
+    res.line = fmt::format("--shrink: partition {} holds {}, not ext2/3/4: not shrunk", last.number,
+                           fs.empty() ? "no file system blkid knows" : fs);
+    return res;
+  }
+  run_program_or_throw({"e2fsck", "-fy", loop.dev()}, {1});  // 1: errors corrected (in the copy)
+  run_program_or_throw({"resize2fs", "-M", loop.dev()});
+  const std::uint64_t min_bytes = ext_bytes(loop.dev());
+  const std::uint64_t margin = min_bytes / kShrinkMarginDiv;
+  std::uint64_t want = (min_bytes + margin + kShrinkMiB - 1) / kShrinkMiB * kShrinkMiB;
+  want = std::min(want, last.size / kShrinkMiB * kShrinkMiB);
+  run_program_or_throw({"resize2fs", loop.dev(), std::to_string(want / 1024) + "K"});
+  res.new_bytes = ext_bytes(loop.dev());
+  res.grows_back = grows_back_on(loop.dev());
+  if (res.new_bytes >= last.size) {
+    res.line = fmt::format("--shrink: partition {} ({}) is already at its minimum plus the margin", last.number, fs);
+    return res;
+  }
+  // The table entry: same start, the new size in 512-byte sectors (sfdisk -N keeps the type).
+  run_program_or_throw({"sfdisk", "--no-reread", "--no-tell-kernel", "-q", "-N", std::to_string(last.number), img}, {},
+                       fmt::format("start={}, size={}\n", last.offset / 512, res.new_bytes / 512));
+  std::uint64_t end = last.offset + res.new_bytes;
+  if (t.scheme == "gpt") end += kShrinkMiB;  // room for the backup header and entries
+  if (::truncate(img.c_str(), static_cast<off_t>(end)) != 0) throw io_error("cutting " + img, errno);
+  if (t.scheme == "gpt")
+    run_program_or_throw({"sfdisk", "--no-reread", "--no-tell-kernel", "-q", "--relocate", "gpt-bak-std", img});
+  res.shrunk = true;
+  res.image_bytes = end;
+  res.line =
+      fmt::format("--shrink: partition {} ({}) shrunk from {} to {} in the image (resize2fs -M's {} plus {}); {}",
+                  last.number, fs, format_bytes(res.old_bytes), format_bytes(res.new_bytes), format_bytes(min_bytes),
+                  format_bytes(res.new_bytes - min_bytes), res.grows_back);
+  return res;
+}
+
+}  // namespace piprov::keep

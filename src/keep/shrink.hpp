@@ -1,0 +1,34 @@
+#pragma once
+// `piprov backup --shrink` (issue 28): the last partition's ext2/3/4 shrunk
+// to its minimum plus a margin in a raw copy of the disk, never on the disk:
+// e2fsck -fy and resize2fs -M on the copy's partition through a loop device
+// (losetup -o/--sizelimit), the partition's table entry cut with sfdisk -N
+// (a GPT's backup header moved to the new end: sfdisk --relocate
+// gpt-bak-std), the file cut after it. Tools: e2fsprogs, util-linux.
+#include <cstdint>
+#include <string>
+
+namespace piprov::keep {
+
+/// resize2fs -M's minimum plus this share of it (1/kShrinkMarginDiv: ~3%),
+/// rounded up to a MiB: room for the first boot's logs. (resize2fs -M's
+/// minimum itself is a few percent above the used blocks.)
+inline constexpr std::uint64_t kShrinkMarginDiv = 32;
+
+struct ShrinkResult {
+  bool shrunk = false;
+  unsigned partition = 0;         ///< 1-based
+  std::uint64_t old_bytes = 0;    ///< the partition's size before
+  std::uint64_t new_bytes = 0;    ///< and after
+  std::uint64_t image_bytes = 0;  ///< the raw copy's size after
+  std::string line;               ///< "partition 2 (ext4) shrunk from 28.9 GiB to 3.4 GiB; ..." or why not
+  std::string grows_back;         ///< whether and how it grows back on first boot
+};
+
+/// Shrinks the last partition of the raw image file `img` in place (see
+/// above). A last partition that is not ext2/3/4 or already minimal is left
+/// as it is (shrunk = false, line says why). Throws Error{Io} when a tool fails
+/// (its command and stderr), Error{Usage} when a tool is missing.
+ShrinkResult shrink_last_partition(const std::string& img);
+
+}  // namespace piprov::keep

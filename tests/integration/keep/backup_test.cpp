@@ -1,0 +1,228 @@
+// `piprov backup DISK OUT` (issue 28) on real loop devices: a disk made by
+// `piprov write` of a free-space fixture (sfdisk, mkfs.vfat, mke2fs -d) onto
+// a loop device whose free space holds a pattern (old data), backed up,
+// then written onto another such disk: e2fsck and fsck.vfat pass and every
+// file is the same; the backup's free space is zeros and `piprov write`
+// of a multi-block backup decodes only what it writes.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "skip_fixture.hpp"
+#include "support/testsupport.hpp"
+
+namespace piprov::test {
+namespace {
+
+/// A loop device holding the fixture image as `piprov write` wrote it (pattern in its free space).
+struct SourceDisk {
+  SkipImage s;
+  std::unique_ptr<LoopDevice> dev;
+};
+
+SourceDisk make_source(const TempDir& tmp, bool with_fat = true, const std::string& type = "83") {
+  SourceDisk d;
+  d.s = make_skip_image(tmp.path, with_fat, type);
+  d.dev = patterned_loop(tmp.path / "src");
+  write_json(d.s.img.string(), d.dev->path);
+  if (type == "83") {
+    // Old data in the ext4's free space, as on a used card: a file written
+    // and deleted (the write above discarded the free space: zeros).
+    run("partx -a " + d.dev->path + " 2>/dev/null; for i in $(seq 100); do [ -b " + d.dev->path +
+        "p2 ] && break; sleep 0.1; done");
+    Mount m(d.dev->path + "p2", tmp.path / "srcmnt", "", "nodiscard");
+    sh("head -c 16M /dev/urandom > " + q((m.dir / "old").string()) + " && sync && rm " + q((m.dir / "old").string()) +
+       " && sync");
+  }
+  return d;
+}
+
+nlohmann::json backup_json(const std::string& disk, const std::string& out, const std::string& flags = "") {
+  auto r = run(piprov_bin() + " backup --progress none --json " + flags + " " + disk + " " + q(out));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+}
+
+class BackupFormats : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BackupFormats, BackupThenWriteGivesTheSameFilesAndDecodesOnlyWhatIsWritten) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("e2fsck");
+  PIPROV_REQUIRE_TOOL("fsck.vfat");
+  TempDir tmp("piprov-backup");
+  SourceDisk src = make_source(tmp);
+  const std::string out = (tmp.path / ("b" + GetParam())).string();
+  auto j = backup_json(src.dev->path, out);
+  ASSERT_EQ(j["schema"], "piprov.backup/1") << j.dump();
+  EXPECT_EQ(j["disk_bytes"].get<std::uint64_t>(), kSkipDevBytes);
+  // Most of the ext4's free blocks (dumpe2fs) were not read.
+  EXPECT_GE(j["skipped_bytes"].get<std::uint64_t>(), src.s.ext_free_bytes * 8 / 10) << j.dump();
+  // Read in 4 MiB pieces: those wholly in free space were not read.
+  EXPECT_LE(j["read_bytes"].get<std::uint64_t>(), kSkipDevBytes - src.s.ext_free_bytes / 2) << j.dump();
+  // The sha256sum line beside OUT checks.
+  auto c = run("cd " + q(tmp.path.string()) + " && sha256sum -c " + q("b" + GetParam() + ".sha256"));
+  EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
+  EXPECT_EQ(read_file(out + ".sha256"), j["sha256"].get<std::string>() + "  b" + GetParam() + "\n");
+
+  auto dst = patterned_loop(tmp.path / "dst");
+  auto w = write_json(out, dst->path, "--sha256-file " + q(out + ".sha256"));
+  ASSERT_TRUE(w.contains("decode")) << w.dump();
+  EXPECT_EQ(w["sha256"], j["sha256"]);
+  if (GetParam() == ".img.xz" || GetParam() == ".img.zst") {
+    // Independent blocks/frames: those wholly in free space are never decoded.
+    EXPECT_GT(w["decode"]["units_not_decoded"].get<std::uint64_t>(), 0u) << w.dump();
+  } else if (GetParam() == ".img.gz") {
+    EXPECT_FALSE(w["decode"]["random_access"].get<bool>()) << w.dump();  // gzip has no index
+  }
+  EXPECT_GT(w["skipped_bytes"].get<std::uint64_t>(), 0u) << w.dump();
+  run_fsck_and_compare(src.s, dst->path, tmp.path);
+
+  // verify OUT DISK compares what backup read: the disk's free space still
+  // holds the pattern, the backup's is zeros, and verify passes.
+  auto v = run(piprov_bin() + " verify --progress none " + q(out) + " " + src.dev->path);
+  EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+  auto vf = run(piprov_bin() + " verify --full --progress none " + q(out) + " " + src.dev->path);
+  EXPECT_EQ(vf.exit_code, 4) << vf.out << vf.err;  // every byte: the old data in the free space differs
+}
+
+INSTANTIATE_TEST_SUITE_P(Keep, BackupFormats, ::testing::Values(".img.xz", ".img.zst", ".img.gz", ".img"),
+                         [](const auto& info) {
+                           std::string n = info.param.substr(1);
+                           for (auto& ch : n)
+                             if (ch == '.') ch = '_';
+                           return n;
+                         });
+
+TEST(Backup, OutOnTheSourceIsRefused) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir tmp("piprov-backup");
+  SkipImage s = make_skip_image(tmp.path, true);
+  // DISK an image file, OUT the same file under another spelling.
+  auto r = run(piprov_bin() + " backup --yes --progress none " + q(s.img.string()) + " " +
+               q((tmp.path / "." / s.img.filename()).string()));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("itself"), std::string::npos) << r.err;
+  // OUT's name must say the format.
+  r = run(piprov_bin() + " backup --progress none " + q(s.img.string()) + " " + q((tmp.path / "b.tar").string()));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(".img.zst"), std::string::npos) << r.err;
+  // OUT on a file system of one of DISK's partitions.
+  auto dev = patterned_loop(tmp.path / "src");
+  write_json(s.img.string(), dev->path);
+  run("partx -a " + dev->path + " 2>/dev/null; for i in $(seq 100); do [ -b " + dev->path +
+      "p2 ] && break; sleep 0.1; done");
+  Mount m(dev->path + "p2", tmp.path / "mnt");
+  r = run(piprov_bin() + " backup --progress none " + dev->path + " " + q((m.dir / "b.img.xz").string()));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("the disk being backed up"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(m.dir / "b.img.xz"));
+  // A mounted DISK (OUT elsewhere) is refused, naming the mount.
+  r = run(piprov_bin() + " backup --progress none " + dev->path + " " + q((tmp.path / "b.img.xz").string()));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("is in use"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(m.dir.string()), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(tmp.path / "b.img.xz"));
+}
+
+TEST(Backup, FullOutputFileSystemFailsWithExit3AndRemovesThePartialFile) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir tmp("piprov-backup");
+  SourceDisk src = make_source(tmp);
+  Mount small("tmpfs", tmp.path / "small", "tmpfs", "size=8m");
+  const auto out = small.dir / "b.img";  // raw: ~30 MiB of data do not fit in 8 MiB
+  auto r = run(piprov_bin() + " backup --progress none " + src.dev->path + " " + q(out.string()));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(out.string()), std::string::npos) << r.err;
+  auto left = run("ls -A " + q(small.dir.string()));
+  EXPECT_EQ(left.out, "") << "partial files left: " << left.out;
+}
+
+TEST(Backup, FileSystemMarkedWithErrorsIsRefusedUnlessForce) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("tune2fs");
+  TempDir tmp("piprov-backup");
+  SourceDisk src = make_source(tmp);
+  run("partx -a " + src.dev->path + " 2>/dev/null; for i in $(seq 100); do [ -b " + src.dev->path +
+      "p2 ] && break; sleep 0.1; done");
+  auto t = run("tune2fs -E force_fsck " + src.dev->path + "p2");  // sets EXT2_ERROR_FS in s_state
+  ASSERT_EQ(t.exit_code, 0) << t.out << t.err;
+  const auto out = tmp.path / "b.img.zst";
+  auto r = run(piprov_bin() + " backup --progress none " + src.dev->path + " " + q(out.string()));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("partition 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("marked as having errors"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  auto j = backup_json(src.dev->path, out.string(), "--force");
+  ASSERT_EQ(j["partitions"].size(), 2u) << j.dump();
+  EXPECT_NE(j["partitions"][1]["full_reason"].get<std::string>().find("marked as having errors"), std::string::npos);
+  EXPECT_EQ(j["partitions"][1]["skipped_bytes"], 0u);
+}
+
+TEST(Backup, UnknownFileSystemIsCopiedInFullAndSaysSo) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir tmp("piprov-backup");
+  SourceDisk src = make_source(tmp, false, "da");
+  const auto out = tmp.path / "b.img.xz";
+  auto r = run(piprov_bin() + " backup --progress none " + src.dev->path + " " + q(out.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("partition 1: type 0xda is not a file system piprov reads: read in full"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("skipped 0 B of free space"), std::string::npos) << r.out;
+  auto dst = patterned_loop(tmp.path / "dst");
+  write_json(out.string(), dst->path);
+  EXPECT_TRUE(whole_image_on(src.s.img, dst->path));
+}
+
+TEST(Backup, ShrinkCutsTheLastExt4InTheImageNotOnTheDisk) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("resize2fs");
+  PIPROV_REQUIRE_TOOL("sfdisk");
+  TempDir tmp("piprov-backup");
+  // A 258 MiB disk: a 16 MiB FAT, then a 240 MiB ext4 (4 KiB blocks) holding 120 MiB of files.
+  const auto disk = tmp.path / "disk";
+  const std::string t = q(tmp.path.string());
+  sh("cd " + t + " && mkdir files && head -c 100M /dev/urandom > files/a && head -c 20M /dev/urandom > files/b" +
+     " && truncate -s 258M disk && printf 'label: dos\\n1MiB,16MiB,c\\n17MiB,240MiB,83\\n' | sfdisk -q disk" +
+     " && truncate -s 16M fat && mkfs.vfat -n BOOT fat >/dev/null && truncate -s 240M ext" +
+     " && mke2fs -q -b 4096 -t ext4 -L writable -d files ext" +
+     " && dd if=fat of=disk bs=1M seek=1 conv=notrunc status=none && dd if=ext of=disk bs=1M seek=17 conv=notrunc "
+     "status=none");
+  auto du = run("dumpe2fs -h " + (tmp.path / "ext").string() + " 2>/dev/null");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(du.out, m, std::regex("\nFree blocks: +([0-9]+)"))) << du.out;
+  const std::uint64_t used = (240ull << 20) - std::stoull(m[1]) * 4096;
+  LoopDevice src(disk, 0);
+  const std::string before = run("sha256sum < " + src.path).out;
+  const auto out = tmp.path / "b.img.zst";
+  auto j = backup_json(src.path, out.string(), "--shrink");
+  ASSERT_TRUE(j.contains("image_bytes")) << j.dump();
+  EXPECT_EQ(run("sha256sum < " + src.path).out, before) << "DISK changed";
+  // The image: the boot partition's end (1 MiB + 16 MiB) + the ext4's used blocks + 10%.
+  EXPECT_LE(j["image_bytes"].get<std::uint64_t>(), (17ull << 20) + used + used / 10) << j.dump();
+  EXPECT_NE(j["shrink"].get<std::string>().find("partition 2 (ext4) shrunk from 240.0 MiB to "), std::string::npos)
+      << j.dump();
+  EXPECT_NE(j["shrink"].get<std::string>().find("does not grow back"), std::string::npos) << j.dump();
+  // Written onto a disk: the table's entry ends where the file system does; it is clean and holds the files.
+  auto dst = std::make_unique<LoopDevice>(tmp.path / "dst", 258ull << 20);
+  write_json(out.string(), dst->path);
+  run("partx -a " + dst->path + " 2>/dev/null; for i in $(seq 100); do [ -b " + dst->path +
+      "p2 ] && break; sleep 0.1; done");
+  auto e = run("e2fsck -fn " + dst->path + "p2");
+  EXPECT_EQ(e.exit_code, 0) << e.out << e.err;
+  {
+    Mount mnt(dst->path + "p2", tmp.path / "mnt", "", "ro");
+    EXPECT_EQ(run("cd " + q(mnt.dir.string()) + " && sha256sum a b").out,
+              run("cd " + t + "/files && sha256sum a b").out);
+  }
+  auto d = run("dumpe2fs -h " + dst->path + "p2 2>/dev/null | sed -n 's/^Block count: *//p'");
+  auto p = run("sfdisk -d " + dst->path + " | sed -n 's/.*p2 .*size= *\\([0-9]*\\).*/\\1/p'");
+  ASSERT_FALSE(d.out.empty());
+  ASSERT_FALSE(p.out.empty()) << run("sfdisk -d " + dst->path).out;
+  EXPECT_EQ(std::stoull(d.out) * 4096, std::stoull(p.out) * 512);
+}
+
+}  // namespace
+}  // namespace piprov::test
