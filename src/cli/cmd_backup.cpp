@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/progress_render.hpp"
 #include "cli/write_options.hpp"
+#include "core/finding.hpp"
 #include "keep/backup.hpp"
 
 namespace piprov::cli {
@@ -45,15 +46,15 @@ void add_backup_command(CLI::App& app, Globals&, int&) {
       r = keep::run_backup(opts);
     } catch (const Error& e) {
       if (a->json)
-        fmt::print("{}\n", nlohmann::json{{"schema", "piprov.backup/1"},
-                                          {"disk", opts.disk},
-                                          {"out", opts.out},
-                                          {"error", {{"exit_code", static_cast<int>(e.kind())}, {"message", e.what()}}}}
-                               .dump(2));
+        fmt::print("{}\n", dump_json(nlohmann::json{
+                               {"schema", "piprov.backup/1"},
+                               {"disk", opts.disk},
+                               {"out", opts.out},
+                               {"error", {{"exit_code", static_cast<int>(e.kind())}, {"message", e.what()}}}}));
       throw;
     }
     if (a->json)
-      fmt::print("{}\n", keep::backup_result_json(r).dump(2));
+      fmt::print("{}\n", dump_json(keep::backup_result_json(r)));
     else
       fmt::print("{}\n", keep::backup_summary(r));
   });
