@@ -99,6 +99,10 @@ ProgramResult run_program(const std::vector<std::string>& argv, const ProgramOpt
   r.exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   r.err = read_back(errfd.get(), "the standard error of " + argv[0]);
   while (!r.err.empty() && (r.err.back() == '\n' || r.err.back() == ' ')) r.err.pop_back();
+  // posix_spawnp() reports a missing program as ENOENT (above) where the C
+  // library can (glibc's CLONE_VFORK); under qemu-user the child exits 127
+  // instead, as a shell's child does: the same message either way.
+  if (r.exit_code == 127 && r.err.empty()) r.err = argv[0] + ": command not found";
   if (outfd) r.out = read_back(outfd.get(), "the output of " + argv[0]);
   return r;
 }
