@@ -9,8 +9,8 @@
 #include <map>
 
 #include "provision/cloud_init.hpp"
-#include "provision/ip_value.hpp"
 #include "provision/image_cloud_init.hpp"
+#include "provision/ip_value.hpp"
 #include "provision/seed_check.hpp"
 #include "support/testsupport.hpp"
 
