@@ -54,6 +54,10 @@ ReaderFeed::ReaderFeed(ImageReader& reader, const WriteMap* skip, unsigned threa
   reader_.drop_cache();
   unsigned n = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
   n = static_cast<unsigned>(std::min<std::size_t>(n, need_.size()));
+  // The count is set before any thread starts: a thread may run before
+  // emplace_back() has grown workers_ (it constructs the thread first), and a
+  // count of 0 in its wait condition would leave the first unit untaken.
+  nworkers_ = n;
   for (unsigned i = 0; i < n; ++i) workers_.emplace_back([this] { work(); });
 }
 
@@ -77,8 +81,8 @@ void ReaderFeed::work() {
         // One unit per thread always starts (from the one the writers wait
         // for on); more within the budget, so large blocks (pi-gen's 24 MiB)
         // still decode on every core and small ones run ahead.
-        return next_ < consumed_ + workers_.size() ||
-               (ahead_bytes_ + bytes <= kFeedAheadBytes && next_ < consumed_ + 4 * workers_.size());
+        return next_ < consumed_ + nworkers_ ||
+               (ahead_bytes_ + bytes <= kFeedAheadBytes && next_ < consumed_ + 4 * nworkers_);
       });
       if (stop_ || next_ >= need_.size()) return;
       k = next_++;

@@ -60,7 +60,7 @@ class ReaderFeed {
   /// True when [offset, offset + len) lies wholly in skipped free space past the first MiB.
   bool wholly_skipped(std::uint64_t offset, std::uint64_t len) const;
   /// Decoder threads in use.
-  unsigned threads() const { return static_cast<unsigned>(workers_.size()); }
+  unsigned threads() const { return nworkers_; }
   FeedStats stats() const { return stats_; }
 
  private:
@@ -87,6 +87,7 @@ class ReaderFeed {
   std::size_t consumed_ = 0;           ///< need_ indices below this were handed out
   std::uint64_t ahead_bytes_ = 0;      ///< decoded bytes held in slots_
   bool stop_ = false;
+  unsigned nworkers_ = 0;  ///< decoder threads (set before they start; workers_ grows while they run)
   std::vector<std::thread> workers_;
 };
 
