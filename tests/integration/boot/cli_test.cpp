@@ -55,8 +55,9 @@ TEST(BootCli, UnknownOrMissingCommandIsNamed) {
   r = run(bin + " bnech /tmp");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(
-      r.err.find("unknown command 'bnech': piprov has devices, write, verify, boot, provision, seed, eeprom, bench, "
-                 "report; did you mean piprov bench?"),
+      r.err.find(
+          "unknown command 'bnech': piprov has devices, write, verify, backup, boot, provision, seed, eeprom, bench, "
+          "report; did you mean piprov bench?"),
       std::string::npos)
       << r.err;
   r = run(bin + " eeprom");
