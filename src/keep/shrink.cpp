@@ -57,7 +57,8 @@ std::uint64_t ext_bytes(const std::string& dev) {
 
 /// Whether the root file system on `dev` runs cloud-init's growpart (Ubuntu's default cloud.cfg).
 std::string grows_back_on(const std::string& dev) {
-  auto r = run_program({"debugfs", "-R", "cat /etc/cloud/cloud.cfg", dev});
+  auto r =
+      run_program({"debugfs", "-R", "cat /etc/cloud/cloud.cfg", dev}, {.env = {}, .capture_stdout = true, .input = {}});
   if (r.exit_code == 0 && r.out.find("growpart") != std::string::npos)
     return "it grows back to fill the disk on first boot (cloud-init's growpart and resizefs, as Ubuntu's images)";
   return "it does not grow back by itself: after writing it, grow it (growpart DISK N, then resize2fs; Raspberry Pi "
@@ -83,7 +84,8 @@ ShrinkResult shrink_last_partition(const std::string& img) {
   res.old_bytes = last.size;
   res.image_bytes = file_bytes;
   ShrinkLoop loop(img, last.offset, last.size);
-  auto type = run_program({"blkid", "-p", "-o", "value", "-s", "TYPE", loop.dev()});
+  auto type = run_program({"blkid", "-p", "-o", "value", "-s", "TYPE", loop.dev()},
+                          {.env = {}, .capture_stdout = true, .input = {}});
   const std::string fs = shrink_trim(type.out);
   if (fs != "ext4" && fs != "ext3" && fs != "ext2") {
     res.line = fmt::format("--shrink: partition {} holds {}, not ext2/3/4: not shrunk", last.number,
