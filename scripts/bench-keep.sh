@@ -23,11 +23,8 @@ build=${BUILD_DIR:-build}
 piprov=$build/src/cli/piprov
 need_root "emulated devices"
 need_tools xz dd jq
-have_emulator || die 3 "no emulated devices here: $("$emulator" available 2>&1)"
-grep -qx '[0-9]*:blkio:/' /proc/self/cgroup ||
-  die 3 "needs to run in the root blkio cgroup (EMULATE_SCOPE=device limits apply there only)"
+need_emulated_devices
 [ -x "$piprov" ] || build_piprov "$build"
-export EMULATE_SCOPE=device
 
 mkdir -p "$dir"
 scripts/make-test-image.sh --fill "$fill" "$dir/half.img" "$root_mib" >/dev/null

@@ -43,11 +43,8 @@ media=${MEDIA:-microsd usb-ssd}
 piprov=$build/src/cli/piprov
 need_root "emulated devices"
 need_tools xz dd bmaptool jq /usr/bin/time
-have_emulator || die 3 "no emulated devices here: $("$emulator" available 2>&1)"
-grep -qx '[0-9]*:blkio:/' /proc/self/cgroup ||
-  die 3 "needs to run in the root blkio cgroup (EMULATE_SCOPE=device limits apply there only)"
+need_emulated_devices
 [ -x "$piprov" ] || build_piprov "$build"
-export EMULATE_SCOPE=device
 
 mkdir -p "$dir"
 scripts/make-test-image.sh --fill "$fill" "$dir/half.img" "$root_mib" >/dev/null

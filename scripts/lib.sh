@@ -63,6 +63,16 @@ emulator=$PWD/scripts/emulate-device.sh
 # cgroup block throttling); `"$emulator" available` says why not.
 have_emulator() { "$emulator" available >/dev/null 2>&1; }
 
+# need_emulated_devices: exits 3 unless throttled devices can be made here
+# (emulate-device.sh available, this shell in the root blkio cgroup, where
+# EMULATE_SCOPE=device limits apply), then exports EMULATE_SCOPE=device.
+need_emulated_devices() {
+  have_emulator || die 3 "no emulated devices here: $("$emulator" available 2>&1)"
+  grep -qx '[0-9]*:blkio:/' /proc/self/cgroup ||
+    die 3 "needs to run in the root blkio cgroup (EMULATE_SCOPE=device limits apply there only)"
+  export EMULATE_SCOPE=device
+}
+
 # emulated_device NAME PROFILE SIZE: (re)creates device NAME (a leftover of an
 # interrupted run is destroyed first) and prints its path.
 emulated_device() {
