@@ -168,7 +168,7 @@ vm_wait_exit() {
 vm_kill() {
   local pid
   pid=$(cat "$1/qemu.pid" 2>/dev/null) || return 0
-  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "-kernel $1/kernel " || return 0
+  tr '\0' ' ' 2>/dev/null < "/proc/$pid/cmdline" | grep -qF -- "-kernel $1/kernel " || return 0
   kill "$pid" 2>/dev/null || true
 }
 
