@@ -111,7 +111,10 @@ ImageTree::ImageTree(const std::string& image) : image_(image) {
     boot_dir_ = tmp_ / "boot";
     {
       UniqueFd part = image_check_partition_memfd(*reader_, *boot);
-      boot::fat_copy_out(fmt::format("/proc/{}/fd/{}", ::getpid(), part.get()), boot_dir_);
+      boot::FatDirOptions copy;
+      copy.mount = false;  // a memory file: mtools reads it, the kernel would need a loop device
+      copy.dir = boot_dir_;
+      boot_.emplace(fmt::format("/proc/{}/fd/{}", ::getpid(), part.get()), std::move(copy));
     }
     if (auto root = image::open_root_fs(*reader_, &root_note_)) {
       const fs::path root_dir = tmp_ / "root";
@@ -124,6 +127,7 @@ ImageTree::ImageTree(const std::string& image) : image_(image) {
       root_dir_ = root_dir;
     }
   } catch (...) {
+    boot_.reset();
     std::error_code ec;
     fs::remove_all(tmp_, ec);
     throw;
@@ -131,6 +135,7 @@ ImageTree::ImageTree(const std::string& image) : image_(image) {
 }
 
 ImageTree::~ImageTree() {
+  boot_.reset();
   std::error_code ec;
   fs::remove_all(tmp_, ec);
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "boot/check.hpp"
+#include "boot/fat_tools.hpp"
 #include "core/board.hpp"
 #include "image/image_reader.hpp"
 
@@ -50,6 +51,7 @@ class ImageTree {
   std::string image_;
   std::unique_ptr<image::ImageReader> reader_;
   std::filesystem::path tmp_, boot_dir_;
+  std::optional<boot::FatDir> boot_;  ///< the boot partition's mtools copy in boot_dir_
   std::optional<std::filesystem::path> root_dir_;
   unsigned boot_partition_ = 0;
   std::string root_note_, format_, note_, scheme_, disk_id_;

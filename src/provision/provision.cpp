@@ -4,12 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
-#include <map>
+#include <optional>
 #include <thread>
 #include <tuple>
 
@@ -100,8 +99,10 @@ class TargetRun {
   MountGuard guard_;
   Partition boot_, root_;
   fs::path boot_dir_, root_dir_;
+  std::optional<boot::FatDir> boot_fat_;  ///< the boot partition: mounted on boot_dir_, or its mtools copy there
   bool via_mtools_ = false;
-  std::map<std::string, std::string> fat_before_;
+  /// Unmounts the boot partition (or removes its copy), then the rest (guard_); problems go to guard_.problems.
+  void unmount_all();
 };
 
 }  // namespace
@@ -182,16 +183,12 @@ void TargetRun::mount() {
   fs::create_directory(boot_dir_);
   mount_filesystem(root_.path, root_dir_.string(), root_.fstype);
   guard_.mounted.push_back(root_dir_.string());
-  try {
-    mount_filesystem(boot_.path, boot_dir_.string(), boot_.fstype);
-    guard_.mounted.push_back(boot_dir_.string());
-  } catch (const Error& e) {
-    // A kernel without vfat (some containers/CI hosts): work on a copy through mtools.
-    if (e.sys_errno() != ENODEV || !boot::mtools_available()) throw;
-    boot::fat_copy_out(boot_.path, boot_dir_);
-    fat_before_ = boot::tree_hashes(boot_dir_);
-    via_mtools_ = true;
-  }
+  // A kernel without vfat (some containers/CI hosts): FatDir works on a copy through mtools.
+  boot::FatDirOptions fat;
+  fat.writable = true;
+  fat.dir = boot_dir_;
+  boot_fat_.emplace(boot_.path, std::move(fat));
+  via_mtools_ = boot_fat_->copied();
   step.done(via_mtools_
                 ? root_.path + " on " + root_dir_.string() + "; this kernel cannot mount vfat, so " + boot_.path +
                       " is copied to " + boot_dir_.string() + " with mtools, patched there and written back"
@@ -275,17 +272,22 @@ void TargetRun::sync() {
     step.done("flushed both filesystems (syncfs)");
     return;
   }
-  auto wb = boot::fat_write_back(boot_.path, boot_dir_, fat_before_);
+  auto wb = boot_fat_->write_back();
   sync_fs(root_dir_);
   step.done(std::to_string(wb.size() - 1) + " file(s) written back to " + boot_.path + " with mtools, " + wb.back() +
             "; root fs flushed (syncfs)");
-  std::error_code ec;
-  fs::remove_all(boot_dir_, ec);
+  boot_fat_->close();  // the copy, written back
+}
+
+void TargetRun::unmount_all() {
+  if (boot_fat_)
+    if (std::string problem = boot_fat_->close(); !problem.empty()) guard_.problems.push_back(problem);
+  guard_.unmount_all();
 }
 
 void TargetRun::unmount() {
   StepScope step(*this, Step::Unmount);
-  guard_.unmount_all();
+  unmount_all();
   if (!guard_.problems.empty()) throw Error(ErrorKind::Io, guard_.problems.front());
   step.done("unmounted " + (via_mtools_ ? root_.path : boot_.path + " and " + root_.path) + "; removed " +
             guard_.dir.string());
@@ -299,7 +301,7 @@ void TargetRun::finish() {
 
 Error TargetRun::failure(const Error& e) {
   rep_.failed_step = current_;
-  guard_.unmount_all();
+  unmount_all();
   std::string mounts =
       guard_.problems.empty() ? "nothing of it is mounted any more" : "WARNING: " + guard_.problems.front();
   std::string redo = current_ == Step::Patch || current_ == Step::Check || current_ == Step::Sync
