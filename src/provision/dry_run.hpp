@@ -1,8 +1,8 @@
 #pragma once
 // `piprov provision --dry-run IMAGE DEVICE...` (issue 27 item 3): each disk's
 // whole plan, and no disk touched. The checks of a real run before the first
-// byte (check_provision_arguments(): the targets, the seed files judged by
-// the image's cloud-init); then the image's boot partition and root files,
+// byte (prepare_provision(): the write's checks, the seed files judged by
+// the image's cloud-init; no confirmation is asked); then the image's boot partition and root files,
 // read through the image reader into a private temporary directory
 // (ImageTree), are patched there as boot patch would patch the disk, each
 // disk's seed is written there and boot check runs on it: the findings and

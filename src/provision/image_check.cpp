@@ -81,12 +81,19 @@ void image_check_replace(std::string& s, const std::string& from, const std::str
 
 }  // namespace
 
-ImageTree::ImageTree(const std::string& image) : image_(image) {
-  reader_ = image::open_image_reader(image);
+ImageTree::ImageTree(const std::string& image) : image_(image), owned_(image::open_image_reader(image)) {
+  reader_ = owned_.get();
+  read();
+}
+
+ImageTree::ImageTree(image::ImageReader& reader, const std::string& image) : image_(image), reader_(&reader) { read(); }
+
+void ImageTree::read() {
+  const std::string& image = image_;
   format_ = image::to_string(reader_->format());
   random_access_ = reader_->random_access();
   note_ = reader_->sequential_note();
-  const image::PartitionTable table = image::read_partition_table(*reader_);
+  const image::PartitionTable table = image::read_partition_table(*reader_, reader_->size());
   scheme_ = table.scheme;
   if (scheme_ == "dos") {
     std::byte id[4];

@@ -107,40 +107,30 @@ class TargetRun {
 
 }  // namespace
 
-std::vector<SeedPlan> check_provision_arguments(const ProvisionOptions& o, SeedCheck* seed_check) {
-  // The write guard's rules for a disk to provision, every disk before the first byte of any
-  // (write_image() checks them again; its message format for several targets).
-  std::vector<std::string> refused;
-  for (const auto& target : o.write.targets)
-    if (auto no = evaluate_write(inspect_write_subject(target), WriteIntent::ProvisionDisk,
-                                 {.unmount = o.write.unmount, .overwrite = o.write.overwrite}))
-      refused.push_back(no->message);
-  if (refused.size() == 1) throw Error(ErrorKind::Usage, refused.front());
-  if (!refused.empty()) throw Error(ErrorKind::Usage, join(refused, "\n") + "\nnothing was written to any target");
+PreparedProvision prepare_provision(const ProvisionOptions& o) {
   for (const auto& q : o.patch.uas_quirks) boot::normalize_vid_pid(q);
   for (const auto& q : o.usb_ids) boot::normalize_vid_pid(q);
-  // The user's seed files are judged by the cloud-init of the image (read through the reader).
+  // The write's checks, with the write guard's rules for a disk to provision (whole disks only).
+  image::WriteOptions wo = o.write;
+  wo.intent = WriteIntent::ProvisionDisk;
+  if (!wo.progress) wo.progress = o.progress;
+  PreparedProvision p{image::prepare_write(wo), {}, {}};
+  // The user's seed files are judged by the cloud-init of the image (read through the write's reader).
   const auto& id = o.identity;
   const bool user_files = !id.user_data_file.empty() || !id.network_config_file.empty();
-  auto seeds = plan_seeds(id, o.write.targets, seed_check, user_files ? read_image_cloud_init(o.write.image) : nullptr);
+  p.seeds = plan_seeds(id, o.write.targets, &p.seed_check,
+                       user_files ? read_image_cloud_init(p.write.reader(), o.write.image) : nullptr);
   // provision needs system-boot and writable partitions: an image without a
   // partition table is refused before the first byte of any disk.
-  if (image::image_partition_table(o.write.image).empty())
+  if (p.write.partition_table().scheme.empty())
     throw Error(ErrorKind::Usage, o.write.image +
                                       " holds no partition table (no MBR or GPT at its start): not a Raspberry Pi OS "
                                       "image; give an .img or .img.xz of Ubuntu or Raspberry Pi OS; nothing was "
                                       "written");
-  return seeds;
+  return p;
 }
 
 namespace {
-
-/// The one write of every disk; errors propagate as write_image() reports them.
-image::WriteResult write_all(const ProvisionOptions& o) {
-  image::WriteOptions wo = o.write;
-  if (!wo.progress) wo.progress = o.progress;
-  return image::write_image(wo);
-}
 
 void TargetRun::written() {
   const auto& w = rep_.write;
@@ -394,12 +384,6 @@ Error none_provisioned(const ProvisionReport& rep) {
 
 }  // namespace
 
-ProvisionReport provision(const ProvisionOptions& o) {
-  ProvisionReport rep = provision_all(o);
-  if (auto e = no_disk_provisioned(rep)) throw *e;
-  return rep;
-}
-
 std::optional<Error> no_disk_provisioned(const ProvisionReport& rep) {
   if (rep.targets.empty() || rep.succeeded() > 0) return std::nullopt;
   return none_provisioned(rep);
@@ -407,10 +391,12 @@ std::optional<Error> no_disk_provisioned(const ProvisionReport& rep) {
 
 ProvisionReport provision_all(const ProvisionOptions& o) {
   ProvisionReport rep;
-  std::vector<SeedPlan> seeds = check_provision_arguments(o, &rep.seed_check);
   ProvisionOptions po = o;
   po.progress = serialised_sink(o.progress);  // every disk's steps report at once
-  rep.write = write_all(po);
+  PreparedProvision prepared = prepare_provision(po);
+  rep.seed_check = std::move(prepared.seed_check);
+  const std::vector<SeedPlan> seeds = std::move(prepared.seeds);
+  rep.write = image::run_write(std::move(prepared.write));  // errors propagate as write_image() reports them
   rep.targets.resize(rep.write.targets.size());
   for (std::size_t i = 0; i < rep.targets.size(); ++i) rep.targets[i].write = rep.write.targets[i];
   rep.steps_seconds = provision_in_parallel(po, rep.targets, seeds);
