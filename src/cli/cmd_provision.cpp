@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/finding.hpp"
 #include "core/strings.hpp"
+#include "image/result_text.hpp"
 #include "provision/dry_run.hpp"
 #include "provision/provision.hpp"
 
@@ -102,7 +103,8 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
       fmt::print("{}\n", dump_json(provision::provision_json(rep)));
     } else {
       for (const auto& t : rep.targets) print_target(t, rep.targets.size() > 1);
-      if (rep.targets.size() > 1) fmt::print("{}\n{}\n", write_summary(rep.write), provision::steps_summary(rep));
+      if (rep.targets.size() > 1)
+        fmt::print("{}\n{}\n", image::write_summary(rep.write), provision::steps_summary(rep));
     }
     std::fflush(stdout);
     if (auto none = provision::no_disk_provisioned(rep)) throw *none;  // main prints it, one line per disk
