@@ -83,12 +83,19 @@ bool kernel_has_vfat() { return run("grep -qw vfat /proc/filesystems || modprobe
 
 }  // namespace
 
-TEST(FatDir, CopyOnlyIsWrittenBackAndRemovedOnClose) {
-  PIPROV_REQUIRE_TOOL("mkfs.vfat");
-  PIPROV_REQUIRE_TOOL("mcopy");
-  piprov::test::TempDir d("fat-dir-copy");
+/// A 16 MiB FAT image (config.txt, current/cmdline.txt) in a temp dir, made by mkfs.vfat and mcopy.
+class FatDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PIPROV_REQUIRE_TOOL("mkfs.vfat");
+    PIPROV_REQUIRE_TOOL("mcopy");
+    ASSERT_NO_FATAL_FAILURE(make_fat_image(d.path, img));
+  }
+  piprov::test::TempDir d{"fat-dir"};
   const std::string img = (d.path / "boot.img").string();
-  ASSERT_NO_FATAL_FAILURE(make_fat_image(d.path, img));
+};
+
+TEST_F(FatDirTest, CopyOnlyIsWrittenBackAndRemovedOnClose) {
   fs::path dir;
   {
     piprov::boot::FatDir view(img, {.writable = true, .mount = false});
@@ -108,12 +115,7 @@ TEST(FatDir, CopyOnlyIsWrittenBackAndRemovedOnClose) {
   EXPECT_EQ(mtype(img, "config.txt"), "[all]\nkernel=vmlinux\n# changed\n");
 }
 
-TEST(FatDir, ReadOnlyCopyOfNamedFilesInTheCallersDirectory) {
-  PIPROV_REQUIRE_TOOL("mkfs.vfat");
-  PIPROV_REQUIRE_TOOL("mcopy");
-  piprov::test::TempDir d("fat-dir-names");
-  const std::string img = (d.path / "boot.img").string();
-  ASSERT_NO_FATAL_FAILURE(make_fat_image(d.path, img));
+TEST_F(FatDirTest, ReadOnlyCopyOfNamedFilesInTheCallersDirectory) {
   const fs::path dir = d.path / "view";
   fs::create_directory(dir);
   {
@@ -127,13 +129,8 @@ TEST(FatDir, ReadOnlyCopyOfNamedFilesInTheCallersDirectory) {
   EXPECT_TRUE(fs::is_empty(dir));
 }
 
-TEST(FatDir, MountsALoopPartitionOrCopiesWithoutVfat) {
+TEST_F(FatDirTest, MountsALoopPartitionOrCopiesWithoutVfat) {
   PIPROV_REQUIRE_LOOP();
-  PIPROV_REQUIRE_TOOL("mkfs.vfat");
-  PIPROV_REQUIRE_TOOL("mcopy");
-  piprov::test::TempDir d("fat-dir-mount");
-  const std::string img = (d.path / "boot.img").string();
-  ASSERT_NO_FATAL_FAILURE(make_fat_image(d.path, img));
   const bool vfat = kernel_has_vfat();
   {
     piprov::test::LoopDevice loop(img, 16u << 20);
