@@ -9,8 +9,8 @@
 
 #include "core/error.hpp"
 #include "provision/identity.hpp"
-#include "provision/seed_check.hpp"
-#include "provision/yaml_json.hpp"
+#include "provision/seed/seed_check.hpp"
+#include "provision/seed/yaml_json.hpp"
 #include "support/testsupport.hpp"
 
 namespace piprov::provision {

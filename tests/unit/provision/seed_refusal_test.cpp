@@ -12,7 +12,7 @@
 
 #include "core/error.hpp"
 #include "provision/identity.hpp"
-#include "provision/seed_check.hpp"
+#include "provision/seed/seed_check.hpp"
 #include "support/testsupport.hpp"
 
 namespace piprov::provision {

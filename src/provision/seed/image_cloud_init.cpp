@@ -1,4 +1,4 @@
-#include "provision/image_cloud_init.hpp"
+#include "provision/seed/image_cloud_init.hpp"
 
 #include <regex>
 
