@@ -75,7 +75,7 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
   cmd->add_option("--usb-id", a->opts.usb_ids, "USB VID:PID of the SSD's bridge, for the UAS quirk check");
   add_identity_options(cmd, a->opts.identity);
   cmd->add_flag("--json", a->json,
-                "Print the result as JSON on stdout (schema piprov.provision/3, docs/boot.md; no step lines)");
+                "Print the result as JSON on stdout (schema piprov.provision/3, docs/provision.md; no step lines)");
   cmd->add_flag("--dry-run", a->dry_run,
                 "Print each disk's whole plan (disk id, patch actions, the seed files and their text, boot check) from "
                 "the image alone; touch no disk; exit as the real run would");

@@ -45,7 +45,7 @@ int dry_run_exit_code(const DryRunReport& r);
 /// The text plan ("provision --dry-run: nothing was written ..." then each disk).
 std::string dry_run_text(const DryRunReport& r);
 
-/// `provision --dry-run --json` (schema "piprov.provision.dry-run/1", docs/boot.md):
+/// `provision --dry-run --json` (schema "piprov.provision.dry-run/1", docs/provision.md):
 /// image, format, decoded, seed_check, patch {summary, actions, config_diff, cmdline_diff},
 /// targets [{target, disk_id, seed_files {name: text}, seed_refused, check (boot check --json)}], exit_code.
 nlohmann::json dry_run_json(const ProvisionOptions& o, const DryRunReport& r);

@@ -122,7 +122,7 @@ PreparedProvision prepare_provision(const ProvisionOptions& o);
 /// per disk, the first disk's error kind); nullopt when one did.
 std::optional<Error> no_disk_provisioned(const ProvisionReport& rep);
 
-/// `provision --json` (schema "piprov.provision/3", docs/boot.md): the
+/// `provision --json` (schema "piprov.provision/3", docs/provision.md): the
 /// write's stream fields and speed ("write"), and a "targets" array, one
 /// object per disk: the write outcome, "identity" (new disk id, PARTUUIDs,
 /// files rewritten, hostname, instance_id, seed_files), partitions, patch actions and diff,

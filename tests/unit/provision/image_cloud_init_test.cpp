@@ -1,4 +1,4 @@
-// The versions read from an image's dpkg status (provision/image_cloud_init.hpp)
+// The versions read from an image's dpkg status (provision/seed/image_cloud_init.hpp)
 // and the closeness rule of the "did you mean" rename (seed check).
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The seed check (provision/seed_check.hpp) on the public seed files in
+// The seed check (provision/seed/seed_check.hpp) on the public seed files in
 // ../shared/data/cloud-init (verdicts: ../shared/data/README.md), against
 // cloud-init's own validator, and rule by rule.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The seed check's refusal (provision/seed_check.hpp): files cloud-init cannot
+// The seed check's refusal (provision/seed/seed_check.hpp): files cloud-init cannot
 // read (not UTF-8, empty), file options that name no file, what --force-seed
 // overrides, the order of the findings and the one line that ends a refusal.
 #include <gtest/gtest.h>
