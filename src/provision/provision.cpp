@@ -202,7 +202,8 @@ void TargetRun::patch() {
 void TargetRun::seed() {
   StepScope step(*this, Step::Seed);
   rep_.seed = rewrite_partuuid_references(boot_dir_, root_dir_, rep_.disk_identity);
-  if (rep_.autoboot && rep_.autoboot->tryboot)  // a trial boot must find its root too; no seed there (docs/provision.md)
+  // A trial boot must find its root too; no seed there (docs/provision.md).
+  if (rep_.autoboot && rep_.autoboot->tryboot)
     rep_.autoboot->tryboot_rewritten = rewrite_partition_partuuids(*rep_.autoboot->tryboot, rep_.disk_identity);
   state_ = target_ + " holds the image with a new disk identifier (" + rep_.disk_identity.new_id +
            ") that its cmdline and fstab PARTUUID= references match, and its boot partition is " +
