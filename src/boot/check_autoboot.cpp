@@ -21,40 +21,14 @@ namespace fs = std::filesystem;
 namespace piprov::boot {
 namespace {
 
-/// Partition `p` as a directory: its mount point; else a read-only vfat mount in a
-/// private /tmp/piprov-autoboot-XXXXXX; else an mtools copy there. Unmounts/removes on destruction.
-class AutobootView {
- public:
-  explicit AutobootView(const Partition& p) {
-    if (!p.mountpoints.empty()) {
-      dir_ = p.mountpoints.front();
-      return;
-    }
-    dir_ = tmp_ = make_temp_dir("autoboot");
-    try {
-      mount_filesystem(p.path, tmp_.string(), "vfat", "ro");
-      mounted_ = true;
-    } catch (const Error&) {
-      if (!mtools_available()) throw;
-      fat_copy_out(p.path, tmp_);
-    }
-  }
-  ~AutobootView() {
-    try {
-      if (mounted_) unmount_filesystem(tmp_.string());
-      std::error_code ec;
-      if (!tmp_.empty()) mounted_ ? (void)fs::remove(tmp_, ec) : (void)fs::remove_all(tmp_, ec);
-    } catch (...) {
-    }
-  }
-  AutobootView(const AutobootView&) = delete;
-  AutobootView& operator=(const AutobootView&) = delete;
-  const fs::path& dir() const { return dir_; }
-
- private:
-  fs::path dir_, tmp_;
-  bool mounted_ = false;
-};
+/// Partition `p` as a read-only directory: its mount point, else mounted (or copied with mtools)
+/// in a private /tmp/piprov-autoboot-XXXXXX.
+FatDir autoboot_view(const Partition& p) {
+  FatDirOptions o;
+  o.mountpoint = p.mountpoints.empty() ? "" : p.mountpoints.front();
+  o.temp_name = "autoboot";
+  return FatDir(p.path, std::move(o));
+}
 
 Finding autoboot_finding(Severity s, std::string rule, std::string msg, std::string fix = "",
                          std::string source = kAutobootSource) {
@@ -168,7 +142,7 @@ std::optional<Finding> autoboot_tryboot(const Autoboot& a, const Disk& disk, PiB
   } else if (t->fstype != "vfat") {
     why = "is " + (t->fstype.empty() ? std::string("not formatted") : t->fstype) + ", not FAT";
   } else {
-    AutobootView tv(*t);
+    const FatDir tv = autoboot_view(*t);
     why = autoboot_unbootable(tv.dir(), board);
   }
   return autoboot_finding(
@@ -257,7 +231,7 @@ CheckReport check_autoboot(const CheckOptions& o) {
     if (!mbr && p && !p->partuuid.empty()) tail.push_back(autoboot_gpt_tryboot());
   }
   if (!p || p->fstype != "vfat") return autoboot_done(std::move(r), std::move(head), tail);
-  AutobootView view(*p);
+  const FatDir view = autoboot_view(*p);
   if (const std::string why = autoboot_unbootable(view.dir(), board); !why.empty()) {
     head.push_back(autoboot_finding(Severity::Error, "autoboot-partition-not-bootable",
                                     fmt::format("partition {} ({}) named by autoboot.txt {}", n, p->path, why),

@@ -14,6 +14,7 @@
 #include "core/fd.hpp"
 #include "core/file.hpp"
 #include "core/hashing.hpp"
+#include "core/mounts.hpp"
 #include "core/process.hpp"
 
 namespace fs = std::filesystem;
@@ -121,6 +122,72 @@ std::vector<std::string> fat_write_back(const std::string& device, const fs::pat
   fs::remove_all(rb, ec);
   actions.push_back("read back " + std::to_string(after.size()) + " files from " + device + ": all match");
   return actions;
+}
+
+FatDir::FatDir(std::string device, FatDirOptions o) : device_(std::move(device)), writable_(o.writable) {
+  if (!o.mountpoint.empty() && !o.writable) {
+    dir_ = o.mountpoint;
+    return;
+  }
+  own_dir_ = o.dir.empty();
+  dir_ = own_dir_ ? make_temp_dir(o.temp_name) : o.dir;
+  try {
+    if (o.mount) {
+      try {
+        mount_filesystem(device_, dir_.string(), "vfat", o.writable ? "" : "ro");
+        mounted_ = true;
+        return;
+      } catch (const Error& e) {
+        if ((o.writable && e.sys_errno() != ENODEV) || !mtools_available()) throw;
+      }
+    }
+    copied_ = true;
+    if (o.names.empty()) {
+      fat_copy_out(device_, dir_);
+      if (writable_) before_ = tree_hashes(dir_);
+    } else {
+      for (const auto& n : o.names) fat_copy_file_out(device_, n, dir_);
+    }
+  } catch (...) {
+    close();
+    throw;
+  }
+}
+
+FatDir::~FatDir() { close(); }
+
+std::vector<std::string> FatDir::write_back() {
+  if (!copied_ || !writable_) return {};
+  return fat_write_back(device_, dir_, before_);
+}
+
+std::string FatDir::close() noexcept {
+  std::string problem;
+  try {
+    std::error_code ec;
+    if (mounted_) {
+      mounted_ = false;
+      try {
+        unmount_filesystem(dir_.string());
+      } catch (const Error& e) {
+        own_dir_ = false;  // never delete into a mounted file system
+        problem = std::string(e.what()) + " (still mounted at " + dir_.string() + ")";
+      }
+      if (own_dir_) fs::remove(dir_, ec);
+    } else if (copied_) {
+      copied_ = false;
+      if (own_dir_) {
+        fs::remove_all(dir_, ec);
+      } else {
+        for (const auto& e : fs::directory_iterator(dir_, ec)) fs::remove_all(e.path(), ec);
+      }
+    } else if (own_dir_) {
+      fs::remove(dir_, ec);  // made, but neither mounted nor copied (a failed constructor)
+    }
+    own_dir_ = false;
+  } catch (...) {
+  }
+  return problem;
 }
 
 }  // namespace piprov::boot

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/finding.hpp"
 #include "core/strings.hpp"
+#include "image/result_text.hpp"
 #include "provision/dry_run.hpp"
 #include "provision/provision.hpp"
 
@@ -74,7 +75,7 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
   cmd->add_option("--usb-id", a->opts.usb_ids, "USB VID:PID of the SSD's bridge, for the UAS quirk check");
   add_identity_options(cmd, a->opts.identity);
   cmd->add_flag("--json", a->json,
-                "Print the result as JSON on stdout (schema piprov.provision/3, docs/boot.md; no step lines)");
+                "Print the result as JSON on stdout (schema piprov.provision/3, docs/provision.md; no step lines)");
   cmd->add_flag("--dry-run", a->dry_run,
                 "Print each disk's whole plan (disk id, patch actions, the seed files and their text, boot check) from "
                 "the image alone; touch no disk; exit as the real run would");
@@ -102,7 +103,8 @@ void add_provision_command(CLI::App& app, Globals&, int& exit_code) {
       fmt::print("{}\n", dump_json(provision::provision_json(rep)));
     } else {
       for (const auto& t : rep.targets) print_target(t, rep.targets.size() > 1);
-      if (rep.targets.size() > 1) fmt::print("{}\n{}\n", write_summary(rep.write), provision::steps_summary(rep));
+      if (rep.targets.size() > 1)
+        fmt::print("{}\n{}\n", image::write_summary(rep.write), provision::steps_summary(rep));
     }
     std::fflush(stdout);
     if (auto none = provision::no_disk_provisioned(rep)) throw *none;  // main prints it, one line per disk

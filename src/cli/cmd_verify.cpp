@@ -8,7 +8,7 @@
 #include "cli/progress_render.hpp"
 #include "cli/write_options.hpp"
 #include "core/finding.hpp"
-#include "core/units.hpp"
+#include "image/result_text.hpp"
 #include "image/verify.hpp"
 
 namespace piprov::cli {
@@ -45,13 +45,7 @@ void add_verify_command(CLI::App& app, Globals&, int&) {
       fmt::print("{}\n", dump_json(image::verify_result_json(r)));
       return;
     }
-    // Over the bytes compared, as write's verify rate (not the image's size).
-    double rate = r.seconds > 0 ? static_cast<double>(r.bytes - r.skipped_bytes) / r.seconds : 0;
-    fmt::print("verified: {} matches {} ({}, {}) in {} ({}); XXH3-128 {}\n", r.target, r.image, format_bytes(r.bytes),
-               r.format, format_duration(r.seconds), format_mib_s(rate), r.xxh3_128);
-    if (r.skipped_bytes)
-      fmt::print("compared {} written; {} free space not compared (as piprov write skips it; --full compares it)\n",
-                 format_bytes(r.bytes - r.skipped_bytes), format_bytes(r.skipped_bytes));
+    fmt::print("{}", image::verify_summary(r));
   });
 }
 

@@ -7,6 +7,7 @@
 #include "cli/progress_render.hpp"
 #include "cli/write_options.hpp"
 #include "core/finding.hpp"
+#include "image/result_text.hpp"
 #include "image/write.hpp"
 
 namespace piprov::cli {
@@ -37,10 +38,10 @@ void add_write_command(CLI::App& app, Globals&, int& exit_code) {
     if (a->json)
       fmt::print("{}\n", dump_json(image::write_result_json(r)));
     else
-      fmt::print("{}\n", write_summary(r));
+      fmt::print("{}\n", image::write_summary(r));
     if (r.succeeded() == 0) throw image::no_target_written(r);
     print_target_errors(r);
-    exit_code = write_exit_code(r);
+    exit_code = image::write_exit_code(r);
   });
 }
 

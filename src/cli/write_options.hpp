@@ -2,7 +2,7 @@
 // The options `piprov write` shares with `piprov provision` (and `verify`
 // shares --progress), so the commands parse IMAGE DEVICE and --no-verify/
 // --yes/--unmount/--sha256/--sha256-file/--progress/--threads identically,
-// and print the same summary.
+// and print the same summary (image/result_text.hpp).
 #include <CLI/CLI.hpp>
 #include <string>
 
@@ -22,16 +22,6 @@ void add_progress_option(CLI::App* cmd, ProgressMode& mode);
 
 /// `mode` with Auto resolved against stderr (a terminal or not).
 ProgressMode resolve_on_stderr(ProgressMode mode);
-
-/// The summary (no final newline): one target
-/// "wrote 1.9 GiB (xz 402.1 MiB) to /dev/sdb in 12.1 s (160.3 MiB/s); verified in 6.0 s (323.0 MiB/s); XXH3-128 HEX",
-/// several "wrote 1.9 GiB (xz 402.1 MiB) to 2 of 3 targets in 14.0 s; XXH3-128 HEX" and a line per target
-/// ("  /dev/sdb: ok, ..." / "  /dev/sdc: FAILED: <its error, naming the offset>"); then "speed: decode-bound: ..."
-/// (the verdict, waits, xz blocks) and, when verified, "verify: device-bound: ..." lines.
-std::string write_summary(const image::WriteResult& r);
-
-/// 0 when every target succeeded, 5 (ErrorKind::Partial) when some failed.
-int write_exit_code(const image::WriteResult& r);
 
 /// "piprov: error: MESSAGE" on stderr for each failed target (stdout flushed first).
 void print_target_errors(const image::WriteResult& r);

@@ -12,7 +12,6 @@
 #include "core/random.hpp"
 #include "core/strings.hpp"
 #include "image/partitions.hpp"
-#include "image/source.hpp"
 
 namespace piprov::image {
 namespace {
@@ -129,17 +128,6 @@ std::string replace_partuuids(std::string_view text, const std::map<std::string,
   out.append(text.substr(pos));
   if (count) *count = n;
   return out;
-}
-
-std::string image_partition_table(const std::string& image) {
-  auto src = open_source(image, 1, false);
-  std::vector<std::byte> head(4096);
-  std::size_t n = src->read_full(head);
-  auto at = [&](std::size_t off, std::string_view sig) {
-    return n >= off + sig.size() && std::memcmp(head.data() + off, sig.data(), sig.size()) == 0;
-  };
-  if (!at(510, "\x55\xaa")) return "";
-  return at(512, "EFI PART") ? "gpt" : "dos";
 }
 
 }  // namespace piprov::image

@@ -32,13 +32,6 @@ struct DiskIdentity {
 /// when it cannot be opened or written (errno in the message).
 DiskIdentity renew_disk_identity(const std::string& disk);
 
-/// The partition table the decoded start of IMAGE holds: "gpt" (an "EFI PART"
-/// header at byte 512 behind a protective MBR), "dos" (the 0x55 0xAA MBR
-/// signature at byte 510, UEFI 2.10 5.1), or "" when neither (a README, a
-/// kernel, a file system image). Decodes only the first 4 KiB. Throws like
-/// open_source() (Error{Usage} for a file that is not an image or is missing).
-std::string image_partition_table(const std::string& image);
-
 /// `text` with every `PARTUUID=<old>` (optionally quoted, hex compared
 /// without case) whose <old> is a key of `partuuids` replaced by its new value;
 /// other bytes unchanged. `*count` (when given) receives the replacements made.

@@ -11,10 +11,10 @@
 
 namespace piprov::image {
 
-PartitionTable read_partition_table(ImageReader& reader) {
-  std::vector<std::byte> head(std::min<std::uint64_t>(kPartitionTableBytes, reader.size()));
-  reader.read_at(head, 0);
-  return parse_partition_table(head, reader.size());
+PartitionTable read_partition_table(ImageReader& reader, std::optional<std::uint64_t> bound) {
+  std::vector<std::byte> head(kPartitionTableBytes);
+  head.resize(reader.read_head(head));
+  return parse_partition_table(head, bound.value_or(0));
 }
 
 struct ExtFiles::Impl {
@@ -206,7 +206,7 @@ std::uint64_t ExtFiles::extract(const std::string& path, const std::filesystem::
 }
 
 std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, std::string* why) {
-  const PartitionTable t = read_partition_table(reader);
+  const PartitionTable t = read_partition_table(reader, reader.size());
   if (t.parts.empty()) {
     *why = t.note.empty() ? "the image has no partition table" : t.note;
     return nullptr;

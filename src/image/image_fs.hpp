@@ -17,9 +17,14 @@
 
 namespace piprov::image {
 
-/// The partition table of the image behind `reader` (its first
-/// kPartitionTableBytes, parse_partition_table()). Throws what read_at() throws.
-PartitionTable read_partition_table(ImageReader& reader);
+/// The partition table of the image behind `reader`: the one reader of an
+/// image's table (write, verify, provision, boot check IMAGE) — its first
+/// kPartitionTableBytes (read_head(): a sequential image is not decoded
+/// further), parse_partition_table(). `bound`: the image's size, partitions
+/// must end within it (else no partitions and a note); nullopt: the table as
+/// written, unbounded (check_complete_image() compares it with the size).
+/// Throws what read_at() throws.
+PartitionTable read_partition_table(ImageReader& reader, std::optional<std::uint64_t> bound);
 
 /// The files of an ext2/3/4 file system at bytes [offset, offset + size) of
 /// the image, read-only. Not thread-safe (one libext2fs handle).

@@ -14,6 +14,7 @@
 // THIS HEADER IS THE CONTRACT between the write path (image/) and the
 // readers of an image's file systems (boot check IMAGE, provision --dry-run,
 // the image's cloud-init). Change it only together with both.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -51,6 +52,14 @@ class ImageReader {
   /// check fails, Error{Io} on read errors, Error{Interrupted} on Ctrl-C; a
   /// sequential reader throws what its Source throws.
   virtual void read_at(std::span<std::byte> out, std::uint64_t offset) = 0;
+  /// The image's first out.size() bytes (fewer when it is shorter); returns how
+  /// many. Unlike read_at(), a sequential reader whose format does not say its
+  /// size decodes only these bytes, not the whole image to learn it. Throws as read_at().
+  virtual std::size_t read_head(std::span<std::byte> out) {
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), size()));
+    read_at(out.first(n), 0);
+    return n;
+  }
   /// The decoded ranges of the independently decodable units, in order
   /// (one range covering everything for a sequential reader; for raw files,
   /// one range too: any byte is cheap).

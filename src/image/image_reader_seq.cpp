@@ -59,6 +59,24 @@ class SequentialImageReader final : public ImageReader {
       at = e;
     }
   }
+  std::size_t read_head(std::span<std::byte> out) override {
+    std::lock_guard lk(m_);
+    for (const auto& [piece, data] : cache_)
+      if (piece == 0 && (data.size() >= out.size() || data.size() < kSeqPiece)) {
+        const std::size_t n = std::min(out.size(), data.size());
+        std::memcpy(out.data(), data.data(), n);
+        return n;
+      }
+    // Only these bytes: a download cut after them still fails where the write reaches the cut.
+    if (pos_ != 0) {
+      src_ = open_source(path_, threads_, false);
+      pos_ = 0;
+    }
+    const std::size_t n = src_->read_full(out);
+    pos_ += n;
+    bytes_ += n;
+    return n;
+  }
   std::vector<ByteRange> blocks() const override { return {{0, size()}}; }
   bool random_access() const override { return false; }
   std::string sequential_note() const override { return why_; }

@@ -92,6 +92,10 @@ PartitionTable parse_partition_table(std::span<const std::byte> head, std::uint6
     t.scheme = "dos";
     t.parts = std::move(mbr);
   }
+  return bounded_table(std::move(t), image_size);
+}
+
+PartitionTable bounded_table(PartitionTable t, std::uint64_t image_size) {
   auto sorted = t.parts;
   std::sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.offset < b.offset; });
   for (std::size_t i = 0; i < sorted.size(); ++i) {

@@ -39,4 +39,9 @@ struct PartitionTable {
 /// written in full).
 PartitionTable parse_partition_table(std::span<const std::byte> head, std::uint64_t image_size);
 
+/// `t` unless a partition overlaps the next one or lies outside [512,
+/// `image_size`) (0 = unknown: not bounded): then no partitions and a note
+/// ("partition 2 lies outside the image"). parse_partition_table() applies it.
+PartitionTable bounded_table(PartitionTable t, std::uint64_t image_size);
+
 }  // namespace piprov::image

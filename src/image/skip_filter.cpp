@@ -41,20 +41,19 @@ std::uint64_t WriteMap::skipped_bytes() const {
   return bytes_;
 }
 
-SkipFilter::SkipFilter() {
+SkipFilter::SkipFilter(const PartitionTable& table) {
   auto stream = std::make_unique<StreamCapture>();
   stream_ = stream.get();
   cap_ = std::move(stream);
-  cap_->request(0, kPartitionTableBytes, [this](std::vector<std::byte>&& head) { table(head, 0); });
+  use_table(table);
 }
 
-SkipFilter::SkipFilter(const ReadAtFn& read, std::uint64_t image_size) {
+SkipFilter::SkipFilter(const ReadAtFn& read, std::uint64_t image_size, const PartitionTable& table) {
   auto reader = std::make_unique<ReaderCapture>(read, image_size);
   ReaderCapture& rc = *reader;
   cap_ = std::move(reader);
-  const std::size_t head = static_cast<std::size_t>(std::min<std::uint64_t>(kPartitionTableBytes, image_size));
-  cap_->request(0, head, [this, image_size](std::vector<std::byte>&& h) { table(h, image_size); });
-  rc.run();  // the table, then each file system's superblock, descriptors, bitmaps, FATs
+  use_table(bounded_table(table, image_size));
+  rc.run();  // each file system's superblock, descriptors, bitmaps, FATs
   std::vector<ByteRange> all;
   for (const auto& sc : scans_) {
     if (!sc) continue;
@@ -81,9 +80,8 @@ void SkipFilter::for_each_skippable(const std::vector<ByteRange>& free, std::uin
 }
 SkipFilter::~SkipFilter() = default;
 
-void SkipFilter::table(const std::vector<std::byte>& head, std::uint64_t image_size) {
-  table_seen_ = true;
-  table_ = parse_partition_table(head, image_size);
+void SkipFilter::use_table(const PartitionTable& table) {
+  table_ = table;
   for (const auto& p : table_.parts) {
     if (p.kind == PartKind::Linux)
       scans_.push_back(make_ext_scan(*cap_, p.offset, p.size));
@@ -140,7 +138,6 @@ std::vector<PartitionSkip> SkipFilter::partitions() const {
 }
 
 std::string SkipFilter::note() const {
-  if (!table_seen_) return "the image is shorter than its partition table";
   if (table_.scheme.empty()) return "no partition table (MBR or GPT)";
   return table_.note;
 }

@@ -63,13 +63,14 @@ struct PartitionSkip {
 
 class SkipFilter {
  public:
-  /// A filter that learns from the stream (decide()): sequential formats.
-  SkipFilter();
-  /// A filter that reads the partition table and every file system's
-  /// allocation maps first, through `read` (a random-access reader: issue
-  /// 27), so map() is complete when it returns and decide() is not called.
-  /// Throws what `read` throws.
-  SkipFilter(const ReadAtFn& read, std::uint64_t image_size);
+  /// A filter that learns the file systems of `table` (the image's, read once:
+  /// read_partition_table()) from the stream (decide()): sequential formats.
+  explicit SkipFilter(const PartitionTable& table);
+  /// A filter that reads every file system's allocation maps of `table`
+  /// first, through `read` (a random-access reader: issue 27), so map() is
+  /// complete when it returns and decide() is not called. A table with a
+  /// partition past `image_size` is not used (note()). Throws what `read` throws.
+  SkipFilter(const ReadAtFn& read, std::uint64_t image_size, const PartitionTable& table);
   ~SkipFilter();
   SkipFilter(const SkipFilter&) = delete;
   SkipFilter& operator=(const SkipFilter&) = delete;
@@ -87,7 +88,7 @@ class SkipFilter {
   std::string note() const;
 
  private:
-  void table(const std::vector<std::byte>& head, std::uint64_t image_size);
+  void use_table(const PartitionTable& table);
   void plan_window(std::uint64_t begin);
   /// Free ranges of a file system as skipped: whole 4 KiB blocks, past the
   /// first MiB, at least kMinSkipBytes; `fn` gets each one.
@@ -95,7 +96,6 @@ class SkipFilter {
                           const std::function<void(ByteRange)>& fn) const;
   std::unique_ptr<Capture> cap_;
   StreamCapture* stream_ = nullptr;  ///< cap_ when learning from the stream
-  bool table_seen_ = false;
   PartitionTable table_;
   std::vector<std::unique_ptr<FsScan>> scans_;  ///< per table_.parts entry (null: not a file system piprov reads)
   WriteMap map_;

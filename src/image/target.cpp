@@ -34,10 +34,10 @@ std::size_t choose_io_bytes(unsigned max_sectors_kb, unsigned logical_block) {
   return (io / lbs) * lbs;
 }
 
-TargetInfo inspect_target(const std::string& path, const WriteFlags& flags) {
+TargetInfo inspect_target(const std::string& path, const WriteFlags& flags, std::optional<WriteIntent> intent) {
   WriteSubject s = inspect_write_subject(path);
   const bool block = s.kind == TargetKind::WholeDisk || s.kind == TargetKind::Partition;
-  enforce_write(s, block ? WriteIntent::WholeDiskImage : WriteIntent::ImageFile, flags);
+  enforce_write(s, intent.value_or(block ? WriteIntent::WholeDiskImage : WriteIntent::ImageFile), flags);
   TargetInfo t;
   t.path = path;
   if (block) {

@@ -4,6 +4,7 @@
 // core/write_guard.hpp (intents WholeDiskImage and ImageFile); this file has
 // no safety rules of its own.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,10 +38,11 @@ struct TargetInfo {
   Disk disk;                       ///< block devices only
 };
 
-/// Checks `path` with check_write() (intent WholeDiskImage for a block
-/// device, ImageFile otherwise; `flags` --unmount/--overwrite) and describes
-/// it. Throws Error{Usage} with the write guard's message when refused.
-TargetInfo inspect_target(const std::string& path, const WriteFlags& flags = {});
+/// Checks `path` with check_write() (`intent`, by default WholeDiskImage for
+/// a block device, ImageFile otherwise; `flags` --unmount/--overwrite) and
+/// describes it. Throws Error{Usage} with the write guard's message when refused.
+TargetInfo inspect_target(const std::string& path, const WriteFlags& flags = {},
+                          std::optional<WriteIntent> intent = std::nullopt);
 
 /// Throws Error{Usage} when `image` is the target itself or is stored on it.
 void check_image_not_on_target(const std::string& image, const TargetInfo& t);

@@ -19,6 +19,7 @@
 #include "core/hashing.hpp"
 #include "core/units.hpp"
 #include "core/write_guard.hpp"
+#include "image/image_fs.hpp"
 #include "image/image_reader.hpp"
 #include "image/pipeline.hpp"
 #include "image/range_reader.hpp"
@@ -220,24 +221,24 @@ VerifyResult compare_with_image(const TargetInfo& t, const std::string& image, u
   std::unique_ptr<SkipFilter> filter;
   std::unique_ptr<ReaderFeed> feed;
   std::optional<std::uint64_t> size;
-  if (from == 0) {  // an image cut short (also before it was compressed) is refused, as write refuses it
-    std::optional<std::uint64_t> known;
-    if (reader->random_access())
-      known = reader->size();
-    else if (reader->format() != Format::Gzip && reader->format() != Format::Bzip2 && reader->format() != Format::Lz4)
-      known = open_source(image, threads, false)->size();
-    check_complete_image(*reader, known, image, "nothing was compared");
-  }
-  if (reader->random_access()) {
-    size = reader->size();
-    filter = std::make_unique<SkipFilter>(
-        [&reader](std::span<std::byte> out, std::uint64_t offset) { reader->read_at(out, offset); }, *size);
-    feed = std::make_unique<ReaderFeed>(*reader, skip_free ? &filter->map() : nullptr, threads);
-  } else {
+  const PartitionTable table = read_partition_table(*reader, std::nullopt);
+  if (!reader->random_access()) {
     reader.reset();
     src = open_source(image, threads, false);
+  }
+  const std::optional<std::uint64_t> known = reader ? std::optional(reader->size()) : src->size();
+  // An image cut short (also before it was compressed) is refused, as write refuses it.
+  if (from == 0)
+    check_complete_image(table, known, src ? src->format() : reader->format(), image, "nothing was compared");
+  if (reader) {
+    size = reader->size();
+    filter = std::make_unique<SkipFilter>(
+        [&reader](std::span<std::byte> out, std::uint64_t offset) { reader->read_at(out, offset); }, *size, table);
+    feed = std::make_unique<ReaderFeed>(*reader, skip_free ? &filter->map() : nullptr, threads);
+  } else {
     size = src->size();
-    filter = std::make_unique<SkipFilter>();  // the write's decisions: masked out unless --full, named in a mismatch
+    filter =
+        std::make_unique<SkipFilter>(table);  // the write's decisions: masked out unless --full, named in a mismatch
   }
   if (size && t.capacity && *size > t.capacity)
     throw Error(ErrorKind::Verify, fmt::format("{} ({}) is smaller than the image {} ({}): it cannot hold it", t.path,

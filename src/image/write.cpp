@@ -20,6 +20,7 @@
 #include "image/checksum.hpp"
 #include "image/data_path.hpp"
 #include "image/fanout.hpp"
+#include "image/image_fs.hpp"
 #include "image/image_reader.hpp"
 #include "image/partitions.hpp"
 #include "image/skip_filter.hpp"
@@ -262,26 +263,59 @@ std::size_t WriteResult::succeeded() const {
 }
 std::size_t WriteResult::failed() const { return targets.size() - succeeded(); }
 
-WriteResult write_image(const WriteOptions& o) {
+struct PreparedWrite::State {
+  WriteOptions o;
+  std::string want_sha;  ///< the SHA-256 expected of IMAGE ("" = none)
+  std::string pre_sha;   ///< IMAGE's SHA-256 when hashed before the write (a file on disk)
+  std::vector<TargetInfo> infos;
+  std::unique_ptr<Source> src;
+  std::unique_ptr<ImageReader> reader;
+  PartitionTable table;
+};
+
+PreparedWrite::PreparedWrite(std::unique_ptr<State> s) : s_(std::move(s)) {}
+PreparedWrite::PreparedWrite(PreparedWrite&&) noexcept = default;
+PreparedWrite& PreparedWrite::operator=(PreparedWrite&&) noexcept = default;
+PreparedWrite::~PreparedWrite() = default;
+const WriteOptions& PreparedWrite::options() const { return s_->o; }
+const PartitionTable& PreparedWrite::partition_table() const { return s_->table; }
+ImageReader& PreparedWrite::reader() { return *s_->reader; }
+
+PreparedWrite prepare_write(const WriteOptions& o) {
   if (o.image.empty() || o.targets.empty()) throw Error(ErrorKind::Usage, "write needs IMAGE and DEVICE");
-  const std::string want_sha = expected_sha256(o.sha256, o.sha256_file, o.image);
-  std::vector<TargetInfo> infos = check_targets(o);
+  auto p = std::make_unique<PreparedWrite::State>();
+  p->o = o;
+  p->want_sha = expected_sha256(o.sha256, o.sha256_file, o.image);
+  p->infos = check_targets(o);
   // A file on disk is hashed before any target is opened for writing: a wrong
   // download never destroys what the disks held. Stdin is hashed as it streams.
-  std::string pre_sha;
   std::error_code ec;
-  if (!want_sha.empty() && std::filesystem::is_regular_file(o.image, ec)) {
-    pre_sha = sha256_file(o.image);
-    if (pre_sha != want_sha)
+  if (!p->want_sha.empty() && std::filesystem::is_regular_file(o.image, ec)) {
+    p->pre_sha = sha256_file(o.image);
+    if (p->pre_sha != p->want_sha)
       throw Error(ErrorKind::Verify, fmt::format("SHA-256 of {} is {}, expected {}: the file is not the published one; "
                                                  "download it again; nothing was written",
-                                                 o.image, pre_sha, want_sha));
+                                                 o.image, p->pre_sha, p->want_sha));
   }
-  auto src = open_source(o.image, o.threads, !want_sha.empty() && pre_sha.empty());
-  std::unique_ptr<ImageReader> reader = open_image_reader(o.image, o.threads);
-  check_complete_image(*reader, reader->random_access() ? std::optional(reader->size()) : src->size(), o.image);
-  check_sizes(infos, *src, o.image);
-  confirm_targets(o, infos, *src);
+  p->src = open_source(o.image, o.threads, !p->want_sha.empty() && p->pre_sha.empty());
+  p->reader = open_image_reader(o.image, o.threads);
+  p->table = read_partition_table(*p->reader, std::nullopt);
+  check_complete_image(p->table, p->reader->random_access() ? std::optional(p->reader->size()) : p->src->size(),
+                       p->reader->format(), o.image);
+  check_sizes(p->infos, *p->src, o.image);
+  return PreparedWrite(std::move(p));
+}
+
+WriteResult write_image(const WriteOptions& o) { return run_write(prepare_write(o)); }
+
+WriteResult run_write(PreparedWrite prepared) {
+  PreparedWrite::State& p = *prepared.s_;
+  const WriteOptions& o = p.o;
+  const std::string& want_sha = p.want_sha;
+  const std::string& pre_sha = p.pre_sha;
+  std::unique_ptr<Source>& src = p.src;
+  std::unique_ptr<ImageReader>& reader = p.reader;
+  confirm_targets(o, p.infos, *src);
 
   WriteResult r;
   r.image = o.image;
@@ -297,14 +331,15 @@ WriteResult write_image(const WriteOptions& o) {
     r.random_access = true;
     if (!o.full)
       filter = std::make_unique<SkipFilter>(
-          [&reader](std::span<std::byte> out, std::uint64_t offset) { reader->read_at(out, offset); }, reader->size());
+          [&reader](std::span<std::byte> out, std::uint64_t offset) { reader->read_at(out, offset); }, reader->size(),
+          p.table);
   } else {
     r.decode_line =
         fmt::format("decoded every byte: {}; free space was learnt as the stream passed", reader->sequential_note());
     reader.reset();
-    if (!o.full) filter = std::make_unique<SkipFilter>();
+    if (!o.full) filter = std::make_unique<SkipFilter>(p.table);
   }
-  std::vector<Job> jobs = open_jobs(o, std::move(infos), filter ? &filter->map() : nullptr);
+  std::vector<Job> jobs = open_jobs(o, std::move(p.infos), filter ? &filter->map() : nullptr);
   auto start = Clock::now();
   std::unique_ptr<ReaderFeed> feed;
   if (reader) feed = std::make_unique<ReaderFeed>(*reader, filter ? &filter->map() : nullptr, o.threads);

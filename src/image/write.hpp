@@ -9,6 +9,7 @@
 // the same; rpi-imager writes one card at a time, rpi-imager issue 380).
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@
 
 #include "core/error.hpp"
 #include "core/progress.hpp"
+#include "core/write_guard.hpp"
+#include "image/image_reader.hpp"
+#include "image/partition_table.hpp"
 #include "image/reader_feed.hpp"
 #include "image/skip_filter.hpp"
 #include "image/usb_link.hpp"
@@ -52,6 +56,10 @@ struct WriteOptions {
   /// Return the result even when every target failed (`write --json` prints
   /// it, then reports no_target_written()); default: throw that error.
   bool return_when_all_fail = false;
+  /// The write guard's intent for every target (core/write_guard.hpp):
+  /// nullopt = by its kind (WholeDiskImage for a block device, ImageFile for
+  /// a file); provision: ProvisionDisk (whole disks only).
+  std::optional<WriteIntent> intent;
 };
 
 /// How one target fared. Seconds are wall-clock.
@@ -124,7 +132,43 @@ struct WriteResult {
   std::size_t failed() const;
 };
 
-/// Performs the whole `piprov write`: safety checks on every target (the
+class PreparedWrite;
+
+/// The checks of a write, before anything is written or asked: IMAGE's line in
+/// --sha256-file, the write guard for every target (each disk inspected
+/// once), the image not on a target, no disk twice, --sha256 of a file on
+/// disk (IMAGE read once more, only then), IMAGE opened (source and reader),
+/// its partition table read once, a cut image refused, the image not larger
+/// than a target. Throws as write_image() before its first byte.
+PreparedWrite prepare_write(const WriteOptions& options);
+
+/// The write of `p`: the one confirmation listing every disk (unless
+/// assume_yes), then what write_image() does after its checks. Returns and
+/// throws as write_image().
+WriteResult run_write(PreparedWrite p);
+
+/// A write checked and opened by prepare_write(), not started: what a caller
+/// (provision) reads of the image before run_write(). Move-only.
+class PreparedWrite {
+ public:
+  PreparedWrite(PreparedWrite&&) noexcept;
+  PreparedWrite& operator=(PreparedWrite&&) noexcept;
+  ~PreparedWrite();
+  const WriteOptions& options() const;
+  /// The image's partition table as written (read_partition_table(reader, nullopt); scheme "" when none).
+  const PartitionTable& partition_table() const;
+  /// The image, read in place (image_reader.hpp): a sequential one decodes from its start.
+  ImageReader& reader();
+
+ private:
+  struct State;
+  explicit PreparedWrite(std::unique_ptr<State> s);
+  std::unique_ptr<State> s_;
+  friend PreparedWrite prepare_write(const WriteOptions& options);
+  friend WriteResult run_write(PreparedWrite p);
+};
+
+/// Performs the whole `piprov write` (run_write(prepare_write(options))): safety checks on every target (the
 /// write guard core/write_guard.hpp: whole disk or regular file; never a
 /// system disk; mounted only with unmount; read-only refused; image size vs
 /// target size; duplicates refused), ALL before the first byte of ANY target,

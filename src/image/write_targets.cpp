@@ -76,7 +76,7 @@ std::vector<TargetInfo> check_targets(const WriteOptions& o) {
   std::size_t index = 0;
   for (const auto& path : o.targets) {
     try {
-      TargetInfo t = inspect_target(path, {.unmount = o.unmount, .overwrite = o.overwrite});
+      TargetInfo t = inspect_target(path, {.unmount = o.unmount, .overwrite = o.overwrite}, o.intent);
       check_image_not_on_target(o.image, t);
       std::string id = identity(t);
       for (const auto& [other_id, other] : seen)
@@ -95,19 +95,16 @@ std::vector<TargetInfo> check_targets(const WriteOptions& o) {
   return out;
 }
 
-void check_complete_image(ImageReader& reader, std::optional<std::uint64_t> size, const std::string& image,
-                          const std::string& outcome) {
+void check_complete_image(const PartitionTable& t, std::optional<std::uint64_t> size, Format format,
+                          const std::string& image, const std::string& outcome) {
   if (!size || *size == 0) return;
-  std::vector<std::byte> head(static_cast<std::size_t>(std::min<std::uint64_t>(*size, kPartitionTableBytes)));
-  reader.read_at(head, 0);
-  const PartitionTable t = parse_partition_table(head, 0);  // 0: not bounded by the file
   for (const auto& p : t.parts)
     if (p.offset + p.size > *size)
       throw Error(ErrorKind::Usage,
                   fmt::format("{} ends at byte {} ({}){}, before its partition {} ends (byte {}, {}): an incomplete "
                               "download or a cut copy; download it again ({})",
-                              image, *size, format_bytes(*size), reader.format() == Format::Raw ? "" : " once decoded",
-                              p.number, p.offset + p.size, format_bytes(p.offset + p.size), outcome));
+                              image, *size, format_bytes(*size), format == Format::Raw ? "" : " once decoded", p.number,
+                              p.offset + p.size, format_bytes(p.offset + p.size), outcome));
 }
 
 void check_sizes(const std::vector<TargetInfo>& ts, const Source& src, const std::string& image) {

@@ -8,7 +8,7 @@
 
 #include <optional>
 
-#include "image/image_reader.hpp"
+#include "image/partition_table.hpp"
 #include "image/source.hpp"
 #include "image/target.hpp"
 #include "image/write.hpp"
@@ -21,20 +21,18 @@ namespace piprov::image {
 /// (each naming it), ending with "nothing was written".
 std::vector<TargetInfo> check_targets(const WriteOptions& o);
 
-/// Size rules once the source is open: a raw image that ends before one of
-/// its partitions does (check_complete_raw_image), an image larger than a
-/// disk (when the size is known). Throws Error{Usage}, one line per target
-/// refused.
-/// An IMAGE whose MBR/GPT names a partition that ends past the image's
-/// decoded end (`size`, when known without decoding everything: raw, the xz
-/// index, zst frame headers, a zip header): a cut download, or an image cut
-/// before it was compressed (issue 29). Throws Error{Usage} naming the
-/// partition and both offsets; an unknown size or no table passes. The table
-/// is read through `reader` (its first 64 KiB); throws what read_at() throws.
-/// `outcome` ends the message ("nothing was written").
-void check_complete_image(ImageReader& reader, std::optional<std::uint64_t> size, const std::string& image,
-                          const std::string& outcome = "nothing was written");
+/// An IMAGE whose MBR/GPT (`table`, as written: read_partition_table(reader,
+/// nullopt)) names a partition that ends past the image's decoded end
+/// (`size`, when known without decoding everything: raw, the xz index, zst
+/// frame headers, a zip header): a cut download, or an image cut before it
+/// was compressed (issue 29). Throws Error{Usage} naming the partition and
+/// both offsets ("once decoded" unless `format` is raw); an unknown size or
+/// no table passes. `outcome` ends the message ("nothing was written").
+void check_complete_image(const PartitionTable& table, std::optional<std::uint64_t> size, Format format,
+                          const std::string& image, const std::string& outcome = "nothing was written");
 
+/// An image larger than a disk (when the size is known). Throws Error{Usage},
+/// one line per target refused.
 void check_sizes(const std::vector<TargetInfo>& targets, const Source& src, const std::string& image);
 
 /// Asks o.confirm once with every target described, unless o.assume_yes or

@@ -16,6 +16,7 @@
 #include "core/write_guard.hpp"
 #include "image/disk_reader.hpp"
 #include "image/ext_map.hpp"
+#include "image/image_fs.hpp"
 #include "keep/encoder.hpp"
 #include "keep/shrink.hpp"
 
@@ -177,7 +178,7 @@ BackupResult run_backup(const BackupOptions& o) {
   auto reader = image::open_disk_reader(o.disk);
   r.disk_bytes = reader->size();
   image::SkipFilter filter([&reader](std::span<std::byte> out, std::uint64_t offset) { reader->read_at(out, offset); },
-                           reader->size());
+                           reader->size(), image::read_partition_table(*reader, std::nullopt));
   r.partitions = filter.partitions();
   r.note = filter.note();
   refuse_damaged(r.partitions, o.disk, o.force);
@@ -195,7 +196,8 @@ BackupResult run_backup(const BackupOptions& o) {
     r.shrink_line = sr.line;
     reader = image::open_disk_reader(raw->temp_path().string());
     image::SkipFilter shrunk_filter(
-        [&reader](std::span<std::byte> out, std::uint64_t offset) { reader->read_at(out, offset); }, reader->size());
+        [&reader](std::span<std::byte> out, std::uint64_t offset) { reader->read_at(out, offset); }, reader->size(),
+        image::read_partition_table(*reader, std::nullopt));
     pass.first = false;
     encode_out(o, f, *reader, shrunk_filter, pass, r);
   } else {

@@ -12,7 +12,8 @@
 #include "core/file.hpp"
 #include "core/process.hpp"
 #include "core/units.hpp"
-#include "image/partition_table.hpp"
+#include "image/image_fs.hpp"
+#include "image/image_reader.hpp"
 
 namespace piprov::keep {
 
@@ -70,9 +71,7 @@ std::string grows_back_on(const std::string& dev) {
 ShrinkResult shrink_last_partition(const std::string& img) {
   ShrinkResult res;
   const std::uint64_t file_bytes = std::filesystem::file_size(img);
-  const std::string head = read_file_part(img, 0, image::kPartitionTableBytes);
-  const image::PartitionTable t =
-      image::parse_partition_table(std::as_bytes(std::span(head.data(), head.size())), file_bytes);
+  const image::PartitionTable t = image::read_partition_table(*image::open_image_reader(img), file_bytes);
   if (t.parts.empty()) {
     res.line = "--shrink: no partition table: not shrunk";
     return res;

@@ -1,15 +1,12 @@
 #include "provision/autoboot_target.hpp"
 
 #include <fmt/format.h>
-#include <cerrno>
 #include <cstdlib>
-#include <map>
 
 #include "boot/fat_tools.hpp"
 #include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
-#include "core/mounts.hpp"
 #include "core/strings.hpp"
 #include "core/write_guard.hpp"
 #include "provision/first_boot.hpp"
@@ -25,60 +22,18 @@ const Partition* abt_find(const Disk& d, int number) {
   return nullptr;
 }
 
+/// A partition's files in a private /tmp/piprov-abt-XXXXXX (boot::FatDir): mounted read-only
+/// unless `writable`, or an mtools copy of `names` (all when empty).
+boot::FatDirOptions abt_view(bool writable, std::vector<std::string> names) {
+  boot::FatDirOptions o;
+  o.writable = writable;
+  o.names = std::move(names);
+  o.temp_name = "abt";
+  return o;
+}
+
 /// MBR PARTUUIDs are "<disk id>-<nn>" (Linux block/partitions/msdos.c); GPT ones are GUIDs.
 bool abt_is_mbr(const Partition& p) { return p.partuuid.size() == 11 && p.partuuid[8] == '-'; }
-
-/// A private temp dir holding partition `p`'s files: mounted (read-only unless `writable`), else
-/// copied out with mtools (`names` only, or all when empty) when this kernel cannot mount vfat.
-/// Unmounts/removes on destruction; write_back() writes an mtools copy's changes back.
-class AbtView {
- public:
-  AbtView(const Partition& p, bool writable, const std::vector<std::string>& names) : device_(p.path) {
-    dir_ = make_temp_dir("abt");
-    try {
-      mount_filesystem(p.path, dir_.string(), "vfat", writable ? "" : "ro");
-      mounted_ = true;
-      return;
-    } catch (const Error& e) {
-      if (e.sys_errno() != ENODEV || !boot::mtools_available()) {
-        cleanup();
-        throw;
-      }
-    }
-    if (names.empty()) {
-      boot::fat_copy_out(p.path, dir_);
-      before_ = boot::tree_hashes(dir_);
-    } else {
-      for (const auto& n : names) boot::fat_copy_file_out(p.path, n, dir_);
-    }
-  }
-  ~AbtView() { cleanup(); }
-  AbtView(const AbtView&) = delete;
-  AbtView& operator=(const AbtView&) = delete;
-  const fs::path& dir() const { return dir_; }
-  void write_back() const {
-    if (!mounted_) boot::fat_write_back(device_, dir_, before_);
-  }
-
- private:
-  void cleanup() noexcept {
-    try {
-      std::error_code ec;
-      if (mounted_) {
-        unmount_filesystem(dir_.string());
-        mounted_ = false;
-        fs::remove(dir_, ec);
-      } else if (!dir_.empty()) {
-        fs::remove_all(dir_, ec);
-      }
-    } catch (...) {
-    }
-  }
-  std::string device_;
-  fs::path dir_;
-  bool mounted_ = false;
-  std::map<std::string, std::string> before_;
-};
 
 /// The [tryboot] partition of `a` on `d` when provision uses it; else sets `note` (why not, or "").
 std::optional<Partition> abt_tryboot(const Disk& d, const boot::Autoboot& a, int boot_number, std::string& note) {
@@ -138,7 +93,7 @@ AutobootBoot plan_autoboot(const Disk& disk, const Partition& first_fat, const b
 std::optional<AutobootBoot> follow_autoboot(const std::string& device, const Partition& first_fat) {
   std::optional<boot::Autoboot> a;
   {
-    AbtView view(first_fat, false, {boot::kAutobootTxt, "config.txt"});
+    const boot::FatDir view(first_fat.path, abt_view(false, {boot::kAutobootTxt, "config.txt"}));
     if (!boot::autoboot_only(view.dir())) return std::nullopt;
     a = boot::read_autoboot(view.dir());
   }
@@ -147,7 +102,7 @@ std::optional<AutobootBoot> follow_autoboot(const std::string& device, const Par
 }
 
 std::vector<std::string> rewrite_partition_partuuids(const Partition& p, const image::DiskIdentity& id) {
-  AbtView view(p, true, {});
+  boot::FatDir view(p.path, abt_view(true, {}));
   std::vector<std::string> out;
   for (const auto& name : cmdline_files(view.dir())) {
     auto text = read_file_if_exists(view.dir() / name);

@@ -7,7 +7,7 @@
 // autoboot.txt), so the boot patch, the PARTUUID= rewrite, the seed and the
 // boot check go there; partition 1 is only read. The [tryboot] partition gets
 // its cmdline files' PARTUUID= rewritten (a trial boot must find its root too)
-// and nothing else (docs/boot.md, "provision on an autoboot.txt disk").
+// and nothing else (docs/provision.md, "provision on a disk that boots through autoboot.txt").
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>

@@ -27,8 +27,10 @@ std::string dry_run_indent(const std::string& text, const std::string& pad) {
 DryRunReport provision_dry_run(const ProvisionOptions& o) {
   DryRunReport r;
   r.image = o.write.image;
-  std::vector<SeedPlan> seeds = check_provision_arguments(o, &r.seed_check);
-  ImageTree tree(o.write.image);
+  PreparedProvision prepared = prepare_provision(o);
+  r.seed_check = std::move(prepared.seed_check);
+  const std::vector<SeedPlan>& seeds = prepared.seeds;
+  ImageTree tree(prepared.write.reader(), o.write.image);
   r.format = tree.format();
   boot::PatchOptions po = o.patch;
   po.boot_dir = tree.boot_dir();

@@ -1,8 +1,8 @@
 #pragma once
 // `piprov provision --dry-run IMAGE DEVICE...` (issue 27 item 3): each disk's
 // whole plan, and no disk touched. The checks of a real run before the first
-// byte (check_provision_arguments(): the targets, the seed files judged by
-// the image's cloud-init); then the image's boot partition and root files,
+// byte (prepare_provision(): the write's checks, the seed files judged by
+// the image's cloud-init; no confirmation is asked); then the image's boot partition and root files,
 // read through the image reader into a private temporary directory
 // (ImageTree), are patched there as boot patch would patch the disk, each
 // disk's seed is written there and boot check runs on it: the findings and
@@ -45,7 +45,7 @@ int dry_run_exit_code(const DryRunReport& r);
 /// The text plan ("provision --dry-run: nothing was written ..." then each disk).
 std::string dry_run_text(const DryRunReport& r);
 
-/// `provision --dry-run --json` (schema "piprov.provision.dry-run/1", docs/boot.md):
+/// `provision --dry-run --json` (schema "piprov.provision.dry-run/1", docs/provision.md):
 /// image, format, decoded, seed_check, patch {summary, actions, config_diff, cmdline_diff},
 /// targets [{target, disk_id, seed_files {name: text}, seed_refused, check (boot check --json)}], exit_code.
 nlohmann::json dry_run_json(const ProvisionOptions& o, const DryRunReport& r);

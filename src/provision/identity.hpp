@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "provision/cloud_init.hpp"
-#include "provision/seed_check.hpp"
+#include "provision/seed/seed_check.hpp"
 
 namespace piprov::provision {
 

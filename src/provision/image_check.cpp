@@ -81,12 +81,19 @@ void image_check_replace(std::string& s, const std::string& from, const std::str
 
 }  // namespace
 
-ImageTree::ImageTree(const std::string& image) : image_(image) {
-  reader_ = image::open_image_reader(image);
+ImageTree::ImageTree(const std::string& image) : image_(image), owned_(image::open_image_reader(image)) {
+  reader_ = owned_.get();
+  read();
+}
+
+ImageTree::ImageTree(image::ImageReader& reader, const std::string& image) : image_(image), reader_(&reader) { read(); }
+
+void ImageTree::read() {
+  const std::string& image = image_;
   format_ = image::to_string(reader_->format());
   random_access_ = reader_->random_access();
   note_ = reader_->sequential_note();
-  const image::PartitionTable table = image::read_partition_table(*reader_);
+  const image::PartitionTable table = image::read_partition_table(*reader_, reader_->size());
   scheme_ = table.scheme;
   if (scheme_ == "dos") {
     std::byte id[4];
@@ -111,7 +118,10 @@ ImageTree::ImageTree(const std::string& image) : image_(image) {
     boot_dir_ = tmp_ / "boot";
     {
       UniqueFd part = image_check_partition_memfd(*reader_, *boot);
-      boot::fat_copy_out(fmt::format("/proc/{}/fd/{}", ::getpid(), part.get()), boot_dir_);
+      boot::FatDirOptions copy;
+      copy.mount = false;  // a memory file: mtools reads it, the kernel would need a loop device
+      copy.dir = boot_dir_;
+      boot_.emplace(fmt::format("/proc/{}/fd/{}", ::getpid(), part.get()), std::move(copy));
     }
     if (auto root = image::open_root_fs(*reader_, &root_note_)) {
       const fs::path root_dir = tmp_ / "root";
@@ -124,6 +134,7 @@ ImageTree::ImageTree(const std::string& image) : image_(image) {
       root_dir_ = root_dir;
     }
   } catch (...) {
+    boot_.reset();
     std::error_code ec;
     fs::remove_all(tmp_, ec);
     throw;
@@ -131,6 +142,7 @@ ImageTree::ImageTree(const std::string& image) : image_(image) {
 }
 
 ImageTree::~ImageTree() {
+  boot_.reset();
   std::error_code ec;
   fs::remove_all(tmp_, ec);
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "boot/check.hpp"
+#include "boot/fat_tools.hpp"
 #include "core/board.hpp"
 #include "image/image_reader.hpp"
 
@@ -26,7 +27,10 @@ namespace piprov::provision {
 /// cannot read it, and what the reader throws (a corrupt block: its offset).
 class ImageTree {
  public:
+  /// Opens IMAGE itself.
   explicit ImageTree(const std::string& image);
+  /// Reads IMAGE through `reader` (opened already: provision's prepared write), which must outlive it.
+  ImageTree(image::ImageReader& reader, const std::string& image);
   ~ImageTree();
   ImageTree(const ImageTree&) = delete;
   ImageTree& operator=(const ImageTree&) = delete;
@@ -47,9 +51,13 @@ class ImageTree {
   std::string named(std::string text) const;
 
  private:
+  /// Reads the boot partition and the root files into the temporary directory.
+  void read();
   std::string image_;
-  std::unique_ptr<image::ImageReader> reader_;
+  std::unique_ptr<image::ImageReader> owned_;  ///< the reader when ImageTree opened IMAGE
+  image::ImageReader* reader_ = nullptr;
   std::filesystem::path tmp_, boot_dir_;
+  std::optional<boot::FatDir> boot_;  ///< the boot partition's mtools copy in boot_dir_
   std::optional<std::filesystem::path> root_dir_;
   unsigned boot_partition_ = 0;
   std::string root_note_, format_, note_, scheme_, disk_id_;

@@ -4,12 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
-#include <map>
+#include <optional>
 #include <thread>
 #include <tuple>
 
@@ -100,46 +99,38 @@ class TargetRun {
   MountGuard guard_;
   Partition boot_, root_;
   fs::path boot_dir_, root_dir_;
+  std::optional<boot::FatDir> boot_fat_;  ///< the boot partition: mounted on boot_dir_, or its mtools copy there
   bool via_mtools_ = false;
-  std::map<std::string, std::string> fat_before_;
+  /// Unmounts the boot partition (or removes its copy), then the rest (guard_); problems go to guard_.problems.
+  void unmount_all();
 };
 
 }  // namespace
 
-std::vector<SeedPlan> check_provision_arguments(const ProvisionOptions& o, SeedCheck* seed_check) {
-  // The write guard's rules for a disk to provision, every disk before the first byte of any
-  // (write_image() checks them again; its message format for several targets).
-  std::vector<std::string> refused;
-  for (const auto& target : o.write.targets)
-    if (auto no = evaluate_write(inspect_write_subject(target), WriteIntent::ProvisionDisk,
-                                 {.unmount = o.write.unmount, .overwrite = o.write.overwrite}))
-      refused.push_back(no->message);
-  if (refused.size() == 1) throw Error(ErrorKind::Usage, refused.front());
-  if (!refused.empty()) throw Error(ErrorKind::Usage, join(refused, "\n") + "\nnothing was written to any target");
+PreparedProvision prepare_provision(const ProvisionOptions& o) {
   for (const auto& q : o.patch.uas_quirks) boot::normalize_vid_pid(q);
   for (const auto& q : o.usb_ids) boot::normalize_vid_pid(q);
-  // The user's seed files are judged by the cloud-init of the image (read through the reader).
+  // The write's checks, with the write guard's rules for a disk to provision (whole disks only).
+  image::WriteOptions wo = o.write;
+  wo.intent = WriteIntent::ProvisionDisk;
+  if (!wo.progress) wo.progress = o.progress;
+  PreparedProvision p{image::prepare_write(wo), {}, {}};
+  // The user's seed files are judged by the cloud-init of the image (read through the write's reader).
   const auto& id = o.identity;
   const bool user_files = !id.user_data_file.empty() || !id.network_config_file.empty();
-  auto seeds = plan_seeds(id, o.write.targets, seed_check, user_files ? read_image_cloud_init(o.write.image) : nullptr);
+  p.seeds = plan_seeds(id, o.write.targets, &p.seed_check,
+                       user_files ? read_image_cloud_init(p.write.reader(), o.write.image) : nullptr);
   // provision needs system-boot and writable partitions: an image without a
   // partition table is refused before the first byte of any disk.
-  if (image::image_partition_table(o.write.image).empty())
+  if (p.write.partition_table().scheme.empty())
     throw Error(ErrorKind::Usage, o.write.image +
                                       " holds no partition table (no MBR or GPT at its start): not a Raspberry Pi OS "
                                       "image; give an .img or .img.xz of Ubuntu or Raspberry Pi OS; nothing was "
                                       "written");
-  return seeds;
+  return p;
 }
 
 namespace {
-
-/// The one write of every disk; errors propagate as write_image() reports them.
-image::WriteResult write_all(const ProvisionOptions& o) {
-  image::WriteOptions wo = o.write;
-  if (!wo.progress) wo.progress = o.progress;
-  return image::write_image(wo);
-}
 
 void TargetRun::written() {
   const auto& w = rep_.write;
@@ -182,16 +173,12 @@ void TargetRun::mount() {
   fs::create_directory(boot_dir_);
   mount_filesystem(root_.path, root_dir_.string(), root_.fstype);
   guard_.mounted.push_back(root_dir_.string());
-  try {
-    mount_filesystem(boot_.path, boot_dir_.string(), boot_.fstype);
-    guard_.mounted.push_back(boot_dir_.string());
-  } catch (const Error& e) {
-    // A kernel without vfat (some containers/CI hosts): work on a copy through mtools.
-    if (e.sys_errno() != ENODEV || !boot::mtools_available()) throw;
-    boot::fat_copy_out(boot_.path, boot_dir_);
-    fat_before_ = boot::tree_hashes(boot_dir_);
-    via_mtools_ = true;
-  }
+  // A kernel without vfat (some containers/CI hosts): FatDir works on a copy through mtools.
+  boot::FatDirOptions fat;
+  fat.writable = true;
+  fat.dir = boot_dir_;
+  boot_fat_.emplace(boot_.path, std::move(fat));
+  via_mtools_ = boot_fat_->copied();
   step.done(via_mtools_
                 ? root_.path + " on " + root_dir_.string() + "; this kernel cannot mount vfat, so " + boot_.path +
                       " is copied to " + boot_dir_.string() + " with mtools, patched there and written back"
@@ -215,7 +202,8 @@ void TargetRun::patch() {
 void TargetRun::seed() {
   StepScope step(*this, Step::Seed);
   rep_.seed = rewrite_partuuid_references(boot_dir_, root_dir_, rep_.disk_identity);
-  if (rep_.autoboot && rep_.autoboot->tryboot)  // a trial boot must find its root too; no seed there (docs/boot.md)
+  // A trial boot must find its root too; no seed there (docs/provision.md).
+  if (rep_.autoboot && rep_.autoboot->tryboot)
     rep_.autoboot->tryboot_rewritten = rewrite_partition_partuuids(*rep_.autoboot->tryboot, rep_.disk_identity);
   state_ = target_ + " holds the image with a new disk identifier (" + rep_.disk_identity.new_id +
            ") that its cmdline and fstab PARTUUID= references match, and its boot partition is " +
@@ -275,17 +263,22 @@ void TargetRun::sync() {
     step.done("flushed both filesystems (syncfs)");
     return;
   }
-  auto wb = boot::fat_write_back(boot_.path, boot_dir_, fat_before_);
+  auto wb = boot_fat_->write_back();
   sync_fs(root_dir_);
   step.done(std::to_string(wb.size() - 1) + " file(s) written back to " + boot_.path + " with mtools, " + wb.back() +
             "; root fs flushed (syncfs)");
-  std::error_code ec;
-  fs::remove_all(boot_dir_, ec);
+  boot_fat_->close();  // the copy, written back
+}
+
+void TargetRun::unmount_all() {
+  if (boot_fat_)
+    if (std::string problem = boot_fat_->close(); !problem.empty()) guard_.problems.push_back(problem);
+  guard_.unmount_all();
 }
 
 void TargetRun::unmount() {
   StepScope step(*this, Step::Unmount);
-  guard_.unmount_all();
+  unmount_all();
   if (!guard_.problems.empty()) throw Error(ErrorKind::Io, guard_.problems.front());
   step.done("unmounted " + (via_mtools_ ? root_.path : boot_.path + " and " + root_.path) + "; removed " +
             guard_.dir.string());
@@ -299,7 +292,7 @@ void TargetRun::finish() {
 
 Error TargetRun::failure(const Error& e) {
   rep_.failed_step = current_;
-  guard_.unmount_all();
+  unmount_all();
   std::string mounts =
       guard_.problems.empty() ? "nothing of it is mounted any more" : "WARNING: " + guard_.problems.front();
   std::string redo = current_ == Step::Patch || current_ == Step::Check || current_ == Step::Sync
@@ -392,12 +385,6 @@ Error none_provisioned(const ProvisionReport& rep) {
 
 }  // namespace
 
-ProvisionReport provision(const ProvisionOptions& o) {
-  ProvisionReport rep = provision_all(o);
-  if (auto e = no_disk_provisioned(rep)) throw *e;
-  return rep;
-}
-
 std::optional<Error> no_disk_provisioned(const ProvisionReport& rep) {
   if (rep.targets.empty() || rep.succeeded() > 0) return std::nullopt;
   return none_provisioned(rep);
@@ -405,10 +392,12 @@ std::optional<Error> no_disk_provisioned(const ProvisionReport& rep) {
 
 ProvisionReport provision_all(const ProvisionOptions& o) {
   ProvisionReport rep;
-  std::vector<SeedPlan> seeds = check_provision_arguments(o, &rep.seed_check);
   ProvisionOptions po = o;
   po.progress = serialised_sink(o.progress);  // every disk's steps report at once
-  rep.write = write_all(po);
+  PreparedProvision prepared = prepare_provision(po);
+  rep.seed_check = std::move(prepared.seed_check);
+  const std::vector<SeedPlan> seeds = std::move(prepared.seeds);
+  rep.write = image::run_write(std::move(prepared.write));  // errors propagate as write_image() reports them
   rep.targets.resize(rep.write.targets.size());
   for (std::size_t i = 0; i < rep.targets.size(); ++i) rep.targets[i].write = rep.write.targets[i];
   rep.steps_seconds = provision_in_parallel(po, rep.targets, seeds);

@@ -86,36 +86,43 @@ struct ProvisionReport {
   std::size_t succeeded() const;
 };
 
-/// Runs everything: one write_image() for every DEVICE (same safety and
-/// verify; every DEVICE must be a whole disk, Error{Usage} before writing
-/// otherwise), then the per-disk steps of every disk written at the same time
-/// (a thread per disk; opts.progress gets one event at a time). A disk whose
-/// write or later step fails is reported in its TargetReport (message naming
-/// the step, what was done, and the state of the disk) and the others go on.
-/// Throws when no disk got through: the write's error as write_image() throws
-/// it, or the failed step's error (one line per disk when several). A boot
-/// check with findings is not an exception: see TargetReport::check.ok().
-/// SIGINT/SIGTERM (cancel_requested(), core/cancel.hpp) after the write fails
-/// each disk at its next step but unmount (Error{Interrupted}; it is unmounted).
-ProvisionReport provision(const ProvisionOptions& opts);
-
-/// provision() that returns the report also when no disk got through after
-/// the write (every per-disk step failed), so `--json` can print it; throws
-/// only what happens before or during the write. Pair with no_disk_provisioned().
+/// Runs everything: prepare_provision(), then the one write of every DEVICE
+/// (image::run_write(): its confirmation, same safety and verify), then the
+/// per-disk steps of every disk written at the same time (a thread per disk;
+/// opts.progress gets one event at a time). A disk whose write or later step
+/// fails is reported in its TargetReport (message naming the step, what was
+/// done, and the state of the disk) and the others go on. Returns the report
+/// also when no disk got through after the write (every per-disk step
+/// failed), so `--json` can print it: pair with no_disk_provisioned(). Throws
+/// only what happens before or during the write (as write_image() throws
+/// it). A boot check with findings is not an exception: see
+/// TargetReport::check.ok(). SIGINT/SIGTERM (cancel_requested(),
+/// core/cancel.hpp) after the write fails each disk at its next step but
+/// unmount (Error{Interrupted}; it is unmounted).
 ProvisionReport provision_all(const ProvisionOptions& opts);
 
-/// What provision checks before the first byte: every DEVICE must be a disk
-/// the write guard lets provision write; VID:PIDs must parse; the identity
-/// options must give one valid seed per disk (returned; the user's files
-/// judged by the image's cloud-init, *seed_check); the image must have a
-/// partition table. Throws Error{Usage}; writes nothing.
-std::vector<SeedPlan> check_provision_arguments(const ProvisionOptions& o, SeedCheck* seed_check);
+/// What provision made ready before the first byte (prepare_provision()).
+struct PreparedProvision {
+  image::PreparedWrite write;   ///< the write, checked and opened (image::prepare_write())
+  std::vector<SeedPlan> seeds;  ///< one per DEVICE; empty without identity options
+  SeedCheck seed_check;         ///< the user's seed files judged (warnings; errors were thrown)
+};
 
-/// The error provision() throws for `rep` when no disk got through (one line
+/// What provision checks before the first byte, each thing once: VID:PIDs
+/// must parse; image::prepare_write() with the write guard's rules for a
+/// disk to provision (every DEVICE a whole disk; each inspected once; IMAGE
+/// opened, its partition table read once); the identity options must give
+/// one valid seed per disk (the user's files judged by the image's
+/// cloud-init, read through the write's reader); the image must have a
+/// partition table. Throws Error{Usage} (or what prepare_write() throws);
+/// writes nothing and asks nothing (run_write() asks).
+PreparedProvision prepare_provision(const ProvisionOptions& o);
+
+/// The error for `rep` when no disk got through after the write (one line
 /// per disk, the first disk's error kind); nullopt when one did.
 std::optional<Error> no_disk_provisioned(const ProvisionReport& rep);
 
-/// `provision --json` (schema "piprov.provision/3", docs/boot.md): the
+/// `provision --json` (schema "piprov.provision/3", docs/provision.md): the
 /// write's stream fields and speed ("write"), and a "targets" array, one
 /// object per disk: the write outcome, "identity" (new disk id, PARTUUIDs,
 /// files rewritten, hostname, instance_id, seed_files), partitions, patch actions and diff,

@@ -36,12 +36,21 @@ void corrupt_xz_block(const std::string& xz, unsigned index) {
   sh("printf '\\125' | dd of=" + q(xz) + " bs=1 seek=" + std::to_string(off + size / 2) + " conv=notrunc status=none");
 }
 
-TEST(WriteDecodeOnly, MultiBlockXzDecodesOnlyTheBlocksItWrites) {
-  PIPROV_REQUIRE_LOOP();
-  TempDir tmp("piprov-decode");
-  SkipImage s = make_skip_image(tmp.path, true);
+/// Every test's start: the skip image (with a FAT) in a temp dir and a patterned loop disk to write it to.
+class WriteDecodeOnly : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PIPROV_REQUIRE_LOOP();
+    s = make_skip_image(tmp.path, true);
+    dev = patterned_loop(tmp.path / "dev");
+  }
+  TempDir tmp{"piprov-decode"};
+  SkipImage s;
+  std::unique_ptr<LoopDevice> dev;
+};
+
+TEST_F(WriteDecodeOnly, MultiBlockXzDecodesOnlyTheBlocksItWrites) {
   const std::string xz = multi_block_xz(s);
-  auto dev = patterned_loop(tmp.path / "dev");
   auto j = write_json(xz, dev->path);
   ASSERT_TRUE(j.contains("decode")) << j.dump();
   const auto& d = j["decode"];
@@ -75,15 +84,11 @@ TEST(WriteDecodeOnly, MultiBlockXzDecodesOnlyTheBlocksItWrites) {
   EXPECT_EQ(vj["xxh3_128"], j["xxh3_128"]);
 }
 
-TEST(WriteDecodeOnly, MultiFrameZstIsWrittenFrameByFrame) {
-  PIPROV_REQUIRE_LOOP();
-  TempDir tmp("piprov-decode");
-  SkipImage s = make_skip_image(tmp.path, true);
+TEST_F(WriteDecodeOnly, MultiFrameZstIsWrittenFrameByFrame) {
   // One frame per 4 MiB: independent frames, as rpi-imager's .zst are.
   sh("cd " + q(tmp.path.string()) +
      " && split -b 4M -d t.img piece. && for f in piece.*; do zstd -q $f -o $f.zst; done && cat piece.*.zst > "
      "t.img.zst");
-  auto dev = patterned_loop(tmp.path / "dev");
   auto j = write_json((tmp.path / "t.img.zst").string(), dev->path);
   ASSERT_TRUE(j.contains("decode")) << j.dump();
   EXPECT_EQ(j["format"], "zstd");
@@ -94,13 +99,9 @@ TEST(WriteDecodeOnly, MultiFrameZstIsWrittenFrameByFrame) {
   run_fsck_and_compare(s, dev->path, tmp.path);
 }
 
-TEST(WriteDecodeOnly, CorruptBlockInAWrittenRangeFailsTheWriteNamingItsOffset) {
-  PIPROV_REQUIRE_LOOP();
-  TempDir tmp("piprov-decode");
-  SkipImage s = make_skip_image(tmp.path, true);
+TEST_F(WriteDecodeOnly, CorruptBlockInAWrittenRangeFailsTheWriteNamingItsOffset) {
   const std::string xz = multi_block_xz(s);
   ASSERT_NO_FATAL_FAILURE(corrupt_xz_block(xz, 2));  // 2-3 MiB: the FAT's kernel.img, written
-  auto dev = patterned_loop(tmp.path / "dev");
   auto r = run(piprov_bin() + " write --yes --progress none --json " + q(xz) + " " + dev->path);
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
@@ -114,12 +115,8 @@ TEST(WriteDecodeOnly, CorruptBlockInAWrittenRangeFailsTheWriteNamingItsOffset) {
   EXPECT_NE(r.err.find("the first MiB was not written"), std::string::npos) << r.err;
 }
 
-TEST(WriteDecodeOnly, CorruptBlockWhollyInFreeSpaceIsNotDecodedAndFullFailsOnIt) {
-  PIPROV_REQUIRE_LOOP();
-  TempDir tmp("piprov-decode");
-  SkipImage s = make_skip_image(tmp.path, true);
+TEST_F(WriteDecodeOnly, CorruptBlockWhollyInFreeSpaceIsNotDecodedAndFullFailsOnIt) {
   const std::string xz = multi_block_xz(s);
-  auto dev = patterned_loop(tmp.path / "dev");
   auto clean = write_json(xz, dev->path);
   ASSERT_TRUE(clean.contains("decode")) << clean.dump();
   ASSERT_NO_FATAL_FAILURE(corrupt_xz_block(xz, 62));  // 62-63 MiB: the end of the ext4, free (files are at its start)

@@ -67,7 +67,7 @@ TEST(ProvisionInterrupt, ASignalAfterAStepFailsTheNextOneAndLeavesNothingMounted
     EXPECT_EQ(seen.back(), after);
     ASSERT_FALSE(t.steps.empty());
     EXPECT_EQ(step_name(t.steps.back().step), after);
-    // provision() throws it, and the command exits 130.
+    // no_disk_provisioned() gives it, and the command exits 130.
     auto none = no_disk_provisioned(rep);
     ASSERT_TRUE(none);
     EXPECT_EQ(none->code(), 130);

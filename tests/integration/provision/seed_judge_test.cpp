@@ -9,9 +9,9 @@
 #include <map>
 
 #include "provision/cloud_init.hpp"
-#include "provision/image_cloud_init.hpp"
 #include "provision/ip_value.hpp"
-#include "provision/seed_check.hpp"
+#include "provision/seed/image_cloud_init.hpp"
+#include "provision/seed/seed_check.hpp"
 #include "support/testsupport.hpp"
 
 namespace fs = std::filesystem;

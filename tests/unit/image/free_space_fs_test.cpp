@@ -8,6 +8,8 @@
 #include <fstream>
 #include <regex>
 
+#include "image/image_fs.hpp"
+#include "image/image_reader.hpp"
 #include "image/skip_filter.hpp"
 #include "support/testsupport.hpp"
 
@@ -39,7 +41,8 @@ std::string make_fs_image(const std::filesystem::path& dir, const std::string& m
 
 /// Feeds the image file to a filter in buffers of `buf_bytes` (4 MiB: as the decoder would).
 std::unique_ptr<SkipFilter> filter_file(const std::filesystem::path& img, std::size_t buf_bytes = 4u << 20) {
-  auto f = std::make_unique<SkipFilter>();
+  auto reader = open_image_reader(img.string());  // the table, read as write reads it
+  auto f = std::make_unique<SkipFilter>(read_partition_table(*reader, std::nullopt));
   std::ifstream in(img, std::ios::binary);
   std::vector<std::byte> buf(buf_bytes);
   for (std::uint64_t off = 0;;) {

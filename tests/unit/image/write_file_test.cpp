@@ -14,17 +14,11 @@
 
 #include "image/write.hpp"
 #include "support/testsupport.hpp"
+#include "write_test_support.hpp"
 
 namespace piprov::image {
 namespace {
 namespace fs = std::filesystem;
-
-std::string pattern(std::size_t n) {
-  std::string s(n, '\0');
-  std::uint32_t x = 7;
-  for (std::size_t i = 0; i < n; ++i) s[i] = static_cast<char>((x = x * 1664525u + 1013904223u) >> 24);
-  return s;
-}
 
 std::string xxh3(const std::string& s) {
   Xxh3_128 h;
@@ -32,21 +26,14 @@ std::string xxh3(const std::string& s) {
   return h.hex();
 }
 
-WriteOptions opts(const std::string& img, const std::string& target) {
-  WriteOptions o;
-  o.image = img;
-  o.targets = {target};
-  return o;
-}
-
 TEST(WriteToFile, UnalignedImageIsWrittenExactlyAndVerified) {
   test::TempDir d;
   for (std::size_t n : {std::size_t{1000}, std::size_t{(1u << 20) + 4097}, std::size_t{(9u << 20) + 1}}) {
-    std::string data = pattern(n);
+    std::string data = write_test::pattern(n);
     test::write_file(d.path / "in.img", data);
     auto out = (d.path / "out.img").string();
     std::filesystem::remove(out);
-    auto r = write_image(opts((d.path / "in.img").string(), out));
+    auto r = write_image(write_test::opts((d.path / "in.img").string(), out));
     EXPECT_EQ(test::read_file(out), data) << n;
     EXPECT_EQ(r.image_bytes, n);
     ASSERT_EQ(r.targets.size(), 1u);
@@ -68,10 +55,10 @@ TEST(WriteToFile, UnalignedImageIsWrittenExactlyAndVerified) {
 
 TEST(WriteToFile, ReportsWriteThenVerifyAsProgressEvents) {
   test::TempDir d;
-  const std::string data = pattern((3u << 20) + 5);
+  const std::string data = write_test::pattern((3u << 20) + 5);
   test::write_file(d.path / "in.img", data);
   std::vector<ProgressEvent> events;
-  WriteOptions o = opts((d.path / "in.img").string(), (d.path / "out.img").string());
+  WriteOptions o = write_test::opts((d.path / "in.img").string(), (d.path / "out.img").string());
   o.progress = [&events](const ProgressEvent& e) { events.push_back(e); };
   write_image(o);
   std::vector<std::pair<ProgressEvent::Kind, piprov::Phase>> bounds;
@@ -93,10 +80,10 @@ TEST(WriteToFile, ReportsWriteThenVerifyAsProgressEvents) {
 
 TEST(WriteToFile, XzImageDecodesIntoTheFile) {
   test::TempDir d;
-  std::string data = pattern(3u << 20);
+  std::string data = write_test::pattern(3u << 20);
   test::write_file(d.path / "in.img", data);
   ASSERT_EQ(test::run("xz -0 -T2 --block-size=1MiB -k " + test::q((d.path / "in.img").string())).exit_code, 0);
-  auto r = write_image(opts((d.path / "in.img.xz").string(), (d.path / "out.img").string()));
+  auto r = write_image(write_test::opts((d.path / "in.img.xz").string(), (d.path / "out.img").string()));
   EXPECT_EQ(r.format, "xz");
   EXPECT_EQ(test::read_file(d.path / "out.img"), data);
   EXPECT_EQ(r.speed.xz_blocks, 3u);  // 3 MiB in 1 MiB blocks, from the xz index
@@ -105,9 +92,9 @@ TEST(WriteToFile, XzImageDecodesIntoTheFile) {
 
 TEST(WriteToFile, SeveralFilesFromOneDecodeEachHoldTheImage) {
   test::TempDir d;
-  std::string data = pattern((6u << 20) + 123);
+  std::string data = write_test::pattern((6u << 20) + 123);
   test::write_file(d.path / "in.img", data);
-  WriteOptions o = opts((d.path / "in.img").string(), (d.path / "a.img").string());
+  WriteOptions o = write_test::opts((d.path / "in.img").string(), (d.path / "a.img").string());
   o.targets.push_back((d.path / "b.img").string());
   o.targets.push_back((d.path / "c.img").string());
   std::vector<std::string> targets;
@@ -127,81 +114,13 @@ TEST(WriteToFile, SeveralFilesFromOneDecodeEachHoldTheImage) {
   EXPECT_EQ(targets, o.targets);  // each target's write phase, named
 }
 
-// A raw image cut short (an interrupted download) ends inside its last
-// partition: refused before anything is written; the whole image is fine.
-TEST(WriteToFile, RawImageThatEndsBeforeItsPartitionIsRefused) {
-  test::TempDir d;
-  std::string img = pattern(4u << 20);  // 4 MiB; its MBR names 1 MiB..9 MiB
-  std::fill(img.begin(), img.begin() + 512, '\0');
-  auto le32 = [&](std::size_t at, std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) img[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
-  };
-  img[446 + 4] = static_cast<char>(0x83);
-  le32(446 + 8, 2048);    // start LBA
-  le32(446 + 12, 16384);  // 8 MiB of sectors
-  img[510] = static_cast<char>(0x55), img[511] = static_cast<char>(0xaa);
-  test::write_file(d.path / "cut.img", img);
-  try {
-    write_image(opts((d.path / "cut.img").string(), (d.path / "out.img").string()));
-    FAIL() << "a cut image was written";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::Usage);
-    EXPECT_EQ(std::string(e.what()), (d.path / "cut.img").string() +
-                                         " ends at byte 4194304 (4.0 MiB), before its partition 1 ends (byte 9437184, "
-                                         "9.0 MiB): an incomplete download or a cut copy; download it again (nothing "
-                                         "was written)");
-  }
-  EXPECT_FALSE(std::filesystem::exists(d.path / "out.img"));
-  img.resize(9u << 20, '\0');  // complete: the partition ends at the file's end
-  test::write_file(d.path / "whole.img", img);
-  auto r = write_image(opts((d.path / "whole.img").string(), (d.path / "out.img").string()));
-  EXPECT_EQ(r.succeeded(), 1u);
-}
-
-// An image cut before it was compressed (xz of a cut .img, issue 29): its
-// decoded size (the xz index) ends inside its partition: write and verify
-// refuse it, for a single-block and a multi-block .xz alike.
-TEST(WriteToFile, XzOfACutImageIsRefusedByWriteAndVerify) {
-  test::TempDir d;
-  std::string img = pattern(4u << 20);  // 4 MiB; its MBR names 1 MiB..9 MiB
-  std::fill(img.begin(), img.begin() + 512, '\0');
-  auto le32 = [&](std::size_t at, std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) img[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
-  };
-  img[446 + 4] = static_cast<char>(0x83);
-  le32(446 + 8, 2048);
-  le32(446 + 12, 16384);
-  img[510] = static_cast<char>(0x55), img[511] = static_cast<char>(0xaa);
-  test::write_file(d.path / "cut.img", img);
-  test::write_file(d.path / "other.img", img);
-  for (const std::string flags : {"-T1", "-T2 --block-size=1MiB"}) {
-    auto r = test::run("xz -0 -k -c " + flags + " " + q((d.path / "cut.img").string()) + " > " +
-                       q((d.path / "cut.img.xz").string()));
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    const std::string xz = (d.path / "cut.img.xz").string();
-    const std::string want = xz +
-                             " ends at byte 4194304 (4.0 MiB) once decoded, before its partition 1 ends (byte "
-                             "9437184, 9.0 MiB): an incomplete download or a cut copy; download it again (";
-    try {
-      write_image(opts(xz, (d.path / "out.img").string()));
-      ADD_FAILURE() << "a cut image was written: " << flags;
-    } catch (const Error& e) {
-      EXPECT_EQ(e.kind(), ErrorKind::Usage);
-      EXPECT_EQ(std::string(e.what()), want + "nothing was written)") << flags;
-    }
-    EXPECT_FALSE(std::filesystem::exists(d.path / "out.img"));
-    test::expect_error(ErrorKind::Usage, want + "nothing was compared)",
-                       [&] { verify_image(xz, (d.path / "other.img").string(), 0, {}, false); });
-  }
-}
-
 // Several targets, one refused (issue 29): --json gives each target its own
 // message, not the joined one.
 TEST(WriteToFile, OneRefusedTargetOfSeveralHasItsOwnJsonMessage) {
   test::TempDir d;
-  test::write_file(d.path / "in.img", pattern(1u << 20));
+  test::write_file(d.path / "in.img", write_test::pattern(1u << 20));
   test::write_file(d.path / "keep.img", "precious");  // an existing file, no --overwrite
-  WriteOptions o = opts((d.path / "in.img").string(), (d.path / "new.img").string());
+  WriteOptions o = write_test::opts((d.path / "in.img").string(), (d.path / "new.img").string());
   o.targets.push_back((d.path / "keep.img").string());
   try {
     write_image(o);
@@ -226,10 +145,10 @@ TEST(WriteToFile, OneRefusedTargetOfSeveralHasItsOwnJsonMessage) {
 // it holds an incomplete image, as docs/write.md "Errors and exit codes" says.
 TEST(WriteToFile, InterruptedOverwriteLeavesTheExistingFileSayingItIsIncomplete) {
   test::TempDir d;
-  const std::string data = pattern(24u << 20);
+  const std::string data = write_test::pattern(24u << 20);
   test::write_file(d.path / "in.img", data);
   test::write_file(d.path / "old.img", "an older image");
-  WriteOptions o = opts((d.path / "in.img").string(), (d.path / "old.img").string());
+  WriteOptions o = write_test::opts((d.path / "in.img").string(), (d.path / "old.img").string());
   o.overwrite = true;
   o.assume_yes = true;
   o.progress = [](const ProgressEvent& e) {
@@ -252,8 +171,8 @@ TEST(WriteToFile, InterruptedOverwriteLeavesTheExistingFileSayingItIsIncomplete)
 
 TEST(WriteToFile, TheSameFileTwiceIsRefusedAndNothingIsWritten) {
   test::TempDir d;
-  test::write_file(d.path / "in.img", pattern(1u << 20));
-  WriteOptions o = opts((d.path / "in.img").string(), (d.path / "a.img").string());
+  test::write_file(d.path / "in.img", write_test::pattern(1u << 20));
+  WriteOptions o = write_test::opts((d.path / "in.img").string(), (d.path / "a.img").string());
   o.targets.push_back((d.path / "b.img").string());
   o.targets.push_back((d.path / "." / "a.img").string());
   test::expect_error(ErrorKind::Usage, "is the same file as " + (d.path / "a.img").string(), [&] { write_image(o); });
@@ -263,9 +182,9 @@ TEST(WriteToFile, TheSameFileTwiceIsRefusedAndNothingIsWritten) {
 
 TEST(WriteToFile, ExistingFileNeedsConfirmation) {
   test::TempDir d;
-  test::write_file(d.path / "in.img", pattern(5u << 20));
+  test::write_file(d.path / "in.img", write_test::pattern(5u << 20));
   test::write_file(d.path / "old.img", "12345");
-  auto o = opts((d.path / "in.img").string(), (d.path / "old.img").string());
+  auto o = write_test::opts((d.path / "in.img").string(), (d.path / "old.img").string());
   try {
     write_image(o);
     FAIL();
@@ -302,12 +221,12 @@ TEST(WriteToFile, ExistingFileNeedsConfirmation) {
 
 TEST(WriteToFile, CorruptInputRemovesTheIncompleteFile) {
   test::TempDir d;
-  test::write_file(d.path / "in.img", pattern(3u << 20));
+  test::write_file(d.path / "in.img", write_test::pattern(3u << 20));
   ASSERT_EQ(test::run("cd " + test::q(d.path.string()) + " && gzip -c in.img | head -c 2000000 > bad.img.gz").exit_code,
             0);
   auto out = d.path / "out.img";
   try {
-    write_image(opts((d.path / "bad.img.gz").string(), out.string()));
+    write_image(write_test::opts((d.path / "bad.img.gz").string(), out.string()));
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::Usage);
@@ -320,9 +239,9 @@ TEST(WriteToFile, CorruptInputRemovesTheIncompleteFile) {
 
 TEST(WriteToFile, Sha256IsCheckedOnTheInputFile) {
   test::TempDir d;
-  test::write_file(d.path / "in.img", pattern(2u << 20));
+  test::write_file(d.path / "in.img", write_test::pattern(2u << 20));
   auto sha = test::run("sha256sum " + test::q((d.path / "in.img").string())).out.substr(0, 64);
-  auto o = opts((d.path / "in.img").string(), (d.path / "out.img").string());
+  auto o = write_test::opts((d.path / "in.img").string(), (d.path / "out.img").string());
   o.sha256 = sha;
   EXPECT_EQ(write_image(o).sha256, sha);
   std::filesystem::remove(d.path / "out.img");
@@ -338,8 +257,8 @@ TEST(WriteToFile, Sha256IsCheckedOnTheInputFile) {
 
 TEST(WriteToFile, SystemFilesAreRefusedEvenWithOverwriteAndYes) {
   test::TempDir d;
-  test::write_file(d.path / "in.img", pattern(1u << 20));
-  auto o = opts((d.path / "in.img").string(), "/etc/passwd");
+  test::write_file(d.path / "in.img", write_test::pattern(1u << 20));
+  auto o = write_test::opts((d.path / "in.img").string(), "/etc/passwd");
   o.overwrite = true;
   o.assume_yes = true;
   const std::string before = test::read_file("/etc/passwd");
@@ -359,12 +278,12 @@ TEST(WriteToFile, SystemFilesAreRefusedEvenWithOverwriteAndYes) {
 // dangling symlink that points there), and nothing is created.
 TEST(WriteToFile, NewFilesUnderSystemDirectoriesAreRefused) {
   test::TempDir d;
-  test::write_file(d.path / "in.img", pattern(1u << 20));
+  test::write_file(d.path / "in.img", write_test::pattern(1u << 20));
   const fs::path link = d.path / "link";
   fs::create_symlink("/etc/piprov-test-new-file", link);
   for (const std::string& target :
        std::vector<std::string>{"/etc/piprov-test-new-file", "/usr/piprov-test-new-file", link.string()}) {
-    auto o = opts((d.path / "in.img").string(), target);
+    auto o = write_test::opts((d.path / "in.img").string(), target);
     o.overwrite = true;
     o.assume_yes = true;
     try {
@@ -385,9 +304,9 @@ TEST(WriteToFile, NewFilesUnderSystemDirectoriesAreRefused) {
 // never removes a file that existed before.
 TEST(WriteToFile, EmptyExistingFileIsProtectedAndNeverRemoved) {
   test::TempDir d;
-  test::write_file(d.path / "in.img", pattern(1u << 20));
+  test::write_file(d.path / "in.img", write_test::pattern(1u << 20));
   test::write_file(d.path / "empty", "");
-  auto o = opts((d.path / "in.img").string(), (d.path / "empty").string());
+  auto o = write_test::opts((d.path / "in.img").string(), (d.path / "empty").string());
   o.assume_yes = true;
   try {
     write_image(o);
@@ -413,7 +332,7 @@ TEST(WriteToFile, EmptyExistingFileIsProtectedAndNeverRemoved) {
   }
   EXPECT_TRUE(std::filesystem::exists(d.path / "empty"));
   for (const char* pseudo : {"/proc/version", "/proc/piprov-new-file"}) {
-    auto p = opts((d.path / "in.img").string(), pseudo);
+    auto p = write_test::opts((d.path / "in.img").string(), pseudo);
     p.overwrite = p.assume_yes = true;
     try {
       write_image(p);

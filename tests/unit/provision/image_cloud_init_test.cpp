@@ -1,9 +1,9 @@
-// The versions read from an image's dpkg status (provision/image_cloud_init.hpp)
+// The versions read from an image's dpkg status (provision/seed/image_cloud_init.hpp)
 // and the closeness rule of the "did you mean" rename (seed check).
 #include <gtest/gtest.h>
 
-#include "provision/image_cloud_init.hpp"
-#include "provision/seed_check.hpp"
+#include "provision/seed/image_cloud_init.hpp"
+#include "provision/seed/seed_check.hpp"
 #include "support/testsupport.hpp"
 
 using piprov::provision::compare_versions;

@@ -1,4 +1,4 @@
-// The seed check (provision/seed_check.hpp) on the public seed files in
+// The seed check (provision/seed/seed_check.hpp) on the public seed files in
 // ../shared/data/cloud-init (verdicts: ../shared/data/README.md), against
 // cloud-init's own validator, and rule by rule.
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 
 #include "core/error.hpp"
 #include "provision/identity.hpp"
-#include "provision/seed_check.hpp"
-#include "provision/yaml_json.hpp"
+#include "provision/seed/seed_check.hpp"
+#include "provision/seed/yaml_json.hpp"
 #include "support/testsupport.hpp"
 
 namespace piprov::provision {

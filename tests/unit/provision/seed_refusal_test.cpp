@@ -1,4 +1,4 @@
-// The seed check's refusal (provision/seed_check.hpp): files cloud-init cannot
+// The seed check's refusal (provision/seed/seed_check.hpp): files cloud-init cannot
 // read (not UTF-8, empty), file options that name no file, what --force-seed
 // overrides, the order of the findings and the one line that ends a refusal.
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 
 #include "core/error.hpp"
 #include "provision/identity.hpp"
-#include "provision/seed_check.hpp"
+#include "provision/seed/seed_check.hpp"
 #include "support/testsupport.hpp"
 
 namespace piprov::provision {

@@ -16,7 +16,7 @@ TEST(ProvisionSteps, NamesParseBackAndNumbersFollowTheOrder) {
   EXPECT_EQ(step_name(Step::Write), "write");
   EXPECT_EQ(step_name(Step::Partitions), "partitions");
   EXPECT_EQ(step_name(Step::Unmount), "unmount");
-  EXPECT_EQ(step_number(Step::Mount), 4u);  // docs/boot.md: "[4/9] mount"
+  EXPECT_EQ(step_number(Step::Mount), 4u);  // docs/provision.md: "[4/9] mount"
   EXPECT_FALSE(parse_step("Write"));
   EXPECT_FALSE(parse_step(""));
 }

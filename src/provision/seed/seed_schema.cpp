@@ -4,7 +4,7 @@
 // deprecated keys it yields as seed findings (seed_check_detail.hpp).
 // Source: cloud-init docs, "cloud-init schema" and the module reference,
 // https://cloudinit.readthedocs.io/en/latest/reference/modules.html
-#include "provision/seed_check_detail.hpp"
+#include "provision/seed/seed_check_detail.hpp"
 
 // valijson's exceptions.hpp includes <stdexcept> inside its namespace: include it first.
 #include <stdexcept>
@@ -26,7 +26,7 @@
 
 #include "core/file.hpp"
 #include "core/strings.hpp"
-#include "provision/yaml_json.hpp"
+#include "provision/seed/yaml_json.hpp"
 
 namespace fs = std::filesystem;
 

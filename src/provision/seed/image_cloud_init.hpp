@@ -12,6 +12,8 @@
 #include <memory>
 #include <string>
 
+#include "image/image_reader.hpp"
+
 namespace piprov::provision {
 
 /// Where Debian's and Ubuntu's cloud-init package installs its user-data schema.
@@ -34,6 +36,9 @@ struct ImageCloudInit {
 /// Throws Error{Usage} when IMAGE cannot be opened (missing, unsupported
 /// format) or a file in it is damaged, Error{Io} on read errors.
 std::shared_ptr<const ImageCloudInit> read_image_cloud_init(const std::string& image);
+
+/// The same, of the image `image` already open behind `reader` (provision reads it through its prepared write).
+std::shared_ptr<const ImageCloudInit> read_image_cloud_init(image::ImageReader& reader, const std::string& image);
 
 /// The upstream version of a Debian package version: epoch and Debian
 /// revision removed, then the leading digits-and-dots ("1:25.2-0ubuntu1~24.04.1"

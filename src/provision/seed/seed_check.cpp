@@ -1,4 +1,4 @@
-#include "provision/seed_check.hpp"
+#include "provision/seed/seed_check.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -14,8 +14,8 @@
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/strings.hpp"
-#include "provision/seed_check_detail.hpp"
-#include "provision/yaml_json.hpp"
+#include "provision/seed/seed_check_detail.hpp"
+#include "provision/seed/yaml_json.hpp"
 
 namespace fs = std::filesystem;
 

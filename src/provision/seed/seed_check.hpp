@@ -20,7 +20,7 @@
 
 #include "core/finding.hpp"
 #include "provision/cloud_init.hpp"
-#include "provision/image_cloud_init.hpp"
+#include "provision/seed/image_cloud_init.hpp"
 
 namespace piprov::provision {
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "core/finding.hpp"
-#include "provision/seed_network_detail.hpp"
+#include "provision/seed/seed_network_detail.hpp"
 
 namespace piprov::provision::detail {
 namespace {

@@ -1,4 +1,4 @@
-#include "provision/yaml_json.hpp"
+#include "provision/seed/yaml_json.hpp"
 
 #include <algorithm>
 #include <regex>

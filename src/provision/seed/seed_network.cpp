@@ -9,10 +9,10 @@
 
 #include "core/finding.hpp"
 #include "core/strings.hpp"
-#include "provision/seed_check.hpp"
-#include "provision/seed_check_detail.hpp"
-#include "provision/seed_network_detail.hpp"
-#include "provision/yaml_json.hpp"
+#include "provision/seed/seed_check.hpp"
+#include "provision/seed/seed_check_detail.hpp"
+#include "provision/seed/seed_network_detail.hpp"
+#include "provision/seed/yaml_json.hpp"
 
 namespace piprov::provision {
 namespace {

@@ -12,8 +12,8 @@
 #include <string_view>
 
 #include "core/finding.hpp"
-#include "provision/seed_check.hpp"
-#include "provision/yaml_json.hpp"
+#include "provision/seed/seed_check.hpp"
+#include "provision/seed/yaml_json.hpp"
 
 namespace piprov::provision {
 

@@ -9,8 +9,8 @@
 #include <regex>
 
 #include "core/strings.hpp"
-#include "provision/seed_check_detail.hpp"
-#include "provision/yaml_json.hpp"
+#include "provision/seed/seed_check_detail.hpp"
+#include "provision/seed/yaml_json.hpp"
 
 namespace piprov::provision {
 namespace {

@@ -1,4 +1,4 @@
-#include "provision/image_cloud_init.hpp"
+#include "provision/seed/image_cloud_init.hpp"
 
 #include <regex>
 
@@ -46,15 +46,18 @@ std::string dpkg_installed_version(const std::string& status, const std::string&
 }
 
 std::shared_ptr<const ImageCloudInit> read_image_cloud_init(const std::string& path) {
+  return read_image_cloud_init(*image::open_image_reader(path), path);
+}
+
+std::shared_ptr<const ImageCloudInit> read_image_cloud_init(image::ImageReader& reader, const std::string& path) {
   auto out = std::make_shared<ImageCloudInit>();
   out->image = path;
-  auto reader = image::open_image_reader(path);
-  if (!reader->random_access()) {
-    out->note = reader->sequential_note() + "; its root file system was not read";
+  if (!reader.random_access()) {
+    out->note = reader.sequential_note() + "; its root file system was not read";
     return out;
   }
   std::string why;
-  auto root = image::open_root_fs(*reader, &why);
+  auto root = image::open_root_fs(reader, &why);
   if (!root) {
     out->note = why;
     return out;
