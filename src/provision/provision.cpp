@@ -121,7 +121,8 @@ std::vector<SeedPlan> check_provision_arguments(const ProvisionOptions& o, SeedC
   // The user's seed files are judged by the cloud-init of the image (read through the reader).
   const auto& id = o.identity;
   const bool user_files = !id.user_data_file.empty() || !id.network_config_file.empty();
-  auto seeds = plan_seeds(id, o.write.targets, seed_check, user_files ? read_image_cloud_init(o.write.image) : nullptr);
+  auto image_ci = user_files ? read_image_cloud_init(o.write.image) : nullptr;
+  auto seeds = plan_seeds(id, o.write.targets, seed_check, image_ci);
   // provision needs system-boot and writable partitions: an image without a
   // partition table is refused before the first byte of any disk.
   if (image::image_partition_table(o.write.image).empty())
@@ -129,6 +130,15 @@ std::vector<SeedPlan> check_provision_arguments(const ProvisionOptions& o, SeedC
                                       " holds no partition table (no MBR or GPT at its start): not a Raspberry Pi OS "
                                       "image; give an .img or .img.xz of Ubuntu or Raspberry Pi OS; nothing was "
                                       "written");
+  // A seed for an image whose root fs has no cloud-init: refused now, not after the write (an
+  // image read only from its start, gzip, is checked after the write: its root fs lies behind).
+  if (!seeds.empty()) {
+    if (!image_ci) image_ci = read_image_cloud_init(o.write.image);
+    if (!image_ci->missing.empty())
+      throw Error(ErrorKind::Usage, image_ci->missing +
+                                        ": use an image with cloud-init (Ubuntu's raspi images, Raspberry Pi OS "
+                                        "trixie) or provision without identity options; nothing was written");
+  }
   return seeds;
 }
 
