@@ -11,6 +11,7 @@
 
 #include "boot/check.hpp"
 #include "support/boot_fixture.hpp"
+#include "support/layout_fixture.hpp"
 #include "support/testsupport.hpp"
 
 namespace fs = std::filesystem;
@@ -195,4 +196,28 @@ TEST(OtherLayouts, FindingsAreOrderedBySeverityThenLine) {
   std::vector<std::string> first;
   for (const auto& f : r.findings) first.push_back(f.rule + std::to_string(f.line));
   EXPECT_EQ(first, again);
+}
+
+// boot check IMAGE (CheckOptions::image): boot patch refuses an image, so no fix suggests it;
+// the fixes that patch say provision, which writes the image and patches the disk (was
+// "piprov boot patch IMAGE ...").
+TEST(OtherLayouts, FixesForAnImageNameProvisionNotBootPatch) {
+  PIPROV_REQUIRE_SHARED("config-txt", configs);
+  TempDir t;
+  bt::make_stock_boot(bt::stock("focal"), configs, t.path / "boot", t.path / "root");
+  auto r = piprov::boot::check_boot({.boot_dir = t.path / "boot",
+                                     .root_dir = t.path / "root",
+                                     .scan_usb = false,
+                                     .board = PiBoard::Pi4,
+                                     .image = "/images/ubuntu-20.04.img.xz"});
+  bool provision = false;
+  for (const auto& f : r.findings) {
+    EXPECT_EQ(f.fix.find("boot patch"), std::string::npos) << f.rule << ": " << f.fix;
+    provision = provision || f.fix.rfind("piprov provision /images/ubuntu-20.04.img.xz DISK", 0) == 0;
+  }
+  EXPECT_TRUE(provision) << testing::PrintToString(cf_rules(r));
+  // The same boot partition as a directory: boot patch it is.
+  auto dir = cf_check(t.path / "boot");
+  EXPECT_TRUE(std::any_of(dir.findings.begin(), dir.findings.end(),
+                          [](const auto& f) { return f.fix.find("piprov boot patch ") != std::string::npos; }));
 }
