@@ -82,8 +82,9 @@ void check_v1_references(const nlohmann::json& net, const NetAdd& add) {
           owner + ": vlan_link '" + link + "' names no entry of this config: cloud-init renders it as a VLAN link " +
               "netplan does not define, and netplan refuses the whole config (\"interface '" + link +
               "' is not defined\"): the node comes up without network",
-          "add an entry {type: physical, name: " + link + "} (with its mac_address) or link an interface this config "
-          "defines",
+          "add an entry {type: physical, name: " + link +
+              "} (with its mac_address) or link an interface this config "
+              "defines",
           kSrcV1Refs);
     }
     const char* key = type == "bond" ? "bond_interfaces" : type == "bridge" ? "bridge_interfaces" : nullptr;
