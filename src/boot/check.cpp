@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "boot/apt_hook.hpp"
 #include "boot/check_ctx.hpp"
 #include "boot/cmdline_txt.hpp"
@@ -35,28 +37,17 @@ std::string short_board(PiBoard b) {
   return "Pi";
 }
 
-void check_lint(Ctx& c, const ConfigTxt& config, const std::string& name, const IncludeLoader& loader, int depth) {
-  for (auto f : config.lint()) {
-    f.rule = "config-" + f.rule;
-    f.message = name + ": " + f.message;
-    f.fix += " (" + name + " line " + std::to_string(f.line) + ")";
-    c.r.findings.push_back(std::move(f));
-  }
-  if (depth >= 4) return;
-  const auto& lines = config.lines();
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    const auto& l = lines[i];
-    if (l.kind != LineKind::Directive || l.key != "include") continue;
-    if (auto inc = loader(l.value)) {
-      check_lint(c, *inc, l.value, loader, depth + 1);
-      continue;
-    }
-    Ctx::locate(c.add(Severity::Error, "include-missing",
-                      name + ": `include " + l.value + "` names a missing file: " + l.value + " does not exist in " +
-                          c.o.boot_dir.string(),
-                      "create " + l.value + " (empty, if it has nothing to add) or remove the include line",
-                      "Raspberry Pi documentation, config_txt: include"),
-                i + 1, "include");
+/// An example root= for the layout's fixes: Ubuntu's LABEL=writable, Debian's LABEL=RASPIROOT,
+/// otherwise the root partition's PARTUUID (what Raspberry Pi OS writes; piprov cannot tell more).
+std::string root_example(const Ctx& c) {
+  switch (c.layout()) {
+    case LayoutId::UbuntuUboot:
+    case LayoutId::UbuntuDirect:
+    case LayoutId::UbuntuAb:
+    case LayoutId::Piprov:
+    case LayoutId::LegacyVmlinux: return "LABEL=writable";
+    case LayoutId::DebianRaspi: return "LABEL=RASPIROOT";
+    default: return "PARTUUID=<the root partition's PARTUUID>";
   }
 }
 
@@ -64,10 +55,7 @@ void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
   c.r.cmdline_file = c.r.resolved.cmdline;
   auto text = read_file_if_exists(c.o.boot_dir / c.r.cmdline_file);
   if (!text) {
-    std::string fix = "create " + c.r.cmdline_file + " with one line, e.g. console=tty1 root=" +
-                      (c.layout() == LayoutId::Unknown || c.layout() == LayoutId::Raspios ? "PARTUUID=<the root "
-                                                                                            "partition's PARTUUID>"
-                                                                                          : "LABEL=writable") +
+    std::string fix = "create " + c.r.cmdline_file + " with one line, e.g. console=tty1 root=" + root_example(c) +
                       " rootfstype=ext4 rootwait";
     std::error_code ec;
     if (in_ab_slot(c.r.cmdline_file) && fs::is_regular_file(c.o.boot_dir / "old/cmdline.txt", ec))
@@ -86,6 +74,10 @@ void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
             c.r.cmdline_file + " has no root=: right under U-Boot, whose boot script adds root= to the command line");
       continue;
     }
+    if (f.rule == "no-root") f.fix = "add root=" + root_example(c) + " to the first line";
+    if (f.rule == "empty")
+      f.fix =
+          "write the kernel command line on one line, e.g. ... root=" + root_example(c) + " rootfstype=ext4 rootwait";
     f.rule = "cmdline-" + f.rule;
     f.message = c.r.cmdline_file + ": " + f.message;
     c.r.findings.push_back(std::move(f));
@@ -173,7 +165,8 @@ void check_hook(Ctx& c) {
     return;
   }
   std::string root_q = shell_quote(root->string());
-  std::string fix = c.patch_cmd + " --root " + root_q;
+  // An image: provision patches the disk written from it and installs the hook on its root fs.
+  std::string fix = c.o.image.empty() ? c.patch_cmd + " --root " + root_q : c.patch_cmd;
   auto st = inspect_hooks(*root, c.o.boot_dir);
   if (!needed) {
     if (st.seed_hook)
@@ -236,6 +229,10 @@ void check_usb(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
           in_ab_slot(c.r.cmdline_file)
               ? fmt::format("add ' usb-storage.quirks={}:u' to the line in {} by hand (piprov never edits inside {})",
                             id, c.r.cmdline_file, c.r.cmdline_file.substr(0, c.r.cmdline_file.find('/') + 1))
+          : !patch_takes_layout(c.o.boot_dir, c.r.layout)
+              ? fmt::format("add ' usb-storage.quirks={}:u' to the line in {} by hand (piprov boot patch does not "
+                            "edit a layout it does not know)",
+                            id, c.r.cmdline_file)
               : fmt::format("{} --uas-quirk {} (appends ' usb-storage.quirks={}:u' to the line in {})", c.patch_cmd, id,
                             id, c.r.cmdline_file),
           "Linux admin-guide kernel-parameters: usb-storage.quirks (u = IGNORE_UAS)");
@@ -259,7 +256,10 @@ nlohmann::json autoboot_json(const CheckReport& r) {
 
 bool CheckReport::ok() const { return findings_exit_code(findings, kCheckFailOn) == 0; }
 
-bool CheckReport::usb_boot() const {
+namespace {
+/// No error in the boot chain (kernel, initramfs, cmdline, root=, A/B, device tree, includes,
+/// template values) and no compressed kernel the firmware may not load.
+bool boot_chain_ok(const Findings& findings) {
   static const char* chain[] = {
       "kernel-",         "vmlinux-missing", "vmlinux-invalid", "initramfs-", "cmdline-missing",
       "cmdline-no-root", "cmdline-empty",   "root-",           "ab-",        "dtb-",
@@ -270,8 +270,11 @@ bool CheckReport::usb_boot() const {
     for (const char* p : chain)
       if (f.rule.rfind(p, 0) == 0) return false;
   }
-  return layout.id != LayoutId::Unknown;
+  return true;
 }
+}  // namespace
+
+bool CheckReport::usb_boot() const { return boot_chain_ok(findings) && layout.id != LayoutId::Unknown; }
 
 std::string CheckReport::headline() const {
   if (autoboot && autoboot->followed.empty())
@@ -284,8 +287,11 @@ std::string CheckReport::headline() const {
     return pre + "boots boot.img (boot_ramdisk=1): its kernel, cmdline and config.txt were not checked";
   return pre + fmt::format("layout {} ({}) on a {}: {} (kernel {}, initramfs {}, cmdline {}, root={})",
                            layout_name(layout.id), layout.release, board_title(resolved.board),
-                           usb_boot() ? "boots from USB" : "does not boot from USB as it is", resolved.kernel,
-                           resolved.initramfs.empty() ? "none" : resolved.initramfs, resolved.cmdline,
+                           usb_boot()                ? "boots from USB"
+                           : boot_chain_ok(findings) ? "piprov cannot tell whether it boots from USB (a "
+                                                       "layout it does not know)"
+                                                     : "does not boot from USB as it is",
+                           resolved.kernel, resolved.initramfs.empty() ? "none" : resolved.initramfs, resolved.cmdline,
                            resolved.root.empty() ? "(none)" : resolved.root);
 }
 
@@ -348,7 +354,8 @@ CheckReport check_boot(const CheckOptions& o) {
   r.layout = detect_layout(o.boot_dir, o.root_dir);
   r.resolved = resolve_boot(o.boot_dir, r.layout, o.board.value_or(default_board()));
   Ctx c{o, r, shell_quote(o.boot_dir.string()), "", short_board(r.resolved.board)};
-  c.patch_cmd = "piprov boot patch " + c.boot_q;
+  c.patch_cmd =
+      o.image.empty() ? "piprov boot patch " + c.boot_q : "piprov provision " + shell_quote(o.image) + " DISK";
   auto config = ConfigTxt::parse(*text);
   auto loader = include_loader(o.boot_dir);
   r.firmware = is_bcm2712(r.resolved.board)
@@ -356,8 +363,8 @@ CheckReport check_boot(const CheckOptions& o) {
                    : firmware_info(o.boot_dir).summary;
   detail::check_kernel(c);
   detail::check_initramfs(c);
-  check_lint(c, config, kConfigTxt, loader, 0);
-  detail::check_config_text(c, config, *text);
+  detail::check_config_tree(c, config, kConfigTxt, loader, 0);
+  detail::check_config_size(c, *text);
   detail::check_config_files(c, config, loader);
   if (auto ab = read_autoboot(o.boot_dir)) {
     for (auto& f : autoboot_lint(*ab, false)) r.findings.push_back(std::move(f));
@@ -380,6 +387,8 @@ CheckReport check_boot(const CheckOptions& o) {
   check_hook(c);
   check_usb(c, cmdline);
   c.add(Severity::Info, "firmware", r.firmware);
+  std::stable_sort(r.findings.begin(), r.findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.severity < b.severity; });
   return r;
 }
 

@@ -32,6 +32,10 @@ struct CheckOptions {
   std::optional<bool> scan_usb;
   std::optional<PiBoard> board;       ///< --board; nullopt = default_board() (layout.hpp)
   std::optional<std::string> device;  ///< --device DEV: the disk root= must be on (a whole disk)
+  /// The image file BOOT_DIR was read from (`boot check IMAGE`), "" for a boot partition: `boot
+  /// patch` refuses an image, so fixes that patch say `piprov provision IMAGE DISK`, which writes
+  /// the image and patches the disk.
+  std::string image;
 };
 
 /// What `boot check` made of a BOOT_DIR that holds only autoboot.txt (check_autoboot.cpp).
@@ -42,8 +46,9 @@ struct AutobootState {
 };
 
 struct CheckReport {
-  /// In check order (kernel, initramfs, config lint, cmdline, root, A/B, apt
-  /// hook, USB, firmware); rule ids in docs/boot.md. line is in the file the message names.
+  /// Errors, then warnings, then infos; within each, in check order (kernel, initramfs,
+  /// config.txt and each file it includes in line order, cmdline, root, A/B, apt hook, USB,
+  /// firmware); rule ids in docs/boot.md. line is in the file the message names.
   Findings findings;
   BootLayout layout;                      ///< what detect_layout() found
   ResolvedBoot resolved;                  ///< what the firmware loads on resolved.board
@@ -60,7 +65,8 @@ struct CheckReport {
   /// compressed kernel the firmware may not load.
   bool usb_boot() const;
   /// The first line of the text report: "layout ubuntu-ab (Ubuntu 25.10 or
-  /// later) on a Raspberry Pi 4B: boots from USB (kernel current/vmlinuz, ...)".
+  /// later) on a Raspberry Pi 4B: boots from USB (kernel current/vmlinuz, ...)"; for an unknown
+  /// layout without such an error "piprov cannot tell whether it boots from USB".
   std::string headline() const;
   /// The last line of the text report, after "boot check: ": the counts when
   /// it fails; "OK (kernel vmlinux, initramfs initrd.img, vmlinux fresh)";

@@ -42,18 +42,29 @@ void check_ab(Ctx& c);
 /// board_dtbs(), under os_prefix and upstream_kernel rules) and armstub=; each missing one an
 /// error naming the file (check_files.cpp).
 void check_config_files(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader);
-/// config.txt's text: over kConfigSizeLimit (warning config-too-large), unexpanded template
-/// values "${VAR}" / "@VAR@" outside comments (error template-value), upper-case bootloader
-/// EEPROM keys (warning config-eeprom-key).
-void check_config_text(Ctx& c, const ConfigTxt& config, std::string_view text);
+/// config.txt (or a file it includes, `name`, at include depth `depth`): its lint (rules
+/// config-<lint code>), its lines (check_config_lines) and its missing includes (include-missing),
+/// in line order; then each file it includes the same way, to a depth of 4.
+void check_config_tree(Ctx& c, const ConfigTxt& config, const std::string& name, const IncludeLoader& loader,
+                       int depth);
+/// config.txt's size: over kConfigSizeLimit, warning config-too-large.
+void check_config_size(Ctx& c, std::string_view text);
+/// The lines of config.txt or a file it includes (`name`, named in the messages): unexpanded
+/// template values "${VAR}" / "@VAR@" or a placeholder value (is_placeholder_word) outside
+/// comments (error template-value); a bootloader EEPROM key (the eeprom key table,
+/// eeprom/keys.hpp; Raspberry Pi documentation, eeprom-bootloader) (warning config-eeprom-key).
+void check_config_lines(Ctx& c, const ConfigTxt& config, const std::string& name);
 /// The cmdline file's template values: "${VAR}", "@VAR@", placeholders (is_placeholder_word) in
 /// parameters other than root= (check_root judges root=): error template-value.
 void check_cmdline_text(Ctx& c, const CmdlineTxt& cmdline);
+/// The first unexpanded template value in `text`: "${VAR}" or "@VAR@"; "" when none.
+std::string template_value_in(std::string_view text);
 /// True for a build placeholder left as a value: an upper-case word ending in DEV or UUID
 /// ("ROOTDEV" of RPi-Distro/pi-gen's cmdline.txt, "ROOTPARTUUID", "BOOT_UUID").
 bool is_placeholder_word(std::string_view v);
 
-/// The command that reinstalls the kernel package of the layout (fix text).
-std::string reinstall_kernel_fix(const Ctx& c);
+/// The command that reinstalls the kernel package of the layout, which writes `file` (the kernel
+/// or initramfs the firmware loads, relative to BOOT_DIR) (fix text).
+std::string reinstall_kernel_fix(const Ctx& c, const std::string& file);
 
 }  // namespace piprov::boot::detail

@@ -1,9 +1,10 @@
-// boot check: the files a config.txt names (device_tree=, armstub=, the board's DTB), the size of
-// config.txt, template values left in it or in cmdline.txt, and bootloader EEPROM keys put in
-// config.txt (check_ctx.hpp).
+// boot check: config.txt and the files it includes (lint, missing includes, template values,
+// bootloader EEPROM keys), the files a config.txt names (device_tree=, armstub=, the board's DTB),
+// the size of config.txt, template values left in cmdline.txt (check_ctx.hpp).
 #include <fmt/format.h>
 
-#include <cctype>
+#include <algorithm>
+
 #include <regex>
 
 #include "boot/check_ctx.hpp"
@@ -11,6 +12,7 @@
 #include "boot/layout.hpp"
 #include "core/board.hpp"
 #include "core/strings.hpp"
+#include "eeprom/keys.hpp"
 
 namespace fs = std::filesystem;
 
@@ -75,17 +77,16 @@ void check_armstub(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader)
               a->line, "armstub");
 }
 
-/// "${VAR}", "@VAR@" in `text`; "" when none.
+constexpr const char* kTemplateFix = "build the image so that the template is filled in, or write the real value";
+
+}  // namespace
+
 std::string template_value_in(std::string_view text) {
   static const std::regex re(R"(\$\{[A-Za-z_][A-Za-z0-9_]*\}|@[A-Za-z_][A-Za-z0-9_]*@)");
   std::match_results<std::string_view::const_iterator> m;
   if (std::regex_search(text.begin(), text.end(), m, re)) return m.str();
   return "";
 }
-
-constexpr const char* kTemplateFix = "build the image so that the template is filled in, or write the real value";
-
-}  // namespace
 
 bool is_placeholder_word(std::string_view v) {
   static const std::regex re(R"([A-Z][A-Z0-9_]*(DEV|UUID))");
@@ -97,7 +98,7 @@ void check_config_files(Ctx& c, const ConfigTxt& config, const IncludeLoader& lo
   check_armstub(c, config, loader);
 }
 
-void check_config_text(Ctx& c, const ConfigTxt& config, std::string_view text) {
+void check_config_size(Ctx& c, std::string_view text) {
   if (text.size() > kConfigSizeLimit)
     c.add(Severity::Warning, "config-too-large",
           fmt::format("config.txt is {} bytes, over {} KiB: a Pi 5 has been reported not to boot with a 49 KB "
@@ -105,30 +106,65 @@ void check_config_text(Ctx& c, const ConfigTxt& config, std::string_view text) {
                       text.size(), kConfigSizeLimit / 1024),
           "remove comments and unused sections from config.txt",
           "raspberrypi/firmware issue 1848; meta-raspberrypi warns at 16 KiB");
+}
+
+void check_config_lines(Ctx& c, const ConfigTxt& config, const std::string& name) {
   const auto& lines = config.lines();
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const auto& l = lines[i];
     if (l.kind == LineKind::Comment || l.kind == LineKind::Blank) continue;
-    if (auto t = template_value_in(l.text); !t.empty())
+    std::string t = template_value_in(l.text);
+    if (t.empty() && l.kind == LineKind::Setting && is_placeholder_word(l.value)) t = l.value;
+    if (!t.empty())
       Ctx::locate(c.add(Severity::Error, "template-value",
-                        "config.txt line " + std::to_string(i + 1) + " holds the unexpanded template value " + t +
-                            ": this config.txt is a template, not the file an image boots with",
+                        name + " line " + std::to_string(i + 1) + " holds the unexpanded template value " + t +
+                            ": this " + name + " is a template, not the file an image boots with",
                         kTemplateFix),
                   i + 1, l.key);
-    if (l.kind != LineKind::Setting || l.key.empty()) continue;
-    const bool upper = std::all_of(l.key.begin(), l.key.end(), [](char ch) {
-      return std::isupper(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) || ch == '_';
-    });
-    if (upper && std::any_of(l.key.begin(), l.key.end(), [](char ch) { return std::isupper(ch) != 0; }) &&
-        l.key.size() >= 3)
-      Ctx::locate(c.add(Severity::Warning, "config-eeprom-key",
-                        "config.txt line " + std::to_string(i + 1) + ": " + l.key +
-                            " is a bootloader EEPROM setting (upper case), which the firmware ignores in config.txt",
-                        "put " + l.key + "=" + l.value +
-                            " in the bootloader config (rpi-eeprom-config --edit, or piprov eeprom) and remove it here",
-                        "Raspberry Pi documentation, raspberry-pi: bootloader configuration"),
-                  i + 1, l.key);
+    // Only the bootloader's own keys (the eeprom key table): an upper-case config.txt key of old
+    // firmware (HDMI_FORCE_HOTPLUG) is not one.
+    if (l.kind != LineKind::Setting || l.key.empty() || !eeprom::find_key(l.key)) continue;
+    Ctx::locate(
+        c.add(Severity::Warning, "config-eeprom-key",
+              name + " line " + std::to_string(i + 1) + ": " + l.key +
+                  " is a bootloader EEPROM setting, which the firmware ignores in config.txt",
+              "put " + l.key + "=" + l.value +
+                  " in the bootloader config (rpi-eeprom-config --edit, or piprov eeprom) and remove it from " + name,
+              "Raspberry Pi documentation, raspberry-pi: bootloader configuration"),
+        i + 1, l.key);
   }
+}
+
+void check_config_tree(Ctx& c, const ConfigTxt& config, const std::string& name, const IncludeLoader& loader,
+                       int depth) {
+  const std::size_t first = c.r.findings.size();
+  for (auto f : config.lint()) {
+    f.rule = "config-" + f.rule;
+    f.message = name + ": " + f.message;
+    f.fix += " (" + name + " line " + std::to_string(f.line) + ")";
+    c.r.findings.push_back(std::move(f));
+  }
+  check_config_lines(c, config, name);
+  std::vector<std::pair<std::string, ConfigTxt>> included;
+  const auto& lines = config.lines();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto& l = lines[i];
+    if (l.kind != LineKind::Directive || l.key != "include") continue;
+    if (auto inc = loader(l.value)) {
+      included.emplace_back(l.value, std::move(*inc));
+      continue;
+    }
+    Ctx::locate(c.add(Severity::Error, "include-missing",
+                      name + ": `include " + l.value + "` names a missing file: " + l.value + " does not exist in " +
+                          c.o.boot_dir.string(),
+                      "create " + l.value + " (empty, if it has nothing to add) or remove the include line",
+                      "Raspberry Pi documentation, config_txt: include"),
+                i + 1, "include");
+  }
+  std::stable_sort(c.r.findings.begin() + static_cast<long>(first), c.r.findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.line < b.line; });
+  if (depth >= 4) return;
+  for (const auto& [inc_name, inc] : included) check_config_tree(c, inc, inc_name, loader, depth + 1);
 }
 
 void check_cmdline_text(Ctx& c, const CmdlineTxt& cmdline) {

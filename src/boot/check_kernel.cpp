@@ -36,7 +36,7 @@ std::string kernel_missing_fix(const Ctx& c) {
   if (c.layout() == LayoutId::Unknown)
     return "put the kernel at " + (c.o.boot_dir / c.r.resolved.kernel).string() +
            " or name yours with kernel= in config.txt";
-  return reinstall_kernel_fix(c);
+  return reinstall_kernel_fix(c, c.r.resolved.kernel);
 }
 
 /// Why a default kernel name is used, for the kernel-missing message.
@@ -112,7 +112,7 @@ bool kernel_rule_fallback(Ctx& c, const KernelFile& k) {
         c.layout() == LayoutId::Raspios
             ? "apt install --reinstall linux-image-rpi-2712 (Raspberry Pi OS's kernel package for the " + c.board +
                   " writes kernel_2712.img)"
-            : reinstall_kernel_fix(c),
+            : reinstall_kernel_fix(c, c.r.resolved.kernel),
         kKernelDoc);
   return false;  // a warning: the kernel8.img is checked on
 }
@@ -155,7 +155,7 @@ bool kernel_rule_compressed(Ctx& c, const KernelFile& k) {
           "kernel " + k.name + k.where + " is " + to_string(comp) +
               "-compressed: the firmware decompresses gzip kernels only",
           patch_fixes_kernel(c.layout()) ? c.patch_cmd + " --method vmlinux (boots the uncompressed vmlinux instead)"
-                                         : reinstall_kernel_fix(c),
+                                         : reinstall_kernel_fix(c, c.r.resolved.kernel),
           kKernelDoc);
   return true;
 }
@@ -165,7 +165,8 @@ bool kernel_rule_invalid(Ctx& c, const KernelFile& k) {
   if (file_is_arm64_image(k.path())) return false;
   c.add(Severity::Error, "kernel-invalid",
         k.boot.string() + "/" + k.name + " is not an arm64 Image (no \"ARM\\x64\" magic at byte 0x38)",
-        k.name == kVmlinux ? "piprov boot sync-kernel " + c.boot_q + " --force" : reinstall_kernel_fix(c),
+        k.name == kVmlinux ? "piprov boot sync-kernel " + c.boot_q + " --force"
+                           : reinstall_kernel_fix(c, c.r.resolved.kernel),
         "Linux Documentation/arch/arm64/booting.rst: Image header");
   return true;
 }
@@ -253,7 +254,8 @@ void check_initramfs(Ctx& c) {
             "remove INITRAMFS=no from /etc/default/raspi-firmware, then dpkg-reconfigure raspi-firmware (its kernel "
             "hook writes `initramfs initrd.img-<version>`)",
             kInitramfsDoc);
-    else if (base == kVmlinux || (base == kVmlinuz && c.layout() != LayoutId::Unknown))
+    else if ((base == kVmlinux || base == kVmlinuz) && c.layout() != LayoutId::Unknown &&
+             c.layout() != LayoutId::Raspios)  // Ubuntu's layouts: an unknown one gets no Ubuntu advice
       c.add(Severity::Error, "initramfs-missing",
             "no `initramfs` for the " + c.board + ": Ubuntu's kernel needs initrd.img to mount root=LABEL=writable",
             patch_fixes_kernel(c.layout())
@@ -269,7 +271,7 @@ void check_initramfs(Ctx& c) {
                         ") does not exist in " + c.o.boot_dir.string(),
                     patch_fixes_kernel(c.layout())
                         ? "restore " + rb.initramfs + " (apt install --reinstall linux-image-raspi) or " + c.patch_cmd
-                        : reinstall_kernel_fix(c),
+                        : reinstall_kernel_fix(c, rb.initramfs),
                     kInitramfsDoc),
               eff->line, "initramfs");
 }

@@ -110,6 +110,7 @@ void check_root(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
   if (!root) return;  // cmdline-no-root says so
   const std::string& file = c.r.cmdline_file;
   auto [kind, value] = split_root(*root);
+  if (!template_value_in(*root).empty()) return;  // check_cmdline_text's template-value says it, once
   if (*root == "ROOTDEV" || is_placeholder_word(value)) {
     c.add(Severity::Error, "root-placeholder",
           file + ": root=" + *root + (*root == "ROOTDEV" ? " is pi-gen's placeholder" : " holds a build placeholder") +
@@ -174,8 +175,7 @@ void check_ab(Ctx& c) {
           kAbDoc);
 }
 
-std::string reinstall_kernel_fix(const Ctx& c) {
-  const std::string file = c.r.resolved.kernel;
+std::string reinstall_kernel_fix(const Ctx& c, const std::string& file) {
   if (c.layout() == LayoutId::Raspios)
     return std::string("apt install --reinstall ") +
            (is_bcm2712(c.r.resolved.board) ? "linux-image-rpi-2712" : "linux-image-rpi-v8") +

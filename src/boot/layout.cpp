@@ -94,18 +94,31 @@ struct Seen {
   BootLayout& l;
 };
 
+/// Raspberry Pi OS needs evidence of its own, not only its kernel file names (kernel8.img is what
+/// every Pi 4 firmware loads by default, other distributions ship it too): pi-gen's issue.txt on
+/// the boot partition, the root fs's os-release / etc/rpi-issue (release_from_root), or a cmdline
+/// only pi-gen writes (its ROOTDEV placeholder, the first-boot init of raspberrypi-sys-mods or
+/// raspi-config's init_resize.sh). Sources: RPi-Distro/pi-gen (stage1 cmdline.txt, export-image
+/// issue.txt), RPi-Distro/raspberrypi-sys-mods.
 bool looks_raspios(Seen& s) {
+  for (const char* k : {"kernel8.img", "kernel_2712.img", "kernel7l.img"})
+    if (is_file(s.boot / k)) s.l.evidence.push_back(std::string(k) + " present");
+  if (is_file(s.boot / kVmlinuz)) return false;
   bool any = false;
-  for (const char* k : {"kernel8.img", "kernel_2712.img", "kernel7l.img", "issue.txt"})
-    if (is_file(s.boot / k)) {
-      s.l.evidence.push_back(std::string(k) + " present");
+  if (auto issue = read_file_if_exists(s.boot / "issue.txt");
+      issue && issue->find("Raspberry Pi reference") != std::string::npos) {
+    s.l.evidence.push_back("issue.txt: " + std::string(trim(split(*issue, '\n').front())));
+    any = true;
+  }
+  if (auto cmd = read_file_if_exists(s.boot / "cmdline.txt")) {
+    auto parsed = CmdlineTxt::parse(*cmd);
+    if (parsed.get("root").value_or("") == "ROOTDEV") {
+      s.l.evidence.push_back("cmdline.txt root=ROOTDEV (pi-gen's placeholder)");
       any = true;
     }
-  if (is_file(s.boot / kVmlinuz)) return false;
-  if (auto cmd = read_file_if_exists(s.boot / "cmdline.txt")) {
-    auto root = CmdlineTxt::parse(*cmd).get("root").value_or("");
-    if (root.rfind("PARTUUID=", 0) == 0 || root == "ROOTDEV") {
-      s.l.evidence.push_back("cmdline.txt root=" + root);
+    auto init = parsed.get("init").value_or("");
+    if (init.find("raspberrypi-sys-mods") != std::string::npos || init.find("raspi-config") != std::string::npos) {
+      s.l.evidence.push_back("cmdline.txt init=" + init);
       any = true;
     }
   }

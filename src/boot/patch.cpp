@@ -166,8 +166,7 @@ void validate(const PatchOptions& o) {
 /// A layout piprov does not know, but with Ubuntu's vmlinuz and no os_prefix:
 /// config.txt boots no Ubuntu kernel on a Pi 4, so the USB fix is what makes it boot.
 bool fixable_unknown(const PatchOptions& o, const BootLayout& l) {
-  std::error_code ec;
-  return l.id == LayoutId::Unknown && l.os_prefix.empty() && fs::is_regular_file(o.boot_dir / kVmlinuz, ec);
+  return l.id == LayoutId::Unknown && patch_takes_layout(o.boot_dir, l);
 }
 
 /// usb-storage.quirks in the cmdline file the firmware reads on a Pi 4 (never inside an A/B slot).
@@ -307,6 +306,11 @@ void apply_fix(const PatchOptions& o, PatchReport& rep) {
 }
 
 }  // namespace
+
+bool patch_takes_layout(const fs::path& boot_dir, const BootLayout& l) {
+  std::error_code ec;
+  return l.id != LayoutId::Unknown || (l.os_prefix.empty() && fs::is_regular_file(boot_dir / kVmlinuz, ec));
+}
 
 PatchReport patch_boot(const PatchOptions& opts) {
   const PatchOptions o = apply_seed_settings(opts);

@@ -115,6 +115,11 @@ nlohmann::json patch_json(const PatchOptions& o, const PatchReport& r);
 /// is then left unchanged); Error{Io} on write failures.
 PatchReport patch_boot(const PatchOptions& opts);
 
+/// Whether patch_boot() takes BOOT_DIR's layout `l` (a known layout, or an unknown one with
+/// Ubuntu's vmlinuz and no os_prefix) rather than refusing it as unknown: the one test `boot
+/// check` asks before it suggests `boot patch`.
+bool patch_takes_layout(const std::filesystem::path& boot_dir, const BootLayout& l);
+
 /// Loads `include`d config files from BOOT_DIR.
 IncludeLoader include_loader(const std::filesystem::path& boot_dir);
 

@@ -165,7 +165,7 @@ std::uint32_t boot_order_with_mode_first(const BootOrder& o, int first_mode, Boa
 }  // namespace
 
 Findings check_boot_order(const BootOrder& o, int line, Board board, std::optional<Want> want,
-                          const std::string& conditional) {
+                          const std::string& conditional, const std::string& section) {
   Findings f;
   auto add = [&](std::string rule, Severity s, std::string msg, std::string fix) {
     f.push_back({std::move(rule), s, line, "BOOT_ORDER", std::move(msg), std::move(fix), kBootOrderSource});
@@ -219,13 +219,20 @@ Findings check_boot_order(const BootOrder& o, int line, Board board, std::option
             ? fmt::format("--want {}: a {} has no {} boot mode", want_name(*want), board_title(board), mode_name(wm))
             : fmt::format("BOOT_ORDER={}{} never tries {}: {}", value, where, tried, boot_order_words(o, board));
     if (exists && *want == Want::Usb) msg += " — USB boot is never tried";
-    std::string fix = exists ? fmt::format(
-                                   "set BOOT_ORDER={} ({}) under [all]: piprov eeprom set-boot-order {} "
-                                   "--image pieeprom.bin --out new.bin, or sudo rpi-eeprom-config --edit",
-                                   format_boot_order(suggest_boot_order(o, *want, board)),
-                                   boot_order_words(boot_order_from_value(suggest_boot_order(o, *want, board))),
-                                   format_boot_order(suggest_boot_order(o, *want, board)))
-                             : "boot from a mode this board has, or check --board";
+    const std::uint32_t suggested = suggest_boot_order(o, *want, board);
+    const std::string& under = section.empty() ? conditional : section;
+    std::string fix =
+        !exists ? std::string("boot from a mode this board has, or check --board")
+        : under.empty()
+            ? fmt::format(
+                  "set BOOT_ORDER={} ({}) under [all]: piprov eeprom set-boot-order {} --image pieeprom.bin "
+                  "--out new.bin, or sudo rpi-eeprom-config --edit",
+                  format_boot_order(suggested), boot_order_words(boot_order_from_value(suggested)),
+                  format_boot_order(suggested))
+            : fmt::format(
+                  "set BOOT_ORDER={} ({}) at line {}, under {}: sudo rpi-eeprom-config --edit (piprov eeprom "
+                  "set-boot-order changes only the [all] value)",
+                  format_boot_order(suggested), boot_order_words(boot_order_from_value(suggested)), line, under);
     add("boot-order-missing-mode", conditional.empty() ? Severity::Error : Severity::Warning, msg, fix);
   } else if (first != o.modes.begin()) {
     std::string before;

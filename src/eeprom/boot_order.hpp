@@ -63,8 +63,10 @@ std::uint32_t suggest_boot_order(const BootOrder& o, Want want, Board board);
 /// Findings about one BOOT_ORDER value (structure, board, wanted mode).
 /// `line` 0 means the board default. `conditional` names the section
 /// ("[gpio3=1]") when the value only applies under it ("" = unconditional);
-/// missing-mode is an error only for the unconditional order.
+/// missing-mode is an error only for the unconditional order. `section` names the filters the
+/// value is set under when not [all] ("[pi4]"; "" = `conditional`): missing-mode's fix edits the
+/// value there (set-boot-order changes only the [all] one).
 Findings check_boot_order(const BootOrder& o, int line, Board board, std::optional<Want> want,
-                          const std::string& conditional = "");
+                          const std::string& conditional = "", const std::string& section = "");
 
 }  // namespace piprov::eeprom

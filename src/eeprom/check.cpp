@@ -13,18 +13,28 @@ namespace {
 constexpr const char* kProperties = "Raspberry Pi documentation, eeprom-bootloader: configuration properties";
 constexpr const char* kBootOrderDoc = "Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER";
 
-std::string header(const Section& s) { return "[" + s.text + "]"; }
+// The filters a section's settings apply under: "[gpio3=1]", "[pi4][gpio4=1]", "[all]".
+std::string header(const Section& s) { return s.filters_text(); }
 
 // "21" for a [gpio21=1] section.
 std::string gpio_pin(const Section& s) { return s.text.substr(4, s.text.find('=') - 4); }
 
-std::string condition_words(const Section& s) {
-  auto eq = s.text.find('=');
-  if (s.kind == SectionKind::Gpio)
-    return fmt::format("GPIO {} reads {} at boot", s.text.substr(4, eq - 4), s.text.substr(eq + 1));
-  if (s.kind == SectionKind::Partition) return fmt::format("the reboot asked for partition {}", s.text.substr(eq + 1));
-  if (s.kind == SectionKind::Model) return fmt::format("the filters combined with [{}] match", s.text);
-  return fmt::format("the board's serial number is {}", s.text);
+// Every active filter of `s` in words, each with its header, joined by "and": "the board is a
+// Raspberry Pi 4B ([pi4]) and GPIO 4 reads 1 at boot ([gpio4=1])".
+std::string condition_words(const Section& s, Board board) {
+  std::string out;
+  for (const auto& f : s.filters) {
+    auto eq = f.find('=');
+    std::string w;
+    switch (classify_section(f)) {
+      case SectionKind::Gpio: w = fmt::format("GPIO {} reads {} at boot", f.substr(4, eq - 4), f.substr(eq + 1)); break;
+      case SectionKind::Partition: w = fmt::format("the reboot asked for partition {}", f.substr(eq + 1)); break;
+      case SectionKind::Model: w = fmt::format("the board is a {}", board_title(board)); break;
+      default: w = fmt::format("the board's serial number is {}", f); break;
+    }
+    out += fmt::format("{}{} ([{}])", out.empty() ? "" : " and ", w, f);
+  }
+  return out;
 }
 
 // Last value of `key` in sections that always apply, with its line.
@@ -90,9 +100,21 @@ void rule_key_values(const Config& cfg, Board board, Findings& f) {
     if (applies(cfg, l) && l.key != "BOOT_ORDER") append(f, check_setting(l.key, l.value, l.number, board));
 }
 
-// boot-order-format, boot-order-conditional and the BOOT_ORDER structure
-// rules (boot_order.hpp) for every applied BOOT_ORDER line; the wanted mode is
-// checked on the effective line and on conditional ones.
+// boot-order-overridden: a BOOT_ORDER under a conditional or model filter that a later one
+// applying always replaces: it never takes effect on this board.
+void rule_boot_order_overridden(const Config& cfg, const ConditionalBootOrder& o, Findings& f) {
+  const Section* by = cfg.section_of(cfg.lines[static_cast<std::size_t>(o.overridden_by - 1)]);
+  f.push_back({"boot-order-overridden", Severity::Info, o.line, "BOOT_ORDER",
+               fmt::format("BOOT_ORDER={} under {} never takes effect: BOOT_ORDER at line {}{} applies always and "
+                           "comes later, and the last value that applies wins",
+                           o.text, o.section, o.overridden_by, by ? " (under " + header(*by) + ")" : ""),
+               fmt::format("remove line {}, or move it after line {} if it is meant to apply", o.line, o.overridden_by),
+               "Raspberry Pi documentation, config_txt: conditional filters ([all] resets the filters)"});
+}
+
+// boot-order-format, boot-order-conditional, boot-order-overridden and the BOOT_ORDER structure
+// rules (boot_order.hpp) for every applied BOOT_ORDER line; the wanted mode is checked on the
+// effective line and on conditional ones that can apply. A fix names the section the value is set under.
 void rule_boot_order_lines(const Config& cfg, const EffectiveBootOrder& eff, const CheckOptions& opt, Findings& f) {
   for (const auto& l : cfg.lines) {
     if (!applies(cfg, l) || l.key != "BOOT_ORDER") continue;
@@ -104,20 +126,27 @@ void rule_boot_order_lines(const Config& cfg, const EffectiveBootOrder& eff, con
                    kBootOrderDoc});
       continue;
     }
+    auto over = std::find_if(eff.overridden.begin(), eff.overridden.end(),
+                             [&](const ConditionalBootOrder& o) { return o.line == l.number; });
+    if (over != eff.overridden.end()) {
+      rule_boot_order_overridden(cfg, *over, f);
+      continue;
+    }
     const Section* s = cfg.section_of(l);
     if (!s || !s->conditional()) {
       auto want = l.number == eff.line ? opt.want : std::nullopt;
-      append(f, check_boot_order(*parsed.order, l.number, opt.board, want));
+      append(f, check_boot_order(*parsed.order, l.number, opt.board, want, "",
+                                 s && s->kind != SectionKind::All ? header(*s) : ""));
       continue;
     }
     const bool always = s->kind == SectionKind::Gpio && gpio_pin(*s) == eff.always_gpio;
     f.push_back(
         {"boot-order-conditional", Severity::Info, l.number, "BOOT_ORDER",
-         always ? fmt::format("BOOT_ORDER={} applies when {} ({}); [gpio{}=0] and [gpio{}=1] both set BOOT_ORDER, so "
+         always ? fmt::format("BOOT_ORDER={} applies when {}; [gpio{}=0] and [gpio{}=1] both set BOOT_ORDER, so "
                               "one of them always applies and {} never does",
-                              l.value, condition_words(*s), header(*s), eff.always_gpio, eff.always_gpio, eff.text)
-                : fmt::format("BOOT_ORDER={} applies only when {} ({}); otherwise {}{} applies", l.value,
-                              condition_words(*s), header(*s), eff.text, eff.is_default() ? " (board default)" : ""),
+                              l.value, condition_words(*s, opt.board), eff.always_gpio, eff.always_gpio, eff.text)
+                : fmt::format("BOOT_ORDER={} applies only when {}; otherwise {}{} applies", l.value,
+                              condition_words(*s, opt.board), eff.text, eff.is_default() ? " (board default)" : ""),
          fmt::format("to make it unconditional, move it under [all] (e.g. piprov eeprom set-boot-order {})", l.value),
          "Raspberry Pi documentation, config_txt: conditional filters"});
     Findings more = check_boot_order(*parsed.order, l.number, opt.board, opt.want, header(*s));
@@ -236,21 +265,28 @@ EffectiveBootOrder effective_boot_order(const Config& cfg, Board board) {
     if (s && s->conditional()) {
       e.conditional.push_back({header(*s), l.number, l.value, parsed.order});
     } else if (!s || s->always()) {
+      // A value that always applies replaces every one before it: the conditional ones and one set
+      // under a model filter (a plain [all] one replaced again is duplicate-key's).
+      for (auto& c : e.conditional) e.overridden.push_back(std::move(c));
+      e.conditional.clear();
+      if (e.line != 0 && !e.section.empty()) e.overridden.push_back({e.section, e.line, e.text, e.order});
+      for (auto& o : e.overridden)
+        if (o.overridden_by == 0) o.overridden_by = l.number;
       e.order = parsed.order;
       e.text = l.value;
       e.line = l.number;
+      e.section = s && s->kind != SectionKind::All ? header(*s) : "";
     }
   }
+  std::sort(e.overridden.begin(), e.overridden.end(),
+            [](const ConditionalBootOrder& a, const ConditionalBootOrder& b) { return a.line < b.line; });
   if (e.line == 0) {
     e.order = boot_order_from_value(default_boot_order(board));
     e.text = format_boot_order(e.order->value);
   }
   std::map<std::string, std::string> levels;  // GPIO pin -> levels whose section sets BOOT_ORDER
   for (const auto& c : e.conditional) {
-    if (c.line < e.line) continue;  // an unconditional BOOT_ORDER later overrides it
-    const Section* s = nullptr;
-    for (const auto& sec : cfg.sections)
-      if (header(sec) == c.section) s = &sec;
+    const Section* s = cfg.section_of(cfg.lines[static_cast<std::size_t>(c.line - 1)]);
     if (s && s->kind == SectionKind::Gpio) levels[gpio_pin(*s)] += s->text.back();
   }
   for (const auto& [pin, seen] : levels)

@@ -28,12 +28,14 @@ struct CheckInput {
   std::optional<std::string> release_channel;  ///< FIRMWARE_RELEASE_STATUS, --live only
 };
 
-/// A BOOT_ORDER that only applies under a conditional section.
+/// A BOOT_ORDER that only applies under a conditional section (or, in `overridden`, one a later
+/// value replaces).
 struct ConditionalBootOrder {
-  std::string section;  ///< "[gpio3=1]"
+  std::string section;  ///< every active filter: "[gpio3=1]", "[pi4][gpio4=1]"
   int line = 0;
   std::string text;                ///< value as written
   std::optional<BootOrder> order;  ///< nullopt when invalid
+  int overridden_by = 0;           ///< the later line that always applies and replaces it; 0 = none
 };
 
 /// What the bootloader uses when no conditional section matches.
@@ -41,16 +43,23 @@ struct EffectiveBootOrder {
   std::optional<BootOrder> order;  ///< nullopt when the value set is invalid
   std::string text;                ///< as written, or the board default ("0xf41")
   int line = 0;                    ///< 0 = board default (BOOT_ORDER not set)
+  std::string section;             ///< the model filter it is set under ("[pi4]"), "" for [all] / none
+  /// Values that apply only under conditional filters and are not replaced by a later value.
   std::vector<ConditionalBootOrder> conditional;
+  /// Values a later one that always applies replaces (never take effect on the board): conditional
+  /// ones and those under a model filter, by line (rule boot-order-overridden).
+  std::vector<ConditionalBootOrder> overridden;
   /// "21" when [gpio21=0] and [gpio21=1] both set BOOT_ORDER: one of them always
   /// applies and the value above never does; "" otherwise.
   std::string always_gpio;
   bool is_default() const { return line == 0; }
 };
 
-/// Last BOOT_ORDER in sections that always apply ([all] or none), else the
+/// Last BOOT_ORDER in sections that always apply ([all], none, a matching model filter), else the
 /// board default; [none]/[tryboot]/unknown sections are ignored;
-/// [gpio..]/[partition=N]/[0xSERIAL] values are listed as conditional.
+/// [gpio..]/[partition=N]/[0xSERIAL] values after it are listed as conditional, those before it
+/// as overridden (the last value that applies wins: Raspberry Pi documentation, config_txt:
+/// conditional filters).
 EffectiveBootOrder effective_boot_order(const Config& cfg, Board board);
 
 /// The wanted mode when the user names none: a Pi 4B/400 boots USB (4), its

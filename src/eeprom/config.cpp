@@ -1,7 +1,6 @@
 #include "eeprom/config.hpp"
 
 #include <charconv>
-#include <set>
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -115,7 +114,9 @@ void parse_line(Config& cfg, ConfigLine& line) {
       return;
     }
     line.kind = LineKind::Section;
-    Section s{line.number, std::string(body.substr(1, body.size() - 2)), SectionKind::Unknown};
+    Section s;
+    s.line = line.number;
+    s.text = std::string(body.substr(1, body.size() - 2));
     s.kind = classify_section(s.text);
     s.applies = s.kind == SectionKind::All ? Applies::Always
                 : (s.kind == SectionKind::Gpio || s.kind == SectionKind::Serial || s.kind == SectionKind::Partition ||
@@ -304,15 +305,15 @@ bool model_section_matches(std::string_view text, PiBoard board) {
 }  // namespace
 
 void apply_board(Config& cfg, PiBoard board) {
-  std::string model;           // the active model filter's text, "" when none
-  bool model_match = true;     // whether it matches `board`
-  std::set<SectionKind> cond;  // active gpio/serial/partition filter types
+  std::string model;                                        // the active model filter's text, "" when none
+  bool model_match = true;                                  // whether it matches `board`
+  std::vector<std::pair<SectionKind, std::string>> active;  // every active filter, in order of appearance
   for (auto& s : cfg.sections) {
     switch (s.kind) {
       case SectionKind::All:
         model.clear();
         model_match = true;
-        cond.clear();
+        active.clear();
         break;
       case SectionKind::Model:
         model = s.text;
@@ -320,11 +321,19 @@ void apply_board(Config& cfg, PiBoard board) {
         break;
       case SectionKind::Gpio:
       case SectionKind::Serial:
-      case SectionKind::Partition: cond.insert(s.kind); break;
+      case SectionKind::Partition: break;
       default: continue;  // [none], [tryboot], [config.txt], EDID, unknown: Never, as parsed
     }
+    if (s.kind != SectionKind::All) {  // a filter replaces the one of its type
+      std::erase_if(active, [&](const auto& a) { return a.first == s.kind; });
+      active.emplace_back(s.kind, s.text);
+    }
+    const bool cond =
+        std::any_of(active.begin(), active.end(), [](const auto& a) { return a.first != SectionKind::Model; });
+    s.filters.clear();
+    for (const auto& a : active) s.filters.push_back(a.second);
     s.never_on_board = model_match ? "" : model;
-    s.applies = !model_match ? Applies::Never : cond.empty() ? Applies::Always : Applies::Sometimes;
+    s.applies = !model_match ? Applies::Never : !cond ? Applies::Always : Applies::Sometimes;
   }
 }
 

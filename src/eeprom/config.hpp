@@ -49,6 +49,15 @@ struct Section {
   /// A model filter active at this header ([pi4] in a Pi 5 config, also under a later
   /// [gpio..]) that can never match the board apply_board() was given; "" when none.
   std::string never_on_board;
+  /// Every filter active at this header, in the order they appeared ({"pi4", "gpio4=1"} for [pi4]
+  /// then [gpio4=1]: filters of different types combine); {text} before apply_board().
+  std::vector<std::string> filters;
+  /// The active filters as written: "[pi4][gpio4=1]", "[all]", "[gpio3=1]".
+  std::string filters_text() const {
+    std::string out;
+    for (const auto& f : filters) out += "[" + f + "]";
+    return out.empty() ? "[" + text + "]" : out;
+  }
   /// true when keys under it apply only sometimes
   bool conditional() const { return applies == Applies::Sometimes; }
   /// true when keys under it are never bootloader settings on this board
@@ -117,8 +126,8 @@ SectionKind classify_section(std::string_view inner);
 /// and config_txt: conditional filters): [all] resets the filters; filters of the same type
 /// (model, gpio, serial, partition) replace each other, of different types combine; a model
 /// filter that cannot match the board makes every setting under it (and under filters combined
-/// with it) Never and sets `never_on_board`. [none], [tryboot], [config.txt] and unknown headers
-/// stay Never (rules: tryboot-section-ignored, unknown-section, ...).
+/// with it) Never and sets `never_on_board`; `filters` lists every filter active at each header. [none], [tryboot],
+/// [config.txt] and unknown headers stay Never (rules: tryboot-section-ignored, unknown-section, ...).
 void apply_board(Config& cfg, PiBoard board);
 
 }  // namespace piprov::eeprom

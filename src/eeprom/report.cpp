@@ -82,6 +82,10 @@ nlohmann::json check_json(const CheckReport& r, const CheckOptions& opt, const C
          {"value", c.text},
          {"words", c.order ? nlohmann::json(boot_order_words(*c.order, opt.board)) : nlohmann::json(nullptr)}});
   bo["conditional"] = cond;
+  nlohmann::json over = nlohmann::json::array();
+  for (const auto& c : e.overridden)
+    over.push_back({{"section", c.section}, {"line", c.line}, {"value", c.text}, {"overridden_by", c.overridden_by}});
+  bo["overridden"] = over;
   j["boot_order"] = bo;
 
   j["findings"] = findings_json(r.findings);

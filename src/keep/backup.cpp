@@ -100,7 +100,8 @@ struct BackupPass {
   BackupClock::time_point t0;
   bool first = true;
   double read_wait = 0;
-  std::uint64_t read_bytes = 0;  ///< from the disk (the first pass)
+  std::uint64_t read_bytes = 0;      ///< from the disk (the first pass)
+  std::uint64_t not_read_bytes = 0;  ///< pieces wholly in free space, not read (the first pass)
   unsigned threads = 0;
 
   void run(image::ImageReader& reader, const image::SkipFilter& filter, Encoder& enc) {
@@ -119,21 +120,27 @@ struct BackupPass {
     image::ReaderFeed feed(reader, &filter.map(), o.threads);
     report(ProgressEvent::Kind::Begin, 0);
     std::vector<std::byte> buf(4u << 20), zeros(4u << 20);
+    std::uint64_t not_read = 0;
     for (std::uint64_t at = 0; at < size;) {
       auto w0 = BackupClock::now();
       const std::size_t n = feed.fill(buf, at);
       read_wait += backup_seconds_since(w0);
       if (n == 0) break;
-      if (feed.wholly_skipped(at, n))
+      if (feed.wholly_skipped(at, n)) {
         enc.zeros(std::span<const std::byte>(zeros.data(), n));
-      else
+        not_read += n;
+      } else {
         enc.write(std::span<const std::byte>(buf.data(), n));
+      }
       at += n;
       report(ProgressEvent::Kind::Update, at);
     }
     enc.finish();
     report(ProgressEvent::Kind::End, size);
-    if (first) read_bytes = feed.stats().bytes_decoded;
+    if (first) {
+      read_bytes = feed.stats().bytes_decoded;
+      not_read_bytes = not_read;
+    }
     threads = feed.threads();
   }
 };
@@ -152,16 +159,32 @@ void encode_out(const BackupOptions& o, OutFormat f, image::ImageReader& reader,
   r.sha256_file = o.out + ".sha256";
   atomic_write(r.sha256_file, r.sha256 + "  " + fs::path(o.out).filename().string() + "\n");
   r.read_bytes = pass.read_bytes;
+  r.skipped_bytes = pass.not_read_bytes;
   r.read_wait_seconds = pass.read_wait;
   r.encode_seconds = enc->busy_seconds();
   r.read_threads = pass.threads;
   r.encode_threads = enc->threads();
 }
 
+/// OUT a disk or a directory: said so before OUT's name is judged (a format message would mislead).
+void refuse_out_not_a_file(const std::string& out) {
+  struct stat st {};
+  if (::stat(out.c_str(), &st) != 0) return;
+  if (S_ISBLK(st.st_mode))
+    throw Error(ErrorKind::Usage,
+                out +
+                    " is a disk: OUT must be an image file (.img, .img.xz, .img.zst or .img.gz), not a disk; to copy "
+                    "a disk onto another, back it up into a file, then piprov write that file onto the other disk");
+  if (S_ISDIR(st.st_mode))
+    throw Error(ErrorKind::Usage, out + " is a directory: OUT must be an image file in it, e.g. " +
+                                      (fs::path(out) / "backup.img.xz").string());
+}
+
 }  // namespace
 
 BackupResult run_backup(const BackupOptions& o) {
   if (o.disk.empty() || o.out.empty()) throw Error(ErrorKind::Usage, "backup needs DISK and OUT");
+  refuse_out_not_a_file(o.out);
   const OutFormat f = out_format_for(o.out);
   const std::optional<WriteSubject> source = inspect_backup_source(o.disk);
   check_output_file(o.out, "OUT");
@@ -204,7 +227,6 @@ BackupResult run_backup(const BackupOptions& o) {
     encode_out(o, f, *reader, filter, pass, r);
   }
   r.seconds = backup_seconds_since(t0);
-  r.skipped_bytes = filter.map().skipped_bytes();
   r.limit = backup_limit(r);
   return r;
 }

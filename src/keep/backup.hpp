@@ -29,14 +29,16 @@ struct BackupOptions {
 
 struct BackupResult {
   std::string disk, out, format;
-  std::uint64_t disk_bytes = 0;     ///< the disk's size (OUT's decoded size)
-  std::uint64_t read_bytes = 0;     ///< bytes read from the disk
-  std::uint64_t skipped_bytes = 0;  ///< free space not read (zeros in OUT)
-  std::uint64_t out_bytes = 0;      ///< OUT's size
-  std::uint64_t image_bytes = 0;    ///< OUT's decoded size (disk_bytes unless --shrink cut it)
-  std::string shrink_line;          ///< --shrink: what was shrunk, and whether it grows back
-  std::string sha256;               ///< of OUT, as in OUT.sha256
-  std::string sha256_file;          ///< OUT.sha256
+  std::uint64_t disk_bytes = 0;  ///< the disk's size (OUT's decoded size)
+  std::uint64_t read_bytes = 0;  ///< bytes read from the disk
+  /// Bytes not read: the 4 MiB pieces wholly in free space (zeros in OUT); read_bytes +
+  /// skipped_bytes = disk_bytes (free space inside a piece that is read counts as read, not here).
+  std::uint64_t skipped_bytes = 0;
+  std::uint64_t out_bytes = 0;    ///< OUT's size
+  std::uint64_t image_bytes = 0;  ///< OUT's decoded size (disk_bytes unless --shrink cut it)
+  std::string shrink_line;        ///< --shrink: what was shrunk, and whether it grows back
+  std::string sha256;             ///< of OUT, as in OUT.sha256
+  std::string sha256_file;        ///< OUT.sha256
   double seconds = 0;
   double read_wait_seconds = 0;  ///< the encoder waited for the disk
   double encode_seconds = 0;     ///< compressing and writing OUT

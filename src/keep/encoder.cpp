@@ -278,9 +278,9 @@ std::string out_format_name(OutFormat f) {
 }
 
 OutFormat out_format_for(const std::string& out) {
-  if (name_ends_with(out, ".xz")) return OutFormat::Xz;
-  if (name_ends_with(out, ".zst")) return OutFormat::Zstd;
-  if (name_ends_with(out, ".gz")) return OutFormat::Gzip;
+  if (name_ends_with(out, ".img.xz")) return OutFormat::Xz;
+  if (name_ends_with(out, ".img.zst")) return OutFormat::Zstd;
+  if (name_ends_with(out, ".img.gz")) return OutFormat::Gzip;
   if (name_ends_with(out, ".img")) return OutFormat::Raw;
   throw Error(ErrorKind::Usage, out +
                                     ": OUT's name picks the format: end it in .img (raw), .img.xz, .img.zst or "

@@ -25,8 +25,9 @@ enum class OutFormat { Raw, Xz, Zstd, Gzip };
 /// "raw", "xz", "zstd", "gzip".
 std::string out_format_name(OutFormat f);
 
-/// The format OUT's name asks for: ".img" raw, ".img.xz"/".xz", ".img.zst"/".zst",
-/// ".img.gz"/".gz". Throws Error{Usage} for any other name, listing these.
+/// The format OUT's name asks for: ".img" raw, ".img.xz", ".img.zst", ".img.gz" (a disk image,
+/// as tools that list images by name expect; a bare ".xz" is refused: docs/keep.md). Throws
+/// Error{Usage} for any other name, listing these.
 OutFormat out_format_for(const std::string& out);
 
 /// The size of one independent unit (xz block, zstd frame) for a disk of

@@ -219,8 +219,11 @@ std::string build_network_config(const NodeIdentity& n) {
 
 std::string cloud_init_missing(const fs::path& root_dir) {
   std::error_code ec;
-  bool bin = fs::exists(fs::symlink_status(root_dir / "usr/bin/cloud-init", ec));
-  bool etc = fs::is_directory(root_dir / "etc/cloud", ec);
+  return cloud_init_missing(fs::exists(fs::symlink_status(root_dir / "usr/bin/cloud-init", ec)),
+                            fs::is_directory(root_dir / "etc/cloud", ec));
+}
+
+std::string cloud_init_missing(bool bin, bool etc) {
   if (bin && etc) return "";
   std::string missing = !bin && !etc ? "/usr/bin/cloud-init and /etc/cloud"
                         : !bin       ? "/usr/bin/cloud-init"

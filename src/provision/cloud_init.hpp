@@ -82,6 +82,8 @@ std::string build_network_config(const NodeIdentity& n);
 /// Why the root fs at `root_dir` cannot read a NoCloud seed ("" when it can:
 /// usr/bin/cloud-init and etc/cloud exist).
 std::string cloud_init_missing(const std::filesystem::path& root_dir);
+/// The same sentence from what a root fs holds (an image's, read_image_cloud_init()).
+std::string cloud_init_missing(bool has_bin, bool has_etc);
 
 /// Writes the seed's files into `boot_dir`, each atomically (core
 /// AtomicFile). Returns their names. Throws Error{Io}.

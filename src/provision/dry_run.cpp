@@ -4,9 +4,11 @@
 
 #include <filesystem>
 
+#include "core/error.hpp"
 #include "core/finding.hpp"
 #include "core/strings.hpp"
 #include "core/units.hpp"
+#include "provision/first_boot.hpp"
 #include "provision/image_check.hpp"
 
 namespace fs = std::filesystem;
@@ -24,13 +26,11 @@ std::string dry_run_indent(const std::string& text, const std::string& pad) {
 
 }  // namespace
 
-DryRunReport provision_dry_run(const ProvisionOptions& o) {
-  DryRunReport r;
-  r.image = o.write.image;
-  PreparedProvision prepared = prepare_provision(o);
-  r.seed_check = std::move(prepared.seed_check);
-  const std::vector<SeedPlan>& seeds = prepared.seeds;
-  ImageTree tree(prepared.write.reader(), o.write.image);
+namespace {
+
+/// The dry run's plan from the image's files in `tree` (provision_dry_run()).
+void dry_run_plan(const ProvisionOptions& o, const ImageTree& tree, const std::vector<SeedPlan>& seeds,
+                  DryRunReport& r) {
   r.format = tree.format();
   boot::PatchOptions po = o.patch;
   po.boot_dir = tree.boot_dir();
@@ -52,10 +52,14 @@ DryRunReport provision_dry_run(const ProvisionOptions& o) {
     if (!seeds.empty()) {
       t.seed = seeds[i];
       if (std::string why = tree.root_dir() ? cloud_init_missing(*tree.root_dir()) : tree.root_note(); !why.empty())
-        t.seed_refused =
-            why + "; no seed would be written (the real run writes the image, then refuses the seed: exit 2)";
+        t.seed_refused = why +
+                         "; no seed would be written (the real run, which cannot read this image's root fs before it "
+                         "writes, writes the image, then refuses the seed: exit 2)";
       else
         written = write_seed(t.seed, tree.boot_dir());
+      // The real run's seed step sets the country in the cmdline files too: the same copy for every disk.
+      if (t.seed_refused.empty() && !t.seed.wifi_country.empty())
+        t.regdom_set = set_wifi_regdom(tree.boot_dir(), t.seed.wifi_country);
     }
     boot::CheckOptions co;
     co.boot_dir = tree.boot_dir();
@@ -70,6 +74,26 @@ DryRunReport provision_dry_run(const ProvisionOptions& o) {
     for (auto& e : t.check.layout.evidence) e = tree.named(e);
     for (const auto& name : written) fs::remove(tree.boot_dir() / name);  // the next disk's seed is its own
     r.targets.push_back(std::move(t));
+  }
+}
+
+}  // namespace
+
+DryRunReport provision_dry_run(const ProvisionOptions& o) {
+  DryRunReport r;
+  r.image = o.write.image;
+  PreparedProvision prepared = prepare_provision(o);
+  r.seed_check = std::move(prepared.seed_check);
+  ImageTree tree(prepared.write.reader(), o.write.image);
+  try {
+    dry_run_plan(o, tree, prepared.seeds, r);
+  } catch (const Error& e) {  // an error about the image's files names them in IMAGE, not the temporary copy
+    std::vector<Finding> findings = e.findings();
+    for (auto& f : findings) {
+      f.message = tree.named(f.message);
+      f.fix = tree.named(f.fix);
+    }
+    throw Error(e.kind(), tree.named(e.what()), std::move(findings));
   }
   r.stats = tree.stats();
   return r;
@@ -106,6 +130,9 @@ std::string dry_run_text(const DryRunReport& r) {
         out += fmt::format("  seed: {} (on the boot partition):\n", name);
         out += dry_run_indent(*text, "    | ");
       }
+      if (!t.seed.wifi_country.empty())
+        out += "  wifi country: cfg80211.ieee80211_regdom=" + t.seed.wifi_country + " in " +
+               (t.regdom_set.empty() ? std::string("the cmdline (already set)") : join(t.regdom_set, ", ")) + "\n";
     } else {
       out += "  seed: none (no identity options)\n";
     }
@@ -127,11 +154,14 @@ nlohmann::json dry_run_json(const ProvisionOptions& o, const DryRunReport& r) {
       if (!t.seed.network_config.empty()) seed["network-config"] = t.seed.network_config;
       if (!t.seed.meta_data.empty()) seed["meta-data"] = t.seed.meta_data;
     }
-    targets.push_back({{"target", t.target},
-                       {"disk_id", t.disk_id},
-                       {"seed_files", seed},
-                       {"seed_refused", t.seed_refused.empty() ? nlohmann::json() : nlohmann::json(t.seed_refused)},
-                       {"check", boot::check_json(co, t.check)}});
+    targets.push_back(
+        {{"target", t.target},
+         {"disk_id", t.disk_id},
+         {"seed_files", seed},
+         {"seed_refused", t.seed_refused.empty() ? nlohmann::json() : nlohmann::json(t.seed_refused)},
+         {"wifi_country", t.seed.wifi_country.empty() ? nlohmann::json() : nlohmann::json(t.seed.wifi_country)},
+         {"regdom_set", t.regdom_set},
+         {"check", boot::check_json(co, t.check)}});
   }
   (void)o;
   return {{"schema", "piprov.provision.dry-run/1"},

@@ -22,7 +22,10 @@ struct DryRunTarget {
   std::string disk_id;       ///< what the identity step would do: "MBR disk identifier 4ec8ea53 -> a new random one"
   SeedPlan seed;             ///< empty files when no identity option was given
   std::string seed_refused;  ///< why the seed step would refuse (no cloud-init in the image), "" when it would not
-  boot::CheckReport check;   ///< boot check after the patch and the seed, paths named as on the image
+  /// --wifi-country: the cmdline files that get cfg80211.ieee80211_regdom=CC (as the real run's
+  /// seed step sets it, also without --wifi-ssid), empty when none or already set
+  std::vector<std::string> regdom_set;
+  boot::CheckReport check;  ///< boot check after the patch and the seed, paths named as on the image
 };
 
 struct DryRunReport {

@@ -3,6 +3,7 @@
 #include <yaml-cpp/binary.h>
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <regex>
@@ -12,6 +13,8 @@
 #include "core/file.hpp"
 #include "core/random.hpp"
 #include "core/strings.hpp"
+#include "image/disk_identity.hpp"
+#include "image/image_fs.hpp"
 
 namespace piprov::provision {
 namespace {
@@ -255,6 +258,20 @@ void check_gateway(const IpValue& gateway, const IpValue& cidr) {
   if (!cidr.contains(gateway))
     throw usage("--gateway " + gateway.text + " is not in the subnet of --ip " + cidr.text +
                 ": the node could not reach it; give the router of that network (or fix the prefix length)");
+  // IPv4's network and broadcast addresses are no host's, so no router's (RFC 950, RFC 919). IPv6
+  // has no broadcast, and its all-zero host address is the Subnet-Router anycast address (RFC 4291
+  // 2.6.1), which routers answer: accepted.
+  IpValue in_subnet = gateway;
+  in_subnet.prefix = cidr.prefix;
+  if (auto role = in_subnet.subnet_role(); !role.empty()) {
+    std::uint32_t a = 0;  // the first host after the network address, the last before the broadcast
+    for (int i = 0; i < 4; ++i) a = (a << 8) | gateway.bytes[static_cast<std::size_t>(i)];
+    a = role == "network" ? a + 1 : a - 1;
+    const std::string host = std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 0xff) + "." +
+                             std::to_string((a >> 8) & 0xff) + "." + std::to_string(a & 0xff);
+    throw usage("--gateway " + gateway.text + " is the " + role + " address of the subnet of --ip " + cidr.text +
+                ", not a router's: give the router's own address (often the first or last host, e.g. " + host + ")");
+  }
 }
 
 std::string check_wifi_country(const std::string& given, const std::filesystem::path& iso3166_tab) {
@@ -302,10 +319,17 @@ SeedCheck check_seed_files(const IdentityOptions& o, const std::string& image) {
   if (o.user_data_file.empty() && o.network_config_file.empty() && o.meta_data_file.empty())
     throw usage("seed check needs --user-data, --network-config or --meta-data (the files to check)");
   const NodeIdentity n = common_identity(o);
-  return check_seed(n, {.schema_path = "",
-                        .force = o.force_seed,
-                        .options_add_user_data = false,
-                        .image = image.empty() ? nullptr : read_image_cloud_init(image)});
+  // --image names the disk image the seed goes onto: a file without a partition table is not one.
+  std::shared_ptr<const ImageCloudInit> image_ci;
+  if (!image.empty()) {
+    auto reader = image::open_image_reader(image);
+    if (image::read_partition_table(*reader, std::nullopt).scheme.empty())
+      throw usage("--image " + image +
+                  " holds no partition table (no MBR or GPT at its start): not a disk image; give the .img or .img.xz "
+                  "the seed goes onto");
+    image_ci = read_image_cloud_init(*reader, image);
+  }
+  return check_seed(n, {.schema_path = "", .force = o.force_seed, .options_add_user_data = false, .image = image_ci});
 }
 
 std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std::string>& targets, SeedCheck* check,

@@ -166,6 +166,7 @@ ImageCheck check_image(const ImageCheckOptions& o) {
   c.options.board = o.board;
   c.options.usb_ids = o.usb_ids;
   c.options.scan_usb = false;  // the image is not this machine's disk
+  c.options.image = o.image;   // fixes that patch name provision, not `boot patch IMAGE`
   c.report = boot::check_boot(c.options);
   for (auto& f : c.report.findings) {
     f.message = tree.named(f.message);

@@ -118,8 +118,8 @@ PreparedProvision prepare_provision(const ProvisionOptions& o) {
   // The user's seed files are judged by the cloud-init of the image (read through the write's reader).
   const auto& id = o.identity;
   const bool user_files = !id.user_data_file.empty() || !id.network_config_file.empty();
-  p.seeds = plan_seeds(id, o.write.targets, &p.seed_check,
-                       user_files ? read_image_cloud_init(p.write.reader(), o.write.image) : nullptr);
+  auto image_ci = user_files ? read_image_cloud_init(p.write.reader(), o.write.image) : nullptr;
+  p.seeds = plan_seeds(id, o.write.targets, &p.seed_check, image_ci);
   // provision needs system-boot and writable partitions: an image without a
   // partition table is refused before the first byte of any disk.
   if (p.write.partition_table().scheme.empty())
@@ -127,6 +127,15 @@ PreparedProvision prepare_provision(const ProvisionOptions& o) {
                                       " holds no partition table (no MBR or GPT at its start): not a Raspberry Pi OS "
                                       "image; give an .img or .img.xz of Ubuntu or Raspberry Pi OS; nothing was "
                                       "written");
+  // A seed for an image whose root fs has no cloud-init: refused now, not after the write (an
+  // image read only from its start, gzip, is checked after the write: its root fs lies behind).
+  if (!p.seeds.empty()) {
+    if (!image_ci) image_ci = read_image_cloud_init(p.write.reader(), o.write.image);
+    if (!image_ci->missing.empty())
+      throw Error(ErrorKind::Usage, image_ci->missing +
+                                        ": use an image with cloud-init (Ubuntu's raspi images, Raspberry Pi OS "
+                                        "trixie) or provision without identity options; nothing was written");
+  }
   return p;
 }
 

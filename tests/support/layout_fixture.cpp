@@ -138,6 +138,10 @@ void make_stock_boot(const Stock& s, const fs::path& dir, const fs::path& boot, 
   cmdline.replace(cmdline.find("ROOTDEV"), 7, "PARTUUID=4e639091-02");
   write_file(boot / "cmdline.txt", cmdline);
   write_file(root / "etc/rpi-issue", "Raspberry Pi reference\n");
+  // pi-gen's export-image stage writes issue.txt on the boot partition too.
+  write_file(boot / "issue.txt", std::string("Raspberry Pi reference ") +
+                                     (n == "raspios-2019" ? "2019-09-26" : "2023-12-05") +
+                                     "\nGenerated using pi-gen, https://github.com/RPi-Distro/pi-gen\n");
   if (n == "raspios-2019") {
     write_file(boot / "config.txt", cfg("08-raspios-2019.txt"));
     write_file(boot / "kernel7l.img", fake_image(200000, 24));  // 32-bit kernels were uncompressed zImages

@@ -4,6 +4,7 @@
 
 #include "core/strings.hpp"
 #include "image/image_fs.hpp"
+#include "provision/cloud_init.hpp"
 
 namespace piprov::provision {
 
@@ -72,6 +73,8 @@ std::shared_ptr<const ImageCloudInit> read_image_cloud_init(image::ImageReader& 
   }
   for (const char* pkg : {"netplan.io", "libnetplan1", "libnetplan0"})
     if (out->netplan_version.empty()) out->netplan_version = upstream_version(dpkg_installed_version(status, pkg));
+  out->missing = cloud_init_missing(root->read_file("/usr/bin/cloud-init", 16u << 20).has_value(),
+                                    root->is_directory("/etc/cloud"));
   out->schema_text = root->read_file(kImageSchemaPath, 16u << 20).value_or("");
   if (out->schema_text.empty())
     out->note = out->cloud_init_version.empty()

@@ -28,6 +28,9 @@ struct ImageCloudInit {
   /// Why the image gives no schema ("gzip is sequential: ...", "the image has no
   /// cloud-init (no cloud-init in var/lib/dpkg/status, no cloudinit/version.py)"), "" when it does.
   std::string note;
+  /// cloud_init_missing() of the image's root fs: why it would ignore a seed; "" when it has
+  /// cloud-init or its root fs was not read (`note` says why).
+  std::string missing;
   bool has_schema() const { return !schema_text.empty(); }
 };
 

@@ -115,12 +115,11 @@ void sc_builtin_rules(const YamlDoc& doc, const std::string& file, Findings& out
   auto unknown = [&](const std::string& path, const std::string& key, const std::set<std::string>& known,
                      const std::string& what) {
     std::string at = join_path(path, key);
-    out.push_back(seed_finding("seed-schema-error", Severity::Error, seed_line(doc, at), at, file,
-                               "'" + key + "' is not a key of " + what +
-                                   " (cloud-init's schema: additionalProperties false): `cloud-init schema` fails, "
-                                   "and at boot cloud-init only logs it and never applies '" +
-                                   key + "'",
-                               seed_unknown_key_fix(key, known), kSeedSrcSchema));
+    out.push_back(
+        seed_finding("seed-schema-error", Severity::Error, seed_line(doc, at), at, file,
+                     "'" + key + "' is not a key of " + what +
+                         " (cloud-init's schema: additionalProperties false): " + seed_unknown_key_effect(key),
+                     seed_unknown_key_fix(key, known), kSeedSrcSchema));
   };
   auto check_keys = [&](const nlohmann::json& obj, const std::string& path, const std::set<std::string>& known,
                         const std::string& what) {
@@ -208,6 +207,15 @@ bool sc_user_data_readable(std::string_view text, const std::string& file, const
     return false;
   }
   if (std::string(trim(text.substr(0, text.find('\n')))) == "#cloud-config") return true;
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) {  // a UTF-8 byte order mark, as some Windows editors save
+    out.push_back(seed_finding(
+        "seed-not-cloud-config", Severity::Error, 1, "", file,
+        "starts with a UTF-8 byte order mark (bytes EF BB BF) before '" +
+            std::string(trim(text.substr(3, text.find('\n') - 3))) +
+            "': cloud-init does not see the '#cloud-config' header then and does not read the file as cloud-config",
+        "save the file as UTF-8 without a byte order mark (e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)", kSrcFormat));
+    return false;
+  }
   out.push_back(seed_finding(
       "seed-not-cloud-config", Severity::Error, 1, "", file,
       "does not start with '#cloud-config': cloud-init does not read it as cloud-config (piprov takes cloud-config "

@@ -46,6 +46,12 @@ std::optional<LoadedSchema> seed_load_schema(const SeedCheckOptions& options, st
 /// for the user-data `doc` of `file`, appended to `out`.
 void seed_schema_rules(const LoadedSchema& schema, const YamlDoc& doc, const std::string& file, Findings& out);
 
+/// What an unknown key does, the one wording of every rule that names one (seed-schema-error,
+/// seed-unknown-key): "`cloud-init schema` reports it as an error; at boot cloud-init logs it as
+/// a schema warning, does not refuse the file, and never applies 'KEY'" (cloud-init docs, "cloud-init
+/// schema"; cloudinit/config/schema.py validate_cloudconfig_schema(): warnings at boot).
+std::string seed_unknown_key_effect(const std::string& key);
+
 /// The fix for an unknown key: the nearest of `known` (edit distance < 4)
 /// as "did you mean", and a pointer to --password-hash for password keys.
 std::string seed_unknown_key_fix(const std::string& key, const std::set<std::string>& known);

@@ -359,6 +359,7 @@ struct NetChecker {
       if (e.is_object() && e.contains("name")) names.insert(nw_text(e["name"]));
     for (std::size_t i = 0; i < net["config"].size(); ++i)
       v1_entry(net["config"][i], "config." + std::to_string(i), names);
+    detail::check_v1_references(net, adder());
   }
 };
 

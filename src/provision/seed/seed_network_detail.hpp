@@ -19,6 +19,14 @@ using NetAdd = std::function<void(const std::string& rule, Severity sev, const s
 /// netplan then applies nothing and the node has no network).
 void check_v2_references(const nlohmann::json& net, const NetAdd& add);
 
+/// seed-network-reference for a version 1 config: a `vlan` entry's `vlan_link` names no entry of
+/// the config (error: cloud-init renders it as a VLAN `link` netplan refuses); a `bond`'s
+/// `bond_interfaces` or a `bridge`'s `bridge_interfaces` names no entry (warning: cloud-init's
+/// network_state adds a placeholder interface of that name, with no MAC address, so the bond or
+/// bridge has a member only if the Pi has an interface of exactly that name). Sources: cloud-init
+/// docs, Networking config Version 1; cloudinit/net/network_state.py handle_bond/handle_bridge.
+void check_v1_references(const nlohmann::json& net, const NetAdd& add);
+
 /// seed-network-default-route-conflict (warning): two default routes of one IP family (same table
 /// and metric) on one interface: gateway4/gateway6 plus a route to a default network, or
 /// `to: default` plus `to: 0.0.0.0/0` ("::/0"). netplan: "Conflicting default route declarations

@@ -1,4 +1,5 @@
-// netplan's rules across a version 2 network-config's entries (seed_network_detail.hpp).
+// netplan's rules across a version 2 network-config's entries, and the references of a version 1 one
+// (seed_network_detail.hpp).
 #include <map>
 #include <set>
 #include <vector>
@@ -58,6 +59,49 @@ void check_v2_references(const nlohmann::json& net, const NetAdd& add) {
   if (net.contains("vlans") && net["vlans"].is_object())
     for (const auto& [name, d] : net["vlans"].items())
       if (d.is_object() && d.contains("link")) need(name, d["link"], "vlans." + name + ".link");
+}
+
+void check_v1_references(const nlohmann::json& net, const NetAdd& add) {
+  static constexpr const char* kSrcV1Refs =
+      "cloud-init docs, Networking config Version 1 (bond_interfaces, bridge_interfaces, vlan_link): "
+      "https://cloudinit.readthedocs.io/en/latest/reference/network-config-format-v1.html; "
+      "cloudinit/net/network_state.py (handle_bond, handle_bridge: placeholder interfaces)";
+  if (!net.contains("config") || !net["config"].is_array()) return;
+  const auto& config = net["config"];
+  std::set<std::string> defined;
+  for (const auto& e : config)
+    if (e.is_object() && e.contains("name")) defined.insert(route_text(e["name"]));
+  for (std::size_t i = 0; i < config.size(); ++i) {
+    const auto& e = config[i];
+    if (!e.is_object() || !e.contains("type")) continue;
+    const std::string type = route_text(e["type"]), owner = e.contains("name") ? route_text(e["name"]) : type;
+    const std::string at = "config." + std::to_string(i);
+    if (type == "vlan" && e.contains("vlan_link") && !defined.count(route_text(e["vlan_link"]))) {
+      const std::string link = route_text(e["vlan_link"]);
+      add("seed-network-reference", Severity::Error, at + ".vlan_link",
+          owner + ": vlan_link '" + link + "' names no entry of this config: cloud-init renders it as a VLAN link " +
+              "netplan does not define, and netplan refuses the whole config (\"interface '" + link +
+              "' is not defined\"): the node comes up without network",
+          "add an entry {type: physical, name: " + link +
+              "} (with its mac_address) or link an interface this config "
+              "defines",
+          kSrcV1Refs);
+    }
+    const char* key = type == "bond" ? "bond_interfaces" : type == "bridge" ? "bridge_interfaces" : nullptr;
+    if (!key || !e.contains(key) || !e[key].is_array()) continue;
+    for (std::size_t m = 0; m < e[key].size(); ++m) {
+      const std::string name = route_text(e[key][m]);
+      if (defined.count(name)) continue;
+      add("seed-network-reference", Severity::Warning, at + "." + key + "." + std::to_string(m),
+          owner + ": " + key + " names '" + name + "', which no entry of this config defines: cloud-init adds a " +
+              "placeholder interface '" + name + "' with no MAC address, so the " + type +
+              " has this member only if the Pi has an interface of exactly that name",
+          "add an entry {type: physical, name: " + name +
+              ", mac_address: ...} or name an interface this config "
+              "defines",
+          kSrcV1Refs);
+    }
+  }
 }
 
 std::pair<bool, bool> check_v2_default_routes(const nlohmann::json& dev, const std::string& path, const NetAdd& add) {

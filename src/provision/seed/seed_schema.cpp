@@ -47,7 +47,7 @@ struct SchemaStore {
 namespace {
 
 constexpr const char* kSrcTopLevel =
-    "cloud-init PR 4562 (unknown top-level keys are schema errors since 23.4): "
+    "cloud-init PR 4562 (`cloud-init schema` reports unknown top-level keys since 23.4; at boot they are logged): "
     "https://github.com/canonical/cloud-init/pull/4562";
 
 void sc_collect_keys(const nlohmann::json& j, std::set<std::string>& out) {
@@ -229,7 +229,20 @@ bool sc_is_prefix(const std::vector<std::string>& a, const std::vector<std::stri
 std::vector<SchemaProblem> sc_validate(const SchemaStore& s, const nlohmann::json& instance) {
   valijson::Validator v(valijson::Validator::kStrongTypes);
   valijson::ValidationResults results;
-  v.validate(s.schema, valijson::adapters::NlohmannJsonAdapter(instance), &results);
+  const valijson::adapters::NlohmannJsonAdapter target(instance);
+  v.validate(s.schema, target, &results);
+  // valijson stops an allOf at its first failing branch, and cloud-init's schema is an allOf of
+  // every module's: each branch of the top-level allOf on its own as well, so that the errors of
+  // two modules are all named (as `cloud-init schema` names them); duplicates are dropped below.
+  valijson::Subschema::ApplyFunction each_branch = [&](const valijson::constraints::Constraint& c) {
+    if (const auto* all = dynamic_cast<const valijson::constraints::AllOfConstraint*>(&c))
+      all->applyToSubschemas([&](unsigned, const valijson::Subschema* sub) {
+        v.validate(*sub, target, &results);
+        return true;
+      });
+    return true;
+  };
+  s.schema.apply(each_branch);
   std::vector<SchemaProblem> all;
   valijson::ValidationResults::Error e;
   static const std::regex unwanted(
@@ -344,9 +357,7 @@ void sc_schema_rules(const SchemaStore& s, const YamlDoc& doc, const std::string
                               : "the document";
       out.push_back(seed_finding("seed-schema-error", Severity::Error, line, at, file,
                                  "'" + key + "' is not a key of " + where + " in " + judge +
-                                     " (additionalProperties false): `cloud-init schema` fails, and at boot "
-                                     "cloud-init only logs it and never applies '" +
-                                     key + "'",
+                                     " (additionalProperties false): " + seed_unknown_key_effect(key),
                                  sc_unknown_key_fix(key, s.all_keys), kSeedSrcSchema));
     } else {
       out.push_back(seed_finding(
@@ -362,7 +373,7 @@ void sc_schema_rules(const SchemaStore& s, const YamlDoc& doc, const std::string
     if (!s.top_keys.count(k))
       out.push_back(seed_finding("seed-unknown-key", Severity::Error, seed_line(doc, k), k, file,
                                  "'" + k + "' is not a cloud-config key in " + judge + ": " + ci +
-                                     " ignores it, cloud-init 23.4 and later refuse the file (schema error)",
+                                     " ignores it (cloud-init 23.4 and later: " + seed_unknown_key_effect(k) + ")",
                                  sc_unknown_key_fix(k, s.top_keys), kSrcTopLevel));
 }
 
@@ -380,6 +391,12 @@ void seed_schema_rules(const LoadedSchema& s, const YamlDoc& doc, const std::str
 
 std::string seed_unknown_key_fix(const std::string& key, const std::set<std::string>& known) {
   return sc_unknown_key_fix(key, known);
+}
+
+std::string seed_unknown_key_effect(const std::string& key) {
+  return "`cloud-init schema` reports it as an error; at boot cloud-init logs it as a schema warning, does not "
+         "refuse the file, and never applies '" +
+         key + "'";
 }
 
 }  // namespace piprov::provision

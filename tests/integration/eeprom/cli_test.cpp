@@ -142,8 +142,8 @@ TEST(EepromCli, JsonSchema) {
   EXPECT_TRUE(j["release_channel"].is_null());
   EXPECT_EQ(j["config"]["bytes"], 60);
   EXPECT_EQ(j["config"]["lines"], 5);
-  EXPECT_EQ(keys(j["boot_order"]),
-            (std::set<std::string>{"value", "valid", "line", "is_default", "modes", "words", "conditional"}));
+  EXPECT_EQ(keys(j["boot_order"]), (std::set<std::string>{"value", "valid", "line", "is_default", "modes", "words",
+                                                          "conditional", "overridden"}));
   EXPECT_EQ(j["boot_order"]["value"], "0x1");
   EXPECT_EQ(j["boot_order"]["line"], 3);
   EXPECT_EQ(j["boot_order"]["is_default"], false);
@@ -151,6 +151,7 @@ TEST(EepromCli, JsonSchema) {
             json::parse(R"([{"nibble":"1","name":"SD card","known":true,"reachable":true,"on_board":true}])"));
   EXPECT_EQ(j["boot_order"]["conditional"], json::parse(R"([{"section":"[gpio3=1]","line":5,"value":"0xf14",
                              "words":"USB mass storage, then SD card, then restart from the top"}])"));
+  EXPECT_EQ(j["boot_order"]["overridden"], json::array());
   ASSERT_TRUE(j["findings"].is_array());
   ASSERT_EQ(j["findings"].size(), 3u);
   for (const auto& f : j["findings"]) {

@@ -60,6 +60,9 @@ TEST_P(BackupFormats, BackupThenWriteGivesTheSameFilesAndDecodesOnlyWhatIsWritte
   EXPECT_GE(j["skipped_bytes"].get<std::uint64_t>(), src.s.ext_free_bytes * 8 / 10) << j.dump();
   // Read in 4 MiB pieces: those wholly in free space were not read.
   EXPECT_LE(j["read_bytes"].get<std::uint64_t>(), kSkipDevBytes - src.s.ext_free_bytes / 2) << j.dump();
+  // What was read and what was not add up to the disk (skipped counted free space inside pieces
+  // that were read as well: the sum was 4 MiB over).
+  EXPECT_EQ(j["read_bytes"].get<std::uint64_t>() + j["skipped_bytes"].get<std::uint64_t>(), kSkipDevBytes) << j.dump();
   // The sha256sum line beside OUT checks.
   auto c = run("cd " + q(tmp.path.string()) + " && sha256sum -c " + q("b" + GetParam() + ".sha256"));
   EXPECT_EQ(c.exit_code, 0) << c.out << c.err;
@@ -103,10 +106,19 @@ TEST(Backup, OutOnTheSourceIsRefused) {
                q((tmp.path / "." / s.img.filename()).string()));
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("itself"), std::string::npos) << r.err;
-  // OUT's name must say the format.
-  r = run(piprov_bin() + " backup --progress none " + q(s.img.string()) + " " + q((tmp.path / "b.tar").string()));
+  // OUT's name must say the format, and that it is a disk image (docs/keep.md): b.xz is refused too.
+  for (const char* name : {"b.tar", "b.xz", "b.zst", "b.gz"}) {
+    r = run(piprov_bin() + " backup --progress none " + q(s.img.string()) + " " + q((tmp.path / name).string()));
+    EXPECT_EQ(r.exit_code, 2) << name << ": " << r.err;
+    EXPECT_NE(r.err.find("end it in .img (raw), .img.xz, .img.zst or .img.gz"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(tmp.path / name)) << name;
+  }
+  // OUT a disk: said so (was the format message).
+  auto out_disk = patterned_loop(tmp.path / "outdisk");
+  r = run(piprov_bin() + " backup --progress none " + q(s.img.string()) + " " + out_disk->path);
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find(".img.zst"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(out_disk->path + " is a disk: OUT must be an image file"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("OUT's name picks the format"), std::string::npos) << r.err;
   // OUT on a file system of one of DISK's partitions.
   auto dev = patterned_loop(tmp.path / "src");
   write_json(s.img.string(), dev->path);

@@ -138,3 +138,50 @@ TEST(ProvisionDryRun, PrintsEachDisksPlanTouchesNoDiskAndExitsAsTheRealRun) {
   for (std::size_t i = 0; i < 2; ++i)
     EXPECT_EQ(image_check_findings(done["targets"][i]), image_check_findings(plan["targets"][i]["check"])) << i;
 }
+
+// An error about the image's files in a dry run names them in IMAGE, not in the temporary copy
+// the dry run made (was "/tmp/piprov-image-XXXX/boot: unknown boot layout ...").
+TEST(ProvisionDryRun, AnErrorNamesTheImageNotTheTemporaryCopy) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("mcopy");
+  TempDir d("piprov-dry-run-error");
+  const fs::path img = d.path / "image.img";
+  if (auto why = piprov::test::make_test_image(img, 64, "noble"); !why.empty()) PIPROV_SKIP(why);
+  // A layout boot patch refuses: an unknown kernel name and no Ubuntu vmlinuz.
+  piprov::test::write_file(d.path / "config.txt", "[all]\narm_64bit=1\nkernel=Image\n");
+  const std::string fat = q(img.string() + "@@1M");
+  ASSERT_EQ(run("export MTOOLS_SKIP_CHECK=1; mcopy -o -i " + fat + " " + q((d.path / "config.txt").string()) +
+                " ::config.txt && mdel -i " + fat + " ::vmlinuz")
+                .exit_code,
+            0);
+  piprov::test::LoopDevice a(d.path / "a.disk", 400ull << 20);
+  auto r = run("timeout 300 " + piprov::test::piprov_bin() + " provision --dry-run " + q(img.string()) + " " + a.path);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(img.string() + " partition 1: unknown boot layout"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("piprov-image"), std::string::npos) << r.err;  // make_temp_dir("image")'s name
+}
+
+// --wifi-country without --wifi-ssid: the real run's seed step sets cfg80211.ieee80211_regdom in
+// the cmdline (Wi-Fi unblocked for the country, set up later); the dry run shows it too (it said
+// nothing about it: the country looked dropped).
+TEST(ProvisionDryRun, WifiCountryWithoutSsidGoesIntoTheCmdline) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir d("piprov-dry-run-regdom");
+  const fs::path img = d.path / "image.img";
+  if (auto why = piprov::test::make_test_image(img, 64, "noble", "24.1"); !why.empty()) PIPROV_SKIP(why);
+  piprov::test::LoopDevice a(d.path / "a.disk", 400ull << 20);
+  auto r = run("timeout 300 " + piprov::test::piprov_bin() + " provision --dry-run --json " + q(img.string()) + " " +
+               a.path + " --wifi-country gb");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto plan = nlohmann::json::parse(r.out);
+  const auto& t = plan["targets"][0];
+  EXPECT_EQ(t["wifi_country"], "GB");
+  EXPECT_EQ(t["regdom_set"], nlohmann::json::array({"cmdline.txt"}));
+  EXPECT_NE(t["check"]["layout"]["cmdline_args"].get<std::string>().find(" cfg80211.ieee80211_regdom=GB"),
+            std::string::npos)
+      << t.dump();
+  auto text =
+      run(piprov::test::piprov_bin() + " provision --dry-run " + q(img.string()) + " " + a.path + " --wifi-country GB");
+  EXPECT_NE(text.out.find("  wifi country: cfg80211.ieee80211_regdom=GB in cmdline.txt\n"), std::string::npos)
+      << text.out;
+}

@@ -374,14 +374,36 @@ TEST(ProvisionSeed, SeedWarningsAndForceSeedAreWrittenWithTheSeed) {
   EXPECT_NE(refused.err.find("plain_text_password"), std::string::npos) << refused.err;
 }
 
-// Identity options on an image without cloud-init: refused after the write,
-// saying what the disk holds; the disk still boots (PARTUUIDs rewritten).
+// Identity options on an image without cloud-init: refused before any byte is written when the
+// image's root fs can be read up front (was: after the write, though the dry run knew it); an
+// image read only from its start (.gz) is refused after the write, saying what the disk holds; the
+// disk still boots (PARTUUIDs rewritten).
 TEST(ProvisionSeed, ImageWithoutCloudInitIsRefusedWithTheDiskState) {
   PIPROV_REQUIRE_LOOP();
   TempDir d("piprov-seed");
   if (auto why = make_seed_image(d.path / "img.img", false); !why.empty()) PIPROV_SKIP(why);
   piprov::test::LoopDevice a(d.path / "a.img", 1ull << 30);
-  auto p = run(piprov::test::piprov_bin() + " provision " + q((d.path / "img.img").string()) + " " + a.path +
+  ASSERT_EQ(
+      run("yes piprov-untouched | head -c 1048576 | dd of=" + q(a.path) + " bs=1M conv=fsync status=none").exit_code,
+      0);
+  const std::string before = first_mib(a.path);
+  auto early = run(piprov::test::piprov_bin() + " provision " + q((d.path / "img.img").string()) + " " + a.path +
+                   " --yes --progress none --hostname lonely");
+  EXPECT_EQ(early.exit_code, 2) << early.out << early.err;
+  EXPECT_NE(early.err.find("has no cloud-init (/usr/bin/cloud-init and /etc/cloud missing)"), std::string::npos)
+      << early.err;
+  EXPECT_NE(early.err.find("nothing was written"), std::string::npos) << early.err;
+  EXPECT_EQ(early.err.find("step 'seed'"), std::string::npos) << early.err;
+  EXPECT_EQ(first_mib(a.path), before) << "the disk was written before the refusal";
+  // The dry run says the same, up front.
+  auto dry = run(piprov::test::piprov_bin() + " provision --dry-run " + q((d.path / "img.img").string()) + " " +
+                 a.path + " --hostname lonely");
+  EXPECT_EQ(dry.exit_code, 2) << dry.out << dry.err;
+  EXPECT_NE(dry.err.find("has no cloud-init"), std::string::npos) << dry.err;
+
+  // gzip: its root fs lies behind the bytes written first; refused after the write.
+  ASSERT_EQ(run("gzip -1 -k " + q((d.path / "img.img").string())).exit_code, 0);
+  auto p = run(piprov::test::piprov_bin() + " provision " + q((d.path / "img.img.gz").string()) + " " + a.path +
                " --yes --progress none --hostname lonely");
   EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
   EXPECT_NE(p.err.find("provision failed at step 'seed'"), std::string::npos) << p.err;
@@ -393,7 +415,7 @@ TEST(ProvisionSeed, ImageWithoutCloudInitIsRefusedWithTheDiskState) {
   EXPECT_NE(boot_file(a.path + "p1", "cmdline.txt").find("root=PARTUUID=" + partuuid + " "), std::string::npos);
   EXPECT_NE(run("MTOOLS_SKIP_CHECK=1 mtype -i " + a.path + "p1 ::meta-data").exit_code, 0) << "a seed was written";
   // --json: the report is printed also when no disk got through (exit and stderr as above).
-  auto j = run(piprov::test::piprov_bin() + " provision " + q((d.path / "img.img").string()) + " " + a.path +
+  auto j = run(piprov::test::piprov_bin() + " provision " + q((d.path / "img.img.gz").string()) + " " + a.path +
                " --yes --progress none --hostname lonely --json");
   EXPECT_EQ(j.exit_code, 2) << j.out << j.err;
   EXPECT_NE(j.err.find("provision failed at step 'seed'"), std::string::npos) << j.err;
@@ -403,4 +425,19 @@ TEST(ProvisionSeed, ImageWithoutCloudInitIsRefusedWithTheDiskState) {
   EXPECT_EQ(doc["succeeded"], 0);
   EXPECT_EQ(doc["failed"], 1);
   EXPECT_NE(doc["targets"][0]["error"].get<std::string>().find("step 'seed'"), std::string::npos) << j.out;
+}
+
+// `seed check --image` takes a disk image: a text file is one error line, exit 2 (was accepted,
+// the files then judged by this machine's cloud-init with a warning).
+TEST(SeedCheckCommand, ImageThatIsNoDiskImageIsRefused) {
+  TempDir d("piprov-seed-check-image");
+  piprov::test::write_file(d.path / "user-data", "#cloud-config\nhostname: a\n");
+  piprov::test::write_file(d.path / "notes.txt", "this is not a disk image\n");
+  auto r = run(piprov::test::piprov_bin() + " seed check --user-data " + q((d.path / "user-data").string()) +
+               " --image " + q((d.path / "notes.txt").string()));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, "piprov: error: --image " + (d.path / "notes.txt").string() +
+                       " holds no partition table (no MBR or GPT at its start): not a disk image; give the .img or "
+                       ".img.xz the seed goes onto\n");
+  EXPECT_EQ(r.out, "");
 }

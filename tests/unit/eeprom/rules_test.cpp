@@ -174,7 +174,7 @@ TEST(CheckRules, ModelFiltersFollowTheBoard) {
   const char* combined = "[all]\nBOOT_UART=0\nBOOT_ORDER=0xf461\n[pi4]\n[gpio4=1]\nBOOT_ORDER=0xf14\n";
   auto c4 = run(combined, Board::Pi4);
   ASSERT_EQ(c4.boot_order.conditional.size(), 1u);
-  EXPECT_EQ(c4.boot_order.conditional[0].section, "[gpio4=1]");
+  EXPECT_EQ(c4.boot_order.conditional[0].section, "[pi4][gpio4=1]");
   auto c5 = run(combined, Board::Pi5);
   EXPECT_TRUE(c5.boot_order.conditional.empty());
   EXPECT_EQ(ids(c5.findings), (V{"section-never-applies@5:info"}));
@@ -258,11 +258,16 @@ TEST(CheckRules, AllAfterAConditionalSectionAppliesAgain) {
   auto r = run("[gpio8=0]\nBOOT_ORDER=0x1\n[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n");
   EXPECT_EQ(r.boot_order.text, "0xf14");
   EXPECT_EQ(r.boot_order.line, 5);
-  EXPECT_EQ(ids(r.findings), (V{"boot-order-conditional@2:info", "boot-order-no-restart@2:warning",
-                                "boot-order-missing-mode@2:warning"}));
-  EXPECT_EQ(r.findings[2].message,
-            "BOOT_ORDER=0x1 (under [gpio8=0]) never tries USB mass storage (4): SD card, then stop (no RESTART) — USB "
-            "boot is never tried");
+  // The later [all] value replaces the conditional one: it never takes effect (was reported as
+  // applying when GPIO 8 reads 0, with a missing-mode warning about it).
+  EXPECT_TRUE(r.boot_order.conditional.empty());
+  ASSERT_EQ(r.boot_order.overridden.size(), 1u);
+  EXPECT_EQ(r.boot_order.overridden[0].line, 2);
+  EXPECT_EQ(r.boot_order.overridden[0].overridden_by, 5);
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-overridden@2:info"}));
+  EXPECT_EQ(r.findings[0].message,
+            "BOOT_ORDER=0x1 under [gpio8=0] never takes effect: BOOT_ORDER at line 5 (under [all]) applies always and "
+            "comes later, and the last value that applies wins");
 }
 
 TEST(CheckRules, NvmeOnAPi5AndOnACm4) {
@@ -356,6 +361,5 @@ TEST(CheckRules, GpioPairReplacesTheDefault) {
   // An [all] BOOT_ORDER after the pair overrides it again.
   r = run("[gpio4=1]\nBOOT_ORDER=0xf1\n[gpio4=0]\nBOOT_ORDER=0xf1\n[all]\nBOOT_ORDER=0xf14\n");
   EXPECT_EQ(r.boot_order.always_gpio, "");
-  EXPECT_EQ(ids(r.findings), (V{"boot-order-conditional@2:info", "boot-order-missing-mode@2:warning",
-                                "boot-order-conditional@4:info", "boot-order-missing-mode@4:warning"}));
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-overridden@2:info", "boot-order-overridden@4:info"}));
 }

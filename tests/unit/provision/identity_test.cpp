@@ -169,6 +169,16 @@ TEST(CheckGateway, InsideTheSubnetOfTheAddress) {
                "--gateway 10.0.0.5 is the node's own address (--ip 10.0.0.5/24): give the router of that network",
                [&] { check_gateway("10.0.0.5", "10.0.0.5/24"); });
   expect_error(ErrorKind::Usage, "is the node's own address", [&] { check_gateway("fd00::11", "fd00::11/64"); });
+  // The subnet's network and broadcast addresses are no router's (were accepted).
+  expect_error(ErrorKind::Usage,
+               "--gateway 10.0.0.0 is the network address of the subnet of --ip 10.0.0.11/24, not a router's: give "
+               "the router's own address (often the first or last host, e.g. 10.0.0.1)",
+               [&] { check_gateway("10.0.0.0", "10.0.0.11/24"); });
+  expect_error(ErrorKind::Usage, "--gateway 10.0.3.255 is the broadcast address of the subnet of --ip 10.0.3.7/22",
+               [&] { check_gateway("10.0.3.255", "10.0.3.7/22"); });
+  EXPECT_NO_THROW(check_gateway("10.0.1.0", "10.0.3.7/22"));  // a host of a /22
+  EXPECT_NO_THROW(check_gateway("10.0.0.254", "10.0.0.11/24"));
+  EXPECT_NO_THROW(check_gateway("fd00::", "fd00::11/64"));  // IPv6's Subnet-Router anycast address
 }
 
 TEST(CheckTimezone, NamesOfTheTzDatabase) {

@@ -493,5 +493,83 @@ TEST(SeedNetwork, GeneratedConfigIsCheckedAndPrefixZeroRefused) {
   EXPECT_NE(p[0].network_config.find("fd00::53"), std::string::npos) << p[0].network_config;
 }
 
+// Two schema errors in two modules' keys: both named, as `cloud-init schema` names them (valijson
+// stopped at the first failing module of the schema's top-level allOf: only one was reported).
+TEST(SeedCheck, EverySchemaErrorOfADocumentIsReported) {
+  REQUIRE_SCHEMA();
+  auto c = check_user_data("#cloud-config\nruncmd: foo\nssh_pwauth: 3\npackage_update: maybe\n", "u", full());
+  EXPECT_EQ(find(c, "seed-schema-error", 2)->key, "runcmd") << dump(c);
+  EXPECT_EQ(find(c, "seed-schema-error", 3)->key, "ssh_pwauth") << dump(c);
+  EXPECT_EQ(find(c, "seed-schema-error", 4)->key, "package_update") << dump(c);
+  EXPECT_EQ(errors(c), 3) << dump(c);
+}
+
+// Unknown keys: one wording in every rule that names one, and what cloud-init really does with
+// them (logged at boot as a schema warning, not refused; `cloud-init schema` reports them).
+TEST(SeedCheck, UnknownKeysHaveOneCorrectWording) {
+  REQUIRE_SCHEMA();
+  const std::string effect =
+      "`cloud-init schema` reports it as an error; at boot cloud-init logs it as a schema warning, does not refuse "
+      "the file, and never applies '";
+  auto top = check_user_data("#cloud-config\nenable_ssh: true\n", "u", full());
+  EXPECT_NE(find(top, "seed-unknown-key", 2)->message.find(effect + "enable_ssh'"), std::string::npos) << dump(top);
+  auto nested = check_user_data("#cloud-config\nusers:\n- name: a\n  plain_text_password: x\n", "u", full());
+  EXPECT_NE(find(nested, "seed-schema-error", 4)->message.find(effect + "plain_text_password'"), std::string::npos)
+      << dump(nested);
+  auto own = check_user_data("#cloud-config\nusers:\n- name: a\n  plain_text_password: x\n", "u", partial());
+  EXPECT_NE(find(own, "seed-schema-error", 4)->message.find(effect + "plain_text_password'"), std::string::npos)
+      << dump(own);
+  for (const auto* c : {&top, &nested, &own})
+    for (const auto& f : c->findings) {
+      EXPECT_EQ(f.message.find("refuse the file ("), std::string::npos) << f.message;
+      EXPECT_EQ(f.message.find("only logs"), std::string::npos) << f.message;
+    }
+}
+
+// A UTF-8 byte order mark before '#cloud-config' is named: cloud-init does not see the header then.
+TEST(SeedCheck, ByteOrderMarkBeforeTheHeaderIsNamed) {
+  auto c = check_user_data("\xEF\xBB\xBF#cloud-config\nhostname: a\n", "u", partial());
+  const Finding* f = find(c, "seed-not-cloud-config", 1);
+  ASSERT_TRUE(f) << dump(c);
+  EXPECT_EQ(f->message,
+            "u: starts with a UTF-8 byte order mark (bytes EF BB BF) before '#cloud-config': cloud-init does not see "
+            "the '#cloud-config' header then and does not read the file as cloud-config");
+  EXPECT_NE(f->fix.find("without a byte order mark"), std::string::npos);
+  EXPECT_TRUE(c.refused());
+}
+
+// Version 1 references like version 2's: a vlan_link that names no entry is an error (netplan
+// refuses the rendered config); a bond's or bridge's member that names none a warning (cloud-init
+// adds a placeholder interface without a MAC address).
+TEST(SeedNetwork, Version1References) {
+  auto c = check_network_config(
+      "version: 1\nconfig:\n- type: physical\n  name: eth0\n- type: bond\n  name: bond0\n"
+      "  bond_interfaces: [eth0, eth1]\n  params: {bond-mode: active-backup}\n- type: bridge\n  name: br0\n"
+      "  bridge_interfaces: [ens3]\n- type: vlan\n  name: vlan10\n  vlan_id: 10\n  vlan_link: bond1\n",
+      "nc");
+  const Finding* bond = find(c, "seed-network-reference", 7);
+  ASSERT_TRUE(bond) << dump(c);
+  EXPECT_EQ(bond->severity, Severity::Warning);
+  EXPECT_EQ(bond->key, "config.1.bond_interfaces.1");
+  EXPECT_NE(bond->message.find("bond0: bond_interfaces names 'eth1', which no entry of this config defines"),
+            std::string::npos)
+      << bond->message;
+  const Finding* br = find(c, "seed-network-reference", 11);
+  ASSERT_TRUE(br) << dump(c);
+  EXPECT_EQ(br->key, "config.2.bridge_interfaces.0");
+  const Finding* vlan = find(c, "seed-network-reference", 15);
+  ASSERT_TRUE(vlan) << dump(c);
+  EXPECT_EQ(vlan->severity, Severity::Error);
+  EXPECT_NE(vlan->message.find("vlan10: vlan_link 'bond1' names no entry of this config"), std::string::npos);
+  EXPECT_TRUE(c.refused());
+  // Every reference defined: no such finding.
+  auto ok = check_network_config(
+      "version: 1\nconfig:\n- type: physical\n  name: eth0\n- type: physical\n  name: eth1\n- type: bond\n"
+      "  name: bond0\n  bond_interfaces: [eth0, eth1]\n  params: {bond-mode: active-backup}\n- type: vlan\n"
+      "  name: vlan10\n  vlan_id: 10\n  vlan_link: bond0\n",
+      "nc");
+  for (const auto& f : ok.findings) EXPECT_NE(f.rule, "seed-network-reference") << dump(ok);
+}
+
 }  // namespace
 }  // namespace piprov::provision

@@ -1,0 +1,62 @@
+// Conditional sections of the bootloader config as the bootloader honours them (Raspberry Pi
+// documentation, config_txt: conditional filters): every active filter named, the last value
+// that applies wins, and a fix edits the value where it is set.
+#include <gtest/gtest.h>
+
+#include "eeprom/check.hpp"
+#include "support/eeprom_fixture.hpp"
+
+using namespace piprov::eeprom;
+using piprov::eeprom::test::ids;
+using V = std::vector<std::string>;
+
+static CheckReport filters_run(const std::string& text, Board board = Board::Pi4) {
+  CheckInput in;
+  in.config_text = text;
+  CheckOptions opt;
+  opt.board = board;
+  opt.want = Want::Usb;
+  return check_config(in, opt);
+}
+
+// A conditional BOOT_ORDER under combined filters ([pi4] then [gpio4=1]) that a later [all] value
+// overrides never applies; one after the [all] value is conditional on both filters, and its
+// missing-mode fix edits it where it is set, not under [all].
+TEST(CheckRules, CombinedFiltersAndTheLastValueThatApplies) {
+  auto r = filters_run("[all]\nBOOT_UART=0\n[pi4]\n[gpio4=1]\nBOOT_ORDER=0xf1\n[all]\nBOOT_ORDER=0xf14\n");
+  EXPECT_EQ(r.boot_order.text, "0xf14");
+  EXPECT_TRUE(r.boot_order.conditional.empty());
+  ASSERT_EQ(r.boot_order.overridden.size(), 1u);
+  EXPECT_EQ(r.boot_order.overridden[0].section, "[pi4][gpio4=1]");
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-overridden@5:info"}));
+  EXPECT_EQ(r.findings[0].message,
+            "BOOT_ORDER=0xf1 under [pi4][gpio4=1] never takes effect: BOOT_ORDER at line 7 (under [all]) applies "
+            "always and comes later, and the last value that applies wins");
+  EXPECT_EQ(r.findings[0].fix, "remove line 5, or move it after line 7 if it is meant to apply");
+
+  r = filters_run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n[pi4]\n[gpio4=1]\nBOOT_ORDER=0xf1\n");
+  ASSERT_EQ(r.boot_order.conditional.size(), 1u);
+  EXPECT_EQ(r.boot_order.conditional[0].section, "[pi4][gpio4=1]");
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-conditional@6:info", "boot-order-missing-mode@6:warning"}));
+  EXPECT_EQ(r.findings[0].message,
+            "BOOT_ORDER=0xf1 applies only when the board is a Raspberry Pi 4B ([pi4]) and GPIO 4 reads 1 at "
+            "boot ([gpio4=1]); otherwise 0xf14 applies");
+  EXPECT_EQ(
+      r.findings[1].fix,
+      "set BOOT_ORDER=0xf14 (USB mass storage, then SD card, then restart from the top) at line 6, under "
+      "[pi4][gpio4=1]: sudo rpi-eeprom-config --edit (piprov eeprom set-boot-order changes only the [all] value)");
+  // [gpio4=1] then [0x1234abcd]: both are active (different types combine).
+  r = filters_run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n[gpio4=1]\n[0x1234abcd]\nBOOT_ORDER=0xf41\n");
+  ASSERT_EQ(r.boot_order.conditional.size(), 1u);
+  EXPECT_EQ(r.boot_order.conditional[0].section, "[gpio4=1][0x1234abcd]");
+  // The effective value under a matching model filter: its fix names [pi4], where it is set.
+  r = filters_run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n[pi4]\nBOOT_ORDER=0xf1\n");
+  EXPECT_EQ(r.boot_order.section, "[pi4]");
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-missing-mode@5:error"}));
+  EXPECT_NE(r.findings[0].fix.find("at line 5, under [pi4]: sudo rpi-eeprom-config --edit"), std::string::npos)
+      << r.findings[0].fix;
+  // ... and a later [all] value replaces it on the board: the [pi4] one never takes effect.
+  r = filters_run("[pi4]\nBOOT_ORDER=0xf1\n[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n");
+  EXPECT_EQ(r.boot_order.line, 5);
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-overridden@2:info"}));
+}
