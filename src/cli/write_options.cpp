@@ -11,9 +11,7 @@
 #include "core/units.hpp"
 
 namespace piprov::cli {
-namespace {
 
-/// The default confirmation: the summary and a y/N question on the terminal.
 bool ask_on_terminal(const std::string& summary) {
   if (!::isatty(STDIN_FILENO))
     throw Error(ErrorKind::Usage, "no terminal to ask for confirmation on: pass --yes to write without asking");
@@ -27,6 +25,8 @@ bool ask_on_terminal(const std::string& summary) {
   }
   return answer == "y" || answer == "Y" || answer == "yes" || answer == "YES";
 }
+
+namespace {
 
 double rate(std::uint64_t bytes, double seconds) { return seconds > 0 ? static_cast<double>(bytes) / seconds : 0; }
 
