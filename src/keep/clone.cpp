@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <set>
 #include <span>
@@ -21,6 +22,7 @@
 #include "image/disk_reader.hpp"
 #include "image/partition_table.hpp"
 #include "image/write_targets.hpp"
+#include "keep/clone_live.hpp"
 #include "keep/clone_target.hpp"
 #include "keep/source_disk.hpp"
 
@@ -62,17 +64,6 @@ void refuse_source_as_target(const CloneOptions& o) {
                                 "(nothing was written)",
                                 t, o.source));
   }
-}
-
-/// A mounted SOURCE: its file systems change while they are read.
-void refuse_live_source(const std::string& source, const std::optional<WriteSubject>& s) {
-  if (s && !s->mounted.empty())
-    throw Error(ErrorKind::Usage,
-                fmt::format("{} is in use ({}): piprov clone copies a disk that is not mounted, so that its file "
-                            "systems do not change while they are read; a live copy of the running system is not "
-                            "implemented yet: shut the node down and clone its disk from another computer (or boot "
-                            "the node from another disk), or unmount it",
-                            source, fmt::join(s->mounted, ", ")));
 }
 
 /// The write guard for each TARGET as provision has it (a whole disk, never
@@ -159,15 +150,15 @@ std::string clone_limit(const CloneResult& r) {
                      format_duration(sp.writers_waited_seconds), r.source);
 }
 
-/// Each written TARGET's steps, all at once (a thread each); a failure is its own.
-void finish_all_targets(const CloneLayout& l, CloneResult& r) {
+/// `steps` on every TARGET whose write went through, all at once (a thread each); a failure is its own.
+void finish_all_targets(CloneResult& r, const std::function<void(CloneTarget&)>& steps) {
   std::vector<std::thread> threads;
   for (auto& t : r.targets) {
     if (!t.write.ok) continue;
-    threads.emplace_back([&l, &t] {
+    threads.emplace_back([&steps, &t] {
       const auto t0 = CloneClock::now();
       try {
-        finish_clone_target(l, t);
+        steps(t);
         t.ok = true;
       } catch (const Error& e) {
         t.error_kind = e.kind();
@@ -182,6 +173,48 @@ void finish_all_targets(const CloneLayout& l, CloneResult& r) {
   for (auto& th : threads) th.join();
 }
 
+/// The error when no TARGET got through: the first one's kind, a line per TARGET.
+[[noreturn]] void throw_none_cloned(const CloneResult& r) {
+  std::vector<std::string> lines;
+  lines.reserve(r.targets.size());
+  for (const auto& t : r.targets) lines.push_back(t.error);
+  throw Error(r.targets.front().error_kind, join(lines, "\n"));
+}
+
+/// A mounted SOURCE: copied file by file onto every TARGET (clone_live.hpp).
+CloneResult run_live_clone(const CloneOptions& o, const CloneLayout& layout, std::vector<image::TargetInfo> infos) {
+  const Disk d = probe_disk(o.source);
+  check_live_source(d);
+  if (layout.table.empty())
+    throw Error(ErrorKind::Usage, o.source +
+                                      " is mounted and has no partition table: piprov clone copies a live "
+                                      "disk partition by partition; unmount it (nothing was written)");
+  CloneLayout l = layout;
+  for (const auto& p : d.partitions)
+    if (p.number == static_cast<int>(l.last_number)) l.last_fs = p.fstype;
+  confirm_clone(o, infos, l);
+  CloneResult r;
+  r.live = true;
+  r.source = o.source;
+  r.source_bytes = l.source_bytes;
+  r.copy_bytes = l.copy_bytes;
+  r.table = l.table;
+  const auto t0 = CloneClock::now();
+  for (auto& info : infos) {
+    CloneTarget t;
+    t.target = info.path;
+    t.write.target = info.path;
+    t.write.ok = true;
+    if (!info.disk.mounted().empty()) t.write.unmounted = image::unmount_target(info);  // --unmount (the guard)
+    r.targets.push_back(std::move(t));
+  }
+  finish_all_targets(r, [&l, &d](CloneTarget& t) { clone_live_target(l, d, t); });
+  r.seconds = std::chrono::duration<double>(CloneClock::now() - t0).count();
+  r.limit = "a live copy: mkfs and rsync per mounted file system, dd for the others (not measured)";
+  if (r.succeeded() == 0) throw_none_cloned(r);
+  return r;
+}
+
 }  // namespace
 
 std::size_t CloneResult::succeeded() const {
@@ -192,7 +225,6 @@ CloneResult run_clone(const CloneOptions& o) {
   if (o.source.empty() || o.targets.empty()) throw Error(ErrorKind::Usage, "clone needs SOURCE and TARGET");
   const std::optional<WriteSubject> source = inspect_source_disk(o.source);
   refuse_source_as_target(o);
-  refuse_live_source(o.source, source);
   check_clone_targets(o);
   image::WriteOptions wo;
   wo.image = o.source;
@@ -207,6 +239,7 @@ CloneResult run_clone(const CloneOptions& o) {
 
   const CloneLayout layout = read_clone_layout(o.source);
   refuse_small_targets(infos, layout, o.source);
+  if (source && !source->mounted.empty()) return run_live_clone(o, layout, std::move(infos));
   auto reader = image::open_disk_reader(o.source, layout.copy_bytes);
   image::SkipFilter filter([&reader](std::span<std::byte> out, std::uint64_t offset) { reader->read_at(out, offset); },
                            reader->size());
@@ -235,14 +268,10 @@ CloneResult run_clone(const CloneOptions& o) {
     t.error = w.error;
     r.targets.push_back(std::move(t));
   }
-  finish_all_targets(l, r);
+  finish_all_targets(r, [&l](CloneTarget& t) { finish_clone_target(l, t); });
   r.seconds = std::chrono::duration<double>(CloneClock::now() - t0).count();
   r.limit = clone_limit(r);
-  if (r.succeeded() == 0) {
-    std::vector<std::string> lines;
-    for (const auto& t : r.targets) lines.push_back(t.error);
-    throw Error(r.targets.front().error_kind, join(lines, "\n"));
-  }
+  if (r.succeeded() == 0) throw_none_cloned(r);
   return r;
 }
 

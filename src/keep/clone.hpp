@@ -11,7 +11,8 @@
 // it, a new disk identifier with PARTUUID= rewritten in cmdline.txt and
 // /etc/fstab (as `piprov provision` does), and `boot check`. The node keeps
 // its identity (host name, machine-id, SSH host keys): only the disk's
-// identifiers change, so SOURCE and TARGET can be attached together.
+// identifiers change, so SOURCE and TARGET can be attached together. A
+// mounted SOURCE is copied file by file instead (clone_live.hpp).
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -57,6 +58,9 @@ struct CloneTarget {
   boot::CheckReport check;   ///< when checked
   std::string check_line;    ///< "boot check: OK ..." or why it did not run
   double steps_seconds = 0;  ///< grow + identity + check
+  /// A live SOURCE (clone_live.hpp): per partition, how it was copied
+  /// ("partition 2 (ext4 on /): made anew with its label, UUID and features; files copied with rsync -aHAXx").
+  std::vector<std::string> copied;
 };
 
 struct CloneResult {
@@ -69,7 +73,8 @@ struct CloneResult {
   double seconds = 0;               ///< from the first byte read to the last TARGET's last step
   std::string limit;                ///< "read-bound: ..." or "write-bound: ..."
   std::vector<image::PartitionSkip> partitions;
-  std::string note;  ///< why SOURCE was copied in full ("" when its partitions were read)
+  std::string note;   ///< why SOURCE was copied in full ("" when its partitions were read)
+  bool live = false;  ///< SOURCE was mounted: its mounted file systems were copied file by file (clone_live.hpp)
   image::WriteResult write;
   std::vector<CloneTarget> targets;  ///< one per CloneOptions::targets, same order
   std::size_t succeeded() const;
@@ -78,8 +83,7 @@ struct CloneResult {
 /// Clones SOURCE onto every TARGET. Refused before the first byte of any
 /// TARGET (Error{Usage}, one line per TARGET refused): SOURCE also a TARGET
 /// (the same disk, or the same file behind a loop device); a mounted SOURCE
-/// (a live copy is not implemented: shut the node down and clone its disk
-/// from another computer); a TARGET the write guard refuses
+/// clone_live.hpp cannot copy (check_live_source()); a TARGET the write guard refuses
 /// (WriteIntent::ProvisionDisk: never the system disk, a whole disk only,
 /// mounted only with unmount) or holding SOURCE (an image file on it); a
 /// TARGET smaller than SOURCE's partitions' end (the message says by how
@@ -89,6 +93,8 @@ struct CloneResult {
 /// first failure when none got through (Error{Io}, Verify, Usage, or
 /// Interrupted after Ctrl-C: an interrupted write leaves a TARGET without its
 /// first MiB, so it does not look bootable).
+/// A mounted SOURCE (the system running from it) is copied file by file
+/// (clone_live.hpp: result.live) instead of block by block.
 CloneResult run_clone(const CloneOptions& o);
 
 /// The summary: what was read, skipped and written, each TARGET's steps, what limited the speed.

@@ -15,9 +15,14 @@ namespace {
 std::string clone_target_lines(const CloneTarget& t) {
   if (!t.ok) return fmt::format("{}: FAILED: {}", t.target, t.error);
   const auto& w = t.write;
-  std::string s = fmt::format("{}: written in {}{}", t.target, format_duration(w.write_seconds),
-                              w.verified ? fmt::format(", verified in {}", format_duration(w.verify_seconds))
-                                         : std::string(", not verified (--no-verify)"));
+  std::string s;
+  for (const auto& c : t.copied) s += t.target + ": " + c + "\n";
+  if (t.copied.empty())
+    s = fmt::format("{}: written in {}{}", t.target, format_duration(w.write_seconds),
+                    w.verified ? fmt::format(", verified in {}", format_duration(w.verify_seconds))
+                               : std::string(", not verified (--no-verify)"));
+  else
+    s += fmt::format("{}: copied in {}", t.target, format_duration(t.steps_seconds));
   if (!t.grown.empty()) s += "; " + t.grown;
   if (!t.identity.new_id.empty())
     s += fmt::format("; {} {} -> {}", t.identity.label == "dos" ? "disk identifier" : "disk GUID", t.identity.old_id,
@@ -32,6 +37,14 @@ std::string clone_target_lines(const CloneTarget& t) {
 }  // namespace
 
 std::string clone_summary(const CloneResult& r) {
+  if (r.live) {
+    std::string s = fmt::format(
+        "clone: {} ({}, mounted: a live copy) -> {} of {} target(s) in {}; each mounted file system made anew and "
+        "copied file by file (rsync), the others block for block",
+        r.source, format_bytes(r.source_bytes), r.succeeded(), r.targets.size(), format_duration(r.seconds));
+    for (const auto& t : r.targets) s += "\n" + clone_target_lines(t);
+    return s + "\nspeed: " + r.limit;
+  }
   const std::uint64_t written = r.copy_bytes - std::min(r.copy_bytes, r.skipped_bytes);
   std::string s = fmt::format(
       "clone: {} ({}) -> {} of {} target(s) in {}; copied {} ({}): read {}, skipped {} of free space, wrote {} per "
@@ -80,7 +93,8 @@ nlohmann::json clone_result_json(const CloneResult& r) {
                          {"ok", !t.checked || t.check.ok()},
                          {"summary", t.check_line},
                          {"findings", t.checked ? findings_json(t.check.findings) : nlohmann::json::array()}}},
-                       {"steps_seconds", t.steps_seconds}});
+                       {"steps_seconds", t.steps_seconds},
+                       {"copied", t.copied}});
   return {{"schema", "piprov.clone/1"},
           {"source", r.source},
           {"source_bytes", r.source_bytes},
@@ -88,6 +102,7 @@ nlohmann::json clone_result_json(const CloneResult& r) {
           {"read_bytes", r.read_bytes},
           {"skipped_bytes", r.skipped_bytes},
           {"table", r.table},
+          {"live", r.live},
           {"seconds", r.seconds},
           {"limit", r.limit},
           {"read_threads", r.write.decoder_threads},

@@ -73,32 +73,6 @@ void fit_gpt_header(const std::string& disk, std::uint64_t disk_bytes) {
     throw io_error("writing the GPT header of " + disk, errno);
 }
 
-/// The last partition grown to fill the disk and its ext2/3/4 with it; the line says what was done or why not.
-std::string grow_last_partition(const CloneLayout& l, const std::string& disk, std::uint64_t disk_bytes) {
-  if (l.last_number == 0) return "no partition table: nothing grown";
-  const std::uint64_t room = disk_bytes - l.need_bytes;
-  if (room < kCloneMiB) return fmt::format("partition {} not grown: {} has no room after it", l.last_number, disk);
-  if (!clone_is_ext(l.last_fs))
-    return fmt::format("partition {} not grown: it holds {}, and piprov grows ext2/3/4 only", l.last_number,
-                       l.last_fs.empty() ? "no file system piprov reads" : l.last_fs);
-  if (l.table == "dos" && l.last_number > 4)
-    return fmt::format("partition {} not grown: a logical partition (its extended partition would have to grow too)",
-                       l.last_number);
-  throw_if_cancelled("before growing the last partition");
-  run_program_or_throw({"sfdisk", "--no-reread", "--no-tell-kernel", "-q", "-N", std::to_string(l.last_number), disk},
-                       {}, ",+\n");
-  image::reread_partitions(disk);
-  const std::string part = image::partition_path(disk, static_cast<int>(l.last_number));
-  run_program_or_throw({"e2fsck", "-fy", part}, {1});  // 1: errors corrected
-  run_program_or_throw({"resize2fs", part});
-  const Disk d = probe_disk(disk);
-  std::uint64_t now = 0;
-  for (const auto& p : d.partitions)
-    if (p.number == static_cast<int>(l.last_number)) now = p.size_bytes;
-  return fmt::format("partition {} grown from {} to {}, its {} resized to fill it (resize2fs)", l.last_number,
-                     format_bytes(l.last_bytes), format_bytes(now), l.last_fs);
-}
-
 /// The boot (FAT) and root (ext2/3/4) partitions of `d`: by label first
 /// (Ubuntu's system-boot/writable, Raspberry Pi OS's bootfs/rootfs), else the first of each kind.
 std::pair<const Partition*, const Partition*> clone_boot_root(const Disk& d) {
@@ -115,7 +89,37 @@ std::pair<const Partition*, const Partition*> clone_boot_root(const Disk& d) {
   return {boot, root};
 }
 
-/// PARTUUID= rewritten and boot check, with the boot and root file systems mounted in a private temp dir.
+}  // namespace
+
+void grow_ext_to_partition(const std::string& part) {
+  run_program_or_throw({"e2fsck", "-fy", part}, {1});  // 1: errors corrected
+  run_program_or_throw({"resize2fs", part});
+}
+
+std::string grow_last_partition(const CloneLayout& l, const std::string& disk, std::uint64_t disk_bytes,
+                                bool resize_fs) {
+  if (l.last_number == 0) return "no partition table: nothing grown";
+  const std::uint64_t room = disk_bytes - l.need_bytes;
+  if (room < kCloneMiB) return fmt::format("partition {} not grown: {} has no room after it", l.last_number, disk);
+  if (!clone_is_ext(l.last_fs))
+    return fmt::format("partition {} not grown: it holds {}, and piprov grows ext2/3/4 only", l.last_number,
+                       l.last_fs.empty() ? "no file system piprov reads" : l.last_fs);
+  if (l.table == "dos" && l.last_number > 4)
+    return fmt::format("partition {} not grown: a logical partition (its extended partition would have to grow too)",
+                       l.last_number);
+  throw_if_cancelled("before growing the last partition");
+  run_program_or_throw({"sfdisk", "--no-reread", "--no-tell-kernel", "-q", "-N", std::to_string(l.last_number), disk},
+                       {}, ",+\n");
+  image::reread_partitions(disk);
+  if (resize_fs) grow_ext_to_partition(image::partition_path(disk, static_cast<int>(l.last_number)));
+  const Disk d = probe_disk(disk);
+  std::uint64_t now = 0;
+  for (const auto& p : d.partitions)
+    if (p.number == static_cast<int>(l.last_number)) now = p.size_bytes;
+  return fmt::format("partition {} grown from {} to {}, its {} {}", l.last_number, format_bytes(l.last_bytes),
+                     format_bytes(now), l.last_fs, resize_fs ? "resized to fill it (resize2fs)" : "made to fill it");
+}
+
 void rewrite_and_check(CloneTarget& t) {
   const Disk disk = probe_disk(t.target);
   const auto [boot_part, root_part] = clone_boot_root(disk);
@@ -172,14 +176,12 @@ void rewrite_and_check(CloneTarget& t) {
   if (!guard.problems.empty()) throw Error(ErrorKind::Io, guard.problems.front());
 }
 
-}  // namespace
-
 void finish_clone_target(const CloneLayout& l, CloneTarget& t) {
   std::string state = t.target + " holds a copy of the SOURCE with the SOURCE's disk identifier";
   try {
     const std::uint64_t disk_bytes = probe_disk(t.target).size_bytes;
     if (l.table == "gpt") fit_gpt_header(t.target, disk_bytes);
-    t.grown = grow_last_partition(l, t.target, disk_bytes);
+    t.grown = grow_last_partition(l, t.target, disk_bytes, true);
     throw_if_cancelled("before the new disk identifier");
     if (!l.table.empty()) {
       t.identity = image::renew_disk_identity(t.target);

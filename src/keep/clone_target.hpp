@@ -31,6 +31,24 @@ struct CloneLayout {
 /// sectors of 512 bytes: UEFI 2.10 5.3.2, 16 KiB of entries and the header).
 inline constexpr std::uint64_t kGptBackupBytes = 33 * 512;
 
+/// e2fsck -fy, then resize2fs of the ext2/3/4 on the partition `part` (to fill it). Throws Error{Io}.
+void grow_ext_to_partition(const std::string& part);
+
+/// The last partition of `disk` (`disk_bytes`) grown to its end when it
+/// holds ext2/3/4 (l.last_fs), has room and is not a logical partition, with
+/// its file system when `resize_fs` (grow_ext_to_partition()). Returns the
+/// line saying what was done or why not. Throws Error{Io} (sfdisk, e2fsck,
+/// resize2fs with their stderr).
+std::string grow_last_partition(const CloneLayout& l, const std::string& disk, std::uint64_t disk_bytes,
+                                bool resize_fs);
+
+/// The TARGET's boot (FAT) and root (ext2/3/4) file systems mounted in a
+/// private temp dir (the boot one through mtools where the kernel has no
+/// vfat), PARTUUID= rewritten from t.identity, boot check where the boot
+/// partition holds config.txt or autoboot.txt, synced and unmounted. Fills
+/// t.rewritten, partuuid_references, check, checked, check_line. Throws Error.
+void rewrite_and_check(CloneTarget& t);
+
 /// Runs the steps on `t.target` (written and verified: t.write.ok), filling
 /// `t`'s grown, identity, rewritten, check and check_line. Throws Error (the
 /// tool's command and stderr, Error{Interrupted} between steps) with what the

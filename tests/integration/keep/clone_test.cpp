@@ -3,9 +3,10 @@
 // and an ext4 root whose /etc/fstab name it by PARTUUID=) cloned onto a
 // larger disk holding old data: e2fsck -fn and fsck.vfat -n pass, every file
 // is the same but the PARTUUID= lines, which name the TARGET's new disk
-// identifier, and the root ext4 fills the TARGET. Bad input, each refused
-// with nothing written: SOURCE == TARGET, a TARGET too small, a file system
-// marked with errors; an unknown file system is copied in full.
+// identifier, and the root ext4 fills the TARGET; a mounted SOURCE is copied
+// file by file. Bad input, each refused with nothing written: SOURCE ==
+// TARGET, a TARGET too small, a file system marked with errors; an unknown
+// file system is copied in full; Ctrl-C leaves no partition table.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -209,6 +210,79 @@ TEST(Clone, UnknownFileSystemIsCopiedInFullAndSaysSo) {
                 " " + dst->path)
                 .exit_code,
             0);
+}
+
+/// "Filesystem features:" of dumpe2fs -h, without needs_recovery (a mounted ext4's journal).
+std::string ext_features(const std::string& dev) {
+  auto r = run("dumpe2fs -h " + dev +
+               " 2>/dev/null | sed -n 's/^Filesystem features: *//p' | tr ' ' '\\n' | "
+               "grep -v '^needs_recovery$' | sort | tr '\\n' ' '");
+  return r.out;
+}
+
+// A live SOURCE: its root file system mounted (and written to) while it is
+// cloned: made anew on the TARGET with the same label, UUID and features and
+// filled with rsync; the boot partition, not mounted, copied block for block.
+TEST(Clone, MountedSourceIsCopiedFileByFile) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("rsync");
+  PIPROV_REQUIRE_TOOL("e2fsck");
+  PIPROV_REQUIRE_TOOL("fsck.vfat");
+  TempDir tmp("piprov-clone");
+  const auto img = make_clone_image(tmp.path);
+  LoopDevice src(img, 0);
+  wait_for_partitions(src.path, 2);
+  auto dst = clone_target_loop(tmp.path / "dst", 128ull << 20);
+  nlohmann::json j;
+  std::map<std::string, std::string> a;
+  {
+    Mount live(src.path + "p2", tmp.path / "live");
+    write_file(live.dir / "marker", "written while mounted\n");
+    auto r = clone_run("--yes --json " + src.path + " " + dst->path);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    j = nlohmann::json::parse(r.out);
+    a = read_tree(live.dir);
+  }
+  EXPECT_TRUE(j["live"].get<bool>()) << j.dump();
+  const auto& t = j["targets"][0];
+  ASSERT_TRUE(t["ok"].get<bool>()) << t.dump();
+  ASSERT_EQ(t["copied"].size(), 2u) << t.dump();
+  EXPECT_EQ(t["copied"][0], "partition 1 (vfat): not mounted: copied block for block (16.0 MiB)") << t.dump();
+  EXPECT_EQ(t["copied"][1], "partition 2 (ext4 on " + (tmp.path / "live").string() +
+                                "): made anew with its label, UUID and features; files copied with rsync -aHAXx")
+      << t.dump();
+  EXPECT_EQ(t["grown"], "partition 2 grown from 47.0 MiB to 111.0 MiB, its ext4 made to fill it") << t.dump();
+  const std::string id = t["disk_identity"]["new_id"].get<std::string>().substr(2);
+  ASSERT_NE(id, "12345678");
+  EXPECT_EQ(t["partuuid_references"].get<int>(), 3) << t.dump();
+
+  wait_for_partitions(dst->path, 2);
+  EXPECT_EQ(run("blkid -p -o value -s PTUUID " + dst->path).out, id + "\n");
+  for (const char* tag : {"UUID", "LABEL"})
+    EXPECT_EQ(run(std::string("blkid -p -o value -s ") + tag + " " + dst->path + "p2").out,
+              run(std::string("blkid -p -o value -s ") + tag + " " + src.path + "p2").out)
+        << tag;
+  EXPECT_EQ(ext_features(dst->path + "p2"), ext_features(src.path + "p2"));
+  auto e = run("e2fsck -fn " + dst->path + "p2");
+  EXPECT_EQ(e.exit_code, 0) << e.out << e.err;
+  auto f = run("fsck.vfat -n " + dst->path + "p1");
+  EXPECT_EQ(f.exit_code, 0) << f.out << f.err;
+  auto blocks = run("dumpe2fs -h " + dst->path + "p2 2>/dev/null | sed -n 's/^Block count: *//p'");
+  ASSERT_FALSE(blocks.out.empty());
+  EXPECT_EQ(std::stoull(blocks.out) * 4096, (128ull - 17) << 20);
+  std::map<std::string, std::string> b;
+  {
+    Mount md(dst->path + "p2", tmp.path / "dstroot", "", "ro");
+    b = read_tree(md.dir);
+  }
+  EXPECT_EQ(b["marker"], "written while mounted\n");
+  ASSERT_EQ(a.size(), b.size());
+  for (const auto& [path, content] : a)
+    if (path != "etc/fstab") EXPECT_TRUE(b[path] == content) << path << " differs";
+  EXPECT_NE(b["etc/fstab"].find("PARTUUID=" + id + "-02  /  ext4"), std::string::npos) << b["etc/fstab"];
+  ASSERT_NO_FATAL_FAILURE(copy_fat_out(dst->path + "p1", tmp.path / "dstboot"));
+  EXPECT_EQ(read_tree(tmp.path / "dstboot")["cmdline.txt"],
+            "console=serial0,115200 root=PARTUUID=" + id + "-02 rootfstype=ext4 rootwait\n");
 }
 
 // Ctrl-C while the TARGET is written: exit 130, and the TARGET has no
