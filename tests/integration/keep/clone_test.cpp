@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 
 #include "skip_fixture.hpp"
 #include "support/testsupport.hpp"
@@ -210,6 +211,52 @@ TEST(Clone, UnknownFileSystemIsCopiedInFullAndSaysSo) {
                 " " + dst->path)
                 .exit_code,
             0);
+}
+
+// A GPT SOURCE (80 MiB, its partitions ending at 63 MiB) onto two TARGETs
+// from one read: one smaller than SOURCE (64 MiB), one larger (100 MiB).
+// Each TARGET's GPT header is fitted to its size (sfdisk --verify is clean;
+// libfdisk refuses a header whose last usable LBA lies past the disk's end)
+// and has its own disk GUID; the larger one's root is grown.
+TEST(Clone, GptSourceOntoASmallerAndALargerDisk) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("e2fsck");
+  TempDir tmp("piprov-clone");
+  const std::string t = q(tmp.path.string());
+  sh("cd " + t + " && mkdir files && head -c 9M /dev/urandom > files/a && truncate -s 80M src.img" +
+     " && printf 'label: gpt\\nstart=2048, size=32768, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B\\n" +
+     "start=34816, size=94208, type=0FC63DAF-8483-4772-8E79-3D69D8477DE4\\n' | sfdisk -q src.img" +
+     " && mkfs.vfat -C fat.img 16384 >/dev/null && mke2fs -q -F -t ext4 -b 4096 -d files ext.img 11776" +
+     " && dd if=fat.img of=src.img bs=512 seek=2048 conv=notrunc status=none" +
+     " && dd if=ext.img of=src.img bs=512 seek=34816 conv=notrunc status=none");
+  LoopDevice src(tmp.path / "src.img", 0);
+  auto small = clone_target_loop(tmp.path / "small", 64ull << 20);
+  auto large = clone_target_loop(tmp.path / "large", 100ull << 20);
+  auto r = clone_run("--yes --json " + src.path + " " + small->path + " " + large->path);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["table"], "gpt");
+  EXPECT_EQ(j["copy_bytes"].get<std::uint64_t>(), 63ull << 20);
+  ASSERT_EQ(j["targets"].size(), 2u);
+  EXPECT_EQ(j["targets"][0]["grown"], "partition 2 not grown: " + small->path + " has no room after it") << j.dump();
+  EXPECT_NE(j["targets"][1]["grown"].get<std::string>().find("partition 2 grown from 46.0 MiB to "), std::string::npos)
+      << j.dump();
+  std::set<std::string> guids{run("blkid -p -o value -s PTUUID " + src.path).out};
+  for (const auto* dev : {small.get(), large.get()}) {
+    auto v = run("sfdisk --verify " + dev->path);
+    EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+    EXPECT_NE(v.out.find("No errors detected"), std::string::npos) << v.out << v.err;
+    guids.insert(run("blkid -p -o value -s PTUUID " + dev->path).out);
+    wait_for_partitions(dev->path, 2);
+    auto e = run("e2fsck -fn " + dev->path + "p2");
+    EXPECT_EQ(e.exit_code, 0) << e.out << e.err;
+    auto blocks = run("dumpe2fs -h " + dev->path + "p2 2>/dev/null | sed -n 's/^Block count: *//p'");
+    auto sectors = run("blockdev --getsz " + dev->path + "p2");
+    ASSERT_FALSE(blocks.out.empty());
+    ASSERT_FALSE(sectors.out.empty());
+    EXPECT_EQ(std::stoull(blocks.out) * 4096 / 1048576, std::stoull(sectors.out) * 512 / 1048576) << dev->path;
+  }
+  EXPECT_EQ(guids.size(), 3u) << "the disks' GUIDs are not all different";
 }
 
 /// "Filesystem features:" of dumpe2fs -h, without needs_recovery (a mounted ext4's journal).
