@@ -118,7 +118,8 @@ void refuse_small_targets(const std::vector<image::TargetInfo>& infos, const Clo
 }
 
 /// The one question, every TARGET described, unless --yes.
-void confirm_clone(const CloneOptions& o, const std::vector<image::TargetInfo>& infos, const CloneLayout& l) {
+void confirm_clone(const CloneOptions& o, const std::vector<image::TargetInfo>& infos, const CloneLayout& l,
+                   bool live = false) {
   if (o.assume_yes) return;
   std::vector<std::string> paths;
   std::string text = infos.size() == 1 ? "piprov will ERASE everything on:"
@@ -129,6 +130,7 @@ void confirm_clone(const CloneOptions& o, const std::vector<image::TargetInfo>& 
   }
   text += fmt::format("\nwith a copy of {} ({} of it: {})", o.source, format_bytes(l.copy_bytes),
                       l.table.empty() ? "no partition table, all of it" : "up to the end of its last partition");
+  if (live) text += "\n" + o.source + " is mounted: its mounted file systems are copied file by file (rsync)";
   if (!o.confirm)
     throw Error(ErrorKind::Usage,
                 fmt::format("refusing to clone onto {} without confirmation: pass --yes", join(paths, ", ")));
@@ -192,7 +194,7 @@ CloneResult run_live_clone(const CloneOptions& o, const CloneLayout& layout, std
   CloneLayout l = layout;
   for (const auto& p : d.partitions)
     if (p.number == static_cast<int>(l.last_number)) l.last_fs = p.fstype;
-  confirm_clone(o, infos, l);
+  confirm_clone(o, infos, l, true);
   CloneResult r;
   r.live = true;
   r.source = o.source;

@@ -168,6 +168,19 @@ TEST(Clone, TooSmallTargetIsRefusedSayingByHowMuch) {
   EXPECT_EQ(run("sha256sum < " + dst->path).out, before) << "TARGET changed";
 }
 
+TEST(Clone, WithoutYesAndNoTerminalNothingIsWritten) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir tmp("piprov-clone");
+  const auto img = make_clone_image(tmp.path);
+  LoopDevice src(img, 0);
+  auto dst = clone_target_loop(tmp.path / "dst", 64ull << 20);
+  const std::string before = run("sha256sum < " + dst->path).out;
+  auto r = clone_run(src.path + " " + dst->path + " < /dev/null");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("pass --yes"), std::string::npos) << r.err;
+  EXPECT_EQ(run("sha256sum < " + dst->path).out, before) << "TARGET changed";
+}
+
 TEST(Clone, FileSystemMarkedWithErrorsIsRefusedUnlessForce) {
   PIPROV_REQUIRE_LOOP();
   PIPROV_REQUIRE_TOOL("tune2fs");
