@@ -184,7 +184,8 @@ void finish_all_targets(CloneResult& r, const std::function<void(CloneTarget&)>&
 }
 
 /// A mounted SOURCE: copied file by file onto every TARGET (clone_live.hpp).
-CloneResult run_live_clone(const CloneOptions& o, const CloneLayout& layout, std::vector<image::TargetInfo> infos) {
+CloneResult run_live_clone(const CloneOptions& o, const CloneLayout& layout,
+                           const std::vector<image::TargetInfo>& infos) {
   const Disk d = probe_disk(o.source);
   check_live_source(d);
   if (layout.table.empty())
@@ -202,7 +203,7 @@ CloneResult run_live_clone(const CloneOptions& o, const CloneLayout& layout, std
   r.copy_bytes = l.copy_bytes;
   r.table = l.table;
   const auto t0 = CloneClock::now();
-  for (auto& info : infos) {
+  for (const auto& info : infos) {
     CloneTarget t;
     t.target = info.path;
     t.write.target = info.path;
@@ -241,7 +242,7 @@ CloneResult run_clone(const CloneOptions& o) {
 
   const CloneLayout layout = read_clone_layout(o.source);
   refuse_small_targets(infos, layout, o.source);
-  if (source && !source->mounted.empty()) return run_live_clone(o, layout, std::move(infos));
+  if (source && !source->mounted.empty()) return run_live_clone(o, layout, infos);
   auto reader = image::open_disk_reader(o.source, layout.copy_bytes);
   image::SkipFilter filter([&reader](std::span<std::byte> out, std::uint64_t offset) { reader->read_at(out, offset); },
                            reader->size());
