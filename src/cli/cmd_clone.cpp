@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/identity_options.hpp"
 #include "cli/progress_render.hpp"
 #include "cli/write_options.hpp"
 #include "core/finding.hpp"
@@ -37,6 +38,10 @@ void add_clone_command(CLI::App& app, Globals&, int& exit_code) {
       "Skip reading the targets back and comparing (verify is on by default)");
   add_progress_option(cmd, a->progress);
   cmd->add_option("--threads", a->opts.threads, "Reader threads (default: all cores)")->check(CLI::Range(0u, 256u));
+  cmd->add_flag("--new-identity", a->opts.new_identity,
+                "Give each target its own identity (a fleet from a golden node): a cloud-init seed from the identity "
+                "options below and a new machine-id; default: the same node on another disk");
+  add_identity_options(cmd, a->opts.identity);
   cmd->add_flag("--json", a->json, "Print the result as JSON on stdout");
   cmd->callback([a, &exit_code] {
     ProgressRenderer progress(resolve_on_stderr(a->progress));

@@ -175,6 +175,23 @@ void finish_all_targets(CloneResult& r, const std::function<void(CloneTarget&)>&
   for (auto& th : threads) th.join();
 }
 
+/// --new-identity: one seed per TARGET from provision's identity options (plan_seeds(): every option and file
+/// checked before the first byte); identity options without --new-identity are refused.
+std::vector<provision::SeedPlan> plan_clone_seeds(const CloneOptions& o) {
+  if (!o.new_identity) {
+    if (o.identity.any())
+      throw Error(ErrorKind::Usage,
+                  "identity options (--hostname, --user, ...) give each TARGET its own identity: add --new-identity "
+                  "(without it the clone is the same node as SOURCE)");
+    return {};
+  }
+  if (!o.identity.any())
+    throw Error(ErrorKind::Usage,
+                "--new-identity needs provision's identity options, at least --hostname (e.g. --hostname "
+                "'node{2..4}'): they make each TARGET's cloud-init seed");
+  return provision::plan_seeds(o.identity, o.targets);
+}
+
 /// The error when no TARGET got through: the first one's kind, a line per TARGET.
 [[noreturn]] void throw_none_cloned(const CloneResult& r) {
   std::vector<std::string> lines;
@@ -185,7 +202,7 @@ void finish_all_targets(CloneResult& r, const std::function<void(CloneTarget&)>&
 
 /// A mounted SOURCE: copied file by file onto every TARGET (clone_live.hpp).
 CloneResult run_live_clone(const CloneOptions& o, const CloneLayout& layout,
-                           const std::vector<image::TargetInfo>& infos) {
+                           const std::vector<image::TargetInfo>& infos, const std::vector<provision::SeedPlan>& seeds) {
   const Disk d = probe_disk(o.source);
   check_live_source(d);
   if (layout.table.empty())
@@ -209,6 +226,7 @@ CloneResult run_live_clone(const CloneOptions& o, const CloneLayout& layout,
     t.write.target = info.path;
     t.write.ok = true;
     if (!info.disk.mounted().empty()) t.write.unmounted = image::unmount_target(info);  // --unmount (the guard)
+    if (!seeds.empty()) t.seed = seeds[r.targets.size()];
     r.targets.push_back(std::move(t));
   }
   finish_all_targets(r, [&l, &d](CloneTarget& t) { clone_live_target(l, d, t); });
@@ -229,6 +247,7 @@ CloneResult run_clone(const CloneOptions& o) {
   const std::optional<WriteSubject> source = inspect_source_disk(o.source);
   refuse_source_as_target(o);
   check_clone_targets(o);
+  const std::vector<provision::SeedPlan> seeds = plan_clone_seeds(o);
   image::WriteOptions wo;
   wo.image = o.source;
   wo.targets = o.targets;
@@ -242,7 +261,7 @@ CloneResult run_clone(const CloneOptions& o) {
 
   const CloneLayout layout = read_clone_layout(o.source);
   refuse_small_targets(infos, layout, o.source);
-  if (source && !source->mounted.empty()) return run_live_clone(o, layout, infos);
+  if (source && !source->mounted.empty()) return run_live_clone(o, layout, infos, seeds);
   auto reader = image::open_disk_reader(o.source, layout.copy_bytes);
   image::SkipFilter filter([&reader](std::span<std::byte> out, std::uint64_t offset) { reader->read_at(out, offset); },
                            reader->size());
@@ -269,6 +288,7 @@ CloneResult run_clone(const CloneOptions& o) {
     t.write = w;
     t.error_kind = w.error_kind;
     t.error = w.error;
+    if (!seeds.empty()) t.seed = seeds[r.targets.size()];
     r.targets.push_back(std::move(t));
   }
   finish_all_targets(r, [&l](CloneTarget& t) { finish_clone_target(l, t); });

@@ -15,6 +15,7 @@
 // mounted SOURCE is copied file by file instead (clone_live.hpp).
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@
 #include "image/disk_identity.hpp"
 #include "image/skip_filter.hpp"
 #include "image/write.hpp"
+#include "provision/cloud_init.hpp"
+#include "provision/identity.hpp"
 
 namespace piprov::keep {
 
@@ -37,7 +40,12 @@ struct CloneOptions {
   bool force = false;                ///< --force: copy a file system marked with errors (read in full)
   bool verify = true;                ///< read every TARGET back and compare (--no-verify turns off)
   unsigned threads = 0;              ///< reader threads (0 = online CPUs)
-  ProgressSink progress;             ///< write's phases (write, verify) per TARGET
+  /// --new-identity: each TARGET becomes a node of its own (a fleet from a golden node): provision's identity
+  /// options (`identity`, at least one required) give it a cloud-init NoCloud seed with a new instance-id, and its
+  /// /etc/machine-id is emptied (machine-id(5): a new one is made at the next boot). Default: the node's own.
+  bool new_identity = false;
+  provision::IdentityOptions identity;
+  ProgressSink progress;  ///< write's phases (write, verify) per TARGET
   /// Asked once with every TARGET described unless assume_yes; empty and
   /// !assume_yes: refused (Error{Usage}).
   std::function<bool(const std::string& summary)> confirm;
@@ -61,6 +69,9 @@ struct CloneTarget {
   /// A live SOURCE (clone_live.hpp): per partition, how it was copied
   /// ("partition 2 (ext4 on /): made anew with its label, UUID and features; files copied with rsync -aHAXx").
   std::vector<std::string> copied;
+  std::optional<provision::SeedPlan> seed;  ///< --new-identity: this TARGET's seed
+  std::vector<std::string> seed_files;      ///< the seed's files written on the boot partition
+  std::string identity_line;                ///< --new-identity: what was changed
 };
 
 struct CloneResult {

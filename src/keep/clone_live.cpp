@@ -90,7 +90,7 @@ void live_copy_files(const Partition& from, const std::string& to) {
   argv.push_back(dir.string() + "/");
   run_program_or_throw(argv, {24});
   provision::sync_fs(dir);
-  guard.unmount_all();
+  unmount_clone_mounts(guard);
   if (!guard.problems.empty()) throw Error(ErrorKind::Io, guard.problems.front());
 }
 

@@ -29,6 +29,7 @@ std::string clone_target_lines(const CloneTarget& t) {
                      t.identity.new_id);
   s += t.rewritten.empty() ? std::string("; no PARTUUID= to rewrite")
                            : "; PARTUUID= rewritten in " + join(t.rewritten, ", ");
+  if (!t.identity_line.empty()) s += "\n" + t.target + ": " + t.identity_line;
   s += "\n" + t.target + ": " + t.check_line;
   if (t.checked && !t.check.ok()) s += "\n" + findings_text(t.check.findings);
   return s;
@@ -94,7 +95,10 @@ nlohmann::json clone_result_json(const CloneResult& r) {
                          {"summary", t.check_line},
                          {"findings", t.checked ? findings_json(t.check.findings) : nlohmann::json::array()}}},
                        {"steps_seconds", t.steps_seconds},
-                       {"copied", t.copied}});
+                       {"copied", t.copied},
+                       {"seed_files", t.seed_files},
+                       {"hostname", t.seed ? t.seed->hostname : ""},
+                       {"instance_id", t.seed ? t.seed->instance_id : ""}});
   return {{"schema", "piprov.clone/1"},
           {"source", r.source},
           {"source_bytes", r.source_bytes},

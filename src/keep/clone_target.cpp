@@ -7,12 +7,15 @@
 #include <zlib.h>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include "boot/check.hpp"
 #include "boot/fat_tools.hpp"
+#include "core/atomic_file.hpp"
 #include "core/blockdev.hpp"
 #include "core/cancel.hpp"
 #include "core/error.hpp"
@@ -25,6 +28,7 @@
 #include "core/write_guard.hpp"
 #include "image/disk_identity.hpp"
 #include "image/partitions.hpp"
+#include "provision/cloud_init.hpp"
 #include "provision/disk_mounts.hpp"
 #include "provision/first_boot.hpp"
 
@@ -89,7 +93,48 @@ std::pair<const Partition*, const Partition*> clone_boot_root(const Disk& d) {
   return {boot, root};
 }
 
+/// --new-identity on the mounted TARGET: the cloud-init seed on the boot
+/// partition (a new instance-id: cloud-init runs its per-instance modules
+/// again, new SSH host keys among them: cloud-init docs, module ssh,
+/// ssh_deletekeys) and /etc/machine-id emptied (machine-id(5): an empty file
+/// is filled with a new ID at boot; /var/lib/dbus/machine-id, when a file of
+/// its own, removed).
+void give_new_identity(CloneTarget& t, const fs::path& boot_dir, const fs::path& root_dir) {
+  if (std::string why = provision::cloud_init_missing(root_dir); !why.empty())
+    throw Error(ErrorKind::Usage, why +
+                                      "; --new-identity needs cloud-init on the node (Ubuntu, Raspberry Pi OS "
+                                      "trixie): the clone is written, as the same node as SOURCE");
+  t.seed_files = provision::write_seed(*t.seed, boot_dir);
+  if (!t.seed->wifi_country.empty()) provision::set_wifi_regdom(boot_dir, t.seed->wifi_country);
+  std::error_code ec;
+  if (fs::exists(root_dir / "etc/machine-id", ec)) atomic_write(root_dir / "etc/machine-id", "");
+  const fs::path dbus = root_dir / "var/lib/dbus/machine-id";
+  if (!fs::is_symlink(dbus, ec) && fs::is_regular_file(dbus, ec)) fs::remove(dbus, ec);
+  t.identity_line = fmt::format(
+      "new identity: cloud-init seed ({}) for {}instance-id {}; /etc/machine-id emptied "
+      "(a new one at the next boot)",
+      join(t.seed_files, ", "), t.seed->hostname.empty() ? "" : t.seed->hostname + ", ", t.seed->instance_id);
+}
+
 }  // namespace
+
+void unmount_clone_mounts(provision::MountGuard& guard) {
+  while (!guard.mounted.empty()) {
+    for (int attempt = 0;; ++attempt) {
+      try {
+        unmount_filesystem(guard.mounted.back());
+        break;
+      } catch (const Error& e) {
+        if (e.sys_errno() != EBUSY || attempt >= 50) return guard.unmount_all();  // says what is still mounted
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    std::error_code ec;
+    fs::remove(guard.mounted.back(), ec);
+    guard.mounted.pop_back();
+  }
+  guard.unmount_all();  // removes the temp dir
+}
 
 void grow_ext_to_partition(const std::string& part) {
   run_program_or_throw({"e2fsck", "-fy", part}, {1});  // 1: errors corrected
@@ -153,6 +198,10 @@ void rewrite_and_check(CloneTarget& t) {
   const provision::SeedOutcome so = provision::rewrite_partuuid_references(boot_dir, root_dir, t.identity);
   t.rewritten = so.rewritten;
   t.partuuid_references = so.partuuid_references;
+  if (t.seed) {
+    if (!root_part) throw Error(ErrorKind::Usage, "--new-identity: no ext2/3/4 root file system on " + t.target);
+    give_new_identity(t, boot_dir, root_dir);
+  }
   if (fs::exists(boot_dir / "config.txt") || fs::exists(boot_dir / "autoboot.txt")) {
     boot::CheckOptions co;
     co.boot_dir = boot_dir;
@@ -172,7 +221,7 @@ void rewrite_and_check(CloneTarget& t) {
   else if (boot_part)
     provision::sync_fs(boot_dir);
   if (root_part) provision::sync_fs(root_dir);
-  guard.unmount_all();
+  unmount_clone_mounts(guard);
   if (!guard.problems.empty()) throw Error(ErrorKind::Io, guard.problems.front());
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "keep/clone.hpp"
+#include "provision/disk_mounts.hpp"
 
 namespace piprov::keep {
 
@@ -30,6 +31,13 @@ struct CloneLayout {
 /// Bytes a GPT's backup entries and header take at the end of a disk (33
 /// sectors of 512 bytes: UEFI 2.10 5.3.2, 16 KiB of entries and the header).
 inline constexpr std::uint64_t kGptBackupBytes = 33 * 512;
+
+/// Unmounts `guard`'s mounts, each retried for up to 5 s while it is busy
+/// (EBUSY: a process such as udev's blkid or a file walker has something open
+/// on it for a moment; several TARGETs are finished at once), then removes its
+/// temp dir (MountGuard::unmount_all(), which records what stays mounted in
+/// guard.problems). Never throws Error.
+void unmount_clone_mounts(provision::MountGuard& guard);
 
 /// e2fsck -fy, then resize2fs of the ext2/3/4 on the partition `part` (to fill it). Throws Error{Io}.
 void grow_ext_to_partition(const std::string& part);

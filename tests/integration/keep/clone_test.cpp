@@ -29,7 +29,8 @@ std::filesystem::path make_clone_image(const std::filesystem::path& dir, const s
                                        std::uint64_t bytes = kCloneSrcBytes, int big_mib = 12) {
   const auto img = dir / "src.img";
   sh("cd " + q(dir.string()) +
-     "\nmkdir -p root/etc root/dir boot\n"
+     "\nmkdir -p root/etc/cloud root/usr/bin root/dir boot\n"
+     "printf '#!/bin/sh\\n' > root/usr/bin/cloud-init\necho 0123456789abcdef0123456789abcdef > root/etc/machine-id\n"
      "head -c " +
      std::to_string(big_mib) +
      "M /dev/urandom > root/big.bin\nhead -c 5M /dev/urandom > root/dir/mid.bin\n"
@@ -130,6 +131,48 @@ TEST(Clone, OntoALargerDiskCopiesUsedBlocksGrowsTheRootAndRenewsTheDiskIdentifie
   auto fa = read_tree(tmp.path / "srcboot"), fb = read_tree(tmp.path / "dstboot");
   EXPECT_TRUE(fa["kernel8.img"] == fb["kernel8.img"]);
   EXPECT_EQ(fb["cmdline.txt"], "console=serial0,115200 root=PARTUUID=" + id + "-02 rootfstype=ext4 rootwait\n");
+}
+
+// --new-identity: each TARGET its own node (a fleet from a golden node):
+// provision's cloud-init seed with its host name on the boot partition, an
+// empty /etc/machine-id; identity options without --new-identity are refused.
+TEST(Clone, NewIdentityGivesEachTargetItsOwnSeedAndMachineId) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir tmp("piprov-clone");
+  const auto img = make_clone_image(tmp.path);
+  LoopDevice src(img, 0);
+  auto d1 = clone_target_loop(tmp.path / "d1", 64ull << 20);
+  auto d2 = clone_target_loop(tmp.path / "d2", 64ull << 20);
+  auto refused = clone_run("--yes --hostname node2 " + src.path + " " + d1->path);
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("add --new-identity"), std::string::npos) << refused.err;
+  auto r =
+      clone_run("--yes --json --new-identity --hostname 'node{2..3}' " + src.path + " " + d1->path + " " + d2->path);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  int n = 2;
+  std::set<std::string> instance_ids;
+  for (const auto* dev : {d1.get(), d2.get()}) {
+    const auto& t = j["targets"][n - 2];
+    EXPECT_EQ(t["hostname"], "node" + std::to_string(n)) << t.dump();
+    EXPECT_EQ(t["seed_files"], nlohmann::json({"user-data", "network-config", "meta-data"})) << t.dump();
+    instance_ids.insert(t["instance_id"].get<std::string>());
+    wait_for_partitions(dev->path, 2);
+    const auto boot = tmp.path / ("boot" + std::to_string(n));
+    ASSERT_NO_FATAL_FAILURE(copy_fat_out(dev->path + "p1", boot));
+    const std::string meta = read_file(boot / "meta-data");
+    EXPECT_NE(meta.find("local-hostname: \"node" + std::to_string(n) + "\""), std::string::npos) << meta;
+    EXPECT_NE(meta.find(t["instance_id"].get<std::string>()), std::string::npos) << meta;
+    {
+      Mount m(dev->path + "p2", tmp.path / ("root" + std::to_string(n)), "", "ro");
+      EXPECT_EQ(read_file(m.dir / "etc/machine-id"), "");
+    }
+    ++n;
+  }
+  EXPECT_EQ(instance_ids.size(), 2u);
+  wait_for_partitions(src.path, 2);
+  Mount m(src.path + "p2", tmp.path / "srcroot", "", "ro");
+  EXPECT_EQ(read_file(m.dir / "etc/machine-id"), "0123456789abcdef0123456789abcdef\n") << "SOURCE changed";
 }
 
 TEST(Clone, SourceAsTargetIsRefused) {
