@@ -99,7 +99,7 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)           # piprov_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)            # Depends: from dpkg-shlibdeps
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "rpi-eeprom")   # eeprom check --live reads the running config
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "rpi-eeprom, rsync")  # eeprom check --live reads the running config; clone of a live disk copies with rsync
 # Cross builds set CPACK_DEBIAN_PACKAGE_ARCHITECTURE in the toolchain file
 # (cross/debian-multiarch.cmake); natively CPack asks dpkg --print-architecture.
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${PIPROV_MAINT_SCRIPTS})

@@ -31,7 +31,7 @@
 # (skip free) against piprov --full, xz|dd and bmaptool with a bmap.
 # Env: BENCH_DIR (/var/tmp/piprov-bench), ROOT_MIB (1750), FILL_PCT (50), BUILD_DIR (build), RUNS (1), MEDIA,
 # DECODE_ONLY (none: skip bench_decode_only), PROVISION (none: skip bench_provision_parallel),
-# KEEP (none: skip scripts/bench-keep.sh, piprov backup against dd | xz).
+# KEEP (none: skip scripts/bench-keep.sh, piprov backup against dd | xz and piprov clone against dd).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/lib.sh
@@ -222,5 +222,5 @@ bench_provision_parallel() {
 }
 [ "${PROVISION:-}" = none ] || bench_provision_parallel
 [ "${MEDIA:-}" = none ] || BENCH_DIR=$dir ROOT_MIB=$root_mib BUILD_DIR=$build scripts/bench-write-media.sh
-# piprov backup from the emulated microSD against dd | xz (issue 28; KEEP=none: not).
+# piprov backup from the emulated microSD against dd | xz, piprov clone onto an emulated USB SSD against dd (issue 28; KEEP=none: not).
 [ "${KEEP:-}" = none ] || BENCH_DIR=$dir ROOT_MIB=$root_mib BUILD_DIR=$build scripts/bench-keep.sh

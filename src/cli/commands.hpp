@@ -20,6 +20,7 @@ void add_devices_command(CLI::App& app, Globals& globals, int& exit_code);
 void add_write_command(CLI::App& app, Globals& globals, int& exit_code);
 void add_verify_command(CLI::App& app, Globals& globals, int& exit_code);
 void add_backup_command(CLI::App& app, Globals& globals, int& exit_code);
+void add_clone_command(CLI::App& app, Globals& globals, int& exit_code);
 void add_boot_command(CLI::App& app, Globals& globals, int& exit_code);
 void add_provision_command(CLI::App& app, Globals& globals, int& exit_code);
 void add_seed_command(CLI::App& app, Globals& globals, int& exit_code);

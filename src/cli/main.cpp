@@ -29,6 +29,7 @@ constexpr Command kCommands[] = {
     {"write", add_write_command},          // image -> disk or file (cmd_write.cpp)
     {"verify", add_verify_command},        // compare a disk with an image (cmd_verify.cpp)
     {"backup", add_backup_command},        // disk -> image file, used blocks only (cmd_backup.cpp)
+    {"clone", add_clone_command},          // disk -> disks, used blocks only, grown, new disk id (cmd_clone.cpp)
     {"boot", add_boot_command},            // boot patch | check | sync-kernel (cmd_boot.cpp)
     {"provision", add_provision_command},  // write + patch + check (cmd_provision.cpp)
     {"seed", add_seed_command},            // seed check: provision's cloud-init seed check alone (cmd_seed.cpp)

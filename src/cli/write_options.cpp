@@ -9,7 +9,6 @@
 #include "core/error.hpp"
 
 namespace piprov::cli {
-namespace {
 
 /// The default confirmation: the summary and a y/N question on the terminal.
 bool ask_on_terminal(const std::string& summary) {
@@ -25,8 +24,6 @@ bool ask_on_terminal(const std::string& summary) {
   }
   return answer == "y" || answer == "Y" || answer == "yes" || answer == "YES";
 }
-
-}  // namespace
 
 void add_write_options(CLI::App* cmd, image::WriteOptions& o, ProgressMode& progress) {
   cmd->add_option("IMAGE", o.image,

@@ -17,6 +17,10 @@ namespace piprov::cli {
 /// --yes").
 void add_write_options(CLI::App* cmd, image::WriteOptions& opts, ProgressMode& progress);
 
+/// The default confirmation of write, provision and clone: `summary` and a y/N question on stderr, the answer read
+/// from stdin. Throws Error{Usage} ("pass --yes") when stdin is not a terminal, Error{Interrupted} on Ctrl-C.
+bool ask_on_terminal(const std::string& summary);
+
 /// Adds `--progress MODE` (auto, tty, plain, json, none) bound to `mode`.
 void add_progress_option(CLI::App* cmd, ProgressMode& mode);
 

@@ -4,8 +4,10 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <memory>
+#include <thread>
 
 #include "core/error.hpp"
 
@@ -89,11 +91,22 @@ void mount_filesystem(const std::string& source, const std::string& target, cons
 }
 
 void unmount_filesystem(const std::string& target) {
-  std::unique_ptr<libmnt_context, CtxDel> cxt(mnt_new_context());
-  mnt_context_set_target(cxt.get(), target.c_str());
-  mnt_context_disable_mtab(cxt.get(), 1);
-  check_mnt_result(cxt.get(), mnt_context_umount(cxt.get()), "cannot unmount " + target,
-                   " (close programs using it and retry)");
+  // EBUSY is retried for up to 5 s: a program another thread started in that moment (mcopy,
+  // e2fsck, rsync) may have inherited a descriptor of a file on the mount (std::fstream opens
+  // without O_CLOEXEC) and holds it until it ends.
+  for (int attempt = 0;; ++attempt) {
+    std::unique_ptr<libmnt_context, CtxDel> cxt(mnt_new_context());
+    mnt_context_set_target(cxt.get(), target.c_str());
+    mnt_context_disable_mtab(cxt.get(), 1);
+    try {
+      check_mnt_result(cxt.get(), mnt_context_umount(cxt.get()), "cannot unmount " + target,
+                       " (close programs using it and retry)");
+      return;
+    } catch (const Error& e) {
+      if (e.sys_errno() != EBUSY || attempt >= 50) throw;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
 }
 
 }  // namespace piprov

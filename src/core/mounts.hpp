@@ -30,7 +30,8 @@ std::vector<dev_t> active_swap_devices();
 void mount_filesystem(const std::string& source, const std::string& target, const std::string& fstype = "auto",
                       const std::string& options = "");
 
-/// Unmounts `target` (a mount point). Throws Error{Io} with the reason (e.g. EBUSY).
+/// Unmounts `target` (a mount point); EBUSY is retried for up to 5 s (a short-lived child
+/// holding an inherited descriptor). Throws Error{Io} with the reason (e.g. EBUSY).
 void unmount_filesystem(const std::string& target);
 
 }  // namespace piprov

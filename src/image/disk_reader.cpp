@@ -74,7 +74,7 @@ class DiskImageReader final : public ImageReader {
 
 }  // namespace
 
-std::unique_ptr<ImageReader> open_disk_reader(const std::string& path) {
+std::unique_ptr<ImageReader> open_disk_reader(const std::string& path, std::uint64_t length) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     if (errno == ENOENT)
@@ -101,7 +101,10 @@ std::unique_ptr<ImageReader> open_disk_reader(const std::string& path) {
     fd.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd) throw io_error("cannot open " + path, errno);
   }
-  return std::make_unique<DiskImageReader>(path, std::move(fd), size, direct);
+  if (length > size)
+    throw Error(ErrorKind::Usage,
+                fmt::format("{} ends at byte {}, before byte {} that was asked for", path, size, length));
+  return std::make_unique<DiskImageReader>(path, std::move(fd), length ? length : size, direct);
 }
 
 }  // namespace piprov::image

@@ -5,6 +5,7 @@
 // allows it (open(2) "O_DIRECT": transfers aligned to the logical block
 // size), through an aligned bounce buffer, so a whole-disk read neither
 // fills nor comes from the page cache.
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -16,6 +17,8 @@ namespace piprov::image {
 /// is the device's size (BLKGETSIZE64, ioctl_list(2)) or the file's; format()
 /// is Format::Raw. Throws Error{Usage} (missing, neither a block device nor a
 /// regular file, empty), Error{Io} (open/ioctl errors, naming the path).
-std::unique_ptr<ImageReader> open_disk_reader(const std::string& path);
+/// `length` (0 = the whole disk): the reader ends there (clone reads a disk
+/// up to the end of its last partition); Error{Usage} when the disk is shorter.
+std::unique_ptr<ImageReader> open_disk_reader(const std::string& path, std::uint64_t length = 0);
 
 }  // namespace piprov::image

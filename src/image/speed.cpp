@@ -16,10 +16,15 @@ std::string decode_note(const Source& src) {
 }
 
 SpeedReport speed_report(const Source& src, double decoder_waited, const std::vector<TargetOutcome>& targets) {
-  SpeedReport r;
+  SpeedReport r = waits_report(decoder_waited, targets);
   r.xz_blocks = src.format() == Format::Xz ? src.blocks() : 0;
   r.usable_threads = src.threads();
   r.decode_note = decode_note(src);
+  return r;
+}
+
+SpeedReport waits_report(double decoder_waited, const std::vector<TargetOutcome>& targets) {
+  SpeedReport r;
   r.decoder_waited_seconds = decoder_waited;
   double slowest = -1;
   for (const auto& t : targets) {

@@ -21,6 +21,10 @@ std::string decode_note(const Source& src);
 /// seconds the decoder had no free buffer.
 SpeedReport speed_report(const Source& src, double decoder_waited, const std::vector<TargetOutcome>& targets);
 
+/// speed_report() without a Source (a disk read through the reader feed:
+/// `piprov clone`): the waits, the slowest target and the verdict only.
+SpeedReport waits_report(double decoder_waited, const std::vector<TargetOutcome>& targets);
+
 /// The report of a write through the reader feed (issue 27): the decode
 /// note says how many blocks were decoded on how many threads ("412 blocks:
 /// decoded on 2 threads (150 of them; 262 wholly in free space not

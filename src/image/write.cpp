@@ -249,6 +249,32 @@ void finish_all(const WriteOptions& o, std::vector<Job>& jobs, const Stream& s, 
     if (j.failed && j.out.error_kind == ErrorKind::Interrupted) throw Error(ErrorKind::Interrupted, j.out.error);
 }
 
+/// The stream's and every job's outcome into `r` (after finish_all()).
+void collect_outcomes(const WriteOptions& o, const Stream& s, std::vector<Job>& jobs, const SkipFilter* filter,
+                      WriteResult& r) {
+  r.image_bytes = s.total;
+  r.xxh3_128 = s.xxh3_128;
+  r.full = o.full;
+  if (filter) {
+    r.skipped_bytes = filter->map().skipped_bytes();
+    r.partitions = filter->partitions();
+    r.skip_note = filter->note();
+  }
+  r.skip_line = skip_summary(r.full, r.image_bytes, r.skipped_bytes, r.partitions, r.skip_note);
+  for (auto& j : jobs) {
+    // A disk that took no discard keeps its old bytes where the image is free:
+    // say so on the summary line (docs/write.md "Free space").
+    if (j.out.ok && !j.info.is_file && j.out.bytes_skipped > j.out.bytes_discarded)
+      r.skip_line += fmt::format(
+          "; not discarded on {} (no discard support): its skipped free space still holds the disk's old data "
+          "(--full overwrites it)",
+          j.out.target);
+    r.write_seconds = std::max(r.write_seconds, j.out.write_seconds);
+    r.verify_seconds = std::max(r.verify_seconds, j.out.verify_seconds);
+    r.targets.push_back(std::move(j.out));
+  }
+}
+
 }  // namespace
 
 Error no_target_written(const WriteResult& r) {
@@ -357,28 +383,7 @@ WriteResult run_write(PreparedWrite prepared) {
                jobs, s.total);
   }
   finish_all(o, jobs, s, start, sink);
-
-  r.image_bytes = s.total;
-  r.xxh3_128 = s.xxh3_128;
-  r.full = o.full;
-  if (filter) {
-    r.skipped_bytes = filter->map().skipped_bytes();
-    r.partitions = filter->partitions();
-    r.skip_note = filter->note();
-  }
-  r.skip_line = skip_summary(r.full, r.image_bytes, r.skipped_bytes, r.partitions, r.skip_note);
-  for (auto& j : jobs) {
-    // A disk that took no discard keeps its old bytes where the image is free:
-    // say so on the summary line (docs/write.md "Free space").
-    if (j.out.ok && !j.info.is_file && j.out.bytes_skipped > j.out.bytes_discarded)
-      r.skip_line += fmt::format(
-          "; not discarded on {} (no discard support): its skipped free space still holds the disk's old data "
-          "(--full overwrites it)",
-          j.out.target);
-    r.write_seconds = std::max(r.write_seconds, j.out.write_seconds);
-    r.verify_seconds = std::max(r.verify_seconds, j.out.verify_seconds);
-    r.targets.push_back(std::move(j.out));
-  }
+  collect_outcomes(o, s, jobs, filter.get(), r);
   r.speed = speed_report(*src, s.decoder_waited, r.targets);
   if (feed) {
     r.decode = feed->stats();
@@ -386,6 +391,29 @@ WriteResult run_write(PreparedWrite prepared) {
     r.decoder_threads = feed->threads();
     apply_feed(r.speed, r.decode, reader->format(), feed->threads(), r.targets.size());
   }
+  if (r.succeeded() == 0 && !o.return_when_all_fail) throw no_target_written(r);
+  return r;
+}
+
+WriteResult write_from_reader(const WriteOptions& o, std::vector<TargetInfo> targets, ImageReader& reader,
+                              SkipFilter* filter) {
+  WriteResult r;
+  r.image = o.image;
+  r.format = to_string(reader.format());
+  r.input_bytes = reader.size();
+  r.random_access = true;
+  const ProgressSink sink = serialised_sink(o.progress);
+  std::vector<Job> jobs = open_jobs(o, std::move(targets), filter ? &filter->map() : nullptr);
+  auto start = Clock::now();
+  ReaderFeed feed(reader, filter ? &filter->map() : nullptr, o.threads);
+  Stream s = decode_and_write(o, feed_path(feed, reader.size()), jobs, sink, filter);
+  finish_all(o, jobs, s, start, sink);
+  collect_outcomes(o, s, jobs, filter, r);
+  r.speed = waits_report(s.decoder_waited, r.targets);
+  r.decode = feed.stats();
+  r.decode_line = feed_summary(r.decode, reader.format());
+  r.decoder_threads = feed.threads();
+  apply_feed(r.speed, r.decode, reader.format(), feed.threads(), r.targets.size());
   if (r.succeeded() == 0 && !o.return_when_all_fail) throw no_target_written(r);
   return r;
 }

@@ -23,6 +23,7 @@
 #include "image/partition_table.hpp"
 #include "image/reader_feed.hpp"
 #include "image/skip_filter.hpp"
+#include "image/target.hpp"
 #include "image/usb_link.hpp"
 
 namespace piprov::image {
@@ -187,6 +188,18 @@ class PreparedWrite {
 /// several targets the message has one line per target. Interrupted (Ctrl-C;
 /// says how far it got).
 WriteResult write_image(const WriteOptions& options);
+
+/// The writing half of write_image() for a source already open as a
+/// random-access reader (`piprov clone`, issue 28: a disk read up to the end
+/// of its last partition): `targets` checked by check_targets()
+/// (write_targets.hpp), sized and confirmed by the caller; the reader's bytes
+/// [0, reader.size()) go through a ReaderFeed (only what `filter`'s map does
+/// not skip is read; nullptr: every byte) to one writer per target (first MiB
+/// last, fdatasync, BLKRRPART), then read back and compared when o.verify.
+/// o.image names the source in messages; the IMAGE-only options (sha256,
+/// full, confirm) are not used. Throws as write_image() after its checks.
+WriteResult write_from_reader(const WriteOptions& o, std::vector<TargetInfo> targets, ImageReader& reader,
+                              SkipFilter* filter);
 
 /// The error write_image() throws when every target failed: the first
 /// target's kind, one line per target. Call only when r.succeeded() == 0.

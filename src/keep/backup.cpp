@@ -19,6 +19,7 @@
 #include "image/image_fs.hpp"
 #include "keep/encoder.hpp"
 #include "keep/shrink.hpp"
+#include "keep/source_disk.hpp"
 
 namespace piprov::keep {
 
@@ -30,14 +31,6 @@ using BackupClock = std::chrono::steady_clock;
 
 double backup_seconds_since(BackupClock::time_point t0) {
   return std::chrono::duration<double>(BackupClock::now() - t0).count();
-}
-
-/// The write guard's facts about DISK (a read intent: partitions, missing
-/// paths and other kinds refused); nullopt for an image file.
-std::optional<WriteSubject> inspect_backup_source(const std::string& disk) {
-  struct stat st {};
-  if (::stat(disk.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return std::nullopt;
-  return check_write(disk, WriteIntent::ReadDisk);
 }
 
 /// A disk with a mounted file system is refused (its file systems change while they are read).
@@ -68,20 +61,6 @@ void refuse_out_on_source(const std::string& disk, const std::string& disk_name,
   if (::stat(disk.c_str(), &sst) == 0 && ::stat(out.c_str(), &ost) == 0 && sst.st_dev == ost.st_dev &&
       sst.st_ino == ost.st_ino)
     throw Error(ErrorKind::Usage, fmt::format("{} is {} itself: give OUT another name", out, disk));
-}
-
-/// A file system e2fsck must see first is refused unless --force.
-void refuse_damaged(const std::vector<image::PartitionSkip>& parts, const std::string& disk, bool force) {
-  if (force) return;
-  for (const auto& p : parts) {
-    if (p.full_reason.find(image::kExtHasErrors) == std::string::npos &&
-        p.full_reason.find(image::kExtNeedsRecovery) == std::string::npos)
-      continue;
-    throw Error(ErrorKind::Usage,
-                fmt::format("partition {} of {} ({}): {}; run e2fsck on it first (e2fsck -f), or give --force to "
-                            "back it up as it is (read in full)",
-                            p.number, disk, p.fs.empty() ? p.type : p.fs, p.full_reason));
-  }
 }
 
 std::string backup_limit(const BackupResult& r) {
@@ -186,7 +165,7 @@ BackupResult run_backup(const BackupOptions& o) {
   if (o.disk.empty() || o.out.empty()) throw Error(ErrorKind::Usage, "backup needs DISK and OUT");
   refuse_out_not_a_file(o.out);
   const OutFormat f = out_format_for(o.out);
-  const std::optional<WriteSubject> source = inspect_backup_source(o.disk);
+  const std::optional<WriteSubject> source = inspect_source_disk(o.disk);
   check_output_file(o.out, "OUT");
   refuse_out_on_source(o.disk, source ? source->disk.name : "", o.out);
   refuse_mounted_source(o.disk, source);
@@ -204,7 +183,7 @@ BackupResult run_backup(const BackupOptions& o) {
                            reader->size(), image::read_partition_table(*reader, std::nullopt));
   r.partitions = filter.partitions();
   r.note = filter.note();
-  refuse_damaged(r.partitions, o.disk, o.force);
+  refuse_damaged_source(r.partitions, o.disk, o.force, "back it up");
 
   const auto t0 = BackupClock::now();
   BackupPass pass{o, t0};

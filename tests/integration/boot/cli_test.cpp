@@ -56,8 +56,8 @@ TEST(BootCli, UnknownOrMissingCommandIsNamed) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(
       r.err.find(
-          "unknown command 'bnech': piprov has devices, write, verify, backup, boot, provision, seed, eeprom, bench, "
-          "report; did you mean piprov bench?"),
+          "unknown command 'bnech': piprov has devices, write, verify, backup, clone, boot, provision, seed, eeprom, "
+          "bench, report; did you mean piprov bench?"),
       std::string::npos)
       << r.err;
   r = run(bin + " eeprom");
