@@ -27,7 +27,7 @@ FatDir autoboot_view(const Partition& p) {
   FatDirOptions o;
   o.mountpoint = p.mountpoints.empty() ? "" : p.mountpoints.front();
   o.temp_name = "autoboot";
-  return FatDir(p.path, std::move(o));
+  return FatDir(p.path, o);
 }
 
 Finding autoboot_finding(Severity s, std::string rule, std::string msg, std::string fix = "",

@@ -124,7 +124,7 @@ std::vector<std::string> fat_write_back(const std::string& device, const fs::pat
   return actions;
 }
 
-FatDir::FatDir(std::string device, FatDirOptions o) : device_(std::move(device)), writable_(o.writable) {
+FatDir::FatDir(std::string device, const FatDirOptions& o) : device_(std::move(device)), writable_(o.writable) {
   if (!o.mountpoint.empty() && !o.writable) {
     dir_ = o.mountpoint;
     return;

@@ -65,7 +65,7 @@ class FatDir {
  public:
   /// Throws Error{Io}: mount(2)'s error (libmount's message, errno kept) when no
   /// copy is possible, mtools' message when the copy fails.
-  FatDir(std::string device, FatDirOptions o);
+  FatDir(std::string device, const FatDirOptions& o);
   ~FatDir();
   FatDir(const FatDir&) = delete;
   FatDir& operator=(const FatDir&) = delete;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/cancel.hpp"
+#include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 
@@ -267,15 +268,13 @@ class GzEncoder final : public Encoder {
 
 }  // namespace
 
-std::string out_format_name(OutFormat f) {
-  switch (f) {
-    case OutFormat::Raw: return "raw";
-    case OutFormat::Xz: return "xz";
-    case OutFormat::Zstd: return "zstd";
-    case OutFormat::Gzip: return "gzip";
-  }
-  return "raw";
-}
+namespace {
+/// OUT's formats by name, as image/source.hpp names the formats write reads.
+constexpr EnumName<OutFormat> kOutFormatNames[] = {
+    {OutFormat::Raw, "raw"}, {OutFormat::Xz, "xz"}, {OutFormat::Zstd, "zstd"}, {OutFormat::Gzip, "gzip"}};
+}  // namespace
+
+std::string out_format_name(OutFormat f) { return std::string(enum_name(kOutFormatNames, f)); }
 
 OutFormat out_format_for(const std::string& out) {
   if (name_ends_with(out, ".img.xz")) return OutFormat::Xz;

@@ -121,7 +121,7 @@ void ImageTree::read() {
       boot::FatDirOptions copy;
       copy.mount = false;  // a memory file: mtools reads it, the kernel would need a loop device
       copy.dir = boot_dir_;
-      boot_.emplace(fmt::format("/proc/{}/fd/{}", ::getpid(), part.get()), std::move(copy));
+      boot_.emplace(fmt::format("/proc/{}/fd/{}", ::getpid(), part.get()), copy);
     }
     if (auto root = image::open_root_fs(*reader_, &root_note_)) {
       const fs::path root_dir = tmp_ / "root";

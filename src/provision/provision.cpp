@@ -186,7 +186,7 @@ void TargetRun::mount() {
   boot::FatDirOptions fat;
   fat.writable = true;
   fat.dir = boot_dir_;
-  boot_fat_.emplace(boot_.path, std::move(fat));
+  boot_fat_.emplace(boot_.path, fat);
   via_mtools_ = boot_fat_->copied();
   step.done(via_mtools_
                 ? root_.path + " on " + root_dir_.string() + "; this kernel cannot mount vfat, so " + boot_.path +

@@ -72,6 +72,7 @@ TEST_P(BackupFormats, BackupThenWriteGivesTheSameFilesAndDecodesOnlyWhatIsWritte
   auto w = write_json(out, dst->path, "--sha256-file " + q(out + ".sha256"));
   ASSERT_TRUE(w.contains("decode")) << w.dump();
   EXPECT_EQ(w["sha256"], j["sha256"]);
+  EXPECT_EQ(j["format"], w["format"]);  // backup names OUT's format as write names what it reads
   if (GetParam() == ".img.xz" || GetParam() == ".img.zst") {
     // Independent blocks/frames: those wholly in free space are never decoded.
     EXPECT_GT(w["decode"]["units_not_decoded"].get<std::uint64_t>(), 0u) << w.dump();
