@@ -226,15 +226,7 @@ std::string backup_summary(const BackupResult& r) {
 }
 
 nlohmann::json backup_result_json(const BackupResult& r) {
-  nlohmann::json parts = nlohmann::json::array();
-  for (const auto& p : r.partitions)
-    parts.push_back({{"number", p.number},
-                     {"type", p.type},
-                     {"fs", p.fs},
-                     {"label", p.label},
-                     {"size", p.size},
-                     {"skipped_bytes", p.skipped_bytes},
-                     {"full_reason", p.full_reason}});
+  const nlohmann::json parts = source_partitions_json(r.partitions);
   return {{"schema", "piprov.backup/1"},
           {"disk", r.disk},
           {"out", r.out},

@@ -7,6 +7,7 @@
 #include "core/strings.hpp"
 #include "core/units.hpp"
 #include "keep/clone.hpp"
+#include "keep/source_disk.hpp"
 
 namespace piprov::keep {
 
@@ -63,15 +64,7 @@ std::string clone_summary(const CloneResult& r) {
 }
 
 nlohmann::json clone_result_json(const CloneResult& r) {
-  nlohmann::json parts = nlohmann::json::array();
-  for (const auto& p : r.partitions)
-    parts.push_back({{"number", p.number},
-                     {"type", p.type},
-                     {"fs", p.fs},
-                     {"label", p.label},
-                     {"size", p.size},
-                     {"skipped_bytes", p.skipped_bytes},
-                     {"full_reason", p.full_reason}});
+  const nlohmann::json parts = source_partitions_json(r.partitions);
   nlohmann::json targets = nlohmann::json::array();
   for (const auto& t : r.targets)
     targets.push_back({{"target", t.target},

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "image/ext_map.hpp"
@@ -27,6 +28,19 @@ void refuse_damaged_source(const std::vector<image::PartitionSkip>& parts, const
                             "{} as it is (read in full)",
                             p.number, disk, p.fs.empty() ? p.type : p.fs, p.full_reason, verb));
   }
+}
+
+nlohmann::json source_partitions_json(const std::vector<image::PartitionSkip>& parts) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : parts)
+    out.push_back({{"number", p.number},
+                   {"type", p.type},
+                   {"fs", p.fs},
+                   {"label", p.label},
+                   {"size", p.size},
+                   {"skipped_bytes", p.skipped_bytes},
+                   {"full_reason", p.full_reason}});
+  return out;
 }
 
 }  // namespace piprov::keep

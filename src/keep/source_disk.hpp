@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "core/write_guard.hpp"
 #include "image/skip_filter.hpp"
 
@@ -24,5 +26,10 @@ std::optional<WriteSubject> inspect_source_disk(const std::string& disk);
 /// nothing when `force`.
 void refuse_damaged_source(const std::vector<image::PartitionSkip>& parts, const std::string& disk, bool force,
                            std::string_view verb);
+
+/// The source's partitions as backup's and clone's `--json` give them:
+/// [{"number", "type", "fs", "label", "size", "skipped_bytes", "full_reason"}]
+/// (sizes in bytes; "full_reason" "" when the used blocks were found).
+nlohmann::json source_partitions_json(const std::vector<image::PartitionSkip>& parts);
 
 }  // namespace piprov::keep
