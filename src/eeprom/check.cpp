@@ -13,7 +13,7 @@ namespace {
 constexpr const char* kProperties = "Raspberry Pi documentation, eeprom-bootloader: configuration properties";
 constexpr const char* kBootOrderDoc = "Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER";
 
-// The filters a section's settings apply under: "[gpio3=1]", "[pi4][gpio4=1]", "[all]".
+// The filters a section's settings apply under: "[gpio3=1]", "[pi4] then [gpio4=1]", "[all]".
 std::string header(const Section& s) { return s.filters_text(); }
 
 // "21" for a [gpio21=1] section.

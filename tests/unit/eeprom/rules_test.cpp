@@ -174,7 +174,7 @@ TEST(CheckRules, ModelFiltersFollowTheBoard) {
   const char* combined = "[all]\nBOOT_UART=0\nBOOT_ORDER=0xf461\n[pi4]\n[gpio4=1]\nBOOT_ORDER=0xf14\n";
   auto c4 = run(combined, Board::Pi4);
   ASSERT_EQ(c4.boot_order.conditional.size(), 1u);
-  EXPECT_EQ(c4.boot_order.conditional[0].section, "[pi4][gpio4=1]");
+  EXPECT_EQ(c4.boot_order.conditional[0].section, "[pi4] then [gpio4=1]");
   auto c5 = run(combined, Board::Pi5);
   EXPECT_TRUE(c5.boot_order.conditional.empty());
   EXPECT_EQ(ids(c5.findings), (V{"section-never-applies@5:info"}));
