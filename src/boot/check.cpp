@@ -360,7 +360,7 @@ CheckReport check_boot(const CheckOptions& o) {
   auto loader = include_loader(o.boot_dir);
   r.firmware = is_bcm2712(r.resolved.board)
                    ? "the " + c.board + " firmware is in the bootloader EEPROM (no start*.elf on the boot partition)"
-                   : firmware_info(o.boot_dir).summary;
+                   : firmware_info(o.boot_dir, r.resolved.kernel).summary;
   detail::check_kernel(c);
   detail::check_initramfs(c);
   detail::check_config_tree(c, config, kConfigTxt, loader, 0);
