@@ -37,9 +37,11 @@ std::string short_board(PiBoard b) {
   return "Pi";
 }
 
-/// An example root= for the layout's fixes: Ubuntu's LABEL=writable, Debian's LABEL=RASPIROOT,
-/// otherwise the root partition's PARTUUID (what Raspberry Pi OS writes; piprov cannot tell more).
-std::string root_example(const Ctx& c) {
+using detail::root_example;
+
+}  // namespace
+
+std::string detail::root_example(const Ctx& c) {
   switch (c.layout()) {
     case LayoutId::UbuntuUboot:
     case LayoutId::UbuntuDirect:
@@ -50,6 +52,8 @@ std::string root_example(const Ctx& c) {
     default: return "PARTUUID=<the root partition's PARTUUID>";
   }
 }
+
+namespace {
 
 void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
   c.r.cmdline_file = c.r.resolved.cmdline;

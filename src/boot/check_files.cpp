@@ -57,7 +57,10 @@ void check_dtb(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
     Ctx::locate(c.add(Severity::Error, "device-tree-missing",
                       "device_tree=" + dt->value + line_note(*dt) + ": " + rel + " does not exist in " +
                           c.o.boot_dir.string() + prefix_note,
-                      "copy " + fs::path(rel).filename().string() + " to " + rel + " or correct device_tree=", kDtDoc),
+                      (fs::path(rel).filename() == rel ? "put " + rel + " on the boot partition"
+                                                       : "copy " + fs::path(rel).filename().string() + " to " + rel) +
+                          " or correct device_tree=",
+                      kDtDoc),
                 dt->line, "device_tree");
     return;
   }
@@ -78,7 +81,10 @@ void check_dtb(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
         "the " + c.board + " device tree " + own + also + " does not exist in " + c.o.boot_dir.string() + prefix_note +
             (upstream && rb.os_prefix.empty() ? " nor in upstream/ (upstream_kernel=1)" : "") +
             ": the firmware has no device tree to pass to the kernel",
-        "copy " + std::string(names.front()) + " from the kernel package (its dtbs) to " + own, kDtDoc);
+        c.layout() == LayoutId::Unknown
+            ? reinstall_kernel_fix(c, own)
+            : "copy " + std::string(names.front()) + " from the kernel package (its dtbs) to " + own,
+        kDtDoc);
 }
 
 /// armstub=: a file at the partition root (os_prefix does not apply to it).
