@@ -12,6 +12,7 @@
 #include "boot/kernel_image.hpp"
 #include "boot/patch.hpp"
 #include "boot/usb.hpp"
+#include "core/blockdev.hpp"
 #include "core/board.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
@@ -345,9 +346,31 @@ nlohmann::json check_json(const CheckOptions& o, const CheckReport& r) {
           {"summary", findings_summary_json(r.findings, kCheckFailOn)}};
 }
 
+namespace {
+/// BOOT_DIR names a block device (a disk or a partition): the usage error says what to run instead,
+/// naming the disk's first FAT partition (core/blockdev) to mount read-only and the disk for --device.
+[[noreturn]] void refuse_block_device(const fs::path& dev) {
+  std::string parent;
+  const TargetKind kind = classify_path(dev.string(), &parent);
+  const std::string disk = kind == TargetKind::Partition ? parent : dev.string();
+  std::string part = kind == TargetKind::Partition ? dev.string() : "";
+  if (kind == TargetKind::WholeDisk)
+    for (const auto& p : read_whole_disk(disk).partitions)
+      if (p.fstype == "vfat") {
+        part = p.path;
+        break;
+      }
+  throw Error(ErrorKind::Usage,
+              dev.string() + " is a block device, not a directory: mount its boot partition read-only and check it " +
+                  "with the disk as --device: mount -o ro " + (part.empty() ? "BOOT_PARTITION" : part) +
+                  " /mnt && piprov boot check /mnt --device " + disk);
+}
+}  // namespace
+
 CheckReport check_boot(const CheckOptions& o) {
   CheckReport r;
   std::error_code ec;
+  if (fs::is_block_file(o.boot_dir, ec)) refuse_block_device(o.boot_dir);
   if (!fs::is_directory(o.boot_dir, ec))
     throw Error(ErrorKind::Usage, o.boot_dir.string() + " is not a directory: pass the mounted boot partition");
   auto text = read_file_if_exists(o.boot_dir / kConfigTxt);
