@@ -12,6 +12,7 @@
 #include "boot/kernel_image.hpp"
 #include "boot/patch.hpp"
 #include "boot/usb.hpp"
+#include "core/blockdev.hpp"
 #include "core/board.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
@@ -37,9 +38,11 @@ std::string short_board(PiBoard b) {
   return "Pi";
 }
 
-/// An example root= for the layout's fixes: Ubuntu's LABEL=writable, Debian's LABEL=RASPIROOT,
-/// otherwise the root partition's PARTUUID (what Raspberry Pi OS writes; piprov cannot tell more).
-std::string root_example(const Ctx& c) {
+using detail::root_example;
+
+}  // namespace
+
+std::string detail::root_example(const Ctx& c) {
   switch (c.layout()) {
     case LayoutId::UbuntuUboot:
     case LayoutId::UbuntuDirect:
@@ -50,6 +53,8 @@ std::string root_example(const Ctx& c) {
     default: return "PARTUUID=<the root partition's PARTUUID>";
   }
 }
+
+namespace {
 
 void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
   c.r.cmdline_file = c.r.resolved.cmdline;
@@ -341,9 +346,31 @@ nlohmann::json check_json(const CheckOptions& o, const CheckReport& r) {
           {"summary", findings_summary_json(r.findings, kCheckFailOn)}};
 }
 
+namespace {
+/// BOOT_DIR names a block device (a disk or a partition): the usage error says what to run instead,
+/// naming the disk's first FAT partition (core/blockdev) to mount read-only and the disk for --device.
+[[noreturn]] void refuse_block_device(const fs::path& dev) {
+  std::string parent;
+  const TargetKind kind = classify_path(dev.string(), &parent);
+  const std::string disk = kind == TargetKind::Partition ? parent : dev.string();
+  std::string part = kind == TargetKind::Partition ? dev.string() : "";
+  if (kind == TargetKind::WholeDisk)
+    for (const auto& p : read_whole_disk(disk).partitions)
+      if (p.fstype == "vfat") {
+        part = p.path;
+        break;
+      }
+  throw Error(ErrorKind::Usage,
+              dev.string() + " is a block device, not a directory: mount its boot partition read-only and check it " +
+                  "with the disk as --device: mount -o ro " + (part.empty() ? "BOOT_PARTITION" : part) +
+                  " /mnt && piprov boot check /mnt --device " + disk);
+}
+}  // namespace
+
 CheckReport check_boot(const CheckOptions& o) {
   CheckReport r;
   std::error_code ec;
+  if (fs::is_block_file(o.boot_dir, ec)) refuse_block_device(o.boot_dir);
   if (!fs::is_directory(o.boot_dir, ec))
     throw Error(ErrorKind::Usage, o.boot_dir.string() + " is not a directory: pass the mounted boot partition");
   auto text = read_file_if_exists(o.boot_dir / kConfigTxt);
@@ -360,7 +387,7 @@ CheckReport check_boot(const CheckOptions& o) {
   auto loader = include_loader(o.boot_dir);
   r.firmware = is_bcm2712(r.resolved.board)
                    ? "the " + c.board + " firmware is in the bootloader EEPROM (no start*.elf on the boot partition)"
-                   : firmware_info(o.boot_dir).summary;
+                   : firmware_info(o.boot_dir, r.resolved.kernel).summary;
   detail::check_kernel(c);
   detail::check_initramfs(c);
   detail::check_config_tree(c, config, kConfigTxt, loader, 0);

@@ -77,6 +77,7 @@ struct CheckReport {
 };
 
 /// Runs every check. Throws Error{Usage} only when BOOT_DIR is not a directory
+/// (a block device: the message says to mount its FAT partition and pass the disk as --device)
 /// or has neither config.txt nor autoboot.txt, or --device is not a whole disk
 /// (core probe_disk()); everything else is a finding. A BOOT_DIR with only
 /// autoboot.txt goes to check_autoboot().

@@ -108,6 +108,24 @@ const Partition* autoboot_partition(const Disk& disk, int n) {
   return nullptr;
 }
 
+/// autoboot-partition-not-fat's fix: boot_partition= first (naming the disk's FAT partitions);
+/// formatting the partition only second, and saying it erases the file system it holds.
+std::string autoboot_not_fat_fix(const Disk& disk, const Partition& p, int n) {
+  std::string fat;
+  for (const auto& q : disk.partitions)
+    if (q.fstype == "vfat") fat += (fat.empty() ? "" : ", ") + std::to_string(q.number);
+  std::string fix = "set boot_partition= to the FAT partition that holds the boot files" +
+                    (fat.empty() ? std::string(" (") + disk.path + " has none)"
+                                 : " (FAT on " + disk.path + ": partition " + fat + ")");
+  if (p.fstype.empty())
+    return fix + fmt::format(
+                     "; or, if partition {} is meant for them, format {} as FAT (mkfs.vfat) and copy the boot "
+                     "files to it",
+                     n, p.path);
+  return fix + fmt::format("; formatting {} as FAT (mkfs.vfat) would erase its {} file system and everything on it",
+                           p.path, p.fstype);
+}
+
 /// autoboot-partition-missing, autoboot-partition-not-fat and
 /// autoboot-partition-range for boot_partition=`n` (`p`: that partition, or nullptr).
 void autoboot_partition_rules(Findings& out, const Disk& disk, const Partition* p, int n, bool mbr) {
@@ -122,7 +140,7 @@ void autoboot_partition_rules(Findings& out, const Disk& disk, const Partition* 
         Severity::Error, "autoboot-partition-not-fat",
         fmt::format("partition {} ({}) named by autoboot.txt is {}, not FAT: the bootloader boots only FAT12/16/32", n,
                     p->path, p->fstype.empty() ? "no known filesystem" : p->fstype),
-        fmt::format("format {} as FAT (mkfs.vfat) and copy the boot files to it, or fix boot_partition=", p->path)));
+        autoboot_not_fat_fix(disk, *p, n)));
   }
   if (mbr && n > 4)
     out.push_back(autoboot_finding(Severity::Error, "autoboot-partition-range",

@@ -63,6 +63,10 @@ std::string template_value_in(std::string_view text);
 /// ("ROOTDEV" of RPi-Distro/pi-gen's cmdline.txt, "ROOTPARTUUID", "BOOT_UUID").
 bool is_placeholder_word(std::string_view v);
 
+/// An example root= for the layout's fixes: Ubuntu's LABEL=writable, Debian's LABEL=RASPIROOT,
+/// otherwise the root partition's PARTUUID (what Raspberry Pi OS writes; piprov cannot tell more).
+std::string root_example(const Ctx& c);
+
 /// The command that reinstalls the kernel package of the layout, which writes `file` (the kernel
 /// or initramfs the firmware loads, relative to BOOT_DIR) (fix text).
 std::string reinstall_kernel_fix(const Ctx& c, const std::string& file);

@@ -20,6 +20,9 @@ namespace piprov::boot::detail {
 namespace {
 
 constexpr const char* kDtDoc = "Raspberry Pi documentation, config_txt: device_tree, os_prefix, upstream_kernel";
+constexpr const char* kDtEmptyDoc =
+    "Raspberry Pi documentation, config_txt: device_tree (empty: no device tree is loaded); Linux "
+    "Documentation/arch/arm64/booting.rst: device tree data";
 constexpr const char* kArmstubDoc = "Raspberry Pi documentation, config_txt: armstub";
 
 bool boot_file_exists(const Ctx& c, const std::string& rel) {
@@ -35,13 +38,29 @@ void check_dtb(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
   const Board b = filter_board(rb.board);
   const std::string prefix_note = rb.os_prefix.empty() ? "" : " under os_prefix=" + rb.os_prefix;
   if (auto dt = config.effective("device_tree", b, loader)) {
-    if (dt->value.empty()) return;  // device_tree= : no device tree is loaded
+    if (dt->value.empty()) {
+      // device_tree= (empty): the firmware loads no device tree at all, whatever .dtb files the
+      // partition holds. A Linux kernel cannot boot without one; U-Boot's script may load its own.
+      if (c.uboot) return;
+      Ctx::locate(c.add(Severity::Error, "device-tree-empty",
+                        "device_tree=" + line_note(*dt) +
+                            " is empty: the firmware loads no device tree, and the Linux kernel " + rb.kernel +
+                            " cannot boot without one",
+                        "remove the empty device_tree= line (the firmware then loads the " + c.board + "'s own " +
+                            std::string(board_dtbs(rb.board).front()) + ") or name a .dtb on the partition",
+                        kDtEmptyDoc),
+                  dt->line, "device_tree");
+      return;
+    }
     const std::string rel = prefixed_path(rb.os_prefix, dt->value);
     if (boot_file_exists(c, rel)) return;
     Ctx::locate(c.add(Severity::Error, "device-tree-missing",
                       "device_tree=" + dt->value + line_note(*dt) + ": " + rel + " does not exist in " +
                           c.o.boot_dir.string() + prefix_note,
-                      "copy " + fs::path(rel).filename().string() + " to " + rel + " or correct device_tree=", kDtDoc),
+                      (fs::path(rel).filename() == rel ? "put " + rel + " on the boot partition"
+                                                       : "copy " + fs::path(rel).filename().string() + " to " + rel) +
+                          " or correct device_tree=",
+                      kDtDoc),
                 dt->line, "device_tree");
     return;
   }
@@ -62,7 +81,10 @@ void check_dtb(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
         "the " + c.board + " device tree " + own + also + " does not exist in " + c.o.boot_dir.string() + prefix_note +
             (upstream && rb.os_prefix.empty() ? " nor in upstream/ (upstream_kernel=1)" : "") +
             ": the firmware has no device tree to pass to the kernel",
-        "copy " + std::string(names.front()) + " from the kernel package (its dtbs) to " + own, kDtDoc);
+        c.layout() == LayoutId::Unknown
+            ? reinstall_kernel_fix(c, own)
+            : "copy " + std::string(names.front()) + " from the kernel package (its dtbs) to " + own,
+        kDtDoc);
 }
 
 /// armstub=: a file at the partition root (os_prefix does not apply to it).

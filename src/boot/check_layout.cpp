@@ -112,11 +112,16 @@ void check_root(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
   auto [kind, value] = split_root(*root);
   if (!template_value_in(*root).empty()) return;  // check_cmdline_text's template-value says it, once
   if (*root == "ROOTDEV" || is_placeholder_word(value)) {
-    c.add(Severity::Error, "root-placeholder",
-          file + ": root=" + *root + (*root == "ROOTDEV" ? " is pi-gen's placeholder" : " holds a build placeholder") +
-              ", which the image build replaces with the root partition: this cmdline is a template",
-          "set root=PARTUUID=<the root partition's PARTUUID> (blkid -s PARTUUID -o value /dev/sdX2)",
-          "RPi-Distro/pi-gen stage1/00-boot-files/files/cmdline.txt");
+    const std::string example = root_example(c);
+    Ctx::locate(c.add(Severity::Error, "root-placeholder",
+                      file + ": root=" + *root +
+                          (*root == "ROOTDEV" ? " is pi-gen's placeholder" : " holds a build placeholder") +
+                          ", which the image build replaces with the root partition: this cmdline is a template",
+                      "set root=" + example +
+                          (example.rfind("PARTUUID=", 0) == 0 ? " (blkid -s PARTUUID -o value /dev/sdX2)"
+                                                              : " (the root file system's label in this layout)"),
+                      "RPi-Distro/pi-gen stage1/00-boot-files/files/cmdline.txt"),
+                1, "root");
     return;
   }
   if (root->rfind("/dev/", 0) == 0) {

@@ -59,7 +59,7 @@ std::string find_build_date(std::string_view data) {
 
 }  // namespace
 
-FirmwareInfo firmware_info(const std::filesystem::path& boot_dir) {
+FirmwareInfo firmware_info(const std::filesystem::path& boot_dir, const std::string& kernel) {
   FirmwareInfo fi;
   const auto data = read_file_if_exists(boot_dir / "start4.elf");
   if (!data) {
@@ -76,8 +76,10 @@ FirmwareInfo firmware_info(const std::filesystem::path& boot_dir) {
   fi.decompresses_gzip = fi.build_date >= kGzipKernelFirmwareDate;
   fi.summary =
       "start4.elf was built on " + fi.build_date +
-      (*fi.decompresses_gzip ? ": it decompresses gzip arm64 kernels itself (kernel=vmlinuz boots)"
-                             : ": too old to decompress gzip kernels, kernel= must name an uncompressed Image");
+      (*fi.decompresses_gzip
+           ? ": it decompresses gzip arm64 kernels itself" + (kernel.empty() ? "" : " (it loads kernel=" + kernel + ")")
+           : ": too old to decompress gzip kernels, kernel=" + (kernel.empty() ? "" : kernel + " ") +
+                 "must be an uncompressed Image");
   return fi;
 }
 

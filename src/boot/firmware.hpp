@@ -20,7 +20,8 @@ struct FirmwareInfo {
   std::string summary;                    ///< one sentence for the user
 };
 
-/// Looks at BOOT_DIR/start4.elf (Pi 4 firmware). Never throws.
-FirmwareInfo firmware_info(const std::filesystem::path& boot_dir);
+/// Looks at BOOT_DIR/start4.elf (Pi 4 firmware). `kernel`, when given, is the kernel= file the
+/// firmware loads (relative to BOOT_DIR, "kernel8.img"); the summary names it. Never throws.
+FirmwareInfo firmware_info(const std::filesystem::path& boot_dir, const std::string& kernel = "");
 
 }  // namespace piprov::boot

@@ -13,7 +13,7 @@ namespace {
 constexpr const char* kProperties = "Raspberry Pi documentation, eeprom-bootloader: configuration properties";
 constexpr const char* kBootOrderDoc = "Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER";
 
-// The filters a section's settings apply under: "[gpio3=1]", "[pi4][gpio4=1]", "[all]".
+// The filters a section's settings apply under: "[gpio3=1]", "[pi4] then [gpio4=1]", "[all]".
 std::string header(const Section& s) { return s.filters_text(); }
 
 // "21" for a [gpio21=1] section.
@@ -140,6 +140,13 @@ void rule_boot_order_lines(const Config& cfg, const EffectiveBootOrder& eff, con
       continue;
     }
     const bool always = s->kind == SectionKind::Gpio && gpio_pin(*s) == eff.always_gpio;
+    Findings more = check_boot_order(*parsed.order, l.number, opt.board, opt.want, header(*s));
+    // The example for [all] must pass the check there: a value lacking the wanted mode gets it.
+    const bool lacks =
+        std::any_of(more.begin(), more.end(), [](const Finding& m) { return m.rule == "boot-order-missing-mode"; });
+    const std::string example = lacks && opt.want && board_has_mode(opt.board, want_mode(*opt.want))
+                                    ? format_boot_order(suggest_boot_order(*parsed.order, *opt.want, opt.board))
+                                    : l.value;
     f.push_back(
         {"boot-order-conditional", Severity::Info, l.number, "BOOT_ORDER",
          always ? fmt::format("BOOT_ORDER={} applies when {}; [gpio{}=0] and [gpio{}=1] both set BOOT_ORDER, so "
@@ -147,9 +154,13 @@ void rule_boot_order_lines(const Config& cfg, const EffectiveBootOrder& eff, con
                               l.value, condition_words(*s, opt.board), eff.always_gpio, eff.always_gpio, eff.text)
                 : fmt::format("BOOT_ORDER={} applies only when {}; otherwise {}{} applies", l.value,
                               condition_words(*s, opt.board), eff.text, eff.is_default() ? " (board default)" : ""),
-         fmt::format("to make it unconditional, move it under [all] (e.g. piprov eeprom set-boot-order {})", l.value),
+         example == l.value
+             ? fmt::format("to make it unconditional, move it under [all] (e.g. piprov eeprom set-boot-order {})",
+                           l.value)
+             : fmt::format("to make it unconditional, set BOOT_ORDER={} under [all] ({} lacks {}: e.g. piprov eeprom "
+                           "set-boot-order {})",
+                           example, l.value, mode_name(want_mode(*opt.want)), example),
          "Raspberry Pi documentation, config_txt: conditional filters"});
-    Findings more = check_boot_order(*parsed.order, l.number, opt.board, opt.want, header(*s));
     for (auto& m : more)  // one of the pair always applies: a missing mode is as bad as unconditionally
       if (always && m.rule == "boot-order-missing-mode") m.severity = Severity::Error;
     append(f, std::move(more));

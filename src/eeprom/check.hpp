@@ -31,7 +31,7 @@ struct CheckInput {
 /// A BOOT_ORDER that only applies under a conditional section (or, in `overridden`, one a later
 /// value replaces).
 struct ConditionalBootOrder {
-  std::string section;  ///< every active filter: "[gpio3=1]", "[pi4][gpio4=1]"
+  std::string section;  ///< every active filter: "[gpio3=1]", "[pi4] then [gpio4=1]"
   int line = 0;
   std::string text;                ///< value as written
   std::optional<BootOrder> order;  ///< nullopt when invalid

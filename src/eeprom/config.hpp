@@ -52,10 +52,13 @@ struct Section {
   /// Every filter active at this header, in the order they appeared ({"pi4", "gpio4=1"} for [pi4]
   /// then [gpio4=1]: filters of different types combine); {text} before apply_board().
   std::vector<std::string> filters;
-  /// The active filters as written: "[pi4][gpio4=1]", "[all]", "[gpio3=1]".
+  /// The active filters, each a header as written and in the order set: "[pi4] then [gpio4=1]",
+  /// "[all]", "[gpio3=1]". Combined filters are headers one after the other (Raspberry Pi
+  /// documentation, config_txt: combining conditional filters), never "[pi4][gpio4=1]" on one line,
+  /// which is no filter (unknown-section).
   std::string filters_text() const {
     std::string out;
-    for (const auto& f : filters) out += "[" + f + "]";
+    for (const auto& f : filters) out += (out.empty() ? "[" : " then [") + f + "]";
     return out.empty() ? "[" + text + "]" : out;
   }
   /// true when keys under it apply only sometimes

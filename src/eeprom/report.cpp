@@ -71,7 +71,9 @@ nlohmann::json check_json(const CheckReport& r, const CheckOptions& opt, const C
   nlohmann::json bo{{"value", e.text},
                     {"valid", e.order.has_value()},
                     {"line", e.line == 0 ? nlohmann::json(nullptr) : nlohmann::json(e.line)},
-                    {"is_default", e.is_default()}};
+                    {"is_default", e.is_default()},
+                    {"applies", e.always_gpio.empty()},
+                    {"always_gpio", e.always_gpio.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.always_gpio)}};
   bo["modes"] = e.order ? modes_json(*e.order, opt.board) : nlohmann::json::array();
   bo["words"] = e.order ? nlohmann::json(boot_order_words(*e.order, opt.board)) : nlohmann::json(nullptr);
   nlohmann::json cond = nlohmann::json::array();
@@ -120,12 +122,22 @@ std::string check_text(const CheckReport& r, const CheckOptions& opt, const Chec
       "board:      {} ({}; from {})   want: {}\n", board_name(opt.board), board_title(opt.board), ctx.board_from,
       r.want ? fmt::format("{}{}", want_name(*r.want), opt.want_from_board ? " (from the board)" : "") : "-");
   const auto& e = r.boot_order;
-  out += fmt::format("BOOT_ORDER: {} ({}): {}\n", e.text,
-                     e.is_default() ? "not set: board default" : fmt::format("line {}", e.line),
-                     e.order ? boot_order_words(*e.order, opt.board) : "invalid value");
-  for (const auto& c : e.conditional)
-    out += fmt::format("            {} when {} (line {}): {}\n", c.text, c.section, c.line,
-                       c.order ? boot_order_words(*c.order, opt.board) : "invalid value");
+  // With a [gpioN=0]/[gpioN=1] pair one of the conditional values always applies: they lead, and
+  // the value above them is named as never applying.
+  const bool never = !e.always_gpio.empty();
+  if (!never)
+    out += fmt::format("BOOT_ORDER: {} ({}): {}\n", e.text,
+                       e.is_default() ? "not set: board default" : fmt::format("line {}", e.line),
+                       e.order ? boot_order_words(*e.order, opt.board) : "invalid value");
+  for (std::size_t i = 0; i < e.conditional.size(); ++i) {
+    const auto& c = e.conditional[i];
+    out += fmt::format("{}{} when {} (line {}): {}\n", never && i == 0 ? "BOOT_ORDER: " : "            ", c.text,
+                       c.section, c.line, c.order ? boot_order_words(*c.order, opt.board) : "invalid value");
+  }
+  if (never)
+    out += fmt::format("            ({} {} never applies: [gpio{}=0] and [gpio{}=1] both set BOOT_ORDER)\n", e.text,
+                       e.is_default() ? "(the board default)" : fmt::format("at line {}", e.line), e.always_gpio,
+                       e.always_gpio);
   out += "\n";
   out += findings_text(r.findings);
   out += fmt::format("{}{}\n", r.findings.empty() ? "" : "\n",

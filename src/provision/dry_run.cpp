@@ -108,9 +108,12 @@ int dry_run_exit_code(const DryRunReport& r) {
 }
 
 std::string dry_run_text(const DryRunReport& r) {
+  // A raw image has nothing to decode (no blocks): what was read is its size.
   std::string out =
-      fmt::format("provision --dry-run: nothing was written; read from {} ({}: {} of {} blocks decoded, {})\n", r.image,
-                  r.format, r.stats.blocks_decoded, r.stats.blocks_total, format_bytes(r.stats.bytes_decoded));
+      fmt::format("provision --dry-run: nothing was written; read from {} ({}: {})\n", r.image, r.format,
+                  r.stats.blocks_total == 0 ? "read " + format_bytes(r.stats.bytes_decoded)
+                                            : fmt::format("{} of {} blocks decoded, {}", r.stats.blocks_decoded,
+                                                          r.stats.blocks_total, format_bytes(r.stats.bytes_decoded)));
   for (const auto& t : r.targets) {
     out += t.target + ":\n";
     out += "  write: " + r.image + " -> " + t.target + "\n";

@@ -148,8 +148,13 @@ ImageTree::~ImageTree() {
 }
 
 std::string ImageTree::named(std::string text) const {
-  image_check_replace(text, boot_dir_.string(), fmt::format("{} partition {}", image_, boot_partition_));
-  if (root_dir_) image_check_replace(text, root_dir_->string(), image_ + " root fs");
+  // A path inside a directory gets a separator: "IMAGE root fs: /etc/apt/..." (was "IMAGE root fs/etc/apt/...").
+  const std::string boot_name = fmt::format("{} partition {}", image_, boot_partition_);
+  image_check_replace(text, boot_dir_.string() + "/", boot_name + ": /");
+  image_check_replace(text, boot_dir_.string(), boot_name);
+  if (!root_dir_) return text;
+  image_check_replace(text, root_dir_->string() + "/", image_ + " root fs: /");
+  image_check_replace(text, root_dir_->string(), image_ + " root fs");
   return text;
 }
 

@@ -47,7 +47,8 @@ class ImageTree {
   const std::string& scheme() const { return scheme_; }
   const std::string& disk_id() const { return disk_id_; }
   image::ReaderStats stats() const { return reader_->stats(); }
-  /// `text` with the temporary directories named as "IMAGE partition N" and "IMAGE root fs".
+  /// `text` with the temporary directories named as "IMAGE partition N" and "IMAGE root fs", a path
+  /// inside them after a colon: "IMAGE root fs: /etc/apt/apt.conf.d/...".
   std::string named(std::string text) const;
 
  private:

@@ -161,6 +161,12 @@ TEST(BootAutoboot, FollowsBootPartitionOnDevice) {
   EXPECT_EQ(autoboot_failing(nf), std::vector<std::string>{"autoboot-partition-not-fat"});
   EXPECT_NE(autoboot_find(nf, "autoboot-partition-not-fat")->message.find("partition 2 (" + disk.p(2) + ") "),
             std::string::npos);
+  // Its fix: boot_partition= first, naming the FAT partitions; formatting p2 only as what it would
+  // erase (was "format p2 as FAT (mkfs.vfat) ..." first, which wipes the ext4 root fs).
+  const std::string nf_fix = autoboot_find(nf, "autoboot-partition-not-fat")->fix;
+  EXPECT_EQ(nf_fix, "set boot_partition= to the FAT partition that holds the boot files (FAT on " + disk.loop->path +
+                        ": partition 1, 3); formatting " + disk.p(2) +
+                        " as FAT (mkfs.vfat) would erase its ext4 file system and everything on it");
 
   // boot_partition=5 is not on the disk.
   piprov::test::write_file(bootcfg / "autoboot.txt", "boot_partition=5\n");

@@ -1,6 +1,9 @@
 // `piprov boot check` / `boot patch` through the binary: exit codes, text and
 // --json on an Ubuntu 20.04-style boot dir (fake kernel).
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "support/boot_fixture.hpp"
 #include "support/testsupport.hpp"
@@ -104,4 +107,34 @@ TEST(BootCli, LastLineNamesTheKernelOrThePartitionNotChecked) {
   EXPECT_EQ(ab.out.find("kernel ,"), std::string::npos) << ab.out;
   EXPECT_EQ(ab.out.find("OK"), std::string::npos) << ab.out;
   EXPECT_EQ(ab.err, "");
+}
+
+// A whole disk (or a partition) given as BOOT_DIR: one usage error saying what to run instead,
+// naming the disk's FAT partition and the disk for --device (was "not a directory: pass the
+// mounted boot partition").
+TEST(BootCli, BlockDeviceSaysToMountAndPassDevice) {
+  PIPROV_REQUIRE_LOOP();
+  for (const char* tool : {"sfdisk", "partx", "mkfs.vfat", "mkfs.ext4"}) PIPROV_REQUIRE_TOOL(tool);
+  piprov::test::TempDir t;
+  piprov::test::LoopDevice loop(t.path / "disk.img", 48ull << 20);
+  const std::string p1 = loop.path + "p1", p2 = loop.path + "p2";
+  auto mk = run("printf 'label: dos\\n,16M,c\\n,,83\\n' | sfdisk -q " + loop.path + " && { partx -a " + loop.path +
+                " 2>/dev/null || true; }");
+  ASSERT_EQ(mk.exit_code, 0) << mk.err;
+  for (int i = 0; i < 200 && !std::filesystem::exists(p2); ++i) ::usleep(20000);
+  mk = run("mkfs.ext4 -q -F " + p2 + " && mkfs.vfat " + p1 + " >/dev/null");
+  ASSERT_EQ(mk.exit_code, 0) << mk.err;
+  const std::string bin = piprov::test::piprov_bin();
+  auto r = run(bin + " boot check " + loop.path);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, "piprov: error: " + loop.path +
+                       " is a block device, not a directory: mount its boot partition read-only and check it with "
+                       "the disk as --device: mount -o ro " +
+                       p1 + " /mnt && piprov boot check /mnt --device " + loop.path + "\n");
+  // A partition: that partition, and its disk for --device.
+  r = run(bin + " boot check " + p1);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("mount -o ro " + p1 + " /mnt && piprov boot check /mnt --device " + loop.path + "\n"),
+            std::string::npos)
+      << r.err;
 }

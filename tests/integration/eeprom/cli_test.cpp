@@ -142,8 +142,11 @@ TEST(EepromCli, JsonSchema) {
   EXPECT_TRUE(j["release_channel"].is_null());
   EXPECT_EQ(j["config"]["bytes"], 60);
   EXPECT_EQ(j["config"]["lines"], 5);
-  EXPECT_EQ(keys(j["boot_order"]), (std::set<std::string>{"value", "valid", "line", "is_default", "modes", "words",
-                                                          "conditional", "overridden"}));
+  EXPECT_EQ(keys(j["boot_order"]),
+            (std::set<std::string>{"value", "valid", "line", "is_default", "applies", "always_gpio", "modes", "words",
+                                   "conditional", "overridden"}));
+  EXPECT_EQ(j["boot_order"]["applies"], true);
+  EXPECT_TRUE(j["boot_order"]["always_gpio"].is_null());
   EXPECT_EQ(j["boot_order"]["value"], "0x1");
   EXPECT_EQ(j["boot_order"]["line"], 3);
   EXPECT_EQ(j["boot_order"]["is_default"], false);
@@ -367,4 +370,53 @@ TEST(EepromCli, SetBootOrderGivesEepromChecksVerdict) {
   r = run(bin() + " eeprom set-boot-order 0xf14 --image " + img.string() + " --out " + out);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(run(bin() + " eeprom check --image " + out).exit_code, 0);
+}
+
+// [gpio4=0] and [gpio4=1] both set BOOT_ORDER: one of them always applies, so the header leads with
+// both conditional values and names the [all] one as never applying; --json says "applies": false
+// (was "BOOT_ORDER: 0xf41 (line 2)" above a finding that 0xf41 never applies). The conditional
+// info's example value passes the check under [all] (was set-boot-order 0xf1, then missing-mode).
+TEST(EepromCli, GpioPairHeaderShowsWhatApplies) {
+  TempDir d("piprov-eeprom-cli");
+  write_file(d.path / "c.txt", "[all]\nBOOT_ORDER=0xf41\n[gpio4=0]\nBOOT_ORDER=0xf1\n[gpio4=1]\nBOOT_ORDER=0xf4\n");
+  auto r = run(bin() + " eeprom check " + (d.path / "c.txt").string());
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("BOOT_ORDER: 0xf1 when [gpio4=0] (line 4): SD card, then restart from the top\n"
+                       "            0xf4 when [gpio4=1] (line 6): USB mass storage, then restart from the top\n"
+                       "            (0xf41 at line 2 never applies: [gpio4=0] and [gpio4=1] both set BOOT_ORDER)\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("BOOT_ORDER: 0xf41"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("to make it unconditional, set BOOT_ORDER=0xf14 under [all] (0xf1 lacks USB mass storage: "
+                       "e.g. piprov eeprom set-boot-order 0xf14)"),
+            std::string::npos)
+      << r.out;
+  r = run(bin() + " eeprom check --json " + (d.path / "c.txt").string());
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["boot_order"]["value"], "0xf41");
+  EXPECT_EQ(j["boot_order"]["applies"], false);
+  EXPECT_EQ(j["boot_order"]["always_gpio"], "4");
+  ASSERT_EQ(j["boot_order"]["conditional"].size(), 2u);
+  EXPECT_EQ(j["boot_order"]["conditional"][0]["section"], "[gpio4=0]");
+  EXPECT_EQ(j["boot_order"]["conditional"][0]["value"], "0xf1");
+  EXPECT_EQ(j["boot_order"]["conditional"][1]["section"], "[gpio4=1]");
+  EXPECT_EQ(j["boot_order"]["conditional"][1]["value"], "0xf4");
+  // The suggested value under [all] passes: no missing-mode on it.
+  write_file(d.path / "fixed.txt", "[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n");
+  r = run(bin() + " eeprom check " + (d.path / "fixed.txt").string());
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out.find("boot-order-missing-mode"), std::string::npos) << r.out;
+
+  // The documentation issue's config (27): both GPIO 21 levels set an order; the board default
+  // never applies.
+  PIPROV_REQUIRE_SHARED("bootloader-configs/27-docs2183-pi4-gpio-filters.txt", c27);
+  r = run(bin() + " eeprom check " + c27.string());
+  EXPECT_NE(r.out.find("BOOT_ORDER: 0xf2 when [gpio21=1] (line 11)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("            0xf1 when [gpio21=0] (line 14)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(0xf41 (the board default) never applies: [gpio21=0] and [gpio21=1] both set BOOT_ORDER)"),
+            std::string::npos)
+      << r.out;
+  j = json::parse(run(bin() + " eeprom check --json " + c27.string()).out);
+  EXPECT_EQ(j["boot_order"]["applies"], false);
+  EXPECT_EQ(j["boot_order"]["always_gpio"], "21");
 }

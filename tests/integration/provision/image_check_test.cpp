@@ -70,6 +70,26 @@ TEST(BootCheckImage, GivesTheLayoutAndFindingsOfADiskWrittenFromIt) {
   }
 }
 
+// The text report of a raw image: paths inside the image's root fs after a colon ("IMAGE root fs:
+// /etc/apt/...", was "IMAGE root fs/etc/apt/..."), and "read N MiB" (was "0 of 0 blocks decoded").
+TEST(BootCheckImage, RawImageTextNamesPathsAndWhatWasRead) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("mcopy");
+  TempDir d("piprov-image-check-raw");
+  const fs::path img = d.path / "focal.img";
+  if (auto why = piprov::test::make_test_image(img, 64, "focal"); !why.empty()) PIPROV_SKIP(why);
+  auto r = run(piprov::test::piprov_bin() + " boot check " + q(img.string()));
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("hook-missing: the apt hook " + img.string() + " root fs: /etc/apt/apt.conf.d/"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find(" root fs/"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("blocks decoded"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("read from " + img.string() + " (raw): partition 1 and the root fs; read "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(" MiB\n"), std::string::npos) << r.out;
+}
+
 TEST(BootCheckImage, RefusesRootAndDeviceAndAnImageWithoutAFatPartition) {
   TempDir d("piprov-image-check-bad");
   piprov::test::write_file(d.path / "zeros.img", std::string(1 << 20, '\0'));

@@ -221,3 +221,46 @@ TEST(OtherLayouts, FixesForAnImageNameProvisionNotBootPatch) {
   EXPECT_TRUE(std::any_of(dir.findings.begin(), dir.findings.end(),
                           [](const auto& f) { return f.fix.find("piprov boot patch ") != std::string::npos; }));
 }
+
+// Wording of fixes (issue 29's trial): device-tree-missing does not say "copy my.dtb to my.dtb";
+// dtb-missing on a layout piprov does not know names no kernel package; root-placeholder has the
+// cmdline's line (as template-value does) and its fix follows the layout (Ubuntu: LABEL=writable).
+TEST(OtherLayouts, FixWordingFollowsTheFileAndLayout) {
+  TempDir t;
+  write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=Image\ndevice_tree=my.dtb\n");
+  write_file(t.path / "cmdline.txt", "console=tty1 root=PARTUUID=1234abcd-02 rootwait\n");
+  write_file(t.path / "Image", bt::fake_image(200000, 3));
+  auto r = cf_check(t.path);
+  ASSERT_TRUE(cf_has(r, "device-tree-missing")) << testing::PrintToString(cf_rules(r));
+  EXPECT_EQ(cf_find(r, "device-tree-missing").fix, "put my.dtb on the boot partition or correct device_tree=");
+  write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=Image\nos_prefix=slot-a/\ndevice_tree=my.dtb\n");
+  write_file(t.path / "slot-a/cmdline.txt", "console=tty1 root=PARTUUID=1234abcd-02 rootwait\n");
+  write_file(t.path / "slot-a/Image", bt::fake_image(200000, 3));
+  EXPECT_EQ(cf_find(cf_check(t.path), "device-tree-missing").fix,
+            "copy my.dtb to slot-a/my.dtb or correct device_tree=");
+
+  // The board's DTB missing on an unknown distribution: restore it from the image or its distribution.
+  write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=Image\n");
+  r = cf_check(t.path);
+  ASSERT_EQ(r.layout.release, "unknown distribution");
+  ASSERT_TRUE(cf_has(r, "dtb-missing")) << testing::PrintToString(cf_rules(r));
+  EXPECT_EQ(cf_find(r, "dtb-missing").fix,
+            "restore bcm2711-rpi-4-b.dtb from the image's own boot partition or its distribution's kernel update "
+            "(piprov cannot tell the distribution)");
+
+  // root=ROOTDEV: line 1 of the cmdline file, key root; on Ubuntu's layout the fix is LABEL=writable.
+  PIPROV_REQUIRE_SHARED("config-txt", configs);
+  TempDir u;
+  bt::make_stock_boot(bt::stock("noble"), configs, u.path / "boot", u.path / "root");
+  write_file(u.path / "boot/cmdline.txt", "console=tty1 root=ROOTDEV rootfstype=ext4 rootwait\n");
+  r = cf_check(u.path / "boot");
+  ASSERT_TRUE(cf_has(r, "root-placeholder")) << testing::PrintToString(cf_rules(r));
+  const auto& f = cf_find(r, "root-placeholder");
+  EXPECT_EQ(f.line, 1);
+  EXPECT_EQ(f.key, "root");
+  EXPECT_EQ(f.fix, "set root=LABEL=writable (the root file system's label in this layout)");
+  // An unknown layout: PARTUUID, with the blkid command.
+  write_file(t.path / "cmdline.txt", "console=tty1 root=ROOTDEV rootwait\n");
+  EXPECT_EQ(cf_find(cf_check(t.path), "root-placeholder").fix,
+            "set root=PARTUUID=<the root partition's PARTUUID> (blkid -s PARTUUID -o value /dev/sdX2)");
+}

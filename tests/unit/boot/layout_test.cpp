@@ -344,10 +344,20 @@ TEST(BootFirmware, SyntheticBuildDateFormats) {
   auto fi = firmware_info(t.path);
   EXPECT_EQ(fi.build_date, "2020-09-03");
   EXPECT_EQ(fi.decompresses_gzip, false);
+  EXPECT_EQ(firmware_info(t.path, "vmlinuz").summary,
+            "start4.elf was built on 2020-09-03: too old to decompress gzip kernels, kernel=vmlinuz must be an "
+            "uncompressed Image");
   // The version banner form: date and time in one string.
   write_file(t.path / "start4.elf", std::string(100, 'x') + "Sep 14 2020 12:11:43" + std::string(100, 'y'));
   EXPECT_EQ(firmware_info(t.path).build_date, "2020-09-14");
   EXPECT_EQ(firmware_info(t.path).decompresses_gzip, true);
+  // The summary names the kernel the firmware loads (was "(kernel=vmlinuz boots)" for any kernel).
+  EXPECT_EQ(firmware_info(t.path, "kernel8.img").summary,
+            "start4.elf was built on 2020-09-14: it decompresses gzip arm64 kernels itself (it loads "
+            "kernel=kernel8.img)");
+  EXPECT_EQ(firmware_info(t.path, "u-boot.bin").summary.find("vmlinuz"), std::string::npos);
+  EXPECT_EQ(firmware_info(t.path).summary,
+            "start4.elf was built on 2020-09-14: it decompresses gzip arm64 kernels itself");
   // The date in one string, the time in the next.
   using namespace std::string_literals;
   write_file(t.path / "start4.elf", "abc\0Oct  5 2021\0\0"s + "12:01:02\0"s + std::string(40, 'z'));

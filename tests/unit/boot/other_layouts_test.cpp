@@ -289,3 +289,44 @@ TEST(OtherLayouts, ConfigSizeTemplatesAndEepromKeys) {
   const auto keys = rules(r);
   EXPECT_EQ(std::count(keys.begin(), keys.end(), "config-eeprom-key"), 1);  // enable_uart is config.txt's
 }
+
+// An empty device_tree= loads no device tree (Raspberry Pi documentation, config_txt), and a Linux
+// kernel cannot boot without one (Linux arm64 booting.rst): an error on Ubuntu's noble layout,
+// with or without .dtb files on the partition (was "boots from USB ... OK"); U-Boot's script may
+// load its own, so not under U-Boot.
+TEST(OtherLayouts, EmptyDeviceTreeIsAnErrorForALinuxKernel) {
+  PIPROV_REQUIRE_SHARED("config-txt", configs);
+  TempDir t;
+  bt::make_stock_boot(bt::stock("noble"), configs, t.path / "boot", t.path / "root");
+  const fs::path boot = t.path / "boot";
+  ASSERT_TRUE(check(boot).usb_boot()) << testing::PrintToString(rules(check(boot)));
+  const std::string cfg = read_file(boot / "config.txt") + "\n[all]\ndevice_tree=\n";
+  write_file(boot / "config.txt", cfg);
+  const int line = static_cast<int>(std::count(cfg.begin(), cfg.end(), '\n'));
+  for (bool dtbs : {true, false}) {
+    if (!dtbs)
+      for (const auto& e : fs::directory_iterator(boot))
+        if (e.path().extension() == ".dtb") fs::remove(e.path());
+    auto r = check(boot);
+    ASSERT_TRUE(has(r, "device-tree-empty")) << testing::PrintToString(rules(r));
+    const auto& f = find(r, "device-tree-empty");
+    EXPECT_EQ(f.severity, Severity::Error);
+    EXPECT_EQ(f.line, line);
+    EXPECT_EQ(f.key, "device_tree");
+    EXPECT_NE(f.message.find("the firmware loads no device tree"), std::string::npos) << f.message;
+    EXPECT_NE(f.fix.find("remove the empty device_tree= line"), std::string::npos) << f.fix;
+    EXPECT_NE(f.fix.find("bcm2711-rpi-4-b.dtb"), std::string::npos) << f.fix;
+    EXPECT_FALSE(r.ok());
+    EXPECT_FALSE(r.usb_boot());
+    EXPECT_NE(r.headline().find("does not boot from USB as it is"), std::string::npos) << r.headline();
+    EXPECT_FALSE(has(r, "dtb-missing"));  // no DTB is looked for: none would be loaded
+  }
+  // Under U-Boot: no device-tree-empty (its boot script may load a device tree itself).
+  TempDir u;
+  write_file(u.path / "config.txt", "[all]\narm_64bit=1\nkernel=u-boot.bin\ndevice_tree=\n");
+  write_file(u.path / "cmdline.txt", "console=tty1 rootwait\n");
+  write_file(u.path / "u-boot.bin", fake_uboot());
+  auto r = check(u.path);
+  EXPECT_TRUE(has(r, "kernel-uboot-chain")) << testing::PrintToString(rules(r));
+  EXPECT_FALSE(has(r, "device-tree-empty"));
+}

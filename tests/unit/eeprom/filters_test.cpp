@@ -27,28 +27,28 @@ TEST(CheckRules, CombinedFiltersAndTheLastValueThatApplies) {
   EXPECT_EQ(r.boot_order.text, "0xf14");
   EXPECT_TRUE(r.boot_order.conditional.empty());
   ASSERT_EQ(r.boot_order.overridden.size(), 1u);
-  EXPECT_EQ(r.boot_order.overridden[0].section, "[pi4][gpio4=1]");
+  EXPECT_EQ(r.boot_order.overridden[0].section, "[pi4] then [gpio4=1]");
   EXPECT_EQ(ids(r.findings), (V{"boot-order-overridden@5:info"}));
   EXPECT_EQ(r.findings[0].message,
-            "BOOT_ORDER=0xf1 under [pi4][gpio4=1] never takes effect: BOOT_ORDER at line 7 (under [all]) applies "
+            "BOOT_ORDER=0xf1 under [pi4] then [gpio4=1] never takes effect: BOOT_ORDER at line 7 (under [all]) applies "
             "always and comes later, and the last value that applies wins");
   EXPECT_EQ(r.findings[0].fix, "remove line 5, or move it after line 7 if it is meant to apply");
 
   r = filters_run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n[pi4]\n[gpio4=1]\nBOOT_ORDER=0xf1\n");
   ASSERT_EQ(r.boot_order.conditional.size(), 1u);
-  EXPECT_EQ(r.boot_order.conditional[0].section, "[pi4][gpio4=1]");
+  EXPECT_EQ(r.boot_order.conditional[0].section, "[pi4] then [gpio4=1]");
   EXPECT_EQ(ids(r.findings), (V{"boot-order-conditional@6:info", "boot-order-missing-mode@6:warning"}));
   EXPECT_EQ(r.findings[0].message,
             "BOOT_ORDER=0xf1 applies only when the board is a Raspberry Pi 4B ([pi4]) and GPIO 4 reads 1 at "
             "boot ([gpio4=1]); otherwise 0xf14 applies");
-  EXPECT_EQ(
-      r.findings[1].fix,
-      "set BOOT_ORDER=0xf14 (USB mass storage, then SD card, then restart from the top) at line 6, under "
-      "[pi4][gpio4=1]: sudo rpi-eeprom-config --edit (piprov eeprom set-boot-order changes only the [all] value)");
+  EXPECT_EQ(r.findings[1].fix,
+            "set BOOT_ORDER=0xf14 (USB mass storage, then SD card, then restart from the top) at line 6, under "
+            "[pi4] then [gpio4=1]: sudo rpi-eeprom-config --edit (piprov eeprom set-boot-order changes only the [all] "
+            "value)");
   // [gpio4=1] then [0x1234abcd]: both are active (different types combine).
   r = filters_run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n[gpio4=1]\n[0x1234abcd]\nBOOT_ORDER=0xf41\n");
   ASSERT_EQ(r.boot_order.conditional.size(), 1u);
-  EXPECT_EQ(r.boot_order.conditional[0].section, "[gpio4=1][0x1234abcd]");
+  EXPECT_EQ(r.boot_order.conditional[0].section, "[gpio4=1] then [0x1234abcd]");
   // The effective value under a matching model filter: its fix names [pi4], where it is set.
   r = filters_run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n[pi4]\nBOOT_ORDER=0xf1\n");
   EXPECT_EQ(r.boot_order.section, "[pi4]");
@@ -59,4 +59,31 @@ TEST(CheckRules, CombinedFiltersAndTheLastValueThatApplies) {
   r = filters_run("[pi4]\nBOOT_ORDER=0xf1\n[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n");
   EXPECT_EQ(r.boot_order.line, 5);
   EXPECT_EQ(ids(r.findings), (V{"boot-order-overridden@2:info"}));
+}
+
+// The notation piprov prints for combined filters is headers one after the other, as the
+// documentation combines them ("[pi4] then [gpio4=1]"): written back as those header lines, the
+// config gives the same section and no unknown-section (was "[pi4][gpio4=1]", which written
+// literally is unknown-section).
+TEST(CheckRules, CombinedFilterNotationReadsBackAsHeaders) {
+  auto r = filters_run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n[pi4]\n[gpio4=1]\nBOOT_ORDER=0xf41\n");
+  ASSERT_EQ(r.boot_order.conditional.size(), 1u);
+  const std::string printed = r.boot_order.conditional[0].section;
+  EXPECT_EQ(printed, "[pi4] then [gpio4=1]");
+  std::string headers;
+  for (std::size_t at = 0;;) {
+    auto next = printed.find(" then ", at);
+    headers += printed.substr(at, next == std::string::npos ? next : next - at) + "\n";
+    if (next == std::string::npos) break;
+    at = next + 6;
+  }
+  EXPECT_EQ(headers, "[pi4]\n[gpio4=1]\n");
+  auto again = filters_run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n" + headers + "BOOT_ORDER=0xf41\n");
+  ASSERT_EQ(again.boot_order.conditional.size(), 1u);
+  EXPECT_EQ(again.boot_order.conditional[0].section, printed);
+  for (const auto& f : again.findings) EXPECT_NE(f.rule, "unknown-section") << f.message;
+  // The one-line form is no filter: unknown-section, its BOOT_ORDER not applied.
+  auto literal = filters_run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n[pi4][gpio4=1]\nBOOT_ORDER=0xf41\n");
+  EXPECT_TRUE(literal.boot_order.conditional.empty());
+  EXPECT_EQ(ids(literal.findings)[0], "unknown-section@4:warning");
 }

@@ -209,6 +209,21 @@ TEST(RealConfigs, C27_Pi4GpioPairNeverTriesUsb) {
                "boot-order-conditional@14:info", "boot-order-missing-mode@14:error"}));
   EXPECT_NE(r.findings[1].message.find("[gpio21=0] and [gpio21=1] both set BOOT_ORDER"), std::string::npos)
       << r.findings[1].message;
+  // Each conditional info's example for [all] is a value that passes there (was 0xf2 and 0xf1,
+  // which missing-mode fails).
+  for (std::size_t i : {1u, 3u}) {
+    const std::string& fix = r.findings[i].fix;
+    auto at = fix.rfind("set-boot-order ");
+    ASSERT_NE(at, std::string::npos) << fix;
+    std::string value = fix.substr(at + 15, fix.find(')', at) - at - 15);
+    EXPECT_NE(value, i == 1 ? "0xf2" : "0xf1") << fix;
+    CheckInput fixed;
+    fixed.config_text = "[all]\nBOOT_UART=0\nBOOT_ORDER=" + value + "\n";
+    CheckOptions opt;
+    opt.board = Board::Pi4;
+    opt.want_from_board = true;
+    EXPECT_EQ(ids(check_config(fixed, opt).findings), V{}) << fix;
+  }
   EXPECT_EQ(findings_exit_code(r.findings, check_fail_on(false)), 1);
 }
 

@@ -1,8 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "eeprom/check.hpp"
 #include "eeprom/keys.hpp"
 #include "support/eeprom_fixture.hpp"
+#include "support/testsupport.hpp"
 
 using namespace piprov::eeprom;
 using piprov::eeprom::test::ids;
@@ -174,7 +178,7 @@ TEST(CheckRules, ModelFiltersFollowTheBoard) {
   const char* combined = "[all]\nBOOT_UART=0\nBOOT_ORDER=0xf461\n[pi4]\n[gpio4=1]\nBOOT_ORDER=0xf14\n";
   auto c4 = run(combined, Board::Pi4);
   ASSERT_EQ(c4.boot_order.conditional.size(), 1u);
-  EXPECT_EQ(c4.boot_order.conditional[0].section, "[pi4][gpio4=1]");
+  EXPECT_EQ(c4.boot_order.conditional[0].section, "[pi4] then [gpio4=1]");
   auto c5 = run(combined, Board::Pi5);
   EXPECT_TRUE(c5.boot_order.conditional.empty());
   EXPECT_EQ(ids(c5.findings), (V{"section-never-applies@5:info"}));
@@ -362,4 +366,38 @@ TEST(CheckRules, GpioPairReplacesTheDefault) {
   r = run("[gpio4=1]\nBOOT_ORDER=0xf1\n[gpio4=0]\nBOOT_ORDER=0xf1\n[all]\nBOOT_ORDER=0xf14\n");
   EXPECT_EQ(r.boot_order.always_gpio, "");
   EXPECT_EQ(ids(r.findings), (V{"boot-order-overridden@2:info", "boot-order-overridden@4:info"}));
+}
+
+// docs/eeprom.md's key table says for each key the boards the key-wrong-board rule holds it to
+// (was WAKE_ON_GPIO "all" in the table while the rule warns on a Pi 5).
+TEST(KeyTable, DocsTableBoardsAgreeWithTheRules) {
+  std::ifstream in(piprov::test::source_dir() / "docs/eeprom.md");
+  ASSERT_TRUE(in) << "docs/eeprom.md";
+  std::string line;
+  bool table = false;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    if (line == "| key | values | default | boards |") {
+      table = true;
+      continue;
+    }
+    if (!table || line.rfind("|---", 0) == 0) continue;
+    if (line.empty() || line[0] != '|') break;
+    std::vector<std::string> cells;
+    std::stringstream ss(line.substr(1));
+    for (std::string c; std::getline(ss, c, '|');) cells.push_back(c.substr(1, c.size() - 2));
+    ASSERT_EQ(cells.size(), 4u) << line;
+    const unsigned want = cells[3] == "all" ? kAllBoards : cells[3] == "Pi 4 family" ? kPi4Family : kPi5;
+    EXPECT_TRUE(cells[3] == "all" || cells[3] == "Pi 4 family" || cells[3] == "Pi 5") << line;
+    std::stringstream keys(cells[0]);
+    for (std::string k; std::getline(keys, k, ',');) {
+      k.erase(0, k.find_first_not_of(' '));
+      const KeyRule* r = find_key(k);
+      ASSERT_NE(r, nullptr) << k;
+      EXPECT_EQ(r->boards, want) << k << ": docs say " << cells[3];
+      ++rows;
+    }
+  }
+  EXPECT_GE(rows, 30);
+  EXPECT_EQ(find_key("WAKE_ON_GPIO")->boards, kPi4Family);
 }

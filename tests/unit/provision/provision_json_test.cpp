@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "boot/layout.hpp"
+#include "provision/dry_run.hpp"
 #include "provision/provision.hpp"
 #include "support/testsupport.hpp"
 
@@ -228,6 +229,25 @@ TEST(ProvisionOutcome, InterruptedRunSaysWhichDiskFinished) {
   EXPECT_EQ(exit_code(r), 130);  // the one disk finished, the run was still interrupted
   r.interrupted = false;
   EXPECT_EQ(exit_code(r), 0);
+}
+
+// provision --dry-run's first line: a raw image has nothing to decode, so it says what was read
+// (was "raw: 0 of 0 blocks decoded, 21.3 MiB"); a compressed one keeps its block counts.
+TEST(ProvisionDryRunText, RawImageSaysReadNotBlocksDecoded) {
+  DryRunReport r;
+  r.image = "focal.img";
+  r.format = "raw";
+  r.stats.bytes_decoded = 22334668;  // 21.3 MiB
+  const std::string raw = dry_run_text(r);
+  EXPECT_EQ(raw.substr(0, raw.find('\n')),
+            "provision --dry-run: nothing was written; read from focal.img (raw: read 21.3 MiB)");
+  r.image = "focal.img.xz";
+  r.format = "xz";
+  r.stats = {321, 23, 28311552};
+  const std::string xz = dry_run_text(r);
+  EXPECT_EQ(
+      xz.substr(0, xz.find('\n')),
+      "provision --dry-run: nothing was written; read from focal.img.xz (xz: 23 of 321 blocks decoded, 27.0 MiB)");
 }
 
 }  // namespace
