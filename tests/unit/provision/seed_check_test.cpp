@@ -460,6 +460,63 @@ TEST(SeedNetwork, TwoDefaultRoutesOnOneInterface) {
   }
 }
 
+// Two default routes on two interfaces: netplan compares them across all interfaces
+// (tests/generator/test_errors.py test_multiple_ip4_gateways: "first declared in engreen but
+// also in enblue"); the gateway4 fix of the second then removes it instead of adding a route.
+TEST(SeedNetwork, TwoDefaultRoutesOnTwoInterfaces) {
+  auto c = check_network_config(
+      "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.0.2/24]\n    gateway4: 10.0.0.1\n  eth1:\n"
+      "    addresses: [10.0.1.2/24]\n    gateway4: 10.0.1.1\n",
+      "nc");
+  const Finding* f = find(c, "seed-network-default-route-conflict", 8);
+  ASSERT_TRUE(f) << dump(c);
+  EXPECT_EQ(f->key, "ethernets.eth1.gateway4");
+  EXPECT_NE(f->message.find("Conflicting default route declarations for IPv4 (table: main, metric: default), first "
+                            "declared in eth0 but also in eth1 (netplan): 'gateway4: 10.0.0.1' (eth0) and "
+                            "'gateway4: 10.0.1.1' (eth1) are two default routes"),
+            std::string::npos)
+      << f->message;
+  EXPECT_EQ(f->message.find("one interface"), std::string::npos) << f->message;
+  EXPECT_EQ(f->fix,
+            "keep one IPv4 default route in the whole config (e.g. eth0's): remove the others, or give them "
+            "different metrics");
+  EXPECT_EQ(find(c, "seed-network-gateway", 5)->fix, "use routes: [{to: 0.0.0.0/0, via: 10.0.0.1}]");
+  EXPECT_EQ(find(c, "seed-network-gateway", 8)->fix,
+            "remove gateway4: eth0 already declares the IPv4 default route (one per family)");
+  // Two `to: ::/0` / `default` routes (IPv6) on two interfaces.
+  c = check_network_config(
+      "version: 2\nethernets:\n  eth0:\n    routes:\n      - {to: \"::/0\", via: \"fe80::1\"}\n  wlan0:\n"
+      "    routes:\n      - {to: default, via: \"fe80::2\"}\n",
+      "nc");
+  f = find(c, "seed-network-default-route-conflict", 8);
+  ASSERT_TRUE(f) << dump(c);
+  EXPECT_NE(f->message.find("for IPv6 (table: main, metric: default), first declared in eth0 but also in wlan0"),
+            std::string::npos)
+      << f->message;
+  // v1: a gateway on two physical interfaces' subnets.
+  c = check_network_config(
+      "version: 1\nconfig:\n  - type: physical\n    name: eth0\n    subnets:\n      - {type: static, address: "
+      "10.0.0.2/24, gateway: 10.0.0.1}\n  - type: physical\n    name: eth1\n    subnets:\n      - {type: static, "
+      "address: 10.0.1.2/24, gateway: 10.0.1.1}\n",
+      "nc");
+  f = find(c, "seed-network-default-route-conflict", 10);
+  ASSERT_TRUE(f) << dump(c);
+  EXPECT_EQ(f->key, "config.1.subnets.0.gateway");
+  EXPECT_NE(f->message.find("first declared in eth0 but also in eth1"), std::string::npos) << f->message;
+  // Different tables or metrics, or one route per family: no conflict.
+  for (const char* fine :
+       {"version: 2\nethernets:\n  eth0:\n    routes:\n      - {to: 0.0.0.0/0, via: 10.0.0.1, metric: 100}\n  eth1:\n"
+        "    routes:\n      - {to: 0.0.0.0/0, via: 10.0.1.1, metric: 200}\n",
+        "version: 2\nethernets:\n  eth0:\n    gateway4: 10.0.0.1\n  eth1:\n    routes:\n      - {to: 0.0.0.0/0, via: "
+        "10.0.1.1, table: 101}\n",
+        "version: 2\nethernets:\n  eth0:\n    gateway4: 10.0.0.1\n  eth1:\n    gateway6: \"fd00::1\"\n",
+        "version: 1\nconfig:\n  - type: physical\n    name: eth0\n    subnets:\n      - {type: static, address: "
+        "10.0.0.2/24, gateway: 10.0.0.1}\n  - type: physical\n    name: eth1\n    subnets:\n      - {type: dhcp}\n"}) {
+    auto ok = check_network_config(fine, "nc");
+    for (const auto& x : ok.findings) EXPECT_NE(x.rule, "seed-network-default-route-conflict") << dump(ok);
+  }
+}
+
 // YAML errors name the line and the column of the offending character.
 TEST(SeedNetwork, YamlErrorNamesLineAndColumn) {
   auto c = check_network_config("version: 2\nethernets:\n  eth0:\n    addresses: [10.0.0.2/24\n  bad: x\n", "nc");
