@@ -255,7 +255,9 @@ void check_gateway(const IpValue& gateway, const IpValue& cidr) {
   if (gateway.same_address(cidr))
     throw usage("--gateway " + gateway.text + " is the node's own address (--ip " + cidr.text +
                 "): give the router of that network");
-  if (!cidr.contains(gateway))
+  // An IPv6 link-local router (fe80::/10) is on-link whatever the subnet: routers are reached
+  // by their link-local address (RFC 4861 4.2, 6.1.2); netplan takes `via: fe80::1`.
+  if (!cidr.contains(gateway) && !gateway.is_link_local())
     throw usage("--gateway " + gateway.text + " is not in the subnet of --ip " + cidr.text +
                 ": the node could not reach it; give the router of that network (or fix the prefix length)");
   // IPv4's network and broadcast addresses are no host's, so no router's (RFC 950, RFC 919). IPv6

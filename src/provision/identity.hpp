@@ -66,7 +66,8 @@ void check_password_hash(std::string_view hash);
 IpValue check_ip(std::string_view text, bool require_prefix, const std::string& what);
 
 /// Throws Error{Usage} unless `gateway` (--gateway) is of the same IP version as `cidr` (--ip),
-/// not its address, and inside its subnet.
+/// not its address, and inside its subnet or an IPv6 link-local address (fe80::/10: on-link,
+/// RFC 4861 4.2, 6.1.2).
 void check_gateway(const IpValue& gateway, const IpValue& cidr);
 
 /// The Wi-Fi country `cc` in upper case ("gb" -> "GB"). Throws Error{Usage} unless it is an

@@ -164,6 +164,11 @@ TEST(CheckGateway, InsideTheSubnetOfTheAddress) {
   expect_error(ErrorKind::Usage, "--gateway 10.0.4.1 is not in the subnet of --ip 10.0.3.7/22",
                [&] { check_gateway("10.0.4.1", "10.0.3.7/22"); });
   expect_error(ErrorKind::Usage, "is not in the subnet", [&] { check_gateway("fd01::1", "fd00::11/64"); });
+  // An IPv6 link-local router is on-link whatever the subnet (RFC 4861 4.2, 6.1.2); fec0:: (not
+  // fe80::/10) is not.
+  EXPECT_NO_THROW(check_gateway("fe80::1", "fd00::11/64"));
+  EXPECT_NO_THROW(check_gateway("febf::1", "2001:db8::11/64"));
+  expect_error(ErrorKind::Usage, "is not in the subnet", [&] { check_gateway("fec0::1", "fd00::11/64"); });
   expect_error(ErrorKind::Usage, "not of the same IP version", [&] { check_gateway("fd00::1", "10.0.3.7/22"); });
   expect_error(ErrorKind::Usage,
                "--gateway 10.0.0.5 is the node's own address (--ip 10.0.0.5/24): give the router of that network",
