@@ -330,6 +330,8 @@ SeedCheck check_seed_files(const IdentityOptions& o, const std::string& image) {
                   " holds no partition table (no MBR or GPT at its start): not a disk image; give the .img or .img.xz "
                   "the seed goes onto");
     image_ci = read_image_cloud_init(*reader, image);
+    // provision's verdict: a seed for an image without cloud-init is refused (exit 2), not judged.
+    if (!image_ci->missing.empty()) throw usage("--image " + image + ": " + no_cloud_init_refusal(*image_ci));
   }
   return check_seed(n, {.schema_path = "", .force = o.force_seed, .options_add_user_data = false, .image = image_ci});
 }

@@ -132,9 +132,7 @@ PreparedProvision prepare_provision(const ProvisionOptions& o) {
   if (!p.seeds.empty()) {
     if (!image_ci) image_ci = read_image_cloud_init(p.write.reader(), o.write.image);
     if (!image_ci->missing.empty())
-      throw Error(ErrorKind::Usage, image_ci->missing +
-                                        ": use an image with cloud-init (Ubuntu's raspi images, Raspberry Pi OS "
-                                        "trixie) or provision without identity options; nothing was written");
+      throw Error(ErrorKind::Usage, no_cloud_init_refusal(*image_ci) + "; nothing was written");
   }
   return p;
 }
