@@ -27,6 +27,8 @@
 #include "core/write_guard.hpp"
 #include "image/disk_identity.hpp"
 #include "provision/disk_mounts.hpp"
+#include "provision/dry_run.hpp"
+#include "provision/image_check.hpp"
 
 namespace fs = std::filesystem;
 
@@ -397,6 +399,26 @@ std::optional<Error> no_disk_provisioned(const ProvisionReport& rep) {
   return none_provisioned(rep);
 }
 
+namespace {
+
+/// --board of the Pi 5 family: the patch step's layout/board check (boot/patch.hpp: a layout that
+/// needs the Pi 4 USB fix, Ubuntu 20.04's U-Boot, cannot boot a Pi 5) made on the image alone,
+/// through the prepared write's reader as the dry run makes it, so that the refusal comes before
+/// the first byte is written. An image read only from its start (gzip) is judged at the patch step.
+void refuse_unbootable_board(const ProvisionOptions& o, PreparedProvision& prepared) {
+  if (!o.patch.board || !is_bcm2712(*o.patch.board) || !prepared.write.reader().random_access()) return;
+  const ImageTree tree(prepared.write.reader(), o.write.image);
+  try {
+    patch_image_tree(o.patch, tree);
+  } catch (const Error& e) {
+    std::string m = e.what();
+    if (const std::string done = "; nothing was changed"; m.ends_with(done)) m.resize(m.size() - done.size());
+    throw Error(e.kind(), m + "; nothing was written", e.findings());
+  }
+}
+
+}  // namespace
+
 ProvisionReport provision_all(const ProvisionOptions& o) {
   ProvisionReport rep;
   ProvisionOptions po = o;
@@ -404,6 +426,7 @@ ProvisionReport provision_all(const ProvisionOptions& o) {
   PreparedProvision prepared = prepare_provision(po);
   rep.seed_check = std::move(prepared.seed_check);
   const std::vector<SeedPlan> seeds = std::move(prepared.seeds);
+  refuse_unbootable_board(po, prepared);
   rep.write = image::run_write(std::move(prepared.write));  // errors propagate as write_image() reports them
   rep.targets.resize(rep.write.targets.size());
   for (std::size_t i = 0; i < rep.targets.size(); ++i) rep.targets[i].write = rep.write.targets[i];
