@@ -517,6 +517,21 @@ TEST(SeedNetwork, TwoDefaultRoutesOnTwoInterfaces) {
   }
 }
 
+// A tab in the indentation: named with its line and column, as PyYAML names it ("found
+// character '\\t' that cannot start any token"), and the fix is spaces, not quoting.
+TEST(SeedNetwork, YamlTabInIndentationIsNamed) {
+  auto c = check_network_config("version: 2\nethernets:\n  eth0:\n\tdhcp4: true\n", "nc");
+  const Finding* y = find(c, "seed-yaml-invalid", 4);
+  ASSERT_TRUE(y) << dump(c);
+  EXPECT_NE(y->message.find("(line 4, column 1: found character '\\t' that cannot start any token"), std::string::npos)
+      << y->message;
+  EXPECT_EQ(y->fix, "indent line 4 with spaces, not a tab");
+  auto u = check_user_data("#cloud-config\nusers:\n  - name: a\n  \tshell: /bin/bash\n", "u", partial());
+  y = find(u, "seed-yaml-invalid", 4);
+  ASSERT_TRUE(y) << dump(u);
+  EXPECT_NE(y->message.find("(line 4, column 3: found character"), std::string::npos) << y->message;
+}
+
 // YAML errors name the line and the column of the offending character.
 TEST(SeedNetwork, YamlErrorNamesLineAndColumn) {
   auto c = check_network_config("version: 2\nethernets:\n  eth0:\n    addresses: [10.0.0.2/24\n  bad: x\n", "nc");
