@@ -60,6 +60,25 @@ TEST(SeedCheckShared, UbuntuUserDataIsValidButWarnsOfItsClearTextPassword) {
   }
 }
 
+// An unknown top-level key is seed-unknown-key whatever the schema: 22.4.2's top level is open,
+// 24.1's, 25.2's and 26.2's closed (additionalProperties false); a nested unknown key stays the
+// schema's error.
+TEST(SeedCheckShared, UnknownTopLevelKeyIsOneRuleUnderEverySchema) {
+  for (const char* v : {"22.4.2", "24.1", "25.2", "26.2"}) {
+    const std::string rel = std::string("cloud-init-schemas/schema-cloud-config-v1-") + v + ".json";
+    PIPROV_REQUIRE_SHARED(rel, schema);
+    auto c = check_user_data("#cloud-config\nenable_ssh: true\n", "u", {.schema_path = schema.string()});
+    const Finding* u = find(c, "seed-unknown-key", 2);
+    ASSERT_TRUE(u) << v;
+    EXPECT_EQ(u->key, "enable_ssh") << v;
+    EXPECT_EQ(u->severity, Severity::Error) << v;
+    for (const auto& f : c.findings) EXPECT_NE(f.rule, "seed-schema-error") << v << dump(c);
+    auto nested =
+        check_user_data("#cloud-config\nusers:\n- name: a\n  bogus_key: 1\n", "u", {.schema_path = schema.string()});
+    for (const auto& f : nested.findings) EXPECT_NE(f.rule, "seed-unknown-key") << v << dump(nested);
+  }
+}
+
 TEST(SeedCheckShared, UbuntuNetworkConfigHasNoFinding) {
   PIPROV_REQUIRE_SHARED("cloud-init/02-ubuntu2404-pi-gadget-network-config", f);
   auto c = check_network_config(shared_text(f), "02");
