@@ -143,6 +143,8 @@ std::string dry_run_text(const DryRunReport& r) {
       if (!t.seed.wifi_country.empty())
         out += "  wifi country: cfg80211.ieee80211_regdom=" + t.seed.wifi_country + " in " +
                (t.regdom_set.empty() ? std::string("the cmdline (already set)") : join(t.regdom_set, ", ")) + "\n";
+      else if (!t.seed.wifi_ssid.empty())
+        out += "  wifi country: " + wifi_without_country_note() + "\n";
     } else {
       out += "  seed: none (no identity options)\n";
     }

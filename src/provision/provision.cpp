@@ -236,6 +236,8 @@ void TargetRun::seed() {
     text +=
         "; cfg80211.ieee80211_regdom=" + seed_->wifi_country + " in " +
         (rep_.seed.regdom_set.empty() ? std::string("the cmdline (already set)") : join(rep_.seed.regdom_set, ", "));
+  else if (!seed_->wifi_ssid.empty())
+    text += "; Wi-Fi country: " + wifi_without_country_note();
   step.done(text + "; cloud-init seed (" + join(rep_.seed.seed_files, ", ") + ") for " +
             (seed_->hostname.empty() ? "" : seed_->hostname + ", ") + "instance-id " + seed_->instance_id);
 }

@@ -315,6 +315,21 @@ TEST_F(Plan, NetworkOptionsAreCheckedBeforeAnything) {
   o.ips.clear();
   expect_error(ErrorKind::Usage, "--gateway needs --ip", [&] { plan_seeds(o, {"x", "y"}); });
   o.gateway.clear();
+  o.dns = {"10.0.0.1,,"};
+  expect_error(ErrorKind::Usage, "--dns: '10.0.0.1,,' has an empty item", [&] { plan_seeds(o, {"x", "y"}); });
+  o.dns = {"10.0.0.1", ""};
+  expect_error(ErrorKind::Usage, "--dns: '' has an empty item", [&] { plan_seeds(o, {"x", "y"}); });
+  o.dns.clear();
+  o.ips = {"192.168.1.11/24,", "192.168.1.12/24"};
+  expect_error(ErrorKind::Usage, "--ip: '192.168.1.11/24,' has an empty item", [&] { plan_seeds(o, {"x", "y"}); });
+  o.ips.clear();
+  // --wifi-ssid "" with a passphrase file: the SSID is empty, not "go together".
+  o.wifi_ssid_given = true;
+  o.wifi_psk_file = "psk";
+  expect_error(ErrorKind::Usage, "--wifi-ssid: the SSID is empty: give the Wi-Fi network's name (1-32 bytes", [&] {
+    plan_seeds(o, {"x", "y"});
+  });
+  o.wifi_psk_file.clear();
   o.wifi_ssid = "net";
   expect_error(ErrorKind::Usage, "--wifi-ssid and --wifi-psk-file go together", [&] { plan_seeds(o, {"x", "y"}); });
   file("psk", "short\n");
