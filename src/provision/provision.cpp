@@ -405,11 +405,19 @@ namespace {
 
 /// --board of the Pi 5 family: the patch step's layout/board check (boot/patch.hpp: a layout that
 /// needs the Pi 4 USB fix, Ubuntu 20.04's U-Boot, cannot boot a Pi 5) made on the image alone,
-/// through the prepared write's reader as the dry run makes it, so that the refusal comes before
-/// the first byte is written. An image read only from its start (gzip) is judged at the patch step.
+/// through the prepared write's reader as the dry run makes it (a reader of its own for an image
+/// read only from its start), so that the refusal comes before the first byte is written.
 void refuse_unbootable_board(const ProvisionOptions& o, PreparedProvision& prepared) {
-  if (!o.patch.board || !is_bcm2712(*o.patch.board) || !prepared.write.reader().random_access()) return;
-  const ImageTree tree(prepared.write.reader(), o.write.image);
+  if (!o.patch.board || !is_bcm2712(*o.patch.board)) return;
+  // A sequential reader (gzip, single-block xz) cannot go back for the write: the check reads
+  // the image's start (its boot partition) through a reader of its own.
+  std::unique_ptr<image::ImageReader> own;
+  image::ImageReader* reader = &prepared.write.reader();
+  if (!reader->random_access()) {
+    own = image::open_image_reader(o.write.image);
+    reader = own.get();
+  }
+  const ImageTree tree(*reader, o.write.image);
   try {
     patch_image_tree(o.patch, tree);
   } catch (const Error& e) {
