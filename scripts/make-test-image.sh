@@ -26,9 +26,16 @@
 # fixup4.dat (firmware of 2022-08-30), so the firmware date is known.
 # The root fs holds real files (a copy of part of this machine's /usr, filling
 # about 60% of it; PCT% with --fill PCT, 1..90, stub root fs only) plus the
-# release's /etc/os-release and fstab; the Ubuntu ones
-# have cloud-init (/usr/bin/cloud-init, /etc/cloud/) and a /var/lib/dpkg/status
-# naming the boot packages (flash-kernel; piboot-try on resolute).
+# release's /etc/os-release and fstab. What else each layout's root fs has:
+#   focal: nothing more: no /etc/cloud (so no cloud-init, whatever the copied
+#     /usr holds), no /var/lib/dpkg/status (so no flash-kernel), as before
+#     --layout existed (an image without cloud-init);
+#   noble: cloud-init (/usr/bin/cloud-init, /etc/cloud/) and a dpkg status
+#     naming cloud-init, flash-kernel and linux-raspi;
+#   resolute: the same with piboot-try instead of flash-kernel;
+#   raspios: no cloud-init; a dpkg status naming raspberrypi-sys-mods and
+#     raspi-firmware, /etc/rpi-issue, fstab by PARTUUID.
+# --cloud-init VER adds cloud-init to any layout (below).
 #
 # --cloud-init VER (22.4.2, 24.1, 25.2 or 26.2; stub root fs only): the root fs
 # carries that cloud-init's own schema-cloud-config-v1.json (from

@@ -53,6 +53,8 @@ constexpr ListOption kLists[] = {
 void add_identity_options(CLI::App* cmd, IdentityOptions& opts) {
   const std::string group = "First-boot identity (cloud-init NoCloud seed on the boot partition)";
   for (const auto& t : kText) cmd->add_option(t.name, opts.*t.field, t.help)->group(group);
+  // "--wifi-ssid ''" leaves the field empty, as if not given: note that it was (check_combinations).
+  cmd->get_option("--wifi-ssid")->each([&opts](const std::string&) { opts.wifi_ssid_given = true; });
   for (const auto& l : kLists)
     cmd->add_option(l.name, opts.*l.field, l.help)->group(group)->allow_extra_args(false);  // one value per use
   cmd->add_flag("--force-seed", opts.force_seed,

@@ -172,6 +172,16 @@ BackupResult run_backup(const BackupOptions& o) {
   std::error_code ec;
   if (fs::exists(o.out, ec) && !o.replace)
     throw Error(ErrorKind::Usage, o.out + " exists: give --yes to replace it, or another name");
+  // OUT.sha256 is written with OUT: an existing one (a file, or a symlink, which is replaced
+  // itself by the rename, never followed) is refused as OUT is; a directory cannot be replaced.
+  const std::string sum = o.out + ".sha256";
+  const fs::file_status sum_st = fs::symlink_status(sum, ec);
+  if (fs::is_directory(sum_st))
+    throw Error(ErrorKind::Usage, sum + " is a directory: backup writes OUT's checksum there; give OUT another name");
+  if (fs::exists(sum_st) && !o.replace)
+    throw Error(ErrorKind::Usage,
+                sum + " exists" + (fs::is_symlink(sum_st) ? " (a symlink: it would be replaced, never followed)" : "") +
+                    ": give --yes to replace it with OUT's checksum, or another name for OUT");
 
   BackupResult r;
   r.disk = o.disk;

@@ -51,7 +51,8 @@ struct BackupResult {
 /// Backs DISK up into OUT. Refuses (Error{Usage}, nothing written): OUT
 /// with another name (encoder.hpp), OUT refused by the write guard
 /// (check_output_file), OUT on DISK itself or on a file system of one of
-/// DISK's partitions, an existing OUT without `replace`, a DISK with a
+/// DISK's partitions, an existing OUT or OUT.sha256 without `replace` (a
+/// symlink OUT.sha256 is replaced by the rename, never followed), a DISK with a
 /// mounted file system (a live backup is not supported: issue 28), a file
 /// system marked with errors or needing journal recovery unless `force`.
 /// OUT is written as a temporary file in OUT's directory (AtomicFile) and

@@ -44,6 +44,7 @@ struct SeedPlan {
   /// --wifi-country ("GB", "" = none): also cfg80211.ieee80211_regdom=CC in the cmdline files
   /// (first_boot.hpp set_wifi_regdom()), as rpi-imager writes it (rpi-imager issues 1066, 1123).
   std::string wifi_country;
+  std::string wifi_ssid;  ///< --wifi-ssid ("" = no Wi-Fi): without wifi_country the plan notes it
 };
 
 /// File names of the seed, in the order written: meta-data (the new

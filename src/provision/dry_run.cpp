@@ -32,16 +32,7 @@ namespace {
 void dry_run_plan(const ProvisionOptions& o, const ImageTree& tree, const std::vector<SeedPlan>& seeds,
                   DryRunReport& r) {
   r.format = tree.format();
-  boot::PatchOptions po = o.patch;
-  po.boot_dir = tree.boot_dir();
-  if (tree.root_dir()) po.root_dir = *tree.root_dir();
-  po.dry_run = false;  // applied to the temporary copy: boot check then sees the patched partition
-  r.patch = boot::patch_boot(po);
-  for (auto& a : r.patch.actions) a = tree.named(a);
-  for (auto& n : r.patch.notes) n = tree.named(n);
-  r.patch.summary = tree.named(r.patch.summary);
-  r.patch.config_diff = tree.named(r.patch.config_diff);
-  r.patch.cmdline_diff = tree.named(r.patch.cmdline_diff);
+  r.patch = patch_image_tree(o.patch, tree);
   for (std::size_t i = 0; i < o.write.targets.size(); ++i) {
     DryRunTarget t;
     t.target = o.write.targets[i];
@@ -78,6 +69,25 @@ void dry_run_plan(const ProvisionOptions& o, const ImageTree& tree, const std::v
 }
 
 }  // namespace
+
+boot::PatchReport patch_image_tree(const boot::PatchOptions& patch, const ImageTree& tree) {
+  boot::PatchOptions po = patch;
+  po.boot_dir = tree.boot_dir();
+  if (tree.root_dir()) po.root_dir = *tree.root_dir();
+  po.dry_run = false;  // applied to the temporary copy: boot check then sees the patched partition
+  boot::PatchReport rep;
+  try {
+    rep = boot::patch_boot(po);
+  } catch (const Error& e) {
+    throw Error(e.kind(), tree.named(e.what()), e.findings());
+  }
+  for (auto& a : rep.actions) a = tree.named(a);
+  for (auto& n : rep.notes) n = tree.named(n);
+  rep.summary = tree.named(rep.summary);
+  rep.config_diff = tree.named(rep.config_diff);
+  rep.cmdline_diff = tree.named(rep.cmdline_diff);
+  return rep;
+}
 
 DryRunReport provision_dry_run(const ProvisionOptions& o) {
   DryRunReport r;
@@ -136,6 +146,8 @@ std::string dry_run_text(const DryRunReport& r) {
       if (!t.seed.wifi_country.empty())
         out += "  wifi country: cfg80211.ieee80211_regdom=" + t.seed.wifi_country + " in " +
                (t.regdom_set.empty() ? std::string("the cmdline (already set)") : join(t.regdom_set, ", ")) + "\n";
+      else if (!t.seed.wifi_ssid.empty())
+        out += "  wifi country: " + wifi_without_country_note() + "\n";
     } else {
       out += "  seed: none (no identity options)\n";
     }

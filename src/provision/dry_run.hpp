@@ -13,6 +13,7 @@
 
 #include "boot/check.hpp"
 #include "boot/patch.hpp"
+#include "provision/image_check.hpp"
 #include "provision/provision.hpp"
 
 namespace piprov::provision {
@@ -35,6 +36,13 @@ struct DryRunReport {
   std::vector<DryRunTarget> targets;
   image::ReaderStats stats;
 };
+
+/// boot patch with `patch`'s options applied to `tree`'s temporary copy of the image's boot
+/// partition (and root files): what the real run's patch step does, judged from the image alone
+/// (the dry run's plan; provision's refusal before writing). Errors (Error{Usage}: an unknown
+/// layout, a layout that cannot boot `patch.board`, boot/patch.hpp) name the image's partition
+/// ("IMAGE partition 1"), never the temporary directory.
+boot::PatchReport patch_image_tree(const boot::PatchOptions& patch, const ImageTree& tree);
 
 /// Plans `o` without writing. Throws what the real run throws before its
 /// first byte (Error{Usage}: a refused target or seed), and Error{Usage} /

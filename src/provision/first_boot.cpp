@@ -39,6 +39,11 @@ std::vector<std::string> cmdline_files(const fs::path& boot_dir) {
   return out;
 }
 
+std::string wifi_without_country_note() {
+  return "none given: without a country the Pi's Wi-Fi may stay blocked (raspberrypi/rpi-imager issues 1066, "
+         "1123) unless the image sets one; give --wifi-country CC (e.g. GB)";
+}
+
 std::vector<std::string> set_wifi_regdom(const fs::path& boot_dir, const std::string& country) {
   std::vector<std::string> changed;
   for (const auto& name : cmdline_files(boot_dir)) {

@@ -42,6 +42,11 @@ std::vector<std::string> cmdline_files(const std::filesystem::path& boot_dir);
 /// each atomically and only when it changes. Returns the files changed. Throws Error{Io}.
 std::vector<std::string> set_wifi_regdom(const std::filesystem::path& boot_dir, const std::string& country);
 
+/// The note of a plan with --wifi-ssid and no --wifi-country: the Wi-Fi may stay blocked
+/// without a country (raspberrypi/rpi-imager issues 1066, 1123); a note, not a refusal (the
+/// image may set a country itself).
+std::string wifi_without_country_note();
+
 SeedOutcome rewrite_partuuid_references(const std::filesystem::path& boot_dir, const std::filesystem::path& root_dir,
                                         const image::DiskIdentity& id);
 

@@ -47,12 +47,17 @@ std::optional<std::vector<std::string>> expand_range(const std::string& spec) {
   return out;
 }
 
-std::vector<std::string> split_list(const std::vector<std::string>& entries) {
+/// The items of a comma-list option (`option`: "--dns"), each trimmed; an empty item ("a,,b",
+/// "a,", "") is refused rather than dropped (it is a typo, never a value).
+std::vector<std::string> split_list(const std::vector<std::string>& entries, const std::string& option) {
   std::vector<std::string> out;
   for (const auto& e : entries)
     for (const auto& part : split(e, ',')) {
       auto t = std::string(trim(part));
-      if (!t.empty()) out.push_back(t);
+      if (t.empty())
+        throw usage(option + ": '" + e + "' has an empty item: give the values separated by single commas (" +
+                    (option == "--dns" ? "1.1.1.1,9.9.9.9" : "192.168.1.11/24,192.168.1.12/24") + ")");
+      out.push_back(t);
     }
   return out;
 }
@@ -119,7 +124,7 @@ NodeIdentity common_identity(const IdentityOptions& o) {
   n.password_hash = o.password_hash;
   n.timezone = o.timezone;
   if (!o.gateway.empty()) n.gateway = check_ip(o.gateway, false, "--gateway");
-  for (const auto& d : split_list(o.dns)) n.dns.push_back(check_ip(d, false, "--dns"));
+  for (const auto& d : split_list(o.dns, "--dns")) n.dns.push_back(check_ip(d, false, "--dns"));
   n.wifi_ssid = o.wifi_ssid;
   if (!o.wifi_country.empty()) n.wifi_country = check_wifi_country(o.wifi_country, "/usr/share/zoneinfo/iso3166.tab");
   if (!o.wifi_psk_file.empty())
@@ -153,13 +158,15 @@ void check_combinations(const IdentityOptions& o) {
         "--network-config replaces the generated network config: leave out --ip, --gateway, --dns and "
         "--wifi-ssid, or the file");
   if (!o.gateway.empty() && o.ips.empty()) throw usage("--gateway needs --ip (DHCP brings its own route)");
+  if (o.wifi_ssid_given && o.wifi_ssid.empty())
+    throw usage("--wifi-ssid: the SSID is empty: give the Wi-Fi network's name (1-32 bytes, IEEE 802.11)");
   if (o.wifi_ssid.empty() != o.wifi_psk_file.empty())
     throw usage("--wifi-ssid and --wifi-psk-file go together (the passphrase is read from a file, never typed)");
   if (o.wifi_ssid.size() > 32) throw usage("--wifi-ssid: '" + o.wifi_ssid + "' is longer than 32 bytes");
 }
 
 std::vector<std::optional<IpValue>> addresses(const IdentityOptions& o, std::size_t targets) {
-  auto ips = split_list(o.ips);
+  auto ips = split_list(o.ips, "--ip");
   std::vector<std::optional<IpValue>> out(targets);
   if (ips.empty()) return out;  // DHCP everywhere
   if (ips.size() != targets)
@@ -179,7 +186,8 @@ std::vector<std::optional<IpValue>> addresses(const IdentityOptions& o, std::siz
 bool IdentityOptions::any() const {
   return !hostnames.empty() || !user.empty() || !ssh_key_files.empty() || !password_hash.empty() || !timezone.empty() ||
          !ips.empty() || !gateway.empty() || !dns.empty() || !wifi_ssid.empty() || !wifi_psk_file.empty() ||
-         !user_data_file.empty() || !network_config_file.empty() || !meta_data_file.empty() || !wifi_country.empty();
+         !user_data_file.empty() || !network_config_file.empty() || !meta_data_file.empty() || !wifi_country.empty() ||
+         wifi_ssid_given;
 }
 
 std::vector<std::string> expand_hostnames(std::string_view spec_view, std::size_t targets) {
@@ -255,7 +263,9 @@ void check_gateway(const IpValue& gateway, const IpValue& cidr) {
   if (gateway.same_address(cidr))
     throw usage("--gateway " + gateway.text + " is the node's own address (--ip " + cidr.text +
                 "): give the router of that network");
-  if (!cidr.contains(gateway))
+  // An IPv6 link-local router (fe80::/10) is on-link whatever the subnet: routers are reached
+  // by their link-local address (RFC 4861 4.2, 6.1.2); netplan takes `via: fe80::1`.
+  if (!cidr.contains(gateway) && !gateway.is_link_local())
     throw usage("--gateway " + gateway.text + " is not in the subnet of --ip " + cidr.text +
                 ": the node could not reach it; give the router of that network (or fix the prefix length)");
   // IPv4's network and broadcast addresses are no host's, so no router's (RFC 950, RFC 919). IPv6
@@ -328,6 +338,8 @@ SeedCheck check_seed_files(const IdentityOptions& o, const std::string& image) {
                   " holds no partition table (no MBR or GPT at its start): not a disk image; give the .img or .img.xz "
                   "the seed goes onto");
     image_ci = read_image_cloud_init(*reader, image);
+    // provision's verdict: a seed for an image without cloud-init is refused (exit 2), not judged.
+    if (!image_ci->missing.empty()) throw usage("--image " + image + ": " + no_cloud_init_refusal(*image_ci));
   }
   return check_seed(n, {.schema_path = "", .force = o.force_seed, .options_add_user_data = false, .image = image_ci});
 }
@@ -358,7 +370,7 @@ std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std
     // cloud-init runs its first boot once per instance-id: one per disk and run.
     n.instance_id = "piprov-" + (n.hostname.empty() ? std::string() : n.hostname + "-") + random_hex(6);
     plans.push_back({targets[i], n.hostname, n.instance_id, build_user_data(n), build_meta_data(n),
-                     build_network_config(n), n.wifi_country});
+                     build_network_config(n), n.wifi_country, n.wifi_ssid});
     if (n.network_config_base.empty()) {  // piprov's own network-config is judged like the user's
       SeedCheck own =
           check_network_config(plans.back().network_config, "network-config (piprov's, " + targets[i] + ")");

@@ -30,6 +30,7 @@ struct IdentityOptions {
   std::string gateway;                     ///< IPv4/IPv6 default route (with --ip)
   std::vector<std::string> dns;            ///< name servers; entries may be comma lists
   std::string wifi_ssid, wifi_psk_file;    ///< Wi-Fi network (wlan0, DHCP)
+  bool wifi_ssid_given = false;            ///< --wifi-ssid was given (even as ""): an empty SSID is refused
   std::string wifi_country;                ///< ISO 3166-1 alpha-2 regulatory domain ("GB"), as typed
   std::string user_data_file, network_config_file, meta_data_file;  ///< the user's own files
   /// --force-seed: the seed check's errors (but an unreadable file) become
@@ -66,7 +67,8 @@ void check_password_hash(std::string_view hash);
 IpValue check_ip(std::string_view text, bool require_prefix, const std::string& what);
 
 /// Throws Error{Usage} unless `gateway` (--gateway) is of the same IP version as `cidr` (--ip),
-/// not its address, and inside its subnet.
+/// not its address, and inside its subnet or an IPv6 link-local address (fe80::/10: on-link,
+/// RFC 4861 4.2, 6.1.2).
 void check_gateway(const IpValue& gateway, const IpValue& cidr);
 
 /// The Wi-Fi country `cc` in upper case ("gb" -> "GB"). Throws Error{Usage} unless it is an

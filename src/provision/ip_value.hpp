@@ -3,7 +3,7 @@
 // The option checks (--ip, --gateway, --dns: identity.hpp), the network-config checks
 // (seed_network.cpp) and the generated network-config (cloud_init.cpp) all read addresses
 // through it. Sources: inet_pton(3) (address syntax), RFC 4632 (IPv4 prefix notation), RFC 4291
-// section 2.3 (IPv6 prefix notation), RFC 950 / RFC 919 (network and broadcast addresses).
+// section 2.3 (IPv6 prefix notation), RFC 4291 2.5.6 (link-local), RFC 950 / RFC 919 (network and broadcast addresses).
 #include <array>
 #include <optional>
 #include <string>
@@ -33,6 +33,10 @@ struct IpValue {
   /// True when `other`'s address lies in this network (its first `prefix` bits; a bare address
   /// is a host route) and both are of one family.
   bool contains(const IpValue& other) const;
+  /// True for an IPv6 link-local address (fe80::/10, RFC 4291 section 2.5.6): on-link on every
+  /// interface, and how routers are reached (RFC 4861 sections 4.2 and 6.1.2: a Router
+  /// Advertisement's source, hence a host's default router, is link-local).
+  bool is_link_local() const { return family == 6 && bytes[0] == 0xfe && (bytes[1] & 0xc0) == 0x80; }
   /// Same family and address (prefixes ignored).
   bool same_address(const IpValue& other) const;
   /// IPv4 with a prefix of 30 or less: "network" or "broadcast" when the address is that of its

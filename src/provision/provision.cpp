@@ -27,6 +27,8 @@
 #include "core/write_guard.hpp"
 #include "image/disk_identity.hpp"
 #include "provision/disk_mounts.hpp"
+#include "provision/dry_run.hpp"
+#include "provision/image_check.hpp"
 
 namespace fs = std::filesystem;
 
@@ -132,9 +134,7 @@ PreparedProvision prepare_provision(const ProvisionOptions& o) {
   if (!p.seeds.empty()) {
     if (!image_ci) image_ci = read_image_cloud_init(p.write.reader(), o.write.image);
     if (!image_ci->missing.empty())
-      throw Error(ErrorKind::Usage, image_ci->missing +
-                                        ": use an image with cloud-init (Ubuntu's raspi images, Raspberry Pi OS "
-                                        "trixie) or provision without identity options; nothing was written");
+      throw Error(ErrorKind::Usage, no_cloud_init_refusal(*image_ci) + "; nothing was written");
   }
   return p;
 }
@@ -236,6 +236,8 @@ void TargetRun::seed() {
     text +=
         "; cfg80211.ieee80211_regdom=" + seed_->wifi_country + " in " +
         (rep_.seed.regdom_set.empty() ? std::string("the cmdline (already set)") : join(rep_.seed.regdom_set, ", "));
+  else if (!seed_->wifi_ssid.empty())
+    text += "; Wi-Fi country: " + wifi_without_country_note();
   step.done(text + "; cloud-init seed (" + join(rep_.seed.seed_files, ", ") + ") for " +
             (seed_->hostname.empty() ? "" : seed_->hostname + ", ") + "instance-id " + seed_->instance_id);
 }
@@ -399,6 +401,34 @@ std::optional<Error> no_disk_provisioned(const ProvisionReport& rep) {
   return none_provisioned(rep);
 }
 
+namespace {
+
+/// --board of the Pi 5 family: the patch step's layout/board check (boot/patch.hpp: a layout that
+/// needs the Pi 4 USB fix, Ubuntu 20.04's U-Boot, cannot boot a Pi 5) made on the image alone,
+/// through the prepared write's reader as the dry run makes it (a reader of its own for an image
+/// read only from its start), so that the refusal comes before the first byte is written.
+void refuse_unbootable_board(const ProvisionOptions& o, PreparedProvision& prepared) {
+  if (!o.patch.board || !is_bcm2712(*o.patch.board)) return;
+  // A sequential reader (gzip, single-block xz) cannot go back for the write: the check reads
+  // the image's start (its boot partition) through a reader of its own.
+  std::unique_ptr<image::ImageReader> own;
+  image::ImageReader* reader = &prepared.write.reader();
+  if (!reader->random_access()) {
+    own = image::open_image_reader(o.write.image);
+    reader = own.get();
+  }
+  const ImageTree tree(*reader, o.write.image);
+  try {
+    patch_image_tree(o.patch, tree);
+  } catch (const Error& e) {
+    std::string m = e.what();
+    if (const std::string done = "; nothing was changed"; m.ends_with(done)) m.resize(m.size() - done.size());
+    throw Error(e.kind(), m + "; nothing was written", e.findings());
+  }
+}
+
+}  // namespace
+
 ProvisionReport provision_all(const ProvisionOptions& o) {
   ProvisionReport rep;
   ProvisionOptions po = o;
@@ -406,6 +436,7 @@ ProvisionReport provision_all(const ProvisionOptions& o) {
   PreparedProvision prepared = prepare_provision(po);
   rep.seed_check = std::move(prepared.seed_check);
   const std::vector<SeedPlan> seeds = std::move(prepared.seeds);
+  refuse_unbootable_board(po, prepared);
   rep.write = image::run_write(std::move(prepared.write));  // errors propagate as write_image() reports them
   rep.targets.resize(rep.write.targets.size());
   for (std::size_t i = 0; i < rep.targets.size(); ++i) rep.targets[i].write = rep.write.targets[i];

@@ -46,6 +46,12 @@ std::string dpkg_installed_version(const std::string& status, const std::string&
   return done() ? version : "";
 }
 
+std::string no_cloud_init_refusal(const ImageCloudInit& ci) {
+  return ci.missing +
+         ": use an image with cloud-init (Ubuntu's raspi images, Raspberry Pi OS trixie) or provision without identity "
+         "options";
+}
+
 std::shared_ptr<const ImageCloudInit> read_image_cloud_init(const std::string& path) {
   return read_image_cloud_init(*image::open_image_reader(path), path);
 }
@@ -63,6 +69,7 @@ std::shared_ptr<const ImageCloudInit> read_image_cloud_init(image::ImageReader& 
     out->note = why;
     return out;
   }
+  out->root_read = true;
   const std::string status = root->read_file("/var/lib/dpkg/status", 64u << 20).value_or("");
   out->cloud_init_version = upstream_version(dpkg_installed_version(status, "cloud-init"));
   if (out->cloud_init_version.empty()) {

@@ -31,8 +31,14 @@ struct ImageCloudInit {
   /// cloud_init_missing() of the image's root fs: why it would ignore a seed; "" when it has
   /// cloud-init or its root fs was not read (`note` says why).
   std::string missing;
+  bool root_read = false;  ///< its root fs was read (random access, found): `note` is then about its content
   bool has_schema() const { return !schema_text.empty(); }
 };
+
+/// The refusal of provision and `seed check --image` for an image whose root fs has no cloud-init
+/// (`ci.missing` not ""): what is missing and what to do (cloud-init docs, NoCloud: the seed is
+/// read by cloud-init on the node; without it nothing of the seed is applied).
+std::string no_cloud_init_refusal(const ImageCloudInit& ci);
 
 /// The cloud-init of IMAGE. A sequential-only image (image_reader.hpp) is not
 /// read (its root file system lies behind most of its bytes): note says so.

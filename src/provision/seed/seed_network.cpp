@@ -63,7 +63,8 @@ struct NetChecker {
   const YamlDoc& doc;
   const std::string& file;
   Findings& out;
-  std::string prefix;  ///< "network." when the file wraps its config
+  std::string prefix;                                 ///< "network." when the file wraps its config
+  std::vector<detail::DefaultRouteDecl> defaults_{};  ///< a v2 config's default routes (all devices)
 
   void add(const std::string& rule, Severity sev, const std::string& path, const std::string& message,
            const std::string& fix, const char* source) {
@@ -198,7 +199,6 @@ struct NetChecker {
         add("seed-network-device", Severity::Error, path + "." + b,
             "'" + std::string(b) + ": " + nw_text(d[b]) + "' is not a boolean", "write true or false", kSrcNetV2);
     if (d.contains("addresses")) v2_addresses(d["addresses"], path + ".addresses");
-    const auto [route4, route6] = detail::check_v2_default_routes(d, path, adder());
     for (const auto& [g, fam] : {std::pair<const char*, int>{"gateway4", 4}, {"gateway6", 6}}) {
       if (!d.contains(g)) continue;
       if (nw_family(nw_text(d[g])) != fam)
@@ -208,10 +208,7 @@ struct NetChecker {
       else
         add("seed-network-gateway", Severity::Warning, path + "." + g,
             std::string("'") + g + "' is deprecated in netplan 0.103 and later",
-            (fam == 4 ? route4 : route6) ? std::string("remove ") + g + ": routes already holds the default route"
-                                         : std::string("use routes: [{to: ") + (fam == 4 ? "0.0.0.0/0" : "\"::/0\"") +
-                                               ", via: " + nw_text(d[g]) + "}]",
-            kSrcNetV2);
+            detail::gateway_fix(defaults_, path + "." + g, nw_text(d[g])), kSrcNetV2);
     }
     if (d.contains("routes")) v2_routes(d["routes"], path + ".routes");
     if (d.contains("nameservers")) v2_nameservers(d["nameservers"], path + ".nameservers");
@@ -223,6 +220,7 @@ struct NetChecker {
   }
 
   void v2(const nlohmann::json& net) {
+    defaults_ = detail::v2_default_routes(net);
     static const std::set<std::string> known = {"version", "renderer", "ethernets", "wifis",
                                                 "bonds",   "bridges",  "vlans"};
     static const std::set<std::string> netplan_only = {"tunnels",    "vrfs",          "modems",
@@ -251,6 +249,7 @@ struct NetChecker {
         for (const auto& [name, d] : v.items()) v2_device(d, k + "." + name, k);
       }
     }
+    detail::check_default_routes(defaults_, adder());
     detail::check_v2_references(net, adder());
   }
 
@@ -360,6 +359,7 @@ struct NetChecker {
     for (std::size_t i = 0; i < net["config"].size(); ++i)
       v1_entry(net["config"][i], "config." + std::to_string(i), names);
     detail::check_v1_references(net, adder());
+    detail::check_default_routes(detail::v1_default_routes(net), adder());
   }
 };
 

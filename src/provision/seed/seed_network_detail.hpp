@@ -4,6 +4,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/finding.hpp"
 #include "provision/ip_value.hpp"
@@ -27,12 +28,31 @@ void check_v2_references(const nlohmann::json& net, const NetAdd& add);
 /// docs, Networking config Version 1; cloudinit/net/network_state.py handle_bond/handle_bridge.
 void check_v1_references(const nlohmann::json& net, const NetAdd& add);
 
-/// seed-network-default-route-conflict (warning): two default routes of one IP family (same table
-/// and metric) on one interface: gateway4/gateway6 plus a route to a default network, or
-/// `to: default` plus `to: 0.0.0.0/0` ("::/0"). netplan: "Conflicting default route declarations
-/// for IPv4 (table: main, metric: default), first declared in eth0 but also in eth0". The fix
-/// keeps one. Returns the families (4, 6) that have a default route in `routes`, for the
-/// gateway4/gateway6 fix.
-std::pair<bool, bool> check_v2_default_routes(const nlohmann::json& dev, const std::string& path, const NetAdd& add);
+/// One default route declaration: a v2 device's gateway4/gateway6 or route to a default network
+/// (`to: default`, 0.0.0.0/0, ::/0), or a v1 subnet's `gateway` (cloud-init renders it as the
+/// interface's default route). `iface` is the interface's name, `at` the finding path.
+struct DefaultRouteDecl {
+  int family = 0;  ///< 4 or 6
+  std::string table, metric, iface, what, at;
+  bool gateway = false;  ///< gateway4/gateway6 (v2) or a subnet's gateway (v1)
+};
+
+/// The default route declarations of a version 2 config, over all its devices (sections in key order).
+std::vector<DefaultRouteDecl> v2_default_routes(const nlohmann::json& net);
+/// The default routes (subnet gateways) of a version 1 config.
+std::vector<DefaultRouteDecl> v1_default_routes(const nlohmann::json& net);
+
+/// seed-network-default-route-conflict (warning): two default routes of one IP family, table and
+/// metric anywhere in the config, on one interface or on two: netplan compares them across all
+/// interfaces, "Conflicting default route declarations for IPv4 (table: main, metric: default),
+/// first declared in eth0 but also in eth1" (netplan src/validation.c,
+/// validate_default_route_consistency; tests/generator/test_errors.py
+/// test_multiple_ip4_gateways). The fix keeps one.
+void check_default_routes(const std::vector<DefaultRouteDecl>& decls, const NetAdd& add);
+
+/// seed-network-gateway's fix for the gateway4/gateway6 at `at` (via `via`): remove it when the
+/// interface's routes or an earlier interface already hold that family's default route (so the
+/// fix never leads to two), else move it under routes. "" when `at` is no declaration.
+std::string gateway_fix(const std::vector<DefaultRouteDecl>& decls, const std::string& at, const std::string& via);
 
 }  // namespace piprov::provision::detail

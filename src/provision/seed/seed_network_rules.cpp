@@ -1,5 +1,6 @@
 // netplan's rules across a version 2 network-config's entries, and the references of a version 1 one
 // (seed_network_detail.hpp).
+#include <algorithm>
 #include <map>
 #include <set>
 #include <vector>
@@ -14,7 +15,8 @@ constexpr const char* kSrcNetplanRefs =
     "netplan docs, YAML configuration (bridges/bonds 'interfaces', vlans 'link'): "
     "https://netplan.readthedocs.io/en/stable/netplan-yaml/; netplan tests/ctests/fixtures/missing_interface.yaml";
 constexpr const char* kSrcNetplanDefault =
-    "netplan: \"Conflicting default route declarations\" (src/validation.c, validate_default_route_consistency); "
+    "netplan: \"Conflicting default route declarations\" (src/validation.c, validate_default_route_consistency; "
+    "tests/generator/test_errors.py test_multiple_ip4_gateways, test_multiple_ip6_gateways); "
     "netplan docs, YAML configuration: gateway4 deprecated, routes";
 
 std::string route_text(const nlohmann::json& j) { return j.is_string() ? j.get<std::string>() : dump_json(j, -1); }
@@ -104,48 +106,109 @@ void check_v1_references(const nlohmann::json& net, const NetAdd& add) {
   }
 }
 
-std::pair<bool, bool> check_v2_default_routes(const nlohmann::json& dev, const std::string& path, const NetAdd& add) {
-  struct Decl {
-    std::string what, at;
-  };
-  std::map<std::tuple<int, std::string, std::string>, std::vector<Decl>> seen;  // (family, table, metric)
-  bool route4 = false, route6 = false;
+namespace {
+
+/// The default routes of one version 2 device `name` at `path`: gateway4/gateway6, then `routes`.
+void collect_v2_device_defaults(const nlohmann::json& dev, const std::string& name, const std::string& path,
+                                std::vector<DefaultRouteDecl>& out) {
   for (const auto& [g, fam] : {std::pair<const char*, int>{"gateway4", 4}, {"gateway6", 6}})
     if (dev.contains(g))
-      seen[{fam, "main", "default"}].push_back({std::string(g) + ": " + route_text(dev[g]), path + "." + g});
-  if (dev.contains("routes") && dev["routes"].is_array())
-    for (std::size_t i = 0; i < dev["routes"].size(); ++i) {
-      const auto& r = dev["routes"][i];
-      const int fam = default_route_family(r);
-      if (!fam) continue;
-      (fam == 4 ? route4 : route6) = true;
-      const std::string table = r.contains("table") ? route_text(r["table"]) : "main";
-      const std::string metric = r.contains("metric") ? route_text(r["metric"]) : "default";
-      seen[{fam, table, metric}].push_back(
-          {"to: " + route_text(r["to"]) + (r.contains("via") ? " via " + route_text(r["via"]) : ""),
-           path + ".routes." + std::to_string(i)});
-    }
-  for (const auto& [key, decls] : seen) {
-    if (decls.size() < 2) continue;
-    const auto& [fam, table, metric] = key;
-    std::vector<std::string> whats;
-    for (const auto& d : decls) whats.push_back("'" + d.what + "'");
-    std::string list;
-    for (std::size_t i = 0; i < whats.size(); ++i)
-      list += (i ? (i + 1 == whats.size() ? " and " : ", ") : "") + whats[i];
-    const std::string name = path.substr(path.rfind('.') + 1);
-    const bool has_gateway = decls.front().what.rfind("gateway", 0) == 0;
-    add("seed-network-default-route-conflict", Severity::Warning, decls[1].at,
-        "Conflicting default route declarations for IPv" + std::to_string(fam) + " (table: " + table +
-            ", metric: " + metric + "), first declared in " + name + " but also in " + name + " (netplan): " + list +
-            " are two default routes on one interface",
-        has_gateway ? "keep one: remove " + std::string(fam == 4 ? "gateway4" : "gateway6") +
-                          " (deprecated) and keep the route under routes"
-                    : "keep one: remove all but one of these routes (to: " +
-                          std::string(fam == 4 ? "0.0.0.0/0" : "\"::/0\"") + " is read by every netplan)",
-        kSrcNetplanDefault);
+      out.push_back({fam, "main", "default", name, std::string(g) + ": " + route_text(dev[g]), path + "." + g, true});
+  if (!dev.contains("routes") || !dev["routes"].is_array()) return;
+  for (std::size_t i = 0; i < dev["routes"].size(); ++i) {
+    const auto& r = dev["routes"][i];
+    const int fam = default_route_family(r);
+    if (!fam) continue;
+    out.push_back({fam, r.contains("table") ? route_text(r["table"]) : "main",
+                   r.contains("metric") ? route_text(r["metric"]) : "default", name,
+                   "to: " + route_text(r["to"]) + (r.contains("via") ? " via " + route_text(r["via"]) : ""),
+                   path + ".routes." + std::to_string(i), false});
   }
-  return {route4, route6};
+}
+
+}  // namespace
+
+std::vector<DefaultRouteDecl> v2_default_routes(const nlohmann::json& net) {
+  std::vector<DefaultRouteDecl> out;
+  for (const auto& [section, devs] : net.items())
+    if (devs.is_object() && section != "version" && section != "renderer")
+      for (const auto& [name, d] : devs.items())
+        if (d.is_object()) collect_v2_device_defaults(d, name, section + "." + name, out);
+  return out;
+}
+
+std::vector<DefaultRouteDecl> v1_default_routes(const nlohmann::json& net) {
+  std::vector<DefaultRouteDecl> out;
+  if (!net.contains("config") || !net["config"].is_array()) return out;
+  const auto& config = net["config"];
+  for (std::size_t i = 0; i < config.size(); ++i) {
+    const auto& e = config[i];
+    if (!e.is_object() || !e.contains("subnets") || !e["subnets"].is_array()) continue;
+    const std::string name = e.contains("name") ? route_text(e["name"]) : "config." + std::to_string(i);
+    for (std::size_t s = 0; s < e["subnets"].size(); ++s) {
+      const auto& sn = e["subnets"][s];
+      if (!sn.is_object() || !sn.contains("gateway")) continue;
+      auto gw = IpValue::parse(route_text(sn["gateway"]));
+      if (!gw || gw->prefix) continue;
+      out.push_back({gw->family, "main", "default", name, "gateway: " + route_text(sn["gateway"]),
+                     "config." + std::to_string(i) + ".subnets." + std::to_string(s) + ".gateway", true});
+    }
+  }
+  return out;
+}
+
+void check_default_routes(const std::vector<DefaultRouteDecl>& decls, const NetAdd& add) {
+  std::map<std::tuple<int, std::string, std::string>, std::vector<const DefaultRouteDecl*>> seen;
+  for (const auto& d : decls) seen[{d.family, d.table, d.metric}].push_back(&d);
+  for (const auto& [key, group] : seen) {
+    if (group.size() < 2) continue;
+    const auto& [fam, table, metric] = key;
+    const DefaultRouteDecl& first = *group[0];
+    const DefaultRouteDecl& second = *group[1];
+    const bool one_interface =
+        std::all_of(group.begin(), group.end(), [&](const DefaultRouteDecl* d) { return d->iface == first.iface; });
+    std::string list;
+    for (std::size_t i = 0; i < group.size(); ++i)
+      list += (i ? (i + 1 == group.size() ? " and " : ", ") : "") + ("'" + group[i]->what + "'") +
+              (one_interface ? "" : " (" + group[i]->iface + ")");
+    const std::string g = fam == 4 ? "gateway4" : "gateway6";
+    std::string fix;
+    if (!one_interface)
+      fix = "keep one IPv" + std::to_string(fam) + " default route in the whole config (e.g. " + first.iface +
+            "'s): remove the others, or give them different metrics";
+    else if (first.gateway && first.what.rfind("gateway:", 0) != 0)
+      fix = "keep one: remove " + g + " (deprecated) and keep the route under routes";
+    else if (first.gateway)
+      fix = "keep one: remove 'gateway' from all but one subnet";
+    else
+      fix = "keep one: remove all but one of these routes (to: " + std::string(fam == 4 ? "0.0.0.0/0" : "\"::/0\"") +
+            " is read by every netplan)";
+    add("seed-network-default-route-conflict", Severity::Warning, second.at,
+        "Conflicting default route declarations for IPv" + std::to_string(fam) + " (table: " + table +
+            ", metric: " + metric + "), first declared in " + first.iface + " but also in " + second.iface +
+            " (netplan): " + list + " are two default routes" + (one_interface ? " on one interface" : ""),
+        fix, kSrcNetplanDefault);
+  }
+}
+
+std::string gateway_fix(const std::vector<DefaultRouteDecl>& decls, const std::string& at, const std::string& via) {
+  const DefaultRouteDecl* self = nullptr;
+  for (const auto& d : decls)
+    if (d.at == at) self = &d;
+  if (!self) return "";
+  const std::string g = self->family == 4 ? "gateway4" : "gateway6";
+  const DefaultRouteDecl* first = nullptr;
+  bool same_iface_route = false;
+  for (const auto& d : decls) {
+    if (d.family != self->family || d.table != "main" || d.metric != "default") continue;
+    if (!first) first = &d;
+    if (&d != self && d.iface == self->iface) same_iface_route = true;
+  }
+  if (same_iface_route) return "remove " + g + ": routes already holds the default route";
+  if (first != self)
+    return "remove " + g + ": " + first->iface + " already declares the IPv" + std::to_string(self->family) +
+           " default route (one per family)";
+  return "use routes: [{to: " + std::string(self->family == 4 ? "0.0.0.0/0" : "\"::/0\"") + ", via: " + via + "}]";
 }
 
 }  // namespace piprov::provision::detail

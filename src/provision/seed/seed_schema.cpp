@@ -355,10 +355,13 @@ void sc_schema_rules(const SchemaStore& s, const YamlDoc& doc, const std::string
       std::string where = p.path.size() > 1
                               ? "'" + join(std::vector<std::string>(p.path.begin(), p.path.end() - 1), ".") + "'"
                               : "the document";
-      out.push_back(seed_finding("seed-schema-error", Severity::Error, line, at, file,
+      // An unknown top-level key is seed-unknown-key whatever the schema (open before 23.4,
+      // closed since: cloud-init PR 4562); deeper ones are the schema's errors.
+      const bool top = p.path.size() == 1;
+      out.push_back(seed_finding(top ? "seed-unknown-key" : "seed-schema-error", Severity::Error, line, at, file,
                                  "'" + key + "' is not a key of " + where + " in " + judge +
                                      " (additionalProperties false): " + seed_unknown_key_effect(key),
-                                 sc_unknown_key_fix(key, s.all_keys), kSeedSrcSchema));
+                                 sc_unknown_key_fix(key, s.all_keys), top ? kSrcTopLevel : kSeedSrcSchema));
     } else {
       out.push_back(seed_finding(
           "seed-schema-error", Severity::Error, line, at, file,

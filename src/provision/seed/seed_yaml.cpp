@@ -115,8 +115,26 @@ void seed_scan_raw_markers(std::string_view text, const std::string& file, Findi
 Finding seed_yaml_invalid(const YAML::Exception& e, std::string_view text, const std::string& file) {
   int line = e.mark.line + 1;
   auto lines = split(std::string(text), '\n');
-  std::string key;
   static const std::regex key_re("^\\s*-?\\s*[\"']?([^:#\"']+)[\"']?\\s*:");
+  // A tab in a line's indentation at or before the error: YAML indents with spaces only (YAML
+  // 1.1 section 4.2.2); PyYAML, which cloud-init uses, names it: "found character '\t' that
+  // cannot start any token". yaml-cpp reports a later symptom ("illegal map value"): name the tab.
+  for (std::size_t i = 0; i < lines.size() && static_cast<int>(i) < line; ++i) {
+    const std::string& l = lines[i];
+    const std::size_t indent = l.find_first_not_of(" \t");
+    const std::size_t tab = l.find('\t');
+    if (tab == std::string::npos || (indent != std::string::npos && tab > indent)) continue;
+    const std::string where = "line " + std::to_string(i + 1) + ", column " + std::to_string(tab + 1);
+    std::smatch tm;
+    const std::string tab_key = std::regex_search(l, tm, key_re) ? std::string(trim(tm.str(1))) : "";
+    return seed_finding("seed-yaml-invalid", Severity::Error, static_cast<int>(i + 1), tab_key, file,
+                        "is not valid YAML (" + where +
+                            ": found character '\\t' that cannot start any token: a tab in the indentation)",
+                        "indent line " + std::to_string(i + 1) + " with spaces, not a tab",
+                        "YAML 1.1 section 4.2.2, indentation spaces (cloud-init reads seeds with PyYAML): "
+                        "https://yaml.org/spec/1.1/");
+  }
+  std::string key;
   std::smatch m;
   if (line >= 1 && static_cast<std::size_t>(line) <= lines.size() && std::regex_search(lines[line - 1], m, key_re))
     key = std::string(trim(m.str(1)));

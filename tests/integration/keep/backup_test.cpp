@@ -152,6 +152,33 @@ TEST(Backup, FullOutputFileSystemFailsWithExit3AndRemovesThePartialFile) {
   EXPECT_EQ(left.out, "") << "partial files left: " << left.out;
 }
 
+// OUT.sha256 is treated like OUT: an existing one (here a symlink to another file) is refused
+// without --yes; with --yes the link itself is replaced, its target never written.
+TEST(Backup, ExistingSha256FileIsRefusedWithoutYesAndASymlinkIsNeverFollowed) {
+  TempDir tmp("piprov-backup");
+  SkipImage s = make_skip_image(tmp.path, true);
+  const auto out = tmp.path / "b.img.zst";
+  const auto victim = tmp.path / "victim";
+  write_file(victim, "keep me\n");
+  std::filesystem::create_symlink(victim, out.string() + ".sha256");
+  auto r = run(piprov_bin() + " backup --progress none " + q(s.img.string()) + " " + q(out.string()));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(out.string() + ".sha256 exists (a symlink: it would be replaced, never followed): give --yes"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  r = run(piprov_bin() + " backup --yes --progress none " + q(s.img.string()) + " " + q(out.string()));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(read_file(victim), "keep me\n");
+  EXPECT_FALSE(std::filesystem::is_symlink(out.string() + ".sha256"));
+  EXPECT_NE(read_file(out.string() + ".sha256").find("  b.img.zst\n"), std::string::npos);
+  // A plain existing OUT.sha256 (OUT itself gone): refused without --yes too.
+  std::filesystem::remove(out);
+  r = run(piprov_bin() + " backup --progress none " + q(s.img.string()) + " " + q(out.string()));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(".sha256 exists: give --yes to replace it with OUT's checksum"), std::string::npos) << r.err;
+}
+
 TEST(Backup, FileSystemMarkedWithErrorsIsRefusedUnlessForce) {
   PIPROV_REQUIRE_LOOP();
   PIPROV_REQUIRE_TOOL("tune2fs");

@@ -149,7 +149,8 @@ TEST_F(SeedJudge, PiprovsOwnGatewaySeedPassesEveryImage) {
   }
 }
 
-// An image without cloud-init: the host's schema judges, and a warning says so naming its version.
+// An image without cloud-init: the host's schema judges (the library's check), and a warning says
+// so naming its version; `seed check --image` refuses it as provision does.
 TEST_F(SeedJudge, AnImageWithoutCloudInitIsJudgedByTheHostWithAWarning) {
   TempDir d("piprov-seed-judge-none");
   // Ubuntu 20.04's layout of make-test-image.sh has no cloud-init in its root fs.
@@ -166,6 +167,23 @@ TEST_F(SeedJudge, AnImageWithoutCloudInitIsJudgedByTheHostWithAWarning) {
   EXPECT_NE(c.findings[0].message.find("gives no cloud-init schema (the image has no cloud-init"), std::string::npos)
       << c.findings[0].message;
   EXPECT_NE(c.findings[0].message.find("judged by piprov's own rules"), std::string::npos) << c.findings[0].message;
+  // The image was read (its root fs has no cloud-init): the fix does not ask for a readable image.
+  EXPECT_TRUE(ci->root_read);
+  EXPECT_EQ(c.findings[0].fix,
+            "check the seed with the node's cloud-init (`cloud-init schema --config-file FILE` on "
+            "the node)");
+  // `seed check --image` gives provision's verdict: refused, exit 2, what is missing named.
+  const fs::path ud = d.path / "ud";
+  piprov::test::write_file(ud, "#cloud-config\nhostname: a\n");
+  auto r = run(seed_check("--image " + q((d.path / "focal.img").string()) + " --user-data " + q(ud.string())));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("piprov: error: --image " + (d.path / "focal.img").string() +
+                       ": the image's root fs has no cloud-init ("),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("missing), so it would ignore a first-boot seed: use an image with cloud-init"),
+            std::string::npos)
+      << r.err;
   const char* host = "/usr/lib/python3/dist-packages/cloudinit/config/schemas/schema-cloud-config-v1.json";
   if (!fs::exists(host)) return;
   auto h = piprov::provision::check_user_data("#cloud-config\nhostname: a\n", "u", {.image = ci});

@@ -164,6 +164,11 @@ TEST(CheckGateway, InsideTheSubnetOfTheAddress) {
   expect_error(ErrorKind::Usage, "--gateway 10.0.4.1 is not in the subnet of --ip 10.0.3.7/22",
                [&] { check_gateway("10.0.4.1", "10.0.3.7/22"); });
   expect_error(ErrorKind::Usage, "is not in the subnet", [&] { check_gateway("fd01::1", "fd00::11/64"); });
+  // An IPv6 link-local router is on-link whatever the subnet (RFC 4861 4.2, 6.1.2); fec0:: (not
+  // fe80::/10) is not.
+  EXPECT_NO_THROW(check_gateway("fe80::1", "fd00::11/64"));
+  EXPECT_NO_THROW(check_gateway("febf::1", "2001:db8::11/64"));
+  expect_error(ErrorKind::Usage, "is not in the subnet", [&] { check_gateway("fec0::1", "fd00::11/64"); });
   expect_error(ErrorKind::Usage, "not of the same IP version", [&] { check_gateway("fd00::1", "10.0.3.7/22"); });
   expect_error(ErrorKind::Usage,
                "--gateway 10.0.0.5 is the node's own address (--ip 10.0.0.5/24): give the router of that network",
@@ -310,6 +315,21 @@ TEST_F(Plan, NetworkOptionsAreCheckedBeforeAnything) {
   o.ips.clear();
   expect_error(ErrorKind::Usage, "--gateway needs --ip", [&] { plan_seeds(o, {"x", "y"}); });
   o.gateway.clear();
+  o.dns = {"10.0.0.1,,"};
+  expect_error(ErrorKind::Usage, "--dns: '10.0.0.1,,' has an empty item", [&] { plan_seeds(o, {"x", "y"}); });
+  o.dns = {"10.0.0.1", ""};
+  expect_error(ErrorKind::Usage, "--dns: '' has an empty item", [&] { plan_seeds(o, {"x", "y"}); });
+  o.dns.clear();
+  o.ips = {"192.168.1.11/24,", "192.168.1.12/24"};
+  expect_error(ErrorKind::Usage, "--ip: '192.168.1.11/24,' has an empty item", [&] { plan_seeds(o, {"x", "y"}); });
+  o.ips.clear();
+  // --wifi-ssid "" with a passphrase file: the SSID is empty, not "go together".
+  o.wifi_ssid_given = true;
+  o.wifi_psk_file = "psk";
+  expect_error(ErrorKind::Usage, "--wifi-ssid: the SSID is empty: give the Wi-Fi network's name (1-32 bytes", [&] {
+    plan_seeds(o, {"x", "y"});
+  });
+  o.wifi_psk_file.clear();
   o.wifi_ssid = "net";
   expect_error(ErrorKind::Usage, "--wifi-ssid and --wifi-psk-file go together", [&] { plan_seeds(o, {"x", "y"}); });
   file("psk", "short\n");

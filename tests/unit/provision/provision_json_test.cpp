@@ -97,6 +97,32 @@ TEST(ProvisionJson, LayoutReleaseAndThePatchLine) {
 }
 
 // The last line of each disk and the exit code: decided here, printed by the cli.
+// --wifi-ssid without --wifi-country: the plan notes that the Wi-Fi may stay blocked (rpi-imager
+// issues 1066, 1123); with a country it names where the country is set.
+TEST(DryRunText, WifiWithoutCountryIsNoted) {
+  DryRunReport r;
+  r.image = "raspios.img.xz";
+  DryRunTarget t;
+  t.target = "/dev/loop7";
+  t.seed.instance_id = "iid-1";
+  t.seed.wifi_ssid = "net";
+  t.seed.network_config = "version: 2\n";
+  r.targets = {t};
+  EXPECT_NE(dry_run_text(r).find("  wifi country: none given: without a country the Pi's Wi-Fi may stay blocked "
+                                 "(raspberrypi/rpi-imager issues 1066, 1123) unless the image sets one; give "
+                                 "--wifi-country CC (e.g. GB)\n"),
+            std::string::npos)
+      << dry_run_text(r);
+  r.targets[0].seed.wifi_country = "GB";
+  r.targets[0].regdom_set = {"cmdline.txt"};
+  EXPECT_NE(dry_run_text(r).find("  wifi country: cfg80211.ieee80211_regdom=GB in cmdline.txt\n"), std::string::npos);
+  EXPECT_EQ(dry_run_text(r).find("none given"), std::string::npos);
+  r.targets[0].seed = {};
+  r.targets[0].seed.instance_id = "iid-1";
+  r.targets[0].seed.user_data = "#cloud-config\n";
+  EXPECT_EQ(dry_run_text(r).find("wifi country"), std::string::npos) << "no Wi-Fi, no note";
+}
+
 TEST(ProvisionOutcome, ReadySentenceSaysWhyTheDiskBootsFromUsb) {
   ProvisionReport r = sample();
   TargetReport& t = r.targets[0];

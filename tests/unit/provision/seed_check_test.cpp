@@ -60,6 +60,25 @@ TEST(SeedCheckShared, UbuntuUserDataIsValidButWarnsOfItsClearTextPassword) {
   }
 }
 
+// An unknown top-level key is seed-unknown-key whatever the schema: 22.4.2's top level is open,
+// 24.1's, 25.2's and 26.2's closed (additionalProperties false); a nested unknown key stays the
+// schema's error.
+TEST(SeedCheckShared, UnknownTopLevelKeyIsOneRuleUnderEverySchema) {
+  for (const char* v : {"22.4.2", "24.1", "25.2", "26.2"}) {
+    const std::string rel = std::string("cloud-init-schemas/schema-cloud-config-v1-") + v + ".json";
+    PIPROV_REQUIRE_SHARED(rel, schema);
+    auto c = check_user_data("#cloud-config\nenable_ssh: true\n", "u", {.schema_path = schema.string()});
+    const Finding* u = find(c, "seed-unknown-key", 2);
+    ASSERT_TRUE(u) << v;
+    EXPECT_EQ(u->key, "enable_ssh") << v;
+    EXPECT_EQ(u->severity, Severity::Error) << v;
+    for (const auto& f : c.findings) EXPECT_NE(f.rule, "seed-schema-error") << v << dump(c);
+    auto nested =
+        check_user_data("#cloud-config\nusers:\n- name: a\n  bogus_key: 1\n", "u", {.schema_path = schema.string()});
+    for (const auto& f : nested.findings) EXPECT_NE(f.rule, "seed-unknown-key") << v << dump(nested);
+  }
+}
+
 TEST(SeedCheckShared, UbuntuNetworkConfigHasNoFinding) {
   PIPROV_REQUIRE_SHARED("cloud-init/02-ubuntu2404-pi-gadget-network-config", f);
   auto c = check_network_config(shared_text(f), "02");
@@ -458,6 +477,78 @@ TEST(SeedNetwork, TwoDefaultRoutesOnOneInterface) {
     auto ok = check_network_config(fine, "nc");
     for (const auto& x : ok.findings) EXPECT_NE(x.rule, "seed-network-default-route-conflict") << dump(ok);
   }
+}
+
+// Two default routes on two interfaces: netplan compares them across all interfaces
+// (tests/generator/test_errors.py test_multiple_ip4_gateways: "first declared in engreen but
+// also in enblue"); the gateway4 fix of the second then removes it instead of adding a route.
+TEST(SeedNetwork, TwoDefaultRoutesOnTwoInterfaces) {
+  auto c = check_network_config(
+      "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.0.2/24]\n    gateway4: 10.0.0.1\n  eth1:\n"
+      "    addresses: [10.0.1.2/24]\n    gateway4: 10.0.1.1\n",
+      "nc");
+  const Finding* f = find(c, "seed-network-default-route-conflict", 8);
+  ASSERT_TRUE(f) << dump(c);
+  EXPECT_EQ(f->key, "ethernets.eth1.gateway4");
+  EXPECT_NE(f->message.find("Conflicting default route declarations for IPv4 (table: main, metric: default), first "
+                            "declared in eth0 but also in eth1 (netplan): 'gateway4: 10.0.0.1' (eth0) and "
+                            "'gateway4: 10.0.1.1' (eth1) are two default routes"),
+            std::string::npos)
+      << f->message;
+  EXPECT_EQ(f->message.find("one interface"), std::string::npos) << f->message;
+  EXPECT_EQ(f->fix,
+            "keep one IPv4 default route in the whole config (e.g. eth0's): remove the others, or give them "
+            "different metrics");
+  EXPECT_EQ(find(c, "seed-network-gateway", 5)->fix, "use routes: [{to: 0.0.0.0/0, via: 10.0.0.1}]");
+  EXPECT_EQ(find(c, "seed-network-gateway", 8)->fix,
+            "remove gateway4: eth0 already declares the IPv4 default route (one per family)");
+  // Two `to: ::/0` / `default` routes (IPv6) on two interfaces.
+  c = check_network_config(
+      "version: 2\nethernets:\n  eth0:\n    routes:\n      - {to: \"::/0\", via: \"fe80::1\"}\n  wlan0:\n"
+      "    routes:\n      - {to: default, via: \"fe80::2\"}\n",
+      "nc");
+  f = find(c, "seed-network-default-route-conflict", 8);
+  ASSERT_TRUE(f) << dump(c);
+  EXPECT_NE(f->message.find("for IPv6 (table: main, metric: default), first declared in eth0 but also in wlan0"),
+            std::string::npos)
+      << f->message;
+  // v1: a gateway on two physical interfaces' subnets.
+  c = check_network_config(
+      "version: 1\nconfig:\n  - type: physical\n    name: eth0\n    subnets:\n      - {type: static, address: "
+      "10.0.0.2/24, gateway: 10.0.0.1}\n  - type: physical\n    name: eth1\n    subnets:\n      - {type: static, "
+      "address: 10.0.1.2/24, gateway: 10.0.1.1}\n",
+      "nc");
+  f = find(c, "seed-network-default-route-conflict", 10);
+  ASSERT_TRUE(f) << dump(c);
+  EXPECT_EQ(f->key, "config.1.subnets.0.gateway");
+  EXPECT_NE(f->message.find("first declared in eth0 but also in eth1"), std::string::npos) << f->message;
+  // Different tables or metrics, or one route per family: no conflict.
+  for (const char* fine :
+       {"version: 2\nethernets:\n  eth0:\n    routes:\n      - {to: 0.0.0.0/0, via: 10.0.0.1, metric: 100}\n  eth1:\n"
+        "    routes:\n      - {to: 0.0.0.0/0, via: 10.0.1.1, metric: 200}\n",
+        "version: 2\nethernets:\n  eth0:\n    gateway4: 10.0.0.1\n  eth1:\n    routes:\n      - {to: 0.0.0.0/0, via: "
+        "10.0.1.1, table: 101}\n",
+        "version: 2\nethernets:\n  eth0:\n    gateway4: 10.0.0.1\n  eth1:\n    gateway6: \"fd00::1\"\n",
+        "version: 1\nconfig:\n  - type: physical\n    name: eth0\n    subnets:\n      - {type: static, address: "
+        "10.0.0.2/24, gateway: 10.0.0.1}\n  - type: physical\n    name: eth1\n    subnets:\n      - {type: dhcp}\n"}) {
+    auto ok = check_network_config(fine, "nc");
+    for (const auto& x : ok.findings) EXPECT_NE(x.rule, "seed-network-default-route-conflict") << dump(ok);
+  }
+}
+
+// A tab in the indentation: named with its line and column, as PyYAML names it ("found
+// character '\\t' that cannot start any token"), and the fix is spaces, not quoting.
+TEST(SeedNetwork, YamlTabInIndentationIsNamed) {
+  auto c = check_network_config("version: 2\nethernets:\n  eth0:\n\tdhcp4: true\n", "nc");
+  const Finding* y = find(c, "seed-yaml-invalid", 4);
+  ASSERT_TRUE(y) << dump(c);
+  EXPECT_NE(y->message.find("(line 4, column 1: found character '\\t' that cannot start any token"), std::string::npos)
+      << y->message;
+  EXPECT_EQ(y->fix, "indent line 4 with spaces, not a tab");
+  auto u = check_user_data("#cloud-config\nusers:\n  - name: a\n  \tshell: /bin/bash\n", "u", partial());
+  y = find(u, "seed-yaml-invalid", 4);
+  ASSERT_TRUE(y) << dump(u);
+  EXPECT_NE(y->message.find("(line 4, column 3: found character"), std::string::npos) << y->message;
 }
 
 // YAML errors name the line and the column of the offending character.
