@@ -118,6 +118,12 @@ struct PreparedProvision {
 /// writes nothing and asks nothing (run_write() asks).
 PreparedProvision prepare_provision(const ProvisionOptions& o);
 
+/// With --board of the Pi 5 family: patch_image_tree() on the image's own
+/// files (boot/patch.hpp: Ubuntu 20.04's U-Boot layout cannot boot a Pi 5),
+/// before the first byte. Throws its Error{Usage}, ending "nothing was
+/// written"; nothing for other boards.
+void refuse_unbootable_board(const ProvisionOptions& o, PreparedProvision& prepared);
+
 /// The error for `rep` when no disk got through after the write (one line
 /// per disk, the first disk's error kind); nullopt when one did.
 std::optional<Error> no_disk_provisioned(const ProvisionReport& rep);
