@@ -212,10 +212,14 @@ fleet_focal_tools() {
   expect "eeprom check of BOOT_ORDER=0x1 (SD only) exit" "$rc" '^1$'
 }
 
-# fleet_stop: ends every node's QEMU (vm_stop).
+# fleet_stop: ends every node's QEMU (vm_stop), but the raspios node's when
+# the keep steps run: they power it off (boot-test-keep.sh).
 fleet_stop() {
   local l rc=0
-  for l in $(fleet_nodes); do vm_stop "$l" || rc=1; done
+  for l in $(fleet_nodes); do
+    if [ "$l" = raspios ] && keep_enabled; then continue; fi
+    vm_stop "$l" || rc=1
+  done
   return $rc
 }
 
@@ -226,12 +230,24 @@ layout_fleet() {
   echo "[fleet] nodes up: $nodes"
   step fleet "inventory of the nodes that are up" fleet_inventory || return 1
   step fleet "ansible 1: install role, fleet report" fleet_first || { fleet_stop; return 1; }
-  local rc=0
+  local rc=0 keep_pid=
+  # The keep steps on the raspios node need the .deb the role installed; they
+  # run beside the rest of the fleet (boot-test-keep.sh).
+  if keep_enabled && [[ " $nodes " == *" raspios "* ]]; then
+    mkdir -p "$w/keep"
+    keep_on_node > "$w/keep/on-node.log" 2>&1 &
+    keep_pid=$!
+  fi
   if [[ " $nodes " == *" focal "* ]]; then
     step fleet "focal: piprov devices, eeprom check" fleet_focal_tools || rc=1
     step fleet "focal broken: vmlinux stale" fleet_break_focal || rc=1
   fi
   step fleet "ansible 2: changed=0, focal fails alone" fleet_second || rc=1
+  if [ -n "$keep_pid" ]; then
+    wait "$keep_pid" || true
+    echo "== keep steps on bt-raspios (ran beside the fleet's steps above):"
+    cat "$w/keep/on-node.log"
+  fi
   step fleet "stop the nodes" fleet_stop || rc=1
   return $rc
 }

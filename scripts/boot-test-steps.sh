@@ -91,14 +91,15 @@ break_disk() {
 # getty after it), so the host name it shows is the seed's, or the seed was
 # not applied: that fails at once rather than after the SSH timeout.
 boot_up() {
-  local l=$1 v=$w/vm-$1 host
+  local l=$1 v=$w/vm-$1 host want
+  want=$(cat "$v/hostname" 2>/dev/null || echo "bt-$l")
   echo "$3" > "$v/bus"
   vm_start "$v" "$2" "$3" "${@:4}"
   vm_wait_console "$v" ' login: ' || { echo "  no login prompt on the console"; return 1; }
   host=$(grep -a -m1 -oE '[A-Za-z0-9.-]+ login: ' "$v/console-$2.log")
   host=${host% login: }
-  [ "$host" = "bt-$l" ] ||
-    { echo "  the console's login prompt names host '$host', not bt-$l: the seed's host name was not applied"; return 1; }
+  [ "$host" = "$want" ] ||
+    { echo "  the console's login prompt names host '$host', not $want: the node's host name was not applied"; return 1; }
   vm_wait_ssh "$v" || { echo "  SSH on 10.0.2.20:22 did not answer (as $bt_user, with the provisioned key)"; return 1; }
 }
 
@@ -216,6 +217,7 @@ negative_partuuid() {
 # Each layout leaves its node running for the fleet (boot-test-fleet.sh).
 layout_raspios() {
   step raspios provision prepare raspios || return 1
+  if keep_enabled; then step raspios "keep: SSD, second disk, images disk" keep_disks || return 1; fi
   step raspios "negative: old PARTUUID does not boot" negative_partuuid || return 1
   step raspios "boot to SSH (virtio disk)" boot_up raspios 1 virtio || return 1
   step raspios "identity over SSH" check_identity raspios
@@ -249,3 +251,5 @@ layout_pi5() {
 . scripts/boot-test-focal.sh
 # shellcheck source=scripts/boot-test-fleet.sh
 . scripts/boot-test-fleet.sh
+# shellcheck source=scripts/boot-test-keep.sh
+. scripts/boot-test-keep.sh

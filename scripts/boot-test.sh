@@ -28,6 +28,15 @@
 #             benches them all (one table); a second run changes nothing
 #             (changed=0) and fails for focal alone, broken on purpose (its
 #             vmlinux made stale); piprov devices and eeprom check on focal
+#   keep      on the raspios node (a Pi on its microSD card), beside the
+#             fleet's second run: `piprov clone` of the running system onto a
+#             larger disk, `piprov provision` onto another; then the node shut
+#             down, `piprov backup` of its disk and `piprov write` of the
+#             backup onto a new one, and the clone, the restore and the
+#             provisioned disk each booted alone: the clone and the restore
+#             the same node (host name, machine-id, SSH host key, cloud-init
+#             not run again, a marker, a writer's file), the clone grown, the
+#             provisioned one with its own identity (scripts/boot-test-keep.sh)
 # Every wait is for an event (a console line, SSH answering, QEMU exiting),
 # bounded by PIPROV_BOOT_TIMEOUT (1500 s: two VMs beside the other CI
 # stages on 2 cores boot slowly); a failure prints the console's end.
@@ -82,7 +91,7 @@ for l in $layouts; do
   case $l in focal | noble | resolute | raspios | pi5) ;; *) die 2 "unknown layout '$l' (focal noble resolute raspios pi5)" ;; esac
 done
 need_root "loop devices, the root fs build"
-need_tools qemu-system-aarch64 mcopy jq ssh ssh-keygen sfdisk losetup mke2fs dpkg-deb dpkg-scanpackages ansible-playbook
+need_tools qemu-system-aarch64 mcopy jq ssh ssh-keygen sfdisk losetup mke2fs e2fsck zstd sha256sum dpkg-deb dpkg-scanpackages ansible-playbook
 [ -x "$piprov" ] || die 2 "$piprov is not an executable piprov: build it or pass --piprov"
 piprov=$(realpath "$piprov")
 
@@ -130,8 +139,10 @@ if [ "$lanes" -ge 2 ] && [ ${#lane_a[@]} -gt 0 ] && [ ${#lane_b[@]} -gt 0 ]; the
 else
   run_lane a "${lane_a[@]}" "${lane_b[@]}" || rc=1
 fi
-# The fleet: Ansible against every node the lanes left up.
+# The fleet: Ansible against every node the lanes left up (the keep steps on
+# the raspios node beside its second run); then the keep steps' boots.
 layout_fleet || rc=1
+if keep_enabled; then layout_keep || rc=1; fi
 print_step_table
 exit $rc
 }

@@ -17,7 +17,8 @@
 
 # A VM is a directory: kernel, initrd, cmdline, disk (path of its system disk),
 # port (SSH, forwarded from 127.0.0.1), console-N.log, qemu.pid; bench.raw (a
-# second disk, optional).
+# second disk, optional), extra-NAME.raw (more disks, optional), hostname (the
+# host name the node must come up with, when not bt-LAYOUT).
 vm_timeout=${PIPROV_BOOT_TIMEOUT:-1500}
 
 # free_port: prints a TCP port free on 127.0.0.1 now.
@@ -52,7 +53,9 @@ vm_boot_files() {
 # as a Pi 4 boots a USB SSD; nvme: an NVMe controller, as a Pi 5 boots an NVMe
 # SSD on its PCIe connector: QEMU docs, "NVMe Emulation"). VM/bench.raw, when
 # it exists, is a second disk (virtio, serial piprov-bench: the guest's
-# /dev/disk/by-id/virtio-piprov-bench). SSH is forwarded from 127.0.0.1:VM/port to the
+# /dev/disk/by-id/virtio-piprov-bench); each VM/extra-NAME.raw one more
+# (virtio, serial piprov-NAME: the keep steps' SSD, second disk and images
+# disk). SSH is forwarded from 127.0.0.1:VM/port to the
 # static address the seed gives the node (10.0.2.20), so an answer proves
 # that address. $VM_CMDLINE_EXTRA is appended to the command line (the
 # negative case's rootdelay). `-no-reboot`: a reboot ends QEMU, and the caller boots again
@@ -75,6 +78,14 @@ vm_start() {
     # shellcheck disable=SC2054  # commas separate QEMU sub-options
     bus_args+=(-drive "file=$v/bench.raw,format=raw,if=none,id=b0,cache=unsafe" -device virtio-blk-pci,drive=b0,serial=piprov-bench)
   fi
+  local x name
+  for x in "$v"/extra-*.raw; do
+    [ -f "$x" ] || continue
+    name=$(basename "$x" .raw)
+    name=${name#extra-}
+    # shellcheck disable=SC2054  # commas separate QEMU sub-options
+    bus_args+=(-drive "file=$x,format=raw,if=none,id=x-$name,cache=unsafe" -device "virtio-blk-pci,drive=x-$name,serial=piprov-$name")
+  done
   if [ -s "$v/initrd" ]; then initrd_args=(-initrd "$v/initrd"); fi
   : > "$v/console-$n.log"
   qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 1 -m 1024 -nodefaults -display none -no-reboot \

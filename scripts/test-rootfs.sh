@@ -8,8 +8,9 @@
 # openssh-server, sudo, apt, initramfs-tools and Debian's arm64 kernel
 # (linux-image-arm64), plus the shared libraries piprov's arm64 .deb depends
 # on, so `apt-get install ./piprov_*_arm64.deb` works in the guest without a
-# network, and python3-apt (Ansible's apt module needs it; Ubuntu's and
-# Raspberry Pi OS's images carry it). mmdebstrap(1) builds it; qemu-user-static runs the arm64 package
+# network, python3-apt (Ansible's apt module needs it), rsync and dosfstools
+# (`piprov clone` of a live system copies with rsync into file systems it
+# makes); Ubuntu's and Raspberry Pi OS's images carry all three. mmdebstrap(1) builds it; qemu-user-static runs the arm64 package
 # scripts through binfmt_misc (registered here when the kernel has none).
 # Trimmed for a guest that runs under QEMU's TCG: no man pages, locales or docs
 # (mmdebstrap's own example), no CA certificates and locale sources (nothing
@@ -201,7 +202,7 @@ build() {  # build OUT.tar.zst
     --essential-hook="'$self' --essential \"\$1\"" \
     --essential-hook='printf "MODULES=list\nCOMPRESS=zstd\n" > "$1/etc/initramfs-tools/conf.d/piprov-test"' \
     --essential-hook='printf "%s\n" virtio_pci virtio_mmio virtio_blk virtio_scsi sd_mod xhci_pci usb_storage uas nvme ext4 vfat crc32c_generic > "$1/usr/share/initramfs-tools/modules.d/piprov-test"' \
-    --include='systemd-sysv,udev,systemd-resolved,iproute2,kmod,initramfs-tools,zstd,linux-image-arm64,openssh-server,sudo,cloud-init,cloud-guest-utils,python3-apt,libaio1,libarchive13,libfdisk1,libfmt9,libspdlog1.10,libssl3,liburing2,libxxhash0,libyaml-cpp0.7,util-linux,fdisk' \
+    --include='systemd-sysv,udev,systemd-resolved,iproute2,kmod,initramfs-tools,zstd,linux-image-arm64,openssh-server,sudo,cloud-init,cloud-guest-utils,python3-apt,libaio1,libarchive13,libfdisk1,libfmt9,libspdlog1.10,libssl3,liburing2,libxxhash0,libyaml-cpp0.7,util-linux,fdisk,rsync,dosfstools' \
     --customize-hook="'$self' --customize \"\$1\"" \
     "${log[@]}" --customize-hook="sync-out /var/cache/apt/archives $cache/rootfs-debs" \
     "$suite" "$out" "$mirror" || { rm -f "$self"; return 1; }

@@ -24,7 +24,10 @@ void add_clone_command(CLI::App& app, Globals&, int& exit_code) {
     bool json = false;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("SOURCE", a->opts.source, "Whole disk (not mounted) or raw image file to copy")->required();
+  cmd->add_option(
+         "SOURCE", a->opts.source,
+         "Whole disk or raw image file to copy; a mounted one (the running system) is copied file by file (rsync)")
+      ->required();
   cmd->add_option("TARGET", a->opts.targets,
                   "Whole disk(s) (/dev/sdX, /dev/nvme0n1, /dev/loopN; see 'piprov devices'), written from one read")
       ->required();

@@ -75,8 +75,14 @@ void add_partition(int fd, const std::string& disk_path, const TablePart& p) {
 }  // namespace
 
 std::string partition_path(const std::string& disk_path, int number) {
-  bool digit = !disk_path.empty() && std::isdigit(static_cast<unsigned char>(disk_path.back()));
-  return disk_path + (digit ? "p" : "") + std::to_string(number);
+  std::string disk = disk_path;
+  std::error_code ec;
+  if (fs::is_symlink(disk_path, ec)) {
+    const fs::path real = fs::canonical(disk_path, ec);  // /dev/disk/by-id/virtio-X -> /dev/vdc
+    if (!ec) disk = real.string();
+  }
+  bool digit = !disk.empty() && std::isdigit(static_cast<unsigned char>(disk.back()));
+  return disk + (digit ? "p" : "") + std::to_string(number);
 }
 
 std::vector<std::string> reread_partitions(const std::string& given_path, std::chrono::milliseconds timeout) {

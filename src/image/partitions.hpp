@@ -12,7 +12,9 @@ namespace piprov::image {
 
 /// Partition node of partition `number` of disk `disk_path`:
 /// "/dev/sdb" + 1 -> "/dev/sdb1"; "/dev/loop3" + 1 -> "/dev/loop3p1" (a
-/// name ending in a digit takes a "p").
+/// name ending in a digit takes a "p"). A symlink (a udev link such as
+/// /dev/disk/by-id/virtio-X) is resolved first: its partitions are named
+/// after the disk it points at (/dev/vdc1), not after the link.
 std::string partition_path(const std::string& disk_path, int number);
 
 /// Issues BLKRRPART (retrying EBUSY for a moment), then waits up to `timeout`

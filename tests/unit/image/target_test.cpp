@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "core/error.hpp"
 #include "image/partitions.hpp"
 #include "image/target.hpp"
@@ -23,6 +26,18 @@ TEST(PartitionPath, DigitEndingNamesTakeP) {
   EXPECT_EQ(partition_path("/dev/loop3", 2), "/dev/loop3p2");
   EXPECT_EQ(partition_path("/dev/mmcblk0", 1), "/dev/mmcblk0p1");
   EXPECT_EQ(partition_path("/dev/nvme0n1", 1), "/dev/nvme0n1p1");
+}
+
+// A udev link (/dev/disk/by-id/virtio-X, /dev/disk/by-path/...) names the disk;
+// its partitions are the kernel's names of the disk it points at, not LINK + "1".
+TEST(PartitionPath, SymlinkIsResolvedToTheDiskItNames) {
+  test::TempDir d;
+  std::filesystem::create_directories(d.path / "by-id");
+  { std::ofstream(d.path / "vdc") << ""; }
+  std::filesystem::create_symlink("../vdc", d.path / "by-id" / "virtio-piprov-ssd");
+  const auto disk = std::filesystem::canonical(d.path / "vdc").string();
+  EXPECT_EQ(partition_path((d.path / "by-id" / "virtio-piprov-ssd").string(), 1), disk + "1");
+  EXPECT_EQ(partition_path((d.path / "by-id" / "missing").string(), 2), (d.path / "by-id" / "missing2").string());
 }
 
 TEST(InspectTarget, NewRegularFileIsAllowed) {
