@@ -112,10 +112,14 @@ keep_shutdown() {
 
 # keep_fsck: e2fsck -fn of the source's and the clone's root file systems.
 keep_fsck() {
-  local d dev rc=0 out
+  local d dev rc=0 out off size
   for d in "$w/vm-raspios/disk.raw" "$w/vm-raspios/extra-ssd.raw"; do
-    dev=$(losetup -f --show -r -P "$d") || return 1
-    out=$(e2fsck -fn "${dev}p2" 2>&1) || { rc=1; echo "$out" | tail -n 5 | sed 's/^/  /'; }
+    # Partition 2 through a loop device of its own (partition nodes of a
+    # --partscan loop device need udev, which a container may not run).
+    off=$(sfdisk -J "$d" | jq '.partitiontable.partitions[1].start * 512')
+    size=$(sfdisk -J "$d" | jq '.partitiontable.partitions[1].size * 512')
+    dev=$(losetup -f --show -r -o "$off" --sizelimit "$size" "$d") || return 1
+    out=$(e2fsck -fn "$dev" 2>&1) || { rc=1; echo "$out" | tail -n 5 | sed 's/^/  /'; }
     expect "e2fsck -fn of $(basename "$d") partition 2" "$(tail -n 1 <<<"$out")" ' files, [0-9]+/[0-9]+ blocks$' || rc=1
     losetup -d "$dev"
   done

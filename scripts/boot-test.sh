@@ -94,6 +94,7 @@ need_root "loop devices, the root fs build"
 need_tools qemu-system-aarch64 mcopy jq ssh ssh-keygen sfdisk losetup mke2fs e2fsck zstd sha256sum dpkg-deb dpkg-scanpackages ansible-playbook
 [ -x "$piprov" ] || die 2 "$piprov is not an executable piprov: build it or pass --piprov"
 piprov=$(realpath "$piprov")
+if [ -n "$deb" ]; then [ -f "$deb" ] || die 2 "--deb $deb: no such file"; deb=$(realpath "$deb"); fi
 
 w=$(mktemp -d /var/tmp/piprov-boot.XXXXXX)
 bt_user=tester
