@@ -229,14 +229,18 @@ layout_fleet() {
   [ -n "$nodes" ] || { echo "[fleet] no node is up: no Ansible run"; return 1; }
   echo "[fleet] nodes up: $nodes"
   step fleet "inventory of the nodes that are up" fleet_inventory || return 1
-  step fleet "ansible 1: install role, fleet report" fleet_first || { fleet_stop; return 1; }
   local rc=0 keep_pid=
-  # The keep steps on the raspios node need the .deb the role installed; they
-  # run beside the rest of the fleet (boot-test-keep.sh).
+  # The keep steps on the raspios node start once the role has installed the
+  # .deb there, and run beside the rest of the fleet (boot-test-keep.sh).
   if keep_enabled && [[ " $nodes " == *" raspios "* ]]; then
     mkdir -p "$w/keep"
     keep_on_node > "$w/keep/on-node.log" 2>&1 &
     keep_pid=$!
+  fi
+  if ! step fleet "ansible 1: install role, fleet report" fleet_first; then
+    [ -z "$keep_pid" ] || wait "$keep_pid" || true
+    fleet_stop
+    return 1
   fi
   if [[ " $nodes " == *" focal "* ]]; then
     step fleet "focal: piprov devices, eeprom check" fleet_focal_tools || rc=1

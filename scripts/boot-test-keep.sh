@@ -10,7 +10,7 @@
 #            empty 2 GiB second disk (piprov-new) and an ext4 disk holding
 #            the Ubuntu 24.04 test image as a .img.zst (piprov-images)
 #   on node  once the fleet's role installed the arm64 .deb, beside the
-#            fleet's second run: a marker file, a writer appending to a file,
+#            rest of the fleet's runs: a marker file, a writer appending to a file,
 #            `piprov clone /dev/vda SSD` of the running system (file by
 #            file); then `piprov provision IMAGE SECOND-DISK` with an identity
 #            of its own (bt-ssd): a node provisioning an SSD from the Pi
@@ -95,8 +95,26 @@ keep_provision_on_node() {
   expect "piprov provision exit (on the node)" "$rc" '^0$'
 }
 
-# keep_on_node: the steps on the running node (beside the fleet's second run).
+# keep_wait_installed: waits until the fleet's role has installed piprov on
+# the node (dpkg's status of the package; asked every 10 s); fails when the
+# fleet's first run ended without it, or after $PIPROV_BOOT_TIMEOUT.
+keep_wait_installed() {
+  local v=$w/vm-raspios end=$((SECONDS + vm_timeout))
+  # shellcheck disable=SC2016  # expanded on the guest
+  until vm_ssh "$v" 'dpkg-query -W -f "\${Status}" piprov 2>/dev/null' | grep -q '^install ok installed$'; do
+    if grep -q '^PLAY RECAP' "$w/fleet/run-1.log" 2>/dev/null; then
+      echo "  the fleet's first run ended without piprov installed on bt-raspios"
+      return 1
+    fi
+    [ "$SECONDS" -lt "$end" ] || { echo "  piprov not installed on bt-raspios after $vm_timeout s"; return 1; }
+    sleep 10
+  done
+  echo "  $(vm_ssh "$v" 'piprov --version') installed by the fleet's role"
+}
+
+# keep_on_node: the steps on the running node, beside the fleet's runs.
 keep_on_node() {
+  step keep "node: wait for the role to install piprov" keep_wait_installed || return 1
   step keep "node: piprov clone of the running system" keep_clone_on_node || return 1
   step keep "node: piprov provision onto a second disk" keep_provision_on_node || return 1
   touch "$w/keep/on-node.ok"
