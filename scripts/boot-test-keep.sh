@@ -138,7 +138,7 @@ keep_fsck() {
     size=$(sfdisk -J "$d" | jq '.partitiontable.partitions[1].size * 512')
     dev=$(losetup -f --show -r -o "$off" --sizelimit "$size" "$d") || return 1
     out=$(e2fsck -fn "$dev" 2>&1) || { rc=1; echo "$out" | tail -n 5 | sed 's/^/  /'; }
-    expect "e2fsck -fn of $(basename "$d") partition 2" "$(tail -n 1 <<<"$out")" ' files, [0-9]+/[0-9]+ blocks$' || rc=1
+    expect "e2fsck -fn of $(basename "$d") partition 2" "$(tail -n 1 <<<"$out")" ' [0-9]+/[0-9]+ files .*, [0-9]+/[0-9]+ blocks$' || rc=1
     losetup -d "$dev"
   done
   return $rc
