@@ -23,6 +23,8 @@ struct SeedOutcome {
   int partuuid_references = 0;          ///< PARTUUID= values replaced in them
   std::vector<std::string> seed_files;  ///< "user-data", ... ("" when no seed was asked for)
   std::vector<std::string> regdom_set;  ///< cmdline files given cfg80211.ieee80211_regdom= (--wifi-country)
+  std::vector<std::string> replaced;    ///< the image's own seed files the new seed replaced (seed_notes.hpp)
+  std::string login_warning;            ///< the image's seed gave a login, the new one none ("" otherwise)
 };
 
 /// Cmdline files on the boot partition at `boot_dir` a layout may use:
