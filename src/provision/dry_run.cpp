@@ -149,9 +149,9 @@ std::string dry_run_text(const DryRunReport& r) {
     if (!t.seed_refused.empty()) {
       out += "  seed: REFUSED: " + t.seed_refused + "\n";
     } else if (!t.seed.wifi_country.empty() && !t.seed.writes_files()) {
-      out += "  seed: none (--wifi-country alone changes only the cmdline; the image's own seed, if any, stays)\n";
-      out += "  wifi country: cfg80211.ieee80211_regdom=" + t.seed.wifi_country + " in " +
-             (t.regdom_set.empty() ? std::string("the cmdline (already set)") : join(t.regdom_set, ", ")) + "\n";
+      out +=
+          "  seed: none (--wifi-country alone changes only the cmdline; the image's own seed files stay as they are)\n";
+      out += "  wifi country: " + regdom_text(t.seed.wifi_country, t.regdom_set) + "\n";
     } else if (!t.seed.instance_id.empty()) {
       if (!t.replacement.replaced.empty())
         out += "  seed: replaces the image's " + join(t.replacement.replaced, ", ") + " (on the boot partition)\n";
@@ -165,8 +165,7 @@ std::string dry_run_text(const DryRunReport& r) {
         out += dry_run_indent(*text, "    | ");
       }
       if (!t.seed.wifi_country.empty())
-        out += "  wifi country: cfg80211.ieee80211_regdom=" + t.seed.wifi_country + " in " +
-               (t.regdom_set.empty() ? std::string("the cmdline (already set)") : join(t.regdom_set, ", ")) + "\n";
+        out += "  wifi country: " + regdom_text(t.seed.wifi_country, t.regdom_set) + "\n";
       else if (!t.seed.wifi_ssid.empty())
         out += "  wifi country: " + wifi_without_country_note() + "\n";
       if (!t.seed.regdom_note.empty()) out += "  wifi country: " + t.seed.regdom_note + "\n";

@@ -44,6 +44,10 @@ std::vector<std::string> cmdline_files(const std::filesystem::path& boot_dir);
 /// each atomically and only when it changes. Returns the files changed. Throws Error{Io}.
 std::vector<std::string> set_wifi_regdom(const std::filesystem::path& boot_dir, const std::string& country);
 
+/// "cfg80211.ieee80211_regdom=CC in cmdline.txt, nobtcmd.txt" for the files set_wifi_regdom()
+/// changed (`set`), "... in the cmdline (already set)" when it changed none.
+std::string regdom_text(const std::string& country, const std::vector<std::string>& set);
+
 /// The note of a plan with --wifi-ssid and no --wifi-country: the Wi-Fi may stay blocked
 /// without a country (raspberrypi/rpi-imager issues 1066, 1123); a note, not a refusal (the
 /// image may set a country itself).

@@ -191,10 +191,8 @@ void TargetRun::seed() {
   if (!seed_->writes_files()) {  // --wifi-country alone: the cmdline only, the image's seed stays
     rep_.seed.regdom_set = set_wifi_regdom(boot_dir_, seed_->wifi_country);
     rep_.seed_plan = *seed_;
-    return step.done(
-        text + "; cfg80211.ieee80211_regdom=" + seed_->wifi_country + " in " +
-        (rep_.seed.regdom_set.empty() ? std::string("the cmdline (already set)") : join(rep_.seed.regdom_set, ", ")) +
-        "; no cloud-init seed (--wifi-country alone changes only the cmdline)");
+    return step.done(text + "; " + regdom_text(seed_->wifi_country, rep_.seed.regdom_set) +
+                     "; no cloud-init seed (--wifi-country alone changes only the cmdline)");
   }
   if (std::string why = cloud_init_missing(root_dir_); !why.empty()) {
     refused_ = why +
@@ -211,9 +209,7 @@ void TargetRun::seed() {
   rep_.seed_plan = *seed_;
   state_ += "; it holds its cloud-init seed";
   if (!seed_->wifi_country.empty())
-    text +=
-        "; cfg80211.ieee80211_regdom=" + seed_->wifi_country + " in " +
-        (rep_.seed.regdom_set.empty() ? std::string("the cmdline (already set)") : join(rep_.seed.regdom_set, ", "));
+    text += "; " + regdom_text(seed_->wifi_country, rep_.seed.regdom_set);
   else if (!seed_->wifi_ssid.empty())
     text += "; Wi-Fi country: " + wifi_without_country_note();
   if (!seed_->regdom_note.empty()) text += "; " + seed_->regdom_note;

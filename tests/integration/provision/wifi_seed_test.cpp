@@ -14,8 +14,6 @@ using piprov::test::q;
 using piprov::test::run;
 using piprov::test::TempDir;
 
-namespace {
-
 /// A noble image with cloud-init 24.1 and netplan 1.0 (its dpkg status), and a copy whose dpkg
 /// status names netplan.io 0.99 (Ubuntu 20.04's), made once for the suite.
 class WifiSeed : public ::testing::Test {
@@ -52,6 +50,8 @@ class WifiSeed : public ::testing::Test {
 };
 TempDir* WifiSeed::dir_ = nullptr;
 std::string WifiSeed::skip_reason_, WifiSeed::noble_, WifiSeed::old_;
+
+namespace {
 
 /// Puts Ubuntu 24.04's own seed (../shared/data/cloud-init 01, 02, 03) on the boot partition of `img`.
 void put_ubuntu_seed(const std::string& img) {
