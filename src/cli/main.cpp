@@ -90,7 +90,7 @@ std::optional<std::string> unknown_command(const CLI::App& app, int argc, const 
 std::string parse_error_text(const CLI::ParseError& e) {
   static const std::regex at_most("^(-[^:]+): At Most 1 required but received ([0-9]+)$");
   std::cmatch m;
-  const std::string what = e.what();
+  std::string what = e.what();
   if (std::regex_match(what.c_str(), m, at_most))
     return m.str(1) + " is given " + m.str(2) + " times, but takes one value: give it once";
   return what;

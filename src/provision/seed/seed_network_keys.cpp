@@ -20,61 +20,61 @@ constexpr const char* kSrcRegdom =
     "netplan docs, YAML configuration, wifis: regulatory-domain; added in netplan 0.105 by canonical/netplan PR #281: "
     "https://github.com/canonical/netplan/pull/281";
 
-using KeySet = std::set<std::string>;
+using NetplanKeySet = std::set<std::string>;
 
 /// Properties of every device type (netplan docs: "Common properties for all device types").
-const KeySet& nk_common() {
-  static const KeySet k = {"renderer",
-                           "dhcp4",
-                           "dhcp6",
-                           "ipv6-mtu",
-                           "ipv6-privacy",
-                           "link-local",
-                           "ignore-carrier",
-                           "critical",
-                           "dhcp-identifier",
-                           "dhcp4-overrides",
-                           "dhcp6-overrides",
-                           "accept-ra",
-                           "addresses",
-                           "ipv6-address-generation",
-                           "ipv6-address-token",
-                           "gateway4",
-                           "gateway6",
-                           "nameservers",
-                           "macaddress",
-                           "mtu",
-                           "optional",
-                           "optional-addresses",
-                           "activation-mode",
-                           "routes",
-                           "routing-policy",
-                           "neigh-suppress",
-                           "openvswitch",
-                           "networkmanager"};
+const NetplanKeySet& nk_common() {
+  static const NetplanKeySet k = {"renderer",
+                                  "dhcp4",
+                                  "dhcp6",
+                                  "ipv6-mtu",
+                                  "ipv6-privacy",
+                                  "link-local",
+                                  "ignore-carrier",
+                                  "critical",
+                                  "dhcp-identifier",
+                                  "dhcp4-overrides",
+                                  "dhcp6-overrides",
+                                  "accept-ra",
+                                  "addresses",
+                                  "ipv6-address-generation",
+                                  "ipv6-address-token",
+                                  "gateway4",
+                                  "gateway6",
+                                  "nameservers",
+                                  "macaddress",
+                                  "mtu",
+                                  "optional",
+                                  "optional-addresses",
+                                  "activation-mode",
+                                  "routes",
+                                  "routing-policy",
+                                  "neigh-suppress",
+                                  "openvswitch",
+                                  "networkmanager"};
   return k;
 }
 
 /// Properties of physical devices (ethernets, wifis): "Properties for physical device types".
-const KeySet& nk_physical() {
-  static const KeySet k = {"match",
-                           "set-name",
-                           "wakeonlan",
-                           "emit-lldp",
-                           "receive-checksum-offload",
-                           "transmit-checksum-offload",
-                           "tcp-segmentation-offload",
-                           "tcp6-segmentation-offload",
-                           "generic-segmentation-offload",
-                           "generic-receive-offload",
-                           "large-receive-offload",
-                           "auth"};
+const NetplanKeySet& nk_physical() {
+  static const NetplanKeySet k = {"match",
+                                  "set-name",
+                                  "wakeonlan",
+                                  "emit-lldp",
+                                  "receive-checksum-offload",
+                                  "transmit-checksum-offload",
+                                  "tcp-segmentation-offload",
+                                  "tcp6-segmentation-offload",
+                                  "generic-segmentation-offload",
+                                  "generic-receive-offload",
+                                  "large-receive-offload",
+                                  "auth"};
   return k;
 }
 
 /// The keys a device of `section` takes; empty for a section piprov does not model.
-KeySet nk_device_keys(const std::string& section) {
-  static const std::map<std::string, KeySet> own = {
+NetplanKeySet nk_device_keys(const std::string& section) {
+  static const std::map<std::string, NetplanKeySet> own = {
       {"ethernets",
        {"link", "virtual-function-count", "embedded-switch-mode", "delay-virtual-functions-rebind", "infiniband-mode"}},
       {"wifis", {"access-points", "wakeonwlan", "regulatory-domain"}},
@@ -83,64 +83,65 @@ KeySet nk_device_keys(const std::string& section) {
       {"vlans", {"id", "link"}}};
   auto it = own.find(section);
   if (it == own.end()) return {};
-  KeySet k = nk_common();
+  NetplanKeySet k = nk_common();
   k.insert(it->second.begin(), it->second.end());
   if (section == "ethernets" || section == "wifis") k.insert(nk_physical().begin(), nk_physical().end());
   return k;
 }
 
-const KeySet& nk_auth() {
-  static const KeySet k = {"key-management",     "method",     "identity",
-                           "anonymous-identity", "password",   "ca-certificate",
-                           "client-certificate", "client-key", "client-key-password",
-                           "phase2-auth",        "pmf-mode"};
+const NetplanKeySet& nk_auth() {
+  static const NetplanKeySet k = {"key-management",     "method",     "identity",
+                                  "anonymous-identity", "password",   "ca-certificate",
+                                  "client-certificate", "client-key", "client-key-password",
+                                  "phase2-auth",        "pmf-mode"};
   return k;
 }
 
 /// The keys of a map under a device key (match, nameservers, ...) or of a list entry (routes).
-const KeySet* nk_sub_keys(const std::string& key, const std::string& section) {
-  static const KeySet match = {"name", "macaddress", "driver", "permanent-mac-address"};
-  static const KeySet nameservers = {"search", "addresses"};
-  static const KeySet routes = {"from",
-                                "to",
-                                "via",
-                                "on-link",
-                                "metric",
-                                "type",
-                                "scope",
-                                "table",
-                                "mtu",
-                                "congestion-window",
-                                "advertised-receive-window",
-                                "advertised-mss"};
-  static const KeySet policy = {"from", "to", "table", "priority", "mark", "type-of-service"};
-  static const KeySet overrides = {"use-dns",  "use-ntp",    "send-hostname", "use-hostname", "use-mtu",
-                                   "hostname", "use-routes", "route-metric",  "use-domains"};
-  static const KeySet bond = {"mode",
-                              "lacp-rate",
-                              "mii-monitor-interval",
-                              "min-links",
-                              "transmit-hash-policy",
-                              "ad-select",
-                              "all-members-active",
-                              "all-slaves-active",
-                              "arp-interval",
-                              "arp-ip-targets",
-                              "arp-validate",
-                              "arp-all-targets",
-                              "up-delay",
-                              "down-delay",
-                              "fail-over-mac-policy",
-                              "gratuitous-arp",
-                              "gratuitious-arp",
-                              "packets-per-member",
-                              "packets-per-slave",
-                              "primary-reselect-policy",
-                              "resend-igmp",
-                              "learn-packet-interval",
-                              "primary"};
-  static const KeySet bridge = {"ageing-time", "aging-time", "priority", "port-priority", "forward-delay", "hello-time",
-                                "max-age",     "path-cost",  "stp"};
+const NetplanKeySet* nk_sub_keys(const std::string& key, const std::string& section) {
+  static const NetplanKeySet match = {"name", "macaddress", "driver", "permanent-mac-address"};
+  static const NetplanKeySet nameservers = {"search", "addresses"};
+  static const NetplanKeySet routes = {"from",
+                                       "to",
+                                       "via",
+                                       "on-link",
+                                       "metric",
+                                       "type",
+                                       "scope",
+                                       "table",
+                                       "mtu",
+                                       "congestion-window",
+                                       "advertised-receive-window",
+                                       "advertised-mss"};
+  static const NetplanKeySet policy = {"from", "to", "table", "priority", "mark", "type-of-service"};
+  static const NetplanKeySet overrides = {"use-dns",  "use-ntp",    "send-hostname", "use-hostname", "use-mtu",
+                                          "hostname", "use-routes", "route-metric",  "use-domains"};
+  static const NetplanKeySet bond = {"mode",
+                                     "lacp-rate",
+                                     "mii-monitor-interval",
+                                     "min-links",
+                                     "transmit-hash-policy",
+                                     "ad-select",
+                                     "all-members-active",
+                                     "all-slaves-active",
+                                     "arp-interval",
+                                     "arp-ip-targets",
+                                     "arp-validate",
+                                     "arp-all-targets",
+                                     "up-delay",
+                                     "down-delay",
+                                     "fail-over-mac-policy",
+                                     "gratuitous-arp",
+                                     "gratuitious-arp",
+                                     "packets-per-member",
+                                     "packets-per-slave",
+                                     "primary-reselect-policy",
+                                     "resend-igmp",
+                                     "learn-packet-interval",
+                                     "primary"};
+  static const NetplanKeySet bridge = {"ageing-time",   "aging-time",    "priority",
+                                       "port-priority", "forward-delay", "hello-time",
+                                       "max-age",       "path-cost",     "stp"};
   if (key == "match") return &match;
   if (key == "nameservers") return &nameservers;
   if (key == "routes") return &routes;
@@ -151,15 +152,15 @@ const KeySet* nk_sub_keys(const std::string& key, const std::string& section) {
   return nullptr;
 }
 
-const KeySet& nk_access_point() {
-  static const KeySet k = {"password", "mode", "bssid", "band", "channel", "hidden", "auth", "networkmanager"};
+const NetplanKeySet& nk_access_point() {
+  static const NetplanKeySet k = {"password", "mode", "bssid", "band", "channel", "hidden", "auth", "networkmanager"};
   return k;
 }
 
-struct KeyChecker {
+struct NetplanKeyChecker {
   const NetAdd& add;
 
-  void unknown(const std::string& where, const std::string& key, const KeySet& known) {
+  void unknown(const std::string& where, const std::string& key, const NetplanKeySet& known) {
     add("seed-network-unknown-key", Severity::Error, where + "." + key,
         where + ": unknown key '" + key +
             "' (netplan: \"Error in network definition: unknown key\"): netplan refuses the whole config and the "
@@ -167,14 +168,14 @@ struct KeyChecker {
         seed_unknown_key_fix(key, known), kSrcNetplanKeys);
   }
 
-  void map(const nlohmann::json& m, const std::string& where, const KeySet& known) {
+  void map(const nlohmann::json& m, const std::string& where, const NetplanKeySet& known) {
     if (!m.is_object()) return;
     for (const auto& [k, v] : m.items())
       if (!known.count(k)) unknown(where, k, known);
   }
 
   void device(const nlohmann::json& d, const std::string& section, const std::string& where) {
-    const KeySet known = nk_device_keys(section);
+    const NetplanKeySet known = nk_device_keys(section);
     for (const auto& [k, v] : d.items()) {
       if (!known.count(k)) {
         unknown(where, k, known);
@@ -188,7 +189,7 @@ struct KeyChecker {
             "check with --image IMAGE (its netplan judges), or set the country with provision --wifi-country (it "
             "also writes cfg80211.ieee80211_regdom=CC in cmdline.txt)",
             kSrcRegdom);
-      if (const KeySet* sub = nk_sub_keys(k, section)) {
+      if (const NetplanKeySet* sub = nk_sub_keys(k, section)) {
         if (v.is_array())
           for (std::size_t i = 0; i < v.size(); ++i) map(v[i], where + "." + k + "." + std::to_string(i), *sub);
         else
@@ -231,7 +232,7 @@ void nk_judge_keys(const std::string& netplan, const std::string& judge, Finding
 }  // namespace
 
 void check_v2_keys(const nlohmann::json& net, const NetAdd& add) {
-  KeyChecker c{add};
+  NetplanKeyChecker c{add};
   for (const char* section : {"ethernets", "wifis", "bonds", "bridges", "vlans"}) {
     if (!net.contains(section) || !net[section].is_object()) continue;
     for (const auto& [name, d] : net[section].items())
