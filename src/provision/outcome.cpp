@@ -17,14 +17,18 @@ namespace {
 
 nlohmann::json provision_identity_json(const TargetReport& t) {
   const auto& id = t.disk_identity;
-  return {{"disk_label", id.label},
-          {"old_disk_id", id.old_id},
-          {"new_disk_id", id.new_id},
-          {"partuuids", id.partuuids},
-          {"rewritten", t.seed.rewritten},
-          {"hostname", t.seed_plan.hostname},
-          {"instance_id", t.seed_plan.instance_id},
-          {"seed_files", t.seed.seed_files}};
+  return {
+      {"disk_label", id.label},
+      {"old_disk_id", id.old_id},
+      {"new_disk_id", id.new_id},
+      {"partuuids", id.partuuids},
+      {"rewritten", t.seed.rewritten},
+      {"hostname", t.seed_plan.hostname},
+      {"instance_id", t.seed_plan.instance_id},
+      {"seed_files", t.seed.seed_files},
+      {"replaced_seed_files", t.seed.replaced},
+      {"login_warning", t.seed.login_warning.empty() ? nlohmann::json() : nlohmann::json(t.seed.login_warning)},
+      {"regdom_note", t.seed_plan.regdom_note.empty() ? nlohmann::json() : nlohmann::json(t.seed_plan.regdom_note)}};
 }
 
 nlohmann::json provision_target_json(const TargetReport& t) {
