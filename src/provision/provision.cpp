@@ -228,6 +228,7 @@ void TargetRun::check() {
   co.board = o_.patch.board;  // --board: what the firmware of that Pi loads (kernel_2712.img on a Pi 5)
   co.scan_usb = false;        // the host's USB devices say nothing about the Pi's
   rep_.check = boot::check_boot(co);
+  name_check_on_partitions(rep_.check, boot_dir_.string(), boot_.path, root_dir_.string(), root_.path);
   step.done(check_step_text(rep_.check, boot::inspect_hooks(root_dir_, boot_dir_).conf_installed));
 }
 
