@@ -35,7 +35,8 @@
 #   resolute: the same with piboot-try instead of flash-kernel;
 #   raspios: no cloud-init; a dpkg status naming raspberrypi-sys-mods and
 #     raspi-firmware, /etc/rpi-issue, fstab by PARTUUID.
-# --cloud-init VER adds cloud-init to any layout (below).
+# --cloud-init VER adds cloud-init to any layout (below): on focal and raspios
+# also the /etc/cloud and /usr/bin/cloud-init noble has.
 #
 # --cloud-init VER (22.4.2, 24.1, 25.2 or 26.2; stub root fs only): the root fs
 # carries that cloud-init's own schema-cloud-config-v1.json (from
@@ -371,10 +372,22 @@ dpkg_status() {
   done
 }
 
-# cloud_init_files ROOT: --cloud-init's schema, version.py and dpkg status entries (appended).
+# cloud_init_stub ROOT: /etc/cloud/cloud.cfg (NoCloud) and a /usr/bin/cloud-init stand-in, what
+# piprov looks for to tell that an image runs cloud-init.
+cloud_init_stub() {
+  local r=$1
+  mkdir -p "$r/etc/cloud/cloud.cfg.d" "$r/usr/bin"
+  printf '# cloud-init configuration (test image)\ndatasource_list: [ NoCloud, None ]\n' > "$r/etc/cloud/cloud.cfg"
+  printf '#!/usr/bin/python3\n# cloud-init (test image stand-in for the entry point)\n' > "$r/usr/bin/cloud-init"
+  chmod 755 "$r/usr/bin/cloud-init"
+}
+
+# cloud_init_files ROOT: --cloud-init's schema, version.py and dpkg status entries (appended),
+# and on a layout without cloud-init of its own (focal, raspios) cloud_init_stub.
 cloud_init_files() {
   local r=$1 d netplan
   [ -n "$cloud_init" ] || return 0
+  [ -d "$r/etc/cloud" ] || cloud_init_stub "$r"
   d=$r/usr/lib/python3/dist-packages/cloudinit
   mkdir -p "$d/config/schemas" "$r/var/lib/dpkg"
   cp "$schema_src" "$d/config/schemas/schema-cloud-config-v1.json"
@@ -403,10 +416,8 @@ root_release_files() {
       dpkg_status raspberrypi-sys-mods raspi-firmware > "$r/var/lib/dpkg/status"
       return 0 ;;
   esac
-  mkdir -p "$r/etc/cloud/cloud.cfg.d" "$r/usr/bin" "$r/var/lib/dpkg"
-  printf '# cloud-init configuration (test image)\ndatasource_list: [ NoCloud, None ]\n' > "$r/etc/cloud/cloud.cfg"
-  printf '#!/usr/bin/python3\n# cloud-init (test image stand-in for the entry point)\n' > "$r/usr/bin/cloud-init"
-  chmod 755 "$r/usr/bin/cloud-init"
+  mkdir -p "$r/var/lib/dpkg"
+  cloud_init_stub "$r"
   if [ "$layout" = resolute ]; then dpkg_status cloud-init piboot-try linux-raspi > "$r/var/lib/dpkg/status"
   else dpkg_status cloud-init flash-kernel linux-raspi > "$r/var/lib/dpkg/status"; fi
 }

@@ -56,6 +56,32 @@ std::string detail::root_example(const Ctx& c) {
 
 namespace {
 
+constexpr const char* kUbootScrSource =
+    "flash-kernel bootscr/bootscr.rpi (Ubuntu's boot.scr: passes the firmware's command line on, adds no root=)";
+
+/// Whether U-Boot supplies root= when cmdline.txt has none, decided by the boot script's content:
+/// boot.scr on the boot partition (mkimage script; its text is searched for "root="). HAOS-style
+/// scripts set root= in bootargs; Ubuntu's (flash-kernel's bootscr.rpi) does not: it passes the
+/// command line the firmware built from cmdline.txt on. Without a boot.scr, Ubuntu 20.04's layout
+/// runs none of its own (no root=); another U-Boot's script cannot be read: trusted (info).
+struct UbootRoot {
+  bool supplied = false;
+  std::string why;
+};
+
+UbootRoot uboot_root(const Ctx& c) {
+  if (auto scr = read_file_if_exists(c.o.boot_dir / "boot.scr")) {
+    if (scr->find("root=") != std::string::npos)
+      return {true, "right under U-Boot, whose boot script boot.scr sets root="};
+    return {false, "U-Boot's boot script boot.scr sets none either: it passes this command line on"};
+  }
+  if (c.layout() == LayoutId::UbuntuUboot)
+    return {false,
+            "Ubuntu's U-Boot boot script, flash-kernel's bootscr.rpi, sets none either: it passes this "
+            "command line on"};
+  return {true, "right under U-Boot if its boot script adds root= (there is no boot.scr on the partition to read)"};
+}
+
 void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
   c.r.cmdline_file = c.r.resolved.cmdline;
   auto text = read_file_if_exists(c.o.boot_dir / c.r.cmdline_file);
@@ -74,10 +100,14 @@ void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
   }
   out = CmdlineTxt::parse(*text);
   for (auto f : out->lint()) {
-    if (f.rule == "no-root" && c.uboot) {  // U-Boot's boot script supplies root=
-      c.add(Severity::Info, "cmdline-root-from-uboot",
-            c.r.cmdline_file + " has no root=: right under U-Boot, whose boot script adds root= to the command line");
-      continue;
+    if (f.rule == "no-root" && c.uboot) {
+      const UbootRoot u = uboot_root(c);
+      if (u.supplied) {
+        c.add(Severity::Info, "cmdline-root-from-uboot", c.r.cmdline_file + " has no root=: " + u.why);
+        continue;
+      }
+      f.message += "; " + u.why;
+      f.source = kUbootScrSource;
     }
     if (f.rule == "no-root") f.fix = "add root=" + root_example(c) + " to the first line";
     if (f.rule == "empty")
@@ -371,8 +401,14 @@ CheckReport check_boot(const CheckOptions& o) {
   CheckReport r;
   std::error_code ec;
   if (fs::is_block_file(o.boot_dir, ec)) refuse_block_device(o.boot_dir);
+  if (!fs::exists(o.boot_dir, ec))
+    throw Error(ErrorKind::Usage, o.boot_dir.string() +
+                                      " does not exist: pass the mounted boot partition or an image file (.img, "
+                                      ".img.xz, ...)");
   if (!fs::is_directory(o.boot_dir, ec))
-    throw Error(ErrorKind::Usage, o.boot_dir.string() + " is not a directory: pass the mounted boot partition");
+    throw Error(ErrorKind::Usage, o.boot_dir.string() +
+                                      " is not a directory: pass the mounted boot partition or an image file (.img, "
+                                      ".img.xz, ...)");
   auto text = read_file_if_exists(o.boot_dir / kConfigTxt);
   if (!text && autoboot_only(o.boot_dir)) return check_autoboot(o);
   if (!text)
@@ -392,7 +428,6 @@ CheckReport check_boot(const CheckOptions& o) {
   detail::check_initramfs(c);
   detail::check_config_tree(c, config, kConfigTxt, loader, 0);
   detail::check_config_size(c, *text);
-  detail::check_config_files(c, config, loader);
   if (auto ab = read_autoboot(o.boot_dir)) {
     for (auto& f : autoboot_lint(*ab, false)) r.findings.push_back(std::move(f));
     if (ab->partition && *ab->partition > 0)

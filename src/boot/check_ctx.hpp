@@ -1,6 +1,7 @@
 #pragma once
 // Internal to boot check (check.cpp, check_layout.cpp): the state the checks share.
 #include <string>
+#include <vector>
 
 #include "boot/check.hpp"
 #include "boot/cmdline_txt.hpp"
@@ -54,11 +55,14 @@ void check_config_size(Ctx& c, std::string_view text);
 /// comments (error template-value); a bootloader EEPROM key (the eeprom key table,
 /// eeprom/keys.hpp; Raspberry Pi documentation, eeprom-bootloader) (warning config-eeprom-key).
 void check_config_lines(Ctx& c, const ConfigTxt& config, const std::string& name);
-/// The cmdline file's template values: "${VAR}", "@VAR@", placeholders (is_placeholder_word) in
-/// parameters other than root= (check_root judges root=): error template-value.
+/// The cmdline file's template values: "${VAR}", "@VAR@" in any parameter, placeholders
+/// (is_placeholder_word) in parameters other than root= (check_root judges root=): error
+/// template-value, one per parameter, naming every value in it.
 void check_cmdline_text(Ctx& c, const CmdlineTxt& cmdline);
 /// The first unexpanded template value in `text`: "${VAR}" or "@VAR@"; "" when none.
 std::string template_value_in(std::string_view text);
+/// Every unexpanded template value in `text`, in order ("${VAR}", "@VAR@"); empty when none.
+std::vector<std::string> template_values_in(std::string_view text);
 /// True for a build placeholder left as a value: an upper-case word ending in DEV or UUID
 /// ("ROOTDEV" of RPi-Distro/pi-gen's cmdline.txt, "ROOTPARTUUID", "BOOT_UUID").
 bool is_placeholder_word(std::string_view v);

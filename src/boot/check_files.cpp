@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 
 #include <regex>
 
@@ -32,11 +33,36 @@ bool boot_file_exists(const Ctx& c, const std::string& rel) {
 
 std::string line_note(const EffectiveValue& v) { return " (" + v.file + " line " + std::to_string(v.line) + ")"; }
 
+/// The board's own DTB (board_dtbs), looked up under os_prefix, or upstream/ with upstream_kernel=1
+/// and no os_prefix: "" when found, else the missing-DTB message tail and the path it wants.
+struct OwnDtbSearch {
+  bool found = false;
+  bool upstream = false;  ///< upstream_kernel=1 and no os_prefix: upstream/ was searched too
+  std::string own;        ///< os_prefix + the board's first DTB name
+};
+
+OwnDtbSearch find_own_dtb(const Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
+  const auto& rb = c.r.resolved;
+  OwnDtbSearch s;
+  std::vector<std::string> dirs{rb.os_prefix};
+  auto up = config.effective("upstream_kernel", filter_board(rb.board), loader);
+  // upstream_kernel=1 without os_prefix: the firmware sets os_prefix=upstream/, ignored when its files are missing.
+  s.upstream = up && up->value == "1" && rb.os_prefix.empty();
+  if (s.upstream) dirs.insert(dirs.begin(), "upstream/");
+  const auto names = board_dtbs(rb.board);
+  for (const auto& dir : dirs)
+    for (auto n : names)
+      if (boot_file_exists(c, dir + std::string(n))) s.found = true;
+  s.own = rb.os_prefix + std::string(names.front());
+  return s;
+}
+
 /// device_tree= (a file under os_prefix; an empty value loads none) or the board's own DTB.
 void check_dtb(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
   const auto& rb = c.r.resolved;
   const Board b = filter_board(rb.board);
   const std::string prefix_note = rb.os_prefix.empty() ? "" : " under os_prefix=" + rb.os_prefix;
+  const OwnDtbSearch own_dtb = find_own_dtb(c, config, loader);
   if (auto dt = config.effective("device_tree", b, loader)) {
     if (dt->value.empty()) {
       // device_tree= (empty): the firmware loads no device tree at all, whatever .dtb files the
@@ -46,8 +72,13 @@ void check_dtb(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
                         "device_tree=" + line_note(*dt) +
                             " is empty: the firmware loads no device tree, and the Linux kernel " + rb.kernel +
                             " cannot boot without one",
-                        "remove the empty device_tree= line (the firmware then loads the " + c.board + "'s own " +
-                            std::string(board_dtbs(rb.board).front()) + ") or name a .dtb on the partition",
+                        // The fallback is promised only when it is there (else removing the line
+                        // would give dtb-missing): then the fix says to put it on the partition too.
+                        own_dtb.found ? "remove the empty device_tree= line (the firmware then loads the " + c.board +
+                                            "'s own " + own_dtb.own + ") or name a .dtb on the partition"
+                                      : "remove the empty device_tree= line and put the " + c.board + "'s own " +
+                                            own_dtb.own + " on the partition (it is not there either), " +
+                                            "or name a .dtb that is on the partition",
                         kDtEmptyDoc),
                   dt->line, "device_tree");
       return;
@@ -64,26 +95,19 @@ void check_dtb(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
                 dt->line, "device_tree");
     return;
   }
-  std::vector<std::string> dirs{rb.os_prefix};
-  auto up = config.effective("upstream_kernel", b, loader);
-  const bool upstream = up && up->value == "1";
-  // upstream_kernel=1 without os_prefix: the firmware sets os_prefix=upstream/, ignored when its files are missing.
-  if (upstream && rb.os_prefix.empty()) dirs.insert(dirs.begin(), "upstream/");
+  if (own_dtb.found) return;
   const auto names = board_dtbs(rb.board);
-  for (const auto& dir : dirs)
-    for (auto n : names)
-      if (boot_file_exists(c, dir + std::string(n))) return;
-  const std::string own = rb.os_prefix + std::string(names.front());
+  const std::string& own = own_dtb.own;
   std::string also;
   for (std::size_t i = 1; i < names.size(); ++i) also += (also.empty() ? " (or " : ", ") + std::string(names[i]);
   if (!also.empty()) also += ")";
   c.add(Severity::Error, "dtb-missing",
         "the " + c.board + " device tree " + own + also + " does not exist in " + c.o.boot_dir.string() + prefix_note +
-            (upstream && rb.os_prefix.empty() ? " nor in upstream/ (upstream_kernel=1)" : "") +
+            (own_dtb.upstream ? " nor in upstream/ (upstream_kernel=1)" : "") +
             ": the firmware has no device tree to pass to the kernel",
-        c.layout() == LayoutId::Unknown
-            ? reinstall_kernel_fix(c, own)
-            : "copy " + std::string(names.front()) + " from the kernel package (its dtbs) to " + own,
+        c.layout() == LayoutId::Unknown ? reinstall_kernel_fix(c, own)
+        : own == names.front()          ? "put " + own + " from the kernel package (its dtbs) on the boot partition"
+                               : "copy " + std::string(names.front()) + " from the kernel package (its dtbs) to " + own,
         kDtDoc);
 }
 
@@ -108,6 +132,14 @@ std::string template_value_in(std::string_view text) {
   std::match_results<std::string_view::const_iterator> m;
   if (std::regex_search(text.begin(), text.end(), m, re)) return m.str();
   return "";
+}
+
+std::vector<std::string> template_values_in(std::string_view text) {
+  static const std::regex re(R"(\$\{[A-Za-z_][A-Za-z0-9_]*\}|@[A-Za-z_][A-Za-z0-9_]*@)");
+  std::vector<std::string> out;
+  for (std::regex_iterator<std::string_view::const_iterator> it(text.begin(), text.end(), re), end; it != end; ++it)
+    out.push_back(it->str());
+  return out;
 }
 
 bool is_placeholder_word(std::string_view v) {
@@ -135,12 +167,13 @@ void check_config_lines(Ctx& c, const ConfigTxt& config, const std::string& name
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const auto& l = lines[i];
     if (l.kind == LineKind::Comment || l.kind == LineKind::Blank) continue;
-    std::string t = template_value_in(l.text);
-    if (t.empty() && l.kind == LineKind::Setting && is_placeholder_word(l.value)) t = l.value;
+    std::vector<std::string> t = template_values_in(l.text);
+    if (t.empty() && l.kind == LineKind::Setting && is_placeholder_word(l.value)) t = {l.value};
     if (!t.empty())
       Ctx::locate(c.add(Severity::Error, "template-value",
-                        name + " line " + std::to_string(i + 1) + " holds the unexpanded template value " + t +
-                            ": this " + name + " is a template, not the file an image boots with",
+                        name + " line " + std::to_string(i + 1) + " holds the unexpanded template value" +
+                            (t.size() > 1 ? "s " : " ") + join(t, ", ") + ": this " + name +
+                            " is a template, not the file an image boots with",
                         kTemplateFix),
                   i + 1, l.key);
     // Only the bootloader's own keys (the eeprom key table): an upper-case config.txt key of old
@@ -183,24 +216,32 @@ void check_config_tree(Ctx& c, const ConfigTxt& config, const std::string& name,
                       "Raspberry Pi documentation, config_txt: include"),
                 i + 1, "include");
   }
+  // The files config.txt names (device_tree=, armstub=, the board's DTB) are its lines too: sorted
+  // with them (docs/boot.md: "each in line order").
+  if (depth == 0) check_config_files(c, config, loader);
   std::stable_sort(c.r.findings.begin() + static_cast<long>(first), c.r.findings.end(),
-                   [](const Finding& a, const Finding& b) { return a.line < b.line; });
+                   [](const Finding& a, const Finding& b) {  // about the file as a whole (line 0): last
+                     return (a.line == 0 ? INT_MAX : a.line) < (b.line == 0 ? INT_MAX : b.line);
+                   });
   if (depth >= 4) return;
   for (const auto& [inc_name, inc] : included) check_config_tree(c, inc, inc_name, loader, depth + 1);
 }
 
 void check_cmdline_text(Ctx& c, const CmdlineTxt& cmdline) {
   const std::string& file = c.r.cmdline_file;
-  if (auto t = template_value_in(cmdline.command_line()); !t.empty()) {
-    Ctx::locate(c.add(Severity::Error, "template-value",
-                      file + " holds the unexpanded template value " + t +
-                          ": this cmdline is a template, not the one an image boots with",
-                      kTemplateFix),
-                1, "");
-    return;
-  }
+  // One finding per parameter holding template values, each value named (was only the first of
+  // the whole line): `resume=SWAPDEV foo=@X@ bar=${Y}` is three.
   for (const auto& p : cmdline.params()) {
     auto eq = p.find('=');
+    const std::string key = eq == std::string::npos ? "" : p.substr(0, eq);
+    if (auto t = template_values_in(p); !t.empty()) {
+      Ctx::locate(c.add(Severity::Error, "template-value",
+                        file + ": " + p + " holds the unexpanded template value" + (t.size() > 1 ? "s " : " ") +
+                            join(t, ", ") + ": this cmdline is a template, not the one an image boots with",
+                        kTemplateFix),
+                  1, key);
+      continue;
+    }
     if (eq == std::string::npos) continue;
     std::string_view v = std::string_view(p).substr(eq + 1);
     for (const char* k : {"PARTUUID=", "UUID=", "LABEL="})
@@ -210,7 +251,7 @@ void check_cmdline_text(Ctx& c, const CmdlineTxt& cmdline) {
                       file + ": " + p + " holds the placeholder " + std::string(v) +
                           ", which the image build replaces: this cmdline is a template",
                       kTemplateFix),
-                1, p.substr(0, eq));
+                1, key);
   }
 }
 

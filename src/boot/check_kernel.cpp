@@ -89,9 +89,14 @@ using KernelRule = bool (*)(Ctx&, const KernelFile&);
 bool kernel_rule_missing(Ctx& c, const KernelFile& k) {
   std::error_code ec;
   if (fs::is_regular_file(k.path(), ec)) return false;
+  // kernel=/NAME: a leading / names the partition's top level, where os_prefix is not applied
+  // (Raspberry Pi documentation, config_txt: os_prefix), so there is no fallback to speak of.
+  const auto& line = c.r.resolved.kernel_line;
+  const bool absolute = line && !line->value.empty() && line->value.front() == '/';
   std::string prefix_note =
-      c.r.layout.os_prefix.empty()
-          ? ""
+      c.r.layout.os_prefix.empty() ? ""
+      : absolute
+          ? " (kernel=" + line->value + " starts with /: os_prefix=" + c.r.layout.os_prefix + " does not apply to it)"
           : " (with os_prefix=" + c.r.layout.os_prefix +
                 " the firmware falls back to the top level only when the kernel is there; it is not)";
   c.add(Severity::Error, "kernel-missing",
@@ -126,13 +131,18 @@ bool kernel_rule_uboot(Ctx& c, const KernelFile& k) {
   if (c.layout() != LayoutId::UbuntuUboot) {
     c.add(Severity::Info, "kernel-uboot-chain",
           "the " + c.board + " boots U-Boot, kernel=" + k.name + k.where +
-              " (U-Boot by its content): U-Boot's boot script loads the Linux kernel and supplies root=; the kernel "
+              " (U-Boot by its content): U-Boot's boot script loads the Linux kernel; the kernel "
               "behind it is not checked");
     return true;
   }
+  // boot patch refuses a cmdline without root= (Ubuntu's boot.scr adds none): say so first.
+  auto cmdline = read_file_if_exists(c.o.boot_dir / c.r.resolved.cmdline);
+  const bool no_root = cmdline && !CmdlineTxt::parse(*cmdline).get("root");
   c.add(Severity::Error, "kernel-uboot",
         "the " + c.board + " boots U-Boot, kernel=" + k.name + k.where + ", which cannot boot from USB mass storage",
-        patch_fix(c), kKernelDoc);
+        (no_root ? "add root=" + root_example(c) + " to " + c.r.resolved.cmdline + " (cmdline-no-root), then " : "") +
+            patch_fix(c),
+        kKernelDoc);
   return true;
 }
 

@@ -132,6 +132,8 @@ namespace {
 void validate(const PatchOptions& o) {
   const fs::path& boot = o.boot_dir;
   std::error_code ec;
+  if (!fs::exists(boot, ec))
+    throw Error(ErrorKind::Usage, boot.string() + " does not exist: pass the mounted boot partition (system-boot)");
   if (!fs::is_directory(boot, ec))
     throw Error(ErrorKind::Usage, boot.string() + " is not a directory: pass the mounted boot partition (system-boot)");
   if (!fs::is_regular_file(boot / kConfigTxt, ec)) {
@@ -288,6 +290,15 @@ void apply_fix(const PatchOptions& o, PatchReport& rep) {
     throw Error(ErrorKind::Usage, boot.string() +
                                       " has no initrd.img, which `initramfs initrd.img followkernel` needs; "
                                       "reinstall the image's boot files");
+  // The patch drops U-Boot: the firmware's command line goes to Linux as it is. Ubuntu's boot.scr
+  // (flash-kernel bootscr.rpi) never added root=, so a cmdline without one would leave a patched
+  // partition that boot check fails (cmdline-no-root) and the kernel without its root fs.
+  const std::string cmdline_name = resolve_boot(boot, rep.layout, PiBoard::Pi4).cmdline;
+  if (auto text = read_file_if_exists(boot / cmdline_name); text && !CmdlineTxt::parse(*text).get("root"))
+    throw Error(ErrorKind::Usage, (boot / cmdline_name).string() +
+                                      " has no root=: after the patch the Pi 4 boots Linux without U-Boot and the "
+                                      "kernel would find no root file system; add root=LABEL=writable to its line "
+                                      "and run boot patch again; nothing was changed");
   const bool vmlinux = rep.method->method == PatchMethod::Vmlinux;
   rep.notes.push_back(firmware_info(boot).summary);
   rep.notes.push_back(std::string("method ") + to_string(rep.method->method) + ": " + rep.method->why);

@@ -28,8 +28,9 @@ constexpr TextOption kText[] = {
     {"--wifi-ssid", &IdentityOptions::wifi_ssid, "Wi-Fi network for wlan0 (DHCP); needs --wifi-psk-file"},
     {"--wifi-psk-file", &IdentityOptions::wifi_psk_file, "File whose first line is the Wi-Fi passphrase"},
     {"--wifi-country", &IdentityOptions::wifi_country,
-     "Wi-Fi country, ISO 3166-1 alpha-2 (GB, DE, US): netplan's regulatory-domain for wlan0 and "
-     "cfg80211.ieee80211_regdom=CC in cmdline.txt; without it the Pi's Wi-Fi may stay blocked"},
+     "Wi-Fi country, ISO 3166-1 alpha-2 (GB, DE, US): cfg80211.ieee80211_regdom=CC in cmdline.txt (and netplan's "
+     "regulatory-domain for wlan0 when the image's netplan is 0.105 or later); alone it writes no seed; without it "
+     "the Pi's Wi-Fi may stay blocked"},
     {"--user-data", &IdentityOptions::user_data_file,
      "Your own #cloud-config user-data (the options above are added to it)"},
     {"--network-config", &IdentityOptions::network_config_file,
@@ -55,6 +56,7 @@ void add_identity_options(CLI::App* cmd, IdentityOptions& opts) {
   for (const auto& t : kText) cmd->add_option(t.name, opts.*t.field, t.help)->group(group);
   // "--wifi-ssid ''" leaves the field empty, as if not given: note that it was (check_combinations).
   cmd->get_option("--wifi-ssid")->each([&opts](const std::string&) { opts.wifi_ssid_given = true; });
+  cmd->get_option("--wifi-country")->each([&opts](const std::string&) { opts.wifi_country_given = true; });
   for (const auto& l : kLists)
     cmd->add_option(l.name, opts.*l.field, l.help)->group(group)->allow_extra_args(false);  // one value per use
   cmd->add_flag("--force-seed", opts.force_seed,

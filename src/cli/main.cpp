@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <cstdio>
 #include <optional>
+#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -84,6 +85,17 @@ std::optional<std::string> unknown_command(const CLI::App& app, int argc, const 
   return std::nullopt;
 }
 
+/// The line for a CLI11 parse error: CLI11's text, but for an option of one value given more
+/// than once ("--gateway: At Most 1 required but received 2"), which says what to do instead.
+std::string parse_error_text(const CLI::ParseError& e) {
+  static const std::regex at_most("^(-[^:]+): At Most 1 required but received ([0-9]+)$");
+  std::cmatch m;
+  std::string what = e.what();
+  if (std::regex_match(what.c_str(), m, at_most))
+    return m.str(1) + " is given " + m.str(2) + " times, but takes one value: give it once";
+  return what;
+}
+
 }  // namespace
 }  // namespace piprov::cli
 
@@ -130,7 +142,7 @@ int run_main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "piprov: error: %s (see --help)\n", e.what());
+    std::fprintf(stderr, "piprov: error: %s (see --help)\n", cli::parse_error_text(e).c_str());
     return static_cast<int>(ErrorKind::Usage);
   } catch (const Error& e) {
     std::fflush(stdout);

@@ -59,6 +59,13 @@ bool applies(const Config& cfg, const ConfigLine& l) {
   return l.kind == LineKind::Setting && (!s || !s->ignored());
 }
 
+// The BOOT_ORDER values (line, parsed) that apply when no optional filter decides: the effective
+// one, or, when a [gpioN=0]/[gpioN=1] pair replaces it, the conditional ones in line order.
+std::vector<ConditionalBootOrder> orders_that_apply(const EffectiveBootOrder& eff) {
+  if (eff.always_gpio.empty()) return {{eff.section, eff.line, eff.text, eff.order}};
+  return eff.conditional;
+}
+
 // --- rules: one function per rule id (or per group of ids on one thing) ---
 
 // config-too-large, config-too-short.
@@ -215,6 +222,25 @@ void rule_boot_order_default(const EffectiveBootOrder& eff, const CheckOptions& 
   append(f, check_boot_order(*eff.order, 0, opt.board, opt.want));
 }
 
+// boot-order-no-drive: without --want on a board with NVMe, no BOOT_ORDER that can apply tries
+// USB (4) or NVMe (6), so nothing is wanted (default_want): one warning per such value.
+void rule_boot_order_no_drive(const EffectiveBootOrder& eff, const CheckOptions& opt, Findings& f) {
+  if (!opt.want_from_board || opt.want) return;
+  for (const auto& o : orders_that_apply(eff)) {
+    if (!o.order) continue;  // boot-order-format
+    const std::string suggested = format_boot_order(default_boot_order(opt.board));
+    f.push_back({"boot-order-no-drive", Severity::Warning, o.line, "BOOT_ORDER",
+                 fmt::format("BOOT_ORDER={} tries neither USB mass storage (4) nor NVMe (6): {}this {} boots only "
+                             "from {}",
+                             o.text, o.section.empty() ? "" : "under " + o.section + " ", board_title(opt.board),
+                             boot_order_words(*o.order, opt.board)),
+                 fmt::format("to boot from an SSD set BOOT_ORDER={} (the {} default): piprov eeprom set-boot-order "
+                             "{}; if SD/network boot is what you want, pass --want sd or --want network",
+                             suggested, board_title(opt.board), suggested),
+                 kBootOrderDoc});
+  }
+}
+
 // freeze-version-set.
 void rule_freeze_version(const Config& cfg, Findings& f) {
   auto freeze = unconditional_value(cfg, "FREEZE_VERSION");
@@ -309,13 +335,13 @@ EffectiveBootOrder effective_boot_order(const Config& cfg, Board board) {
 std::optional<Want> default_want(Board board, const EffectiveBootOrder& eff) {
   const int usb = want_mode(Want::Usb), nvme = want_mode(Want::Nvme);
   if (!board_has_mode(board, nvme)) return Want::Usb;
-  auto ssd = [&](const BootOrder& o) -> std::optional<Want> {
-    for (std::size_t i = 0; i < reachable_count(o); ++i)
-      if (o.modes[i] == usb || o.modes[i] == nvme) return o.modes[i] == usb ? Want::Usb : Want::Nvme;
-    return std::nullopt;
-  };
-  if (eff.order && !eff.is_default()) return ssd(*eff.order);  // a set order without USB/NVMe: none wanted
-  return ssd(boot_order_from_value(default_boot_order(board))).value_or(Want::Usb);
+  for (const auto& o : orders_that_apply(eff)) {
+    if (!o.order) continue;
+    for (std::size_t i = 0; i < reachable_count(*o.order); ++i)
+      if (o.order->modes[i] == usb || o.order->modes[i] == nvme)
+        return o.order->modes[i] == usb ? Want::Usb : Want::Nvme;
+  }
+  return std::nullopt;  // none tries a drive: nothing wanted (rule boot-order-no-drive warns)
 }
 
 CheckReport check_config(const CheckInput& in, const CheckOptions& given) {
@@ -336,6 +362,7 @@ CheckReport check_config(const CheckInput& in, const CheckOptions& given) {
   rule_section_none_ignored(cfg, f);
   rule_section_never_applies(cfg, opt.board, f);
   rule_boot_order_default(r.boot_order, opt, f);
+  rule_boot_order_no_drive(r.boot_order, opt, f);
   rule_freeze_version(cfg, f);
   rule_power_off_on_halt(cfg, opt.board, f);
   rule_pcie_probe_order(cfg, r.boot_order, opt.board, f);

@@ -62,13 +62,11 @@ struct EffectiveBootOrder {
 /// conditional filters).
 EffectiveBootOrder effective_boot_order(const Config& cfg, Board board);
 
-/// The wanted mode when the user names none: a Pi 4B/400 boots USB (4), its
-/// only storage besides SD; a board with NVMe (CM4, Pi 5, Pi 500, CM5) wants
-/// the first of USB (4) / NVMe (6) that the effective BOOT_ORDER tries (a
-/// Pi 5 with NVMe before USB is not asked about USB); a BOOT_ORDER set to try
-/// neither (a CM5 Lite booting from SD: 0xf1) wants nothing (nullopt); with no
-/// BOOT_ORDER, the first of them in the board's default order (CM4 0xf641: USB,
-/// Pi 5 family 0xf461: NVMe).
+/// The wanted mode when the user names none: a Pi 4B/400 wants USB (4), its only drive mode;
+/// a board with NVMe (CM4, Pi 5, Pi 500, CM5) wants the first of USB (4) / NVMe (6) tried by
+/// the BOOT_ORDER that applies (the effective one, the board default when unset; when a
+/// [gpioN=0]/[gpioN=1] pair replaces it, the pair's values in line order). When none tries
+/// either (0x1, 0xf1, 0xf2): nothing (nullopt), and check_config warns boot-order-no-drive.
 /// Source: Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER.
 std::optional<Want> default_want(Board board, const EffectiveBootOrder& eff);
 

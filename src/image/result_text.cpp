@@ -64,7 +64,7 @@ std::string write_summary(const WriteResult& r) {
   std::string s;
   if (r.targets.size() == 1) {
     const auto& t = r.targets.front();
-    s = fmt::format("wrote {} ({} {}) to {} in {} {}; {}", format_bytes(r.image_bytes), r.format,
+    s = fmt::format("wrote the {} image ({} {}) to {} in {} {}; {}", format_bytes(r.image_bytes), r.format,
                     format_bytes(r.input_bytes), t.target, format_duration(t.write_seconds), write_rate_text(t),
                     verified_text(t));
     if (!r.sha256.empty()) s += "; SHA-256 ok";
@@ -74,9 +74,9 @@ std::string write_summary(const WriteResult& r) {
     if (!t.usb.note.empty()) s += "\nusb: " + t.target + ": " + t.usb.note;
     return s + speed_lines(r);
   }
-  s = fmt::format("wrote {} ({} {}) to {} of {} targets in {}{}; XXH3-128 {}", format_bytes(r.image_bytes), r.format,
-                  format_bytes(r.input_bytes), r.succeeded(), r.targets.size(), format_duration(r.write_seconds),
-                  r.sha256.empty() ? "" : "; SHA-256 ok", r.xxh3_128);
+  s = fmt::format("wrote the {} image ({} {}) to {} of {} targets in {}{}; XXH3-128 {}", format_bytes(r.image_bytes),
+                  r.format, format_bytes(r.input_bytes), r.succeeded(), r.targets.size(),
+                  format_duration(r.write_seconds), r.sha256.empty() ? "" : "; SHA-256 ok", r.xxh3_128);
   s += "\n" + r.skip_line;
   if (!r.decode_line.empty()) s += "\n" + r.decode_line;
   for (const auto& t : r.targets) s += "\n" + target_line(t);

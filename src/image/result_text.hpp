@@ -11,8 +11,9 @@
 namespace piprov::image {
 
 /// The summary (no final newline): one target
-/// "wrote 1.9 GiB (xz 402.1 MiB) to /dev/sdb in 12.1 s (160.3 MiB/s); verified in 6.0 s (323.0 MiB/s); XXH3-128 HEX",
-/// several "wrote 1.9 GiB (xz 402.1 MiB) to 2 of 3 targets in 14.0 s; XXH3-128 HEX" and a line per target
+/// "wrote the 1.9 GiB image (xz 402.1 MiB) to /dev/sdb in 12.1 s (160.3 MiB/s); verified in 6.0 s (323.0 MiB/s);
+/// XXH3-128 HEX", several "wrote the 1.9 GiB image (xz 402.1 MiB) to 2 of 3 targets in 14.0 s; XXH3-128 HEX" and a line
+/// per target
 /// ("  /dev/sdb: ok, ..." / "  /dev/sdc: FAILED: <its error, naming the offset>"); then "speed: decode-bound: ..."
 /// (the verdict, waits, xz blocks) and, when verified, "verify: device-bound: ..." lines. MiB/s is MiB (2^20).
 std::string write_summary(const WriteResult& r);

@@ -277,6 +277,13 @@ constexpr EnumName<OutFormat> kOutFormatNames[] = {
 std::string out_format_name(OutFormat f) { return std::string(enum_name(kOutFormatNames, f)); }
 
 OutFormat out_format_for(const std::string& out) {
+  // ".img" alone as the file name (bk/.img): a hidden file with no name.
+  const std::size_t slash = out.rfind('/');
+  const std::string file = slash == std::string::npos ? out : out.substr(slash + 1);
+  for (const char* ext : {".img", ".img.xz", ".img.zst", ".img.gz"})
+    if (file == ext)
+      throw Error(ErrorKind::Usage, out + ": OUT's file name has nothing before its extension; name the image, e.g. " +
+                                        out.substr(0, out.size() - file.size()) + "backup" + ext);
   if (name_ends_with(out, ".img.xz")) return OutFormat::Xz;
   if (name_ends_with(out, ".img.zst")) return OutFormat::Zstd;
   if (name_ends_with(out, ".img.gz")) return OutFormat::Gzip;

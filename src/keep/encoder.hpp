@@ -27,7 +27,8 @@ std::string out_format_name(OutFormat f);
 
 /// The format OUT's name asks for: ".img" raw, ".img.xz", ".img.zst", ".img.gz" (a disk image,
 /// as tools that list images by name expect; a bare ".xz" is refused: docs/keep.md). Throws
-/// Error{Usage} for any other name, listing these.
+/// Error{Usage} for any other name, listing these, and for a file name that is only the
+/// extension ("bk/.img": a hidden file with no name).
 OutFormat out_format_for(const std::string& out);
 
 /// The size of one independent unit (xz block, zstd frame) for a disk of

@@ -150,7 +150,8 @@ YAML::Node wifi(const NodeIdentity& n) {
   YAML::Node aps(YAML::NodeType::Map);
   aps.force_insert(text(n.wifi_ssid), ap);
   w["access-points"] = aps;
-  if (!n.wifi_country.empty()) w["regulatory-domain"] = text(n.wifi_country);
+  // netplan before 0.105 refuses the key, and with it the whole config (canonical/netplan PR #281).
+  if (!n.wifi_country.empty() && n.regdom_in_netplan) w["regulatory-domain"] = text(n.wifi_country);
   return w;
 }
 

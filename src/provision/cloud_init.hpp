@@ -29,7 +29,10 @@ struct NodeIdentity {
   std::optional<IpValue> gateway;   ///< default route via this address (with `address`)
   std::vector<IpValue> dns;         ///< name servers
   std::string wifi_ssid, wifi_psk;  ///< wlan0 with DHCP when the SSID is set
-  std::string wifi_country;         ///< "GB": wlan0's netplan regulatory-domain; "" = not set
+  std::string wifi_country;         ///< "GB": cfg80211.ieee80211_regdom (and regulatory-domain); "" = not set
+  /// wlan0 gets netplan's `regulatory-domain: CC` too: only when the image's netplan reads it
+  /// (0.105 and later, canonical/netplan PR #281); an older one refuses the whole config.
+  bool regdom_in_netplan = false;
   /// The user's own files (content, "" when not given) and their paths for messages.
   std::string user_data_base, network_config_base, meta_data_base;
   std::string user_data_file, network_config_file, meta_data_file;
@@ -45,6 +48,12 @@ struct SeedPlan {
   /// (first_boot.hpp set_wifi_regdom()), as rpi-imager writes it (rpi-imager issues 1066, 1123).
   std::string wifi_country;
   std::string wifi_ssid;  ///< --wifi-ssid ("" = no Wi-Fi): without wifi_country the plan notes it
+  /// Why network-config has no `regulatory-domain` although --wifi-country and --wifi-ssid were
+  /// given (the image's netplan is older than 0.105, or unknown); "" when it has it or no Wi-Fi.
+  std::string regdom_note;
+  /// False for --wifi-country alone: only the cmdline files change, no seed file is written
+  /// (user_data, network_config, meta_data and instance_id are then "").
+  bool writes_files() const { return !meta_data.empty(); }
 };
 
 /// File names of the seed, in the order written: meta-data (the new
@@ -76,7 +85,7 @@ std::string build_meta_data(const NodeIdentity& n);
 /// route (`to: 0.0.0.0/0` or `to: "::/0"`, never `to: default`, which
 /// netplan < 0.103 and cloud-init's network_state before PR 6391 reject:
 /// cloud-init issues 3988 and 4133) + nameservers; wlan0 under wifis with access-points when an SSID is
-/// given, with `regulatory-domain: CC` when a Wi-Fi country is (netplan 0.105 and later); or the user's file, which
+/// given, with `regulatory-domain: CC` when a Wi-Fi country is and n.regdom_in_netplan; or the user's file, which
 /// must be a YAML map of version 1 or 2 (at the top or under `network:`). Throws Error{Usage} naming the file.
 std::string build_network_config(const NodeIdentity& n);
 

@@ -42,12 +42,24 @@ void dry_run_plan(const ProvisionOptions& o, const ImageTree& tree, const std::v
     std::vector<std::string> written;
     if (!seeds.empty()) {
       t.seed = seeds[i];
-      if (std::string why = tree.root_dir() ? cloud_init_missing(*tree.root_dir()) : tree.root_note(); !why.empty())
+      // --wifi-country alone: only the cmdline, no seed, so any image (with cloud-init or not).
+      const std::string why = !t.seed.writes_files() ? ""
+                              : tree.root_dir()      ? cloud_init_missing(*tree.root_dir())
+                                                     : tree.root_note();
+      if (!why.empty())
         t.seed_refused = why +
                          "; no seed would be written (the real run, which cannot read this image's root fs before it "
                          "writes, writes the image, then refuses the seed: exit 2)";
-      else
+      else if (t.seed.writes_files()) {
+        t.replacement = seed_replacement(tree.boot_dir(), t.seed);
+        // The image's own seed files are put back for the next disk (its seed is its own).
+        for (const auto& name : t.replacement.replaced) {
+          std::error_code ec;
+          fs::copy_file(tree.boot_dir() / name, tree.boot_dir() / (name + ".piprov-image"),
+                        fs::copy_options::overwrite_existing, ec);
+        }
         written = write_seed(t.seed, tree.boot_dir());
+      }
       // The real run's seed step sets the country in the cmdline files too: the same copy for every disk.
       if (t.seed_refused.empty() && !t.seed.wifi_country.empty())
         t.regdom_set = set_wifi_regdom(tree.boot_dir(), t.seed.wifi_country);
@@ -64,6 +76,8 @@ void dry_run_plan(const ProvisionOptions& o, const ImageTree& tree, const std::v
     }
     for (auto& e : t.check.layout.evidence) e = tree.named(e);
     for (const auto& name : written) fs::remove(tree.boot_dir() / name);  // the next disk's seed is its own
+    for (const auto& name : t.replacement.replaced)
+      fs::rename(tree.boot_dir() / (name + ".piprov-image"), tree.boot_dir() / name);
     r.targets.push_back(std::move(t));
   }
 }
@@ -134,7 +148,14 @@ std::string dry_run_text(const DryRunReport& r) {
     if (!r.patch.cmdline_diff.empty()) out += dry_run_indent(r.patch.cmdline_diff, "    ");
     if (!t.seed_refused.empty()) {
       out += "  seed: REFUSED: " + t.seed_refused + "\n";
+    } else if (!t.seed.wifi_country.empty() && !t.seed.writes_files()) {
+      out +=
+          "  seed: none (--wifi-country alone changes only the cmdline; the image's own seed files stay as they are)\n";
+      out += "  wifi country: " + regdom_text(t.seed.wifi_country, t.regdom_set) + "\n";
     } else if (!t.seed.instance_id.empty()) {
+      if (!t.replacement.replaced.empty())
+        out += "  seed: replaces the image's " + join(t.replacement.replaced, ", ") + " (on the boot partition)\n";
+      if (!t.replacement.login_warning.empty()) out += "  seed: WARNING: " + t.replacement.login_warning + "\n";
       const std::pair<const char*, const std::string*> files[] = {{"user-data", &t.seed.user_data},
                                                                   {"network-config", &t.seed.network_config},
                                                                   {"meta-data", &t.seed.meta_data}};
@@ -144,10 +165,10 @@ std::string dry_run_text(const DryRunReport& r) {
         out += dry_run_indent(*text, "    | ");
       }
       if (!t.seed.wifi_country.empty())
-        out += "  wifi country: cfg80211.ieee80211_regdom=" + t.seed.wifi_country + " in " +
-               (t.regdom_set.empty() ? std::string("the cmdline (already set)") : join(t.regdom_set, ", ")) + "\n";
+        out += "  wifi country: " + regdom_text(t.seed.wifi_country, t.regdom_set) + "\n";
       else if (!t.seed.wifi_ssid.empty())
         out += "  wifi country: " + wifi_without_country_note() + "\n";
+      if (!t.seed.regdom_note.empty()) out += "  wifi country: " + t.seed.regdom_note + "\n";
     } else {
       out += "  seed: none (no identity options)\n";
     }
@@ -176,6 +197,10 @@ nlohmann::json dry_run_json(const ProvisionOptions& o, const DryRunReport& r) {
          {"seed_refused", t.seed_refused.empty() ? nlohmann::json() : nlohmann::json(t.seed_refused)},
          {"wifi_country", t.seed.wifi_country.empty() ? nlohmann::json() : nlohmann::json(t.seed.wifi_country)},
          {"regdom_set", t.regdom_set},
+         {"regdom_note", t.seed.regdom_note.empty() ? nlohmann::json() : nlohmann::json(t.seed.regdom_note)},
+         {"replaced_seed_files", t.replacement.replaced},
+         {"login_warning",
+          t.replacement.login_warning.empty() ? nlohmann::json() : nlohmann::json(t.replacement.login_warning)},
          {"check", boot::check_json(co, t.check)}});
   }
   (void)o;

@@ -15,6 +15,7 @@
 #include "boot/patch.hpp"
 #include "provision/image_check.hpp"
 #include "provision/provision.hpp"
+#include "provision/seed_notes.hpp"
 
 namespace piprov::provision {
 
@@ -26,7 +27,8 @@ struct DryRunTarget {
   /// --wifi-country: the cmdline files that get cfg80211.ieee80211_regdom=CC (as the real run's
   /// seed step sets it, also without --wifi-ssid), empty when none or already set
   std::vector<std::string> regdom_set;
-  boot::CheckReport check;  ///< boot check after the patch and the seed, paths named as on the image
+  SeedReplacement replacement;  ///< the image's seed files the seed replaces, a lost login (seed_notes.hpp)
+  boot::CheckReport check;      ///< boot check after the patch and the seed, paths named as on the image
 };
 
 struct DryRunReport {

@@ -6,6 +6,7 @@
 #include "boot/layout.hpp"
 #include "core/atomic_file.hpp"
 #include "core/file.hpp"
+#include "core/strings.hpp"
 
 namespace fs = std::filesystem;
 
@@ -37,6 +38,11 @@ std::vector<std::string> cmdline_files(const fs::path& boot_dir) {
   for (const auto& n : names)
     if (std::find(out.begin(), out.end(), n) == out.end() && fs::is_regular_file(boot_dir / n, ec)) out.push_back(n);
   return out;
+}
+
+std::string regdom_text(const std::string& country, const std::vector<std::string>& set) {
+  return "cfg80211.ieee80211_regdom=" + country + " in " +
+         (set.empty() ? std::string("the cmdline (already set)") : join(set, ", "));
 }
 
 std::string wifi_without_country_note() {

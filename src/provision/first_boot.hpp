@@ -23,6 +23,8 @@ struct SeedOutcome {
   int partuuid_references = 0;          ///< PARTUUID= values replaced in them
   std::vector<std::string> seed_files;  ///< "user-data", ... ("" when no seed was asked for)
   std::vector<std::string> regdom_set;  ///< cmdline files given cfg80211.ieee80211_regdom= (--wifi-country)
+  std::vector<std::string> replaced;    ///< the image's own seed files the new seed replaced (seed_notes.hpp)
+  std::string login_warning;            ///< the image's seed gave a login, the new one none ("" otherwise)
 };
 
 /// Cmdline files on the boot partition at `boot_dir` a layout may use:
@@ -41,6 +43,10 @@ std::vector<std::string> cmdline_files(const std::filesystem::path& boot_dir);
 /// (raspberrypi/rpi-imager issues 1066, 1123: without a country the Pi's Wi-Fi stays blocked),
 /// each atomically and only when it changes. Returns the files changed. Throws Error{Io}.
 std::vector<std::string> set_wifi_regdom(const std::filesystem::path& boot_dir, const std::string& country);
+
+/// "cfg80211.ieee80211_regdom=CC in cmdline.txt, nobtcmd.txt" for the files set_wifi_regdom()
+/// changed (`set`), "... in the cmdline (already set)" when it changed none.
+std::string regdom_text(const std::string& country, const std::vector<std::string>& set);
 
 /// The note of a plan with --wifi-ssid and no --wifi-country: the Wi-Fi may stay blocked
 /// without a country (raspberrypi/rpi-imager issues 1066, 1123); a note, not a refusal (the

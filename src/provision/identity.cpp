@@ -15,6 +15,7 @@
 #include "core/strings.hpp"
 #include "image/disk_identity.hpp"
 #include "image/image_fs.hpp"
+#include "provision/seed_notes.hpp"
 
 namespace piprov::provision {
 namespace {
@@ -160,6 +161,10 @@ void check_combinations(const IdentityOptions& o) {
   if (!o.gateway.empty() && o.ips.empty()) throw usage("--gateway needs --ip (DHCP brings its own route)");
   if (o.wifi_ssid_given && o.wifi_ssid.empty())
     throw usage("--wifi-ssid: the SSID is empty: give the Wi-Fi network's name (1-32 bytes, IEEE 802.11)");
+  if (o.wifi_country_given && trim(o.wifi_country).empty())
+    throw usage(
+        "--wifi-country: the country is empty: give the two-letter ISO 3166-1 code of the country the Pi is in "
+        "(GB, DE, US), or leave the option out");
   if (o.wifi_ssid.empty() != o.wifi_psk_file.empty())
     throw usage("--wifi-ssid and --wifi-psk-file go together (the passphrase is read from a file, never typed)");
   if (o.wifi_ssid.size() > 32) throw usage("--wifi-ssid: '" + o.wifi_ssid + "' is longer than 32 bytes");
@@ -183,11 +188,18 @@ std::vector<std::optional<IpValue>> addresses(const IdentityOptions& o, std::siz
 
 }  // namespace
 
+bool IdentityOptions::seed_wanted() const {
+  IdentityOptions rest = *this;
+  rest.wifi_country.clear();
+  rest.wifi_country_given = false;
+  return rest.any();
+}
+
 bool IdentityOptions::any() const {
   return !hostnames.empty() || !user.empty() || !ssh_key_files.empty() || !password_hash.empty() || !timezone.empty() ||
          !ips.empty() || !gateway.empty() || !dns.empty() || !wifi_ssid.empty() || !wifi_psk_file.empty() ||
          !user_data_file.empty() || !network_config_file.empty() || !meta_data_file.empty() || !wifi_country.empty() ||
-         wifi_ssid_given;
+         wifi_ssid_given || wifi_country_given;
 }
 
 std::vector<std::string> expand_hostnames(std::string_view spec_view, std::size_t targets) {
@@ -284,47 +296,6 @@ void check_gateway(const IpValue& gateway, const IpValue& cidr) {
   }
 }
 
-std::string check_wifi_country(const std::string& given, const std::filesystem::path& iso3166_tab) {
-  std::string cc(trim(given));
-  std::transform(cc.begin(), cc.end(), cc.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  const bool shape = cc.size() == 2 && std::all_of(cc.begin(), cc.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
-  if (!shape)
-    throw usage("--wifi-country: '" + given +
-                "' is not an ISO 3166-1 alpha-2 country code (two letters, e.g. GB, DE, US)");
-  auto tab = read_file_if_exists(iso3166_tab);
-  if (!tab) return cc;  // no tz database here: the shape is all we can check
-  for (const auto& line : split(*tab, '\n'))
-    if (line.size() > 2 && line.compare(0, 2, cc) == 0 && line[2] == '\t') return cc;
-  throw usage("--wifi-country: '" + given + "' is not an ISO 3166-1 country code (not in " + iso3166_tab.string() +
-              "): give the two-letter code of the country the Pi is in, e.g. GB, DE, US");
-}
-
-void check_timezone(const std::string& tz, const std::filesystem::path& zoneinfo) {
-  static const std::regex shape("[A-Za-z0-9_+-]+(/[A-Za-z0-9_+-]+)*");
-  if (!std::regex_match(tz, shape))
-    throw usage("--timezone: '" + tz + "' is not a time zone name (e.g. Europe/Berlin, UTC)");
-  std::error_code ec;
-  if (!std::filesystem::is_directory(zoneinfo, ec)) return;  // no tzdata here: the shape is all we can check
-  // A zone is a TZif file (RFC 8536) in the tz database; "posixrules" and the like are not zones.
-  auto f = zoneinfo / tz;
-  if (!std::filesystem::is_regular_file(f, ec) ||
-      read_file_capped(f.string(), 1 << 20, "zone file").value_or("").rfind("TZif", 0) != 0)
-    throw usage("--timezone: '" + tz + "' is not in the tz database (" + zoneinfo.string() +
-                "): give a name as `timedatectl list-timezones` prints it, e.g. Europe/Berlin or UTC");
-}
-
-std::string parse_wifi_psk(std::string_view text, const std::string& file) {
-  std::string psk(trim(text.substr(0, text.find('\n'))));
-  bool hex = psk.size() == 64 && std::all_of(psk.begin(), psk.end(), ::isxdigit);
-  bool phrase = psk.size() >= 8 && psk.size() <= 63 &&
-                std::all_of(psk.begin(), psk.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
-  if (!hex && !phrase)
-    throw usage("--wifi-psk-file " + file +
-                ": its first line is not a WPA passphrase (8-63 printable ASCII "
-                "characters) or a 64-hex-digit PSK");
-  return psk;
-}
-
 SeedCheck check_seed_files(const IdentityOptions& o, const std::string& image) {
   if (o.user_data_file.empty() && o.network_config_file.empty() && o.meta_data_file.empty())
     throw usage("seed check needs --user-data, --network-config or --meta-data (the files to check)");
@@ -351,10 +322,23 @@ std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std
     throw usage("--force-seed needs --user-data, --network-config or --meta-data (it writes a file the check refuses)");
   if (!o.any()) return plans;
   check_combinations(o);
+  // --wifi-country alone changes only the cmdline files (cfg80211.ieee80211_regdom): no seed, so
+  // the image's own seed (and the login it gives) stays, and an image without cloud-init is fine.
+  if (!o.seed_wanted()) {
+    const std::string cc = check_wifi_country(o.wifi_country, "/usr/share/zoneinfo/iso3166.tab");
+    for (const auto& t : targets) {
+      SeedPlan only_cmdline;
+      only_cmdline.target = t;
+      only_cmdline.wifi_country = cc;
+      plans.push_back(std::move(only_cmdline));
+    }
+    return plans;
+  }
   std::vector<std::string> names =
       o.hostnames.empty() ? std::vector<std::string>(targets.size()) : expand_hostnames(o.hostnames, targets.size());
   std::vector<std::optional<IpValue>> ips = addresses(o, targets.size());
   NodeIdentity common = common_identity(o);
+  const std::string regdom_note = regdom_netplan_note(image.get(), &common.regdom_in_netplan);
   // The user's files are checked before anything is built or written.
   bool options_add = !o.hostnames.empty() || !o.user.empty() || !o.ssh_key_files.empty() || !o.timezone.empty();
   SeedCheck seed_check = check_seed(
@@ -369,8 +353,12 @@ std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std
     if (n.gateway && n.address) check_gateway(*n.gateway, *n.address);
     // cloud-init runs its first boot once per instance-id: one per disk and run.
     n.instance_id = "piprov-" + (n.hostname.empty() ? std::string() : n.hostname + "-") + random_hex(6);
-    plans.push_back({targets[i], n.hostname, n.instance_id, build_user_data(n), build_meta_data(n),
-                     build_network_config(n), n.wifi_country, n.wifi_ssid});
+    plans.push_back(
+        {targets[i], n.hostname, n.instance_id, build_user_data(n), build_meta_data(n), build_network_config(n),
+         n.wifi_country, n.wifi_ssid,
+         n.network_config_base.empty() && !n.wifi_ssid.empty() && !n.wifi_country.empty() && !n.regdom_in_netplan
+             ? regdom_note
+             : ""});
     if (n.network_config_base.empty()) {  // piprov's own network-config is judged like the user's
       SeedCheck own =
           check_network_config(plans.back().network_config, "network-config (piprov's, " + targets[i] + ")");

@@ -32,12 +32,16 @@ struct IdentityOptions {
   std::string wifi_ssid, wifi_psk_file;    ///< Wi-Fi network (wlan0, DHCP)
   bool wifi_ssid_given = false;            ///< --wifi-ssid was given (even as ""): an empty SSID is refused
   std::string wifi_country;                ///< ISO 3166-1 alpha-2 regulatory domain ("GB"), as typed
+  bool wifi_country_given = false;         ///< --wifi-country was given (even as ""): an empty one is refused
   std::string user_data_file, network_config_file, meta_data_file;  ///< the user's own files
   /// --force-seed: the seed check's errors (but an unreadable file) become
   /// warnings and the seed is written. Not counted by any().
   bool force_seed = false;
-  /// True when any identity option is set (then provision writes a seed).
+  /// True when any identity option is set (then provision writes a seed, or for --wifi-country
+  /// alone only sets cfg80211.ieee80211_regdom in the cmdline files: seed_wanted()).
   bool any() const;
+  /// True when an option other than --wifi-country is set: a seed is written.
+  bool seed_wanted() const;
 };
 
 /// The names `spec` gives for `targets` disks: "node{1..3}" -> node1, node2,

@@ -17,14 +17,18 @@ namespace {
 
 nlohmann::json provision_identity_json(const TargetReport& t) {
   const auto& id = t.disk_identity;
-  return {{"disk_label", id.label},
-          {"old_disk_id", id.old_id},
-          {"new_disk_id", id.new_id},
-          {"partuuids", id.partuuids},
-          {"rewritten", t.seed.rewritten},
-          {"hostname", t.seed_plan.hostname},
-          {"instance_id", t.seed_plan.instance_id},
-          {"seed_files", t.seed.seed_files}};
+  return {
+      {"disk_label", id.label},
+      {"old_disk_id", id.old_id},
+      {"new_disk_id", id.new_id},
+      {"partuuids", id.partuuids},
+      {"rewritten", t.seed.rewritten},
+      {"hostname", t.seed_plan.hostname},
+      {"instance_id", t.seed_plan.instance_id},
+      {"seed_files", t.seed.seed_files},
+      {"replaced_seed_files", t.seed.replaced},
+      {"login_warning", t.seed.login_warning.empty() ? nlohmann::json() : nlohmann::json(t.seed.login_warning)},
+      {"regdom_note", t.seed_plan.regdom_note.empty() ? nlohmann::json() : nlohmann::json(t.seed_plan.regdom_note)}};
 }
 
 nlohmann::json provision_target_json(const TargetReport& t) {
@@ -82,7 +86,7 @@ std::string on_partition(std::string text, const std::string& dir, const std::st
   if (dir.empty()) return text;
   const std::string where = " on the " + role + " partition (" + device + ")";
   for (std::size_t at = text.find(dir); at != std::string::npos; at = text.find(dir, at)) {
-    std::size_t end = text.find_first_of(" \t\n", at);
+    std::size_t end = text.find_first_of(" \t\n:", at);  // ':' never in a FAT name: "in DIR: ..." ends there
     if (end == std::string::npos) end = text.size();
     std::string rel = text.substr(at + dir.size(), end - at - dir.size());
     if (!rel.empty() && rel.front() != '/') {  // another path that only begins like dir
@@ -95,6 +99,18 @@ std::string on_partition(std::string text, const std::string& dir, const std::st
     at += named.size();
   }
   return text;
+}
+
+void name_check_on_partitions(boot::CheckReport& check, const std::string& boot_dir, const std::string& boot_device,
+                              const std::string& root_dir, const std::string& root_device) {
+  auto name = [&](std::string text) {
+    return on_partition(on_partition(std::move(text), boot_dir, "boot", boot_device), root_dir, "root", root_device);
+  };
+  for (auto& f : check.findings) {
+    f.message = name(f.message);
+    f.fix = name(f.fix);
+  }
+  for (auto& e : check.layout.evidence) e = name(e);
 }
 
 std::size_t ProvisionReport::succeeded() const {

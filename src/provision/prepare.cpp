@@ -25,8 +25,10 @@ PreparedProvision prepare_provision(const ProvisionOptions& o) {
   PreparedProvision p{image::prepare_write(wo), {}, {}};
   // The user's seed files are judged by the cloud-init of the image (read through the write's reader).
   const auto& id = o.identity;
+  // --wifi-country: the image's netplan decides whether wlan0 may carry regulatory-domain (0.105 on).
   const bool user_files = !id.user_data_file.empty() || !id.network_config_file.empty();
-  auto image_ci = user_files ? read_image_cloud_init(p.write.reader(), o.write.image) : nullptr;
+  const bool read_image = user_files || (!id.wifi_country.empty() && id.seed_wanted());
+  auto image_ci = read_image ? read_image_cloud_init(p.write.reader(), o.write.image) : nullptr;
   p.seeds = plan_seeds(id, o.write.targets, &p.seed_check, image_ci);
   // provision needs system-boot and writable partitions: an image without a
   // partition table is refused before the first byte of any disk.
@@ -37,7 +39,7 @@ PreparedProvision prepare_provision(const ProvisionOptions& o) {
                                       "written");
   // A seed for an image whose root fs has no cloud-init: refused now, not after the write (an
   // image read only from its start, gzip, is checked after the write: its root fs lies behind).
-  if (!p.seeds.empty()) {
+  if (!p.seeds.empty() && p.seeds.front().writes_files()) {
     if (!image_ci) image_ci = read_image_cloud_init(p.write.reader(), o.write.image);
     if (!image_ci->missing.empty())
       throw Error(ErrorKind::Usage, no_cloud_init_refusal(*image_ci) + "; nothing was written");

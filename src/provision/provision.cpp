@@ -29,6 +29,7 @@
 #include "provision/disk_mounts.hpp"
 #include "provision/dry_run.hpp"
 #include "provision/image_check.hpp"
+#include "provision/seed_notes.hpp"
 
 namespace fs = std::filesystem;
 
@@ -187,6 +188,12 @@ void TargetRun::seed() {
                                                  : "PARTUUID= rewritten in " + join(rep_.seed.rewritten, ", ");
   if (rep_.autoboot) text += autoboot_seed_text(*rep_.autoboot);
   if (!seed_) return step.done(text + "; no identity options: no cloud-init seed");
+  if (!seed_->writes_files()) {  // --wifi-country alone: the cmdline only, the image's seed stays
+    rep_.seed.regdom_set = set_wifi_regdom(boot_dir_, seed_->wifi_country);
+    rep_.seed_plan = *seed_;
+    return step.done(text + "; " + regdom_text(seed_->wifi_country, rep_.seed.regdom_set) +
+                     "; no cloud-init seed (--wifi-country alone changes only the cmdline)");
+  }
   if (std::string why = cloud_init_missing(root_dir_); !why.empty()) {
     refused_ = why +
                "; no seed was written: use an image with cloud-init (Ubuntu's raspi images, Raspberry Pi OS "
@@ -194,18 +201,22 @@ void TargetRun::seed() {
     state_ += "; no cloud-init seed was written";
     return step.done(text + "; REFUSED: " + why);
   }
+  const SeedReplacement replacement = seed_replacement(boot_dir_, *seed_);
+  rep_.seed.replaced = replacement.replaced;
+  rep_.seed.login_warning = replacement.login_warning;
   rep_.seed.seed_files = write_seed(*seed_, boot_dir_);
   if (!seed_->wifi_country.empty()) rep_.seed.regdom_set = set_wifi_regdom(boot_dir_, seed_->wifi_country);
   rep_.seed_plan = *seed_;
   state_ += "; it holds its cloud-init seed";
   if (!seed_->wifi_country.empty())
-    text +=
-        "; cfg80211.ieee80211_regdom=" + seed_->wifi_country + " in " +
-        (rep_.seed.regdom_set.empty() ? std::string("the cmdline (already set)") : join(rep_.seed.regdom_set, ", "));
+    text += "; " + regdom_text(seed_->wifi_country, rep_.seed.regdom_set);
   else if (!seed_->wifi_ssid.empty())
     text += "; Wi-Fi country: " + wifi_without_country_note();
-  step.done(text + "; cloud-init seed (" + join(rep_.seed.seed_files, ", ") + ") for " +
-            (seed_->hostname.empty() ? "" : seed_->hostname + ", ") + "instance-id " + seed_->instance_id);
+  if (!seed_->regdom_note.empty()) text += "; " + seed_->regdom_note;
+  text += "; cloud-init seed (" + join(rep_.seed.seed_files, ", ") + ") for " +
+          (seed_->hostname.empty() ? "" : seed_->hostname + ", ") + "instance-id " + seed_->instance_id;
+  if (const std::string r = seed_replacement_text(replacement); !r.empty()) text += "; " + r;
+  step.done(text);
 }
 
 void TargetRun::check() {
@@ -217,6 +228,7 @@ void TargetRun::check() {
   co.board = o_.patch.board;  // --board: what the firmware of that Pi loads (kernel_2712.img on a Pi 5)
   co.scan_usb = false;        // the host's USB devices say nothing about the Pi's
   rep_.check = boot::check_boot(co);
+  name_check_on_partitions(rep_.check, boot_dir_.string(), boot_.path, root_dir_.string(), root_.path);
   step.done(check_step_text(rep_.check, boot::inspect_hooks(root_dir_, boot_dir_).conf_installed));
 }
 

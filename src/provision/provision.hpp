@@ -181,7 +181,13 @@ std::string check_step_text(const boot::CheckReport& c, bool hook_installed);
 /// deleted when it ends) named on the partition instead: "DIR/config.txt.piprov-orig"
 /// -> "config.txt.piprov-orig on the boot partition (/dev/sdb1)" for `role`
 /// "boot"; a "root" path keeps its leading "/" ("/usr/lib/piprov/x on the root
-/// partition (/dev/sdb2)"). A path ends at white space. `dir` empty: `text` as it is.
+/// partition (/dev/sdb2)"). A path ends at white space or ':'. `dir` empty: `text` as it is.
 std::string on_partition(std::string text, const std::string& dir, const std::string& role, const std::string& device);
+
+/// boot check's findings (message, fix) and layout evidence with the temporary mount points named
+/// as on_partition() names them: "extra.txt does not exist in the boot partition (/dev/sdb1)", not
+/// a /tmp directory the run removes.
+void name_check_on_partitions(boot::CheckReport& check, const std::string& boot_dir, const std::string& boot_device,
+                              const std::string& root_dir, const std::string& root_device);
 
 }  // namespace piprov::provision

@@ -15,6 +15,7 @@
 #include "core/file.hpp"
 #include "core/strings.hpp"
 #include "provision/seed/seed_check_detail.hpp"
+#include "provision/seed/seed_network_detail.hpp"
 #include "provision/seed/yaml_json.hpp"
 
 namespace fs = std::filesystem;
@@ -288,31 +289,6 @@ SeedCheck check_meta_data(std::string_view text, const std::string& file) {
   return c;
 }
 
-namespace {
-
-/// seed-network-route-default judged by the image's netplan (the renderer of
-/// cloud-init on Ubuntu): fine from 0.103 (dropped to an info), refused before.
-void sc_judge_default_route(const ImageCloudInit& image, Findings& findings) {
-  if (image.netplan_version.empty()) return;
-  const bool ok = compare_versions(image.netplan_version, "0.103") >= 0;
-  const std::string judge = "netplan " + image.netplan_version + ", read from the image";
-  for (auto& f : findings) {
-    if (f.rule != "seed-network-route-default") continue;
-    const std::string file = f.message.substr(0, f.message.find(": "));
-    if (ok) {
-      f.severity = Severity::Info;
-      f.message = file + ": 'to: default' is read by " + judge + " (netplan 0.103 and later)";
-      f.fix.clear();
-    } else {
-      f.severity = Severity::Error;
-      f.message = file + ": 'to: default' is refused by " + judge +
-                  " (netplan before 0.103: Ubuntu 20.04 before 20.04.4): the node would have no default route";
-    }
-  }
-}
-
-}  // namespace
-
 bool force_seed_overrides(const std::string& rule) {
   static const std::set<std::string> unreadable = {"seed-not-utf8", "seed-not-cloud-config", "seed-yaml-invalid",
                                                    "seed-not-a-map"};
@@ -338,7 +314,7 @@ SeedCheck check_seed(const NodeIdentity& n, const SeedCheckOptions& o) {
   }
   if (!n.network_config_file.empty()) {
     SeedCheck net = check_network_config(n.network_config_base, n.network_config_file);
-    if (o.image) sc_judge_default_route(*o.image, net.findings);
+    if (o.image) detail::judge_by_image_netplan(o.image->netplan_version, net.findings);
     merge(std::move(net));
   }
   if (!n.meta_data_file.empty()) merge(check_meta_data(n.meta_data_base, n.meta_data_file));

@@ -46,6 +46,13 @@ std::optional<LoadedSchema> seed_load_schema(const SeedCheckOptions& options, st
 /// for the user-data `doc` of `file`, appended to `out`.
 void seed_schema_rules(const LoadedSchema& schema, const YamlDoc& doc, const std::string& file, Findings& out);
 
+/// A type error at instance `path` of user-data `instance` as `cloud-init schema`
+/// (python-jsonschema) says it: "123 is not of type 'string'", "'echo hi' is not of type
+/// 'array'", the types every branch (allOf/oneOf/anyOf, $ref into $defs) of the cloud-init
+/// schema `schema_doc` allows there, joined with " or "; "" when the schema names no type there.
+std::string seed_type_mismatch(const nlohmann::json& schema_doc, const nlohmann::json& instance,
+                               const std::vector<std::string>& path);
+
 /// What an unknown key does, the one wording of every rule that names one (seed-schema-error,
 /// seed-unknown-key): "`cloud-init schema` reports it as an error; at boot cloud-init logs it as
 /// a schema warning, does not refuse the file, and never applies 'KEY'" (cloud-init docs, "cloud-init

@@ -251,6 +251,7 @@ struct NetChecker {
     }
     detail::check_default_routes(defaults_, adder());
     detail::check_v2_references(net, adder());
+    detail::check_v2_keys(net, adder());
   }
 
   /// seed-network-route: `v` at `at` must be a network (ADDR[/PREFIX]), never "default".
@@ -374,7 +375,8 @@ SeedCheck check_network_config(std::string_view text, const std::string& file) {
              "seed-network-gateway",       "seed-network-route",
              "seed-network-route-default", "seed-network-nameserver",
              "seed-network-wifi",          "seed-template-marker",
-             "seed-network-reference",     "seed-network-default-route-conflict"};
+             "seed-network-reference",     "seed-network-default-route-conflict",
+             "seed-network-unknown-key",   "seed-network-netplan-version"};
   auto loaded = seed_load(text, file, c.findings);
   if (!loaded) return c;
   const YAML::Node& root = *loaded;

@@ -20,6 +20,25 @@ using NetAdd = std::function<void(const std::string& rule, Severity sev, const s
 /// netplan then applies nothing and the node has no network).
 void check_v2_references(const nlohmann::json& net, const NetAdd& add);
 
+/// seed-network-unknown-key (error): a key netplan does not know in a device of ethernets, wifis
+/// (and their access-points, auth), bonds, bridges or vlans, or in its match, nameservers,
+/// routes, routing-policy, dhcp4/6-overrides or bond/bridge parameters (netplan refuses the whole
+/// config: "Error in network definition: unknown key '...'"), with the nearest key as "did you
+/// mean"; seed-network-netplan-version (warning) for a key newer netplan only reads
+/// (netplan_key_since()), judged by the image's netplan in check_seed(). Sections piprov does not
+/// model (tunnels, modems ...) are not looked into. Source: netplan docs, YAML configuration.
+void check_v2_keys(const nlohmann::json& net, const NetAdd& add);
+
+/// The netplan version that first reads device key `key` ("0.105" for regulatory-domain:
+/// canonical/netplan PR #281), "" when every netplan piprov knows of reads it.
+std::string netplan_key_since(const std::string& key);
+
+/// The network-config findings judged by the image's netplan `netplan` ("0.99"; "" = unknown:
+/// nothing changes): seed-network-route-default an info from netplan 0.103, an error before
+/// (Ubuntu 20.04 before 20.04.4); seed-network-netplan-version an info when that netplan reads
+/// the key (netplan_key_since()), an error when it refuses it.
+void judge_by_image_netplan(const std::string& netplan, Findings& findings);
+
 /// seed-network-reference for a version 1 config: a `vlan` entry's `vlan_link` names no entry of
 /// the config (error: cloud-init renders it as a VLAN `link` netplan refuses); a `bond`'s
 /// `bond_interfaces` or a `bridge`'s `bridge_interfaces` names no entry (warning: cloud-init's

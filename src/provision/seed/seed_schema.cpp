@@ -363,12 +363,17 @@ void sc_schema_rules(const SchemaStore& s, const YamlDoc& doc, const std::string
                                      " (additionalProperties false): " + seed_unknown_key_effect(key),
                                  sc_unknown_key_fix(key, s.all_keys), top ? kSrcTopLevel : kSeedSrcSchema));
     } else {
-      out.push_back(seed_finding(
-          "seed-schema-error", Severity::Error, line, at, file,
-          "'" + (at.empty() ? std::string("<document>") : at) + "' does not match " + judge + ": " + p.description,
-          "see the module's documentation for the value it takes (a quoted value is a string, "
-          "yes/no/on/off are booleans, 0644 is the number 420)",
-          kSeedSrcSchema));
+      // valijson's "Value type not permitted by 'type' constraint." names no type: say it as
+      // `cloud-init schema` (python-jsonschema) does, "hostname: 123 is not of type 'string'".
+      std::string what = p.description;
+      if (what.rfind("Value type not permitted", 0) == 0)
+        if (auto typed = seed_type_mismatch(s.doc, doc.value, p.path); !typed.empty()) what = typed;
+      out.push_back(
+          seed_finding("seed-schema-error", Severity::Error, line, at, file,
+                       "'" + (at.empty() ? std::string("<document>") : at) + "' does not match " + judge + ": " + what,
+                       "see the module's documentation for the value it takes (a quoted value is a string, "
+                       "yes/no/on/off are booleans, 0644 is the number 420)",
+                       kSeedSrcSchema));
     }
   }
   if (s.top_level_closed || !doc.value.is_object()) return;

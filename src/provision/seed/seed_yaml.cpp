@@ -112,6 +112,50 @@ void seed_scan_raw_markers(std::string_view text, const std::string& file, Findi
   }
 }
 
+namespace {
+
+/// A '{' or '[' of a flow collection and where it is (1-based line and column).
+struct SeedFlowOpen {
+  char bracket = 0;
+  int line = 0, column = 0;
+};
+
+/// The innermost flow collection of `text` that is never closed, outside quotes and comments;
+/// std::nullopt when every one is closed.
+std::optional<SeedFlowOpen> seed_unclosed_flow(std::string_view text) {
+  std::vector<SeedFlowOpen> open;
+  int line = 1, column = 0;
+  char quote = 0;
+  bool comment = false;
+  char prev = '\n';
+  for (char c : text) {
+    ++column;
+    if (c == '\n') {
+      ++line, column = 0, comment = false, prev = c;
+      quote = 0;  // a multi-line quoted scalar is rare in a seed; enough to find the bracket
+      continue;
+    }
+    if (comment) continue;
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if ((c == '"' || c == '\'') &&
+               (prev == ' ' || prev == '\n' || prev == '{' || prev == '[' || prev == ',' || prev == ':')) {
+      quote = c;
+    } else if (c == '#' && (prev == ' ' || prev == '\t' || prev == '\n')) {
+      comment = true;
+    } else if (c == '{' || c == '[') {
+      open.push_back({c, line, column});
+    } else if ((c == '}' || c == ']') && !open.empty()) {
+      open.pop_back();
+    }
+    prev = c;
+  }
+  if (open.empty()) return std::nullopt;
+  return open.back();
+}
+
+}  // namespace
+
 Finding seed_yaml_invalid(const YAML::Exception& e, std::string_view text, const std::string& file) {
   int line = e.mark.line + 1;
   auto lines = split(std::string(text), '\n');
@@ -134,6 +178,23 @@ Finding seed_yaml_invalid(const YAML::Exception& e, std::string_view text, const
                         "YAML 1.1 section 4.2.2, indentation spaces (cloud-init reads seeds with PyYAML): "
                         "https://yaml.org/spec/1.1/");
   }
+  // An unclosed flow collection ("end of map flow not found" at the end of the file): PyYAML names
+  // where it began ("while parsing a flow mapping ... line 5, column 18"), which is where to fix it.
+  if (e.msg.find("flow") != std::string::npos)
+    if (auto open = seed_unclosed_flow(text)) {
+      const std::string what = open->bracket == '{' ? "flow map" : "flow sequence";
+      const std::string at = "line " + std::to_string(open->line) + ", column " + std::to_string(open->column);
+      std::smatch fm;
+      const std::string& l = lines[static_cast<std::size_t>(open->line - 1)];
+      return seed_finding(
+          "seed-yaml-invalid", Severity::Error, open->line,
+          std::regex_search(l, fm, key_re) ? std::string(trim(fm.str(1))) : "", file,
+          "is not valid YAML (line " + std::to_string(line) + ", column " + std::to_string(e.mark.column + 1) + ": " +
+              e.msg + "): the " + what + " '" + open->bracket + "' that starts at " + at + " is never closed",
+          std::string("close it with '") + (open->bracket == '{' ? '}' : ']') + "' on line " +
+              std::to_string(open->line) + " (or quote a value holding {, }, [ or ])",
+          "YAML 1.1 section 7.4, flow collections (cloud-init reads seeds with PyYAML): https://yaml.org/spec/1.1/");
+    }
   std::string key;
   std::smatch m;
   if (line >= 1 && static_cast<std::size_t>(line) <= lines.size() && std::regex_search(lines[line - 1], m, key_re))

@@ -41,7 +41,7 @@ TEST(BootCli, PatchCheckAndExitCodes) {
   auto bad = run(bin + " boot patch " + tr.t.path.string() + "/nope");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err, "piprov: error: " + tr.t.path.string() +
-                         "/nope is not a directory: pass the mounted boot partition (system-boot)\n");
+                         "/nope does not exist: pass the mounted boot partition (system-boot)\n");
   auto q = run(bin + " boot patch " + b + " --uas-quirk 12345678");
   EXPECT_EQ(q.exit_code, 2);
 }

@@ -36,7 +36,7 @@ TEST(WriteMulti, ThreeLoopDevicesFromOneDecodeAreEachTheDecodedImage) {
     devs.push_back(std::make_unique<LoopDevice>(tmp.path / ("dev" + std::to_string(i)), kDevBytes));
   auto r = run(piprov_bin() + " write --yes --progress none " + q(xz_image()) + devices(devs));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("wrote 321.0 MiB (xz ", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.rfind("wrote the 321.0 MiB image (xz ", 0), 0u) << r.out;
   EXPECT_NE(r.out.find(" to 3 of 3 targets in "), std::string::npos) << r.out;
   for (const auto& d : devs) {
     EXPECT_NE(r.out.find("\n  " + d->path + ": ok, written in "), std::string::npos) << r.out;

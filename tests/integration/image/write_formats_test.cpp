@@ -27,7 +27,7 @@ TEST_P(WriteFormat, LoopDeviceHoldsExactlyTheDecodedImage) {
   auto r = run(piprov_bin() + " write --yes --progress none " + q((fx / file).string()) + " " + dev.path);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Summary: sizes, format, target, verify.
-  EXPECT_EQ(r.out.rfind(std::string("wrote 321.0 MiB (") + format + " ", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.rfind(std::string("wrote the 321.0 MiB image (") + format + " ", 0), 0u) << r.out;
   EXPECT_NE(r.out.find(" to " + dev.path + " in "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("; verified in "), std::string::npos) << r.out;
   // Same bytes as xz -dc of the .xz.

@@ -205,3 +205,20 @@ TEST(ProvisionDryRun, WifiCountryWithoutSsidGoesIntoTheCmdline) {
   EXPECT_NE(text.out.find("  wifi country: cfg80211.ieee80211_regdom=GB in cmdline.txt\n"), std::string::npos)
       << text.out;
 }
+
+// Trial 3 finding 12: make-test-image.sh --cloud-init VER adds cloud-init to any layout, as its
+// header says (raspios and focal had no /etc/cloud: seed check --image said "no cloud-init", exit 2).
+TEST(SeedCheckImage, TestImageWithCloudInitOnEveryLayoutRunsCloudInit) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir d("piprov-ci-layouts");
+  piprov::test::write_file(d.path / "user-data", "#cloud-config\nhostname: n1\n");
+  for (const char* layout : {"raspios", "focal"}) {
+    const fs::path img = d.path / (std::string(layout) + ".img");
+    if (auto why = piprov::test::make_test_image(img, 64, layout, "24.1"); !why.empty()) PIPROV_SKIP(why);
+    auto r = run(piprov::test::piprov_bin() + " seed check --user-data " + q((d.path / "user-data").string()) +
+                 " --image " + q(img.string()));
+    EXPECT_EQ(r.exit_code, 0) << layout << ": " << r.out << r.err;
+    EXPECT_NE(r.out.find("checked with cloud-init 24.1 schema, read from the image"), std::string::npos)
+        << layout << ": " << r.out;
+  }
+}

@@ -227,6 +227,45 @@ TEST(RealConfigs, C27_Pi4GpioPairNeverTriesUsb) {
   EXPECT_EQ(findings_exit_code(r.findings, check_fail_on(false)), 1);
 }
 
+// Issue 29 (trial 3): on a Pi 5 without --want, an SD-only 0x1 said "want: -" and passed with no
+// word, while the GPIO pair 0xf2/0xf1 (neither tries a drive either) got "want: nvme" and two
+// errors. One rule now: a board with NVMe wants the first drive mode the applying order(s) try;
+// when none does, nothing is wanted and each such value gets a boot-order-no-drive warning.
+TEST(RealConfigs, C09_C27_Pi5WithoutADriveModeWarnsTheSameWay) {
+  REAL_CONFIG("09-issue272-stale-sd-only.txt");
+  auto sd = check_default_want(path, Board::Pi5);
+  EXPECT_EQ(sd.want, std::nullopt);
+  EXPECT_EQ(ids(sd.findings), (V{"key-wrong-board@3:warning", "boot-order-no-restart@10:warning",
+                                 "boot-order-no-drive@10:warning", "section-none-ignored@13:info"}));
+  EXPECT_EQ(sd.findings[2].message,
+            "BOOT_ORDER=0x1 tries neither USB mass storage (4) nor NVMe (6): this Raspberry Pi 5 boots only from SD "
+            "card, then stop (no RESTART)");
+  EXPECT_EQ(findings_exit_code(sd.findings, check_fail_on(false)), 0);
+  EXPECT_EQ(findings_exit_code(sd.findings, check_fail_on(true)), 1);
+  PIPROV_REQUIRE_SHARED(std::string("bootloader-configs/27-docs2183-pi4-gpio-filters.txt"), gpio_path);
+  auto pair = check_default_want(gpio_path, Board::Pi5);
+  EXPECT_EQ(pair.want, std::nullopt);
+  EXPECT_EQ(ids(pair.findings),
+            (V{"key-wrong-board@4:warning", "unknown-key@8:warning", "boot-order-conditional@11:info",
+               "boot-order-no-drive@11:warning", "boot-order-conditional@14:info", "boot-order-no-drive@14:warning"}));
+  EXPECT_EQ(pair.findings[3].message,
+            "BOOT_ORDER=0xf2 tries neither USB mass storage (4) nor NVMe (6): under [gpio21=1] this Raspberry Pi 5 "
+            "boots only from network, then restart from the top");
+  EXPECT_EQ(findings_exit_code(pair.findings, check_fail_on(false)), 0);
+  // With --want nvme both are errors, the same way.
+  EXPECT_EQ(findings_exit_code(check_file(path, Board::Pi5, Want::Nvme).findings, check_fail_on(false)), 1);
+  EXPECT_EQ(findings_exit_code(check_file(gpio_path, Board::Pi5, Want::Nvme).findings, check_fail_on(false)), 1);
+  // A GPIO pair where one level tries NVMe: NVMe wanted, the other level's value is the error.
+  CheckInput in;
+  in.config_text = "[all]\nBOOT_UART=0\n[gpio21=1]\nBOOT_ORDER=0xf1\n[gpio21=0]\nBOOT_ORDER=0xf61\n";
+  CheckOptions opt;
+  opt.board = Board::Pi5;
+  opt.want_from_board = true;
+  auto mixed = check_config(in, opt);
+  EXPECT_EQ(mixed.want, Want::Nvme);
+  EXPECT_EQ(findings_exit_code(mixed.findings, check_fail_on(false)), 1);
+}
+
 TEST(RealConfigs, C28_Pi5FactoryDefaultIsClean) {
   REAL_CONFIG("28-usbboot-recovery5-pi5-default.txt");
   auto r = check_default_want(path, Board::Pi5);

@@ -346,8 +346,9 @@ TEST(CheckRules, DefaultWantFromTheBoard) {
   EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf1\n", Board::Cm4), std::nullopt);
   EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf1\n", Board::Pi4), Want::Usb);  // a Pi 4B: USB, its only other storage
   EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf61\n", Board::Cm4), Want::Nvme);
-  EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf61\n", Board::Pi4), Want::Usb);  // a Pi 4B has no NVMe mode
-  EXPECT_EQ(want("[all]\nBOOT_UART=0\n", Board::Pi5), Want::Nvme);      // not set: board default 0xf461
+  EXPECT_EQ(want("[all]\nBOOT_ORDER=0xf61\n", Board::Pi4), Want::Usb);   // a Pi 4B has no NVMe mode
+  EXPECT_EQ(want("[all]\nBOOT_UART=0\n", Board::Pi5), Want::Nvme);       // not set: board default 0xf461
+  EXPECT_EQ(want("[all]\nBOOT_ORDER=0x1\n", Board::Pi5), std::nullopt);  // a plain Pi 5 too (boot-order-no-drive)
   // A Pi 5 with NVMe first gets no finding about USB.
   CheckInput in;
   in.config_text = "[all]\nBOOT_UART=1\nBOOT_ORDER=0xf416\n";

@@ -40,7 +40,8 @@ TEST(ResultText, OneTargetSummaryNamesRatesOfTheBytesWritten) {
   WriteResult r = text_result();
   r.targets = {text_target("/dev/sdb")};
   EXPECT_EQ(write_summary(r),
-            "wrote 64.0 MiB (xz 8.0 MiB) to /dev/sdb in 2.00 s (48.0 MiB written at 24.0 MiB/s); verified in 1.00 s "
+            "wrote the 64.0 MiB image (xz 8.0 MiB) to /dev/sdb in 2.00 s (48.0 MiB written at 24.0 MiB/s); verified in "
+            "1.00 s "
             "(48.0 MiB/s), the 48.0 MiB written (skipped free space not compared); XXH3-128 "
             "00112233445566778899aabbccddeeff\n"
             "wrote 48.0 MiB of 64.0 MiB; skipped 16.0 MiB free in writable\n"
@@ -64,7 +65,7 @@ TEST(ResultText, SeveralTargetsListEachAndAFailureIsPartial) {
   r.speed.slowest_target = "/dev/sdb";
   const std::string s = write_summary(r);
   EXPECT_EQ(s.substr(0, s.find('\n')),
-            "wrote 64.0 MiB (xz 8.0 MiB) to 2 of 3 targets in 2.00 s; SHA-256 ok; XXH3-128 "
+            "wrote the 64.0 MiB image (xz 8.0 MiB) to 2 of 3 targets in 2.00 s; SHA-256 ok; XXH3-128 "
             "00112233445566778899aabbccddeeff");
   EXPECT_NE(s.find("\n  /dev/sdc: FAILED at byte offset 4096: write to /dev/sdc failed: EIO\n"), std::string::npos)
       << s;

@@ -479,16 +479,26 @@ TEST(WifiCountry, RegulatoryDomainInTheSeedAndTheCmdline) {
   o.wifi_ssid = "lab";
   o.wifi_psk_file = (d.path / "psk").string();
   o.wifi_country = "de";
-  auto p = plan_seeds(o, {"/dev/sdx"});
+  // regulatory-domain only for an image whose netplan reads it (0.105 on, canonical/netplan PR #281).
+  auto image = std::make_shared<ImageCloudInit>();
+  image->image = "x.img";
+  image->netplan_version = "1.0";
+  auto p = plan_seeds(o, {"/dev/sdx"}, nullptr, image);
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].wifi_country, "DE");
   EXPECT_EQ(YAML::Load(p[0].network_config)["wifis"]["wlan0"]["regulatory-domain"].as<std::string>(), "DE")
       << p[0].network_config;
-  // The country alone (no Wi-Fi network) still asks for a seed: the cmdline carries it.
+  EXPECT_EQ(p[0].regdom_note, "");
+  // The country alone (no Wi-Fi network) writes no seed: only the cmdline carries it.
   IdentityOptions only;
   only.wifi_country = "fr";
   EXPECT_TRUE(only.any());
-  EXPECT_EQ(plan_seeds(only, {"/dev/sdx"})[0].wifi_country, "FR");
+  EXPECT_FALSE(only.seed_wanted());
+  auto alone = plan_seeds(only, {"/dev/sdx"});
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_EQ(alone[0].wifi_country, "FR");
+  EXPECT_FALSE(alone[0].writes_files());
+  EXPECT_EQ(alone[0].user_data + alone[0].network_config + alone[0].meta_data + alone[0].instance_id, "");
 
   // The cmdline files: the parameter appended once, kept on the first line, replaced when set.
   const auto boot = d.path / "boot";
@@ -502,6 +512,62 @@ TEST(WifiCountry, RegulatoryDomainInTheSeedAndTheCmdline) {
   EXPECT_EQ(piprov::test::read_file(boot / "nobtcmd.txt"),
             "console=tty1 root=LABEL=writable cfg80211.ieee80211_regdom=DE rootwait\r\n");
   EXPECT_TRUE(set_wifi_regdom(boot, "DE").empty());  // nothing changes twice
+}
+
+// Trial 3, finding 1: netplan before 0.105 refuses regulatory-domain (an unknown key), and with
+// it the whole network-config: for such an image, or one that names no netplan, the generated
+// wlan0 has no regulatory-domain and the plan says why; the cmdline carries the country.
+TEST(WifiCountry, NoRegulatoryDomainForANetplanOlderThan0105) {
+  piprov::test::TempDir d;
+  piprov::test::write_file(d.path / "psk", "correct horse battery\n");
+  IdentityOptions o;
+  o.hostnames = "n1";
+  o.wifi_ssid = "home";
+  o.wifi_psk_file = (d.path / "psk").string();
+  o.wifi_country = "DE";
+  auto old = std::make_shared<ImageCloudInit>();
+  old->image = "old.img";
+  old->netplan_version = "0.99";
+  for (const auto& image : {old, std::shared_ptr<ImageCloudInit>()}) {
+    auto p = plan_seeds(o, {"/dev/sdx"}, nullptr, image);
+    ASSERT_EQ(p.size(), 1u);
+    const auto wlan = YAML::Load(p[0].network_config)["wifis"]["wlan0"];
+    EXPECT_TRUE(wlan["access-points"]["home"]) << p[0].network_config;
+    EXPECT_FALSE(wlan["regulatory-domain"]) << p[0].network_config;
+    EXPECT_EQ(p[0].wifi_country, "DE");  // still set in the cmdline files
+    EXPECT_NE(p[0].regdom_note.find(image ? "netplan 0.99, read from the image, refuses it"
+                                          : "the image names no netplan version"),
+              std::string::npos)
+        << p[0].regdom_note;
+    EXPECT_NE(p[0].regdom_note.find("cfg80211.ieee80211_regdom in the cmdline only"), std::string::npos);
+  }
+  old->netplan_version = "0.105";
+  EXPECT_EQ(
+      YAML::Load(plan_seeds(o, {"/dev/sdx"}, nullptr, old)[0].network_config)["wifis"]["wlan0"]["regulatory-domain"]
+          .as<std::string>(),
+      "DE");
+}
+
+// Trial 3, finding 11: an empty --wifi-country is refused (as an empty --wifi-ssid is), not
+// dropped; UK and EL, which people write for GB and GR, get the code meant.
+TEST(WifiCountry, EmptyIsRefusedAndUkSuggestsGb) {
+  IdentityOptions o;
+  o.hostnames = "n1";
+  o.wifi_country_given = true;
+  expect_error(ErrorKind::Usage, "--wifi-country: the country is empty: give the two-letter ISO 3166-1 code",
+               [&] { plan_seeds(o, {"/dev/sdx"}); });
+  IdentityOptions alone;
+  alone.wifi_country_given = true;  // `--wifi-country ""` and nothing else
+  EXPECT_TRUE(alone.any());
+  expect_error(ErrorKind::Usage, "--wifi-country: the country is empty", [&] { plan_seeds(alone, {"/dev/sdx"}); });
+  const std::filesystem::path tab = "/usr/share/zoneinfo/iso3166.tab";
+  if (!std::filesystem::exists(tab)) PIPROV_SKIP("tzdata's iso3166.tab is not installed here");
+  expect_error(ErrorKind::Usage,
+               "--wifi-country: 'UK' is not an ISO 3166-1 country code (not in " + tab.string() + "): did you mean GB?",
+               [&] { check_wifi_country("UK", tab); });
+  expect_error(ErrorKind::Usage, "did you mean GR?", [&] { check_wifi_country("EL", tab); });
+  expect_error(ErrorKind::Usage, "give the two-letter code of the country the Pi is in",
+               [&] { check_wifi_country("XX", tab); });
 }
 
 }  // namespace

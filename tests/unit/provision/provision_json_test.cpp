@@ -1,6 +1,7 @@
 // provision --json: the one builder next to ProvisionReport.
 #include <gtest/gtest.h>
 
+#include "boot/check.hpp"
 #include "boot/layout.hpp"
 #include "provision/dry_run.hpp"
 #include "provision/provision.hpp"
@@ -202,6 +203,42 @@ TEST(ProvisionOutcome, PathsInTheTempMountsAreNamedOnTheirPartitions) {
   EXPECT_EQ(name("removed " + boot + "-old/x"), "removed " + boot + "-old/x");  // only paths below the dir
   EXPECT_EQ(on_partition("mounted at " + boot, boot, "boot", "/dev/sdb1"), "mounted at the boot partition (/dev/sdb1)");
   EXPECT_EQ(on_partition("as it is", "", "boot", "/dev/sdb1"), "as it is");
+}
+
+// Trial 3 finding 5: the real run's boot check findings named provision's temporary mount
+// ("extra.txt does not exist in /tmp/piprov-provision-SOZxHj/system-boot"), removed when the run
+// ends; they name the partition, as the patch actions do.
+TEST(ProvisionOutcome, BootCheckFindingsNameThePartitionNotTheTempMount) {
+  piprov::test::TempDir tmp("piprov-provision");
+  const auto boot = tmp.path / "system-boot";
+  std::filesystem::create_directories(boot);
+  piprov::test::write_file(boot / "config.txt", "[all]\narmstub=armstub8-gic.bin\ninclude extra.txt\n");
+  piprov::test::write_file(boot / "cmdline.txt", "console=tty1 root=PARTUUID=6c586e13-02 rootwait\n");
+  boot::CheckOptions co;
+  co.boot_dir = boot;
+  co.scan_usb = false;
+  auto check = boot::check_boot(co);
+  name_check_on_partitions(check, boot.string(), "/dev/loop4p1", (tmp.path / "writable").string(), "/dev/loop4p2");
+  int named = 0;
+  for (const auto& f : check.findings) {
+    EXPECT_EQ(f.message.find(tmp.path.string()), std::string::npos) << f.message;
+    EXPECT_EQ(f.fix.find(tmp.path.string()), std::string::npos) << f.fix;
+    if (f.rule == "include-missing") {
+      EXPECT_NE(f.message.find("extra.txt does not exist in the boot partition (/dev/loop4p1)"), std::string::npos)
+          << f.message;
+      ++named;
+    }
+    if (f.rule == "armstub-missing") {
+      EXPECT_NE(f.message.find("armstub8-gic.bin does not exist in the boot partition (/dev/loop4p1)"),
+                std::string::npos)
+          << f.message;
+      ++named;
+    }
+  }
+  EXPECT_EQ(named, 2);
+  EXPECT_EQ(on_partition("bcm2711-rpi-4-b.dtb does not exist in " + boot.string() + ": the firmware", boot.string(),
+                         "boot", "/dev/loop4p1"),
+            "bcm2711-rpi-4-b.dtb does not exist in the boot partition (/dev/loop4p1): the firmware");
 }
 
 // Each disk's time: in --json (seconds, steps_seconds) and the summary line;

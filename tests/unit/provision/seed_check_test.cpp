@@ -6,6 +6,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
+#include <memory>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "provision/identity.hpp"
@@ -227,7 +229,7 @@ TEST(SeedCheck, SchemaErrorsOfTypesLikeCloudInit) {
   EXPECT_EQ(u->severity, Severity::Error);
   EXPECT_EQ(u->key, "enable_ssh");
   auto bad_yaml = check_user_data("#cloud-config\nusers: [\n", "u", full());
-  EXPECT_EQ(find(bad_yaml, "seed-yaml-invalid", 3)->severity, Severity::Error);
+  EXPECT_EQ(find(bad_yaml, "seed-yaml-invalid", 2)->severity, Severity::Error);  // where the '[' is
   auto list = check_user_data("#cloud-config\n- a\n", "u", full());
   ASSERT_TRUE(find(list, "seed-not-a-map", 2));
 }
@@ -558,8 +560,32 @@ TEST(SeedNetwork, YamlErrorNamesLineAndColumn) {
   for (const auto& f : c.findings)
     if (f.rule == "seed-yaml-invalid") y = &f;
   ASSERT_TRUE(y) << dump(c);
-  EXPECT_NE(y->message.find("(line " + std::to_string(y->line) + ", column "), std::string::npos) << y->message;
-  EXPECT_NE(y->fix.find(", column "), std::string::npos);
+  EXPECT_NE(y->message.find("(line 5, column "), std::string::npos) << y->message;
+  EXPECT_NE(y->fix.find("line 4"), std::string::npos) << y->fix;
+  auto tab = check_network_config("version: 2\nethernets:\n  eth0: {dhcp4: true}\n  eth1:\n    x: y\n  - z\n", "nc");
+  ASSERT_FALSE(tab.findings.empty());
+  EXPECT_NE(tab.findings[0].fix.find(", column "), std::string::npos) << dump(tab);
+}
+
+// Trial 3, finding 14c: an unclosed flow map is named where it starts, as PyYAML names it ("while
+// parsing a flow mapping ... line 5, column 18"), not only at the end of the file.
+TEST(SeedNetwork, UnclosedFlowMapIsNamedWhereItStarts) {
+  auto c = check_network_config(
+      "version: 2\nethernets:\n  eth0:\n    dhcp4: true\n    nameservers: {addresses: [1.1.1.1]\n", "flow.yaml");
+  ASSERT_EQ(c.findings.size(), 1u) << dump(c);
+  const Finding& f = c.findings[0];
+  EXPECT_EQ(f.rule, "seed-yaml-invalid");
+  EXPECT_EQ(f.line, 5);
+  EXPECT_EQ(f.key, "nameservers");
+  EXPECT_NE(f.message.find("(line 6, column 1: "), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("the flow map '{' that starts at line 5, column 18 is never closed"), std::string::npos)
+      << f.message;
+  EXPECT_EQ(f.fix.rfind("close it with '}' on line 5", 0), 0u) << f.fix;
+  // A '{' inside quotes or a comment is no flow map: the unclosed '[' of line 3 is named.
+  auto q = check_network_config("version: 2\n# {\nx: [\"{\", a\n", "q.yaml");
+  ASSERT_FALSE(q.findings.empty());
+  EXPECT_NE(q.findings[0].message.find("the flow sequence '[' that starts at line 3, column 4"), std::string::npos)
+      << dump(q);
 }
 
 // The generated network-config goes through the same checks: options that would give netplan an
@@ -660,6 +686,150 @@ TEST(SeedNetwork, Version1References) {
       "  name: vlan10\n  vlan_id: 10\n  vlan_link: bond0\n",
       "nc");
   for (const auto& f : ok.findings) EXPECT_NE(f.rule, "seed-network-reference") << dump(ok);
+}
+
+// Trial 3, finding 3: netplan refuses a key it does not know ("Error in network definition: unknown
+// key"), and with it the whole config: every device key of ethernets, wifis, bonds, bridges and
+// vlans and of their sub-maps is checked against netplan's YAML reference, with the key meant.
+TEST(SeedNetwork, UnknownKeysAreNamedWithTheKeyMeant) {
+  auto c = check_network_config(
+      "version: 2\nwifis:\n  wlan0:\n    dhcp4: true\n    regulatory-domian: \"DE\"\n    access-points:\n"
+      "      \"home\":\n        password: \"secretpass123\"\nethernets:\n  eth0:\n    dhcp4: yes\n"
+      "    optinal: true\n",
+      "wifi2.yaml");
+  const Finding* regdom = find(c, "seed-network-unknown-key", 5);
+  ASSERT_TRUE(regdom) << dump(c);
+  EXPECT_EQ(regdom->severity, Severity::Error);
+  EXPECT_EQ(regdom->key, "wifis.wlan0.regulatory-domian");
+  EXPECT_NE(regdom->message.find("wifi2.yaml: wifis.wlan0: unknown key 'regulatory-domian'"), std::string::npos)
+      << regdom->message;
+  EXPECT_EQ(regdom->fix, "did you mean 'regulatory-domain'? rename 'regulatory-domian' to 'regulatory-domain'");
+  const Finding* optional = find(c, "seed-network-unknown-key", 12);
+  ASSERT_TRUE(optional);
+  EXPECT_EQ(optional->fix, "did you mean 'optional'? rename 'optinal' to 'optional'");
+  EXPECT_TRUE(c.refused());
+
+  // Keys under match, routes, nameservers, access points, bond and bridge parameters; a VLAN takes no match.
+  auto nested = check_network_config(
+      "version: 2\n"
+      "ethernets:\n"
+      "  eth0:\n"
+      "    match: {macadress: 'dc:a6:32:00:00:01'}\n"  // 4
+      "    set-name: eth0\n"
+      "    routes:\n"
+      "    - {to: 10.0.0.0/8, vie: 192.168.1.1}\n"  // 7
+      "    nameservers: {adresses: [1.1.1.1]}\n"    // 8
+      "wifis:\n"
+      "  wlan0:\n"
+      "    access-points:\n"
+      "      home: {pasword: secretpass123}\n"  // 12
+      "bonds:\n"
+      "  bond0:\n"
+      "    interfaces: [eth0]\n"
+      "    parameters: {mod: active-backup}\n"  // 16
+      "bridges:\n"
+      "  br0:\n"
+      "    interfaces: [bond0]\n"
+      "    parameters: {stp: false, forward-dealy: 4}\n"  // 20
+      "vlans:\n"
+      "  vlan10:\n"
+      "    id: 10\n"
+      "    link: eth0\n"
+      "    match: {name: x}\n",  // 25
+      "nc");
+  for (const auto& [line, key, meant] : std::vector<std::tuple<int, std::string, std::string>>{
+           {4, "ethernets.eth0.match.macadress", "macaddress"},
+           {7, "ethernets.eth0.routes.0.vie", "via"},
+           {8, "ethernets.eth0.nameservers.adresses", "addresses"},
+           {12, "wifis.wlan0.access-points.home.pasword", "password"},
+           {16, "bonds.bond0.parameters.mod", "mode"},
+           {20, "bridges.br0.parameters.forward-dealy", "forward-delay"},
+           {25, "vlans.vlan10.match", ""}}) {
+    const Finding* f = find(nested, "seed-network-unknown-key", line);
+    if (!f) continue;
+    EXPECT_EQ(f->key, key);
+    if (!meant.empty()) {
+      EXPECT_NE(f->fix.find("did you mean '" + meant + "'?"), std::string::npos) << f->fix;
+    } else {
+      EXPECT_EQ(f->fix.find("did you mean"), std::string::npos) << f->fix;
+    }
+  }
+  int unknown = 0;
+  for (const auto& f : nested.findings) unknown += f.rule == "seed-network-unknown-key";
+  EXPECT_EQ(unknown, 7) << dump(nested);
+
+  // netplan's own keys of every modelled type pass.
+  auto ok = check_network_config(
+      "version: 2\nrenderer: networkd\n"
+      "ethernets:\n  eth0:\n    match: {macaddress: 'dc:a6:32:00:00:01', driver: bcmgenet}\n    set-name: eth0\n"
+      "    dhcp4: false\n    dhcp6: false\n    addresses: [192.168.1.11/24]\n    mtu: 1500\n"
+      "    macaddress: 'dc:a6:32:00:00:02'\n    optional: true\n    link-local: [ipv6]\n    accept-ra: false\n"
+      "    dhcp4-overrides: {use-dns: false, route-metric: 200}\n    wakeonlan: true\n    critical: true\n"
+      "    routes:\n    - {to: 0.0.0.0/0, via: 192.168.1.1, metric: 100, on-link: true, table: 254}\n"
+      "    routing-policy:\n    - {from: 192.168.1.0/24, table: 254, priority: 100}\n"
+      "    nameservers: {addresses: [1.1.1.1], search: [lan]}\n"
+      "wifis:\n  wlan0:\n    dhcp4: true\n    access-points:\n      home:\n        password: secretpass123\n"
+      "        hidden: true\n        band: 5GHz\n      corp:\n        auth: {key-management: eap, method: peap, "
+      "identity: me, password: secretpass123}\n"
+      "bonds:\n  bond0:\n    interfaces: [eth0]\n    parameters: {mode: active-backup, mii-monitor-interval: 100, "
+      "primary: eth0}\n"
+      "bridges:\n  br0:\n    interfaces: [bond0]\n    dhcp4: true\n    parameters: {stp: false, forward-delay: 4}\n"
+      "vlans:\n  vlan10:\n    id: 10\n    link: eth0\n    addresses: [10.10.0.2/24]\n",
+      "ok");
+  for (const auto& f : ok.findings) EXPECT_NE(f.rule, "seed-network-unknown-key") << dump(ok);
+}
+
+// Trial 3, finding 1: regulatory-domain is netplan 0.105's (canonical/netplan PR #281): without an
+// image a warning; judged by the image's netplan, an error before 0.105, an info from it on.
+TEST(SeedNetwork, RegulatoryDomainIsJudgedByTheImagesNetplan) {
+  NodeIdentity n;
+  n.network_config_file = "wifi.yaml";
+  n.network_config_base =
+      "version: 2\nwifis:\n  wlan0:\n    dhcp4: true\n    regulatory-domain: \"DE\"\n    access-points:\n"
+      "      \"home\":\n        password: \"secretpass123\"\n";
+  auto alone = check_seed(n, {.schema_path = "none"});
+  const Finding* w = find(alone, "seed-network-netplan-version", 5);
+  ASSERT_TRUE(w) << dump(alone);
+  EXPECT_EQ(w->severity, Severity::Warning);
+  EXPECT_FALSE(alone.refused());
+  for (const auto& [netplan, sev] : std::vector<std::pair<std::string, Severity>>{
+           {"0.99", Severity::Error}, {"0.104", Severity::Error}, {"0.105", Severity::Info}, {"1.0", Severity::Info}}) {
+    auto image = std::make_shared<ImageCloudInit>();
+    image->image = "x.img";
+    image->netplan_version = netplan;
+    auto c = check_seed(n, {.schema_path = "none", .image = image});
+    const Finding* f = find(c, "seed-network-netplan-version", 5);
+    ASSERT_TRUE(f) << netplan;
+    EXPECT_EQ(f->severity, sev) << netplan;
+    EXPECT_NE(f->message.find("netplan " + netplan + ", read from the image"), std::string::npos) << f->message;
+    if (sev == Severity::Error) {
+      EXPECT_NE(f->message.find("refused by netplan " + netplan), std::string::npos) << f->message;
+      EXPECT_NE(f->fix.find("cfg80211.ieee80211_regdom"), std::string::npos) << f->fix;
+    }
+  }
+}
+
+// Trial 3, finding 13: a type error says the type the schema wants, as `cloud-init schema` does
+// ("hostname: 123 is not of type 'string'"), not valijson's "Value type not permitted".
+TEST(SeedCheck, TypeErrorsNameTheExpectedType) {
+  REQUIRE_SCHEMA();
+  auto c = check_user_data(
+      "#cloud-config\nhostname: 123\nntp:\n  enabled: true\n  servers: 10.0.0.1\nruncmd: echo hi\n"
+      "timezone: [Europe/Berlin]\nusers:\n- name: pi\n  lock_passwd: maybe\n",
+      "ud1.yaml", full());
+  for (const auto& [line, text] :
+       std::vector<std::pair<int, std::string>>{{2, "'hostname' does not match cloud-init"},
+                                                {2, ": 123 is not of type 'string'"},
+                                                {5, "'ntp.servers' does not match"},
+                                                {5, ": '10.0.0.1' is not of type 'array'"},
+                                                {6, ": 'echo hi' is not of type 'array'"},
+                                                {7, "[\"Europe/Berlin\"] is not of type 'string'"},
+                                                {10, ": 'maybe' is not of type 'boolean'"}}) {
+    const Finding* f = find(c, "seed-schema-error", line);
+    if (!f) continue;
+    EXPECT_NE(f->message.find(text), std::string::npos) << f->message;
+    EXPECT_EQ(f->message.find("Value type not permitted"), std::string::npos) << f->message;
+  }
 }
 
 }  // namespace

@@ -141,9 +141,10 @@ TEST(SeedRefusal, FindingsAreInFileThenLineOrder) {
   n.network_config_base = "version: 2\nethernets:\n  eth0:\n    addresses: [\"10.0.0.${N}/24\"]\n  bad: [\n";
   n.meta_data_file = "md";
   n.meta_data_base = "instance_id: x\n";
-  // network-config's checks find seed-yaml-invalid (the end of the file) before the raw lines' marker (line 4).
+  // network-config's checks find seed-yaml-invalid (named where its unclosed '[' starts, line 5) before the raw
+  // lines' marker (line 4).
   const std::vector<std::string> want = {"seed-check-partial@0",        "seed-template-marker@2", "seed-schema-error@5",
-                                         "seed-clear-text-password@5",  "seed-template-marker@4", "seed-yaml-invalid@6",
+                                         "seed-clear-text-password@5",  "seed-template-marker@4", "seed-yaml-invalid@5",
                                          "seed-meta-data-key-ignored@1"};
   for (bool force : {false, true}) {
     SeedCheck c = check_seed(n, {.schema_path = "none", .force = force});

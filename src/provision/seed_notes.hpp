@@ -1,0 +1,51 @@
+#pragma once
+// What provision says about the seed it writes beside what it was asked for: whether wlan0's
+// netplan `regulatory-domain` can be written for the image's netplan, which of the image's own
+// seed files a new seed replaces, and whether the node keeps a way to log in.
+// Sources: netplan docs, YAML configuration, wifis regulatory-domain (canonical/netplan PR #281,
+// netplan 0.105); cloud-init docs, modules Set Passwords (chpasswd, password) and Users and
+// Groups (users[].hashed_passwd, lock_passwd: true by default, ssh_authorized_keys).
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "provision/cloud_init.hpp"
+#include "provision/seed/image_cloud_init.hpp"
+
+namespace piprov::provision {
+
+/// The netplan that first reads wifis' `regulatory-domain` (canonical/netplan PR #281).
+inline constexpr const char* kNetplanRegdomSince = "0.105";
+
+/// Whether piprov's network-config may carry `regulatory-domain` (*in_netplan): only when
+/// `image` (may be nullptr) names a netplan of 0.105 or later. Returns the note for a plan
+/// without it ("netplan 0.99, read from the image, refuses regulatory-domain ...: the country is
+/// set by cfg80211.ieee80211_regdom=CC in the cmdline only"), "" when *in_netplan.
+std::string regdom_netplan_note(const ImageCloudInit* image, bool* in_netplan);
+
+/// What in the #cloud-config `user_data` gives a way to log in, as cloud-init applies it:
+/// "chpasswd: a password for ubuntu", "password: for the default user", "ssh_authorized_keys:
+/// for the default user", "users: admin (SSH keys)", "users: admin (password)" (a users entry's
+/// password counts only with lock_passwd: false, cloud-init locks it otherwise), joined with
+/// "; "; "" when it gives none or is not a YAML map.
+std::string seed_login(std::string_view user_data);
+
+/// What writing `plan` onto a boot partition that holds the image's own seed does to it.
+struct SeedReplacement {
+  std::vector<std::string> replaced;  ///< the image's seed files the plan overwrites ("user-data", ...)
+  std::string image_login;            ///< seed_login() of the image's user-data ("" when none)
+  /// The image's user-data gave a login and the new one gives none: the node then has no
+  /// console or SSH login (Ubuntu's default user is locked). "" otherwise.
+  std::string login_warning;
+};
+
+/// The replacement of the seed files in `boot_dir` by `plan` (read before it is written).
+/// Never throws for unreadable files (they count as replaced, giving no login).
+SeedReplacement seed_replacement(const std::filesystem::path& boot_dir, const SeedPlan& plan);
+
+/// "replaces the image's user-data, network-config, meta-data" ("" when nothing is replaced),
+/// then "; WARNING: ..." when a login is lost.
+std::string seed_replacement_text(const SeedReplacement& r);
+
+}  // namespace piprov::provision

@@ -1,0 +1,219 @@
+// boot check and boot patch on the third new-user trial of issue 29: U-Boot's root= decided by the
+// boot script's content, an empty device_tree= whose fallback DTB is missing too, every template
+// value in the cmdline, config.txt findings in line order, kernel=/NAME beside os_prefix, and a
+// BOOT_DIR that does not exist.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "boot/check.hpp"
+#include "boot/patch.hpp"
+#include "core/error.hpp"
+#include "core/file.hpp"
+#include "support/boot_fixture.hpp"
+#include "support/testsupport.hpp"
+
+namespace fs = std::filesystem;
+using piprov::PiBoard;
+using piprov::Severity;
+using piprov::test::TempDir;
+using piprov::test::write_file;
+namespace bt = piprov::boot::test;
+
+namespace {
+
+piprov::boot::CheckReport t3_check(const fs::path& boot, PiBoard b = PiBoard::Pi4) {
+  return piprov::boot::check_boot({.boot_dir = boot, .scan_usb = false, .board = b});
+}
+
+const piprov::Finding* t3_find(const piprov::boot::CheckReport& r, const std::string& rule) {
+  auto it = std::find_if(r.findings.begin(), r.findings.end(), [&](const auto& f) { return f.rule == rule; });
+  return it == r.findings.end() ? nullptr : &*it;
+}
+
+std::vector<std::string> t3_rules(const piprov::boot::CheckReport& r) {
+  std::vector<std::string> v;
+  for (const auto& f : r.findings) v.push_back(f.rule + "@" + std::to_string(f.line));
+  return v;
+}
+
+// U-Boot by content (its version string, no arm64 Image magic), as HAOS ships it.
+std::string t3_fake_uboot() {
+  std::string b(300000, '\0');
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<char>((i * 2654435761u) >> 24);
+  const std::string v = std::string("U-Boot 2024.01 (Jan 08 2024 - 12:00:00 +0000)") + '\0';
+  b.replace(150000, v.size(), v);
+  b.replace(0x38, 4, "\0\0\0\0", 4);
+  return b;
+}
+
+// A boot.scr as mkimage writes it: a 64-byte legacy header, then the script text.
+std::string t3_boot_scr(const std::string& script) { return std::string(64, '\x27') + script; }
+
+}  // namespace
+
+// Finding 6: Ubuntu 20.04 (ubuntu-uboot) with a cmdline without root= was called right ("U-Boot's
+// boot script adds root="), and boot patch printed "patched" leaving cmdline-no-root. Ubuntu's
+// boot.scr (flash-kernel bootscr.rpi) adds no root=; a HAOS-style script does: decided by content.
+TEST(Trial3Boot, UbuntuUbootCmdlineWithoutRootIsAnErrorAndPatchRefuses) {
+  bt::BootTree tr;
+  write_file(tr.boot / "cmdline.txt", "console=tty1 rootwait\n");
+  auto r = t3_check(tr.boot);
+  ASSERT_NE(t3_find(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
+  EXPECT_EQ(t3_find(r, "cmdline-no-root")->severity, Severity::Error);
+  EXPECT_NE(t3_find(r, "cmdline-no-root")->message.find("flash-kernel's bootscr.rpi, sets none either"),
+            std::string::npos);
+  EXPECT_EQ(t3_find(r, "cmdline-root-from-uboot"), nullptr);
+  ASSERT_NE(t3_find(r, "kernel-uboot"), nullptr);
+  EXPECT_EQ(t3_find(r, "kernel-uboot")->fix.rfind("add root=LABEL=writable to cmdline.txt (cmdline-no-root), then ", 0),
+            0u)
+      << t3_find(r, "kernel-uboot")->fix;
+
+  // boot patch refuses (usage, exit 2) and changes nothing, dry run or not.
+  const std::string config = piprov::read_file(tr.boot / "config.txt");
+  for (bool dry : {true, false}) {
+    try {
+      piprov::boot::patch_boot({.boot_dir = tr.boot, .dry_run = dry});
+      ADD_FAILURE() << "boot patch did not refuse a cmdline without root=";
+    } catch (const piprov::Error& e) {
+      EXPECT_EQ(e.kind(), piprov::ErrorKind::Usage);
+      EXPECT_NE(std::string(e.what()).find("cmdline.txt has no root=: after the patch"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(piprov::read_file(tr.boot / "config.txt"), config);
+  EXPECT_FALSE(fs::exists(tr.boot / "vmlinux"));
+
+  // Ubuntu's boot.scr on the partition, without root=: the same error.
+  write_file(tr.boot / "boot.scr", t3_boot_scr("fdt addr ${fdt_addr}\nfdt get value bootargs /chosen bootargs\n"));
+  ASSERT_NE(t3_find(t3_check(tr.boot), "cmdline-no-root"), nullptr);
+  // A boot script that sets root= supplies it: info, not an error.
+  write_file(tr.boot / "boot.scr", t3_boot_scr("setenv bootargs \"${bootargs} root=PARTUUID=${uuid} rootwait\"\n"));
+  r = t3_check(tr.boot);
+  EXPECT_EQ(t3_find(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
+  ASSERT_NE(t3_find(r, "cmdline-root-from-uboot"), nullptr);
+  EXPECT_EQ(t3_find(r, "cmdline-root-from-uboot")->message,
+            "cmdline.txt has no root=: right under U-Boot, whose boot script boot.scr sets root=");
+}
+
+// Another U-Boot (by content) whose boot.scr sets no root=: the error too.
+TEST(Trial3Boot, OtherUbootWithABootScriptWithoutRootIsAnError) {
+  TempDir t;
+  write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=u-boot.bin\n");
+  write_file(t.path / "cmdline.txt", "console=tty0 rootwait\n");
+  write_file(t.path / "u-boot.bin", t3_fake_uboot());
+  bt::write_dtbs(t.path);
+  EXPECT_NE(t3_find(t3_check(t.path), "cmdline-root-from-uboot"), nullptr);  // no script to read: trusted
+  write_file(t.path / "boot.scr", t3_boot_scr("load mmc 0:1 ${kernel_addr_r} Image\nbooti ${kernel_addr_r}\n"));
+  auto r = t3_check(t.path);
+  ASSERT_NE(t3_find(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
+  EXPECT_NE(t3_find(r, "cmdline-no-root")->message.find("boot.scr sets none either"), std::string::npos);
+}
+
+// Finding 7: device-tree-empty's fix promised the Pi 5's own bcm2712-rpi-5-b.dtb, which was not on
+// the partition (following it gave dtb-missing): the fix says to put it there too.
+TEST(Trial3Boot, EmptyDeviceTreeWithTheBoardsDtbMissingSaysSo) {
+  TempDir t;
+  write_file(t.path / "config.txt", "[all]\narm_64bit=1\n[pi5]\ndevice_tree=\n[all]\n");
+  write_file(t.path / "cmdline.txt", "console=tty1 root=PARTUUID=1234abcd-02 rootwait\n");
+  write_file(t.path / "kernel_2712.img", bt::fake_image(200000, 3));
+  auto r = t3_check(t.path, PiBoard::Pi5);
+  ASSERT_NE(t3_find(r, "device-tree-empty"), nullptr) << testing::PrintToString(t3_rules(r));
+  EXPECT_EQ(t3_find(r, "device-tree-empty")->fix,
+            "remove the empty device_tree= line and put the Pi 5's own bcm2712-rpi-5-b.dtb on the partition (it is "
+            "not there either), or name a .dtb that is on the partition");
+  // Following the fix's first half alone gives the error the fix warned of.
+  write_file(t.path / "config.txt", "[all]\narm_64bit=1\n[pi5]\n[all]\n");
+  EXPECT_NE(t3_find(t3_check(t.path, PiBoard::Pi5), "dtb-missing"), nullptr);
+  write_file(t.path / "config.txt", "[all]\narm_64bit=1\n[pi5]\ndevice_tree=\n[all]\n");
+  // With the DTB there: the fix promises it, and no dtb-missing.
+  bt::write_dtbs(t.path);
+  r = t3_check(t.path, PiBoard::Pi5);
+  EXPECT_EQ(t3_find(r, "dtb-missing"), nullptr);
+  ASSERT_NE(t3_find(r, "device-tree-empty"), nullptr);
+  EXPECT_EQ(t3_find(r, "device-tree-empty")->fix,
+            "remove the empty device_tree= line (the firmware then loads the Pi 5's own bcm2712-rpi-5-b.dtb) or name "
+            "a .dtb on the partition");
+}
+
+// Finding 8: every template value in the cmdline, one finding per parameter (was only the first:
+// `@X@` of `resume=SWAPDEV foo=@X@ bar=${Y}`; `${ROOT_PART}` of `root=${ROOT_PART} ... resume=SWAPDEV`).
+TEST(Trial3Boot, EveryTemplateValueInTheCmdlineIsReported) {
+  TempDir t;
+  write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=Image\n");
+  write_file(t.path / "Image", bt::fake_image(200000, 3));
+  bt::write_dtbs(t.path);
+  auto messages = [&] {
+    std::vector<std::string> v;
+    for (const auto& f : t3_check(t.path).findings)
+      if (f.rule == "template-value") v.push_back(f.key + ": " + f.message);
+    return v;
+  };
+  write_file(t.path / "cmdline.txt",
+             "console=tty1 root=PARTUUID=1234abcd-02 rootwait resume=SWAPDEV foo=@X@ bar=${Y}\n");
+  EXPECT_EQ(
+      messages(),
+      (std::vector<std::string>{
+          "resume: cmdline.txt: resume=SWAPDEV holds the placeholder SWAPDEV, which the image build replaces: "
+          "this cmdline is a template",
+          "foo: cmdline.txt: foo=@X@ holds the unexpanded template value @X@: this cmdline is a template, not the "
+          "one an image boots with",
+          "bar: cmdline.txt: bar=${Y} holds the unexpanded template value ${Y}: this cmdline is a template, not "
+          "the one an image boots with"}));
+  write_file(t.path / "cmdline.txt", "console=tty1 root=${ROOT_PART} rootwait resume=SWAPDEV x=@A@${B}\n");
+  EXPECT_EQ(messages(),
+            (std::vector<std::string>{
+                "root: cmdline.txt: root=${ROOT_PART} holds the unexpanded template value ${ROOT_PART}: this cmdline "
+                "is a template, not the one an image boots with",
+                "resume: cmdline.txt: resume=SWAPDEV holds the placeholder SWAPDEV, which the image build replaces: "
+                "this cmdline is a template",
+                "x: cmdline.txt: x=@A@${B} holds the unexpanded template values @A@, ${B}: this cmdline is a "
+                "template, not the one an image boots with"}));
+}
+
+// Finding 9: config.txt's findings in line order, as docs/boot.md says (include-missing of line 5
+// came before device-tree-missing of line 3 and armstub-missing of line 4).
+TEST(Trial3Boot, ConfigTxtFindingsAreInLineOrder) {
+  TempDir t;
+  write_file(t.path / "config.txt",
+             "[all]\narm_64bit=1\ndevice_tree=my.dtb\narmstub=armstub8-gic.bin\ninclude extra.txt\nkernel=Image\n");
+  write_file(t.path / "cmdline.txt", "console=tty1 root=PARTUUID=1234abcd-02 rootwait\n");
+  write_file(t.path / "Image", bt::fake_image(200000, 3));
+  auto r = t3_check(t.path);
+  std::vector<std::string> errors;
+  for (const auto& f : r.findings)
+    if (f.severity == Severity::Error) errors.push_back(f.rule + "@" + std::to_string(f.line));
+  EXPECT_EQ(errors, (std::vector<std::string>{"device-tree-missing@3", "armstub-missing@4", "include-missing@5"}));
+}
+
+// Finding 10: kernel=/NAME beside os_prefix is taken from the partition root (Raspberry Pi
+// documentation, config_txt: os_prefix): no "falls back to the top level" note.
+TEST(Trial3Boot, AbsoluteKernelPathGetsNoOsPrefixFallbackNote) {
+  TempDir t;
+  write_file(t.path / "config.txt", "[all]\nos_prefix=slot-A/\nkernel=/kernel_2712.img\n");
+  write_file(t.path / "slot-A/cmdline.txt", "console=tty1 root=PARTUUID=1234abcd-02 rootwait\n");
+  write_file(t.path / "slot-A/kernel_2712.img", bt::fake_image(200000, 3));
+  bt::write_dtbs(t.path / "slot-A");
+  auto r = t3_check(t.path, PiBoard::Pi5);
+  ASSERT_NE(t3_find(r, "kernel-missing"), nullptr) << testing::PrintToString(t3_rules(r));
+  const std::string& m = t3_find(r, "kernel-missing")->message;
+  EXPECT_EQ(m.find("falls back to the top level"), std::string::npos) << m;
+  EXPECT_NE(m.find("(kernel=/kernel_2712.img starts with /: os_prefix=slot-A/ does not apply to it)"),
+            std::string::npos)
+      << m;
+}
+
+// Finding 14a: a BOOT_DIR that does not exist is named as such (was "is not a directory").
+TEST(Trial3Boot, MissingBootDirSaysItDoesNotExist) {
+  TempDir t;
+  try {
+    t3_check(t.path / "nonexist.img.xz");
+    ADD_FAILURE() << "no error";
+  } catch (const piprov::Error& e) {
+    EXPECT_EQ(e.kind(), piprov::ErrorKind::Usage);
+    EXPECT_EQ(std::string(e.what()), (t.path / "nonexist.img.xz").string() +
+                                         " does not exist: pass the mounted boot partition or an image file (.img, "
+                                         ".img.xz, ...)");
+  }
+}

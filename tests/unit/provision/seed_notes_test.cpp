@@ -1,0 +1,66 @@
+// What provision says beside the seed (provision/seed_notes.hpp): the logins a user-data gives,
+// the image's seed files a new seed replaces and the login it would lose (trial 3, finding 2).
+#include <gtest/gtest.h>
+
+#include "provision/identity.hpp"
+#include "provision/seed_notes.hpp"
+#include "support/testsupport.hpp"
+
+namespace piprov::provision {
+namespace {
+
+TEST(SeedLogin, WhatGivesALoginAsCloudInitAppliesIt) {
+  PIPROV_REQUIRE_SHARED("cloud-init/01-ubuntu2404-pi-gadget-user-data", stock);
+  // Ubuntu 24.04's own seed: chpasswd gives `ubuntu` its password.
+  EXPECT_EQ(seed_login(test::read_file(stock)), "chpasswd: a password for ubuntu");
+  EXPECT_EQ(seed_login("#cloud-config\nhostname: n1\npreserve_hostname: false\n"), "");
+  EXPECT_EQ(seed_login("#cloud-config\n{}\n"), "");
+  EXPECT_EQ(seed_login("#cloud-config\nssh_authorized_keys: [ssh-ed25519 AAAA a@b]\n"),
+            "ssh_authorized_keys: for the default user");
+  EXPECT_EQ(seed_login("#cloud-config\npassword: x\nchpasswd: {list: 'pi:raspberry'}\n"),
+            "chpasswd.list: passwords; password: for the default user");
+  // A users entry's password counts only when it is not locked (lock_passwd is true by default).
+  EXPECT_EQ(seed_login("#cloud-config\nusers:\n- name: a\n  hashed_passwd: $6$x$y\n"), "");
+  EXPECT_EQ(seed_login("#cloud-config\nusers:\n- name: a\n  hashed_passwd: $6$x$y\n  lock_passwd: false\n"),
+            "users: a (password)");
+  EXPECT_EQ(seed_login("#cloud-config\nusers:\n- default\n- name: b\n  ssh_authorized_keys: [ssh-ed25519 AAAA]\n"),
+            "users: b (SSH keys)");
+  EXPECT_EQ(seed_login("not: [yaml"), "");
+}
+
+TEST(SeedReplacement, NamesTheReplacedFilesAndALostLogin) {
+  PIPROV_REQUIRE_SHARED("cloud-init/01-ubuntu2404-pi-gadget-user-data", stock);
+  test::TempDir d;
+  const auto boot = d.path / "boot";
+  test::write_file(boot / "user-data", test::read_file(stock));
+  test::write_file(boot / "meta-data", "instance-id: ubuntu\n");
+  IdentityOptions o;
+  o.hostnames = "n1";
+  auto plan = plan_seeds(o, {"/dev/sdx"})[0];
+  auto r = seed_replacement(boot, plan);
+  EXPECT_EQ(r.replaced, (std::vector<std::string>{"user-data", "meta-data"}));
+  EXPECT_EQ(r.image_login, "chpasswd: a password for ubuntu");
+  EXPECT_NE(r.login_warning.find("the image's user-data gave a way to log in (chpasswd: a password for ubuntu) and "
+                                 "the new seed gives none: the node will have no console or SSH login"),
+            std::string::npos)
+      << r.login_warning;
+  EXPECT_EQ(seed_replacement_text(r).rfind("replaces the image's user-data, meta-data; WARNING: ", 0), 0u)
+      << seed_replacement_text(r);
+  // A seed that gives a login of its own: replaced, no warning.
+  test::write_file(d.path / "id.pub",
+                   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl a@b\n");
+  o.user = "admin";
+  o.ssh_key_files = {(d.path / "id.pub").string()};
+  r = seed_replacement(boot, plan_seeds(o, {"/dev/sdx"})[0]);
+  EXPECT_EQ(r.replaced.size(), 2u);
+  EXPECT_EQ(r.login_warning, "");
+  // --wifi-country alone writes no seed: nothing is replaced.
+  IdentityOptions country;
+  country.wifi_country = "DE";
+  EXPECT_TRUE(seed_replacement(boot, plan_seeds(country, {"/dev/sdx"})[0]).replaced.empty());
+  // An image without a seed: nothing replaced, nothing lost.
+  EXPECT_TRUE(seed_replacement(d.path / "empty", plan).replaced.empty());
+}
+
+}  // namespace
+}  // namespace piprov::provision
