@@ -303,7 +303,13 @@ SeedCheck check_seed_files(const IdentityOptions& o, const std::string& image) {
   // --image names the disk image the seed goes onto: a file without a partition table is not one.
   std::shared_ptr<const ImageCloudInit> image_ci;
   if (!image.empty()) {
-    auto reader = image::open_image_reader(image);
+    std::unique_ptr<image::ImageReader> reader;
+    try {
+      reader = image::open_image_reader(image);
+    } catch (const Error& e) {  // "X is not a regular file: ...": named by its option, as --user-data's are
+      if (e.kind() != ErrorKind::Usage) throw;
+      throw usage(std::string("--image ") + e.what());
+    }
     if (image::read_partition_table(*reader, std::nullopt).scheme.empty())
       throw usage("--image " + image +
                   " holds no partition table (no MBR or GPT at its start): not a disk image; give the .img or .img.xz "
