@@ -859,6 +859,9 @@ TEST(SeedNetwork, NewerNetplanKeysAreJudgedByTheImagesNetplan) {
   image->image = "x.img";
   image->netplan_version = "0.104";
   const auto old = check_seed(n, {.schema_path = "none", .image = image});
+  // Trial 4, B8: the summary names the netplan that judged network-config.
+  EXPECT_EQ(alone.validator, "piprov's own rules");
+  EXPECT_EQ(old.validator, "piprov's own rules and netplan 0.104, read from the image");
   const Finding* bond = find(old, "seed-network-netplan-version", 17);
   ASSERT_TRUE(bond);
   EXPECT_NE(bond->fix.find("all-slaves-active"), std::string::npos) << bond->fix;
