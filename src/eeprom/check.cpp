@@ -246,9 +246,9 @@ void rule_boot_order_no_drive(const EffectiveBootOrder& eff, const CheckOptions&
     if (!o.order) continue;  // boot-order-format
     const std::string suggested = format_boot_order(default_boot_order(opt.board));
     f.push_back({"boot-order-no-drive", Severity::Warning, o.line, "BOOT_ORDER",
-                 fmt::format("BOOT_ORDER={} tries neither USB mass storage (4) nor NVMe (6): {}this {} boots only "
-                             "from {}",
+                 fmt::format("BOOT_ORDER={} tries neither USB mass storage (4) nor NVMe (6): {}this {} boots {}{}",
                              o.text, o.section.empty() ? "" : "under " + o.section + " ", board_title(opt.board),
+                             boot_order_tries_board_mode(*o.order, opt.board) ? "only from " : "from nothing: ",
                              boot_order_words(*o.order, opt.board)),
                  fmt::format("to boot from an SSD set BOOT_ORDER={} (the {} default) {}; if SD/network boot is what "
                              "you want, pass --want sd or --want network",
