@@ -352,6 +352,12 @@ std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std
       {.schema_path = "", .force = o.force_seed, .options_add_user_data = options_add, .image = std::move(image)});
   if (seed_check.refused()) throw Error(ErrorKind::Usage, refusal_text(seed_check), seed_check.findings);
   if (check) *check = seed_check;
+  // --wifi-country next to the user's network-config: one country, and a note when only the cmdline carries it.
+  const std::string user_regdom_note =
+      common.wifi_country.empty() || common.network_config_base.empty()
+          ? ""
+          : wifi_country_with_network_config(common.network_config_base, common.network_config_file,
+                                             common.wifi_country);
   for (std::size_t i = 0; i < targets.size(); ++i) {
     NodeIdentity n = common;
     n.hostname = names[i];
@@ -364,7 +370,7 @@ std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std
          n.wifi_country, n.wifi_ssid,
          n.network_config_base.empty() && !n.wifi_ssid.empty() && !n.wifi_country.empty() && !n.regdom_in_netplan
              ? regdom_note
-             : ""});
+             : user_regdom_note});
     if (n.network_config_base.empty()) {  // piprov's own network-config is judged like the user's
       SeedCheck own =
           check_network_config(plans.back().network_config, "network-config (piprov's, " + targets[i] + ")");

@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/strings.hpp"
 
@@ -100,6 +101,31 @@ std::string regdom_netplan_note(const ImageCloudInit* image, bool* in_netplan) {
   return "network-config has no regulatory-domain for wlan0 (" + why +
          "; netplan reads it from 0.105 on, canonical/netplan PR #281, and an older one refuses the whole config): "
          "the country is set by cfg80211.ieee80211_regdom in the cmdline only";
+}
+
+std::string wifi_country_with_network_config(std::string_view text, const std::string& file,
+                                             const std::string& country) {
+  auto doc = sn_load_map(text);
+  if (!doc) return "";
+  YAML::Node net = (*doc)["network"] && (*doc)["network"].IsMap() ? (*doc)["network"] : *doc;
+  const YAML::Node wifis = net["wifis"];
+  if (!wifis || !wifis.IsMap() || wifis.size() == 0) return "";
+  std::vector<std::string> without;
+  for (const auto& w : wifis) {
+    const std::string name = w.first.IsScalar() ? w.first.Scalar() : "?";
+    const std::string regdom = w.second.IsMap() ? sn_scalar(w.second["regulatory-domain"]) : "";
+    if (regdom.empty()) {
+      without.push_back(name);
+    } else if (to_lower(regdom) != to_lower(country)) {
+      throw Error(ErrorKind::Usage,
+                  file + " sets wifis." + name + ".regulatory-domain '" + regdom + "' and --wifi-country sets " +
+                      country + ": keep one of them (netplan 0.105 and later sets '" + regdom +
+                      "' at boot with iw reg set, over the cmdline's cfg80211.ieee80211_regdom=" + country + ")");
+    }
+  }
+  if (without.empty()) return "";
+  return "network-config (" + file + ") has no regulatory-domain for " + join(without, ", ") + ": the country " +
+         country + " is set by cfg80211.ieee80211_regdom=" + country + " in the cmdline only";
 }
 
 std::string seed_login(std::string_view user_data) {

@@ -31,6 +31,16 @@ std::string regdom_netplan_note(const ImageCloudInit* image, bool* in_netplan);
 /// `default` to the users list, or keys/hashed_passwd to the user's entry.
 std::string seed_unused_login(std::string_view user_data);
 
+/// --wifi-country `country` ("DE") next to the user's network-config `text` (from `file`): throws
+/// Error(Usage) "FILE sets wifis.wlan0.regulatory-domain 'GB' and --wifi-country sets DE: keep one
+/// of them" when a wifis entry names another country (netplan 0.105 and later sets it at boot with
+/// `iw reg set`, canonical/netplan PR #281, over the cmdline's cfg80211.ieee80211_regdom); returns
+/// the note "network-config (FILE) has no regulatory-domain for wlan0: the country DE is set by
+/// cfg80211.ieee80211_regdom=DE in the cmdline only" when it has wifis without one; "" otherwise
+/// (no wifis, the same country, or text that is not YAML: the seed check reports that).
+std::string wifi_country_with_network_config(std::string_view text, const std::string& file,
+                                             const std::string& country);
+
 /// What in the #cloud-config `user_data` gives a way to log in, as cloud-init applies it:
 /// "chpasswd: a password for ubuntu", "password: for the default user", "ssh_authorized_keys:
 /// for the default user", "users: admin (SSH keys)", "users: admin (password)" (a users entry's

@@ -2,6 +2,7 @@
 // the image's seed files a new seed replaces and the login it would lose (trial 3, finding 2).
 #include <gtest/gtest.h>
 
+#include "core/error.hpp"
 #include "provision/identity.hpp"
 #include "provision/seed_notes.hpp"
 #include "support/testsupport.hpp"
@@ -106,6 +107,39 @@ TEST(SeedReplacement, NamesTheReplacedFilesAndALostLogin) {
   EXPECT_TRUE(seed_replacement(boot, plan_seeds(country, {"/dev/sdx"})[0]).replaced.empty());
   // An image without a seed: nothing replaced, nothing lost.
   EXPECT_TRUE(seed_replacement(d.path / "empty", plan).replaced.empty());
+}
+
+// Trial 4, B5: --wifi-country next to a network-config whose wlan0 names another regulatory-domain
+// is refused like a key set twice (netplan 0.105+ sets its own at boot: canonical/netplan PR #281);
+// one without regulatory-domain gets the note that only the cmdline carries the country.
+TEST(WifiCountry, WithTheUsersNetworkConfig) {
+  const std::string gb =
+      "version: 2\nwifis:\n  wlan0:\n    dhcp4: true\n    regulatory-domain: \"GB\"\n    access-points:\n"
+      "      home:\n        password: \"secretpass123\"\n";
+  test::expect_error(ErrorKind::Usage,
+                     "nk11.yaml sets wifis.wlan0.regulatory-domain 'GB' and --wifi-country sets DE: keep one of them",
+                     [&] { wifi_country_with_network_config(gb, "nk11.yaml", "DE"); });
+  EXPECT_EQ(wifi_country_with_network_config(gb, "nk11.yaml", "GB"), "");
+  const std::string none =
+      "network:\n  version: 2\n  wifis:\n    wlan0:\n      dhcp4: true\n      access-points:\n        home:\n"
+      "          password: \"secretpass123\"\n";
+  EXPECT_EQ(wifi_country_with_network_config(none, "nk13.yaml", "DE"),
+            "network-config (nk13.yaml) has no regulatory-domain for wlan0: the country DE is set by "
+            "cfg80211.ieee80211_regdom=DE in the cmdline only");
+  EXPECT_EQ(wifi_country_with_network_config("version: 2\nethernets: {eth0: {dhcp4: true}}\n", "e.yaml", "DE"), "");
+  // Through provision's plan: refused before anything is built; the note in the plan.
+  test::TempDir d;
+  test::write_file(d.path / "nk11.yaml", gb);
+  test::write_file(d.path / "nk13.yaml", none);
+  IdentityOptions o;
+  o.hostnames = "n1";
+  o.wifi_country = "DE";
+  o.network_config_file = (d.path / "nk11.yaml").string();
+  test::expect_error(ErrorKind::Usage, "and --wifi-country sets DE: keep one of them",
+                     [&] { plan_seeds(o, {"/dev/sdx"}); });
+  o.network_config_file = (d.path / "nk13.yaml").string();
+  EXPECT_NE(plan_seeds(o, {"/dev/sdx"})[0].regdom_note.find("has no regulatory-domain for wlan0: the country DE"),
+            std::string::npos);
 }
 
 }  // namespace
