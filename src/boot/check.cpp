@@ -11,6 +11,7 @@
 #include "boot/firmware.hpp"
 #include "boot/kernel_image.hpp"
 #include "boot/patch.hpp"
+#include "boot/uboot_script.hpp"
 #include "boot/usb.hpp"
 #include "core/blockdev.hpp"
 #include "core/board.hpp"
@@ -60,7 +61,8 @@ constexpr const char* kUbootScrSource =
     "flash-kernel bootscr/bootscr.rpi (Ubuntu's boot.scr: passes the firmware's command line on, adds no root=)";
 
 /// Whether U-Boot supplies root= when cmdline.txt has none, decided by the boot script's content:
-/// boot.scr on the boot partition (mkimage script; its text is searched for "root="). HAOS-style
+/// boot.scr on the boot partition (mkimage script: uboot_script_adds_root(), a root= it sets, not
+/// one in a comment or a gsub pattern that removes it). HAOS-style
 /// scripts set root= in bootargs; Ubuntu's (flash-kernel's bootscr.rpi) does not: it passes the
 /// command line the firmware built from cmdline.txt on. Without a boot.scr, Ubuntu 20.04's layout
 /// runs none of its own (no root=); another U-Boot's script cannot be read: trusted (info).
@@ -71,8 +73,7 @@ struct UbootRoot {
 
 UbootRoot uboot_root(const Ctx& c) {
   if (auto scr = read_file_if_exists(c.o.boot_dir / "boot.scr")) {
-    if (scr->find("root=") != std::string::npos)
-      return {true, "right under U-Boot, whose boot script boot.scr sets root="};
+    if (uboot_script_adds_root(*scr)) return {true, "right under U-Boot, whose boot script boot.scr sets root="};
     return {false, "U-Boot's boot script boot.scr sets none either: it passes this command line on"};
   }
   if (c.layout() == LayoutId::UbuntuUboot)

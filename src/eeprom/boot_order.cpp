@@ -1,6 +1,7 @@
 #include "eeprom/boot_order.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <algorithm>
 
 #include "core/enum_names.hpp"
@@ -118,16 +119,32 @@ std::size_t reachable_count(const BootOrder& o) {
   return o.modes.size();
 }
 
+bool boot_order_tries_board_mode(const BootOrder& o, Board board) {
+  const std::size_t reach = reachable_count(o);
+  for (std::size_t i = 0; i < reach; ++i)
+    if (!is_end(o.modes[i]) && mode_known(o.modes[i]) && board_has_mode(board, o.modes[i])) return true;
+  return false;
+}
+
 std::string boot_order_words(const BootOrder& o, std::optional<Board> board) {
   std::string out;
   std::size_t reach = reachable_count(o);
-  for (std::size_t i = 0; i < reach; ++i) {
-    int n = o.modes[i];
-    std::string w = mode_name(n);
-    if (board && mode_known(n) && !board_has_mode(*board, n))
-      w += fmt::format(" (not on a {}: skipped)", board_title(*board));
-    out += (i == 0 ? "" : ", then ") + w;
-  }
+  std::vector<std::string> skipped;
+  for (std::size_t i = 0; i < reach; ++i)
+    if (board && mode_known(o.modes[i]) && !is_end(o.modes[i]) && !board_has_mode(*board, o.modes[i]))
+      skipped.push_back(mode_name(o.modes[i]));
+  if (board && !skipped.empty() && !boot_order_tries_board_mode(o, *board)) {
+    // Every mode it lists is one the board lacks: say so once, not "boots only from X (skipped)".
+    out = fmt::format("no mode a {} has (it skips {})", board_title(*board), fmt::join(skipped, ", "));
+    if (reach > 0 && is_end(o.modes[reach - 1])) out += ", then " + mode_name(o.modes[reach - 1]);
+  } else
+    for (std::size_t i = 0; i < reach; ++i) {
+      int n = o.modes[i];
+      std::string w = mode_name(n);
+      if (board && mode_known(n) && !board_has_mode(*board, n))
+        w += fmt::format(" (not on a {}: skipped)", board_title(*board));
+      out += (i == 0 ? "" : ", then ") + w;
+    }
   if (reach < o.modes.size()) {
     out += "; never reached: ";
     for (std::size_t i = reach; i < o.modes.size(); ++i) out += (i == reach ? "" : ", ") + mode_name(o.modes[i]);

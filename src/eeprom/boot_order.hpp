@@ -53,8 +53,13 @@ std::size_t reachable_count(const BootOrder& o);
 
 /// The order in words: "SD card, then USB mass storage, then restart from the top".
 /// Modes the board lacks get "(not on <board>: skipped)", nibbles after STOP/RESTART
-/// are listed as never reached.
+/// are listed as never reached. When the board has none of the modes tried: "no mode a
+/// Raspberry Pi 5 has (it skips USB mass storage on the USB-C port (BCM-USB-MSD)), then ...".
 std::string boot_order_words(const BootOrder& o, std::optional<Board> board = std::nullopt);
+
+/// True when a mode `board` has is among the modes `o` tries (before STOP/RESTART): false for
+/// 0xf5 on a Pi 5 (mode 5, BCM-USB-MSD, is Pi 4 only: eeprom-bootloader BOOT_ORDER) or 0xf.
+bool boot_order_tries_board_mode(const BootOrder& o, Board board);
 
 /// A BOOT_ORDER with the wanted mode first, the other reachable modes the board
 /// has after it, ending in RESTART: 0x1 + usb -> 0xf14, 0x21 + usb -> 0xf214.

@@ -162,10 +162,11 @@ void rule_boot_order_lines(const Config& cfg, const EffectiveBootOrder& eff, con
                 : fmt::format("BOOT_ORDER={} applies only when {}; otherwise {}{} applies", l.value,
                               condition_words(*s, opt.board), eff.text, eff.is_default() ? " (board default)" : ""),
          example == l.value
-             ? fmt::format("to make it unconditional, move it under [all] (e.g. piprov eeprom set-boot-order {})",
+             ? fmt::format("to make it unconditional, move it under [all] (e.g. piprov eeprom set-boot-order {} "
+                           "--image pieeprom.bin --out new.bin)",
                            l.value)
              : fmt::format("to make it unconditional, set BOOT_ORDER={} under [all] ({} lacks {}: e.g. piprov eeprom "
-                           "set-boot-order {})",
+                           "set-boot-order {} --image pieeprom.bin --out new.bin)",
                            example, l.value, mode_name(want_mode(*opt.want)), example),
          "Raspberry Pi documentation, config_txt: conditional filters"});
     for (auto& m : more)  // one of the pair always applies: a missing mode is as bad as unconditionally
@@ -222,6 +223,21 @@ void rule_boot_order_default(const EffectiveBootOrder& eff, const CheckOptions& 
   append(f, check_boot_order(*eff.order, 0, opt.board, opt.want));
 }
 
+// Where boot-order-no-drive's fix sets the value: under [all] with set-boot-order (which changes
+// only the [all] value: edit.hpp), else at the value's own line under its filters, which override
+// [all] when they match (Raspberry Pi documentation, config_txt: conditional filters).
+std::string no_drive_where(const ConditionalBootOrder& o, const std::string& suggested) {
+  if (o.section.empty())
+    return fmt::format(
+        "under [all]: piprov eeprom set-boot-order {} --image pieeprom.bin --out new.bin, or sudo "
+        "rpi-eeprom-config --edit",
+        suggested);
+  return fmt::format(
+      "at line {}, under {}: sudo rpi-eeprom-config --edit (piprov eeprom set-boot-order changes only "
+      "the [all] value, which {} overrides)",
+      o.line, o.section, o.section);
+}
+
 // boot-order-no-drive: without --want on a board with NVMe, no BOOT_ORDER that can apply tries
 // USB (4) or NVMe (6), so nothing is wanted (default_want): one warning per such value.
 void rule_boot_order_no_drive(const EffectiveBootOrder& eff, const CheckOptions& opt, Findings& f) {
@@ -230,13 +246,13 @@ void rule_boot_order_no_drive(const EffectiveBootOrder& eff, const CheckOptions&
     if (!o.order) continue;  // boot-order-format
     const std::string suggested = format_boot_order(default_boot_order(opt.board));
     f.push_back({"boot-order-no-drive", Severity::Warning, o.line, "BOOT_ORDER",
-                 fmt::format("BOOT_ORDER={} tries neither USB mass storage (4) nor NVMe (6): {}this {} boots only "
-                             "from {}",
+                 fmt::format("BOOT_ORDER={} tries neither USB mass storage (4) nor NVMe (6): {}this {} boots {}{}",
                              o.text, o.section.empty() ? "" : "under " + o.section + " ", board_title(opt.board),
+                             boot_order_tries_board_mode(*o.order, opt.board) ? "only from " : "from nothing: ",
                              boot_order_words(*o.order, opt.board)),
-                 fmt::format("to boot from an SSD set BOOT_ORDER={} (the {} default): piprov eeprom set-boot-order "
-                             "{}; if SD/network boot is what you want, pass --want sd or --want network",
-                             suggested, board_title(opt.board), suggested),
+                 fmt::format("to boot from an SSD set BOOT_ORDER={} (the {} default) {}; if SD/network boot is what "
+                             "you want, pass --want sd or --want network",
+                             suggested, board_title(opt.board), no_drive_where(o, suggested)),
                  kBootOrderDoc});
   }
 }

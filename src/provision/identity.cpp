@@ -303,7 +303,13 @@ SeedCheck check_seed_files(const IdentityOptions& o, const std::string& image) {
   // --image names the disk image the seed goes onto: a file without a partition table is not one.
   std::shared_ptr<const ImageCloudInit> image_ci;
   if (!image.empty()) {
-    auto reader = image::open_image_reader(image);
+    std::unique_ptr<image::ImageReader> reader;
+    try {
+      reader = image::open_image_reader(image);
+    } catch (const Error& e) {  // "X is not a regular file: ...": named by its option, as --user-data's are
+      if (e.kind() != ErrorKind::Usage) throw;
+      throw usage(std::string("--image ") + e.what());
+    }
     if (image::read_partition_table(*reader, std::nullopt).scheme.empty())
       throw usage("--image " + image +
                   " holds no partition table (no MBR or GPT at its start): not a disk image; give the .img or .img.xz "
@@ -346,6 +352,12 @@ std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std
       {.schema_path = "", .force = o.force_seed, .options_add_user_data = options_add, .image = std::move(image)});
   if (seed_check.refused()) throw Error(ErrorKind::Usage, refusal_text(seed_check), seed_check.findings);
   if (check) *check = seed_check;
+  // --wifi-country next to the user's network-config: one country, and a note when only the cmdline carries it.
+  const std::string user_regdom_note =
+      common.wifi_country.empty() || common.network_config_base.empty()
+          ? ""
+          : wifi_country_with_network_config(common.network_config_base, common.network_config_file,
+                                             common.wifi_country);
   for (std::size_t i = 0; i < targets.size(); ++i) {
     NodeIdentity n = common;
     n.hostname = names[i];
@@ -358,7 +370,7 @@ std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std
          n.wifi_country, n.wifi_ssid,
          n.network_config_base.empty() && !n.wifi_ssid.empty() && !n.wifi_country.empty() && !n.regdom_in_netplan
              ? regdom_note
-             : ""});
+             : user_regdom_note});
     if (n.network_config_base.empty()) {  // piprov's own network-config is judged like the user's
       SeedCheck own =
           check_network_config(plans.back().network_config, "network-config (piprov's, " + targets[i] + ")");

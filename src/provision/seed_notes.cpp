@@ -2,6 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <optional>
+
+#include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/strings.hpp"
 
@@ -26,6 +29,65 @@ std::string sn_user_login(const YAML::Node& u) {
   return how.empty() ? "" : name + " (" + join(how, ", ") + ")";
 }
 
+/// Whether cloud-init creates the distro's default user for `doc`: with no `users` key (the
+/// image's cloud.cfg lists `default`), or a `users` list (sequence, comma-separated string or
+/// map) that names `default`: a users list replaces cloud.cfg's `users: [default]`, so without
+/// `default` in it no default user is made (cloud-init docs, Users and Groups; canonical/cloud-init
+/// issue 3903). cc_ssh puts top-level ssh_authorized_keys on the default user only
+/// (cloudinit/config/cc_ssh.py apply_credentials; root gets them with a forced "Please login as
+/// the user ..." command).
+bool sn_default_user_created(const YAML::Node& doc) {
+  const YAML::Node u = doc["users"];
+  if (!u || u.IsNull()) return true;
+  if (u.IsScalar()) {
+    for (const auto& name : split(u.Scalar(), ','))
+      if (trim(name) == "default") return true;
+    return false;
+  }
+  if (u.IsMap()) return static_cast<bool>(u["default"]);
+  if (u.IsSequence())
+    for (const auto& e : u)
+      if (e.IsScalar() && trim(e.Scalar()) == "default") return true;
+  return false;
+}
+
+/// The top-level keys of `doc` that give the default user a login ("ssh_authorized_keys", "password").
+std::vector<std::string> sn_default_user_logins(const YAML::Node& doc) {
+  std::vector<std::string> keys;
+  if (!sn_scalar(doc["password"]).empty()) keys.push_back("password");
+  if (sn_nonempty_seq(doc["ssh_authorized_keys"])) keys.push_back("ssh_authorized_keys");
+  return keys;
+}
+
+std::optional<YAML::Node> sn_load_map(std::string_view text) {
+  try {
+    YAML::Node doc = YAML::Load(std::string(text));
+    if (doc.IsMap()) return doc;
+  } catch (const YAML::Exception&) {
+  }
+  return std::nullopt;
+}
+
+/// The names of `doc`'s users entries ("bob"), for the fix.
+std::vector<std::string> sn_user_names(const YAML::Node& doc) {
+  std::vector<std::string> names;
+  if (doc["users"] && doc["users"].IsSequence())
+    for (const auto& u : doc["users"])
+      if (u.IsMap() && !sn_scalar(u["name"]).empty()) names.push_back(sn_scalar(u["name"]));
+  return names;
+}
+
+/// How to give the node a login: the options when the user-data sets no users list (--user then
+/// makes it), else an edit of the file's users list (--user next to it is refused: a key set twice).
+std::string sn_login_fix(const std::optional<YAML::Node>& doc) {
+  if (!doc || !(*doc)["users"]) return "add --user NAME with --ssh-key FILE or --password-hash HASH";
+  const auto names = sn_user_names(*doc);
+  return "add '- default' to the user-data's users list (cloud-init then creates the default user, who gets "
+         "--ssh-key's keys and the top-level ssh_authorized_keys), or give " +
+         (names.empty() ? std::string("a users entry") : "'" + names.front() + "'") +
+         " ssh_authorized_keys, or hashed_passwd with lock_passwd: false";
+}
+
 }  // namespace
 
 std::string regdom_netplan_note(const ImageCloudInit* image, bool* in_netplan) {
@@ -39,6 +101,31 @@ std::string regdom_netplan_note(const ImageCloudInit* image, bool* in_netplan) {
   return "network-config has no regulatory-domain for wlan0 (" + why +
          "; netplan reads it from 0.105 on, canonical/netplan PR #281, and an older one refuses the whole config): "
          "the country is set by cfg80211.ieee80211_regdom in the cmdline only";
+}
+
+std::string wifi_country_with_network_config(std::string_view text, const std::string& file,
+                                             const std::string& country) {
+  auto doc = sn_load_map(text);
+  if (!doc) return "";
+  YAML::Node net = (*doc)["network"] && (*doc)["network"].IsMap() ? (*doc)["network"] : *doc;
+  const YAML::Node wifis = net["wifis"];
+  if (!wifis || !wifis.IsMap() || wifis.size() == 0) return "";
+  std::vector<std::string> without;
+  for (const auto& w : wifis) {
+    const std::string name = w.first.IsScalar() ? w.first.Scalar() : "?";
+    const std::string regdom = w.second.IsMap() ? sn_scalar(w.second["regulatory-domain"]) : "";
+    if (regdom.empty()) {
+      without.push_back(name);
+    } else if (to_lower(regdom) != to_lower(country)) {
+      throw Error(ErrorKind::Usage,
+                  file + " sets wifis." + name + ".regulatory-domain '" + regdom + "' and --wifi-country sets " +
+                      country + ": keep one of them (netplan 0.105 and later sets '" + regdom +
+                      "' at boot with iw reg set, over the cmdline's cfg80211.ieee80211_regdom=" + country + ")");
+    }
+  }
+  if (without.empty()) return "";
+  return "network-config (" + file + ") has no regulatory-domain for " + join(without, ", ") + ": the country " +
+         country + " is set by cfg80211.ieee80211_regdom=" + country + " in the cmdline only";
 }
 
 std::string seed_login(std::string_view user_data) {
@@ -59,8 +146,8 @@ std::string seed_login(std::string_view user_data) {
     if ((c["list"] && c["list"].IsScalar() && !trim(c["list"].Scalar()).empty()) || sn_nonempty_seq(c["list"]))
       out.push_back("chpasswd.list: passwords");
   }
-  if (!sn_scalar(doc["password"]).empty()) out.push_back("password: for the default user");
-  if (sn_nonempty_seq(doc["ssh_authorized_keys"])) out.push_back("ssh_authorized_keys: for the default user");
+  if (sn_default_user_created(doc))
+    for (const auto& k : sn_default_user_logins(doc)) out.push_back(k + ": for the default user");
   if (doc["users"] && doc["users"].IsSequence()) {
     std::vector<std::string> users;
     for (const auto& u : doc["users"])
@@ -70,9 +157,22 @@ std::string seed_login(std::string_view user_data) {
   return join(out, "; ");
 }
 
+std::string seed_unused_login(std::string_view user_data) {
+  const auto doc = sn_load_map(user_data);
+  if (!doc || sn_default_user_created(*doc) || !seed_login(user_data).empty()) return "";
+  const auto keys = sn_default_user_logins(*doc);
+  if (keys.empty()) return "";
+  return "the user-data's users list has no 'default', so cloud-init creates no default user and its top-level " +
+         join(keys, " and ") +
+         " (--ssh-key, --password-hash) go to no one (cloud-init docs, Users and Groups; cc_ssh gives root only "
+         "a key that prints 'Please login as the user ...'): the node will have no console or SSH login; " +
+         sn_login_fix(doc);
+}
+
 SeedReplacement seed_replacement(const fs::path& boot_dir, const SeedPlan& plan) {
   SeedReplacement r;
   if (!plan.writes_files()) return r;
+  r.login_warning = seed_unused_login(plan.user_data);
   std::error_code ec;
   for (const auto& name : seed_file_names())
     if (fs::exists(boot_dir / name, ec)) r.replaced.push_back(name);
@@ -83,10 +183,11 @@ SeedReplacement seed_replacement(const fs::path& boot_dir, const SeedPlan& plan)
   } catch (const std::exception&) {
   }
   r.image_login = old ? seed_login(*old) : "";
-  if (!r.image_login.empty() && seed_login(plan.user_data).empty())
+  if (!r.image_login.empty() && seed_login(plan.user_data).empty() && r.login_warning.empty())
     r.login_warning = "the image's user-data gave a way to log in (" + r.image_login +
                       ") and the new seed gives none: the node will have no console or SSH login (cloud-init locks "
-                      "the default user's password); add --user NAME with --ssh-key FILE or --password-hash HASH";
+                      "the default user's password); " +
+                      sn_login_fix(sn_load_map(plan.user_data));
   return r;
 }
 

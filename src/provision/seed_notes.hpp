@@ -24,10 +24,28 @@ inline constexpr const char* kNetplanRegdomSince = "0.105";
 /// set by cfg80211.ieee80211_regdom=CC in the cmdline only"), "" when *in_netplan.
 std::string regdom_netplan_note(const ImageCloudInit* image, bool* in_netplan);
 
+/// The warning for a #cloud-config `user_data` that gives the default user a login (top-level
+/// ssh_authorized_keys or password: --ssh-key, --password-hash with --user-data) but has a users
+/// list without `default`, so cloud-init creates no default user and nothing else gives a login
+/// (cloud-init docs, Users and Groups; cc_ssh.py apply_credentials); "" otherwise. Its fix: add
+/// `default` to the users list, or keys/hashed_passwd to the user's entry.
+std::string seed_unused_login(std::string_view user_data);
+
+/// --wifi-country `country` ("DE") next to the user's network-config `text` (from `file`): throws
+/// Error(Usage) "FILE sets wifis.wlan0.regulatory-domain 'GB' and --wifi-country sets DE: keep one
+/// of them" when a wifis entry names another country (netplan 0.105 and later sets it at boot with
+/// `iw reg set`, canonical/netplan PR #281, over the cmdline's cfg80211.ieee80211_regdom); returns
+/// the note "network-config (FILE) has no regulatory-domain for wlan0: the country DE is set by
+/// cfg80211.ieee80211_regdom=DE in the cmdline only" when it has wifis without one; "" otherwise
+/// (no wifis, the same country, or text that is not YAML: the seed check reports that).
+std::string wifi_country_with_network_config(std::string_view text, const std::string& file,
+                                             const std::string& country);
+
 /// What in the #cloud-config `user_data` gives a way to log in, as cloud-init applies it:
 /// "chpasswd: a password for ubuntu", "password: for the default user", "ssh_authorized_keys:
 /// for the default user", "users: admin (SSH keys)", "users: admin (password)" (a users entry's
-/// password counts only with lock_passwd: false, cloud-init locks it otherwise), joined with
+/// password counts only with lock_passwd: false, cloud-init locks it otherwise; top-level keys and
+/// password only when the default user is created: no users list, or one naming `default`), joined with
 /// "; "; "" when it gives none or is not a YAML map.
 std::string seed_login(std::string_view user_data);
 
@@ -36,7 +54,8 @@ struct SeedReplacement {
   std::vector<std::string> replaced;  ///< the image's seed files the plan overwrites ("user-data", ...)
   std::string image_login;            ///< seed_login() of the image's user-data ("" when none)
   /// The image's user-data gave a login and the new one gives none: the node then has no
-  /// console or SSH login (Ubuntu's default user is locked). "" otherwise.
+  /// console or SSH login (Ubuntu's default user is locked); or seed_unused_login(). "" otherwise.
+  /// The fix edits the user-data's users list when it has one (--user next to it is refused).
   std::string login_warning;
 };
 

@@ -314,7 +314,13 @@ SeedCheck check_seed(const NodeIdentity& n, const SeedCheckOptions& o) {
   }
   if (!n.network_config_file.empty()) {
     SeedCheck net = check_network_config(n.network_config_base, n.network_config_file);
-    if (o.image) detail::judge_by_image_netplan(o.image->netplan_version, net.findings);
+    if (o.image) {
+      detail::judge_by_image_netplan(o.image->netplan_version, net.findings);
+      // The summary names what judged network-config too, as it names the schema.
+      all.validator += o.image->netplan_version.empty()
+                           ? " and piprov's own rules for network-config (the image names no netplan version)"
+                           : " and netplan " + o.image->netplan_version + ", read from the image";
+    }
     merge(std::move(net));
   }
   if (!n.meta_data_file.empty()) merge(check_meta_data(n.meta_data_base, n.meta_data_file));

@@ -46,7 +46,8 @@ struct SeedCheckOptions {
 
 struct SeedCheck {
   Findings findings;
-  /// "cloud-init 22.4.2 schema (PATH)", "cloud-init 24.1 schema, read from the image (IMAGE)" or "piprov's own rules"
+  /// "cloud-init 22.4.2 schema (PATH)", "cloud-init 24.1 schema, read from the image (IMAGE)" or "piprov's own
+  /// rules"; with an image and a network-config, then " and netplan 1.0, read from the image" (what judged it)
   std::string validator;
   bool partial = false;            ///< no usable schema: only piprov's own rules checked user-data
   std::vector<std::string> rules;  ///< the rule ids that ran

@@ -22,21 +22,37 @@ void check_v2_references(const nlohmann::json& net, const NetAdd& add);
 
 /// seed-network-unknown-key (error): a key netplan does not know in a device of ethernets, wifis
 /// (and their access-points, auth), bonds, bridges or vlans, or in its match, nameservers,
-/// routes, routing-policy, dhcp4/6-overrides or bond/bridge parameters (netplan refuses the whole
-/// config: "Error in network definition: unknown key '...'"), with the nearest key as "did you
-/// mean"; seed-network-netplan-version (warning) for a key newer netplan only reads
-/// (netplan_key_since()), judged by the image's netplan in check_seed(). Sections piprov does not
-/// model (tunnels, modems ...) are not looked into. Source: netplan docs, YAML configuration.
+/// routes, routing-policy, dhcp4/6-overrides, ra-overrides or bond/bridge parameters (netplan
+/// refuses the whole config: "Error in network definition: unknown key '...'"), with the nearest
+/// key as "did you mean"; seed-network-netplan-version (warning) for a key only a netplan newer
+/// than kNetplanOldest reads (netplan_key_since()), judged by the image's netplan in
+/// check_seed(). Sections piprov does not model (tunnels, modems ...) are not looked into.
+/// Source: netplan docs, YAML configuration.
 void check_v2_keys(const nlohmann::json& net, const NetAdd& add);
 
-/// The netplan version that first reads device key `key` ("0.105" for regulatory-domain:
-/// canonical/netplan PR #281), "" when every netplan piprov knows of reads it.
-std::string netplan_key_since(const std::string& key);
+/// The oldest netplan piprov judges a config against without an image: Ubuntu 20.04's at release
+/// (focal's netplan.io 0.99). Keys netplan reads from this version on pass without a finding.
+inline constexpr const char* kNetplanOldest = "0.99";
+/// The newest netplan whose YAML reference piprov's key table follows (a config is judged by it
+/// when there is no image).
+inline constexpr const char* kNetplanNewest = "1.1";
+
+/// The netplan version that first reads `key` ("0.105" for regulatory-domain), per the "since"
+/// notes of netplan's YAML reference (doc/netplan-yaml.md; src/parse.c has no handler for it
+/// before), "" when no note. `scope`: "device" (a key of a device of `section`: "ethernets",
+/// "wifis", "bonds", "bridges", "vlans"), "access-point", "auth", "routes", "dhcp-overrides" or
+/// "bond" (bonds' parameters).
+std::string netplan_key_since(const std::string& section, const std::string& scope, const std::string& key);
+/// netplan_key_since() of the key at a finding path ("wifis.wlan0.access-points.home.hidden",
+/// "network." first when the file wraps its config).
+std::string netplan_key_since_at(const std::string& path);
+/// True when `since` (a netplan_key_since()) is newer than kNetplanOldest: an older netplan refuses the key.
+bool netplan_key_is_newer(const std::string& since);
 
 /// The network-config findings judged by the image's netplan `netplan` ("0.99"; "" = unknown:
-/// nothing changes): seed-network-route-default an info from netplan 0.103, an error before
-/// (Ubuntu 20.04 before 20.04.4); seed-network-netplan-version an info when that netplan reads
-/// the key (netplan_key_since()), an error when it refuses it.
+/// only the fixes say so): seed-network-route-default an info from netplan 0.103, an error
+/// before (Ubuntu 20.04 before 20.04.4); seed-network-netplan-version an info when that netplan
+/// reads the key (netplan_key_since_at()), an error naming the version when it refuses it.
 void judge_by_image_netplan(const std::string& netplan, Findings& findings);
 
 /// seed-network-reference for a version 1 config: a `vlan` entry's `vlan_link` names no entry of

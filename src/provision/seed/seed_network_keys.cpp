@@ -20,6 +20,11 @@ constexpr const char* kSrcRegdom =
     "netplan docs, YAML configuration, wifis: regulatory-domain; added in netplan 0.105 by canonical/netplan PR #281: "
     "https://github.com/canonical/netplan/pull/281";
 
+constexpr const char* kSrcNetplanSince =
+    "netplan docs, YAML configuration, the key's 'since' note: https://netplan.readthedocs.io/en/stable/netplan-yaml/; "
+    "a netplan before it has no handler for the key (src/parse.c) and refuses the config: \"Error in network "
+    "definition: unknown key '...'\"";
+
 using NetplanKeySet = std::set<std::string>;
 
 /// Properties of every device type (netplan docs: "Common properties for all device types").
@@ -50,6 +55,9 @@ const NetplanKeySet& nk_common() {
                                   "routes",
                                   "routing-policy",
                                   "neigh-suppress",
+                                  "hairpin",
+                                  "port-mac-learning",
+                                  "ra-overrides",
                                   "openvswitch",
                                   "networkmanager"};
   return k;
@@ -114,6 +122,7 @@ const NetplanKeySet* nk_sub_keys(const std::string& key, const std::string& sect
                                        "advertised-receive-window",
                                        "advertised-mss"};
   static const NetplanKeySet policy = {"from", "to", "table", "priority", "mark", "type-of-service"};
+  static const NetplanKeySet ra = {"use-dns", "use-domains", "table"};
   static const NetplanKeySet overrides = {"use-dns",  "use-ntp",    "send-hostname", "use-hostname", "use-mtu",
                                           "hostname", "use-routes", "route-metric",  "use-domains"};
   static const NetplanKeySet bond = {"mode",
@@ -147,6 +156,7 @@ const NetplanKeySet* nk_sub_keys(const std::string& key, const std::string& sect
   if (key == "routes") return &routes;
   if (key == "routing-policy") return &policy;
   if (key == "dhcp4-overrides" || key == "dhcp6-overrides") return &overrides;
+  if (key == "ra-overrides") return &ra;
   if (key == "auth") return &nk_auth();
   if (key == "parameters") return section == "bonds" ? &bond : section == "bridges" ? &bridge : nullptr;
   return nullptr;
@@ -155,6 +165,22 @@ const NetplanKeySet* nk_sub_keys(const std::string& key, const std::string& sect
 const NetplanKeySet& nk_access_point() {
   static const NetplanKeySet k = {"password", "mode", "bssid", "band", "channel", "hidden", "auth", "networkmanager"};
   return k;
+}
+
+/// The scope netplan_key_since() knows the keys of a map under device key `key` by.
+std::string nk_sub_scope(const std::string& key, const std::string& section) {
+  if (key == "routes") return "routes";
+  if (key == "dhcp4-overrides" || key == "dhcp6-overrides") return "dhcp-overrides";
+  if (key == "auth") return "auth";
+  if (key == "parameters" && section == "bonds") return "bond";
+  return "";
+}
+
+/// The name every netplan reads for a key netplan 0.106 renamed (netplan docs: "Alias"), "" for others.
+std::string nk_old_alias(const std::string& key) {
+  if (key == "all-members-active") return "all-slaves-active";
+  if (key == "packets-per-member") return "packets-per-slave";
+  return "";
 }
 
 struct NetplanKeyChecker {
@@ -168,10 +194,31 @@ struct NetplanKeyChecker {
         seed_unknown_key_fix(key, known), kSrcNetplanKeys);
   }
 
-  void map(const nlohmann::json& m, const std::string& where, const NetplanKeySet& known) {
+  /// seed-network-netplan-version (warning) when `key` is read only by a netplan newer than kNetplanOldest.
+  void since(const std::string& where, const std::string& section, const std::string& scope, const std::string& key) {
+    const std::string v = netplan_key_since(section, scope, key);
+    if (!netplan_key_is_newer(v)) return;
+    std::string fix = "check with --image IMAGE (its netplan judges)";
+    if (key == "regulatory-domain")
+      fix +=
+          ", or set the country with provision --wifi-country (it also writes cfg80211.ieee80211_regdom=CC in "
+          "cmdline.txt)";
+    else if (!nk_old_alias(key).empty())
+      fix += ", or write '" + nk_old_alias(key) + "' (its name before netplan " + v + "), which every netplan reads";
+    add("seed-network-netplan-version", Severity::Warning, where + "." + key,
+        where + ": '" + key + "' is read by netplan " + v + " and later (judged by netplan " + kNetplanNewest +
+            "); an older netplan refuses it as an unknown key, and with it the whole config",
+        fix, key == "regulatory-domain" ? kSrcRegdom : kSrcNetplanSince);
+  }
+
+  void map(const nlohmann::json& m, const std::string& where, const NetplanKeySet& known, const std::string& section,
+           const std::string& scope) {
     if (!m.is_object()) return;
     for (const auto& [k, v] : m.items())
-      if (!known.count(k)) unknown(where, k, known);
+      if (!known.count(k))
+        unknown(where, k, known);
+      else if (!scope.empty())
+        since(where, section, scope, k);
   }
 
   void device(const nlohmann::json& d, const std::string& section, const std::string& where) {
@@ -181,38 +228,35 @@ struct NetplanKeyChecker {
         unknown(where, k, known);
         continue;
       }
-      if (k == "regulatory-domain")
-        add("seed-network-netplan-version", Severity::Warning, where + "." + k,
-            where +
-                ": 'regulatory-domain' is read by netplan 0.105 and later; an older netplan refuses it as an "
-                "unknown key, and with it the whole config",
-            "check with --image IMAGE (its netplan judges), or set the country with provision --wifi-country (it "
-            "also writes cfg80211.ieee80211_regdom=CC in cmdline.txt)",
-            kSrcRegdom);
+      since(where, section, "device", k);
       if (const NetplanKeySet* sub = nk_sub_keys(k, section)) {
+        const std::string scope = nk_sub_scope(k, section);
         if (v.is_array())
-          for (std::size_t i = 0; i < v.size(); ++i) map(v[i], where + "." + k + "." + std::to_string(i), *sub);
+          for (std::size_t i = 0; i < v.size(); ++i)
+            map(v[i], where + "." + k + "." + std::to_string(i), *sub, section, scope);
         else
-          map(v, where + "." + k, *sub);
+          map(v, where + "." + k, *sub, section, scope);
       }
       if (k == "access-points" && v.is_object())
         for (const auto& [ssid, ap] : v.items()) {
-          map(ap, where + ".access-points." + ssid, nk_access_point());
+          map(ap, where + ".access-points." + ssid, nk_access_point(), section, "access-point");
           if (ap.is_object() && ap.contains("auth"))
-            map(ap["auth"], where + ".access-points." + ssid + ".auth", nk_auth());
+            map(ap["auth"], where + ".access-points." + ssid + ".auth", nk_auth(), section, "auth");
         }
     }
   }
 };
 
-/// seed-network-netplan-version (a key a newer netplan only reads, regulatory-domain) judged by
-/// the image's netplan `judge`: an info when it reads the key, an error when it refuses it.
+/// seed-network-netplan-version (a key a newer netplan only reads: netplan_key_since_at()) judged
+/// by the image's netplan `judge`: an info when it reads the key, an error naming both versions when
+/// it refuses it.
 void nk_judge_keys(const std::string& netplan, const std::string& judge, Findings& findings) {
   for (auto& f : findings) {
     if (f.rule != "seed-network-netplan-version") continue;
     const std::string file = f.message.substr(0, f.message.find(": "));
     const std::string key = f.key.substr(f.key.rfind('.') + 1);
-    const std::string since = netplan_key_since(key);
+    const std::string since = netplan_key_since_at(f.key);
+    if (since.empty()) continue;
     const std::string where = f.key.substr(0, f.key.rfind('.'));
     if (compare_versions(netplan, since) >= 0) {
       f.severity = Severity::Info;
@@ -222,9 +266,14 @@ void nk_judge_keys(const std::string& netplan, const std::string& judge, Finding
       f.severity = Severity::Error;
       f.message = file + ": " + where + ": '" + key + "' is refused by " + judge + " (unknown key before netplan " +
                   since + "): netplan refuses the whole config and the node comes up without network, eth0 too";
-      f.fix = key == "regulatory-domain" ? "remove regulatory-domain: provision --wifi-country sets the country with "
-                                           "cfg80211.ieee80211_regdom=CC in cmdline.txt, which every kernel reads"
-                                         : "remove '" + key + "'";
+      if (key == "regulatory-domain")
+        f.fix =
+            "remove regulatory-domain: provision --wifi-country sets the country with cfg80211.ieee80211_regdom=CC in "
+            "cmdline.txt, which every kernel reads";
+      else if (!nk_old_alias(key).empty())
+        f.fix = "write '" + nk_old_alias(key) + "' instead (its name before netplan " + since + ")";
+      else
+        f.fix = "remove '" + key + "', or use an image whose netplan is " + since + " or later";
     }
   }
 }
@@ -240,17 +289,17 @@ void check_v2_keys(const nlohmann::json& net, const NetAdd& add) {
   }
 }
 
-std::string netplan_key_since(const std::string& key) { return key == "regulatory-domain" ? "0.105" : ""; }
-
 /// seed-network-route-default judged by the image's netplan (the renderer of
 /// cloud-init on Ubuntu): fine from 0.103 (dropped to an info), refused before.
 void judge_by_image_netplan(const std::string& netplan, Findings& findings) {
   if (netplan.empty()) {  // an image that names no netplan: the warning stays, its fix says so
     for (auto& f : findings)
-      if (f.rule == "seed-network-netplan-version")
-        f.fix =
-            "the image names no netplan version (no netplan.io in its dpkg status): keep the key only if the node's "
-            "netplan is 0.105 or later; provision --wifi-country sets the country in cmdline.txt for any";
+      if (f.rule == "seed-network-netplan-version") {
+        const std::string key = f.key.substr(f.key.rfind('.') + 1);
+        f.fix = "the image names no netplan version (no netplan.io in its dpkg status): keep '" + key +
+                "' only if the node's netplan is " + netplan_key_since_at(f.key) + " or later";
+        if (key == "regulatory-domain") f.fix += "; provision --wifi-country sets the country in cmdline.txt for any";
+      }
     return;
   }
   const bool ok = compare_versions(netplan, "0.103") >= 0;

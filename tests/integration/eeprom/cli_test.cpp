@@ -388,7 +388,7 @@ TEST(EepromCli, GpioPairHeaderShowsWhatApplies) {
       << r.out;
   EXPECT_EQ(r.out.find("BOOT_ORDER: 0xf41"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("to make it unconditional, set BOOT_ORDER=0xf14 under [all] (0xf1 lacks USB mass storage: "
-                       "e.g. piprov eeprom set-boot-order 0xf14)"),
+                       "e.g. piprov eeprom set-boot-order 0xf14 --image pieeprom.bin --out new.bin)"),
             std::string::npos)
       << r.out;
   r = run(bin() + " eeprom check --json " + (d.path / "c.txt").string());

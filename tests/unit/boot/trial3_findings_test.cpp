@@ -10,6 +10,7 @@
 
 #include "boot/check.hpp"
 #include "boot/patch.hpp"
+#include "boot/uboot_script.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "support/boot_fixture.hpp"
@@ -95,6 +96,35 @@ TEST(Trial3Boot, UbuntuUbootCmdlineWithoutRootIsAnErrorAndPatchRefuses) {
   ASSERT_NE(t3_find(r, "cmdline-root-from-uboot"), nullptr);
   EXPECT_EQ(t3_find(r, "cmdline-root-from-uboot")->message,
             "cmdline.txt has no root=: right under U-Boot, whose boot script boot.scr sets root=");
+}
+
+// Trial 4, B6: a root= in boot.scr counts only where the script sets it (setenv, env set, a
+// setexpr sub/gsub replacement), not in a comment, an echo, or a gsub pattern that removes it.
+TEST(Trial4Boot, BootScriptRootIsTheOneItSets) {
+  using piprov::boot::uboot_script_adds_root;
+  for (const char* adds : {"setenv bootargs \"${bootargs} root=PARTUUID=${uuid} rootwait\"\n",
+                           "if test -n ${x}; then setenv bootargs root=/dev/sda2; fi\n",
+                           "env set bootargs_a 'root=PARTUUID=8d3d53e3-6d49-4c38-8349-aff6859e82fd rauc.slot=A'\n",
+                           "setexpr bootargs gsub \"root=[^ ]*\" \"root=LABEL=writable\" \"${bootargs}\"\n"})
+    EXPECT_TRUE(uboot_script_adds_root(t3_boot_scr(adds))) << adds;
+  for (const char* none :
+       {"# the kernel takes root= from cmdline.txt, which the firmware passes on\n"
+        "setenv bootargs \"${bootargs} rootwait\"\nload mmc 0:1 ${kernel_addr_r} Image\n",
+        "setexpr bootargs gsub \"root=/dev/mmcblk0p2\" \"\" \"${bootargs}\"\n", "echo no root= here; booti\n",
+        "setenv bootargs \"${bootargs} rootwait\" # root= comes from cmdline.txt\n"})
+    EXPECT_FALSE(uboot_script_adds_root(t3_boot_scr(none))) << none;
+
+  TempDir t;
+  write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=u-boot.bin\n");
+  write_file(t.path / "cmdline.txt", "console=tty0 rootwait\n");
+  write_file(t.path / "u-boot.bin", t3_fake_uboot());
+  bt::write_dtbs(t.path);
+  write_file(t.path / "boot.scr", t3_boot_scr("# the kernel takes root= from cmdline.txt, which the firmware passes "
+                                              "on\nsetenv bootargs \"${bootargs} rootwait\"\n"));
+  auto r = t3_check(t.path);
+  EXPECT_EQ(t3_find(r, "cmdline-root-from-uboot"), nullptr) << testing::PrintToString(t3_rules(r));
+  ASSERT_NE(t3_find(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
+  EXPECT_NE(t3_find(r, "cmdline-no-root")->message.find("boot.scr sets none either"), std::string::npos);
 }
 
 // Another U-Boot (by content) whose boot.scr sets no root=: the error too.

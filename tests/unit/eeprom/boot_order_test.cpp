@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "eeprom/boot_order.hpp"
+#include "eeprom/check.hpp"
 #include "support/eeprom_fixture.hpp"
 
 using namespace piprov::eeprom;
@@ -46,6 +49,32 @@ TEST(BootOrder, InWords) {
   EXPECT_EQ(boot_order_words(bo("0xf61"), Board::Pi4),
             "SD card, then NVMe (not on a Raspberry Pi 4B: skipped), then restart from the top");
   EXPECT_EQ(boot_order_words(bo("0x391")), "SD card, then unknown mode 0x9, then RPIBOOT (USB device boot)");
+}
+
+// Trial 4, B7: an order whose every mode the board lacks says so once, not "boots only from X (skipped)".
+TEST(BootOrderWords, NoModeTheBoardHas) {
+  auto o = parse_boot_order("0xf5").order;
+  ASSERT_TRUE(o);
+  EXPECT_FALSE(boot_order_tries_board_mode(*o, Board::Pi5));
+  EXPECT_TRUE(boot_order_tries_board_mode(*o, Board::Pi4));
+  EXPECT_EQ(boot_order_words(*o, Board::Pi5),
+            "no mode a Raspberry Pi 5 has (it skips USB mass storage on the USB-C port (BCM-USB-MSD)), then restart "
+            "from the top");
+  EXPECT_EQ(boot_order_words(*o, Board::Pi4),
+            "USB mass storage on the USB-C port (BCM-USB-MSD), then restart from the top");
+  CheckInput in;
+  in.config_text = "[all]\nBOOT_UART=0\nBOOT_ORDER=0xf5\n";
+  CheckOptions opt;
+  opt.board = Board::Pi5;
+  opt.want_from_board = true;
+  auto r = check_config(in, opt);
+  auto f = std::find_if(r.findings.begin(), r.findings.end(),
+                        [](const piprov::Finding& x) { return x.rule == "boot-order-no-drive"; });
+  ASSERT_NE(f, r.findings.end());
+  EXPECT_EQ(f->message,
+            "BOOT_ORDER=0xf5 tries neither USB mass storage (4) nor NVMe (6): this Raspberry Pi 5 boots from nothing: "
+            "no mode a Raspberry Pi 5 has (it skips USB mass storage on the USB-C port (BCM-USB-MSD)), then restart "
+            "from the top");
 }
 
 TEST(BootOrder, SuggestionPutsTheWantedModeFirst) {

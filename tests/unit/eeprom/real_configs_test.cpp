@@ -2,6 +2,8 @@
 // findings (rule id, line, severity) for a Pi 4 with --want usb unless noted.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "eeprom/check.hpp"
 #include "support/eeprom_fixture.hpp"
 #include "support/testsupport.hpp"
@@ -215,7 +217,8 @@ TEST(RealConfigs, C27_Pi4GpioPairNeverTriesUsb) {
     const std::string& fix = r.findings[i].fix;
     auto at = fix.rfind("set-boot-order ");
     ASSERT_NE(at, std::string::npos) << fix;
-    std::string value = fix.substr(at + 15, fix.find(')', at) - at - 15);
+    std::string value = fix.substr(at + 15, fix.find(' ', at + 15) - at - 15);
+    EXPECT_NE(fix.find("set-boot-order " + value + " --image pieeprom.bin --out new.bin)"), std::string::npos) << fix;
     EXPECT_NE(value, i == 1 ? "0xf2" : "0xf1") << fix;
     CheckInput fixed;
     fixed.config_text = "[all]\nBOOT_UART=0\nBOOT_ORDER=" + value + "\n";
@@ -264,6 +267,44 @@ TEST(RealConfigs, C09_C27_Pi5WithoutADriveModeWarnsTheSameWay) {
   auto mixed = check_config(in, opt);
   EXPECT_EQ(mixed.want, Want::Nvme);
   EXPECT_EQ(findings_exit_code(mixed.findings, check_fail_on(false)), 1);
+}
+
+// Trial 4, B4: boot-order-no-drive's fix sets the value where it applies: a value under [all] with
+// set-boot-order as it runs (--image, --out); one under a filter that overrides [all] ([gpio21=0],
+// [board-type=0x17]) at its own line, as boot-order-missing-mode's fix does (set-boot-order changes
+// only the [all] value, which the filter's value overrides: config_txt conditional filters).
+TEST(RealConfigs, C09_C27_NoDriveFixEditsTheValueThatApplies) {
+  REAL_CONFIG("09-issue272-stale-sd-only.txt");
+  auto sd = check_default_want(path, Board::Pi5);
+  ASSERT_EQ(sd.findings.size(), 4u);
+  EXPECT_EQ(sd.findings[2].fix,
+            "to boot from an SSD set BOOT_ORDER=0xf461 (the Raspberry Pi 5 default) under [all]: piprov eeprom "
+            "set-boot-order 0xf461 --image pieeprom.bin --out new.bin, or sudo rpi-eeprom-config --edit; if "
+            "SD/network boot is what you want, pass --want sd or --want network");
+  PIPROV_REQUIRE_SHARED(std::string("bootloader-configs/27-docs2183-pi4-gpio-filters.txt"), gpio_path);
+  auto pair = check_default_want(gpio_path, Board::Pi5);
+  ASSERT_EQ(pair.findings.size(), 6u);
+  for (const auto& [i, line, gpio] :
+       std::vector<std::tuple<std::size_t, int, std::string>>{{3, 11, "1"}, {5, 14, "0"}}) {
+    EXPECT_EQ(pair.findings[i].rule, "boot-order-no-drive");
+    EXPECT_NE(
+        pair.findings[i].fix.find("set BOOT_ORDER=0xf461 (the Raspberry Pi 5 default) at line " + std::to_string(line) +
+                                  ", under [gpio21=" + gpio + "]: sudo rpi-eeprom-config --edit"),
+        std::string::npos)
+        << pair.findings[i].fix;
+    EXPECT_EQ(pair.findings[i].fix.find("piprov eeprom set-boot-order 0xf461"), std::string::npos)
+        << pair.findings[i].fix;
+  }
+  CheckInput in;
+  in.config_text = "[all]\nBOOT_UART=0\nBOOT_ORDER=0xf461\n[board-type=0x17]\nBOOT_ORDER=0xf1\n";
+  CheckOptions opt;
+  opt.board = Board::Pi5;
+  opt.want_from_board = true;
+  auto bt = check_config(in, opt);
+  ASSERT_EQ(ids(bt.findings), (V{"boot-order-no-drive@5:warning"}));
+  EXPECT_NE(bt.findings[0].fix.find("at line 5, under [board-type=0x17]: sudo rpi-eeprom-config --edit"),
+            std::string::npos)
+      << bt.findings[0].fix;
 }
 
 TEST(RealConfigs, C28_Pi5FactoryDefaultIsClean) {

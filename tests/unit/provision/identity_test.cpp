@@ -570,5 +570,18 @@ TEST(WifiCountry, EmptyIsRefusedAndUkSuggestsGb) {
                [&] { check_wifi_country("XX", tab); });
 }
 
+// Trial 4, B9: seed check's --image names its option in its errors, as --user-data's do.
+TEST(CheckSeedFiles, ImageErrorsNameTheOption) {
+  test::TempDir d;
+  test::write_file(d.path / "ud.yaml", "#cloud-config\nhostname: n1\n");
+  IdentityOptions o;
+  o.user_data_file = (d.path / "ud.yaml").string();
+  expect_error(ErrorKind::Usage,
+               "--image " + d.path.string() + " is not a regular file: give the path of the image file",
+               [&] { check_seed_files(o, d.path.string()); });
+  expect_error(ErrorKind::Usage, "--image " + (d.path / "none.img").string() + " does not exist",
+               [&] { check_seed_files(o, (d.path / "none.img").string()); });
+}
+
 }  // namespace
 }  // namespace piprov::provision

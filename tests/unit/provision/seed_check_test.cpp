@@ -809,6 +809,64 @@ TEST(SeedNetwork, RegulatoryDomainIsJudgedByTheImagesNetplan) {
   }
 }
 
+// Trial 4, B1+B2: every key netplan's YAML reference notes "since" a version newer than 0.99 is
+// judged by the image's netplan (an error naming the version before it, an info from it on), a
+// warning without an image; hairpin, port-mac-learning (1.0) and ra-overrides (1.1) are keys.
+TEST(SeedNetwork, NewerNetplanKeysAreJudgedByTheImagesNetplan) {
+  NodeIdentity n;
+  n.network_config_file = "nk.yaml";
+  n.network_config_base =
+      "version: 2\nethernets:\n  eth0:\n    dhcp4: true\n    activation-mode: manual\n    ignore-carrier: true\n"
+      "    hairpin: true\n    port-mac-learning: false\n    neigh-suppress: true\n    ra-overrides: {use-dns: false}\n"
+      "    emit-lldp: true\n    routes:\n    - {to: 10.0.0.0/8, via: 192.168.1.1, mtu: 1400}\n"
+      "bonds:\n  bond0:\n    interfaces: [eth0]\n    parameters: {mode: active-backup, all-members-active: true}\n"
+      "wifis:\n  wlan0:\n    dhcp4: true\n    access-points:\n      \"my.home\":\n        password: secretpass123\n"
+      "        hidden: true\n";
+  // line -> since
+  const std::vector<std::pair<int, std::string>> keys = {{5, "0.103"},  {6, "0.104"},  {7, "1.0"},
+                                                         {8, "1.0"},    {9, "0.105"},  {10, "1.1"},
+                                                         {13, "0.101"}, {17, "0.106"}, {24, "0.100"}};
+  auto alone = check_seed(n, {.schema_path = "none"});
+  for (const auto& f : alone.findings) EXPECT_NE(f.rule, "seed-network-unknown-key") << dump(alone);
+  for (const auto& [line, since] : keys) {
+    const Finding* w = find(alone, "seed-network-netplan-version", line);
+    ASSERT_TRUE(w) << line;
+    EXPECT_EQ(w->severity, Severity::Warning) << w->message;
+    EXPECT_NE(w->message.find("is read by netplan " + since + " and later"), std::string::npos) << w->message;
+  }
+  for (const auto& f : alone.findings) EXPECT_NE(f.line, 11) << "emit-lldp is read by 0.99: " << dump(alone);
+  EXPECT_FALSE(alone.refused());
+  for (const std::string netplan : {"0.99", "0.104", "1.0", "1.1"}) {
+    auto image = std::make_shared<ImageCloudInit>();
+    image->image = "x.img";
+    image->netplan_version = netplan;
+    auto c = check_seed(n, {.schema_path = "none", .image = image});
+    for (const auto& [line, since] : keys) {
+      const Finding* f = find(c, "seed-network-netplan-version", line);
+      ASSERT_TRUE(f) << netplan << " " << line;
+      if (compare_versions(netplan, since) >= 0) {
+        EXPECT_EQ(f->severity, Severity::Info) << f->message;
+      } else {
+        EXPECT_EQ(f->severity, Severity::Error) << f->message;
+        EXPECT_NE(f->message.find("refused by netplan " + netplan +
+                                  ", read from the image (unknown key before netplan " + since + ")"),
+                  std::string::npos)
+            << f->message;
+      }
+    }
+  }
+  auto image = std::make_shared<ImageCloudInit>();
+  image->image = "x.img";
+  image->netplan_version = "0.104";
+  const auto old = check_seed(n, {.schema_path = "none", .image = image});
+  // Trial 4, B8: the summary names the netplan that judged network-config.
+  EXPECT_EQ(alone.validator, "piprov's own rules");
+  EXPECT_EQ(old.validator, "piprov's own rules and netplan 0.104, read from the image");
+  const Finding* bond = find(old, "seed-network-netplan-version", 17);
+  ASSERT_TRUE(bond);
+  EXPECT_NE(bond->fix.find("all-slaves-active"), std::string::npos) << bond->fix;
+}
+
 // Trial 3, finding 13: a type error says the type the schema wants, as `cloud-init schema` does
 // ("hostname: 123 is not of type 'string'"), not valijson's "Value type not permitted".
 TEST(SeedCheck, TypeErrorsNameTheExpectedType) {
