@@ -178,7 +178,7 @@ get_deb() {
 # build_deb: the arm64 .deb from a cross build of piprov (build-arm64/).
 build_deb() {
   cmake -S . -B build-arm64 -G Ninja -DCMAKE_TOOLCHAIN_FILE=cross/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release \
-    -DPIPROV_BUILD_TESTS=OFF >/dev/null && cmake --build build-arm64 --target piprov >/dev/null &&
+    -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DPIPROV_BUILD_TESTS=OFF >/dev/null && cmake --build build-arm64 --target piprov >/dev/null &&
     scripts/package.sh build-arm64 | tail -n 1
 }
 

@@ -154,24 +154,49 @@ fetch_debs() { # -> $cache/debs/{kernel.deb,uboot.deb,firmware.deb}
   rm -rf "$tmp"
 }
 
-# kernel_files DIR: DIR/vmlinuz (Debian's arm64 Image, gzipped as Ubuntu ships
-# it), DIR/initrd.img and the Pi 4 device trees; $x (a temp dir) holds the
-# unpacked packages for the layout's own files.
+# stub_kernel: sets stub_kernel_dir to the directory holding the stub layouts' kernel files,
+# made once per kernel package and version of this script (unpacking the
+# kernel and gzip -9 of its Image were half of an image's build):
+# vmlinuz (Debian's arm64 Image, gzipped as Ubuntu ships it), initrd.img and
+# the Pi 4 device trees.
+stub_kernel() {
+  local k
+  k=$cache/debs/stub-kernel-$( { cat "$here/make-test-image.sh"; stat -c '%s %Y' "$cache/debs/kernel.deb"; } | sha256sum | cut -c1-12)
+  if [ ! -s "$k/initrd.img" ]; then
+    exec 8>"$k.lock"
+    flock 8
+    if [ ! -s "$k/initrd.img" ]; then
+      find "$cache/debs" -maxdepth 1 -name 'stub-kernel-*' ! -name "$(basename "$k")*" -exec rm -rf {} +
+      local t; t=$(mktemp -d "$k.part.XXXXXX")
+      dpkg-deb -x "$cache/debs/kernel.deb" "$t/k"
+      local image; image=$(ls "$t"/k/boot/vmlinuz-*-arm64 | sed -n 1p)
+      mkdir -p "$t/out"
+      # Debian ships the uncompressed arm64 Image; Ubuntu's vmlinuz is that Image gzipped.
+      gzip -9 -n -c "$image" > "$t/out/vmlinuz"
+      cp "$t"/k/usr/lib/linux-image-*/broadcom/bcm2711-rpi-4-b.dtb "$t"/k/usr/lib/linux-image-*/broadcom/bcm2711-rpi-400.dtb \
+         "$t"/k/usr/lib/linux-image-*/broadcom/bcm2711-rpi-cm4-io.dtb "$t/out/"
+      # initrd.img: a real gzip'd newc cpio holding a few kernel modules and an init script.
+      mkdir -p "$t/initrd/lib/modules" "$t/initrd/bin"
+      find "$t/k/lib/modules" -name '*.ko' -path '*usb/storage*' -exec cp {} "$t/initrd/lib/modules/" \;
+      printf '#!/bin/sh\nmount -t proc proc /proc\nexec /sbin/init\n' > "$t/initrd/init"
+      chmod +x "$t/initrd/init"
+      ( cd "$t/initrd" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -9 -n ) > "$t/out/initrd.img"
+      rm -rf "$k"
+      mv "$t/out" "$k"
+      rm -rf "$t"
+    fi
+    exec 8>&-
+  fi
+  stub_kernel_dir=$k
+}
+
+# kernel_files DIR: DIR/vmlinuz, DIR/initrd.img and the Pi 4 device trees:
+# stub_kernel's, or a debian image's own kernel and initramfs.
 kernel_files() {
   local b=$1
   if [ "$rootfs" = debian ]; then debian_kernel_files "$work/root" "$b"; return; fi
-  dpkg-deb -x "$cache/debs/kernel.deb" "$x/k"
-  local image; image=$(ls "$x"/k/boot/vmlinuz-*-arm64 | sed -n 1p)
-  # Debian ships the uncompressed arm64 Image; Ubuntu's vmlinuz is that Image gzipped.
-  gzip -9 -n -c "$image" > "$b/vmlinuz"
-  cp "$x"/k/usr/lib/linux-image-*/broadcom/bcm2711-rpi-4-b.dtb "$x"/k/usr/lib/linux-image-*/broadcom/bcm2711-rpi-400.dtb \
-     "$x"/k/usr/lib/linux-image-*/broadcom/bcm2711-rpi-cm4-io.dtb "$b/"
-  # initrd.img: a real gzip'd newc cpio holding a few kernel modules and an init script.
-  mkdir -p "$x/initrd/lib/modules" "$x/initrd/bin"
-  find "$x/k/lib/modules" -name '*.ko' -path '*usb/storage*' -exec cp {} "$x/initrd/lib/modules/" \;
-  printf '#!/bin/sh\nmount -t proc proc /proc\nexec /sbin/init\n' > "$x/initrd/init"
-  chmod +x "$x/initrd/init"
-  ( cd "$x/initrd" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -9 -n ) > "$b/initrd.img"
+  stub_kernel
+  cp "$stub_kernel_dir"/* "$b/"
 }
 
 # pi4_firmware DIR: Debian raspi-firmware's start4.elf and fixup4.dat (the Pi 4
@@ -456,14 +481,15 @@ build_image() { # $1 = output .img
   truncate -s $((boot_sectors * 512)) "$work/boot.fat"
   mkfs.vfat -F 32 -n "$boot_label" "$work/boot.fat" >/dev/null 2>&1 || fail "mkfs.vfat failed"
   mcopy -s -i "$work/boot.fat" "$work"/boot/* ::/ || fail "mcopy failed"
-  mke2fs -q -F -t ext4 -b 4096 -L "$root_label" -d "$work/root" "$work/root.ext4" "${root_mib}M" >/dev/null 2>&1 || fail "mke2fs -d failed"
 
   rm -f "$img"
   truncate -s $(((root_start * 512) + root_bytes)) "$img"
   printf 'label: dos\nlabel-id: 0x%s\nunit: sectors\n\nstart=2048, size=%d, type=c, bootable\nstart=%d, type=83\n' \
     "$disk_id" "$boot_sectors" "$root_start" | sfdisk -q "$img" || fail "sfdisk failed"
   dd if="$work/boot.fat" of="$img" bs=1M seek=1 conv=notrunc,sparse status=none
-  dd if="$work/root.ext4" of="$img" bs=4M seek=$((root_start * 512)) oflag=seek_bytes conv=notrunc,sparse status=none
+  # The root file system is made in place, at its partition's offset (no copy).
+  mke2fs -q -F -t ext4 -b 4096 -L "$root_label" -d "$work/root" -E offset=$((root_start * 512)) "$img" "${root_mib}M" >/dev/null 2>&1 \
+    || fail "mke2fs -d failed"
 }
 
 # One builder at a time (parallel tests may ask for the same image); a built
