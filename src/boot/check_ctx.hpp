@@ -71,6 +71,12 @@ bool is_placeholder_word(std::string_view v);
 /// otherwise the root partition's PARTUUID (what Raspberry Pi OS writes; piprov cannot tell more).
 std::string root_example(const Ctx& c);
 
+/// The fix when the layout's release cannot boot the board: an Ubuntu layout from before 23.10
+/// (U-Boot, legacy vmlinux, piprov's patch) on the Pi 5 family: "write a current image (...): RELEASE
+/// cannot boot a Pi 5 (Ubuntu supports the Pi 5 from 23.10)"; "" otherwise (Ubuntu for Raspberry
+/// Pi release notes, 23.10: Raspberry Pi 5 support).
+std::string pi5_unsupported_fix(const Ctx& c);
+
 /// The command that reinstalls the kernel package of the layout, which writes `file` (the kernel
 /// or initramfs the firmware loads, relative to BOOT_DIR) (fix text).
 std::string reinstall_kernel_fix(const Ctx& c, const std::string& file);

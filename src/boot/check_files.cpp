@@ -85,14 +85,15 @@ void check_dtb(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
     }
     const std::string rel = prefixed_path(rb.os_prefix, dt->value);
     if (boot_file_exists(c, rel)) return;
-    Ctx::locate(c.add(Severity::Error, "device-tree-missing",
-                      "device_tree=" + dt->value + line_note(*dt) + ": " + rel + " does not exist in " +
-                          c.o.boot_dir.string() + prefix_note,
-                      (fs::path(rel).filename() == rel ? "put " + rel + " on the boot partition"
-                                                       : "copy " + fs::path(rel).filename().string() + " to " + rel) +
-                          " or correct device_tree=",
-                      kDtDoc),
-                dt->line, "device_tree");
+    Ctx::locate(
+        c.add(Severity::Error, "device-tree-missing",
+              "device_tree=" + dt->value + line_note(*dt) + ": " + rel + " does not exist in " + c.o.boot_dir.string() +
+                  os_prefix_note(rb.os_prefix, "device_tree=" + dt->value, dt->value, prefix_note),
+              (fs::path(rel).filename() == rel ? "put " + rel + " on the boot partition"
+                                               : "copy " + fs::path(rel).filename().string() + " to " + rel) +
+                  " or correct device_tree=",
+              kDtDoc),
+        dt->line, "device_tree");
     return;
   }
   if (own_dtb.found) return;
@@ -105,8 +106,12 @@ void check_dtb(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
         "the " + c.board + " device tree " + own + also + " does not exist in " + c.o.boot_dir.string() + prefix_note +
             (own_dtb.upstream ? " nor in upstream/ (upstream_kernel=1)" : "") +
             ": the firmware has no device tree to pass to the kernel",
-        c.layout() == LayoutId::Unknown ? reinstall_kernel_fix(c, own)
-        : own == names.front()          ? "put " + own + " from the kernel package (its dtbs) on the boot partition"
+        !pi5_unsupported_fix(c).empty()
+            ? pi5_unsupported_fix(c) + "; its kernel package has no " + std::string(names.front()) +
+                  ", which comes with the kernels that support the " + c.board +
+                  " (Ubuntu's linux-raspi from 23.10 on, Raspberry Pi OS's linux-image-rpi-2712)"
+        : c.layout() == LayoutId::Unknown ? reinstall_kernel_fix(c, own)
+        : own == names.front()            ? "put " + own + " from the kernel package (its dtbs) on the boot partition"
                                : "copy " + std::string(names.front()) + " from the kernel package (its dtbs) to " + own,
         kDtDoc);
 }

@@ -28,10 +28,7 @@ bool patch_fixes_kernel(LayoutId id) {
 }
 
 std::string kernel_missing_fix(const Ctx& c) {
-  // boot patch only fixes the Pi 4 family's USB boot; Ubuntu boots the Pi 5 from 23.10 on.
-  if (patch_fixes_kernel(c.layout()) && is_bcm2712(c.r.resolved.board))
-    return "write a current image (Ubuntu 24.04 LTS or later, or Raspberry Pi OS): " + c.r.layout.release +
-           " cannot boot a " + c.board + " (Ubuntu supports the Pi 5 from 23.10); boot patch does not change that";
+  if (auto no_pi5 = pi5_unsupported_fix(c); !no_pi5.empty()) return no_pi5 + "; boot patch does not change that";
   if (patch_fixes_kernel(c.layout())) return patch_fix(c);
   if (c.layout() == LayoutId::Unknown)
     return "put the kernel at " + (c.o.boot_dir / c.r.resolved.kernel).string() +
@@ -92,13 +89,12 @@ bool kernel_rule_missing(Ctx& c, const KernelFile& k) {
   // kernel=/NAME: a leading / names the partition's top level, where os_prefix is not applied
   // (Raspberry Pi documentation, config_txt: os_prefix), so there is no fallback to speak of.
   const auto& line = c.r.resolved.kernel_line;
-  const bool absolute = line && !line->value.empty() && line->value.front() == '/';
-  std::string prefix_note =
-      c.r.layout.os_prefix.empty() ? ""
-      : absolute
-          ? " (kernel=" + line->value + " starts with /: os_prefix=" + c.r.layout.os_prefix + " does not apply to it)"
-          : " (with os_prefix=" + c.r.layout.os_prefix +
-                " the firmware falls back to the top level only when the kernel is there; it is not)";
+  const std::string prefix_note =
+      c.r.layout.os_prefix.empty()
+          ? ""
+          : os_prefix_note(c.r.layout.os_prefix, line ? "kernel=" + line->value : "", line ? line->value : "",
+                           " (with os_prefix=" + c.r.layout.os_prefix +
+                               " the firmware falls back to the top level only when the kernel is there; it is not)");
   c.add(Severity::Error, "kernel-missing",
         "the " + c.board + " kernel " + k.name + k.where + " does not exist in " + k.boot.string() +
             default_kernel_note(c) + prefix_note,
@@ -154,7 +150,7 @@ bool kernel_rule_compressed(Ctx& c, const KernelFile& k) {
   bool loads = firmware_loads_gzip(c, fw);
   if (comp == KernelCompression::Gzip && loads)
     c.add(Severity::Info, "kernel-gzip",
-          "kernel " + k.name + " is gzip-compressed, which the " + c.board + " firmware decompresses itself");
+          "kernel " + k.name + k.where + " is gzip-compressed, which the " + c.board + " firmware decompresses itself");
   else if (comp == KernelCompression::Gzip)
     c.add(Severity::Warning, "kernel-compressed",
           "kernel " + k.name + k.where + " is gzip-compressed: only firmware built since " + kGzipKernelFirmwareDate +
@@ -174,7 +170,7 @@ bool kernel_rule_compressed(Ctx& c, const KernelFile& k) {
 bool kernel_rule_invalid(Ctx& c, const KernelFile& k) {
   if (file_is_arm64_image(k.path())) return false;
   c.add(Severity::Error, "kernel-invalid",
-        k.boot.string() + "/" + k.name + " is not an arm64 Image (no \"ARM\\x64\" magic at byte 0x38)",
+        k.boot.string() + "/" + k.name + k.where + " is not an arm64 Image (no \"ARM\\x64\" magic at byte 0x38)",
         k.name == kVmlinux ? "piprov boot sync-kernel " + c.boot_q + " --force"
                            : reinstall_kernel_fix(c, c.r.resolved.kernel),
         "Linux Documentation/arch/arm64/booting.rst: Image header");
@@ -240,6 +236,13 @@ void check_kernel_file(Ctx& c) {
 
 }  // namespace
 
+std::string pi5_unsupported_fix(const Ctx& c) {
+  // boot patch only fixes the Pi 4 family's USB boot; Ubuntu boots the Pi 5 from 23.10 on.
+  if (!patch_fixes_kernel(c.layout()) || !is_bcm2712(c.r.resolved.board)) return "";
+  return "write a current image (Ubuntu 24.04 LTS or later, or Raspberry Pi OS): " + c.r.layout.release +
+         " cannot boot a " + c.board + " (Ubuntu supports the Pi 5 from 23.10)";
+}
+
 /// The kernel the firmware loads; findings about the kernel= line carry
 /// its line (in the file the message names) and key.
 void check_kernel(Ctx& c) {
@@ -278,7 +281,9 @@ void check_initramfs(Ctx& c) {
   if (rb.initramfs.empty() || fs::is_regular_file(c.o.boot_dir / rb.initramfs, ec)) return;
   Ctx::locate(c.add(Severity::Error, "initramfs-file-missing",
                     "initramfs " + rb.initramfs + " (" + eff->file + " line " + std::to_string(eff->line) +
-                        ") does not exist in " + c.o.boot_dir.string(),
+                        ") does not exist in " + c.o.boot_dir.string() +
+                        os_prefix_note(rb.os_prefix, "initramfs " + eff->value, eff->value,
+                                       rb.os_prefix.empty() ? "" : " under os_prefix=" + rb.os_prefix),
                     patch_fixes_kernel(c.layout())
                         ? "restore " + rb.initramfs + " (apt install --reinstall linux-image-raspi) or " + c.patch_cmd
                         : reinstall_kernel_fix(c, rb.initramfs),

@@ -128,6 +128,13 @@ ResolvedBoot resolve_boot(const std::filesystem::path& boot_dir, const BootLayou
 /// documentation, config_txt: os_prefix.
 std::string prefixed_path(const std::string& os_prefix, const std::string& name);
 
+/// What a missing-file finding says of os_prefix for the line `written` ("kernel=/kernel_2712.img",
+/// "initramfs /initrd.img followkernel") naming `name`: " (WRITTEN starts with /: os_prefix=P does not
+/// apply to it)" when `name` has a leading '/' and an os_prefix is set, else `otherwise`. Raspberry
+/// Pi documentation, config_txt: os_prefix.
+std::string os_prefix_note(const std::string& os_prefix, const std::string& written, const std::string& name,
+                           const std::string& otherwise);
+
 /// True when `rel` (a path relative to BOOT_DIR) lies inside current/, new/ or old/.
 bool in_ab_slot(std::string_view rel);
 

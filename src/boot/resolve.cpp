@@ -42,6 +42,12 @@ std::string prefixed_path(const std::string& os_prefix, const std::string& name)
   return resolve_prefixed(os_prefix, name);
 }
 
+std::string os_prefix_note(const std::string& os_prefix, const std::string& written, const std::string& name,
+                           const std::string& otherwise) {
+  if (os_prefix.empty() || name.empty() || name.front() != '/') return otherwise;
+  return " (" + written + " starts with /: os_prefix=" + os_prefix + " does not apply to it)";
+}
+
 ResolvedBoot resolve_boot(const fs::path& boot, const BootLayout& layout, PiBoard board) {
   (void)layout;  // what the firmware loads follows config.txt alone; the layout is for the caller's messages
   auto text = read_file_if_exists(boot / kConfigTxt);

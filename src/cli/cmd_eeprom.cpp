@@ -50,6 +50,7 @@ int run_check(const EepromCheckArgs& a) {
   src.board = a.board;
   auto loaded = load_input(src);
   opt.board = loaded.board;
+  opt.image = a.image;
   loaded.context.strict = a.strict;
   auto report = check_config(loaded.input, opt);
   if (a.json)

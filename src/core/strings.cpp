@@ -104,4 +104,13 @@ std::size_t utf8_invalid_at(std::string_view s) {
   return std::string_view::npos;
 }
 
+std::string utf8_bom_words(std::string_view first) {
+  return "starts with a UTF-8 byte order mark (bytes EF BB BF) before '" + std::string(first) + "'";
+}
+
+std::string utf8_bom_fix(std::string_view file) {
+  return "save the file as UTF-8 without a byte order mark (e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' " +
+         (file.empty() ? std::string("FILE") : shell_quote(file)) + ")";
+}
+
 }  // namespace piprov

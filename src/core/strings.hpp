@@ -34,4 +34,16 @@ std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t ca
 /// or std::string_view::npos when all of `s` is UTF-8.
 std::size_t utf8_invalid_at(std::string_view s);
 
+/// The bytes of a UTF-8 byte order mark, as some Windows editors save it at the start of a text
+/// file (Unicode Standard, 23.8 "Specials": U+FEFF; RFC 3629 section 6).
+inline constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
+/// What a finding says of a file that starts with kUtf8Bom before `first`, the rest of its first line:
+/// "starts with a UTF-8 byte order mark (bytes EF BB BF) before '[all]'".
+std::string utf8_bom_words(std::string_view first);
+
+/// The fix for a file that starts with kUtf8Bom: "save the file as UTF-8 without a byte order mark
+/// (e.g. sed -i '1s/^\xEF\xBB\xBF//' FILE)", with `file` shell-quoted for FILE ("FILE" when empty).
+std::string utf8_bom_fix(std::string_view file);
+
 }  // namespace piprov

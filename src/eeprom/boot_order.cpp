@@ -1,5 +1,7 @@
 #include "eeprom/boot_order.hpp"
 
+#include "core/strings.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <algorithm>
@@ -181,8 +183,13 @@ std::uint32_t boot_order_with_mode_first(const BootOrder& o, int first_mode, Boa
 }
 }  // namespace
 
+std::string set_boot_order_command(std::string_view value, const std::string& image) {
+  return fmt::format("piprov eeprom set-boot-order {} --image {} --out new.bin", value,
+                     image.empty() ? std::string("pieeprom.bin") : shell_quote(image));
+}
+
 Findings check_boot_order(const BootOrder& o, int line, Board board, std::optional<Want> want,
-                          const std::string& conditional, const std::string& section) {
+                          const std::string& conditional, const std::string& section, const std::string& image) {
   Findings f;
   auto add = [&](std::string rule, Severity s, std::string msg, std::string fix) {
     f.push_back({std::move(rule), s, line, "BOOT_ORDER", std::move(msg), std::move(fix), kBootOrderSource});
@@ -241,11 +248,9 @@ Findings check_boot_order(const BootOrder& o, int line, Board board, std::option
     std::string fix =
         !exists ? std::string("boot from a mode this board has, or check --board")
         : under.empty()
-            ? fmt::format(
-                  "set BOOT_ORDER={} ({}) under [all]: piprov eeprom set-boot-order {} --image pieeprom.bin "
-                  "--out new.bin, or sudo rpi-eeprom-config --edit",
-                  format_boot_order(suggested), boot_order_words(boot_order_from_value(suggested)),
-                  format_boot_order(suggested))
+            ? fmt::format("set BOOT_ORDER={} ({}) under [all]: {}, or sudo rpi-eeprom-config --edit",
+                          format_boot_order(suggested), boot_order_words(boot_order_from_value(suggested)),
+                          set_boot_order_command(format_boot_order(suggested), image))
             : fmt::format(
                   "set BOOT_ORDER={} ({}) at line {}, under {}: sudo rpi-eeprom-config --edit (piprov eeprom "
                   "set-boot-order changes only the [all] value)",

@@ -71,7 +71,14 @@ std::uint32_t suggest_boot_order(const BootOrder& o, Want want, Board board);
 /// missing-mode is an error only for the unconditional order. `section` names the filters the
 /// value is set under when not [all] ("[pi4]"; "" = `conditional`): missing-mode's fix edits the
 /// value there (set-boot-order changes only the [all] one).
+/// `image`: the EEPROM image checked (--image), named in the set-boot-order fix ("" = pieeprom.bin).
 Findings check_boot_order(const BootOrder& o, int line, Board board, std::optional<Want> want,
-                          const std::string& conditional = "", const std::string& section = "");
+                          const std::string& conditional = "", const std::string& section = "",
+                          const std::string& image = "");
+
+/// The set-boot-order command a fix suggests: "piprov eeprom set-boot-order VALUE --image IMAGE
+/// --out new.bin", IMAGE being `image` shell-quoted, or pieeprom.bin when `image` is "" (a config
+/// file or --live was checked).
+std::string set_boot_order_command(std::string_view value, const std::string& image);
 
 }  // namespace piprov::eeprom

@@ -143,11 +143,11 @@ void rule_boot_order_lines(const Config& cfg, const EffectiveBootOrder& eff, con
     if (!s || !s->conditional()) {
       auto want = l.number == eff.line ? opt.want : std::nullopt;
       append(f, check_boot_order(*parsed.order, l.number, opt.board, want, "",
-                                 s && s->kind != SectionKind::All ? header(*s) : ""));
+                                 s && s->kind != SectionKind::All ? header(*s) : "", opt.image));
       continue;
     }
     const bool always = s->kind == SectionKind::Gpio && gpio_pin(*s) == eff.always_gpio;
-    Findings more = check_boot_order(*parsed.order, l.number, opt.board, opt.want, header(*s));
+    Findings more = check_boot_order(*parsed.order, l.number, opt.board, opt.want, header(*s), "", opt.image);
     // The example for [all] must pass the check there: a value lacking the wanted mode gets it.
     const bool lacks =
         std::any_of(more.begin(), more.end(), [](const Finding& m) { return m.rule == "boot-order-missing-mode"; });
@@ -162,12 +162,10 @@ void rule_boot_order_lines(const Config& cfg, const EffectiveBootOrder& eff, con
                 : fmt::format("BOOT_ORDER={} applies only when {}; otherwise {}{} applies", l.value,
                               condition_words(*s, opt.board), eff.text, eff.is_default() ? " (board default)" : ""),
          example == l.value
-             ? fmt::format("to make it unconditional, move it under [all] (e.g. piprov eeprom set-boot-order {} "
-                           "--image pieeprom.bin --out new.bin)",
-                           l.value)
-             : fmt::format("to make it unconditional, set BOOT_ORDER={} under [all] ({} lacks {}: e.g. piprov eeprom "
-                           "set-boot-order {} --image pieeprom.bin --out new.bin)",
-                           example, l.value, mode_name(want_mode(*opt.want)), example),
+             ? fmt::format("to make it unconditional, move it under [all] (e.g. {})",
+                           set_boot_order_command(l.value, opt.image))
+             : fmt::format("to make it unconditional, set BOOT_ORDER={} under [all] ({} lacks {}: e.g. {})", example,
+                           l.value, mode_name(want_mode(*opt.want)), set_boot_order_command(example, opt.image)),
          "Raspberry Pi documentation, config_txt: conditional filters"});
     for (auto& m : more)  // one of the pair always applies: a missing mode is as bad as unconditionally
       if (always && m.rule == "boot-order-missing-mode") m.severity = Severity::Error;
@@ -226,12 +224,9 @@ void rule_boot_order_default(const EffectiveBootOrder& eff, const CheckOptions& 
 // Where boot-order-no-drive's fix sets the value: under [all] with set-boot-order (which changes
 // only the [all] value: edit.hpp), else at the value's own line under its filters, which override
 // [all] when they match (Raspberry Pi documentation, config_txt: conditional filters).
-std::string no_drive_where(const ConditionalBootOrder& o, const std::string& suggested) {
+std::string no_drive_where(const ConditionalBootOrder& o, const std::string& suggested, const std::string& image) {
   if (o.section.empty())
-    return fmt::format(
-        "under [all]: piprov eeprom set-boot-order {} --image pieeprom.bin --out new.bin, or sudo "
-        "rpi-eeprom-config --edit",
-        suggested);
+    return fmt::format("under [all]: {}, or sudo rpi-eeprom-config --edit", set_boot_order_command(suggested, image));
   return fmt::format(
       "at line {}, under {}: sudo rpi-eeprom-config --edit (piprov eeprom set-boot-order changes only "
       "the [all] value, which {} overrides)",
@@ -252,7 +247,7 @@ void rule_boot_order_no_drive(const EffectiveBootOrder& eff, const CheckOptions&
                              boot_order_words(*o.order, opt.board)),
                  fmt::format("to boot from an SSD set BOOT_ORDER={} (the {} default) {}; if SD/network boot is what "
                              "you want, pass --want sd or --want network",
-                             suggested, board_title(opt.board), no_drive_where(o, suggested)),
+                             suggested, board_title(opt.board), no_drive_where(o, suggested, opt.image)),
                  kBootOrderDoc});
   }
 }

@@ -20,6 +20,9 @@ struct CheckOptions {
   std::optional<Want> want = Want::Usb;  ///< nullopt: no wanted mode
   /// `eeprom check` without --want: ignore `want` and take default_want() of the board and config.
   bool want_from_board = false;
+  /// The EEPROM image checked (--image), named in the set-boot-order commands fixes suggest;
+  /// "" (config text, --live): they say pieeprom.bin.
+  std::string image;
 };
 
 struct CheckInput {

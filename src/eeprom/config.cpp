@@ -1,5 +1,7 @@
 #include "eeprom/config.hpp"
 
+#include "core/strings.hpp"
+
 #include <charconv>
 
 #include <fmt/format.h>
@@ -77,7 +79,9 @@ bool is_include(std::string_view body) {
 // The line without surrounding whitespace.
 std::string_view body_of(const ConfigLine& l) { return lstrip(rstrip(l.raw)); }
 
-// Fills key/value of a `KEY=value` body; Invalid when the key is not one.
+// Fills key/value of a `KEY=value` body as the bootloader reads it: Invalid when the key is not
+// one, SpacedKey when spaces come before '=' (the key read is "KEY ", no setting); otherwise the
+// value is everything after '=' (body is already without trailing whitespace).
 void parse_setting(ConfigLine& line, std::string_view body, std::size_t eq) {
   std::string_view key = body.substr(0, eq), value = body.substr(eq + 1);
   std::string_view tkey = rstrip(key), tvalue = lstrip(value);
@@ -85,19 +89,16 @@ void parse_setting(ConfigLine& line, std::string_view body, std::size_t eq) {
     line.kind = LineKind::Invalid;
     return;
   }
-  line.kind = LineKind::Setting;
+  line.kind = tkey.size() != key.size() ? LineKind::SpacedKey : LineKind::Setting;
   line.key = std::string(tkey);
   line.spaced_equals = tkey.size() != key.size() || tvalue.size() != value.size();
+  line.value = std::string(value);
   if (auto hash = inline_hash(tvalue); hash != std::string_view::npos) {
     line.inline_comment = true;
     tvalue = rstrip(tvalue.substr(0, hash));
   }
   line.value_before_hash = std::string(tvalue);
-  if (auto k2 = second_key(tvalue); k2 != std::string_view::npos) {
-    line.multiple_keys = true;
-    tvalue = rstrip(tvalue.substr(0, k2));
-  }
-  line.value = std::string(tvalue);
+  line.multiple_keys = second_key(tvalue) != std::string_view::npos;
 }
 
 // Classifies one line (raw: without its terminator); a section header is added to cfg.sections.
@@ -186,7 +187,14 @@ void rule_whitespace(const ConfigLine& l, Findings& f) {
 void rule_invalid_line(const ConfigLine& l, Findings& f) {
   if (l.kind != LineKind::Invalid) return;
   std::string_view body = body_of(l);
-  if (body.front() == '[')
+  if (body.starts_with(kUtf8Bom))
+    f.push_back(syntax(
+        "invalid-line", Severity::Error, l, "",
+        fmt::format("the config {}: the bootloader reads those bytes as part of the line, so it "
+                    "does not read it as \"{}\"",
+                    utf8_bom_words(printable(body.substr(kUtf8Bom.size()))), printable(body.substr(kUtf8Bom.size()))),
+        utf8_bom_fix("")));
+  else if (body.front() == '[')
     f.push_back(syntax("invalid-line", Severity::Error, l, "",
                        fmt::format("\"{}\" is not a complete [section] header", printable(body)),
                        "write the filter alone on the line, e.g. [all]"));
@@ -240,23 +248,36 @@ void rule_include_not_supported(const ConfigLine& l, Findings& f) {
                        "paste the settings themselves into the config"));
 }
 
-// space-around-equals, inline-comment, multiple-keys-on-line.
+// space-around-equals, inline-comment, multiple-keys-on-line. Each says what the bootloader makes
+// of the line, which is what the other rules were given (parse_setting).
 void rule_setting_syntax(const ConfigLine& l, Findings& f) {
-  if (l.kind != LineKind::Setting) return;
+  if (l.kind != LineKind::Setting && l.kind != LineKind::SpacedKey) return;
   std::string body(printable(body_of(l)));
-  if (l.spaced_equals)
+  const std::string meant = fmt::format("write {}={}", l.key, printable(l.value_before_hash));
+  if (l.kind == LineKind::SpacedKey)
     f.push_back(syntax("space-around-equals", Severity::Error, l, l.key,
-                       fmt::format("spaces around '=' in \"{}\": the bootloader does not ignore them", body),
-                       fmt::format("write {}={}", l.key, printable(l.value_before_hash))));
+                       fmt::format("spaces before '=' in \"{}\": the bootloader does not ignore them and reads the "
+                                   "key \"{} \", which is no setting, so this line sets nothing",
+                                   body, l.key),
+                       meant));
+  else if (l.spaced_equals)
+    f.push_back(syntax("space-around-equals", Severity::Error, l, l.key,
+                       fmt::format("spaces after '=' in \"{}\": the bootloader does not ignore them and takes "
+                                   "\"{}\" as the value",
+                                   body, printable(l.value)),
+                       meant));
   if (l.inline_comment)
-    f.push_back(
-        syntax("inline-comment", Severity::Error, l, l.key,
-               fmt::format("inline comment after {}=: the bootloader takes the rest of the line as the value", l.key),
-               "move the comment to a line of its own starting with #"));
+    f.push_back(syntax("inline-comment", Severity::Error, l, l.key,
+                       fmt::format("inline comment after {}=: the bootloader takes the rest of the line, \"{}\", as "
+                                   "the value",
+                                   l.key, printable(l.value)),
+                       fmt::format("{}, and move the comment to a line of its own starting with #", meant)));
   if (l.multiple_keys)
     f.push_back(
         syntax("multiple-keys-on-line", Severity::Error, l, l.key,
-               fmt::format("several settings on one line (\"{}\"); the bootloader reads one KEY=value per line", body),
+               fmt::format("several settings on one line (\"{}\"); the bootloader reads one KEY=value per line and "
+                           "takes \"{}\" as the value of {}",
+                           body, printable(l.value), l.key),
                "put each KEY=value on a line of its own"));
 }
 }  // namespace

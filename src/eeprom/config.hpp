@@ -4,10 +4,14 @@
 // number; tolerant of what users paste (CRLF, trailing spaces, the 2019
 // space-padded format) but reports what the bootloader would not accept:
 // inline `#` comments, spaces around `=`, several keys on one line, `include`,
-// EDID filters. Parsing (parse_config) and the syntax rules (check_syntax)
-// are separate passes. Sources: Raspberry Pi documentation, eeprom-bootloader;
-// config_txt syntax rules (comments only at the start of a line, no spaces
-// around `=`).
+// EDID filters. A line is read as the bootloader reads it, so every rule sees
+// one story: `KEY =value` names the key "KEY " (no setting: the line sets
+// nothing), and after '=' the rest of the line is the value, an inline
+// `# comment` or a second `KEY=` included. Parsing (parse_config) and the
+// syntax rules (check_syntax) are separate passes. Sources: Raspberry Pi
+// documentation, eeprom-bootloader ("the same syntax as config.txt") and
+// config_txt (comments only at the start of a line; spaces either side of '='
+// are not ignored).
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -74,6 +78,7 @@ enum class LineKind {
   Comment,
   Section,
   Setting,
+  SpacedKey,  ///< `KEY =value`: the bootloader reads the key "KEY " (space kept), which is no setting; sets nothing
   Include,
   Invalid,
   ConfigTxt,  ///< a line after a [config.txt] header: start4.elf appends it to config.txt; not checked here
@@ -83,15 +88,17 @@ struct ConfigLine {
   int number = 0;   ///< 1-based
   std::string raw;  ///< the line without its terminator ("\n" or "\r\n")
   LineKind kind = LineKind::Blank;
-  std::string key;    ///< Setting: the key as written, trimmed
-  std::string value;  ///< Setting: the value, trimmed, without an inline comment
+  std::string key;  ///< Setting, SpacedKey: the key as written, without the spaces before '='
+  /// Setting: what the bootloader takes as the value: everything after '=' up to the end of the line
+  /// (trailing whitespace aside), leading spaces, an inline `# comment` and a second `KEY=` included.
+  std::string value;
   int section = -1;   ///< index into Config::sections; -1 = before any header (applies always)
   bool crlf = false;  ///< the line ended in "\r\n" (the "\r" is not in raw)
   // Setting only: what the parser tolerated (check_syntax reports each).
-  bool spaced_equals = false;     ///< spaces around '='
-  bool inline_comment = false;    ///< " # ..." after the value (cut from value)
-  bool multiple_keys = false;     ///< a second KEY= on the line (cut from value)
-  std::string value_before_hash;  ///< the value up to an inline comment, before a second key is cut
+  bool spaced_equals = false;     ///< spaces around '=' (before it: the line is SpacedKey)
+  bool inline_comment = false;    ///< " # ..." after the value (part of value, as the bootloader reads it)
+  bool multiple_keys = false;     ///< a second KEY= on the line (part of value)
+  std::string value_before_hash;  ///< the value as the user meant it: trimmed, up to an inline comment
 };
 
 struct Config {

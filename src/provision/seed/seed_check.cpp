@@ -210,13 +210,12 @@ bool sc_user_data_readable(std::string_view text, const std::string& file, const
     return false;
   }
   if (std::string(trim(text.substr(0, text.find('\n')))) == "#cloud-config") return true;
-  if (text.rfind("\xEF\xBB\xBF", 0) == 0) {  // a UTF-8 byte order mark, as some Windows editors save
+  if (text.starts_with(kUtf8Bom)) {
     out.push_back(seed_finding(
         "seed-not-cloud-config", Severity::Error, 1, "", file,
-        "starts with a UTF-8 byte order mark (bytes EF BB BF) before '" +
-            std::string(trim(text.substr(3, text.find('\n') - 3))) +
-            "': cloud-init does not see the '#cloud-config' header then and does not read the file as cloud-config",
-        "save the file as UTF-8 without a byte order mark (e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)", kSrcFormat));
+        utf8_bom_words(trim(text.substr(3, text.find('\n') - 3))) +
+            ": cloud-init does not see the '#cloud-config' header then and does not read the file as cloud-config",
+        utf8_bom_fix(""), kSrcFormat));
     return false;
   }
   out.push_back(seed_finding(

@@ -69,21 +69,85 @@ TEST(ConfigParser, ReportsWhatTheBootloaderRejects) {
             (V{"inline-comment@2:error", "space-around-equals@3:error", "multiple-keys-on-line@4:error",
                "include-not-supported@5:error", "edid-filter-not-supported@6:error", "invalid-line@7:error",
                "invalid-line@8:error", "leading-whitespace@9:warning", "invalid-line@10:error"}));
-  // Values are still read the way the user meant, so the other rules can run.
-  EXPECT_EQ(c.lines[1].value, "0xf14");
+  // Values are read the way the bootloader reads them: the rest of the line after '='.
+  EXPECT_EQ(c.lines[1].kind, LineKind::Setting);
+  EXPECT_EQ(c.lines[1].value, "0xf14 # usb first");
+  EXPECT_EQ(c.lines[1].value_before_hash, "0xf14");
+  // "BOOT_UART " (space kept) is no key: the line sets nothing.
+  EXPECT_EQ(c.lines[2].kind, LineKind::SpacedKey);
   EXPECT_EQ(c.lines[2].key, "BOOT_UART");
-  EXPECT_EQ(c.lines[2].value, "1");
-  EXPECT_EQ(c.lines[3].value, "1");
+  EXPECT_EQ(c.lines[3].value, "1 POWER_OFF_ON_HALT=0");
   EXPECT_EQ(c.lines[8].key, "DISABLE_HDMI");
-  EXPECT_EQ(check_syntax(c)[0].fix, "move the comment to a line of its own starting with #");
-  EXPECT_EQ(check_syntax(c)[1].fix, "write BOOT_UART=1");
+  const auto f = check_syntax(c);
+  EXPECT_EQ(f[0].message,
+            "inline comment after BOOT_ORDER=: the bootloader takes the rest of the line, \"0xf14 # usb first\", as "
+            "the value");
+  EXPECT_EQ(f[0].fix, "write BOOT_ORDER=0xf14, and move the comment to a line of its own starting with #");
+  EXPECT_EQ(f[1].message,
+            "spaces before '=' in \"BOOT_UART = 1\": the bootloader does not ignore them and reads the key "
+            "\"BOOT_UART \", which is no setting, so this line sets nothing");
+  EXPECT_EQ(f[1].fix, "write BOOT_UART=1");
 }
 
 TEST(ConfigParser, FixForSpacesLeavesTheCommentOut) {
   auto c = parse_config("BOOT_ORDER = 0xf14 # usb first\n");
   EXPECT_EQ(ids(check_syntax(c)), (V{"space-around-equals@1:error", "inline-comment@1:error"}));
   EXPECT_EQ(check_syntax(c)[0].fix, "write BOOT_ORDER=0xf14");
-  EXPECT_EQ(c.lines[0].value, "0xf14");
+  EXPECT_EQ(c.lines[0].kind, LineKind::SpacedKey);
+}
+
+// Trial 5 finding 1: the verdict follows what the bootloader reads (Raspberry Pi documentation,
+// config_txt: spaces either side of '=' are not ignored; comments only at the start of a line).
+// "BOOT_ORDER =0xf41" sets nothing, so line 2's value applies: no duplicate-key, and no fix that
+// suggests the 0xf14 already there.
+TEST(ConfigVerdict, SpaceBeforeEqualsSetsNothing) {
+  CheckInput in;
+  in.config_text = "[all]\nBOOT_ORDER=0xf14\nBOOT_ORDER =0xf41\n";
+  auto r = check_config(in, CheckOptions{});
+  EXPECT_EQ(ids(r.findings), (V{"space-around-equals@3:error"}));
+  EXPECT_EQ(r.boot_order.line, 2);
+  EXPECT_EQ(r.boot_order.text, "0xf14");
+  ASSERT_TRUE(r.boot_order.order);
+  EXPECT_EQ(r.boot_order.order->value, 0xf14u);
+}
+
+// A space after '=' is kept in the value, which is then no 0x hex number.
+TEST(ConfigVerdict, SpaceAfterEqualsIsPartOfTheValue) {
+  CheckInput in;
+  in.config_text = "[all]\nBOOT_ORDER=0xf41\nBOOT_ORDER= 0xf14\n";
+  auto r = check_config(in, CheckOptions{});
+  EXPECT_EQ(ids(r.findings),
+            (V{"space-around-equals@3:error", "duplicate-key@3:warning", "boot-order-format@3:error"}));
+  EXPECT_EQ(r.boot_order.line, 3);
+  EXPECT_EQ(r.boot_order.text, " 0xf14");
+  EXPECT_FALSE(r.boot_order.order);
+  EXPECT_EQ(r.findings[0].message,
+            "spaces after '=' in \"BOOT_ORDER= 0xf14\": the bootloader does not ignore them and takes \" 0xf14\" as "
+            "the value");
+}
+
+// An inline comment is part of the value: BOOT_ORDER "0xf14 # usb first" is invalid, and the
+// summary shows that value, not 0xf14.
+TEST(ConfigVerdict, InlineCommentMakesTheValueInvalid) {
+  CheckInput in;
+  in.config_text = "[all]\nBOOT_ORDER=0xf41\nBOOT_ORDER=0xf14 # usb first\n";
+  auto r = check_config(in, CheckOptions{});
+  EXPECT_EQ(ids(r.findings), (V{"inline-comment@3:error", "duplicate-key@3:warning", "boot-order-format@3:error"}));
+  EXPECT_EQ(r.boot_order.line, 3);
+  EXPECT_EQ(r.boot_order.text, "0xf14 # usb first");
+  EXPECT_FALSE(r.boot_order.order);
+  EXPECT_EQ(r.findings[2].message, "BOOT_ORDER \"0xf14 # usb first\" contains ' ', which is not a hex digit");
+}
+
+// Trial 5 finding 10: a UTF-8 byte order mark is named, with how to remove it (the seed check wording).
+TEST(ConfigSyntax, ByteOrderMarkIsNamed) {
+  auto c = parse_config("\xEF\xBB\xBF[all]\nBOOT_ORDER=0xf41\n");
+  const auto f = check_syntax(c);
+  EXPECT_EQ(ids(f), (V{"invalid-line@1:error"}));
+  EXPECT_EQ(f[0].message,
+            "the config starts with a UTF-8 byte order mark (bytes EF BB BF) before '[all]': the bootloader reads "
+            "those bytes as part of the line, so it does not read it as \"[all]\"");
+  EXPECT_EQ(f[0].fix, "save the file as UTF-8 without a byte order mark (e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)");
 }
 
 TEST(ConfigParser, HashInsideAValueIsNotAComment) {
@@ -111,9 +175,9 @@ TEST(ConfigParser, NoFinalNewlineAndEmptyInput) {
 TEST(ConfigSyntax, ParsingRecordsWhatTheSyntaxPassReports) {
   auto c = parse_config("[all]\nBOOT_UART = 0\nBOOT_ORDER=0xf14\n");
   EXPECT_TRUE(c.lines[1].spaced_equals);
-  EXPECT_EQ(c.lines[1].value, "0");
+  EXPECT_EQ(c.lines[1].kind, LineKind::SpacedKey);
   EXPECT_EQ(ids(check_syntax(c)), (V{"space-around-equals@2:error"}));
-  // check_config runs the syntax pass before the other rules.
+  // check_config runs the syntax pass before the other rules; the line sets nothing for them.
   CheckInput in;
   in.config_text = c.text;
   EXPECT_EQ(ids(check_config(in, CheckOptions{}).findings), (V{"space-around-equals@2:error"}));

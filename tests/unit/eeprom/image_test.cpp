@@ -1,15 +1,19 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "eeprom/check.hpp"
 #include "eeprom/edit.hpp"
 #include "eeprom/image.hpp"
+#include "eeprom/input.hpp"
 #include "support/eeprom_fixture.hpp"
 #include "support/testsupport.hpp"
 
 using namespace piprov::eeprom;
 using piprov::Error;
 using piprov::ErrorKind;
+using piprov::eeprom::test::ids;
 using piprov::eeprom::test::make_image;
 
 namespace {
@@ -217,3 +221,28 @@ INSTANTIATE_TEST_SUITE_P(
       std::string n = info.param.file;
       return n.substr(0, 4) + "_" + n.substr(14, 10).replace(4, 1, "_").replace(7, 1, "_");
     });
+
+// Trial 5 finding 11f: with --image, the set-boot-order fix names the image checked, not a generic
+// pieeprom.bin. The 2020-04-16 release embeds BOOT_ORDER=0x1 (SD only), so USB is missing.
+TEST(ImageCheck, SetBootOrderFixNamesTheCheckedImage) {
+  PIPROV_REQUIRE_SHARED(std::string("eeprom-images/2711-pieeprom-2020-04-16.bin"), path);
+  InputSource src;
+  src.image = path.string();
+  auto loaded = load_input(src);
+  CheckOptions opt;
+  opt.board = loaded.board;
+  opt.image = src.image;
+  auto r = check_config(loaded.input, opt);
+  auto it = std::find_if(r.findings.begin(), r.findings.end(),
+                         [](const auto& f) { return f.rule == "boot-order-missing-mode"; });
+  ASSERT_NE(it, r.findings.end()) << testing::PrintToString(ids(r.findings));
+  EXPECT_NE(it->fix.find("piprov eeprom set-boot-order 0xf14 --image " + path.string() + " --out new.bin"),
+            std::string::npos)
+      << it->fix;
+  EXPECT_EQ(it->fix.find("pieeprom.bin"), std::string::npos) << it->fix;
+  // A name the shell would split is quoted; without an image the command says pieeprom.bin.
+  EXPECT_EQ(set_boot_order_command("0xf14", "my images/p1.bin"),
+            "piprov eeprom set-boot-order 0xf14 --image 'my images/p1.bin' --out new.bin");
+  EXPECT_EQ(set_boot_order_command("0xf14", ""),
+            "piprov eeprom set-boot-order 0xf14 --image pieeprom.bin --out new.bin");
+}

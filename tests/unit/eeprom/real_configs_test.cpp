@@ -2,6 +2,7 @@
 // findings (rule id, line, severity) for a Pi 4 with --want usb unless noted.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <tuple>
 
 #include "eeprom/check.hpp"
@@ -354,4 +355,19 @@ TEST(RealConfigs, C30_Pi5ImageWithPi4AndPi5Sections) {
   EXPECT_TRUE(has("section-never-applies"));
   EXPECT_FALSE(has("key-wrong-board"));  // WAIT_FOR_POWER_BUTTON (Pi 5 only) sits under [pi5]
   EXPECT_FALSE(has("unknown-section"));
+}
+
+// Trial 5 finding 1 on a real config: a line "BOOT_ORDER =0xf14" appended to the 2020-09-03
+// default sets nothing (the bootloader reads the key "BOOT_ORDER "), so line 10's 0xf41 applies.
+TEST(RealConfigs, C01_SpacedKeyAppendedSetsNothing) {
+  REAL_CONFIG("01-default-2020-09-03.txt");
+  CheckInput in;
+  in.config_text = piprov::test::read_file(path) + "BOOT_ORDER =0xf14\n";
+  const int added = static_cast<int>(std::count(in.config_text.begin(), in.config_text.end(), '\n'));
+  CheckOptions opt;
+  auto r = check_config(in, opt);
+  EXPECT_EQ(ids(r.findings),
+            (V{"boot-order-wanted-not-first@10:info", "space-around-equals@" + std::to_string(added) + ":error"}));
+  EXPECT_EQ(r.boot_order.line, 10);
+  EXPECT_EQ(r.boot_order.text, "0xf41");
 }
