@@ -116,6 +116,15 @@ YAML::Node user_data_base(const NodeIdentity& n) {
   return load_map(n.user_data_base, n.user_data_file);
 }
 
+/// --dns on an interface: netplan's nameservers are per interface (netplan docs, YAML
+/// configuration: "nameservers"), so every interface piprov writes gets them.
+void add_nameservers(const NodeIdentity& n, YAML::Node& iface) {
+  if (n.dns.empty()) return;
+  std::vector<std::string> dns;
+  for (const auto& d : n.dns) dns.push_back(d.address());
+  iface["nameservers"]["addresses"] = texts(dns);
+}
+
 YAML::Node ethernet(const NodeIdentity& n) {
   YAML::Node eth;
   if (!n.address) {
@@ -132,11 +141,7 @@ YAML::Node ethernet(const NodeIdentity& n) {
       eth["routes"].push_back(route);
     }
   }
-  if (!n.dns.empty()) {
-    std::vector<std::string> dns;
-    for (const auto& d : n.dns) dns.push_back(d.address());
-    eth["nameservers"]["addresses"] = texts(dns);
-  }
+  add_nameservers(n, eth);
   eth["optional"] = true;
   return eth;
 }
@@ -144,6 +149,7 @@ YAML::Node ethernet(const NodeIdentity& n) {
 YAML::Node wifi(const NodeIdentity& n) {
   YAML::Node w;
   w["dhcp4"] = true;
+  add_nameservers(n, w);
   w["optional"] = true;
   YAML::Node ap;
   ap["password"] = text(n.wifi_psk);

@@ -138,6 +138,10 @@ std::string dry_run_text(const DryRunReport& r) {
                   r.stats.blocks_total == 0 ? "read " + format_bytes(r.stats.bytes_decoded)
                                             : fmt::format("{} of {} blocks decoded, {}", r.stats.blocks_decoded,
                                                           r.stats.blocks_total, format_bytes(r.stats.bytes_decoded)));
+  // The seed check's warnings, as the real run prints them (its errors refuse before this).
+  if (!r.seed_check.findings.empty())
+    out +=
+        "seed check (" + r.seed_check.validator + "):\n" + dry_run_indent(findings_text(r.seed_check.findings), "  ");
   for (const auto& t : r.targets) {
     out += t.target + ":\n";
     out += "  write: " + r.image + " -> " + t.target + "\n";

@@ -23,8 +23,7 @@ namespace {
 Error usage(const std::string& m) { return Error(ErrorKind::Usage, m); }
 
 void check_hostname(const std::string& name) {
-  static const std::regex label("[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?");
-  if (!std::regex_match(name, label))
+  if (!is_host_label(name))
     throw usage("--hostname: '" + name +
                 "' is not a host name (1-63 letters, digits and '-', not starting or ending with '-'; no dots)");
 }
@@ -125,7 +124,13 @@ NodeIdentity common_identity(const IdentityOptions& o) {
   n.password_hash = o.password_hash;
   n.timezone = o.timezone;
   if (!o.gateway.empty()) n.gateway = check_ip(o.gateway, false, "--gateway");
-  for (const auto& d : split_list(o.dns, "--dns")) n.dns.push_back(check_ip(d, false, "--dns"));
+  for (const auto& d : split_list(o.dns, "--dns")) {
+    n.dns.push_back(check_ip(d, false, "--dns"));
+    for (std::size_t i = 0; i + 1 < n.dns.size(); ++i)
+      if (n.dns[i].family == n.dns.back().family && n.dns[i].bytes == n.dns.back().bytes)  // fd00::1 = FD00:0::1
+        throw usage("--dns: " + n.dns.back().address() + " is given twice ('" + join(o.dns, ",") +
+                    "'): give each name server once");
+  }
   n.wifi_ssid = o.wifi_ssid;
   if (!o.wifi_country.empty()) n.wifi_country = check_wifi_country(o.wifi_country, "/usr/share/zoneinfo/iso3166.tab");
   if (!o.wifi_psk_file.empty())

@@ -83,13 +83,18 @@ void check_gateway(const IpValue& gateway, const IpValue& cidr);
 /// net/wireless/reg.c); rpi-imager writes both (raspberrypi/rpi-imager issues 1066, 1123).
 std::string check_wifi_country(const std::string& cc, const std::filesystem::path& iso3166_tab);
 
+/// True when `name` is one label of a host name (RFC 1123 section 2.1, RFC 952): 1-63 letters,
+/// digits and '-', not starting or ending with '-'.
+bool is_host_label(const std::string& name);
+
 /// Throws Error{Usage} unless `tz` is a zone name ("Europe/Berlin", "UTC")
 /// that names a TZif file (RFC 8536) under `zoneinfo` (the tz database,
 /// /usr/share/zoneinfo); with no such directory only the name's shape is checked.
 void check_timezone(const std::string& tz, const std::filesystem::path& zoneinfo);
 
-/// A WPA2/WPA3 passphrase (8-63 printable ASCII) or a 64-hex-digit PSK: the
-/// first line of `text` without surrounding white space. Throws Error{Usage}.
+/// A WPA2/WPA3 passphrase (8-63 printable ASCII, spaces included) or a 64-hex-digit PSK: the
+/// first line of `text` without its line end (\n or \r\n); leading and trailing spaces are kept,
+/// they are part of the passphrase (IEEE 802.11i). Throws Error{Usage}.
 std::string parse_wifi_psk(std::string_view text, const std::string& file);
 
 /// Validates every option and user file (Error{Usage} naming the option or

@@ -1,6 +1,6 @@
 // The identity options' single values (identity.hpp): the Wi-Fi country, the time zone, the
-// Wi-Fi passphrase. Sources: ISO 3166-1 (the tz database's iso3166.tab), RFC 8536 (TZif),
-// IEEE 802.11i (WPA passphrase 8-63 characters, or 64 hex digits).
+// Wi-Fi passphrase, a host name label. Sources: RFC 1123 2.1 (host names), ISO 3166-1 (the tz database's iso3166.tab),
+// RFC 8536 (TZif), IEEE 802.11i (WPA passphrase 8-63 characters, or 64 hex digits).
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -53,8 +53,15 @@ void check_timezone(const std::string& tz, const std::filesystem::path& zoneinfo
                                "): give a name as `timedatectl list-timezones` prints it, e.g. Europe/Berlin or UTC");
 }
 
+bool is_host_label(const std::string& name) {
+  static const std::regex label("[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?");
+  return std::regex_match(name, label);
+}
+
 std::string parse_wifi_psk(std::string_view text, const std::string& file) {
-  std::string psk(trim(text.substr(0, text.find('\n'))));
+  // Only the line end goes: a space is one of a passphrase's printable characters (IEEE 802.11i).
+  std::string psk(text.substr(0, text.find('\n')));
+  if (!psk.empty() && psk.back() == '\r') psk.pop_back();
   bool hex = psk.size() == 64 && std::all_of(psk.begin(), psk.end(), ::isxdigit);
   bool phrase = psk.size() >= 8 && psk.size() <= 63 &&
                 std::all_of(psk.begin(), psk.end(), [](char c) { return c >= 0x20 && c < 0x7f; });

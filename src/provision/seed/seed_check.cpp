@@ -32,9 +32,6 @@ constexpr const char* kSrcJudge =
     "cloud-init docs, \"cloud-init schema\" (the schema is the installed version's: "
     "cloudinit/config/schemas/schema-cloud-config-v1.json): "
     "https://cloudinit.readthedocs.io/en/latest/reference/cli.html#schema";
-constexpr const char* kSrcNoCloud =
-    "cloud-init docs, NoCloud datasource: "
-    "https://cloudinit.readthedocs.io/en/latest/reference/datasources/nocloud.html";
 
 /// cloud-init 22.4's `users_groups.user` keys and `chpasswd` keys: the rules
 /// of the partial check (no schema installed).
@@ -161,7 +158,7 @@ SeedCheck sc_user_data_start(const std::string& file, const SeedCheckOptions& o,
                                 : ci + " schema (" + s->path + ")";
   c.rules = {"seed-not-utf8",  "seed-user-data-empty", "seed-not-cloud-config",   "seed-yaml-invalid",
              "seed-not-a-map", "seed-yaml-date",       "seed-yaml-duplicate-key", "seed-schema-error"};
-  if (s) c.rules.insert(c.rules.end(), {"seed-unknown-key", "seed-deprecated-key"});
+  if (s) c.rules.insert(c.rules.end(), {"seed-unknown-key", "seed-cloud-init-version", "seed-deprecated-key"});
   c.rules.insert(c.rules.end(), {"seed-template-marker", "seed-clear-text-password"});
   if (o.image) c.rules.push_back("seed-judge-host");
   if (o.image && !(s && s->from_image))
@@ -247,44 +244,17 @@ SeedCheck check_user_data(std::string_view text, const std::string& file, const 
   }
   YamlDoc doc = yaml_to_json(root);
   seed_yaml_notes(doc, file, c.findings);
-  if (schema)
+  if (schema) {
     seed_schema_rules(*schema, doc, file, c.findings);
-  else
+    if (o.image && !schema->from_image)  // --image was given but holds no schema: no --image to suggest
+      for (auto& f : c.findings)
+        if (f.rule == "seed-cloud-init-version")
+          f.fix = "keep '" + f.key + "' only if the node's cloud-init is " + cloud_init_key_since(f.key) +
+                  " or later (the image gives no schema to judge by)";
+  } else
     sc_builtin_rules(doc, file, c.findings);
   seed_scan_markers(doc, file, c.findings);
   sc_passwords(doc, file, c.findings);
-  return c;
-}
-
-SeedCheck check_meta_data(std::string_view text, const std::string& file) {
-  SeedCheck c;
-  c.validator = "piprov's own rules";
-  c.rules = {"seed-yaml-invalid", "seed-not-a-map", "seed-meta-data-key-ignored", "seed-template-marker"};
-  auto loaded = seed_load(text, file, c.findings);
-  if (!loaded) return c;
-  const YAML::Node& root = *loaded;
-  if (root.IsNull()) return c;
-  if (!root.IsMap()) {
-    c.findings.push_back(seed_finding("seed-not-a-map", Severity::Error, root.Mark().line + 1, "", file,
-                                      "is not a YAML map of keys (cloud-init's NoCloud reads one)",
-                                      "make it a map (instance-id: ..., local-hostname: ...)", kSrcNoCloud));
-    return c;
-  }
-  YamlDoc doc = yaml_to_json(root);
-  seed_yaml_notes(doc, file, c.findings);
-  for (const auto& [k, _] : doc.value.items()) {
-    std::string dashed = k;
-    std::replace(dashed.begin(), dashed.end(), '_', '-');
-    if (dashed == k || (dashed != "instance-id" && dashed != "local-hostname" && dashed != "public-keys")) continue;
-    int line = seed_line(doc, k);
-    c.findings.push_back(seed_finding(
-        "seed-meta-data-key-ignored", Severity::Warning, line, k, file,
-        "cloud-init reads '" + dashed + "', not '" + k + "': this line is ignored" +
-            (dashed == "public-keys" ? std::string() : " (piprov sets " + dashed + " per disk anyway)"),
-        "delete line " + std::to_string(line) + (dashed == "public-keys" ? " or write '" + dashed + "'" : ""),
-        kSrcNoCloud));
-  }
-  seed_scan_markers(doc, file, c.findings);
   return c;
 }
 
@@ -322,7 +292,16 @@ SeedCheck check_seed(const NodeIdentity& n, const SeedCheckOptions& o) {
     }
     merge(std::move(net));
   }
-  if (!n.meta_data_file.empty()) merge(check_meta_data(n.meta_data_base, n.meta_data_file));
+  if (!n.meta_data_file.empty()) {
+    SeedCheck md = check_meta_data(n.meta_data_base, n.meta_data_file);
+    if (!n.hostname.empty())  // build_meta_data() writes --hostname's name over it
+      for (auto& f : md.findings)
+        if (f.rule == "seed-meta-data-hostname") {
+          f.severity = Severity::Warning;
+          f.message += " (--hostname " + n.hostname + " replaces it on this disk)";
+        }
+    merge(std::move(md));
+  }
   if (o.force)
     for (auto& f : all.findings)
       if (f.severity == Severity::Error && force_seed_overrides(f.rule)) {

@@ -59,6 +59,18 @@ std::string seed_type_mismatch(const nlohmann::json& schema_doc, const nlohmann:
 /// schema"; cloudinit/config/schema.py validate_cloudconfig_schema(): warnings at boot).
 std::string seed_unknown_key_effect(const std::string& key);
 
+/// The cloud-init release that first reads top-level key `key` ("25.2" for rpi), "" when piprov's
+/// table of keys newer than cloud-init 22.4 has no entry (cloud-init docs, Module reference).
+std::string cloud_init_key_since(const std::string& key);
+/// seed-cloud-init-version for a top-level `key` the schema of cloud-init `version` ("" = unknown)
+/// does not know but a newer cloud-init reads (cloud_init_key_since()): an error naming both
+/// versions when the schema is the image's (`from_image`: the node's cloud-init never applies it),
+/// else a warning that the node's cloud-init decides. std::nullopt when the key is in no such table
+/// or `version` reads it. `judge` names the schema ("cloud-init 24.1's schema, read from the image").
+std::optional<Finding> seed_newer_key_finding(const std::string& key, const std::string& version,
+                                              const std::string& judge, bool from_image, int line,
+                                              const std::string& file);
+
 /// The fix for an unknown key: the nearest of `known` (edit distance < 4)
 /// as "did you mean", and a pointer to --password-hash for password keys.
 std::string seed_unknown_key_fix(const std::string& key, const std::set<std::string>& known);

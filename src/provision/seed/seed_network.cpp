@@ -142,9 +142,6 @@ struct NetChecker {
               "IP family mismatch in route to " + nw_text(e["to"]) + " (netplan)",
               "use a gateway of the same IP version as 'to'", kSrcNetV2);
       }
-      if (e.contains("metric") && !(e["metric"].is_number_integer() && e["metric"].get<long long>() >= 0))
-        add("seed-network-route", Severity::Error, at + ".metric", "'metric' is not an unsigned integer",
-            "write e.g. metric: 100", kSrcNetV2);
     }
   }
 
@@ -194,10 +191,6 @@ struct NetChecker {
     if (!d.is_object())
       return add("seed-network-device", Severity::Error, path, "'" + path + "' is not a map of settings",
                  "write its settings as a map (dhcp4: true ...)", kSrcNetV2);
-    for (const char* b : {"dhcp4", "dhcp6", "optional", "critical", "accept-ra"})
-      if (d.contains(b) && !d[b].is_boolean())
-        add("seed-network-device", Severity::Error, path + "." + b,
-            "'" + std::string(b) + ": " + nw_text(d[b]) + "' is not a boolean", "write true or false", kSrcNetV2);
     if (d.contains("addresses")) v2_addresses(d["addresses"], path + ".addresses");
     for (const auto& [g, fam] : {std::pair<const char*, int>{"gateway4", 4}, {"gateway6", 6}}) {
       if (!d.contains(g)) continue;
@@ -252,6 +245,7 @@ struct NetChecker {
     detail::check_default_routes(defaults_, adder());
     detail::check_v2_references(net, adder());
     detail::check_v2_keys(net, adder());
+    detail::check_v2_types(net, adder());
   }
 
   /// seed-network-route: `v` at `at` must be a network (ADDR[/PREFIX]), never "default".

@@ -30,6 +30,12 @@ void check_v2_references(const nlohmann::json& net, const NetAdd& add);
 /// Source: netplan docs, YAML configuration.
 void check_v2_keys(const nlohmann::json& net, const NetAdd& add);
 
+/// seed-network-device (error): a boolean or unsigned integer key netplan parses (dhcp4, mtu,
+/// a VLAN's id 0-4094, a route's metric, a bond's min-links ...: the one table of netplan_key_types.cpp)
+/// holding another value, named with the key, the value and the range (netplan refuses the whole
+/// config: "invalid unsigned int value 'big'"). Source: netplan docs, YAML configuration; src/parse.c.
+void check_v2_types(const nlohmann::json& net, const NetAdd& add);
+
 /// The oldest netplan piprov judges a config against without an image: Ubuntu 20.04's at release
 /// (focal's netplan.io 0.99). Keys netplan reads from this version on pass without a finding.
 inline constexpr const char* kNetplanOldest = "0.99";

@@ -157,6 +157,14 @@ std::vector<DefaultRouteDecl> v1_default_routes(const nlohmann::json& net) {
   return out;
 }
 
+namespace {
+/// "two", "three" ... for a count of default routes (2 and more), digits past ten.
+std::string route_count_words(std::size_t n) {
+  static const char* const words[] = {"two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"};
+  return n >= 2 && n <= 10 ? words[n - 2] : std::to_string(n);
+}
+}  // namespace
+
 void check_default_routes(const std::vector<DefaultRouteDecl>& decls, const NetAdd& add) {
   std::map<std::tuple<int, std::string, std::string>, std::vector<const DefaultRouteDecl*>> seen;
   for (const auto& d : decls) seen[{d.family, d.table, d.metric}].push_back(&d);
@@ -184,9 +192,9 @@ void check_default_routes(const std::vector<DefaultRouteDecl>& decls, const NetA
       fix = "keep one: remove all but one of these routes (to: " + std::string(fam == 4 ? "0.0.0.0/0" : "\"::/0\"") +
             " is read by every netplan)";
     add("seed-network-default-route-conflict", Severity::Warning, second.at,
-        "Conflicting default route declarations for IPv" + std::to_string(fam) + " (table: " + table +
-            ", metric: " + metric + "), first declared in " + first.iface + " but also in " + second.iface +
-            " (netplan): " + list + " are two default routes" + (one_interface ? " on one interface" : ""),
+        "Conflicting default route declarations for IPv" + std::to_string(fam) + " (table: " + table + ", metric: " +
+            metric + "), first declared in " + first.iface + " but also in " + second.iface + " (netplan): " + list +
+            " are " + route_count_words(group.size()) + " default routes" + (one_interface ? " on one interface" : ""),
         fix, kSrcNetplanDefault);
   }
 }

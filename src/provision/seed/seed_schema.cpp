@@ -334,7 +334,8 @@ void sc_deprecations(const SchemaStore& s, const nlohmann::json& schema, const n
   }
 }
 
-void sc_schema_rules(const SchemaStore& s, const YamlDoc& doc, const std::string& file, Findings& out) {
+void sc_schema_rules(const SchemaStore& s, bool from_image, const YamlDoc& doc, const std::string& file,
+                     Findings& out) {
   sc_deprecations(s, s.doc, doc.value, "", doc, file, out, 0);
   const std::string& judge = s.judge;
   const std::string ci = "cloud-init" + (s.version.empty() ? std::string() : " " + s.version);
@@ -358,6 +359,10 @@ void sc_schema_rules(const SchemaStore& s, const YamlDoc& doc, const std::string
       // An unknown top-level key is seed-unknown-key whatever the schema (open before 23.4,
       // closed since: cloud-init PR 4562); deeper ones are the schema's errors.
       const bool top = p.path.size() == 1;
+      if (auto newer = top ? seed_newer_key_finding(key, s.version, judge, from_image, line, file) : std::nullopt) {
+        out.push_back(std::move(*newer));
+        continue;
+      }
       out.push_back(seed_finding(top ? "seed-unknown-key" : "seed-schema-error", Severity::Error, line, at, file,
                                  "'" + key + "' is not a key of " + where + " in " + judge +
                                      " (additionalProperties false): " + seed_unknown_key_effect(key),
@@ -377,12 +382,17 @@ void sc_schema_rules(const SchemaStore& s, const YamlDoc& doc, const std::string
     }
   }
   if (s.top_level_closed || !doc.value.is_object()) return;
-  for (const auto& [k, _] : doc.value.items())
-    if (!s.top_keys.count(k))
-      out.push_back(seed_finding("seed-unknown-key", Severity::Error, seed_line(doc, k), k, file,
-                                 "'" + k + "' is not a cloud-config key in " + judge + ": " + ci +
-                                     " ignores it (cloud-init 23.4 and later: " + seed_unknown_key_effect(k) + ")",
-                                 sc_unknown_key_fix(k, s.top_keys), kSrcTopLevel));
+  for (const auto& [k, _] : doc.value.items()) {
+    if (s.top_keys.count(k)) continue;
+    if (auto newer = seed_newer_key_finding(k, s.version, judge, from_image, seed_line(doc, k), file)) {
+      out.push_back(std::move(*newer));
+      continue;
+    }
+    out.push_back(seed_finding("seed-unknown-key", Severity::Error, seed_line(doc, k), k, file,
+                               "'" + k + "' is not a cloud-config key in " + judge + ": " + ci +
+                                   " ignores it (cloud-init 23.4 and later: " + seed_unknown_key_effect(k) + ")",
+                               sc_unknown_key_fix(k, s.top_keys), kSrcTopLevel));
+  }
 }
 
 }  // namespace
@@ -394,7 +404,7 @@ std::optional<LoadedSchema> seed_load_schema(const SeedCheckOptions& o, std::str
 }
 
 void seed_schema_rules(const LoadedSchema& s, const YamlDoc& doc, const std::string& file, Findings& out) {
-  sc_schema_rules(*s.store, doc, file, out);
+  sc_schema_rules(*s.store, s.from_image, doc, file, out);
 }
 
 std::string seed_unknown_key_fix(const std::string& key, const std::set<std::string>& known) {
