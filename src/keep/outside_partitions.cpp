@@ -106,7 +106,7 @@ std::string outside_region_line(const OutsideRegion& r) {
                                                : fmt::format("{} {} (from {} to {})", format_bytes(r.size), r.where,
                                                              format_bytes(r.offset), format_bytes(r.offset + r.size));
   if (r.read) return fmt::format("outside the partitions: {}: {}: read in full", span, r.why);
-  return fmt::format("unpartitioned: {}: not copied (zeros in the image)", span);
+  return fmt::format("unpartitioned: {}: not copied ({})", span, r.why.empty() ? "zeros in the image" : r.why);
 }
 
 nlohmann::json outside_regions_json(const std::vector<OutsideRegion>& regions) {

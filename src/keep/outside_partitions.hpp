@@ -29,7 +29,8 @@ struct OutsideRegion {
   std::uint64_t size = 0;    ///< bytes
   std::string where;         ///< "before partition 1", "between partitions 1 and 2", "after partition 2", ...
   bool read = false;         ///< read in full (true) or not read, zeros in the backup (false)
-  std::string why;           ///< why it is read ("the partition table and boot loader area"), "" when not read
+  std::string why;  ///< why it is read ("the partition table and boot loader area"); not read: "" (zeros in the
+                    ///< backup) or where it went instead ("cut from the image by --shrink")
 };
 
 /// The regions of a disk of `disk_bytes` outside the partitions of `table`

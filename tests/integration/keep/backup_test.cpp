@@ -253,6 +253,12 @@ TEST(Backup, ShrinkCutsTheLastExt4InTheImageNotOnTheDisk) {
   EXPECT_NE(j["shrink"].get<std::string>().find("partition 2 (ext4) shrunk from 240.0 MiB to "), std::string::npos)
       << j.dump();
   EXPECT_NE(j["shrink"].get<std::string>().find("does not grow back"), std::string::npos) << j.dump();
+  // The disk ends 1 MiB after partition 2: that MiB is not in the image at all.
+  ASSERT_EQ(j["outside_partitions"].size(), 2u) << j.dump();
+  EXPECT_EQ(j["outside_partitions"][1]["where"], "after partition 2");
+  EXPECT_EQ(j["outside_partitions"][1]["offset"].get<std::uint64_t>(), 257ull << 20);
+  EXPECT_FALSE(j["outside_partitions"][1]["read"].get<bool>());
+  EXPECT_EQ(j["outside_partitions"][1]["why"], "cut from the image by --shrink");
   // Written onto a disk: the table's entry ends where the file system does; it is clean and holds the files.
   auto dst = std::make_unique<LoopDevice>(tmp.path / "dst", 258ull << 20);
   write_json(out.string(), dst->path);
