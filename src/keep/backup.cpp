@@ -43,24 +43,38 @@ void refuse_mounted_source(const std::string& disk, const std::optional<WriteSub
                             disk, fmt::join(s->mounted, ", ")));
 }
 
-/// Refuses OUT on DISK: the same file, or a file system on DISK or one of its partitions.
-void refuse_out_on_source(const std::string& disk, const std::string& disk_name, const std::string& out) {
+/// Refuses OUT on DISK: the same file, the file behind a loop device DISK, or a file system on
+/// DISK or one of its partitions. Runs before the write guard, whose "detach it first" fix for a
+/// loop device's backing file would remove DISK itself.
+void refuse_out_on_source(const std::string& disk, const std::optional<WriteSubject>& source, const std::string& out) {
   std::error_code ec;
   fs::path dir = fs::absolute(out, ec).parent_path();
   struct stat dst {};
-  if (::stat(dir.c_str(), &dst) != 0) return;  // the guard named a missing directory already
-  const std::string why = fmt::format(
-      "{} is on {}, the disk being backed up: the backup would overwrite what it reads; write it to another disk", out,
-      disk);
-  if (!disk_name.empty()) {
-    if (disk_of_devno(dst.st_dev) == disk_name) throw Error(ErrorKind::Usage, why);
+  if (::stat(dir.c_str(), &dst) != 0) return;  // the guard names a missing directory
+  const std::string fix = "write OUT to another disk, or to another file name";
+  struct stat ost {};
+  const bool out_exists = ::stat(out.c_str(), &ost) == 0;
+  if (source && !source->disk.backing_file.empty() && out_exists) {
+    struct stat bst {};
+    if (::stat(source->disk.backing_file.c_str(), &bst) == 0 && bst.st_dev == ost.st_dev && bst.st_ino == ost.st_ino)
+      throw Error(ErrorKind::Usage,
+                  fmt::format("{} is the backing file of {}, the disk being backed up: the backup would overwrite "
+                              "what it reads; {}",
+                              out, disk, fix));
+  }
+  if (source && !source->disk.name.empty()) {
+    if (disk_of_devno(dst.st_dev) == source->disk.name)
+      throw Error(ErrorKind::Usage,
+                  fmt::format("{} is on {}, the disk being backed up: the backup would overwrite what it reads; "
+                              "write it to another disk",
+                              out, disk));
     return;
   }
-  struct stat sst {
-  }, ost{};
-  if (::stat(disk.c_str(), &sst) == 0 && ::stat(out.c_str(), &ost) == 0 && sst.st_dev == ost.st_dev &&
-      sst.st_ino == ost.st_ino)
-    throw Error(ErrorKind::Usage, fmt::format("{} is {} itself: give OUT another name", out, disk));
+  struct stat sst {};
+  if (::stat(disk.c_str(), &sst) == 0 && out_exists && sst.st_dev == ost.st_dev && sst.st_ino == ost.st_ino)
+    throw Error(
+        ErrorKind::Usage,
+        fmt::format("{} is {} itself: the backup would overwrite what it reads; give OUT another name", out, disk));
 }
 
 std::string backup_limit(const BackupResult& r) {
@@ -72,6 +86,25 @@ std::string backup_limit(const BackupResult& r) {
                      r.encode_threads);
 }
 
+/// Bytes of [b, e) within [wb, we).
+std::uint64_t backup_overlap(std::uint64_t b, std::uint64_t e, std::uint64_t wb, std::uint64_t we) {
+  const std::uint64_t lo = std::max(b, wb), hi = std::min(e, we);
+  return hi > lo ? hi - lo : 0;
+}
+
+/// A piece that was read, into the encoder: its ranges in `skip` (zeros: free or unpartitioned
+/// space) as zeros, so that a raw OUT has holes there too.
+void backup_write_with_holes(const image::WriteMap& skip, std::uint64_t at, std::size_t n,
+                             const std::vector<std::byte>& buf, const std::vector<std::byte>& zeros, Encoder& enc) {
+  std::uint64_t pos = at;
+  for (const image::ByteRange& g : skip.skipped_in(at, n)) {
+    if (g.begin > pos) enc.write(std::span<const std::byte>(buf.data() + (pos - at), g.begin - pos));
+    enc.zeros(std::span<const std::byte>(zeros.data(), g.size()));
+    pos = g.end;
+  }
+  if (at + n > pos) enc.write(std::span<const std::byte>(buf.data() + (pos - at), at + n - pos));
+}
+
 /// One read of a disk (or the shrunk copy) into an encoder: the used pieces
 /// through a ReaderFeed, wholly free ones as zeros.
 struct BackupPass {
@@ -79,11 +112,15 @@ struct BackupPass {
   BackupClock::time_point t0;
   bool first = true;
   double read_wait = 0;
-  std::uint64_t read_bytes = 0;      ///< from the disk (the first pass)
-  std::uint64_t not_read_bytes = 0;  ///< pieces wholly in free space, not read (the first pass)
+  std::uint64_t read_bytes = 0;        ///< from the disk (the first pass)
+  std::uint64_t not_read_bytes = 0;    ///< pieces wholly in free space or unpartitioned, not read (the first pass)
+  std::uint64_t not_read_outside = 0;  ///< of those, the bytes outside every partition (the first pass)
   unsigned threads = 0;
 
-  void run(image::ImageReader& reader, const image::SkipFilter& filter, Encoder& enc) {
+  /// `skip`: free space and the unpartitioned space not read (merge_skip_map()), zeros in OUT (holes in a raw
+  /// OUT, also inside a piece that is read); `unpartitioned`: the regions of it outside every partition.
+  void run(image::ImageReader& reader, const image::WriteMap& skip, const std::vector<OutsideRegion>& outside,
+           Encoder& enc) {
     const std::uint64_t size = reader.size();
     auto report = [&](ProgressEvent::Kind kind, std::uint64_t done) {
       if (!o.progress) return;
@@ -96,10 +133,10 @@ struct BackupPass {
       e.target = o.out;
       o.progress(e);
     };
-    image::ReaderFeed feed(reader, &filter.map(), o.threads);
+    image::ReaderFeed feed(reader, &skip, o.threads);
     report(ProgressEvent::Kind::Begin, 0);
     std::vector<std::byte> buf(4u << 20), zeros(4u << 20);
-    std::uint64_t not_read = 0;
+    std::uint64_t not_read = 0, outside_not_read = 0;
     for (std::uint64_t at = 0; at < size;) {
       auto w0 = BackupClock::now();
       const std::size_t n = feed.fill(buf, at);
@@ -108,8 +145,10 @@ struct BackupPass {
       if (feed.wholly_skipped(at, n)) {
         enc.zeros(std::span<const std::byte>(zeros.data(), n));
         not_read += n;
+        for (const auto& r : outside)
+          if (!r.read) outside_not_read += backup_overlap(r.offset, r.offset + r.size, at, at + n);
       } else {
-        enc.write(std::span<const std::byte>(buf.data(), n));
+        backup_write_with_holes(skip, at, n, buf, zeros, enc);
       }
       at += n;
       report(ProgressEvent::Kind::Update, at);
@@ -119,18 +158,41 @@ struct BackupPass {
     if (first) {
       read_bytes = feed.stats().bytes_decoded;
       not_read_bytes = not_read;
+      not_read_outside = outside_not_read;
     }
     threads = feed.threads();
   }
 };
 
+/// What a pass does not read: the file systems' free space and the space outside every
+/// partition (outside_partitions.hpp), read from the disk's table and allocation maps.
+struct BackupSkip {
+  image::SkipFilter filter;
+  std::vector<OutsideRegion> outside;
+  image::WriteMap map;
+
+  BackupSkip(image::ImageReader& reader, const image::PartitionTable& table)
+      : filter([&reader](std::span<std::byte> out, std::uint64_t offset) { reader.read_at(out, offset); },
+               reader.size(), table) {
+    if (filter.note().empty()) {
+      std::vector<std::byte> gpt(512);
+      if (table.scheme == "gpt" && reader.size() >= 1024)
+        reader.read_at(gpt, 512);
+      else
+        gpt.clear();
+      outside = outside_partitions(table, reader.size(), gpt);
+    }
+    merge_skip_map(filter.map(), outside, map);
+  }
+};
+
 /// The last pass: into OUT (a temporary file renamed when complete), then OUT.sha256.
-void encode_out(const BackupOptions& o, OutFormat f, image::ImageReader& reader, const image::SkipFilter& filter,
+void encode_out(const BackupOptions& o, OutFormat f, image::ImageReader& reader, const BackupSkip& skip,
                 BackupPass& pass, BackupResult& r) {
   AtomicFile file(o.out);
   OutSink sink(file.fd(), o.out);
   auto enc = make_encoder(f, sink, o.threads, unit_bytes_for(reader.size()));
-  pass.run(reader, filter, *enc);
+  pass.run(reader, skip.map, skip.outside, *enc);
   file.commit();
   r.image_bytes = reader.size();
   r.sha256 = sink.sha256();
@@ -139,6 +201,7 @@ void encode_out(const BackupOptions& o, OutFormat f, image::ImageReader& reader,
   atomic_write(r.sha256_file, r.sha256 + "  " + fs::path(o.out).filename().string() + "\n");
   r.read_bytes = pass.read_bytes;
   r.skipped_bytes = pass.not_read_bytes;
+  r.unpartitioned_skipped_bytes = pass.not_read_outside;
   r.read_wait_seconds = pass.read_wait;
   r.encode_seconds = enc->busy_seconds();
   r.read_threads = pass.threads;
@@ -166,8 +229,8 @@ BackupResult run_backup(const BackupOptions& o) {
   refuse_out_not_a_file(o.out);
   const OutFormat f = out_format_for(o.out);
   const std::optional<WriteSubject> source = inspect_source_disk(o.disk);
+  refuse_out_on_source(o.disk, source, o.out);
   check_output_file(o.out, "OUT");
-  refuse_out_on_source(o.disk, source ? source->disk.name : "", o.out);
   refuse_mounted_source(o.disk, source);
   std::error_code ec;
   if (fs::exists(o.out, ec) && !o.replace)
@@ -189,10 +252,10 @@ BackupResult run_backup(const BackupOptions& o) {
   r.format = out_format_name(f);
   auto reader = image::open_disk_reader(o.disk);
   r.disk_bytes = reader->size();
-  image::SkipFilter filter([&reader](std::span<std::byte> out, std::uint64_t offset) { reader->read_at(out, offset); },
-                           reader->size(), image::read_partition_table(*reader, std::nullopt));
-  r.partitions = filter.partitions();
-  r.note = filter.note();
+  BackupSkip skip(*reader, image::read_partition_table(*reader, std::nullopt));
+  r.partitions = skip.filter.partitions();
+  r.note = skip.filter.note();
+  r.outside = skip.outside;
   refuse_damaged_source(r.partitions, o.disk, o.force, "back it up");
 
   const auto t0 = BackupClock::now();
@@ -202,18 +265,18 @@ BackupResult run_backup(const BackupOptions& o) {
     raw.emplace(fs::absolute(o.out).parent_path() / (fs::path(o.out).filename().string() + ".shrink"));
     OutSink raw_sink(raw->fd(), raw->temp_path().string());
     auto raw_enc = make_encoder(OutFormat::Raw, raw_sink, 1, unit_bytes_for(r.disk_bytes));
-    pass.run(*reader, filter, *raw_enc);
+    pass.run(*reader, skip.map, skip.outside, *raw_enc);
     reader.reset();
     ShrinkResult sr = shrink_last_partition(raw->temp_path().string());
     r.shrink_line = sr.line;
+    for (auto& region : r.outside)  // the image now ends after the last partition (and a GPT's backup)
+      if (!region.read && region.offset + region.size == r.disk_bytes) region.why = "cut from the image by --shrink";
     reader = image::open_disk_reader(raw->temp_path().string());
-    image::SkipFilter shrunk_filter(
-        [&reader](std::span<std::byte> out, std::uint64_t offset) { reader->read_at(out, offset); }, reader->size(),
-        image::read_partition_table(*reader, std::nullopt));
+    BackupSkip shrunk(*reader, image::read_partition_table(*reader, std::nullopt));
     pass.first = false;
-    encode_out(o, f, *reader, shrunk_filter, pass, r);
+    encode_out(o, f, *reader, shrunk, pass, r);
   } else {
-    encode_out(o, f, *reader, filter, pass, r);
+    encode_out(o, f, *reader, skip, pass, r);
   }
   r.seconds = backup_seconds_since(t0);
   r.limit = backup_limit(r);
@@ -223,12 +286,16 @@ BackupResult run_backup(const BackupOptions& o) {
 std::string backup_summary(const BackupResult& r) {
   const double rate = r.seconds > 0 ? double(r.disk_bytes) / r.seconds : 0;
   std::string s = fmt::format(
-      "backup: {} ({}) -> {} ({}, {}) in {} ({} of disk); read {}, skipped {} of free space (zeros in the image)",
+      "backup: {} ({}) -> {} ({}, {}) in {} ({} of disk); read {}, skipped {} of free space{} (zeros in the "
+      "image)",
       r.disk, format_bytes(r.disk_bytes), r.out, r.format, format_bytes(r.out_bytes), format_duration(r.seconds),
-      format_mib_s(rate), format_bytes(r.read_bytes), format_bytes(r.skipped_bytes));
+      format_mib_s(rate), format_bytes(r.read_bytes), format_bytes(r.skipped_bytes - r.unpartitioned_skipped_bytes),
+      r.unpartitioned_skipped_bytes ? fmt::format(" and {} unpartitioned", format_bytes(r.unpartitioned_skipped_bytes))
+                                    : "");
   for (const auto& p : r.partitions) {
     if (!p.full_reason.empty()) s += fmt::format("\npartition {}: {}: read in full", p.number, p.full_reason);
   }
+  for (const auto& o : r.outside) s += "\n" + outside_region_line(o);
   if (!r.note.empty()) s += fmt::format("\n{}: read in full", r.note);
   if (!r.shrink_line.empty()) s += fmt::format("\n{} (image {})", r.shrink_line, format_bytes(r.image_bytes));
   s += fmt::format("\nspeed: {}\nsha256: {} ({})", r.limit, r.sha256, r.sha256_file);
@@ -244,6 +311,7 @@ nlohmann::json backup_result_json(const BackupResult& r) {
           {"disk_bytes", r.disk_bytes},
           {"read_bytes", r.read_bytes},
           {"skipped_bytes", r.skipped_bytes},
+          {"unpartitioned_skipped_bytes", r.unpartitioned_skipped_bytes},
           {"out_bytes", r.out_bytes},
           {"image_bytes", r.image_bytes},
           {"shrink", r.shrink_line},
@@ -254,6 +322,7 @@ nlohmann::json backup_result_json(const BackupResult& r) {
           {"read_threads", r.read_threads},
           {"encode_threads", r.encode_threads},
           {"partitions", parts},
+          {"outside_partitions", outside_regions_json(r.outside)},
           {"note", r.note}};
 }
 

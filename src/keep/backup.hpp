@@ -14,6 +14,7 @@
 #include "core/progress.hpp"
 #include "image/reader_feed.hpp"
 #include "image/skip_filter.hpp"
+#include "keep/outside_partitions.hpp"
 
 namespace piprov::keep {
 
@@ -31,14 +32,17 @@ struct BackupResult {
   std::string disk, out, format;
   std::uint64_t disk_bytes = 0;  ///< the disk's size (OUT's decoded size)
   std::uint64_t read_bytes = 0;  ///< bytes read from the disk
-  /// Bytes not read: the 4 MiB pieces wholly in free space (zeros in OUT); read_bytes +
-  /// skipped_bytes = disk_bytes (free space inside a piece that is read counts as read, not here).
+  /// Bytes not read: the 4 MiB pieces wholly in free space or outside every partition (zeros in
+  /// OUT); read_bytes + skipped_bytes = disk_bytes (free space inside a piece that is read counts
+  /// as read, not here).
   std::uint64_t skipped_bytes = 0;
-  std::uint64_t out_bytes = 0;    ///< OUT's size
-  std::uint64_t image_bytes = 0;  ///< OUT's decoded size (disk_bytes unless --shrink cut it)
-  std::string shrink_line;        ///< --shrink: what was shrunk, and whether it grows back
-  std::string sha256;             ///< of OUT, as in OUT.sha256
-  std::string sha256_file;        ///< OUT.sha256
+  std::uint64_t unpartitioned_skipped_bytes = 0;  ///< of skipped_bytes, those outside every partition
+  std::vector<OutsideRegion> outside;             ///< the space outside every partition (outside_partitions.hpp)
+  std::uint64_t out_bytes = 0;                    ///< OUT's size
+  std::uint64_t image_bytes = 0;                  ///< OUT's decoded size (disk_bytes unless --shrink cut it)
+  std::string shrink_line;                        ///< --shrink: what was shrunk, and whether it grows back
+  std::string sha256;                             ///< of OUT, as in OUT.sha256
+  std::string sha256_file;                        ///< OUT.sha256
   double seconds = 0;
   double read_wait_seconds = 0;  ///< the encoder waited for the disk
   double encode_seconds = 0;     ///< compressing and writing OUT
@@ -49,9 +53,9 @@ struct BackupResult {
 };
 
 /// Backs DISK up into OUT. Refuses (Error{Usage}, nothing written): OUT
-/// with another name (encoder.hpp), OUT refused by the write guard
-/// (check_output_file), OUT on DISK itself or on a file system of one of
-/// DISK's partitions, an existing OUT or OUT.sha256 without `replace` (a
+/// with another name (encoder.hpp), OUT on DISK itself (the same file, the
+/// file behind a loop device DISK) or on a file system of one of DISK's
+/// partitions, OUT refused by the write guard (check_output_file), an existing OUT or OUT.sha256 without `replace` (a
 /// symlink OUT.sha256 is replaced by the rename, never followed), a DISK with a
 /// mounted file system (a live backup is not supported: issue 28), a file
 /// system marked with errors or needing journal recovery unless `force`.
@@ -66,8 +70,9 @@ BackupResult run_backup(const BackupOptions& o);
 std::string backup_summary(const BackupResult& r);
 
 /// `piprov backup --json`: {"schema": "piprov.backup/1", "disk", "out", "format", "disk_bytes",
-/// "read_bytes", "skipped_bytes", "out_bytes", "image_bytes", "shrink", "sha256", "sha256_file", "seconds", "limit",
-/// "partitions": [{"number", "fs", "label", "size", "skipped_bytes", "full_reason"}], "note"}.
+/// "read_bytes", "skipped_bytes", "unpartitioned_skipped_bytes", "out_bytes", "image_bytes", "shrink", "sha256",
+/// "sha256_file", "seconds", "limit", "partitions": [{"number", "fs", "label", "size", "skipped_bytes",
+/// "full_reason"}], "outside_partitions": [{"where", "offset", "size", "read", "why"}], "note"}.
 nlohmann::json backup_result_json(const BackupResult& r);
 
 }  // namespace piprov::keep
