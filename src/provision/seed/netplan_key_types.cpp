@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/finding.hpp"
 #include "provision/seed/seed_network_detail.hpp"
 
 namespace piprov::provision::detail {
@@ -98,7 +99,7 @@ std::string ntk_scalar(const nlohmann::json& v, bool* ok) {
   *ok = !v.is_object() && !v.is_array() && !v.is_null();
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
-  return v.dump();
+  return dump_json(v, -1);
 }
 
 std::string ntk_lower(std::string s) {
@@ -113,7 +114,7 @@ struct NetplanTypeChecker {
   void value(const NetplanTypedKey& k, const nlohmann::json& v, const std::string& at) {
     bool scalar = false;
     const std::string text = ntk_scalar(v, &scalar);
-    const std::string shown = "'" + std::string(k.key) + ": " + (scalar ? text : v.dump()) + "'";
+    const std::string shown = "'" + std::string(k.key) + ": " + (scalar ? text : dump_json(v, -1)) + "'";
     const std::string effect = ": netplan refuses the whole config and the node comes up without network, eth0 too";
     if (k.type == NetplanType::Bool) {
       static const char* const ok[] = {"true", "false", "yes", "no", "on", "off", "y", "n"};

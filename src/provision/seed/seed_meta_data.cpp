@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "core/finding.hpp"
 #include "core/strings.hpp"
 #include "provision/identity.hpp"
 #include "provision/seed/seed_check.hpp"
@@ -36,7 +37,7 @@ void sc_meta_data_values(const YamlDoc& doc, const std::string& file, Findings& 
   }
   if (!doc.value.contains("local-hostname")) return;
   const nlohmann::json& v = doc.value["local-hostname"];
-  const std::string name = v.is_string() ? v.get<std::string>() : v.dump();
+  const std::string name = v.is_string() ? v.get<std::string>() : dump_json(v, -1);
   bool ok = v.is_string() && !name.empty() && name.size() <= 253;
   for (const auto& label : split(name, '.')) ok = ok && is_host_label(std::string(label));
   if (!ok)
