@@ -93,8 +93,15 @@ CFG
   mkdir -p "$r/etc/systemd/system.conf.d" "$r/etc/systemd/system/ssh.service.d"
   printf '[Manager]\nDefaultTimeoutStartSec=600s\nDefaultDeviceTimeoutSec=600s\n' \
     > "$r/etc/systemd/system.conf.d/piprov-test.conf"
-  # sshd without cloud-init (the boot test's negative case) still gets host keys.
-  printf '[Service]\nExecStartPre=-/usr/bin/ssh-keygen -A\n' > "$r/etc/systemd/system/ssh.service.d/piprov-test.conf"
+  # sshd without cloud-init (the boot test's negative case) still gets a host
+  # key: ed25519 only, when missing. Not `ssh-keygen -A`: after cloud-init made
+  # its ed25519 and ecdsa keys (ssh_genkeytypes above) it made an RSA key too,
+  # 15 s of every boot under TCG; sshd starts with the host keys it finds
+  # (sshd_config(5), HostKey).
+  cat > "$r/etc/systemd/system/ssh.service.d/piprov-test.conf" <<'UNIT'
+[Service]
+ExecStartPre=-/bin/sh -c 'test -e /etc/ssh/ssh_host_ed25519_key || exec /usr/bin/ssh-keygen -q -t ed25519 -N "" -f /etc/ssh/ssh_host_ed25519_key'
+UNIT
   # The metapackage pins one kernel version: keep only the versioned package, so
   # the boot test can install a newer one with apt.
   # The boot test repacks this package (from the .debs kept in rootfs-debs/).
