@@ -432,7 +432,11 @@ CheckReport check_boot(const CheckOptions& o) {
   detail::check_config_size(c, *text);
   if (auto ab = read_autoboot(o.boot_dir)) {
     for (auto& f : autoboot_lint(*ab, false)) r.findings.push_back(std::move(f));
-    if (ab->partition && *ab->partition > 0)
+    Findings wrong = ab->partition && *ab->partition > 0
+                         ? detail::autoboot_partition_findings(o, *ab->partition, ab->partition_line)
+                         : Findings{};
+    for (auto& f : wrong) r.findings.push_back(std::move(f));
+    if (ab->partition && *ab->partition > 0 && wrong.empty())
       Ctx::locate(c.add(Severity::Info, "autoboot-config-unused",
                         "autoboot.txt sends the bootloader to partition " + std::to_string(*ab->partition) +
                             ": this config.txt boots only if " + o.boot_dir.string() + " is partition " +

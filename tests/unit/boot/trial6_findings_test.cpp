@@ -142,3 +142,56 @@ TEST(Trial6Boot, DotDotNeverLeavesThePartition) {
   EXPECT_FALSE(r.ok());
 }
 
+// Finding 2: autoboot.txt beside config.txt whose boot_partition= is missing or not FAT on the disk
+// (or image) BOOT_DIR is on is an error, as for a BOOT_DIR holding only autoboot.txt; not "OK".
+TEST(Trial6Boot, AutobootBesideConfigJudgedByTheDisk) {
+  TempDir t;
+  const auto boot = t6_boot(t.path, "", "[all]\narm_boost=1\n");
+  write_file(boot / "autoboot.txt", "[all]\ntryboot_a_b=1\nboot_partition=3\n");
+  piprov::Disk disk;
+  disk.path = "ab.img";
+  for (int n : {1, 2}) {
+    piprov::Partition p;
+    p.number = n;
+    p.path = "ab.img partition " + std::to_string(n);
+    p.fstype = n == 1 ? "vfat" : "ext2/3/4";
+    p.partuuid = "6c586e13-0" + std::to_string(n);
+    disk.partitions.push_back(p);
+  }
+  piprov::boot::CheckOptions o{.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4};
+  o.disk = disk;
+  auto r = piprov::boot::check_boot(o);
+  const auto* missing = t6_find(r, "autoboot-partition-missing");
+  ASSERT_NE(missing, nullptr) << t6_all(r);
+  EXPECT_EQ(missing->severity, piprov::Severity::Error);
+  EXPECT_EQ(missing->line, 3);
+  EXPECT_EQ(missing->message,
+            "autoboot.txt boot_partition=3, but ab.img has no partition 3 (partitions: 1 (vfat), 2 (ext2/3/4))");
+  EXPECT_EQ(t6_find(r, "autoboot-config-unused"), nullptr) << t6_all(r);
+  EXPECT_FALSE(r.ok());
+
+  write_file(boot / "autoboot.txt", "[all]\nboot_partition=2\n");
+  r = piprov::boot::check_boot(o);
+  const auto* not_fat = t6_find(r, "autoboot-partition-not-fat");
+  ASSERT_NE(not_fat, nullptr) << t6_all(r);
+  EXPECT_EQ(not_fat->line, 2);
+  EXPECT_EQ(not_fat->message,
+            "partition 2 (ab.img partition 2) named by autoboot.txt is ext2/3/4, not FAT: the "
+            "bootloader boots only FAT12/16/32");
+  EXPECT_FALSE(r.ok());
+
+  // Partition 1, FAT: only the info that this config.txt boots if BOOT_DIR is that partition.
+  write_file(boot / "autoboot.txt", "[all]\nboot_partition=1\n");
+  r = piprov::boot::check_boot(o);
+  EXPECT_EQ(t6_find(r, "autoboot-partition-missing"), nullptr) << t6_all(r);
+  EXPECT_EQ(t6_find(r, "autoboot-partition-not-fat"), nullptr) << t6_all(r);
+  EXPECT_NE(t6_find(r, "autoboot-config-unused"), nullptr) << t6_all(r);
+
+  // Without the disk (a bare boot dir) piprov cannot tell: the info, as before.
+  write_file(boot / "autoboot.txt", "[all]\nboot_partition=3\n");
+  o.disk.reset();
+  r = piprov::boot::check_boot(o);
+  EXPECT_EQ(t6_find(r, "autoboot-partition-missing"), nullptr) << t6_all(r);
+  EXPECT_NE(t6_find(r, "autoboot-config-unused"), nullptr) << t6_all(r);
+}
+
