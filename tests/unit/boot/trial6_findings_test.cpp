@@ -195,3 +195,46 @@ TEST(Trial6Boot, AutobootBesideConfigJudgedByTheDisk) {
   EXPECT_NE(t6_find(r, "autoboot-config-unused"), nullptr) << t6_all(r);
 }
 
+// Finding 4: a UTF-8 byte order mark before cmdline.txt's first parameter is named, with the fix that
+// removes it, not "add root=" (root= is there, after the mark).
+TEST(Trial6Boot, CmdlineBomIsNamed) {
+  TempDir t;
+  const auto boot = t6_boot(t.path, "", "[all]\narm_boost=1\n");
+  write_file(boot / "cmdline.txt", "\xEF\xBB\xBFroot=PARTUUID=6c586e13-02 console=tty1 rootwait\n");
+  auto r = t6_check(boot, PiBoard::Pi4);
+  const auto* bom = t6_find(r, "cmdline-utf8-bom");
+  ASSERT_NE(bom, nullptr) << t6_all(r);
+  EXPECT_EQ(bom->severity, piprov::Severity::Error);
+  EXPECT_EQ(bom->message,
+            "cmdline.txt starts with a UTF-8 byte order mark (bytes EF BB BF) before 'root=PARTUUID=6c586e13-02': the "
+            "firmware passes it on, so the kernel does not know its first parameter and 'root=PARTUUID=6c586e13-02' "
+            "is lost");
+  EXPECT_EQ(bom->fix, "save the file as UTF-8 without a byte order mark (e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' " +
+                          piprov::shell_quote((boot / "cmdline.txt").string()) + ")");
+  EXPECT_EQ(t6_find(r, "cmdline-no-root"), nullptr) << t6_all(r);
+  EXPECT_FALSE(r.ok());
+}
+
+// Finding 4: config.txt with a mark before a comment (a warning) or a setting (an error: the
+// firmware does not skip it, so kernel= is a key it does not know and the default kernel boots).
+TEST(Trial6Boot, ConfigBomIsNamed) {
+  TempDir t;
+  const auto boot = t6_boot(t.path, "", "\xEF\xBB\xBF# For more options and information see\n[all]\narm_boost=1\n");
+  auto r = t6_check(boot, PiBoard::Pi4);
+  const auto* bom = t6_find(r, "config-utf8-bom");
+  ASSERT_NE(bom, nullptr) << t6_all(r);
+  EXPECT_EQ(bom->severity, piprov::Severity::Warning);
+  EXPECT_EQ(bom->line, 1);
+  EXPECT_EQ(t6_find(r, "config-bare-key"), nullptr) << t6_all(r);
+
+  write_file(boot / "config.txt", "\xEF\xBB\xBFkernel=nope.img\n[all]\narm_boost=1\n");
+  r = t6_check(boot, PiBoard::Pi4);
+  bom = t6_find(r, "config-utf8-bom");
+  ASSERT_NE(bom, nullptr) << t6_all(r);
+  EXPECT_EQ(bom->severity, piprov::Severity::Error);
+  EXPECT_EQ(bom->message,
+            "config.txt starts with a UTF-8 byte order mark (bytes EF BB BF) before 'kernel=nope.img': "
+            "the firmware reads line 1 with it, so 'kernel=nope.img' sets nothing");
+  EXPECT_EQ(r.resolved.kernel, "kernel8.img");  // what the firmware boots: the default
+  EXPECT_FALSE(r.ok());
+}
