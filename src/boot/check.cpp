@@ -85,7 +85,8 @@ UbootRoot uboot_root(const Ctx& c) {
 
 void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
   c.r.cmdline_file = c.r.resolved.cmdline;
-  auto text = read_file_if_exists(c.o.boot_dir / c.r.cmdline_file);
+  const auto cmdline_path = partition_file(c.o.boot_dir, c.r.cmdline_file);
+  auto text = cmdline_path && is_file(*cmdline_path) ? read_file_if_exists(*cmdline_path) : std::nullopt;
   if (!text) {
     std::string fix = "create " + c.r.cmdline_file + " with one line, e.g. console=tty1 root=" + root_example(c) +
                       " rootfstype=ext4 rootwait";
@@ -98,6 +99,18 @@ void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
               ") does not exist",
           fix, "Raspberry Pi documentation, config_txt: boot options (cmdline, os_prefix)");
     return;
+  }
+  // A UTF-8 byte order mark (some Windows editors save one) is not skipped: the kernel gets it as part
+  // of the first parameter, which it then does not know (Linux Documentation/admin-guide/kernel-parameters).
+  if (text->starts_with(kUtf8Bom)) {
+    text->erase(0, kUtf8Bom.size());
+    const std::string first = text->substr(0, text->find_first_of(" \t\r\n"));
+    c.add(Severity::Error, "cmdline-utf8-bom",
+          c.r.cmdline_file + " " + utf8_bom_words(first) +
+              ": the firmware passes it on, so the kernel does not know its first parameter and '" + first +
+              "' is lost",
+          utf8_bom_fix((c.o.boot_dir / c.r.cmdline_file).string()),
+          "Raspberry Pi documentation, config_txt: cmdline; Unicode Standard 3.10 (D94, byte order mark)");
   }
   out = CmdlineTxt::parse(*text);
   for (auto f : out->lint()) {
@@ -420,6 +433,23 @@ CheckReport check_boot(const CheckOptions& o) {
   Ctx c{o, r, shell_quote(o.boot_dir.string()), "", short_board(r.resolved.board)};
   c.patch_cmd =
       o.image.empty() ? "piprov boot patch " + c.boot_q : "piprov provision " + shell_quote(o.image) + " DISK";
+  // A UTF-8 byte order mark is not skipped by the firmware: line 1 is read with it, so a setting there
+  // is a key the firmware does not know. Named once here; the other rules judge the lines without it.
+  std::optional<Finding> config_bom;
+  if (text->starts_with(kUtf8Bom)) {
+    text->erase(0, kUtf8Bom.size());
+    const std::string line1(trim(text->substr(0, text->find('\n'))));
+    const bool setting = !line1.empty() && line1.front() != '#';
+    config_bom = Finding{"config-utf8-bom",
+                         setting ? Severity::Error : Severity::Warning,
+                         1,
+                         "",
+                         std::string(kConfigTxt) + " " + utf8_bom_words(line1) +
+                             (setting ? ": the firmware reads line 1 with it, so '" + line1 + "' sets nothing"
+                                      : ": harmless before a comment, but a setting put on line 1 would set nothing"),
+                         utf8_bom_fix((o.boot_dir / kConfigTxt).string()),
+                         "Raspberry Pi documentation, config_txt: file format"};
+  }
   auto config = ConfigTxt::parse(*text);
   auto loader = include_loader(o.boot_dir);
   r.firmware = is_bcm2712(r.resolved.board)
@@ -428,10 +458,15 @@ CheckReport check_boot(const CheckOptions& o) {
   detail::check_kernel(c);
   detail::check_initramfs(c);
   detail::check_config_tree(c, config, kConfigTxt, loader, 0);
+  if (config_bom) r.findings.push_back(*config_bom);
   detail::check_config_size(c, *text);
   if (auto ab = read_autoboot(o.boot_dir)) {
     for (auto& f : autoboot_lint(*ab, false)) r.findings.push_back(std::move(f));
-    if (ab->partition && *ab->partition > 0)
+    Findings wrong = ab->partition && *ab->partition > 0
+                         ? detail::autoboot_partition_findings(o, *ab->partition, ab->partition_line)
+                         : Findings{};
+    for (auto& f : wrong) r.findings.push_back(std::move(f));
+    if (ab->partition && *ab->partition > 0 && wrong.empty())
       Ctx::locate(c.add(Severity::Info, "autoboot-config-unused",
                         "autoboot.txt sends the bootloader to partition " + std::to_string(*ab->partition) +
                             ": this config.txt boots only if " + o.boot_dir.string() + " is partition " +

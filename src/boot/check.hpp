@@ -17,6 +17,7 @@
 #include "boot/autoboot.hpp"
 #include "boot/layout.hpp"
 #include "boot/sync.hpp"
+#include "core/blockdev.hpp"
 #include "core/finding.hpp"
 
 namespace piprov::boot {
@@ -36,6 +37,10 @@ struct CheckOptions {
   /// patch` refuses an image, so fixes that patch say `piprov provision IMAGE DISK`, which writes
   /// the image and patches the disk.
   std::string image;
+  /// The partitions of the disk or image BOOT_DIR is on, when known (`boot check IMAGE`, provision;
+  /// --device DEV is probed instead): an autoboot.txt beside config.txt whose boot_partition is
+  /// missing or not FAT there is an error, as for a BOOT_DIR holding only autoboot.txt.
+  std::optional<Disk> disk;
 };
 
 /// What `boot check` made of a BOOT_DIR that holds only autoboot.txt (check_autoboot.cpp).

@@ -6,6 +6,7 @@
 
 #include "boot/autoboot.hpp"
 #include "boot/check.hpp"
+#include "boot/check_ctx.hpp"
 #include "boot/config_txt.hpp"
 #include "boot/fat_tools.hpp"
 #include "core/blockdev.hpp"
@@ -215,6 +216,27 @@ CheckReport autoboot_follow(const CheckOptions& o, const std::string& device, co
 }
 
 }  // namespace
+
+Findings detail::autoboot_partition_findings(const CheckOptions& o, int n, int line) {
+  std::optional<Disk> disk = o.disk;
+  if (!disk && o.device) {
+    try {
+      disk = probe_disk(*o.device);
+    } catch (const Error&) {
+      return {};  // --device itself is judged by the root= rules
+    }
+  }
+  if (!disk) return {};
+  const Partition* p = autoboot_partition(*disk, n);
+  const bool mbr = p && p->partuuid.size() == 11 && p->partuuid[8] == '-';
+  Findings out;
+  autoboot_partition_rules(out, *disk, p, n, mbr);
+  for (auto& f : out) {
+    f.key = "boot_partition";
+    f.line = line;  // autoboot.txt's line
+  }
+  return out;
+}
 
 CheckReport check_autoboot(const CheckOptions& o) {
   const Autoboot a = read_autoboot(o.boot_dir).value_or(Autoboot{});

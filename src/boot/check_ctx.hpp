@@ -81,4 +81,9 @@ std::string pi5_unsupported_fix(const Ctx& c);
 /// or initramfs the firmware loads, relative to BOOT_DIR) (fix text).
 std::string reinstall_kernel_fix(const Ctx& c, const std::string& file);
 
+/// autoboot.txt beside config.txt (boot_partition=N on line `line`): autoboot-partition-missing,
+/// -not-fat and -range against the disk of o.disk, or of --device (probed); nothing when neither is
+/// known. Raspberry Pi documentation, config_txt: autoboot.txt.
+Findings autoboot_partition_findings(const CheckOptions& o, int n, int line);
+
 }  // namespace piprov::boot::detail

@@ -28,7 +28,8 @@ constexpr const char* kArmstubDoc = "Raspberry Pi documentation, config_txt: arm
 
 bool boot_file_exists(const Ctx& c, const std::string& rel) {
   std::error_code ec;
-  return !rel.empty() && fs::is_regular_file(c.o.boot_dir / rel, ec);
+  const auto path = rel.empty() ? std::nullopt : partition_file(c.o.boot_dir, rel);
+  return path && fs::is_regular_file(*path, ec);
 }
 
 std::string line_note(const EffectiveValue& v) { return " (" + v.file + " line " + std::to_string(v.line) + ")"; }
@@ -214,12 +215,21 @@ void check_config_tree(Ctx& c, const ConfigTxt& config, const std::string& name,
       included.emplace_back(l.value, std::move(*inc));
       continue;
     }
-    Ctx::locate(c.add(Severity::Error, "include-missing",
-                      name + ": `include " + l.value + "` names a missing file: " + l.value + " does not exist in " +
-                          c.o.boot_dir.string(),
-                      "create " + l.value + " (empty, if it has nothing to add) or remove the include line",
-                      "Raspberry Pi documentation, config_txt: include"),
-                i + 1, "include");
+    // The firmware reads an include from the boot partition, a leading '/' meaning its root.
+    const auto rel = partition_relative(l.value);
+    Ctx::locate(
+        rel ? c.add(Severity::Error, "include-missing",
+                    name + ": `include " + l.value + "` names a missing file: " + *rel + " does not exist in " +
+                        c.o.boot_dir.string(),
+                    "create " + (c.o.boot_dir / *rel).string() +
+                        " (empty, if it has nothing to add) or remove the include line",
+                    "Raspberry Pi documentation, config_txt: include")
+            : c.add(Severity::Error, "include-missing",
+                    name + ": `include " + l.value + "` names a file outside the boot partition (its .. leaves " +
+                        c.o.boot_dir.string() + "): the firmware reads only files on the boot partition",
+                    "name a file on the boot partition or remove the include line",
+                    "Raspberry Pi documentation, config_txt: include"),
+        i + 1, "include");
   }
   // The files config.txt names (device_tree=, armstub=, the board's DTB) are its lines too: sorted
   // with them (docs/boot.md: "each in line order").

@@ -31,7 +31,7 @@ std::string kernel_missing_fix(const Ctx& c) {
   if (auto no_pi5 = pi5_unsupported_fix(c); !no_pi5.empty()) return no_pi5 + "; boot patch does not change that";
   if (patch_fixes_kernel(c.layout())) return patch_fix(c);
   if (c.layout() == LayoutId::Unknown)
-    return "put the kernel at " + (c.o.boot_dir / c.r.resolved.kernel).string() +
+    return "put the kernel at " + partition_file(c.o.boot_dir, c.r.resolved.kernel).value_or(c.o.boot_dir).string() +
            " or name yours with kernel= in config.txt";
   return reinstall_kernel_fix(c, c.r.resolved.kernel);
 }
@@ -75,7 +75,8 @@ struct KernelFile {
   const fs::path& boot;
   const std::string& name;
   std::string where;
-  fs::path path() const { return boot / name; }
+  /// The file on the partition; BOOT itself (no regular file) when NAME leaves it (partition_file).
+  fs::path path() const { return partition_file(boot, name).value_or(boot); }
 };
 
 /// A rule of the kernel check: adds its findings; true when the checks after
@@ -132,7 +133,8 @@ bool kernel_rule_uboot(Ctx& c, const KernelFile& k) {
     return true;
   }
   // boot patch refuses a cmdline without root= (Ubuntu's boot.scr adds none): say so first.
-  auto cmdline = read_file_if_exists(c.o.boot_dir / c.r.resolved.cmdline);
+  const auto cmdline_path = partition_file(c.o.boot_dir, c.r.resolved.cmdline);
+  auto cmdline = cmdline_path && is_file(*cmdline_path) ? read_file_if_exists(*cmdline_path) : std::nullopt;
   const bool no_root = cmdline && !CmdlineTxt::parse(*cmdline).get("root");
   c.add(Severity::Error, "kernel-uboot",
         "the " + c.board + " boots U-Boot, kernel=" + k.name + k.where + ", which cannot boot from USB mass storage",
@@ -278,7 +280,8 @@ void check_initramfs(Ctx& c) {
     return;
   }
   std::error_code ec;
-  if (rb.initramfs.empty() || fs::is_regular_file(c.o.boot_dir / rb.initramfs, ec)) return;
+  const auto initramfs_path = partition_file(c.o.boot_dir, rb.initramfs);
+  if (rb.initramfs.empty() || (initramfs_path && fs::is_regular_file(*initramfs_path, ec))) return;
   Ctx::locate(c.add(Severity::Error, "initramfs-file-missing",
                     "initramfs " + rb.initramfs + " (" + eff->file + " line " + std::to_string(eff->line) +
                         ") does not exist in " + c.o.boot_dir.string() +

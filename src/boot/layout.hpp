@@ -124,9 +124,20 @@ ResolvedBoot resolve_boot(const std::filesystem::path& boot_dir, const BootLayou
 
 /// A file a config.txt line names (kernel=, initramfs, cmdline=, device_tree=, a DTB), as a path
 /// relative to BOOT_DIR: `os_prefix` + name, but a name with a leading '/' is taken from the
-/// partition root without the prefix ("/cmdline.txt" -> "cmdline.txt"). Raspberry Pi
-/// documentation, config_txt: os_prefix.
+/// partition root without the prefix ("/cmdline.txt" -> "cmdline.txt"); the result is
+/// partition_relative() (as written when it leaves the partition: partition_file() refuses it).
+/// Raspberry Pi documentation, config_txt: os_prefix.
 std::string prefixed_path(const std::string& os_prefix, const std::string& name);
+
+/// NAME, a path the firmware reads from the boot partition (kernel=, cmdline=, include, os_prefix +
+/// a file name, device_tree=...), relative to the partition root: leading '/'s dropped (the firmware
+/// has no other root: "/abs/kernel8.img" is abs/kernel8.img on the partition), "." and ".." resolved;
+/// nullopt when ".." leaves the partition. Raspberry Pi documentation, config_txt: os_prefix, include.
+std::optional<std::string> partition_relative(std::string_view name);
+
+/// BOOT_DIR / partition_relative(NAME): the one way a file config.txt names is opened, so that no
+/// name reaches a file of the workstation outside BOOT_DIR; nullopt when NAME leaves the partition.
+std::optional<std::filesystem::path> partition_file(const std::filesystem::path& boot_dir, std::string_view name);
 
 /// What a missing-file finding says of os_prefix for the line `written` ("kernel=/kernel_2712.img",
 /// "initramfs /initrd.img followkernel") naming `name`: " (WRITTEN starts with /: os_prefix=P does not

@@ -52,9 +52,11 @@ void write_with_backup(const fs::path& file, const std::string& original, const 
 
 IncludeLoader include_loader(const fs::path& boot_dir) {
   return [boot_dir](const std::string& name) -> std::optional<ConfigTxt> {
-    if (name.empty() || name.find("..") != std::string::npos) return std::nullopt;
+    // "include /x.txt" is x.txt on the boot partition; a name leaving it is never read (partition_file).
+    const auto path = name.empty() ? std::nullopt : partition_file(boot_dir, name);
+    if (!path || !is_file(*path)) return std::nullopt;
     try {
-      auto text = read_file_if_exists(boot_dir / name);
+      auto text = read_file_if_exists(*path);
       if (!text) return std::nullopt;
       return ConfigTxt::parse(*text);
     } catch (const Error&) {

@@ -10,12 +10,19 @@ namespace fs = std::filesystem;
 namespace piprov::boot {
 namespace {
 
+/// A regular file NAME on the boot partition BOOT (false when NAME leaves it).
+bool partition_has_file(const fs::path& boot, const std::string& name) {
+  const auto p = partition_file(boot, name);
+  return p && is_file(*p);
+}
+
 // Raspberry Pi documentation, config_txt/boot: kernel. Pi 4 family: kernel8.img,
 // or kernel7l.img with arm_64bit=0; Pi 5 family: kernel_2712.img, and
 // kernel8.img when that is not present.
 std::string default_kernel(const fs::path& boot, const std::string& prefix, PiBoard board, bool arm64) {
   if (!is_bcm2712(board)) return arm64 ? "kernel8.img" : "kernel7l.img";
-  if (!is_file(boot / (prefix + "kernel_2712.img")) && is_file(boot / (prefix + "kernel8.img"))) return "kernel8.img";
+  if (!partition_has_file(boot, prefix + "kernel_2712.img") && partition_has_file(boot, prefix + "kernel8.img"))
+    return "kernel8.img";
   return "kernel_2712.img";
 }
 
@@ -31,12 +38,26 @@ std::string auto_initramfs_name(const std::string& kernel) {
 /// A file config.txt names, relative to BOOT_DIR: under os_prefix, unless it starts with '/'
 /// (Raspberry Pi documentation, config_txt: os_prefix: an absolute path is not prefixed).
 std::string resolve_prefixed(const std::string& prefix, const std::string& name) {
-  if (name.empty() || name.front() != '/') return prefix + name;
-  const auto first = name.find_first_not_of('/');
-  return first == std::string::npos ? std::string() : name.substr(first);
+  const std::string joined = name.empty() || name.front() != '/' ? prefix + name : name;
+  return partition_relative(joined).value_or(joined);
 }
 
 }  // namespace
+
+std::optional<std::string> partition_relative(std::string_view name) {
+  const auto first = name.find_first_not_of('/');
+  if (first == std::string_view::npos) return std::string();
+  const fs::path rel = fs::path(name.substr(first)).lexically_normal();
+  if (rel.empty() || rel == ".") return std::string();
+  if (*rel.begin() == "..") return std::nullopt;
+  return rel.generic_string();
+}
+
+std::optional<fs::path> partition_file(const fs::path& boot_dir, std::string_view name) {
+  auto rel = partition_relative(name);
+  if (!rel) return std::nullopt;
+  return rel->empty() ? boot_dir : boot_dir / *rel;
+}
 
 std::string prefixed_path(const std::string& os_prefix, const std::string& name) {
   return resolve_prefixed(os_prefix, name);
@@ -57,15 +78,17 @@ ResolvedBoot resolve_boot(const fs::path& boot, const BootLayout& layout, PiBoar
   const Board b = filter_board(board);
   ResolvedBoot r;
   r.board = board;
-  if (auto p = config.effective("os_prefix", b, loader)) r.os_prefix = p->value;
+  // The firmware prepends os_prefix to a name and reads the result from the partition: "/abs/" is abs/ there.
+  if (auto p = config.effective("os_prefix", b, loader))
+    r.os_prefix = p->value.substr(std::min(p->value.size(), p->value.find_first_not_of('/')));
   if (!is_bcm2712(board))
     if (auto a = config.effective("arm_64bit", b, loader)) r.arm_64bit = a->value != "0";
   r.kernel_line = config.effective("kernel", b, loader);
   r.kernel_default = !r.kernel_line;
   std::string name = r.kernel_line ? r.kernel_line->value : default_kernel(boot, r.os_prefix, board, r.arm_64bit);
   // "unless the expected kernel ... can be found at the new location/name, the prefix is ignored" (os_prefix).
-  if (!r.os_prefix.empty() && (name.empty() || name.front() != '/') && !is_file(boot / (r.os_prefix + name)) &&
-      is_file(boot / name)) {
+  if (!r.os_prefix.empty() && (name.empty() || name.front() != '/') && !partition_has_file(boot, r.os_prefix + name) &&
+      partition_has_file(boot, name)) {
     r.prefix_ignored = true;
     r.os_prefix.clear();
   }
@@ -77,12 +100,14 @@ ResolvedBoot resolve_boot(const fs::path& boot, const BootLayout& layout, PiBoar
     if (!file.empty()) r.initramfs = resolve_prefixed(r.os_prefix, file);
   } else if (auto ai = config.effective("auto_initramfs", b, loader); ai && ai->value == "1") {
     std::string file = auto_initramfs_name(name);
-    if (!file.empty() && is_file(boot / (r.os_prefix + file))) r.initramfs = r.os_prefix + file;
+    if (!file.empty() && partition_has_file(boot, r.os_prefix + file))
+      r.initramfs = resolve_prefixed(r.os_prefix, file);
   }
   r.cmdline_line = config.effective("cmdline", b, loader);
   r.cmdline = resolve_prefixed(
       r.os_prefix, r.cmdline_line && !r.cmdline_line->value.empty() ? r.cmdline_line->value : "cmdline.txt");
-  if (auto c = read_file_if_exists(boot / r.cmdline)) {
+  const auto cmdline_path = partition_file(boot, r.cmdline);
+  if (auto c = cmdline_path && is_file(*cmdline_path) ? read_file_if_exists(*cmdline_path) : std::nullopt) {
     const auto cmdline = CmdlineTxt::parse(*c);
     r.root = cmdline.get("root").value_or("");
     r.cmdline_args = cmdline.command_line();

@@ -15,6 +15,7 @@
 #include "core/strings.hpp"
 #include "image/disk_identity.hpp"
 #include "image/image_fs.hpp"
+#include "provision/seed/seed_network_detail.hpp"
 #include "provision/seed_notes.hpp"
 
 namespace piprov::provision {
@@ -353,8 +354,7 @@ std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std
   // The user's files are checked before anything is built or written.
   bool options_add = !o.hostnames.empty() || !o.user.empty() || !o.ssh_key_files.empty() || !o.timezone.empty();
   SeedCheck seed_check = check_seed(
-      common,
-      {.schema_path = "", .force = o.force_seed, .options_add_user_data = options_add, .image = std::move(image)});
+      common, {.schema_path = "", .force = o.force_seed, .options_add_user_data = options_add, .image = image});
   if (seed_check.refused()) throw Error(ErrorKind::Usage, refusal_text(seed_check), seed_check.findings);
   if (check) *check = seed_check;
   // --wifi-country next to the user's network-config: one country, and a note when only the cmdline carries it.
@@ -379,6 +379,8 @@ std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std
     if (n.network_config_base.empty()) {  // piprov's own network-config is judged like the user's
       SeedCheck own =
           check_network_config(plans.back().network_config, "network-config (piprov's, " + targets[i] + ")");
+      // judged by the image's netplan, as `seed check --image` judges the user's (it chose the keys written)
+      if (image) detail::judge_by_image_netplan(image->netplan_version, own.findings);
       if (own.refused()) throw Error(ErrorKind::Usage, refusal_text(own), own.findings);
       if (check) check->findings.insert(check->findings.end(), own.findings.begin(), own.findings.end());
     }

@@ -102,6 +102,23 @@ void ImageTree::read() {
         fmt::format("{:02x}{:02x}{:02x}{:02x}", std::to_integer<unsigned>(id[3]), std::to_integer<unsigned>(id[2]),
                     std::to_integer<unsigned>(id[1]), std::to_integer<unsigned>(id[0]));
   }
+  disk_.path = image;
+  for (const auto& e : table.parts) {
+    Partition p;
+    p.number = static_cast<int>(e.number);
+    p.path = fmt::format("{} partition {}", image, e.number);
+    p.start_bytes = e.offset;
+    p.size_bytes = e.size;
+    if (scheme_ == "dos") p.partuuid = fmt::format("{}-{:02x}", disk_id_, e.number);
+    std::byte magic[2]{};
+    if (e.kind == image::PartKind::Fat) {
+      p.fstype = "vfat";
+    } else if (random_access_ && e.size > 1082) {  // a sequential reader would decode the image twice for it
+      reader_->read_at(magic, e.offset + 1080);    // the ext superblock's magic 0xEF53 at byte 1024 + 56
+      if (magic[0] == std::byte{0x53} && magic[1] == std::byte{0xef}) p.fstype = "ext2/3/4";
+    }
+    disk_.partitions.push_back(std::move(p));
+  }
   auto boot = std::find_if(table.parts.begin(), table.parts.end(),
                            [](const image::PartitionEntry& p) { return p.kind == image::PartKind::Fat; });
   if (boot == table.parts.end()) {
@@ -170,8 +187,9 @@ ImageCheck check_image(const ImageCheckOptions& o) {
   c.options.root_dir = tree.root_dir();
   c.options.board = o.board;
   c.options.usb_ids = o.usb_ids;
-  c.options.scan_usb = false;  // the image is not this machine's disk
-  c.options.image = o.image;   // fixes that patch name provision, not `boot patch IMAGE`
+  c.options.scan_usb = false;    // the image is not this machine's disk
+  c.options.image = o.image;     // fixes that patch name provision, not `boot patch IMAGE`
+  c.options.disk = tree.disk();  // autoboot.txt's boot_partition is judged by the image's partitions
   c.report = boot::check_boot(c.options);
   for (auto& f : c.report.findings) {
     f.message = tree.named(f.message);

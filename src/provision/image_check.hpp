@@ -47,6 +47,9 @@ class ImageTree {
   const std::string& scheme() const { return scheme_; }
   const std::string& disk_id() const { return disk_id_; }
   image::ReaderStats stats() const { return reader_->stats(); }
+  /// The image's partitions as a Disk (path IMAGE, each "IMAGE partition N", fstype "vfat" for FAT,
+  /// "ext2/3/4" for an ext superblock, else ""): what boot::CheckOptions::disk judges autoboot.txt by.
+  const Disk& disk() const { return disk_; }
   /// `text` with the temporary directories named as "IMAGE partition N" and "IMAGE root fs", a path
   /// inside them after a colon: "IMAGE root fs: /etc/apt/apt.conf.d/...".
   std::string named(std::string text) const;
@@ -63,6 +66,7 @@ class ImageTree {
   unsigned boot_partition_ = 0;
   std::string root_note_, format_, note_, scheme_, disk_id_;
   bool random_access_ = false;
+  Disk disk_;
 };
 
 struct ImageCheckOptions {

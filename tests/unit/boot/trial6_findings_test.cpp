@@ -1,0 +1,240 @@
+// boot check on the sixth new-user trial of issue 29: `include /PATH` and `os_prefix=/PATH/` name
+// files on the boot partition (its root), never the workstation's; a `..` cannot leave the partition.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "boot/check.hpp"
+#include "boot/layout.hpp"
+#include "core/strings.hpp"
+#include "support/boot_fixture.hpp"
+#include "support/testsupport.hpp"
+
+namespace fs = std::filesystem;
+using piprov::PiBoard;
+using piprov::test::TempDir;
+using piprov::test::write_file;
+namespace bt = piprov::boot::test;
+
+namespace {
+
+piprov::boot::CheckReport t6_check(const fs::path& boot, PiBoard b) {
+  return piprov::boot::check_boot({.boot_dir = boot, .scan_usb = false, .board = b});
+}
+
+const piprov::Finding* t6_find(const piprov::boot::CheckReport& r, const std::string& rule) {
+  auto it = std::find_if(r.findings.begin(), r.findings.end(), [&](const auto& f) { return f.rule == rule; });
+  return it == r.findings.end() ? nullptr : &*it;
+}
+
+std::string t6_all(const piprov::boot::CheckReport& r) {
+  std::string s;
+  for (const auto& f : r.findings) s += f.rule + "@" + std::to_string(f.line) + ": " + f.message + " | " + f.fix + "\n";
+  return s;
+}
+
+/// A Pi 4 boot partition at DIR/boot whose files (kernel8.img, cmdline.txt, DTBs) are under `sub`
+/// ("" for the root), with CONFIG as config.txt.
+fs::path t6_boot(const fs::path& dir, const std::string& sub, const std::string& config) {
+  const fs::path boot = dir / "boot";
+  write_file(boot / "config.txt", config);
+  write_file(boot / sub / "kernel8.img", bt::fake_image(200000, 6));
+  write_file(boot / sub / "cmdline.txt", "console=tty1 root=PARTUUID=6c586e13-02 rootwait\n");
+  bt::write_dtbs(boot / sub, false);
+  return boot;
+}
+
+}  // namespace
+
+TEST(Trial6Boot, PartitionRelativeDropsTheRootAndRefusesLeaving) {
+  using piprov::boot::partition_relative;
+  EXPECT_EQ(partition_relative("/abs/kernel8.img"), "abs/kernel8.img");
+  EXPECT_EQ(partition_relative("//abs//x.txt"), "abs/x.txt");
+  EXPECT_EQ(partition_relative("slot-A/../kernel8.img"), "kernel8.img");
+  EXPECT_EQ(partition_relative("/"), "");
+  EXPECT_EQ(partition_relative("../host.txt"), std::nullopt);
+  EXPECT_EQ(partition_relative("/a/../../etc/passwd"), std::nullopt);
+  EXPECT_EQ(piprov::boot::partition_file("/b", "/var/tmp/x.txt"), fs::path("/b/var/tmp/x.txt"));
+  EXPECT_EQ(piprov::boot::partition_file("/b", "a/../../x"), std::nullopt);
+}
+
+// Finding 1 (b): os_prefix=/abs/ is abs/ on the partition: the kernel, cmdline and DTB there boot.
+TEST(Trial6Boot, AbsoluteOsPrefixIsOnThePartition) {
+  TempDir t;
+  const auto boot = t6_boot(t.path, "abs", "[all]\nos_prefix=/abs/\n");
+  auto r = t6_check(boot, PiBoard::Pi4);
+  EXPECT_EQ(r.resolved.kernel, "abs/kernel8.img");
+  EXPECT_EQ(r.resolved.cmdline, "abs/cmdline.txt");
+  EXPECT_EQ(r.resolved.root, "PARTUUID=6c586e13-02");
+  EXPECT_EQ(t6_find(r, "kernel-missing"), nullptr) << t6_all(r);
+  EXPECT_EQ(t6_find(r, "cmdline-missing"), nullptr) << t6_all(r);
+  EXPECT_EQ(t6_find(r, "dtb-missing"), nullptr) << t6_all(r);
+}
+
+// Finding 1 (a): os_prefix naming a workstation directory that holds a kernel is still read from
+// the partition, which has none: kernel-missing, and the fix names the path inside BOOT_DIR.
+TEST(Trial6Boot, AbsoluteOsPrefixNeverReadsTheWorkstation) {
+  TempDir t;
+  const fs::path host = t.path / "host";
+  write_file(host / "kernel8.img", bt::fake_image(200000, 7));
+  write_file(host / "cmdline.txt", "root=PARTUUID=11111111-02 rootwait\n");
+  const auto boot = t6_boot(t.path, "", "[all]\nos_prefix=" + host.string() + "/\n");
+  fs::remove(boot / "kernel8.img");
+  fs::remove(boot / "cmdline.txt");
+  auto r = t6_check(boot, PiBoard::Pi4);
+  const std::string rel = host.relative_path().string();
+  EXPECT_EQ(r.resolved.kernel, rel + "/kernel8.img");
+  EXPECT_EQ(r.resolved.root, "");  // the host's cmdline.txt is not read
+  const auto* k = t6_find(r, "kernel-missing");
+  ASSERT_NE(k, nullptr) << t6_all(r);
+  EXPECT_NE(k->fix.find((boot / rel / "kernel8.img").string()), std::string::npos) << k->fix;
+  EXPECT_NE(t6_find(r, "cmdline-missing"), nullptr) << t6_all(r);
+  EXPECT_FALSE(r.ok());
+}
+
+// Finding 1 (c): `include /PATH` reads PATH on the partition; a host file at that path is not read.
+TEST(Trial6Boot, AbsoluteIncludeIsOnThePartition) {
+  TempDir t;
+  const fs::path host = t.path / "hostfile.txt";
+  write_file(host, "secretline-not-a-setting\nkernel=fromhost.img\n");
+  const auto boot = t6_boot(t.path, "", "[all]\ninclude " + host.string() + "\ninclude /extra.txt\n");
+  write_file(boot / "extra.txt", "arm_boost=1\n");
+  auto r = t6_check(boot, PiBoard::Pi4);
+  EXPECT_EQ(r.resolved.kernel, "kernel8.img");
+  for (const auto& f : r.findings) EXPECT_EQ(f.message.find("secretline"), std::string::npos) << f.message;
+  const auto* inc = t6_find(r, "include-missing");
+  ASSERT_NE(inc, nullptr) << t6_all(r);
+  EXPECT_EQ(inc->line, 2);
+  const std::string rel = host.relative_path().string();
+  EXPECT_EQ(inc->message, "config.txt: `include " + host.string() + "` names a missing file: " + rel +
+                              " does not exist in " + boot.string());
+  EXPECT_EQ(inc->fix,
+            "create " + (boot / rel).string() + " (empty, if it has nothing to add) or remove the include line")
+      << inc->fix;
+  EXPECT_EQ(
+      std::count_if(r.findings.begin(), r.findings.end(), [](const auto& f) { return f.rule == "include-missing"; }),
+      1)
+      << t6_all(r);  // include /extra.txt is found on the partition
+
+  // Once the partition holds that path, its copy (not the host's) is read.
+  write_file(boot / rel, "kernel=onpart.img\n");
+  write_file(boot / "onpart.img", bt::fake_image(200000, 8));
+  r = t6_check(boot, PiBoard::Pi4);
+  EXPECT_EQ(r.resolved.kernel, "onpart.img");
+  EXPECT_EQ(t6_find(r, "include-missing"), nullptr) << t6_all(r);
+}
+
+// A `..` leaving the partition is never read: not by include, not by kernel=.
+TEST(Trial6Boot, DotDotNeverLeavesThePartition) {
+  TempDir t;
+  write_file(t.path / "host.txt", "secretline-not-a-setting\n");
+  write_file(t.path / "hostkernel.img", bt::fake_image(200000, 9));
+  const auto boot = t6_boot(t.path, "", "[all]\ninclude ../host.txt\nkernel=sub/../../hostkernel.img\n");
+  auto r = t6_check(boot, PiBoard::Pi4);
+  for (const auto& f : r.findings) EXPECT_EQ(f.message.find("secretline"), std::string::npos) << f.message;
+  const auto* inc = t6_find(r, "include-missing");
+  ASSERT_NE(inc, nullptr) << t6_all(r);
+  EXPECT_EQ(inc->message, "config.txt: `include ../host.txt` names a file outside the boot partition (its .. leaves " +
+                              boot.string() + "): the firmware reads only files on the boot partition");
+  EXPECT_NE(t6_find(r, "kernel-missing"), nullptr) << t6_all(r);
+  EXPECT_FALSE(r.ok());
+}
+
+// Finding 2: autoboot.txt beside config.txt whose boot_partition= is missing or not FAT on the disk
+// (or image) BOOT_DIR is on is an error, as for a BOOT_DIR holding only autoboot.txt; not "OK".
+TEST(Trial6Boot, AutobootBesideConfigJudgedByTheDisk) {
+  TempDir t;
+  const auto boot = t6_boot(t.path, "", "[all]\narm_boost=1\n");
+  write_file(boot / "autoboot.txt", "[all]\ntryboot_a_b=1\nboot_partition=3\n");
+  piprov::Disk disk;
+  disk.path = "ab.img";
+  for (int n : {1, 2}) {
+    piprov::Partition p;
+    p.number = n;
+    p.path = "ab.img partition " + std::to_string(n);
+    p.fstype = n == 1 ? "vfat" : "ext2/3/4";
+    p.partuuid = "6c586e13-0" + std::to_string(n);
+    disk.partitions.push_back(p);
+  }
+  piprov::boot::CheckOptions o{.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4};
+  o.disk = disk;
+  auto r = piprov::boot::check_boot(o);
+  const auto* missing = t6_find(r, "autoboot-partition-missing");
+  ASSERT_NE(missing, nullptr) << t6_all(r);
+  EXPECT_EQ(missing->severity, piprov::Severity::Error);
+  EXPECT_EQ(missing->line, 3);
+  EXPECT_EQ(missing->message,
+            "autoboot.txt boot_partition=3, but ab.img has no partition 3 (partitions: 1 (vfat), 2 (ext2/3/4))");
+  EXPECT_EQ(t6_find(r, "autoboot-config-unused"), nullptr) << t6_all(r);
+  EXPECT_FALSE(r.ok());
+
+  write_file(boot / "autoboot.txt", "[all]\nboot_partition=2\n");
+  r = piprov::boot::check_boot(o);
+  const auto* not_fat = t6_find(r, "autoboot-partition-not-fat");
+  ASSERT_NE(not_fat, nullptr) << t6_all(r);
+  EXPECT_EQ(not_fat->line, 2);
+  EXPECT_EQ(not_fat->message,
+            "partition 2 (ab.img partition 2) named by autoboot.txt is ext2/3/4, not FAT: the "
+            "bootloader boots only FAT12/16/32");
+  EXPECT_FALSE(r.ok());
+
+  // Partition 1, FAT: only the info that this config.txt boots if BOOT_DIR is that partition.
+  write_file(boot / "autoboot.txt", "[all]\nboot_partition=1\n");
+  r = piprov::boot::check_boot(o);
+  EXPECT_EQ(t6_find(r, "autoboot-partition-missing"), nullptr) << t6_all(r);
+  EXPECT_EQ(t6_find(r, "autoboot-partition-not-fat"), nullptr) << t6_all(r);
+  EXPECT_NE(t6_find(r, "autoboot-config-unused"), nullptr) << t6_all(r);
+
+  // Without the disk (a bare boot dir) piprov cannot tell: the info, as before.
+  write_file(boot / "autoboot.txt", "[all]\nboot_partition=3\n");
+  o.disk.reset();
+  r = piprov::boot::check_boot(o);
+  EXPECT_EQ(t6_find(r, "autoboot-partition-missing"), nullptr) << t6_all(r);
+  EXPECT_NE(t6_find(r, "autoboot-config-unused"), nullptr) << t6_all(r);
+}
+
+// Finding 4: a UTF-8 byte order mark before cmdline.txt's first parameter is named, with the fix that
+// removes it, not "add root=" (root= is there, after the mark).
+TEST(Trial6Boot, CmdlineBomIsNamed) {
+  TempDir t;
+  const auto boot = t6_boot(t.path, "", "[all]\narm_boost=1\n");
+  write_file(boot / "cmdline.txt", "\xEF\xBB\xBFroot=PARTUUID=6c586e13-02 console=tty1 rootwait\n");
+  auto r = t6_check(boot, PiBoard::Pi4);
+  const auto* bom = t6_find(r, "cmdline-utf8-bom");
+  ASSERT_NE(bom, nullptr) << t6_all(r);
+  EXPECT_EQ(bom->severity, piprov::Severity::Error);
+  EXPECT_EQ(bom->message,
+            "cmdline.txt starts with a UTF-8 byte order mark (bytes EF BB BF) before 'root=PARTUUID=6c586e13-02': the "
+            "firmware passes it on, so the kernel does not know its first parameter and 'root=PARTUUID=6c586e13-02' "
+            "is lost");
+  EXPECT_EQ(bom->fix, "save the file as UTF-8 without a byte order mark (e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' " +
+                          piprov::shell_quote((boot / "cmdline.txt").string()) + ")");
+  EXPECT_EQ(t6_find(r, "cmdline-no-root"), nullptr) << t6_all(r);
+  EXPECT_FALSE(r.ok());
+}
+
+// Finding 4: config.txt with a mark before a comment (a warning) or a setting (an error: the
+// firmware does not skip it, so kernel= is a key it does not know and the default kernel boots).
+TEST(Trial6Boot, ConfigBomIsNamed) {
+  TempDir t;
+  const auto boot = t6_boot(t.path, "", "\xEF\xBB\xBF# For more options and information see\n[all]\narm_boost=1\n");
+  auto r = t6_check(boot, PiBoard::Pi4);
+  const auto* bom = t6_find(r, "config-utf8-bom");
+  ASSERT_NE(bom, nullptr) << t6_all(r);
+  EXPECT_EQ(bom->severity, piprov::Severity::Warning);
+  EXPECT_EQ(bom->line, 1);
+  EXPECT_EQ(t6_find(r, "config-bare-key"), nullptr) << t6_all(r);
+
+  write_file(boot / "config.txt", "\xEF\xBB\xBFkernel=nope.img\n[all]\narm_boost=1\n");
+  r = t6_check(boot, PiBoard::Pi4);
+  bom = t6_find(r, "config-utf8-bom");
+  ASSERT_NE(bom, nullptr) << t6_all(r);
+  EXPECT_EQ(bom->severity, piprov::Severity::Error);
+  EXPECT_EQ(bom->message,
+            "config.txt starts with a UTF-8 byte order mark (bytes EF BB BF) before 'kernel=nope.img': "
+            "the firmware reads line 1 with it, so 'kernel=nope.img' sets nothing");
+  EXPECT_EQ(r.resolved.kernel, "kernel8.img");  // what the firmware boots: the default
+  EXPECT_FALSE(r.ok());
+}
