@@ -328,7 +328,7 @@ SeedCheck check_seed_files(const IdentityOptions& o, const std::string& image) {
 }
 
 std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std::string>& targets, SeedCheck* check,
-                                 std::shared_ptr<const ImageCloudInit> image) {
+                                 const std::shared_ptr<const ImageCloudInit>& image) {
   std::vector<SeedPlan> plans;
   if (o.force_seed && o.user_data_file.empty() && o.network_config_file.empty() && o.meta_data_file.empty())
     throw usage("--force-seed needs --user-data, --network-config or --meta-data (it writes a file the check refuses)");

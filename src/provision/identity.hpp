@@ -108,7 +108,8 @@ std::string parse_wifi_psk(std::string_view text, const std::string& file);
 /// cloud-init of the image the seeds go onto (SeedCheckOptions::image), the
 /// judge of the user's files.
 std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std::string>& targets,
-                                 SeedCheck* check = nullptr, std::shared_ptr<const ImageCloudInit> image = nullptr);
+                                 SeedCheck* check = nullptr,
+                                 const std::shared_ptr<const ImageCloudInit>& image = nullptr);
 
 /// `piprov seed check` (issue 29): the check plan_seeds() runs on the user's
 /// files (o.user_data_file, network_config_file, meta_data_file; --force-seed),
