@@ -85,8 +85,7 @@ UbootRoot uboot_root(const Ctx& c) {
 
 void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
   c.r.cmdline_file = c.r.resolved.cmdline;
-  const auto cmdline_path = partition_file(c.o.boot_dir, c.r.cmdline_file);
-  auto text = cmdline_path && is_file(*cmdline_path) ? read_file_if_exists(*cmdline_path) : std::nullopt;
+  auto text = read_partition_file(c.o.boot_dir, c.r.cmdline_file);
   if (!text) {
     std::string fix = "create " + c.r.cmdline_file + " with one line, e.g. console=tty1 root=" + root_example(c) +
                       " rootfstype=ext4 rootwait";

@@ -129,7 +129,12 @@ std::string autoboot_not_fat_fix(const Disk& disk, const Partition& p, int n) {
 
 /// autoboot-partition-missing, autoboot-partition-not-fat and
 /// autoboot-partition-range for boot_partition=`n` (`p`: that partition, or nullptr).
-void autoboot_partition_rules(Findings& out, const Disk& disk, const Partition* p, int n, bool mbr) {
+/// True when P is an MBR partition: its PARTUUID is the disk identifier and the number
+/// ("1234abcd-02", 11 characters), not a GPT GUID (UEFI 2.10, 5.3; Linux block/partitions/msdos.c).
+bool partition_is_mbr(const Partition* p) { return p && p->partuuid.size() == 11 && p->partuuid[8] == '-'; }
+
+void autoboot_partition_rules(Findings& out, const Disk& disk, const Partition* p, int n) {
+  const bool mbr = partition_is_mbr(p);
   if (!p) {
     out.push_back(autoboot_finding(Severity::Error, "autoboot-partition-missing",
                                    fmt::format("autoboot.txt boot_partition={}, but {} has no partition {} "
@@ -228,9 +233,8 @@ Findings detail::autoboot_partition_findings(const CheckOptions& o, int n, int l
   }
   if (!disk) return {};
   const Partition* p = autoboot_partition(*disk, n);
-  const bool mbr = p && p->partuuid.size() == 11 && p->partuuid[8] == '-';
   Findings out;
-  autoboot_partition_rules(out, *disk, p, n, mbr);
+  autoboot_partition_rules(out, *disk, p, n);
   for (auto& f : out) {
     f.key = "boot_partition";
     f.line = line;  // autoboot.txt's line
@@ -263,8 +267,8 @@ CheckReport check_autoboot(const CheckOptions& o) {
   if (!o.device) r.layout.evidence.push_back(o.boot_dir.string() + " is a vfat mount point on " + *device);
   const Disk disk = probe_disk(*device);
   const Partition* p = autoboot_partition(disk, n);
-  const bool mbr = p && p->partuuid.size() == 11 && p->partuuid[8] == '-';
-  autoboot_partition_rules(head, disk, p, n, mbr);
+  const bool mbr = partition_is_mbr(p);
+  autoboot_partition_rules(head, disk, p, n);
   Findings tail;  // after the partition's own findings
   if (auto tryboot = autoboot_tryboot(a, disk, board, n)) {
     tail.push_back(*tryboot);

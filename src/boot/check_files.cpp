@@ -27,9 +27,7 @@ constexpr const char* kDtEmptyDoc =
 constexpr const char* kArmstubDoc = "Raspberry Pi documentation, config_txt: armstub";
 
 bool boot_file_exists(const Ctx& c, const std::string& rel) {
-  std::error_code ec;
-  const auto path = rel.empty() ? std::nullopt : partition_file(c.o.boot_dir, rel);
-  return path && fs::is_regular_file(*path, ec);
+  return !rel.empty() && partition_has_file(c.o.boot_dir, rel);
 }
 
 std::string line_note(const EffectiveValue& v) { return " (" + v.file + " line " + std::to_string(v.line) + ")"; }

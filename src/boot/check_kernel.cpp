@@ -133,8 +133,7 @@ bool kernel_rule_uboot(Ctx& c, const KernelFile& k) {
     return true;
   }
   // boot patch refuses a cmdline without root= (Ubuntu's boot.scr adds none): say so first.
-  const auto cmdline_path = partition_file(c.o.boot_dir, c.r.resolved.cmdline);
-  auto cmdline = cmdline_path && is_file(*cmdline_path) ? read_file_if_exists(*cmdline_path) : std::nullopt;
+  auto cmdline = read_partition_file(c.o.boot_dir, c.r.resolved.cmdline);
   const bool no_root = cmdline && !CmdlineTxt::parse(*cmdline).get("root");
   c.add(Severity::Error, "kernel-uboot",
         "the " + c.board + " boots U-Boot, kernel=" + k.name + k.where + ", which cannot boot from USB mass storage",
@@ -279,9 +278,7 @@ void check_initramfs(Ctx& c) {
             kInitramfsDoc);
     return;
   }
-  std::error_code ec;
-  const auto initramfs_path = partition_file(c.o.boot_dir, rb.initramfs);
-  if (rb.initramfs.empty() || (initramfs_path && fs::is_regular_file(*initramfs_path, ec))) return;
+  if (rb.initramfs.empty() || partition_has_file(c.o.boot_dir, rb.initramfs)) return;
   Ctx::locate(c.add(Severity::Error, "initramfs-file-missing",
                     "initramfs " + rb.initramfs + " (" + eff->file + " line " + std::to_string(eff->line) +
                         ") does not exist in " + c.o.boot_dir.string() +

@@ -163,8 +163,7 @@ void check_ab(Ctx& c) {
   auto base = [&](const std::string& rel) { return rel.substr(rb.os_prefix.size()); };
   std::vector<std::string> missing;
   for (const auto& rel : {rb.kernel, rb.initramfs, rb.cmdline})  // a path outside os_prefix ("/cmdline.txt") is shared
-    if (!rel.empty() && rel.rfind(rb.os_prefix, 0) == 0 &&
-        !is_file(partition_file(boot, slot + base(rel)).value_or(boot)))
+    if (!rel.empty() && rel.rfind(rb.os_prefix, 0) == 0 && !partition_has_file(boot, slot + base(rel)))
       missing.push_back(slot + base(rel));
   if (missing.empty())
     c.add(Severity::Info, "ab-tryboot-pending",

@@ -139,6 +139,14 @@ std::optional<std::string> partition_relative(std::string_view name);
 /// name reaches a file of the workstation outside BOOT_DIR; nullopt when NAME leaves the partition.
 std::optional<std::filesystem::path> partition_file(const std::filesystem::path& boot_dir, std::string_view name);
 
+/// True when NAME (as partition_file) is a regular file on the boot partition BOOT_DIR; false when it
+/// is missing, not a regular file, or leaves the partition. Never throws.
+bool partition_has_file(const std::filesystem::path& boot_dir, std::string_view name);
+
+/// The content of NAME (as partition_file) on the boot partition BOOT_DIR; nullopt when it is not a
+/// regular file there or leaves the partition. Throws Error (I/O) when it exists but cannot be read.
+std::optional<std::string> read_partition_file(const std::filesystem::path& boot_dir, std::string_view name);
+
 /// What a missing-file finding says of os_prefix for the line `written` ("kernel=/kernel_2712.img",
 /// "initramfs /initrd.img followkernel") naming `name`: " (WRITTEN starts with /: os_prefix=P does not
 /// apply to it)" when `name` has a leading '/' and an os_prefix is set, else `otherwise`. Raspberry

@@ -53,10 +53,8 @@ void write_with_backup(const fs::path& file, const std::string& original, const 
 IncludeLoader include_loader(const fs::path& boot_dir) {
   return [boot_dir](const std::string& name) -> std::optional<ConfigTxt> {
     // "include /x.txt" is x.txt on the boot partition; a name leaving it is never read (partition_file).
-    const auto path = name.empty() ? std::nullopt : partition_file(boot_dir, name);
-    if (!path || !is_file(*path)) return std::nullopt;
     try {
-      auto text = read_file_if_exists(*path);
+      auto text = name.empty() ? std::nullopt : read_partition_file(boot_dir, name);
       if (!text) return std::nullopt;
       return ConfigTxt::parse(*text);
     } catch (const Error&) {

@@ -10,12 +10,6 @@ namespace fs = std::filesystem;
 namespace piprov::boot {
 namespace {
 
-/// A regular file NAME on the boot partition BOOT (false when NAME leaves it).
-bool partition_has_file(const fs::path& boot, const std::string& name) {
-  const auto p = partition_file(boot, name);
-  return p && is_file(*p);
-}
-
 // Raspberry Pi documentation, config_txt/boot: kernel. Pi 4 family: kernel8.img,
 // or kernel7l.img with arm_64bit=0; Pi 5 family: kernel_2712.img, and
 // kernel8.img when that is not present.
@@ -57,6 +51,16 @@ std::optional<fs::path> partition_file(const fs::path& boot_dir, std::string_vie
   auto rel = partition_relative(name);
   if (!rel) return std::nullopt;
   return rel->empty() ? boot_dir : boot_dir / *rel;
+}
+
+bool partition_has_file(const fs::path& boot_dir, std::string_view name) {
+  const auto p = partition_file(boot_dir, name);
+  return p && is_file(*p);
+}
+
+std::optional<std::string> read_partition_file(const fs::path& boot_dir, std::string_view name) {
+  const auto p = partition_file(boot_dir, name);
+  return p && is_file(*p) ? read_file_if_exists(*p) : std::nullopt;
 }
 
 std::string prefixed_path(const std::string& os_prefix, const std::string& name) {
@@ -106,8 +110,7 @@ ResolvedBoot resolve_boot(const fs::path& boot, const BootLayout& layout, PiBoar
   r.cmdline_line = config.effective("cmdline", b, loader);
   r.cmdline = resolve_prefixed(
       r.os_prefix, r.cmdline_line && !r.cmdline_line->value.empty() ? r.cmdline_line->value : "cmdline.txt");
-  const auto cmdline_path = partition_file(boot, r.cmdline);
-  if (auto c = cmdline_path && is_file(*cmdline_path) ? read_file_if_exists(*cmdline_path) : std::nullopt) {
+  if (auto c = read_partition_file(boot, r.cmdline)) {
     const auto cmdline = CmdlineTxt::parse(*c);
     r.root = cmdline.get("root").value_or("");
     r.cmdline_args = cmdline.command_line();
