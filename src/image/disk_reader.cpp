@@ -54,6 +54,7 @@ class DiskImageReader final : public ImageReader {
   bool random_access() const override { return true; }
   std::string sequential_note() const override { return ""; }
   Format format() const override { return Format::Raw; }
+  std::uint64_t input_bytes() const override { return size_; }
   ReaderStats stats() const override { return {0, 0, bytes_.load()}; }
 
  private:

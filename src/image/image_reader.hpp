@@ -71,6 +71,8 @@ class ImageReader {
   /// "" when random_access().
   virtual std::string sequential_note() const = 0;
   virtual Format format() const = 0;
+  /// Bytes of IMAGE itself (the compressed file's size; the raw image's size).
+  virtual std::uint64_t input_bytes() const = 0;
   virtual ReaderStats stats() const = 0;
   /// Frees the decoded blocks kept for partial reads (the block cache), e.g.
   /// once the metadata reads are done and only whole blocks follow. Later

@@ -41,6 +41,7 @@ class BlockImageReader : public ImageReader {
   bool random_access() const override { return true; }
   std::string sequential_note() const override { return ""; }
   Format format() const override { return format_; }
+  std::uint64_t input_bytes() const override { return in_->size(); }
   ReaderStats stats() const override;
   void drop_cache() override;
 

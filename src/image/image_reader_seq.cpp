@@ -81,6 +81,7 @@ class SequentialImageReader final : public ImageReader {
   bool random_access() const override { return false; }
   std::string sequential_note() const override { return why_; }
   Format format() const override { return format_; }
+  std::uint64_t input_bytes() const override { return src_->input().size(); }
   ReaderStats stats() const override { return {1, bytes_ ? 1u : 0u, bytes_}; }
 
  private:

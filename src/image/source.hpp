@@ -26,6 +26,15 @@ enum class Format { Raw, Xz, Gzip, Bzip2, Zstd, Lz4, Zip };
 /// "raw", "xz", "gzip", "bzip2", "zstd", "lz4", "zip".
 std::string to_string(Format f);
 
+/// What a write tells of IMAGE before decoding it: its format and decoded
+/// size in bytes (nullopt when the format does not say: gzip, bzip2, lz4,
+/// a single-frame .zst without a content size). From the Source, or from a
+/// random-access ImageReader (image_reader.hpp) when no Source is opened.
+struct ImageShape {
+  Format format = Format::Raw;
+  std::optional<std::uint64_t> size;
+};
+
 /// Format from the first bytes of a file. Throws Error{Usage} for formats
 /// piprov cannot write (7z, rar, lzip, legacy .lzma, tar, ...), naming them.
 Format detect_format(std::span<const std::byte> head, const std::string& path);

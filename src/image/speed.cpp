@@ -49,6 +49,7 @@ SpeedReport waits_report(double decoder_waited, const std::vector<TargetOutcome>
 
 void apply_feed(SpeedReport& r, const FeedStats& s, Format f, unsigned threads, std::size_t targets) {
   r.usable_threads = threads;
+  r.xz_blocks = f == Format::Xz ? s.units : 0;
   const std::string on = fmt::format("{} {}", threads, threads == 1 ? "thread" : "threads");
   if (f == Format::Raw) {
     r.decode_note =

@@ -28,7 +28,7 @@ SpeedReport waits_report(double decoder_waited, const std::vector<TargetOutcome>
 /// The report of a write through the reader feed (issue 27): the decode
 /// note says how many blocks were decoded on how many threads ("412 blocks:
 /// decoded on 2 threads (150 of them; 262 wholly in free space not
-/// decoded)"); for a raw image the pace-setter is the reading of the file,
+/// decoded)") and sets xz_blocks; for a raw image the pace-setter is the reading of the file,
 /// not a decoder ("read-bound: the writer waited ... for the image file").
 void apply_feed(SpeedReport& r, const FeedStats& s, Format f, unsigned threads, std::size_t targets);
 

@@ -294,8 +294,9 @@ struct PreparedWrite::State {
   std::string want_sha;  ///< the SHA-256 expected of IMAGE ("" = none)
   std::string pre_sha;   ///< IMAGE's SHA-256 when hashed before the write (a file on disk)
   std::vector<TargetInfo> infos;
-  std::unique_ptr<Source> src;
+  std::unique_ptr<Source> src;  ///< only for a sequential image or a hash taken as IMAGE streams
   std::unique_ptr<ImageReader> reader;
+  ImageShape shape;
   PartitionTable table;
 };
 
@@ -323,12 +324,18 @@ PreparedWrite prepare_write(const WriteOptions& o) {
                                                  "download it again; nothing was written",
                                                  o.image, p->pre_sha, p->want_sha));
   }
-  p->src = open_source(o.image, o.threads, !p->want_sha.empty() && p->pre_sha.empty());
+  // IMAGE is opened once, as a reader. A random-access one (raw, multi-block
+  // xz, multi-frame zst) is all the write reads; a sequential one (gzip,
+  // single-block xz) is written from the streaming Source, and a hash wanted
+  // as IMAGE streams (a pipe or a device, not hashed above) comes from it too.
   p->reader = open_image_reader(o.image, o.threads);
+  const bool random = p->reader->random_access();
+  const bool stream_sha = !p->want_sha.empty() && p->pre_sha.empty();
+  if (!random || stream_sha) p->src = open_source(o.image, o.threads, stream_sha);
+  p->shape = random ? ImageShape{p->reader->format(), p->reader->size()} : ImageShape{p->src->format(), p->src->size()};
   p->table = read_partition_table(*p->reader, std::nullopt);
-  check_complete_image(p->table, p->reader->random_access() ? std::optional(p->reader->size()) : p->src->size(),
-                       p->reader->format(), o.image);
-  check_sizes(p->infos, *p->src, o.image);
+  check_complete_image(p->table, p->shape.size, p->shape.format, o.image);
+  check_sizes(p->infos, p->shape, o.image);
   return PreparedWrite(std::move(p));
 }
 
@@ -341,13 +348,13 @@ WriteResult run_write(PreparedWrite prepared) {
   const std::string& pre_sha = p.pre_sha;
   std::unique_ptr<Source>& src = p.src;
   std::unique_ptr<ImageReader>& reader = p.reader;
-  confirm_targets(o, p.infos, *src);
+  confirm_targets(o, p.infos, p.shape);
 
   WriteResult r;
   r.image = o.image;
-  r.format = to_string(src->format());
-  r.decoder_threads = src->threads();
-  r.input_bytes = src->input().size();
+  r.format = to_string(p.shape.format);
+  r.decoder_threads = src ? src->threads() : 1;  // the feed's threads, below, for a random-access image
+  r.input_bytes = reader->input_bytes();
   const ProgressSink sink = serialised_sink(o.progress);
   // A random-access image (raw, multi-block xz, multi-frame zst): the free
   // map is read first through the reader, then only the blocks written are
@@ -384,7 +391,7 @@ WriteResult run_write(PreparedWrite prepared) {
   }
   finish_all(o, jobs, s, start, sink);
   collect_outcomes(o, s, jobs, filter.get(), r);
-  r.speed = speed_report(*src, s.decoder_waited, r.targets);
+  r.speed = feed ? waits_report(s.decoder_waited, r.targets) : speed_report(*src, s.decoder_waited, r.targets);
   if (feed) {
     r.decode = feed->stats();
     r.decode_line = feed_summary(r.decode, reader->format());

@@ -39,11 +39,11 @@ std::string identity(const TargetInfo& t) {
   return "path:" + fs::weakly_canonical(t.path, ec).string();
 }
 
-std::string with_image(const WriteOptions& o, const Source& src) {
-  auto size = src.size();
-  return fmt::format("with {} ({}, {}{})", o.image, to_string(src.format()),
+std::string with_image(const WriteOptions& o, const ImageShape& shape) {
+  const auto& size = shape.size;
+  return fmt::format("with {} ({}, {}{})", o.image, to_string(shape.format),
                      size ? format_bytes(*size) : std::string("size unknown until decoded"),
-                     size && src.format() != Format::Raw ? " uncompressed" : "");
+                     size && shape.format != Format::Raw ? " uncompressed" : "");
 }
 
 std::string unmount_text(const TargetInfo& t) {
@@ -54,15 +54,15 @@ std::string unmount_text(const TargetInfo& t) {
   return s;
 }
 
-std::string confirm_text(const WriteOptions& o, const std::vector<TargetInfo>& ts, const Source& src) {
+std::string confirm_text(const WriteOptions& o, const std::vector<TargetInfo>& ts, const ImageShape& shape) {
   if (ts.size() == 1) {
     const TargetInfo& t = ts.front();
     std::string s = t.is_file ? "piprov will OVERWRITE the file:\n  " : "piprov will ERASE everything on:\n  ";
-    return s + describe_target(t) + "\n" + with_image(o, src) + unmount_text(t);
+    return s + describe_target(t) + "\n" + with_image(o, shape) + unmount_text(t);
   }
   std::string s = fmt::format("piprov will ERASE everything on these {} targets:", ts.size());
   for (std::size_t i = 0; i < ts.size(); ++i) s += fmt::format("\n {}. {}", i + 1, describe_target(ts[i]));
-  s += "\n" + with_image(o, src);
+  s += "\n" + with_image(o, shape);
   for (const auto& t : ts) s += unmount_text(t);
   return s;
 }
@@ -107,9 +107,9 @@ void check_complete_image(const PartitionTable& t, std::optional<std::uint64_t> 
                               p.offset + p.size, format_bytes(p.offset + p.size), outcome));
 }
 
-void check_sizes(const std::vector<TargetInfo>& ts, const Source& src, const std::string& image) {
+void check_sizes(const std::vector<TargetInfo>& ts, const ImageShape& shape, const std::string& image) {
   std::vector<std::string> refused(ts.size());
-  auto size = src.size();
+  const auto& size = shape.size;
   for (std::size_t i = 0; i < ts.size(); ++i) {
     const TargetInfo& t = ts[i];
     // (A disk of size 0 is the write guard's: NoMedium.)
@@ -121,7 +121,7 @@ void check_sizes(const std::vector<TargetInfo>& ts, const Source& src, const std
   refuse(refused);
 }
 
-void confirm_targets(const WriteOptions& o, const std::vector<TargetInfo>& ts, const Source& src) {
+void confirm_targets(const WriteOptions& o, const std::vector<TargetInfo>& ts, const ImageShape& shape) {
   bool overwrites = false;
   for (const auto& t : ts) overwrites = overwrites || !t.is_file || t.exists;
   if (!overwrites || o.assume_yes) return;
@@ -131,7 +131,7 @@ void confirm_targets(const WriteOptions& o, const std::vector<TargetInfo>& ts, c
   if (!o.confirm)
     throw Error(ErrorKind::Usage,
                 fmt::format("refusing to write {} without confirmation: pass --yes", join(paths, ", ")));
-  if (!o.confirm(confirm_text(o, ts, src)))
+  if (!o.confirm(confirm_text(o, ts, shape)))
     throw Error(ErrorKind::Usage, fmt::format("not confirmed: nothing was written to {}", join(paths, ", ")));
 }
 

@@ -33,11 +33,11 @@ void check_complete_image(const PartitionTable& table, std::optional<std::uint64
 
 /// An image larger than a disk (when the size is known). Throws Error{Usage},
 /// one line per target refused.
-void check_sizes(const std::vector<TargetInfo>& targets, const Source& src, const std::string& image);
+void check_sizes(const std::vector<TargetInfo>& targets, const ImageShape& shape, const std::string& image);
 
 /// Asks o.confirm once with every target described, unless o.assume_yes or
 /// nothing existing is overwritten (only new files). Throws Error{Usage}
 /// when there is no way to ask or the answer is no.
-void confirm_targets(const WriteOptions& o, const std::vector<TargetInfo>& targets, const Source& src);
+void confirm_targets(const WriteOptions& o, const std::vector<TargetInfo>& targets, const ImageShape& shape);
 
 }  // namespace piprov::image
