@@ -33,6 +33,7 @@ pkgs=(
   fio bmap-tools time file cpio dpkg-dev jq
   device-tree-compiler  # make-test-image.sh: the Pi 5 device-tree stand-in of the Raspberry Pi OS image
   dash bsdutils  # tests: the apt hook under dash; script(1) gives the bench Ctrl-C test a tty
+  strace         # tests: how often a write opens IMAGE
   systemd        # tests: systemd-analyze verify of the kernel-sync path unit
   cloud-init     # tests: cloud-init schema --config-file of the seeds provision writes
   ansible-core ansible-lint python3-pytest  # ansible/: the piprov.pi collection, its sanity and unit tests

@@ -55,6 +55,27 @@ TEST(WriteFile, RegularFileTargetIsCreatedWithTheExactImage) {
   EXPECT_EQ(run("cmp " + q((fx / "t.img").string()) + " " + q(out.string())).exit_code, 0);
 }
 
+// A random-access image (multi-block xz, raw) is opened once by a write, as a
+// reader (issue 31 item 1). A sequential one (gzip) three times: the reader's
+// format probe, the reader's stream (it reads the partition table) and the
+// write's stream. Counted by strace, a real tool: every open(2) of IMAGE.
+TEST(WriteFile, ARandomAccessImageIsOpenedOnce) {
+  PIPROV_REQUIRE_TOOL("strace");
+  const auto& fx = image_fixtures();
+  TempDir tmp("piprov-write");
+  for (const auto& [file, opens] : {std::pair{"t.img.xz", 1}, std::pair{"t.img", 1}, std::pair{"t.img.gz", 3}}) {
+    const auto image = (fx / file).string();
+    const auto out = tmp.path / "copy.img";
+    std::filesystem::remove(out);
+    auto r = run("strace -f -qq -e trace=open,openat -o " + q((tmp.path / "trace").string()) + " " + piprov_bin() +
+                 " write --no-verify --progress none " + q(image) + " " + q(out.string()));
+    ASSERT_EQ(r.exit_code, 0) << file << ": " << r.err;
+    auto n = run("grep -c -F " + q("\"" + image + "\"") + " " + q((tmp.path / "trace").string()));
+    EXPECT_EQ(n.out, std::to_string(opens) + "\n") << file;
+    EXPECT_EQ(run("cmp " + q((fx / "t.img").string()) + " " + q(out.string())).exit_code, 0) << file;
+  }
+}
+
 TEST(WriteFile, JsonResultHasSizesHashesAndVerifyFlag) {
   const auto& fx = image_fixtures();
   TempDir tmp("piprov-write");
