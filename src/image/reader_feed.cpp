@@ -31,8 +31,8 @@ std::string feed_summary(const FeedStats& s, Format f) {
                      format_bytes(s.bytes_not_decoded), raw ? "read" : "decoded (their checks not run)");
 }
 
-ReaderFeed::ReaderFeed(ImageReader& reader, const WriteMap* skip, unsigned threads)
-    : reader_(reader), skip_(skip), size_(reader.size()) {
+ReaderFeed::ReaderFeed(ImageReader& reader, const WriteMap* skip, unsigned threads, std::uint64_t ahead_bytes)
+    : reader_(reader), skip_(skip), size_(reader.size()), budget_(ahead_bytes) {
   for (const ByteRange& b : reader_.blocks()) {
     if (reader_.format() != Format::Raw) {
       units_.push_back(b);
@@ -81,8 +81,7 @@ void ReaderFeed::work() {
         // One unit per thread always starts (from the one the writers wait
         // for on); more within the budget, so large blocks (pi-gen's 24 MiB)
         // still decode on every core and small ones run ahead.
-        return next_ < consumed_ + nworkers_ ||
-               (ahead_bytes_ + bytes <= kFeedAheadBytes && next_ < consumed_ + 4 * nworkers_);
+        return next_ < consumed_ + nworkers_ || (ahead_bytes_ + bytes <= budget_ && next_ < consumed_ + 4 * nworkers_);
       });
       if (stop_ || next_ >= need_.size()) return;
       k = next_++;

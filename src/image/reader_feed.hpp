@@ -42,9 +42,10 @@ std::string feed_summary(const FeedStats& s, Format f);
 class ReaderFeed {
  public:
   /// `skip`: the complete free-space map (nullptr: every byte is needed,
-  /// --full). `threads`: decoder threads (0 = online CPUs). Drops the
-  /// reader's block cache (the metadata reads are done), then starts decoding.
-  ReaderFeed(ImageReader& reader, const WriteMap* skip, unsigned threads);
+  /// --full). `threads`: decoder threads (0 = online CPUs). `ahead_bytes`:
+  /// the look-ahead budget in decoded bytes (tests give a small one). Drops
+  /// the reader's block cache (the metadata reads are done), then starts decoding.
+  ReaderFeed(ImageReader& reader, const WriteMap* skip, unsigned threads, std::uint64_t ahead_bytes = kFeedAheadBytes);
   ~ReaderFeed();
   ReaderFeed(const ReaderFeed&) = delete;
   ReaderFeed& operator=(const ReaderFeed&) = delete;
@@ -77,6 +78,7 @@ class ReaderFeed {
   ImageReader& reader_;
   const WriteMap* skip_;
   std::uint64_t size_;
+  std::uint64_t budget_;           ///< look-ahead budget, decoded bytes
   std::vector<ByteRange> units_;   ///< every unit of the image, in order
   std::vector<std::size_t> need_;  ///< indices of units_ to decode, in order
   FeedStats stats_;
