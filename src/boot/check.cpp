@@ -362,7 +362,7 @@ std::string CheckReport::summary() const {
 nlohmann::json check_json(const CheckOptions& o, const CheckReport& r) {
   auto counts = count_findings(r.findings);
   const auto& rb = r.resolved;
-  return {{"schema", "piprov.boot.check/4"},
+  return {{"schema", "piprov.boot.check/5"},
           {"boot_dir", o.boot_dir.string()},
           {"root_dir", o.root_dir ? o.root_dir->string() : ""},
           {"layout",
@@ -381,8 +381,9 @@ nlohmann::json check_json(const CheckOptions& o, const CheckReport& r) {
           {"errors", counts.errors},
           {"warnings", counts.warnings},
           {"kernel", r.kernel_file},
-          {"vmlinux_state", to_string(r.kernel.state)},
-          {"initramfs", r.initramfs},
+          // null where the firmware loads no vmlinux (vmlinuz, kernel8.img, U-Boot): its state says nothing then
+          {"vmlinux_state", r.kernel_file == kVmlinux ? nlohmann::json(to_string(r.kernel.state)) : nlohmann::json()},
+          {"initramfs", rb.initramfs},
           {"cmdline_file", r.cmdline_file},
           {"firmware", r.firmware},
           {"findings", findings_json(r.findings)},

@@ -59,7 +59,6 @@ struct CheckReport {
   ResolvedBoot resolved;                  ///< what the firmware loads on resolved.board
   KernelStatus kernel;                    ///< state of vmlinux
   std::string kernel_file;                ///< the kernel file the firmware loads, with os_prefix ("current/vmlinuz")
-  std::string initramfs;                  ///< effective initramfs arguments ("initrd.img followkernel"), "" none
   std::string cmdline_file;               ///< the cmdline file in use, with os_prefix
   std::string firmware;                   ///< firmware summary
   std::optional<AutobootState> autoboot;  ///< set when BOOT_DIR holds only autoboot.txt
@@ -103,14 +102,15 @@ CheckReport check_boot(const CheckOptions& opts);
 /// Source: Raspberry Pi documentation, config_txt: autoboot.txt.
 CheckReport check_autoboot(const CheckOptions& opts);
 
-/// `boot check --json` (schema "piprov.boot.check/4", docs/boot.md): the /2
+/// `boot check --json` (schema "piprov.boot.check/5", docs/boot.md): the /2
 /// fields plus "layout": {"id", "release", "board", "usb_boot", "kernel",
 /// "initramfs", "cmdline", "cmdline_args", "root"} and "layout_evidence": [string], and "autoboot": null or
 /// {"boot_partition", "tryboot_partition", "tryboot_a_b", "device", "followed"} (null for unset).
 /// In "layout", kernel/initramfs/cmdline are what the firmware loads (ResolvedBoot): paths
 /// relative to BOOT_DIR with os_prefix ("current/vmlinuz"; initramfs "" for none), and
 /// cmdline_args the text of that cmdline file's first line (ResolvedBoot::cmdline_args).
-/// /4 added cmdline_args.
+/// /4 added cmdline_args. /5: top-level "initramfs" is the file (as top-level "kernel"), not the
+/// directive's arguments, and "vmlinux_state" is null where the kernel loaded is not vmlinux.
 nlohmann::json check_json(const CheckOptions& o, const CheckReport& r);
 
 }  // namespace piprov::boot

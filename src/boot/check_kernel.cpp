@@ -258,7 +258,6 @@ void check_kernel(Ctx& c) {
 void check_initramfs(Ctx& c) {
   const auto& rb = c.r.resolved;
   const auto& eff = rb.initramfs_line;
-  c.r.initramfs = rb.initramfs_args;
   if (!eff) {
     std::string base = fs::path(rb.kernel).filename().string();
     if (c.layout() == LayoutId::DebianRaspi)

@@ -151,7 +151,7 @@ void add_boot_command(CLI::App& app, Globals&, int& exit_code) {
   check->add_option("--device", ca->device,
                     "The whole disk the boot partition is on: root= must name one of its partitions, and no other "
                     "attached disk may carry the same root LABEL/PARTUUID");
-  check->add_flag("--json", ca->json, "Print JSON (schema piprov.boot.check/4, docs/boot.md)");
+  check->add_flag("--json", ca->json, "Print JSON (schema piprov.boot.check/5, docs/boot.md)");
   check->callback([ca, &exit_code] { run_check(*ca, exit_code); });
 
   struct SyncArgs {

@@ -20,7 +20,7 @@ constexpr EnumName<CheckKind> kCheckKindNames[] = {{CheckKind::BootCheck, "boot 
                                                    {CheckKind::Other, "piprov"}};
 
 constexpr const char* kAccepted =
-    "piprov report reads the --json output of boot check (piprov.boot.check/2, /3, /4), eeprom check "
+    "piprov report reads the --json output of boot check (piprov.boot.check/2 to /5), eeprom check "
     "(piprov.eeprom.check/1) and bench (piprov.bench/2, or the older \"piprov_bench\": 1), and "
     "piprov.report.failed/1";
 
@@ -180,7 +180,8 @@ void add_document(Fleet& fleet, const InputFile& file, std::string_view text) {
   if (bench::is_bench_report(doc)) return add_bench(h, text, file);
   std::string schema = str(doc, "schema");
   Check c;
-  if (schema == "piprov.boot.check/2" || schema == "piprov.boot.check/3" || schema == "piprov.boot.check/4")
+  if (schema == "piprov.boot.check/2" || schema == "piprov.boot.check/3" || schema == "piprov.boot.check/4" ||
+      schema == "piprov.boot.check/5")
     c = boot_check(doc, file);
   else if (schema == "piprov.eeprom.check/1")
     c = eeprom_check(doc, file);

@@ -2,7 +2,7 @@
 // The fleet model of `piprov report`: per host, the checks (boot check, eeprom
 // check, or a run that failed before it produced a result) and the bench
 // figures, read from piprov's own --json outputs. Accepted documents:
-//   boot check --json     "schema": "piprov.boot.check/2", "/3" or "/4" (docs/boot.md)
+//   boot check --json     "schema": "piprov.boot.check/2" to "/5" (docs/boot.md)
 //   eeprom check --json   "schema": "piprov.eeprom.check/1" (docs/eeprom.md)
 //   bench --json          "schema": "piprov.bench/2", or version 1's "piprov_bench": 1 (docs/bench.md)
 //   a failed run          "schema": "piprov.report.failed/1":
@@ -38,7 +38,7 @@ std::string_view check_kind_name(CheckKind k);
 struct Check {
   CheckKind kind = CheckKind::Other;
   std::string path;    ///< file it was read from
-  std::string schema;  ///< e.g. "piprov.boot.check/4"
+  std::string schema;  ///< e.g. "piprov.boot.check/5"
   bool ran = true;     ///< false: piprov failed before it produced a result (piprov.report.failed/1)
   int exit_code = 0;   ///< piprov's exit code (0 ok, 1 findings, 2 usage, 3 I/O, ...)
   int errors = 0, warnings = 0, infos = 0;

@@ -72,7 +72,7 @@ TEST(ProvisionMethod, DirectOnThe2004UbootLayout) {
   EXPECT_EQ(chk.exit_code, 1) << chk.out << chk.err;
   auto j = nlohmann::json::parse(chk.out, nullptr, false);
   ASSERT_TRUE(j.is_object()) << chk.out;
-  EXPECT_EQ(j["schema"], "piprov.boot.check/4");
+  EXPECT_EQ(j["schema"], "piprov.boot.check/5");
   EXPECT_EQ(j["layout"]["id"], "ubuntu-direct");
   EXPECT_EQ(j["layout"]["kernel"], "vmlinuz");
   EXPECT_EQ(j["layout"]["initramfs"], "initrd.img");

@@ -149,12 +149,16 @@ TEST(BootLayout, JsonNamesWhatTheFirmwareLoadsAndItsCommandLine) {
     SCOPED_TRACE(c.stock);
     StockTree t(c.stock, configs);
     auto j = check_json({.boot_dir = t.boot}, check(t, PiBoard::Pi4));
-    EXPECT_EQ(j["schema"], "piprov.boot.check/4");
+    EXPECT_EQ(j["schema"], "piprov.boot.check/5");
     EXPECT_EQ(j["layout"]["kernel"], c.kernel);
     EXPECT_EQ(j["layout"]["initramfs"], c.initramfs);
     EXPECT_EQ(j["layout"]["cmdline"], c.cmdline);
     EXPECT_EQ(j["layout"]["cmdline_args"], c.args);
     EXPECT_EQ(j["layout"]["root"], c.root);
+    // The top level names the same files; no vmlinux is loaded on these layouts, so no vmlinux state.
+    EXPECT_EQ(j["kernel"], c.kernel);
+    EXPECT_EQ(j["initramfs"], c.initramfs);
+    EXPECT_TRUE(j["vmlinux_state"].is_null()) << j["vmlinux_state"];
   }
   // 20.04 after boot patch --method direct: the firmware loads vmlinuz and initrd.img itself.
   StockTree f("focal", configs);
@@ -185,7 +189,7 @@ TEST(BootLayout, CheckPassesEveryStockLayout) {
       EXPECT_TRUE(r.usb_boot());
       EXPECT_EQ(layout_name(r.layout.id), s.layout);
       auto j = check_json({.boot_dir = t.boot}, r);
-      EXPECT_EQ(j["schema"], "piprov.boot.check/4");
+      EXPECT_EQ(j["schema"], "piprov.boot.check/5");
       EXPECT_EQ(j["layout"]["id"], s.layout);
       EXPECT_EQ(j["layout"]["release"], s.release);
       EXPECT_EQ(j["layout"]["board"], piprov::board_name(b));

@@ -76,7 +76,10 @@ TEST(BootPatch, PatchesOnceAndIsIdempotent) {
   auto chk = check_boot({.boot_dir = tr.boot, .root_dir = tr.root});
   EXPECT_TRUE(chk.ok()) << testing::PrintToString(codes(chk));
   EXPECT_EQ(chk.kernel_file, "vmlinux");
-  EXPECT_EQ(chk.initramfs, "initrd.img followkernel");
+  EXPECT_EQ(chk.resolved.initramfs, "initrd.img");
+  auto j = check_json({.boot_dir = tr.boot}, chk);
+  EXPECT_EQ(j["initramfs"], "initrd.img");  // the file, not the directive's "initrd.img followkernel"
+  EXPECT_EQ(j["vmlinux_state"], "fresh");
   EXPECT_EQ(chk.cmdline_file, "cmdline.txt");
 }
 
@@ -370,7 +373,7 @@ TEST(BootJson, CheckAndPatchSchemas) {
   CheckOptions co{.boot_dir = tr.boot, .root_dir = tr.root};
   auto chk = check_boot(co);
   auto j = check_json(co, chk);
-  EXPECT_EQ(j["schema"], "piprov.boot.check/4");
+  EXPECT_EQ(j["schema"], "piprov.boot.check/5");
   EXPECT_EQ(j["layout"]["id"], "ubuntu-uboot");
   EXPECT_EQ(j["layout"]["usb_boot"], false);
   EXPECT_EQ(j["boot_dir"], tr.boot.string());

@@ -28,7 +28,7 @@ json summary(int e, int w, int i, int exit_code) {
 
 /// A boot check --json document (schema /4 unless `schema` says /3: /4 only added layout.cmdline_args).
 std::string boot_doc(const char* id, const char* release, json findings, json sum,
-                     const char* schema = "piprov.boot.check/4") {
+                     const char* schema = "piprov.boot.check/5") {
   json layout = {{"id", id},
                  {"release", release},
                  {"board", "pi4"},
@@ -102,7 +102,7 @@ TEST(InputFiles, RefusesAMismatchedNameCountAndEmptyHosts) {
 }
 
 TEST(Fleet, ReadsBootCheckV3AndV4WithTheirLayout) {
-  for (const char* schema : {"piprov.boot.check/3", "piprov.boot.check/4"}) {
+  for (const char* schema : {"piprov.boot.check/3", "piprov.boot.check/4", "piprov.boot.check/5"}) {
     SCOPED_TRACE(schema);
     Fleet f;
     add_document(f, {"n1", "n1.boot.json"},

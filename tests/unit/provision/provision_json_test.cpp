@@ -168,7 +168,6 @@ TEST(ProvisionOutcome, CheckStepNamesTheInitramfsBootCheckReports) {
     c.resolved = boot::resolve_boot(d.path, {}, PiBoard::Pi4);
     c.kernel_file = c.resolved.kernel;
     c.cmdline_file = c.resolved.cmdline;
-    c.initramfs = c.resolved.initramfs_args;  // no `initramfs` line: ""
     return c;
   };
   auto c = report();

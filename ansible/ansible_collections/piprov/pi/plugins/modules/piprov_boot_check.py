@@ -65,7 +65,7 @@ cmd:
   type: list
   elements: str
 result:
-  description: piprov's C(boot check --json) output (schema C(piprov.boot.check/4), docs/boot.md; C(/2), C(/3) from older piprov).
+  description: piprov's C(boot check --json) output (schema C(piprov.boot.check/5), docs/boot.md; C(/2) to C(/4) from older piprov).
   returned: when piprov printed a result
   type: dict
 findings:

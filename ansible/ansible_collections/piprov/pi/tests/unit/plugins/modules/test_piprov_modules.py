@@ -20,7 +20,7 @@ FINDING_INFO = dict(rule='firmware', severity='info', line=None, key=None, messa
 def check_doc(findings, exit_code):
     errors = sum(1 for f in findings if f['severity'] == 'error')
     infos = sum(1 for f in findings if f['severity'] == 'info')
-    return {'schema': 'piprov.boot.check/4', 'ok': exit_code == 0, 'findings': findings,
+    return {'schema': 'piprov.boot.check/5', 'ok': exit_code == 0, 'findings': findings,
             'layout': {'id': 'ubuntu-direct', 'release': '24.04'},
             'summary': {'errors': errors, 'warnings': 0, 'infos': infos, 'exit_code': exit_code}}
 
