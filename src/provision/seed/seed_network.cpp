@@ -390,6 +390,12 @@ SeedCheck check_network_config(std::string_view text, const std::string& file) {
     nc.v2(net);
   else if (version == 1)
     nc.v1(net);
+  else if (version == "1" || version == "2")  // cloud-init compares the number: a quoted "2" is no version
+    nc.add("seed-network-version", Severity::Error, "version",
+           "version is the string \"" + version.get<std::string>() + "\"; cloud-init wants the number " +
+               version.get<std::string>(),
+           "write version: " + version.get<std::string>() + " (without quotes)",
+           version == "2" ? kSrcNetV2 : kSrcNetV1);
   else
     nc.add(
         "seed-network-version", Severity::Error, "version",
