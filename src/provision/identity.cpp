@@ -5,9 +5,11 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "core/file.hpp"
@@ -118,10 +120,17 @@ std::string user_file(const std::string& path, const std::string& option, const 
 NodeIdentity common_identity(const IdentityOptions& o) {
   NodeIdentity n;
   n.user = o.user;
-  for (const auto& f : o.ssh_key_files) {
-    auto keys = parse_public_keys(user_file(f, "--ssh-key", "SSH public key"), f);
-    n.ssh_keys.insert(n.ssh_keys.end(), keys.begin(), keys.end());
-  }
+  std::map<std::string, std::string> key_files;  // "TYPE BASE64" (the key without its comment) -> its file
+  for (const auto& f : o.ssh_key_files)
+    for (auto& key : parse_public_keys(user_file(f, "--ssh-key", "SSH public key"), f)) {
+      std::istringstream words(key);
+      std::string type, body;
+      words >> type >> body;
+      if (auto [it, fresh] = key_files.emplace(type + " " + body, f); !fresh)  // as --dns: a value given twice
+        throw usage("--ssh-key: the " + type + " key in " + f + " is given twice (first in " + it->second +
+                    "): give each key once");
+      n.ssh_keys.push_back(std::move(key));
+    }
   n.password_hash = o.password_hash;
   n.timezone = o.timezone;
   if (!o.gateway.empty()) n.gateway = check_ip(o.gateway, false, "--gateway");
