@@ -46,5 +46,51 @@ TEST(Trial6SeedVersion, QuotedVersionIsNamedAsAString) {
           .empty());
 }
 
+// Finding 7: user-data in another of cloud-init's formats stays refused, but is named, and the fix
+// fits it: never "put '#cloud-config' on its first line" (that breaks a script or a template).
+TEST(Trial6SeedFormat, OtherUserDataFormatsAreNamedWithAFixThatFits) {
+  struct Case {
+    std::string text, is, fix;
+  };
+  const std::vector<Case> cases = {
+      {"#!/bin/bash\napt-get -y install nginx\n",
+       "u: is a shell script ('#!/bin/bash'), not cloud-config: cloud-init runs it once",
+       "write_files (path /usr/local/sbin/firstboot.sh, permissions '0755', content: the script) and runcmd"},
+      {"#cloud-boothook\n#!/bin/sh\necho hi > /run/x\n", "u: is a boothook ('#cloud-boothook')", "under bootcmd"},
+      {"#include\nhttps://example.com/cc.yaml\n",
+       "u: is an include file ('#include'), not cloud-config: URLs cloud-init fetches", "fetch the files it names"},
+      {"#include-once\nhttps://example.com/cc.yaml\n", "u: is an include file ('#include-once')", "fetch the files"},
+      {"Content-Type: multipart/mixed; boundary=\"X\"\nMIME-Version: 1.0\n\n--X\nContent-Type: text/cloud-config\n\n"
+       "#cloud-config\nhostname: a\n--X--\n",
+       "u: is a MIME multipart message ('Content-Type: multipart/mixed; boundary=\"X\"')",
+       "give its text/cloud-config part alone"},
+      {"From nobody Mon Jan 1 00:00:00 2024\nMIME-Version: 1.0\n", "u: is a MIME multipart message", "part alone"},
+      {"## template: jinja\n#cloud-config\nhostname: {{ ds.meta_data.name }}\n",
+       "u: is a Jinja template of cloud-config ('## template: jinja'), not plain cloud-config: cloud-init renders it "
+       "only while '## template: "
+       "jinja' is its first line, and piprov cannot render Jinja",
+       "write each {{ ... }} value in, drop the '## template: jinja' line and start the file with '#cloud-config'"},
+      {"  #Cloud-Boothook\necho hi\n", "u: is a boothook ('#Cloud-Boothook')", "bootcmd"},  // any case, as cloud-init
+      {"#cloud-config-archive\n- type: text/cloud-config\n  content: 'a: 1'\n", "u: is a cloud-config archive",
+       "the 'content' of its cloud-config part"},
+      {"#part-handler\ndef list_types(): return []\n", "u: is a part handler", "'#cloud-config'"},
+  };
+  for (const auto& k : cases) {
+    auto c = check_user_data(k.text, "u", {.schema_path = "none"});
+    auto f = t6_of(c, "seed-not-cloud-config");
+    ASSERT_EQ(f.size(), 1u) << k.text << t6_dump(c);
+    EXPECT_EQ(f[0].severity, Severity::Error);
+    EXPECT_EQ(f[0].message.rfind(k.is, 0), 0u) << f[0].message;
+    EXPECT_NE(f[0].message.find(", not "), std::string::npos) << f[0].message;
+    EXPECT_NE(f[0].fix.find(k.fix), std::string::npos) << f[0].fix;
+    EXPECT_EQ(f[0].fix.find("put '#cloud-config' on its first line"), std::string::npos) << f[0].fix;
+    EXPECT_TRUE(c.refused());
+  }
+  // YAML without the header keeps the fix that fits it.
+  auto plain = t6_of(check_user_data("hostname: a\n", "u", {.schema_path = "none"}), "seed-not-cloud-config");
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(plain[0].fix, "put '#cloud-config' on its first line");
+}
+
 }  // namespace
 }  // namespace piprov::provision
