@@ -98,5 +98,74 @@ TEST(Trial6Keys, TheSameKeyTwiceIsRefused) {
   EXPECT_EQ(keys[1].as<std::string>() + "\n", test::read_file(other));
 }
 
+// Finding 6: loopback, multicast, 'this network', reserved and limited broadcast addresses (IPv6 ::,
+// ::1, ff00::/8) are no host's on a link (RFC 1122 3.2.1.3, RFC 6890): --ip, --gateway and --dns
+// refuse them in one line, as they refuse a subnet's network and broadcast address.
+TEST(Trial6Addresses, SpecialPurposeAddressesAreNoHosts) {
+  EXPECT_EQ(IpValue::parse("127.0.0.5/8")->not_a_host(), "a loopback address (127.0.0.0/8, RFC 1122 3.2.1.3)");
+  EXPECT_EQ(IpValue::parse("224.0.0.5/24")->not_a_host(), "a multicast address (224.0.0.0/4, RFC 5771)");
+  EXPECT_EQ(IpValue::parse("239.255.255.250")->not_a_host(), "a multicast address (224.0.0.0/4, RFC 5771)");
+  EXPECT_EQ(IpValue::parse("0.0.0.5/8")->not_a_host(), "a 'this network' address (0.0.0.0/8, RFC 1122 3.2.1.3)");
+  EXPECT_EQ(IpValue::parse("0.0.0.0")->not_a_host(), "a 'this network' address (0.0.0.0/8, RFC 1122 3.2.1.3)");
+  EXPECT_EQ(IpValue::parse("240.0.0.5/24")->not_a_host(), "a reserved address (240.0.0.0/4, RFC 1112 section 4)");
+  EXPECT_EQ(IpValue::parse("255.255.255.255")->not_a_host(),
+            "the limited broadcast address (255.255.255.255, RFC 919)");
+  EXPECT_EQ(IpValue::parse("::")->not_a_host(), "the unspecified address (::, RFC 4291 2.5.2)");
+  EXPECT_EQ(IpValue::parse("::1")->not_a_host(), "the loopback address (::1, RFC 4291 2.5.3)");
+  EXPECT_EQ(IpValue::parse("ff02::1")->not_a_host(), "a multicast address (ff00::/8, RFC 4291 2.7)");
+  EXPECT_EQ(IpValue::parse("10.0.5.0/24")->not_a_host(), "the network address of its subnet");
+  EXPECT_EQ(IpValue::parse("10.0.5.255/24")->not_a_host(), "the broadcast address of its subnet");
+  // The blocks' neighbours are hosts.
+  for (const char* host : {"1.0.0.1", "126.255.255.254", "128.0.0.1", "223.255.255.254", "100.64.0.1", "10.0.5.0",
+                           "::2", "fe80::1", "fd00::11/64", "fe00::1", "2606:4700:4700::1111"})
+    EXPECT_EQ(IpValue::parse(host)->not_a_host(), "") << host;
+
+  test::expect_error(ErrorKind::Usage,
+                     "--ip: 127.0.0.5/8 is a loopback address (127.0.0.0/8, RFC 1122 3.2.1.3), not a node's: give "
+                     "the node's own address (e.g. 192.168.1.11/24)",
+                     [] { check_ip("127.0.0.5/8", true, "--ip"); });
+  test::expect_error(ErrorKind::Usage, "--ip: 224.0.0.5/24 is a multicast address (224.0.0.0/4, RFC 5771)",
+                     [] { check_ip("224.0.0.5/24", true, "--ip"); });
+  test::expect_error(ErrorKind::Usage, "--ip: 0.0.0.5/8 is a 'this network' address",
+                     [] { check_ip("0.0.0.5/8", true, "--ip"); });
+  test::expect_error(ErrorKind::Usage,
+                     "--ip: ::1/128 is the loopback address (::1, RFC 4291 2.5.3), not a node's: "
+                     "give the node's own address (e.g. fd00::11/64)",
+                     [] { check_ip("::1/128", true, "--ip"); });
+  test::expect_error(ErrorKind::Usage,
+                     "--gateway: 224.0.0.1 is a multicast address (224.0.0.0/4, RFC 5771), not a router's: give the "
+                     "router's own address (e.g. 192.168.1.1)",
+                     [] { check_ip("224.0.0.1", false, "--gateway"); });
+  test::expect_error(ErrorKind::Usage,
+                     "--dns: 0.0.0.0 is a 'this network' address (0.0.0.0/8, RFC 1122 3.2.1.3), not a name "
+                     "server's: give the name server's own address (e.g. 1.1.1.1)",
+                     [] { check_ip("0.0.0.0", false, "--dns"); });
+  test::expect_error(ErrorKind::Usage, "--dns: 255.255.255.255 is the limited broadcast address",
+                     [] { check_ip("255.255.255.255", false, "--dns"); });
+  test::expect_error(ErrorKind::Usage, "--dns: ff02::fb is a multicast address (ff00::/8, RFC 4291 2.7)",
+                     [] { check_ip("ff02::fb", false, "--dns"); });
+  test::expect_error(ErrorKind::Usage, "--dns: :: is the unspecified address", [] { check_ip("::", false, "--dns"); });
+
+  // The trial's commands: refused before anything is planned, whichever option holds the address.
+  IdentityOptions o;
+  o.ips = {"127.0.0.5/8"};
+  o.gateway = "127.0.0.1";
+  test::expect_error(ErrorKind::Usage, "--ip: 127.0.0.5/8 is a loopback address", [&] { plan_seeds(o, {"/dev/sdb"}); });
+  o.ips = {"10.0.0.11/24"};
+  test::expect_error(ErrorKind::Usage, "--gateway: 127.0.0.1 is a loopback address",
+                     [&] { plan_seeds(o, {"/dev/sdb"}); });
+  o.gateway = "10.0.0.1";
+  o.ips = {"10.0.0.11/24,224.0.0.5/24"};
+  test::expect_error(ErrorKind::Usage, "--ip: 224.0.0.5/24 is a multicast address", [&] {
+    plan_seeds(o, {"/dev/sdb", "/dev/sdc"});
+  });
+  o.ips = {"10.0.0.11/24"};
+  o.dns = {"1.1.1.1,255.255.255.255"};
+  test::expect_error(ErrorKind::Usage, "--dns: 255.255.255.255 is the limited broadcast address",
+                     [&] { plan_seeds(o, {"/dev/sdb"}); });
+  o.dns = {"1.1.1.1"};
+  EXPECT_EQ(plan_seeds(o, {"/dev/sdb"}).size(), 1u);
+}
+
 }  // namespace
 }  // namespace piprov::provision
