@@ -85,17 +85,10 @@ IpValue check_ip(std::string_view text, bool require_prefix, const std::string& 
     throw identity_value_usage(
         what + ": " + cidr + " has the prefix length 0, which is no subnet (netplan: invalid prefix length): " +
         "give the prefix of the node's network, e.g. " + v->address() + (v->family == 4 ? "/24" : "/64"));
-  if (auto why = v->not_a_host(); !why.empty()) {  // one rule for options and files (ip_value.hpp)
-    const std::string addr = v->address();
-    const bool v4 = v->family == 4;
-    const std::string example = v->special_use().empty()
-                                    ? addr.substr(0, addr.rfind('.')) + ".11/" + std::to_string(*v->prefix)
-                                : what == "--gateway" ? (v4 ? "192.168.1.1" : "fe80::1")
-                                : what == "--dns"     ? (v4 ? "1.1.1.1" : "2606:4700:4700::1111")
-                                                      : (v4 ? "192.168.1.11/24" : "fd00::11/64");
+  if (auto why = v->not_a_host(); !why.empty()) {  // one rule and wording for options and files (ip_value.hpp)
     const std::string whose = what == "--gateway" ? "router" : what == "--dns" ? "name server" : "node";
     throw identity_value_usage(what + ": " + cidr + " is " + why + ", not a " + whose + "'s: give the " + whose +
-                               "'s own address (e.g. " + example + ")");
+                               "'s own address (e.g. " + host_example(*v, whose) + ")");
   }
   return *v;
 }

@@ -106,4 +106,14 @@ std::string IpValue::not_a_host() const {
   return "";
 }
 
+std::string host_example(const IpValue& v, const std::string& whose) {
+  const std::string addr = v.address();
+  const bool v4 = v.family == 4;
+  if (v.special_use().empty() && v.prefix)  // a subnet's network or broadcast address: a host of it
+    return addr.substr(0, addr.rfind('.')) + ".11/" + std::to_string(*v.prefix);
+  if (whose == "router") return v4 ? "192.168.1.1" : "fe80::1";
+  if (whose == "name server") return v4 ? "1.1.1.1" : "2606:4700:4700::1111";
+  return v4 ? "192.168.1.11/24" : "fd00::11/64";
+}
+
 }  // namespace piprov::provision

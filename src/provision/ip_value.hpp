@@ -57,4 +57,10 @@ struct IpValue {
   std::string not_a_host() const;
 };
 
+/// The address to give instead of `v` when not_a_host() refuses it, as a `whose` ("node", "router",
+/// "name server") has it: for a subnet's network or broadcast address a host of that subnet
+/// ("10.0.5.11/24"), else an example of the family ("192.168.1.11/24", "192.168.1.1", "1.1.1.1";
+/// "fd00::11/64", "fe80::1", "2606:4700:4700::1111"). One wording for options and files.
+std::string host_example(const IpValue& v, const std::string& whose);
+
 }  // namespace piprov::provision

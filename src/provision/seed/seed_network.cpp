@@ -243,6 +243,7 @@ struct NetChecker {
       }
     }
     detail::check_default_routes(defaults_, adder());
+    detail::check_v2_hosts(net, adder());
     detail::check_v2_references(net, adder());
     detail::check_v2_keys(net, adder());
     detail::check_v2_types(net, adder());
@@ -353,6 +354,7 @@ struct NetChecker {
       if (e.is_object() && e.contains("name")) names.insert(nw_text(e["name"]));
     for (std::size_t i = 0; i < net["config"].size(); ++i)
       v1_entry(net["config"][i], "config." + std::to_string(i), names);
+    detail::check_v1_hosts(net, adder());
     detail::check_v1_references(net, adder());
     detail::check_default_routes(detail::v1_default_routes(net), adder());
   }
@@ -370,7 +372,8 @@ SeedCheck check_network_config(std::string_view text, const std::string& file) {
              "seed-network-route-default", "seed-network-nameserver",
              "seed-network-wifi",          "seed-template-marker",
              "seed-network-reference",     "seed-network-default-route-conflict",
-             "seed-network-unknown-key",   "seed-network-netplan-version"};
+             "seed-network-unknown-key",   "seed-network-netplan-version",
+             "seed-network-not-a-host"};
   auto loaded = seed_load(text, file, c.findings);
   if (!loaded) return c;
   const YAML::Node& root = *loaded;

@@ -92,5 +92,74 @@ TEST(Trial6SeedFormat, OtherUserDataFormatsAreNamedWithAFixThatFits) {
   EXPECT_EQ(plain[0].fix, "put '#cloud-config' on its first line");
 }
 
+// Finding 6, files: the addresses --ip refuses are refused in a network-config too, by the same
+// rule (IpValue::not_a_host()), as errors with --ip's fix: gw2.yaml's network, broadcast and loopback
+// addresses, and special-purpose gateways and name servers, in version 2 and version 1.
+TEST(Trial6SeedHosts, AddressesNoHostHasAreErrorsInFilesAsInOptions) {
+  auto c = check_network_config(
+      "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.5.0/24, 10.0.5.255/24, 127.0.0.2/8, 10.0.5.9/24]\n",
+      "gw2.yaml");
+  auto f = t6_of(c, "seed-network-not-a-host");
+  ASSERT_EQ(f.size(), 3u) << t6_dump(c);
+  EXPECT_EQ(f[0].key, "ethernets.eth0.addresses.0");
+  EXPECT_EQ(f[0].line, 4);
+  EXPECT_EQ(f[0].severity, Severity::Error);
+  EXPECT_EQ(f[0].message, "gw2.yaml: 10.0.5.0/24 is the network address of its subnet, not a node's");
+  EXPECT_EQ(f[0].fix, "give the node's own address (e.g. 10.0.5.11/24), as --ip must");
+  EXPECT_EQ(f[1].message, "gw2.yaml: 10.0.5.255/24 is the broadcast address of its subnet, not a node's");
+  EXPECT_EQ(f[2].key, "ethernets.eth0.addresses.2");
+  EXPECT_EQ(f[2].message, "gw2.yaml: 127.0.0.2/8 is a loopback address (127.0.0.0/8, RFC 1122 3.2.1.3), not a node's");
+  EXPECT_EQ(f[2].fix, "give the node's own address (e.g. 192.168.1.11/24), as --ip must");
+  EXPECT_TRUE(c.refused());
+
+  // Gateways (gateway4, a route's via) and name servers; a multicast route's destination is fine.
+  c = check_network_config(
+      "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.5.9/24]\n    gateway4: 224.0.0.1\n    routes:\n"
+      "    - {to: 224.0.0.0/4, via: 10.0.5.1}\n    - {to: \"::/0\", via: \"::1\"}\n    nameservers:\n"
+      "      addresses: [0.0.0.0, 1.1.1.1, 255.255.255.255]\n",
+      "n.yaml");
+  f = t6_of(c, "seed-network-not-a-host");
+  ASSERT_EQ(f.size(), 4u) << t6_dump(c);
+  EXPECT_EQ(f[0].key, "ethernets.eth0.gateway4");
+  EXPECT_EQ(f[0].message, "n.yaml: 224.0.0.1 is a multicast address (224.0.0.0/4, RFC 5771), not a router's");
+  EXPECT_EQ(f[0].fix, "give the router's own address (e.g. 192.168.1.1), as --gateway must");
+  EXPECT_EQ(f[1].key, "ethernets.eth0.routes.1.via");
+  EXPECT_EQ(f[1].fix, "give the router's own address (e.g. fe80::1), as --gateway must");
+  EXPECT_EQ(f[2].key, "ethernets.eth0.nameservers.addresses.0");
+  EXPECT_EQ(f[2].message,
+            "n.yaml: 0.0.0.0 is a 'this network' address (0.0.0.0/8, RFC 1122 3.2.1.3), not a name "
+            "server's");
+  EXPECT_EQ(f[2].fix, "give the name server's own address (e.g. 1.1.1.1), as --dns must");
+  EXPECT_EQ(f[3].key, "ethernets.eth0.nameservers.addresses.2");
+
+  // Version 1: a static subnet's address (with its prefix or its netmask), gateway, dns_nameservers,
+  // and a nameserver entry.
+  c = check_network_config(
+      "version: 1\nconfig:\n- type: physical\n  name: eth0\n  subnets:\n  - {type: static, address: 0.0.0.5/8}\n"
+      "  - {type: static, address: 192.168.7.0, netmask: 255.255.255.0, gateway: 127.0.0.1}\n"
+      "  - {type: static6, address: \"fd00::11/64\", dns_nameservers: [\"ff02::1\"]}\n"
+      "- {type: nameserver, address: [9.9.9.9, 240.0.0.1]}\n",
+      "v1.yaml");
+  f = t6_of(c, "seed-network-not-a-host");
+  ASSERT_EQ(f.size(), 5u) << t6_dump(c);
+  EXPECT_EQ(f[0].key, "config.0.subnets.0.address");
+  EXPECT_EQ(f[1].key, "config.0.subnets.1.address");
+  EXPECT_EQ(f[1].message, "v1.yaml: 192.168.7.0 is the network address of its subnet, not a node's");
+  EXPECT_EQ(f[1].fix, "give the node's own address (e.g. 192.168.7.11/24), as --ip must");
+  EXPECT_EQ(f[2].key, "config.0.subnets.1.gateway");
+  EXPECT_EQ(f[3].key, "config.0.subnets.2.dns_nameservers.0");
+  EXPECT_EQ(f[4].key, "config.1.address.1");
+  EXPECT_NE(f[4].message.find("240.0.0.1 is a reserved address"), std::string::npos);
+
+  // Hosts pass, and a malformed value is left to the syntax rule (one finding, not two).
+  c = check_network_config(
+      "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.5.9/24, \"fd00::11/64\", 127.0.0.1]\n"
+      "    routes: [{to: 0.0.0.0/0, via: 10.0.5.1}]\n    nameservers: {addresses: [1.1.1.1]}\n",
+      "ok.yaml");
+  f = t6_of(c, "seed-network-not-a-host");
+  EXPECT_TRUE(f.empty()) << t6_dump(c);
+  EXPECT_EQ(t6_of(c, "seed-network-address").size(), 1u) << t6_dump(c);
+}
+
 }  // namespace
 }  // namespace piprov::provision
