@@ -244,6 +244,7 @@ struct NetChecker {
     }
     detail::check_default_routes(defaults_, adder());
     detail::check_v2_hosts(net, adder());
+    detail::check_v2_gateways_on_link(net, adder());
     detail::check_v2_references(net, adder());
     detail::check_v2_keys(net, adder());
     detail::check_v2_types(net, adder());
@@ -355,6 +356,7 @@ struct NetChecker {
     for (std::size_t i = 0; i < net["config"].size(); ++i)
       v1_entry(net["config"][i], "config." + std::to_string(i), names);
     detail::check_v1_hosts(net, adder());
+    detail::check_v1_gateways_on_link(net, adder());
     detail::check_v1_references(net, adder());
     detail::check_default_routes(detail::v1_default_routes(net), adder());
   }
@@ -373,7 +375,7 @@ SeedCheck check_network_config(std::string_view text, const std::string& file) {
              "seed-network-wifi",          "seed-template-marker",
              "seed-network-reference",     "seed-network-default-route-conflict",
              "seed-network-unknown-key",   "seed-network-netplan-version",
-             "seed-network-not-a-host"};
+             "seed-network-not-a-host",    "seed-network-gateway-off-link"};
   auto loaded = seed_load(text, file, c.findings);
   if (!loaded) return c;
   const YAML::Node& root = *loaded;

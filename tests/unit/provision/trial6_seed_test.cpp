@@ -161,5 +161,65 @@ TEST(Trial6SeedHosts, AddressesNoHostHasAreErrorsInFilesAsInOptions) {
   EXPECT_EQ(t6_of(c, "seed-network-address").size(), 1u) << t6_dump(c);
 }
 
+// Finding 6, gateways: a gateway in none of the interface's static subnets is a warning, as
+// --gateway outside --ip's subnet is refused ("the node could not reach it"); netplan's
+// `on-link: true` makes it reachable (no finding), and so does DHCP or a link-local IPv6 router.
+TEST(Trial6SeedHosts, GatewayOutsideTheSubnetsIsAWarningUnlessOnLink) {
+  const std::string eth = "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.5.9/24]\n";
+  auto c = check_network_config(eth + "    routes:\n    - {to: default, via: 10.0.6.1}\n", "gw.yaml");
+  auto f = t6_of(c, "seed-network-gateway-off-link");
+  ASSERT_EQ(f.size(), 1u) << t6_dump(c);
+  EXPECT_EQ(f[0].severity, Severity::Warning);
+  EXPECT_EQ(f[0].key, "ethernets.eth0.routes.0.via");
+  EXPECT_EQ(f[0].line, 6);
+  EXPECT_EQ(f[0].message,
+            "gw.yaml: the gateway 10.0.6.1 is in none of eth0's subnets (10.0.5.9/24): the node could not reach it");
+  EXPECT_EQ(f[0].fix,
+            "give the router of eth0's network (or fix the prefix length); if it is reachable on the link anyway, add "
+            "on-link: true to this route");
+
+  c = check_network_config(eth + "    gateway4: 10.0.6.1\n", "gw.yaml");
+  f = t6_of(c, "seed-network-gateway-off-link");
+  ASSERT_EQ(f.size(), 1u) << t6_dump(c);
+  EXPECT_EQ(f[0].key, "ethernets.eth0.gateway4");
+  EXPECT_NE(f[0].fix.find("write routes: [{to: 0.0.0.0/0, via: 10.0.6.1, on-link: true}] instead"), std::string::npos)
+      << f[0].fix;
+
+  // Version 1: the subnet's gateway, by the interface's static subnets (address/prefix or netmask).
+  c = check_network_config(
+      "version: 1\nconfig:\n- type: physical\n  name: eth0\n  subnets:\n"
+      "  - {type: static, address: 10.0.5.9/24, gateway: 10.0.6.1}\n",
+      "v1.yaml");
+  f = t6_of(c, "seed-network-gateway-off-link");
+  ASSERT_EQ(f.size(), 1u) << t6_dump(c);
+  EXPECT_EQ(f[0].key, "config.0.subnets.0.gateway");
+  EXPECT_EQ(f[0].message,
+            "v1.yaml: the gateway 10.0.6.1 is in none of eth0's subnets (10.0.5.9/24): the node could not reach it");
+  EXPECT_EQ(t6_of(check_network_config("version: 1\nconfig:\n- type: physical\n  name: eth0\n  subnets:\n"
+                                       "  - {type: static, address: 10.0.5.9, netmask: 255.255.254.0, gateway: "
+                                       "10.0.4.1}\n",
+                                       "v1.yaml"),
+                  "seed-network-gateway-off-link")
+                .size(),
+            0u);
+
+  // No finding: on-link (any netplan boolean spelling), inside one of several subnets, DHCP of the
+  // family, an IPv6 link-local router, no static subnet of the family.
+  for (const std::string& ok : std::vector<std::string>{
+           eth + "    routes:\n    - {to: default, via: 10.0.6.1, on-link: true}\n",
+           eth + "    routes:\n    - {to: 0.0.0.0/0, via: 10.0.6.1, on-link: \"yes\"}\n",
+           "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.5.9/24, 10.0.6.9/24]\n    gateway4: 10.0.6.1\n",
+           eth + "    dhcp4: true\n    routes: [{to: 0.0.0.0/0, via: 10.0.6.1}]\n",
+           eth + "    routes: [{to: \"::/0\", via: \"fe80::1\"}]\n",
+           eth + "    routes: [{to: \"::/0\", via: \"2001:db8::1\"}]\n",
+           eth + "    routes: [{to: 0.0.0.0/0, via: 10.0.5.1}]\n",
+       }) {
+    c = check_network_config(ok, "ok.yaml");
+    EXPECT_TRUE(t6_of(c, "seed-network-gateway-off-link").empty()) << ok << t6_dump(c);
+  }
+  // A warning: the file is written (the check does not refuse).
+  EXPECT_FALSE(check_network_config(eth + "    routes: [{to: 0.0.0.0/0, via: 10.0.6.1}]\n", "w").refused());
+}
+
 }  // namespace
 }  // namespace piprov::provision
