@@ -5,9 +5,11 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "core/file.hpp"
@@ -118,10 +120,17 @@ std::string user_file(const std::string& path, const std::string& option, const 
 NodeIdentity common_identity(const IdentityOptions& o) {
   NodeIdentity n;
   n.user = o.user;
-  for (const auto& f : o.ssh_key_files) {
-    auto keys = parse_public_keys(user_file(f, "--ssh-key", "SSH public key"), f);
-    n.ssh_keys.insert(n.ssh_keys.end(), keys.begin(), keys.end());
-  }
+  std::map<std::string, std::string> key_files;  // "TYPE BASE64" (the key without its comment) -> its file
+  for (const auto& f : o.ssh_key_files)
+    for (auto& key : parse_public_keys(user_file(f, "--ssh-key", "SSH public key"), f)) {
+      std::istringstream words(key);
+      std::string type, body;
+      words >> type >> body;
+      if (auto [it, fresh] = key_files.emplace(type + " " + body, f); !fresh)  // as --dns: a value given twice
+        throw usage("--ssh-key: the " + type + " key in " + f + " is given twice (first in " + it->second +
+                    "): give each key once");
+      n.ssh_keys.push_back(std::move(key));
+    }
   n.password_hash = o.password_hash;
   n.timezone = o.timezone;
   if (!o.gateway.empty()) n.gateway = check_ip(o.gateway, false, "--gateway");
@@ -256,50 +265,6 @@ void check_password_hash(std::string_view hash) {
     throw usage(
         "--password-hash takes a crypt(5) hash ($y$..., $6$..., $5$..., $2b$...), never a clear password: "
         "make one with 'mkpasswd -m yescrypt' or 'openssl passwd -6'");
-}
-
-IpValue check_ip(std::string_view text, bool require_prefix, const std::string& what) {
-  const std::string cidr(text);
-  auto v = IpValue::parse(cidr);
-  if (!v || v->prefix.has_value() != require_prefix)
-    throw usage(what + ": '" + cidr + "' is not " +
-                (require_prefix ? "an address with its prefix length (e.g. 192.168.1.11/24)" : "an IP address"));
-  if (require_prefix && *v->prefix == 0)
-    throw usage(what + ": " + cidr + " has the prefix length 0, which is no subnet (netplan: invalid prefix length): " +
-                "give the prefix of the node's network, e.g. " + v->address() + (v->family == 4 ? "/24" : "/64"));
-  if (auto role = v->subnet_role(); !role.empty()) {
-    const std::string addr = v->address();
-    throw usage(what + ": " + cidr + " is the " + role + " address of its subnet, not a node's: give the node's own " +
-                "address (e.g. " + addr.substr(0, addr.rfind('.')) + ".11/" + std::to_string(*v->prefix) + ")");
-  }
-  return *v;
-}
-
-void check_gateway(const IpValue& gateway, const IpValue& cidr) {
-  if (gateway.family != cidr.family)
-    throw usage("--gateway " + gateway.text + " and --ip " + cidr.text + " are not of the same IP version");
-  if (gateway.same_address(cidr))
-    throw usage("--gateway " + gateway.text + " is the node's own address (--ip " + cidr.text +
-                "): give the router of that network");
-  // An IPv6 link-local router (fe80::/10) is on-link whatever the subnet: routers are reached
-  // by their link-local address (RFC 4861 4.2, 6.1.2); netplan takes `via: fe80::1`.
-  if (!cidr.contains(gateway) && !gateway.is_link_local())
-    throw usage("--gateway " + gateway.text + " is not in the subnet of --ip " + cidr.text +
-                ": the node could not reach it; give the router of that network (or fix the prefix length)");
-  // IPv4's network and broadcast addresses are no host's, so no router's (RFC 950, RFC 919). IPv6
-  // has no broadcast, and its all-zero host address is the Subnet-Router anycast address (RFC 4291
-  // 2.6.1), which routers answer: accepted.
-  IpValue in_subnet = gateway;
-  in_subnet.prefix = cidr.prefix;
-  if (auto role = in_subnet.subnet_role(); !role.empty()) {
-    std::uint32_t a = 0;  // the first host after the network address, the last before the broadcast
-    for (int i = 0; i < 4; ++i) a = (a << 8) | gateway.bytes[static_cast<std::size_t>(i)];
-    a = role == "network" ? a + 1 : a - 1;
-    const std::string host = std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 0xff) + "." +
-                             std::to_string((a >> 8) & 0xff) + "." + std::to_string(a & 0xff);
-    throw usage("--gateway " + gateway.text + " is the " + role + " address of the subnet of --ip " + cidr.text +
-                ", not a router's: give the router's own address (often the first or last host, e.g. " + host + ")");
-  }
 }
 
 SeedCheck check_seed_files(const IdentityOptions& o, const std::string& image) {

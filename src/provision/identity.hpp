@@ -66,7 +66,9 @@ void check_password_hash(std::string_view hash);
 /// The IP value of option `what` (IpValue, ip_value.hpp). With `require_prefix`, "ADDRESS/PREFIX"
 /// with a prefix of 1..32 (IPv4) or 1..128 (IPv6): netplan refuses a /0 address ("invalid prefix
 /// length"), and an IPv4 address with a prefix of /30 or shorter must not be its subnet's network
-/// or broadcast address (RFC 950, RFC 919); without, a bare address. Throws Error{Usage} naming
+/// or broadcast address (RFC 950, RFC 919); without, a bare address. Either way it must be a
+/// host's: no loopback, multicast, 'this network', reserved or limited broadcast address (IPv6 ::,
+/// ::1, ff00::/8; IpValue::not_a_host(), RFC 1122 3.2.1.3, RFC 6890). Throws Error{Usage} naming
 /// `what` and the value.
 IpValue check_ip(std::string_view text, bool require_prefix, const std::string& what);
 

@@ -1,8 +1,10 @@
 // The identity options' single values (identity.hpp): the Wi-Fi country, the time zone, the
-// Wi-Fi passphrase, a host name label. Sources: RFC 1123 2.1 (host names), ISO 3166-1 (the tz database's iso3166.tab),
-// RFC 8536 (TZif), IEEE 802.11i (WPA passphrase 8-63 characters, or 64 hex digits).
+// Wi-Fi passphrase, a host name label, the IP values of --ip, --gateway and --dns. Sources: RFC 1123 2.1 (host names),
+// ISO 3166-1 (the tz database's iso3166.tab), RFC 8536 (TZif), IEEE 802.11i (WPA passphrase 8-63 characters, or 64 hex
+// digits).
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <filesystem>
 #include <regex>
 #include <string>
@@ -70,6 +72,55 @@ std::string parse_wifi_psk(std::string_view text, const std::string& file) {
                                ": its first line is not a WPA passphrase (8-63 printable ASCII "
                                "characters) or a 64-hex-digit PSK");
   return psk;
+}
+
+IpValue check_ip(std::string_view text, bool require_prefix, const std::string& what) {
+  const std::string cidr(text);
+  auto v = IpValue::parse(cidr);
+  if (!v || v->prefix.has_value() != require_prefix)
+    throw identity_value_usage(
+        what + ": '" + cidr + "' is not " +
+        (require_prefix ? "an address with its prefix length (e.g. 192.168.1.11/24)" : "an IP address"));
+  if (require_prefix && *v->prefix == 0)
+    throw identity_value_usage(
+        what + ": " + cidr + " has the prefix length 0, which is no subnet (netplan: invalid prefix length): " +
+        "give the prefix of the node's network, e.g. " + v->address() + (v->family == 4 ? "/24" : "/64"));
+  if (auto why = v->not_a_host(); !why.empty()) {  // one rule and wording for options and files (ip_value.hpp)
+    const std::string whose = what == "--gateway" ? "router" : what == "--dns" ? "name server" : "node";
+    throw identity_value_usage(what + ": " + cidr + " is " + why + ", not a " + whose + "'s: give the " + whose +
+                               "'s own address (e.g. " + host_example(*v, whose) + ")");
+  }
+  return *v;
+}
+
+void check_gateway(const IpValue& gateway, const IpValue& cidr) {
+  if (gateway.family != cidr.family)
+    throw identity_value_usage("--gateway " + gateway.text + " and --ip " + cidr.text +
+                               " are not of the same IP version");
+  if (gateway.same_address(cidr))
+    throw identity_value_usage("--gateway " + gateway.text + " is the node's own address (--ip " + cidr.text +
+                               "): give the router of that network");
+  // An IPv6 link-local router (fe80::/10) is on-link whatever the subnet: routers are reached
+  // by their link-local address (RFC 4861 4.2, 6.1.2); netplan takes `via: fe80::1`.
+  if (!cidr.contains(gateway) && !gateway.is_link_local())
+    throw identity_value_usage(
+        "--gateway " + gateway.text + " is not in the subnet of --ip " + cidr.text +
+        ": the node could not reach it; give the router of that network (or fix the prefix length)");
+  // IPv4's network and broadcast addresses are no host's, so no router's (RFC 950, RFC 919). IPv6
+  // has no broadcast, and its all-zero host address is the Subnet-Router anycast address (RFC 4291
+  // 2.6.1), which routers answer: accepted.
+  IpValue in_subnet = gateway;
+  in_subnet.prefix = cidr.prefix;
+  if (auto role = in_subnet.subnet_role(); !role.empty()) {
+    std::uint32_t a = 0;  // the first host after the network address, the last before the broadcast
+    for (int i = 0; i < 4; ++i) a = (a << 8) | gateway.bytes[static_cast<std::size_t>(i)];
+    a = role == "network" ? a + 1 : a - 1;
+    const std::string host = std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 0xff) + "." +
+                             std::to_string((a >> 8) & 0xff) + "." + std::to_string(a & 0xff);
+    throw identity_value_usage(
+        "--gateway " + gateway.text + " is the " + role + " address of the subnet of --ip " + cidr.text +
+        ", not a router's: give the router's own address (often the first or last host, e.g. " + host + ")");
+  }
 }
 
 }  // namespace piprov::provision

@@ -81,4 +81,39 @@ std::string IpValue::subnet_role() const {
   return "";
 }
 
+std::string IpValue::special_use() const {
+  if (family == 4) {
+    const unsigned char a = bytes[0];
+    if (a == 255 && bytes[1] == 255 && bytes[2] == 255 && bytes[3] == 255)
+      return "the limited broadcast address (255.255.255.255, RFC 919)";
+    if (a >= 240) return "a reserved address (240.0.0.0/4, RFC 1112 section 4)";
+    if (a >= 224) return "a multicast address (224.0.0.0/4, RFC 5771)";
+    if (a == 127) return "a loopback address (127.0.0.0/8, RFC 1122 3.2.1.3)";
+    if (a == 0) return "a 'this network' address (0.0.0.0/8, RFC 1122 3.2.1.3)";
+    return "";
+  }
+  if (bytes[0] == 0xff) return "a multicast address (ff00::/8, RFC 4291 2.7)";
+  if (std::all_of(bytes.begin(), bytes.begin() + 15, [](unsigned char b) { return b == 0; })) {
+    if (bytes[15] == 0) return "the unspecified address (::, RFC 4291 2.5.2)";
+    if (bytes[15] == 1) return "the loopback address (::1, RFC 4291 2.5.3)";
+  }
+  return "";
+}
+
+std::string IpValue::not_a_host() const {
+  if (auto special = special_use(); !special.empty()) return special;
+  if (auto role = subnet_role(); !role.empty()) return "the " + role + " address of its subnet";
+  return "";
+}
+
+std::string host_example(const IpValue& v, const std::string& whose) {
+  const std::string addr = v.address();
+  const bool v4 = v.family == 4;
+  if (v.special_use().empty() && v.prefix)  // a subnet's network or broadcast address: a host of it
+    return addr.substr(0, addr.rfind('.')) + ".11/" + std::to_string(*v.prefix);
+  if (whose == "router") return v4 ? "192.168.1.1" : "fe80::1";
+  if (whose == "name server") return v4 ? "1.1.1.1" : "2606:4700:4700::1111";
+  return v4 ? "192.168.1.11/24" : "fd00::11/64";
+}
+
 }  // namespace piprov::provision

@@ -3,7 +3,8 @@
 // The option checks (--ip, --gateway, --dns: identity.hpp), the network-config checks
 // (seed_network.cpp) and the generated network-config (cloud_init.cpp) all read addresses
 // through it. Sources: inet_pton(3) (address syntax), RFC 4632 (IPv4 prefix notation), RFC 4291
-// section 2.3 (IPv6 prefix notation), RFC 4291 2.5.6 (link-local), RFC 950 / RFC 919 (network and broadcast addresses).
+// section 2.3 (IPv6 prefix notation), RFC 4291 2.5.6 (link-local), RFC 950 / RFC 919 (network and broadcast
+// addresses), RFC 1122 3.2.1.3 and RFC 6890 (special-purpose addresses, which are no host's).
 #include <array>
 #include <optional>
 #include <string>
@@ -42,6 +43,24 @@ struct IpValue {
   /// IPv4 with a prefix of 30 or less: "network" or "broadcast" when the address is that of its
   /// subnet (all host bits 0 or 1, RFC 950, RFC 919), else "".
   std::string subnet_role() const;
+  /// The special-purpose block this address is in, which no host has on a link, "" when none:
+  /// IPv4 "a 'this network' address (0.0.0.0/8, RFC 1122 3.2.1.3)", "a loopback address
+  /// (127.0.0.0/8, ...)", "a multicast address (224.0.0.0/4, RFC 5771)", "a reserved address
+  /// (240.0.0.0/4, RFC 1112 section 4)", "the limited broadcast address (255.255.255.255, RFC 919)";
+  /// IPv6 "the unspecified address (::, RFC 4291 2.5.2)", "the loopback address (::1, RFC 4291
+  /// 2.5.3)", "a multicast address (ff00::/8, RFC 4291 2.7)". RFC 6890 lists these blocks.
+  std::string special_use() const;
+  /// The one rule for an address given as a host's (a node's, a router's, a name server's): why it
+  /// cannot be one, "" when it can: special_use(), else "the network address of its subnet" /
+  /// "the broadcast address of its subnet" (subnet_role()). Options (check_ip) and files
+  /// (network-config) are judged by it alike.
+  std::string not_a_host() const;
 };
+
+/// The address to give instead of `v` when not_a_host() refuses it, as a `whose` ("node", "router",
+/// "name server") has it: for a subnet's network or broadcast address a host of that subnet
+/// ("10.0.5.11/24"), else an example of the family ("192.168.1.11/24", "192.168.1.1", "1.1.1.1";
+/// "fd00::11/64", "fe80::1", "2606:4700:4700::1111"). One wording for options and files.
+std::string host_example(const IpValue& v, const std::string& whose);
 
 }  // namespace piprov::provision

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -190,6 +191,63 @@ Finding sc_user_data_empty(const std::string& file, const std::string& how, int 
                       kSrcFormat);
 }
 
+/// What user-data `text` is when it is another of cloud-init's user data formats than cloud-config,
+/// and the fix that fits it: {"a shell script ('#!/bin/bash'), not cloud-config: ...", "..."}; nullopt when it is none
+/// of them (then the '#cloud-config' header is simply missing). As cloud-init tells them: a MIME message by
+/// "MIME-Version:" in its first 4096 bytes (cloudinit/user_data.py convert_string; a first line "Content-Type:" too),
+/// else by the header its text starts with, any case, after leading white space (cloudinit/handlers/__init__.py
+/// INCLUSION_TYPES_MAP). Source: cloud-init docs, User data formats.
+std::optional<std::pair<std::string, std::string>> sc_other_user_data_format(std::string_view text) {
+  const std::string lower = to_lower(text.substr(0, 4096));
+  const std::size_t start = std::min(lower.find_first_not_of(" \t\r\n"), lower.size());
+  const std::string first(trim(text.substr(start, text.find('\n', start) - start)));
+  const std::string shown = "('" + (first.size() > 60 ? first.substr(0, 60) + "..." : first) + "')";
+  auto is = [&](const char* header) { return lower.compare(start, std::strlen(header), header) == 0; };
+  const std::string keep = "piprov takes cloud-config user-data only: ";
+  if (lower.find("mime-version:") != std::string::npos || is("content-type:"))
+    return std::pair{"a MIME multipart message " + shown + ", not cloud-config",
+                     keep +
+                         "give its text/cloud-config part alone (the part's text, starting with '#cloud-config') "
+                         "and leave the other parts out"};
+  if (is("## template: jinja")) {
+    const std::size_t nl = text.find('\n', start);
+    const bool of_cc =
+        nl != std::string_view::npos && trim(text.substr(nl + 1, text.find('\n', nl + 1) - nl - 1)) == "#cloud-config";
+    return std::pair{std::string("a Jinja template") + (of_cc ? " of cloud-config" : "") + " " + shown +
+                         ", not plain cloud-config: cloud-init renders it only while '## template: jinja' is its first "
+                         "line, and piprov "
+                         "cannot render Jinja (its values come from the node's instance data at boot)",
+                     "write each {{ ... }} value in, drop the '## template: jinja' line and start the file with "
+                     "'#cloud-config'"};
+  }
+  if (is("#cloud-config-archive"))
+    return std::pair{"a cloud-config archive " + shown + ", not cloud-config: a YAML list of parts",
+                     keep + "give the 'content' of its cloud-config part alone, starting with '#cloud-config'"};
+  if (is("#cloud-config-jsonp"))
+    return std::pair{"a JSON patch of cloud-config " + shown + ", not cloud-config",
+                     keep + "apply the patch yourself and give the resulting file, starting with '#cloud-config'"};
+  if (is("#cloud-boothook"))
+    return std::pair{"a boothook " + shown + ", not cloud-config: cloud-init runs it early on every boot",
+                     keep +
+                         "put its commands under bootcmd (run early on every boot, as a boothook) in a file "
+                         "starting with '#cloud-config'"};
+  if (is("#part-handler"))
+    return std::pair{"a part handler " + shown + ", not cloud-config: Python code for the parts of a MIME message",
+                     keep + "give a file starting with '#cloud-config'"};
+  if (is("#include"))
+    return std::pair{"an include file " + shown + ", not cloud-config: URLs cloud-init fetches at boot",
+                     keep +
+                         "fetch the files it names and give their cloud-config (starting with '#cloud-config') as "
+                         "--user-data: piprov cannot check what a URL serves at boot"};
+  if (is("#!"))
+    return std::pair{"a shell script " + shown + ", not cloud-config: cloud-init runs it once, at first boot",
+                     keep +
+                         "start a file with '#cloud-config' and run the script from it: write_files (path "
+                         "/usr/local/sbin/firstboot.sh, permissions '0755', content: the script) and runcmd: "
+                         "[/usr/local/sbin/firstboot.sh]"};
+  return std::nullopt;
+}
+
 /// What must hold before the YAML is read: UTF-8 (seed-not-utf8), something
 /// set (seed-user-data-empty: 0 bytes, or only blank lines and comments),
 /// '#cloud-config' first (seed-not-cloud-config). False after a finding.
@@ -213,6 +271,11 @@ bool sc_user_data_readable(std::string_view text, const std::string& file, const
         utf8_bom_words(trim(text.substr(3, text.find('\n') - 3))) +
             ": cloud-init does not see the '#cloud-config' header then and does not read the file as cloud-config",
         utf8_bom_fix(""), kSrcFormat));
+    return false;
+  }
+  if (auto other = sc_other_user_data_format(text)) {
+    out.push_back(seed_finding("seed-not-cloud-config", Severity::Error, 1, "", file, "is " + other->first,
+                               other->second, kSrcFormat));
     return false;
   }
   out.push_back(seed_finding(

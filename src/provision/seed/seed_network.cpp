@@ -243,6 +243,8 @@ struct NetChecker {
       }
     }
     detail::check_default_routes(defaults_, adder());
+    detail::check_v2_hosts(net, adder());
+    detail::check_v2_gateways_on_link(net, adder());
     detail::check_v2_references(net, adder());
     detail::check_v2_keys(net, adder());
     detail::check_v2_types(net, adder());
@@ -353,6 +355,8 @@ struct NetChecker {
       if (e.is_object() && e.contains("name")) names.insert(nw_text(e["name"]));
     for (std::size_t i = 0; i < net["config"].size(); ++i)
       v1_entry(net["config"][i], "config." + std::to_string(i), names);
+    detail::check_v1_hosts(net, adder());
+    detail::check_v1_gateways_on_link(net, adder());
     detail::check_v1_references(net, adder());
     detail::check_default_routes(detail::v1_default_routes(net), adder());
   }
@@ -370,7 +374,8 @@ SeedCheck check_network_config(std::string_view text, const std::string& file) {
              "seed-network-route-default", "seed-network-nameserver",
              "seed-network-wifi",          "seed-template-marker",
              "seed-network-reference",     "seed-network-default-route-conflict",
-             "seed-network-unknown-key",   "seed-network-netplan-version"};
+             "seed-network-unknown-key",   "seed-network-netplan-version",
+             "seed-network-not-a-host",    "seed-network-gateway-off-link"};
   auto loaded = seed_load(text, file, c.findings);
   if (!loaded) return c;
   const YAML::Node& root = *loaded;
@@ -390,6 +395,12 @@ SeedCheck check_network_config(std::string_view text, const std::string& file) {
     nc.v2(net);
   else if (version == 1)
     nc.v1(net);
+  else if (version == "1" || version == "2")  // cloud-init compares the number: a quoted "2" is no version
+    nc.add("seed-network-version", Severity::Error, "version",
+           "version is the string \"" + version.get<std::string>() + "\"; cloud-init wants the number " +
+               version.get<std::string>(),
+           "write version: " + version.get<std::string>() + " (without quotes)",
+           version == "2" ? kSrcNetV2 : kSrcNetV1);
   else
     nc.add(
         "seed-network-version", Severity::Error, "version",

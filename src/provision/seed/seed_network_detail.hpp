@@ -69,6 +69,23 @@ void judge_by_image_netplan(const std::string& netplan, Findings& findings);
 /// docs, Networking config Version 1; cloudinit/net/network_state.py handle_bond/handle_bridge.
 void check_v1_references(const nlohmann::json& net, const NetAdd& add);
 
+/// seed-network-not-a-host (error): an address (v2 `addresses`, a v1 static subnet's `address` with
+/// its prefix or `netmask`), a gateway (`gateway4`/`gateway6`, a route's `via`, a v1 `gateway`) or a
+/// name server that no host has on a link: IpValue::not_a_host(), the rule --ip, --gateway and --dns
+/// refuse by (loopback, multicast, 0.0.0.0/8, 240.0.0.0/4, 255.255.255.255, ::, ::1, ff00::/8, a
+/// subnet's network or broadcast address; RFC 1122 3.2.1.3, RFC 6890, RFC 950, RFC 919), with the
+/// fix --ip's refusal gives (host_example()). Values that do not parse are left to the syntax rules.
+void check_v2_hosts(const nlohmann::json& net, const NetAdd& add);
+void check_v1_hosts(const nlohmann::json& net, const NetAdd& add);
+
+/// seed-network-gateway-off-link (warning): a gateway (`gateway4`/`gateway6`, a route's `via`, a v1
+/// subnet's `gateway`) in none of its interface's static subnets of that family, as --gateway outside
+/// --ip's subnet is refused: the node could not reach it. No finding when the interface has no static
+/// subnet of that family or gets that family by DHCP, for an IPv6 link-local gateway (RFC 4861 4.2),
+/// or for a v2 route with `on-link: true` (netplan docs, YAML configuration).
+void check_v2_gateways_on_link(const nlohmann::json& net, const NetAdd& add);
+void check_v1_gateways_on_link(const nlohmann::json& net, const NetAdd& add);
+
 /// One default route declaration: a v2 device's gateway4/gateway6 or route to a default network
 /// (`to: default`, 0.0.0.0/0, ::/0), or a v1 subnet's `gateway` (cloud-init renders it as the
 /// interface's default route). `iface` is the interface's name, `at` the finding path.

@@ -115,7 +115,7 @@ TEST(ProvisionSeed, BadIdentityOptionsAreRefusedBeforeAnyByteIsWritten) {
   } cases[] = {
       {"--hostname n{1..2} --user-data " + q((d.path / "bad-user-data").string()), "is not valid YAML"},
       {"--hostname n{1..2} --user-data " + q((d.path / "script-user-data").string()),
-       "does not start with '#cloud-config'"},
+       "is a shell script ('#!/bin/sh'), not cloud-config"},
       {"--hostname n{1..2} --ssh-key " + q((d.path / "id").string()), "is a private key"},
       {"--hostname n{1..3}", "gives 3 name(s) (n1, n2, n3) for 2 target disk(s)"},
       {"--hostname single", "gives 1 name(s) (single) for 2 target disk(s)"},

@@ -381,7 +381,8 @@ TEST_F(Plan, UserFilesAreTheBaseAndRefusedWhenInvalid) {
     }
     file(name, name == "ud" ? "#cloud-config\n" : name == "nc" ? "version: 2\n" : "");
   };
-  refused("ud", "#!/bin/sh\necho hi\n", path("ud") + ": does not start with '#cloud-config'");
+  refused("ud", "#!/bin/sh\necho hi\n", path("ud") + ": is a shell script ('#!/bin/sh'), not cloud-config");
+  refused("ud", "hostname: a\n", path("ud") + ": does not start with '#cloud-config'");
   refused("ud", "#cloud-config\nusers: [\n", path("ud") + ": is not valid YAML (line ");
   refused("ud", "#cloud-config\n- a\n- b\n", path("ud") + ": is not a YAML map");
   refused("ud", "#cloud-config\nhostname: other\n", "sets 'hostname' and so does --hostname");
