@@ -85,7 +85,7 @@ IpValue check_ip(std::string_view text, bool require_prefix, const std::string& 
     throw identity_value_usage(
         what + ": " + cidr + " has the prefix length 0, which is no subnet (netplan: invalid prefix length): " +
         "give the prefix of the node's network, e.g. " + v->address() + (v->family == 4 ? "/24" : "/64"));
-  if (auto why = v->not_a_host(); !why.empty()) {  // one rule and wording for options and files (ip_value.hpp)
+  if (auto why = v->not_a_host(what == "--dns"); !why.empty()) {  // one rule and wording for options and files
     const std::string whose = what == "--gateway" ? "router" : what == "--dns" ? "name server" : "node";
     throw identity_value_usage(what + ": " + cidr + " is " + why + ", not a " + whose + "'s: give the " + whose +
                                "'s own address (e.g. " + host_example(*v, whose) + ")");

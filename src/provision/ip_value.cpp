@@ -100,7 +100,13 @@ std::string IpValue::special_use() const {
   return "";
 }
 
-std::string IpValue::not_a_host() const {
+bool IpValue::is_loopback() const {
+  if (family == 4) return bytes[0] == 127;
+  return std::all_of(bytes.begin(), bytes.begin() + 15, [](unsigned char b) { return b == 0; }) && bytes[15] == 1;
+}
+
+std::string IpValue::not_a_host(bool name_server) const {
+  if (name_server && is_loopback()) return "";
   if (auto special = special_use(); !special.empty()) return special;
   if (auto role = subnet_role(); !role.empty()) return "the " + role + " address of its subnet";
   return "";

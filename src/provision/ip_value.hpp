@@ -53,8 +53,12 @@ struct IpValue {
   /// The one rule for an address given as a host's (a node's, a router's, a name server's): why it
   /// cannot be one, "" when it can: special_use(), else "the network address of its subnet" /
   /// "the broadcast address of its subnet" (subnet_role()). Options (check_ip) and files
-  /// (network-config) are judged by it alike.
-  std::string not_a_host() const;
+  /// (network-config) are judged by it alike. `name_server`: the address is a name server's, and a
+  /// loopback one is fine there: a resolver on the node itself (systemd-resolved's 127.0.0.53,
+  /// unbound, dnsmasq, Pi-hole; resolv.conf(5) takes any address).
+  std::string not_a_host(bool name_server = false) const;
+  /// 127.0.0.0/8 or ::1.
+  bool is_loopback() const;
 };
 
 /// The address to give instead of `v` when not_a_host() refuses it, as a `whose` ("node", "router",

@@ -30,7 +30,7 @@ void judge_host(const nlohmann::json& j, const std::string& path, const std::str
   auto v = IpValue::parse(netmask.empty() || text.find('/') != std::string::npos ? text : text + "/" + netmask,
                           !netmask.empty());
   if (!v || (whose != "node" && v->prefix)) return;
-  if (auto why = v->not_a_host(); !why.empty())
+  if (auto why = v->not_a_host(whose == "name server"); !why.empty())
     add("seed-network-not-a-host", Severity::Error, path, text + " is " + why + ", not a " + whose + "'s",
         "give the " + whose + "'s own address (e.g. " + host_example(*v, whose) + "), as --" +
             (whose == "node"     ? "ip"

@@ -145,6 +145,11 @@ TEST(Trial6Addresses, SpecialPurposeAddressesAreNoHosts) {
   test::expect_error(ErrorKind::Usage, "--dns: ff02::fb is a multicast address (ff00::/8, RFC 4291 2.7)",
                      [] { check_ip("ff02::fb", false, "--dns"); });
   test::expect_error(ErrorKind::Usage, "--dns: :: is the unspecified address", [] { check_ip("::", false, "--dns"); });
+  // A name server on the node itself (systemd-resolved's stub, unbound, Pi-hole) is a loopback one.
+  EXPECT_EQ(check_ip("127.0.0.53", false, "--dns").address(), "127.0.0.53");
+  EXPECT_EQ(check_ip("::1", false, "--dns").address(), "::1");
+  EXPECT_EQ(IpValue::parse("127.0.0.1")->not_a_host(true), "");
+  EXPECT_EQ(IpValue::parse("224.0.0.1")->not_a_host(true), "a multicast address (224.0.0.0/4, RFC 5771)");
 
   // The trial's commands: refused before anything is planned, whichever option holds the address.
   IdentityOptions o;

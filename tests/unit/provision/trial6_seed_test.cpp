@@ -154,7 +154,7 @@ TEST(Trial6SeedHosts, AddressesNoHostHasAreErrorsInFilesAsInOptions) {
   // Hosts pass, and a malformed value is left to the syntax rule (one finding, not two).
   c = check_network_config(
       "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.5.9/24, \"fd00::11/64\", 127.0.0.1]\n"
-      "    routes: [{to: 0.0.0.0/0, via: 10.0.5.1}]\n    nameservers: {addresses: [1.1.1.1]}\n",
+      "    routes: [{to: 0.0.0.0/0, via: 10.0.5.1}]\n    nameservers: {addresses: [1.1.1.1, 127.0.0.1, \"::1\"]}\n",
       "ok.yaml");
   f = t6_of(c, "seed-network-not-a-host");
   EXPECT_TRUE(f.empty()) << t6_dump(c);
