@@ -22,6 +22,8 @@ Format parse_format(const std::string& n) {
   throw Error(ErrorKind::Usage, "unknown --format '" + n + "': use " + enum_choices(kBenchFormatNames, ", ", " or "));
 }
 
+std::string format_choices() { return enum_choices(kBenchFormatNames, " | "); }
+
 std::string fmt_iops(double v) {
   return v < 0 ? "-" : v < 10 && v != std::floor(v) ? fmt::format("{:.1f}", v) : fmt::format("{:.0f}", v);
 }

@@ -16,6 +16,8 @@ enum class Format { Table, Markdown, Csv, Json };
 
 /// "table" | "markdown" | "csv" | "json"; throws Error{Usage} otherwise.
 Format parse_format(const std::string& name);
+/// "table | markdown | csv | json" (--format's help).
+std::string format_choices();
 
 /// One table row: a test (and direction for mixed read/write jobs) and, per
 /// target, the job direction measured (nullptr where that target lacks it).

@@ -36,7 +36,7 @@ struct Output {
 };
 
 void add_output_options(CLI::App* c, Output& o) {
-  c->add_option("--format", o.format, "table | markdown | csv | json")->capture_default_str();
+  c->add_option("--format", o.format, bench::format_choices())->capture_default_str();
   c->add_flag("--json", o.json, "Same as --format json (everything, histograms included)");
   c->add_option("--svg", o.svg, "Also write charts to this SVG file (bars per test, latency percentiles per target)");
   c->add_flag("--sd-class", o.sd_class, "Give the SD A1/A2 verdict for every target (default: SD cards only)");
@@ -102,14 +102,14 @@ void add_bench_run_options(CLI::App* bench, BenchOpts& o) {
                     "file, or a block device");
   bench->add_option("--profile", o.profile, bench::profile_help())->capture_default_str();
   bench->add_option("--only", o.only, "Run only these jobs of the profile (comma-separated, e.g. seq-read,rand-write)");
-  bench->add_option("--rw", o.rw, "Ad-hoc job instead of the profile: read write randread randwrite rw randrw");
+  bench->add_option("--rw", o.rw, "Ad-hoc job instead of the profile: " + bench::rw_choices());
   bench->add_option("--bs", o.bs, "Block size (4k, 4M)");
   bench->add_option("--iodepth", o.iodepth, "I/Os kept in flight per job")->check(limit_check("--iodepth"));
   bench->add_option("--numjobs", o.numjobs, "Threads, each with its own fd")->check(limit_check("--numjobs"));
   bench->add_option("--runtime", o.runtime, "Seconds measured per test")->check(limit_check("--runtime"));
   bench->add_option("--ramp", o.ramp, "Seconds run before measuring (not counted)")->check(limit_check("--ramp"));
   bench->add_option("--size", o.size, "Bytes of the target to use (capped to what it holds; new test file default 1G)");
-  bench->add_option("--engine", o.engine, "psync | libaio | io_uring");
+  bench->add_option("--engine", o.engine, bench::engine_choices());
   bench->add_flag("--sync", o.sync, "Open with O_DSYNC (fio sync=1)");
   bench->add_option("--fsync", o.fsync, "fsync after every N writes, timed as a separate sync section");
   bench->add_option("--rwmixread", o.rwmixread, "Percent reads for rw/randrw")->check(limit_check("--rwmixread"));

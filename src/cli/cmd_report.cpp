@@ -29,7 +29,7 @@ void add_report_command(CLI::App& app, Globals&, int& exit_code) {
                 "piprov --json results: HOST=FILE, or FILE (host = the file name up to its first dot)")
       ->required();
   c->add_option("--name", a->names, "Host of each FILE, in order (one --name per FILE)")->allow_extra_args(false);
-  c->add_option("--format", a->format, "text | markdown | json")->capture_default_str();
+  c->add_option("--format", a->format, fleet::format_choices())->capture_default_str();
   c->add_flag("--json", a->json, "Same as --format json");
   c->callback([a, &exit_code] {
     auto format = fleet::parse_format(a->json ? "json" : a->format);

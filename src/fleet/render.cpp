@@ -208,6 +208,8 @@ Format parse_format(const std::string& name) {
               "unknown --format '" + name + "': use " + enum_choices(kFleetFormatNames, ", ", " or "));
 }
 
+std::string format_choices() { return enum_choices(kFleetFormatNames, " | "); }
+
 json fleet_json(const Fleet& fleet) {
   json hosts = json::array();
   for (const auto& h : fleet.hosts) {

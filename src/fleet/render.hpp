@@ -15,6 +15,8 @@ enum class Format { Text, Markdown, Json };
 
 /// "text" | "markdown" | "json"; throws Error{Usage} otherwise.
 Format parse_format(const std::string& name);
+/// "text | markdown | json" (--format's help).
+std::string format_choices();
 
 /// The report in `format`, ending in a newline.
 std::string render(const Fleet& fleet, Format format);

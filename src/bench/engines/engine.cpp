@@ -20,6 +20,8 @@ EngineKind parse_engine(std::string_view name) {
               "unknown --engine '" + std::string(name) + "': use " + enum_choices(kEngineNames, ", ", " or "));
 }
 
+std::string engine_choices() { return enum_choices(kEngineNames, " | "); }
+
 std::unique_ptr<Engine> make_engine(EngineKind e) {
   switch (e) {
     case EngineKind::Psync: return make_psync_engine();

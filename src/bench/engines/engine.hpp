@@ -25,7 +25,6 @@ struct IoUnit {
 class Engine {
  public:
   virtual ~Engine() = default;
-  virtual const char* name() const = 0;
   /// Prepares for `fd` with up to `depth` I/Os in flight. Throws Error{Io}.
   virtual void init(int fd, unsigned depth) = 0;
   /// Queues `u`. Returns true when it already completed (sync engines), with u.res set.
@@ -46,6 +45,8 @@ std::string_view engine_name(EngineKind e);
 /// read with one request at a time here). Throws Error{Usage} "unknown
 /// --engine 'x': use psync, libaio or io_uring".
 EngineKind parse_engine(std::string_view name);
+/// "psync | libaio | io_uring" (--engine's help).
+std::string engine_choices();
 
 /// A new engine of kind `e`. Throws Error{Io} when the kernel lacks it.
 std::unique_ptr<Engine> make_engine(EngineKind e);

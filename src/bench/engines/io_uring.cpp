@@ -14,7 +14,6 @@ class IoUring final : public Engine {
   ~IoUring() override {
     if (ready_) io_uring_queue_exit(&ring_);
   }
-  const char* name() const override { return "io_uring"; }
   void init(int fd, unsigned depth) override {
     fd_ = fd;
     int r = io_uring_queue_init(depth, &ring_, 0);

@@ -14,7 +14,6 @@ class Libaio final : public Engine {
   ~Libaio() override {
     if (ctx_) io_destroy(ctx_);
   }
-  const char* name() const override { return "libaio"; }
   void init(int fd, unsigned depth) override {
     fd_ = fd;
     int r = io_setup(static_cast<int>(depth), &ctx_);

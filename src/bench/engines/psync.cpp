@@ -9,7 +9,6 @@ namespace {
 
 class Psync final : public Engine {
  public:
-  const char* name() const override { return "psync"; }
   void init(int fd, unsigned) override { fd_ = fd; }
   bool queue(IoUnit& u) override {
     ssize_t r;
