@@ -128,6 +128,19 @@ TEST(Backup, OutOnTheSourceIsRefused) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find(out_disk->path + " is a disk: OUT must be an image file"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("OUT's name picks the format"), std::string::npos) << r.err;
+  // OUT a new file under /dev (devtmpfs: device nodes only) is named so, not as a missing disk; as under /dev/shm
+  // (trial 6 finding 10).
+  r = run(piprov_bin() + " backup --yes --progress none " + q(s.img.string()) + " " + out_disk->path + "p1.img");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err, "piprov: error: OUT " + out_disk->path +
+                       "p1.img would be a new file under /dev, which is for devices (devtmpfs, a kernel pseudo file "
+                       "system), not files: piprov never creates files there; put it on a real file system (give a "
+                       "new file name in a directory of yours)\n");
+  EXPECT_FALSE(std::filesystem::exists(out_disk->path + "p1.img"));
+  r = run(piprov_bin() + " backup --yes --progress none " + q(s.img.string()) + " /dev/shm/piprov-t7c.img");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("/dev/shm/piprov-t7c.img is on a kernel pseudo file system"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists("/dev/shm/piprov-t7c.img"));
   // OUT on a file system of one of DISK's partitions.
   auto dev = patterned_loop(tmp.path / "src");
   write_json(s.img.string(), dev->path);
