@@ -146,6 +146,11 @@ std::string message(WriteRule r, const WriteSubject& s, WriteIntent i, const Rul
             "{} is the name of a disk, not a path: give /dev/{} (or ./{} for a file of that name); run "
             "'piprov devices' to list disks",
             p, p, p);
+      if (i == WriteIntent::OutputFile)  // never a device: a new file in /dev, which holds device nodes only
+        return fmt::format(
+            "{} would be a new file under /dev, which is for devices (devtmpfs, a kernel pseudo file system), not "
+            "files: piprov never creates files there; put it on a real file system ({})",
+            p, alt);
       return p + " does not exist; run 'piprov devices' to list disks";
     case WriteRule::MissingDirectory:
       if (!s.dangling_target.empty())

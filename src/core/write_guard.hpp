@@ -44,7 +44,7 @@ std::string_view intent_name(WriteIntent i);
 
 /// The rules, in the order they are checked (the first that refuses wins).
 enum class WriteRule {
-  MissingDevPath,    ///< a /dev path that does not exist: a typo for a device
+  MissingDevPath,    ///< a /dev path that does not exist: a typo for a device (an output file: a new file in /dev)
   MissingDirectory,  ///< a new file whose directory does not exist
   Directory,         ///< the path is a directory
   NotDiskOrFile,     ///< a character device, socket, FIFO, ...

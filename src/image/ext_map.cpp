@@ -1,6 +1,7 @@
 #include "image/ext_map.hpp"
 
 #include "image/ext_io.hpp"
+#include "image/image_fs.hpp"
 
 #include <fmt/format.h>
 #include <cstring>
@@ -77,7 +78,7 @@ errcode_t ExtScan::serve(std::uint64_t off, std::size_t n, void* data) {
 }
 
 void ExtScan::superblock(std::vector<std::byte>&& d) {
-  if (d[56] != std::byte{0x53} || d[57] != std::byte{0xef}) return fail("no ext2/3/4 superblock (magic 0xEF53)");
+  if (!is_ext_superblock(d)) return fail("no ext2/3/4 superblock (magic 0xEF53)");
   blocks_[SUPERBLOCK_OFFSET] = std::move(d);
   try_open();
 }

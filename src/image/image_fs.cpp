@@ -205,6 +205,18 @@ std::uint64_t ExtFiles::extract(const std::string& path, const std::filesystem::
   return x.copied;
 }
 
+bool is_ext_superblock(std::span<const std::byte> sb) {
+  constexpr std::size_t kMagicAt = 0x38;  // s_magic, __le16
+  return sb.size() >= kMagicAt + 2 && sb[kMagicAt] == std::byte{0x53} && sb[kMagicAt + 1] == std::byte{0xef};
+}
+
+bool has_ext_superblock(ImageReader& reader, std::uint64_t offset, std::uint64_t size) {
+  std::byte sb[0x3a];
+  if (size < kExtSuperblockOffset + SUPERBLOCK_SIZE) return false;
+  reader.read_at(sb, offset + kExtSuperblockOffset);
+  return is_ext_superblock(sb);
+}
+
 std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, std::string* why) {
   const PartitionTable t = read_partition_table(reader, reader.size());
   if (t.parts.empty()) {
@@ -212,10 +224,7 @@ std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, std::string* why) {
     return nullptr;
   }
   for (const auto& p : t.parts) {
-    if (p.kind != PartKind::Linux || p.size < SUPERBLOCK_OFFSET + SUPERBLOCK_SIZE) continue;
-    std::byte magic[2];
-    reader.read_at(magic, p.offset + SUPERBLOCK_OFFSET + 56);
-    if (magic[0] != std::byte{0x53} || magic[1] != std::byte{0xef}) continue;
+    if (p.kind != PartKind::Linux || !has_ext_superblock(reader, p.offset, p.size)) continue;
     return std::make_unique<ExtFiles>(reader, p.offset, p.size);
   }
   *why = "the image has no ext2/3/4 partition";

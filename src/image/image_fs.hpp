@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,21 @@ namespace piprov::image {
 /// written, unbounded (check_complete_image() compares it with the size).
 /// Throws what read_at() throws.
 PartitionTable read_partition_table(ImageReader& reader, std::optional<std::uint64_t> bound);
+
+/// Where an ext2/3/4 file system keeps its superblock: at byte 1024, 1024 bytes.
+inline constexpr std::uint64_t kExtSuperblockOffset = 1024;
+
+/// Whether `sb`, the bytes at kExtSuperblockOffset of a file system (at
+/// least the first 58), is an ext2/3/4 superblock: its s_magic, the
+/// little-endian 16-bit field at byte 0x38, is 0xEF53 ("ext4 Data Structures
+/// and Algorithms", docs.kernel.org/filesystems/ext4, "Super Block"). A
+/// shorter span is not one. The one test of that magic in piprov.
+bool is_ext_superblock(std::span<const std::byte> sb);
+
+/// is_ext_superblock() of the file system at bytes [offset, offset + size)
+/// of the image (false when `size` cannot hold a superblock). Throws what
+/// read_at() throws.
+bool has_ext_superblock(ImageReader& reader, std::uint64_t offset, std::uint64_t size);
 
 /// The files of an ext2/3/4 file system at bytes [offset, offset + size) of
 /// the image, read-only. Not thread-safe (one libext2fs handle).

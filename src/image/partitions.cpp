@@ -23,32 +23,10 @@ namespace fs = std::filesystem;
 namespace piprov::image {
 namespace {
 
-struct TablePart {
-  int number;
-  std::uint64_t start_bytes, size_bytes;
-};
-
-/// Partitions in the table on `disk_path` (libblkid), sorted by number;
-/// extended-partition containers are left out (they hold no file system).
-std::vector<TablePart> read_table(const std::string& disk_path) {
-  std::vector<TablePart> out;
-  blkid_probe pr = blkid_new_probe_from_filename(disk_path.c_str());
-  if (!pr) return out;
-  blkid_probe_enable_partitions(pr, 1);
-  blkid_probe_enable_superblocks(pr, 0);
-  if (blkid_do_fullprobe(pr) == 0) {
-    if (blkid_partlist ls = blkid_probe_get_partitions(pr)) {
-      int n = blkid_partlist_numof_partitions(ls);
-      for (int i = 0; i < n; ++i) {
-        blkid_partition p = blkid_partlist_get_partition(ls, i);
-        if (!p || blkid_partition_is_extended(p)) continue;
-        out.push_back({blkid_partition_get_partno(p), static_cast<std::uint64_t>(blkid_partition_get_start(p)) * 512,
-                       static_cast<std::uint64_t>(blkid_partition_get_size(p)) * 512});
-      }
-    }
-  }
-  blkid_free_probe(pr);
-  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.number < b.number; });
+/// The partitions of the table on `disk_path` that hold data (the extended-partition containers left out).
+std::vector<TablePartition> read_table(const std::string& disk_path) {
+  std::vector<TablePartition> out = read_table_partitions(disk_path).parts;
+  std::erase_if(out, [](const TablePartition& p) { return p.extended; });
   return out;
 }
 
@@ -59,11 +37,11 @@ bool in_sysfs(const std::string& disk_path, int number) {
 
 /// Adds one partition the kernel did not find itself (its partition-table
 /// parser may be missing, e.g. CONFIG_MSDOS_PARTITION=n), as partx -a does.
-void add_partition(int fd, const std::string& disk_path, const TablePart& p) {
+void add_partition(int fd, const std::string& disk_path, const TablePartition& p) {
   blkpg_partition part{};
-  part.start = static_cast<long long>(p.start_bytes);
-  part.length = static_cast<long long>(p.size_bytes);
-  part.pno = p.number;
+  part.start = static_cast<long long>(p.offset);
+  part.length = static_cast<long long>(p.size);
+  part.pno = static_cast<int>(p.number);
   blkpg_ioctl_arg arg{};
   arg.op = BLKPG_ADD_PARTITION;
   arg.datalen = sizeof(part);
@@ -73,6 +51,32 @@ void add_partition(int fd, const std::string& disk_path, const TablePart& p) {
 }
 
 }  // namespace
+
+TablePartitions read_table_partitions(const std::string& path) {
+  TablePartitions out;
+  blkid_probe pr = blkid_new_probe_from_filename(path.c_str());
+  if (!pr) return out;
+  blkid_probe_enable_partitions(pr, 1);
+  blkid_probe_enable_superblocks(pr, 0);
+  if (blkid_do_fullprobe(pr) == 0) {
+    if (blkid_partlist ls = blkid_probe_get_partitions(pr)) {
+      if (blkid_parttable root = blkid_partlist_get_table(ls))
+        if (const char* type = blkid_parttable_get_type(root)) out.scheme = type;
+      const int n = blkid_partlist_numof_partitions(ls);
+      for (int i = 0; i < n; ++i) {
+        blkid_partition p = blkid_partlist_get_partition(ls, i);
+        if (!p) continue;
+        out.parts.push_back({static_cast<unsigned>(blkid_partition_get_partno(p)),
+                             static_cast<std::uint64_t>(blkid_partition_get_start(p)) * 512,
+                             static_cast<std::uint64_t>(blkid_partition_get_size(p)) * 512,
+                             blkid_partition_is_extended(p) != 0});
+      }
+    }
+  }
+  blkid_free_probe(pr);
+  std::sort(out.parts.begin(), out.parts.end(), [](auto& a, auto& b) { return a.number < b.number; });
+  return out;
+}
 
 std::string partition_path(const std::string& disk_path, int number) {
   std::string disk = disk_path;
@@ -117,15 +121,16 @@ std::vector<std::string> reread_partitions(const std::string& given_path, std::c
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
-  std::vector<TablePart> table = read_table(disk_path);
+  std::vector<TablePartition> table = read_table(disk_path);
   auto all_in_sysfs = [&] {
-    return std::all_of(table.begin(), table.end(), [&](auto& p) { return in_sysfs(disk_path, p.number); });
+    return std::all_of(table.begin(), table.end(),
+                       [&](auto& p) { return in_sysfs(disk_path, static_cast<int>(p.number)); });
   };
   // BLKRRPART and LOOP_SET_STATUS64 scan synchronously: what the kernel's own
   // parsers found is in sysfs now. Add what they did not find.
   if (!all_in_sysfs())
     for (const auto& p : table)
-      if (!in_sysfs(disk_path, p.number)) {
+      if (!in_sysfs(disk_path, static_cast<int>(p.number))) {
         spdlog::info("{}: the kernel did not list partition {}; adding it with BLKPG", disk_path, p.number);
         add_partition(fd, disk_path, p);
       }
@@ -136,7 +141,8 @@ std::vector<std::string> reread_partitions(const std::string& given_path, std::c
   for (;;) {
     present.clear();
     for (const auto& p : table)
-      if (fs::exists(partition_path(disk_path, p.number))) present.push_back(partition_path(disk_path, p.number));
+      if (fs::exists(partition_path(disk_path, static_cast<int>(p.number))))
+        present.push_back(partition_path(disk_path, static_cast<int>(p.number)));
     if (present.size() == table.size() || std::chrono::steady_clock::now() > deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

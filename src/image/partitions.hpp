@@ -5,10 +5,32 @@
 // --partscan get LO_FLAGS_PARTSCAN set (LOOP_SET_STATUS64), which rescans.
 // Sources: BLKRRPART (linux/fs.h), loop(4) LO_FLAGS_PARTSCAN.
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace piprov::image {
+
+/// One entry of a partition table as libblkid reads it from the disk or
+/// image file: an MBR's logical partitions (5, 6, ..., from the EBR chain
+/// inside the extended partition) included, which parse_partition_table()
+/// (partition_table.hpp, the table's first bytes only) does not list.
+struct TablePartition {
+  unsigned number = 0;       ///< 1-based, as the kernel names it (sdb6)
+  std::uint64_t offset = 0;  ///< bytes from the start of the disk
+  std::uint64_t size = 0;    ///< bytes
+  bool extended = false;     ///< an MBR extended partition: the container of the logical ones, no file system
+};
+
+struct TablePartitions {
+  std::string scheme;                 ///< "dos", "gpt", or "" when libblkid finds no table
+  std::vector<TablePartition> parts;  ///< sorted by number
+};
+
+/// The partition table on `path` (a disk or an image file), read with
+/// libblkid. Never throws: a path it cannot open or read gives scheme "" and
+/// no partitions.
+TablePartitions read_table_partitions(const std::string& path);
 
 /// Partition node of partition `number` of disk `disk_path`:
 /// "/dev/sdb" + 1 -> "/dev/sdb1"; "/dev/loop3" + 1 -> "/dev/loop3p1" (a

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <regex>
 #include <span>
 
@@ -12,8 +13,7 @@
 #include "core/file.hpp"
 #include "core/process.hpp"
 #include "core/units.hpp"
-#include "image/image_fs.hpp"
-#include "image/image_reader.hpp"
+#include "image/partitions.hpp"
 
 namespace piprov::keep {
 
@@ -66,28 +66,45 @@ std::string grows_back_on(const std::string& dev) {
          "OS: sudo raspi-config --expand-rootfs)";
 }
 
+/// The partition that ends last on the disk and may hold a file system: an
+/// MBR's extended partition is a container (its logical partitions are
+/// listed themselves), never the last.
+std::optional<image::TablePartition> last_data_partition(const image::TablePartitions& t) {
+  std::optional<image::TablePartition> last;
+  for (const auto& p : t.parts)
+    if (!p.extended && (!last || p.offset + p.size > last->offset + last->size)) last = p;
+  return last;
+}
+
+/// The extended partition holding the logical partition `p`, if `p` is one.
+std::optional<image::TablePartition> extended_container_of(const image::TablePartitions& t,
+                                                           const image::TablePartition& p) {
+  for (const auto& e : t.parts)
+    if (e.extended && p.offset >= e.offset && p.offset < e.offset + e.size) return e;
+  return std::nullopt;
+}
+
 }  // namespace
 
 ShrinkResult shrink_last_partition(const std::string& img) {
   ShrinkResult res;
   const std::uint64_t file_bytes = std::filesystem::file_size(img);
-  const image::PartitionTable t = image::read_partition_table(*image::open_image_reader(img), file_bytes);
-  if (t.parts.empty()) {
+  const image::TablePartitions t = image::read_table_partitions(img);
+  const auto last = last_data_partition(t);
+  if (!last) {
     res.line = "--shrink: no partition table: not shrunk";
     return res;
   }
-  const auto last = *std::max_element(t.parts.begin(), t.parts.end(), [](const auto& a, const auto& b) {
-    return a.offset + a.size < b.offset + b.size;
-  });
-  res.partition = last.number;
-  res.old_bytes = last.size;
+  const auto container = extended_container_of(t, *last);
+  res.partition = last->number;
+  res.old_bytes = last->size;
   res.image_bytes = file_bytes;
-  ShrinkLoop loop(img, last.offset, last.size);
+  ShrinkLoop loop(img, last->offset, last->size);
   auto type = run_program({"blkid", "-p", "-o", "value", "-s", "TYPE", loop.dev()},
                           {.env = {}, .capture_stdout = true, .input = {}});
   const std::string fs = shrink_trim(type.out);
   if (fs != "ext4" && fs != "ext3" && fs != "ext2") {
-    res.line = fmt::format("--shrink: partition {} holds {}, not ext2/3/4: not shrunk", last.number,
+    res.line = fmt::format("--shrink: partition {} holds {}, not ext2/3/4: not shrunk", last->number,
                            fs.empty() ? "no file system blkid knows" : fs);
     return res;
   }
@@ -96,28 +113,33 @@ ShrinkResult shrink_last_partition(const std::string& img) {
   const std::uint64_t min_bytes = ext_bytes(loop.dev());
   const std::uint64_t margin = min_bytes / kShrinkMarginDiv;
   std::uint64_t want = (min_bytes + margin + kShrinkMiB - 1) / kShrinkMiB * kShrinkMiB;
-  want = std::min(want, last.size / kShrinkMiB * kShrinkMiB);
+  want = std::min(want, last->size / kShrinkMiB * kShrinkMiB);
   run_program_or_throw({"resize2fs", loop.dev(), std::to_string(want / 1024) + "K"});
   res.new_bytes = ext_bytes(loop.dev());
   res.grows_back = grows_back_on(loop.dev());
-  if (res.new_bytes >= last.size) {
-    res.line = fmt::format("--shrink: partition {} ({}) is already at its minimum plus the margin", last.number, fs);
+  if (res.new_bytes >= last->size) {
+    res.line = fmt::format("--shrink: partition {} ({}) is already at its minimum plus the margin", last->number, fs);
     return res;
   }
   // The table entry: same start, the new size in 512-byte sectors (sfdisk -N keeps the type).
-  run_program_or_throw({"sfdisk", "--no-reread", "--no-tell-kernel", "-q", "-N", std::to_string(last.number), img}, {},
-                       fmt::format("start={}, size={}\n", last.offset / 512, res.new_bytes / 512));
-  std::uint64_t end = last.offset + res.new_bytes;
+  run_program_or_throw({"sfdisk", "--no-reread", "--no-tell-kernel", "-q", "-N", std::to_string(last->number), img}, {},
+                       fmt::format("start={}, size={}\n", last->offset / 512, res.new_bytes / 512));
+  std::uint64_t end = last->offset + res.new_bytes;
+  if (container)  // the extended partition ends where its last logical one now does (sfdisk keeps the EBRs)
+    run_program_or_throw(
+        {"sfdisk", "--no-reread", "--no-tell-kernel", "-q", "-N", std::to_string(container->number), img}, {},
+        fmt::format("start={}, size={}\n", container->offset / 512, (end - container->offset) / 512));
   if (t.scheme == "gpt") end += kShrinkMiB;  // room for the backup header and entries
   if (::truncate(img.c_str(), static_cast<off_t>(end)) != 0) throw io_error("cutting " + img, errno);
   if (t.scheme == "gpt")
     run_program_or_throw({"sfdisk", "--no-reread", "--no-tell-kernel", "-q", "--relocate", "gpt-bak-std", img});
   res.shrunk = true;
   res.image_bytes = end;
-  res.line =
-      fmt::format("--shrink: partition {} ({}) shrunk from {} to {} in the image (resize2fs -M's {} plus {}); {}",
-                  last.number, fs, format_bytes(res.old_bytes), format_bytes(res.new_bytes), format_bytes(min_bytes),
-                  format_bytes(res.new_bytes - min_bytes), res.grows_back);
+  res.line = fmt::format(
+      "--shrink: partition {} ({}{}) shrunk from {} to {} in the image (resize2fs -M's {} plus {}); {}", last->number,
+      fs, container ? fmt::format(", logical: extended partition {} cut with it", container->number) : "",
+      format_bytes(res.old_bytes), format_bytes(res.new_bytes), format_bytes(min_bytes),
+      format_bytes(res.new_bytes - min_bytes), res.grows_back);
   return res;
 }
 

@@ -4,7 +4,8 @@
 // e2fsck -fy and resize2fs -M on the copy's partition through a loop device
 // (losetup -o/--sizelimit), the partition's table entry cut with sfdisk -N
 // (a GPT's backup header moved to the new end: sfdisk --relocate
-// gpt-bak-std), the file cut after it. Tools: e2fsprogs, util-linux.
+// gpt-bak-std; an MBR logical partition's extended partition cut to end
+// with it), the file cut after it. Tools: e2fsprogs, util-linux.
 #include <cstdint>
 #include <string>
 
@@ -26,8 +27,10 @@ struct ShrinkResult {
 };
 
 /// Shrinks the last partition of the raw image file `img` in place (see
-/// above). A last partition that is not ext2/3/4 or already minimal is left
-/// as it is (shrunk = false, line says why). Throws Error{Io} when a tool fails
+/// above): the one that ends last on the disk, an MBR logical partition
+/// included, never the extended partition that holds them (it holds no file
+/// system). A last partition that is not ext2/3/4 or already minimal is left
+/// as it is (shrunk = false, line says why, naming it). Throws Error{Io} when a tool fails
 /// (its command and stderr), Error{Usage} when a tool is missing.
 ShrinkResult shrink_last_partition(const std::string& img);
 

@@ -110,12 +110,10 @@ void ImageTree::read() {
     p.start_bytes = e.offset;
     p.size_bytes = e.size;
     if (scheme_ == "dos") p.partuuid = fmt::format("{}-{:02x}", disk_id_, e.number);
-    std::byte magic[2]{};
     if (e.kind == image::PartKind::Fat) {
       p.fstype = "vfat";
-    } else if (random_access_ && e.size > 1082) {  // a sequential reader would decode the image twice for it
-      reader_->read_at(magic, e.offset + 1080);    // the ext superblock's magic 0xEF53 at byte 1024 + 56
-      if (magic[0] == std::byte{0x53} && magic[1] == std::byte{0xef}) p.fstype = "ext2/3/4";
+    } else if (random_access_ && image::has_ext_superblock(*reader_, e.offset, e.size)) {
+      p.fstype = "ext2/3/4";  // (a sequential reader would decode the image twice for it)
     }
     disk_.partitions.push_back(std::move(p));
   }

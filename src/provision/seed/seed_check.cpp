@@ -292,21 +292,15 @@ SeedCheck check_user_data(std::string_view text, const std::string& file, const 
   std::optional<LoadedSchema> schema;
   SeedCheck c = sc_user_data_start(file, o, &schema);
   if (!sc_user_data_readable(text, file, o, c.findings)) return c;
-  auto loaded = seed_load(text, file, c.findings);
-  if (!loaded) return c;
-  const YAML::Node& root = *loaded;
-  if (root.IsNull()) {  // e.g. "#cloud-config" and a lone "---"
+  bool empty = false;
+  auto loaded = seed_load_map(text, file,
+                              {"is not a YAML map of keys (cloud-init: 'Cloud-config is not a YAML dict.')",
+                               "make it a map of cloud-config keys", kSrcFormat},
+                              c.findings, empty);
+  if (empty)  // e.g. "#cloud-config" and a lone "---"
     c.findings.push_back(sc_user_data_empty(file, "sets nothing (the YAML document is empty)", 1, o));
-    return c;
-  }
-  if (!root.IsMap()) {
-    c.findings.push_back(seed_finding("seed-not-a-map", Severity::Error, root.Mark().line + 1, "", file,
-                                      "is not a YAML map of keys (cloud-init: 'Cloud-config is not a YAML dict.')",
-                                      "make it a map of cloud-config keys", kSrcFormat));
-    return c;
-  }
-  YamlDoc doc = yaml_to_json(root);
-  seed_yaml_notes(doc, file, c.findings);
+  if (!loaded) return c;
+  const YamlDoc& doc = *loaded;
   if (schema) {
     seed_schema_rules(*schema, doc, file, c.findings);
     if (o.image && !schema->from_image)  // --image was given but holds no schema: no --image to suggest

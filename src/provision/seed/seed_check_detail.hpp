@@ -102,6 +102,19 @@ std::optional<Finding> seed_not_utf8(std::string_view text, const std::string& f
 /// seed-template-marker findings, to `out`.
 std::optional<YAML::Node> seed_load(std::string_view text, const std::string& file, Findings& out);
 
+/// A seed file's seed-not-a-map finding: its message, fix and public source.
+struct SeedNotAMap {
+  std::string message, fix, source;
+};
+
+/// seed_load() of `text`, then the YAML map a seed file must be, as JSON,
+/// its seed_yaml_notes() added to `out`. std::nullopt when there is none:
+/// seed_load()'s findings, or seed-not-a-map (`words`, at the document's
+/// line), added to `out`; an empty document (null: "---" alone) adds nothing
+/// and sets `empty`.
+std::optional<YamlDoc> seed_load_map(std::string_view text, const std::string& file, const SeedNotAMap& words,
+                                     Findings& out, bool& empty);
+
 /// seed-yaml-date and seed-yaml-duplicate-key.
 void seed_yaml_notes(const YamlDoc& doc, const std::string& file, Findings& out);
 

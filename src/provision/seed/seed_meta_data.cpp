@@ -58,18 +58,13 @@ SeedCheck check_meta_data(std::string_view text, const std::string& file) {
   c.validator = "piprov's own rules";
   c.rules = {"seed-yaml-invalid",          "seed-not-a-map",          "seed-meta-data-key-ignored",
              "seed-meta-data-unknown-key", "seed-meta-data-hostname", "seed-template-marker"};
-  auto loaded = seed_load(text, file, c.findings);
+  bool empty = false;  // an empty document: nothing to check
+  auto loaded = seed_load_map(text, file,
+                              {"is not a YAML map of keys (cloud-init's NoCloud reads one)",
+                               "make it a map (instance-id: ..., local-hostname: ...)", kSrcMetaDataNoCloud},
+                              c.findings, empty);
   if (!loaded) return c;
-  const YAML::Node& root = *loaded;
-  if (root.IsNull()) return c;
-  if (!root.IsMap()) {
-    c.findings.push_back(seed_finding("seed-not-a-map", Severity::Error, root.Mark().line + 1, "", file,
-                                      "is not a YAML map of keys (cloud-init's NoCloud reads one)",
-                                      "make it a map (instance-id: ..., local-hostname: ...)", kSrcMetaDataNoCloud));
-    return c;
-  }
-  YamlDoc doc = yaml_to_json(root);
-  seed_yaml_notes(doc, file, c.findings);
+  const YamlDoc& doc = *loaded;
   for (const auto& [k, _] : doc.value.items()) {
     std::string dashed = k;
     std::replace(dashed.begin(), dashed.end(), '_', '-');

@@ -236,6 +236,26 @@ std::optional<YAML::Node> seed_load(std::string_view text, const std::string& fi
   }
 }
 
+std::optional<YamlDoc> seed_load_map(std::string_view text, const std::string& file, const SeedNotAMap& words,
+                                     Findings& out, bool& empty) {
+  empty = false;
+  auto loaded = seed_load(text, file, out);
+  if (!loaded) return std::nullopt;
+  const YAML::Node& root = *loaded;
+  if (root.IsNull()) {
+    empty = true;
+    return std::nullopt;
+  }
+  if (!root.IsMap()) {
+    out.push_back(seed_finding("seed-not-a-map", Severity::Error, root.Mark().line + 1, "", file, words.message,
+                               words.fix, words.source));
+    return std::nullopt;
+  }
+  YamlDoc doc = yaml_to_json(root);
+  seed_yaml_notes(doc, file, out);
+  return doc;
+}
+
 void seed_yaml_notes(const YamlDoc& doc, const std::string& file, Findings& out) {
   for (const auto& p : doc.dates)
     out.push_back(seed_finding("seed-yaml-date", Severity::Error, seed_line(doc, p), p, file,

@@ -6,6 +6,7 @@
 // of a multi-block backup decodes only what it writes.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -128,6 +129,19 @@ TEST(Backup, OutOnTheSourceIsRefused) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find(out_disk->path + " is a disk: OUT must be an image file"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("OUT's name picks the format"), std::string::npos) << r.err;
+  // OUT a new file under /dev (devtmpfs: device nodes only) is named so, not as a missing disk; as under /dev/shm
+  // (trial 6 finding 10).
+  r = run(piprov_bin() + " backup --yes --progress none " + q(s.img.string()) + " " + out_disk->path + "p1.img");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err, "piprov: error: OUT " + out_disk->path +
+                       "p1.img would be a new file under /dev, which is for devices (devtmpfs, a kernel pseudo file "
+                       "system), not files: piprov never creates files there; put it on a real file system (give a "
+                       "new file name in a directory of yours)\n");
+  EXPECT_FALSE(std::filesystem::exists(out_disk->path + "p1.img"));
+  r = run(piprov_bin() + " backup --yes --progress none " + q(s.img.string()) + " /dev/shm/piprov-t7c.img");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("/dev/shm/piprov-t7c.img is on a kernel pseudo file system"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists("/dev/shm/piprov-t7c.img"));
   // OUT on a file system of one of DISK's partitions.
   auto dev = patterned_loop(tmp.path / "src");
   write_json(s.img.string(), dev->path);
@@ -276,6 +290,94 @@ TEST(Backup, ShrinkCutsTheLastExt4InTheImageNotOnTheDisk) {
   ASSERT_FALSE(d.out.empty());
   ASSERT_FALSE(p.out.empty()) << run("sfdisk -d " + dst->path).out;
   EXPECT_EQ(std::stoull(d.out) * 4096, std::stoull(p.out) * 512);
+}
+
+/// A 200 MiB MBR disk with an extended partition (trial 6 finding 10): 1 a 16 MiB FAT; 2 the extended
+/// partition from 17 MiB to the end, holding logical 5 (16 MiB ext4, at 18 MiB) and logical 6 (at 35 MiB
+/// to the end: 165 MiB) whose file system is made by `mkfs6` ("mke2fs ... p6" or "mkfs.vfat p6") from the
+/// directory `files`, whose file `a` is 40 MiB of random bytes.
+std::filesystem::path make_logical_disk(const TempDir& tmp, const std::string& mkfs6) {
+  const std::string t = q(tmp.path.string());
+  sh("cd " + t + " && mkdir files && head -c 40M /dev/urandom > files/a && truncate -s 200M disk" +
+     " && printf 'label: dos\\n1MiB,16MiB,c\\n17MiB,,5\\n18MiB,16MiB,83\\n35MiB,,83\\n' | sfdisk -q disk" +
+     " && truncate -s 16M p1 && mkfs.vfat -n BOOT p1 >/dev/null && truncate -s 16M p5" +
+     " && mke2fs -q -t ext4 -L data p5 && truncate -s 165M p6 && " + mkfs6 +
+     " && dd if=p1 of=disk bs=1M seek=1 conv=notrunc status=none" +
+     " && dd if=p5 of=disk bs=1M seek=18 conv=notrunc status=none" +
+     " && dd if=p6 of=disk bs=1M seek=35 conv=notrunc status=none");
+  return tmp.path / "disk";
+}
+
+/// `sfdisk -J` of `path`: node number -> {start, size} in sectors.
+std::map<int, std::pair<std::uint64_t, std::uint64_t>> sfdisk_entries(const std::string& path) {
+  auto j = nlohmann::json::parse(run("sfdisk -J " + q(path)).out);
+  std::map<int, std::pair<std::uint64_t, std::uint64_t>> out;
+  for (const auto& p : j["partitiontable"]["partitions"]) {
+    const std::string node = p["node"];
+    out[std::stoi(node.substr(node.find_last_not_of("0123456789") + 1))] = {p["start"], p["size"]};
+  }
+  return out;
+}
+
+// The last file system is logical partition 6, not the extended partition 2 that holds it: it is
+// shrunk, and the extended partition's entry is cut to end with it, where the image ends.
+TEST(Backup, ShrinkCutsTheLastLogicalPartitionAndItsExtendedPartitionWithIt) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("resize2fs");
+  PIPROV_REQUIRE_TOOL("sfdisk");
+  PIPROV_REQUIRE_TOOL("mkfs.vfat");
+  TempDir tmp("piprov-backup");
+  const auto disk = make_logical_disk(tmp, "mke2fs -q -b 4096 -t ext4 -L writable -d files p6");
+  LoopDevice src(disk, 0);
+  const std::string before = run("sha256sum < " + src.path).out;
+  const auto out = tmp.path / "b.img";
+  auto j = backup_json(src.path, out.string(), "--shrink");
+  ASSERT_TRUE(j.contains("image_bytes")) << j.dump();
+  EXPECT_EQ(run("sha256sum < " + src.path).out, before) << "DISK changed";
+  EXPECT_NE(j["shrink"].get<std::string>().find(
+                "partition 6 (ext4, logical: extended partition 2 cut with it) shrunk from 165.0 MiB to "),
+            std::string::npos)
+      << j.dump();
+  // The table: 1 and 5 as they were; 6 cut to its file system's size; 2 ends where 6 does, and so does the image.
+  auto e = sfdisk_entries(out.string());
+  ASSERT_EQ(e.size(), 4u) << run("sfdisk -d " + q(out.string())).out;
+  EXPECT_EQ(e[1], (std::pair<std::uint64_t, std::uint64_t>{2048, 32768}));
+  EXPECT_EQ(e[5], (std::pair<std::uint64_t, std::uint64_t>{36864, 32768}));
+  EXPECT_EQ(e[2].first, 34816u);
+  EXPECT_EQ(e[6].first, 71680u);
+  EXPECT_LT(e[6].second, 337920u / 2) << "40 MiB of files in 165 MiB";
+  EXPECT_EQ(e[2].first + e[2].second, e[6].first + e[6].second);
+  EXPECT_EQ((e[6].first + e[6].second) * 512, std::filesystem::file_size(out));
+  EXPECT_EQ(j["image_bytes"].get<std::uint64_t>(), std::filesystem::file_size(out));
+  auto v = run("sfdisk -V " + q(out.string()));
+  EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+  // Partition 6 of the image: clean, its size the table's, holding the files; partition 5 untouched.
+  LoopDevice img(out, 0);
+  run("partx -a " + img.path + " 2>/dev/null; for i in $(seq 100); do [ -b " + img.path +
+      "p6 ] && break; sleep 0.1; done");
+  auto f = run("e2fsck -fn " + img.path + "p6");
+  EXPECT_EQ(f.exit_code, 0) << f.out << f.err;
+  f = run("e2fsck -fn " + img.path + "p5");
+  EXPECT_EQ(f.exit_code, 0) << f.out << f.err;
+  auto d = run("dumpe2fs -h " + img.path + "p6 2>/dev/null | sed -n 's/^Block count: *//p'");
+  ASSERT_FALSE(d.out.empty());
+  EXPECT_EQ(std::stoull(d.out) * 4096, e[6].second * 512);
+  Mount mnt(img.path + "p6", tmp.path / "mnt", "", "ro");
+  EXPECT_EQ(run("sha256sum < " + q((mnt.dir / "a").string())).out,
+            run("sha256sum < " + q((tmp.path / "files/a").string())).out);
+}
+
+// A last logical partition that is not ext2/3/4 is named (partition 6), not the extended partition 2.
+TEST(Backup, ShrinkNamesTheLastLogicalPartitionWhenItIsNotExt) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("sfdisk");
+  PIPROV_REQUIRE_TOOL("mkfs.vfat");
+  TempDir tmp("piprov-backup");
+  const auto disk = make_logical_disk(tmp, "mkfs.vfat -n DATA p6 >/dev/null");
+  const auto out = tmp.path / "b.img";
+  auto j = backup_json(disk.string(), out.string(), "--shrink");
+  EXPECT_EQ(j["shrink"], "--shrink: partition 6 holds vfat, not ext2/3/4: not shrunk") << j.dump();
+  EXPECT_EQ(std::filesystem::file_size(out), 200ull << 20);
 }
 
 }  // namespace

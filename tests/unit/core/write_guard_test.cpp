@@ -123,6 +123,11 @@ struct MessageRow {
 const MessageRow kMessages[] = {
     {R::MissingDevPath, I::ImageFile, 'r', "/dev/sdz9 does not exist; run 'piprov devices' to list disks"},
     {R::MissingDevPath, I::ProvisionDisk, 'r', "/dev/sdz9 does not exist; run 'piprov devices' to list disks"},
+    // An output file is never a device: a new file under /dev, named as one (trial 6 finding 10).
+    {R::MissingDevPath, I::OutputFile, 'r',
+     "/dev/sdz9 would be a new file under /dev, which is for devices (devtmpfs, a kernel pseudo file system), not "
+     "files: piprov never creates files there; put it on a real file system (give a new file name in a directory of "
+     "yours)"},
     {R::MissingDirectory, I::ImageFile, 'r', "cannot create /no/such/x.img: directory /no/such does not exist"},
     {R::MissingDirectory, I::ProvisionDisk, 'a', ""},  // refused by NewPath instead (below)
     {R::BlockDevice, I::OutputFile, 'r',
@@ -390,6 +395,11 @@ TEST(CheckOutputFile, RefusesDevicesDirectoriesAndSystemDirs) {
   EXPECT_NE(refused("/etc/piprov-test-report.svg").find("give a new file name in a directory of yours"),
             std::string::npos);
   EXPECT_FALSE(std::filesystem::exists("/etc/piprov-test-report.svg"));
+  // A new file under /dev (devtmpfs) is named so, never "does not exist; run 'piprov devices'".
+  EXPECT_EQ(refused("/dev/piprov-no-such-disk1.img"),
+            "--svg /dev/piprov-no-such-disk1.img would be a new file under /dev, which is for devices (devtmpfs, a "
+            "kernel pseudo file system), not files: piprov never creates files there; put it on a real file system "
+            "(give a new file name in a directory of yours)");
   EXPECT_NE(refused(d.path.string()), "");                          // a directory
   EXPECT_NE(refused((d.path / "no/such/dir/x.svg").string()), "");  // its directory is missing
   EXPECT_EQ(refused((d.path / "new.svg").string()), "");            // a new file

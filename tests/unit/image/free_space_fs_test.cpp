@@ -123,6 +123,35 @@ TEST(FreeSpaceFs, DecisionsDoNotDependOnTheBufferSize) {
     EXPECT_EQ(filter_file(tmp.path / "t.img", bytes)->map().all(), a) << bytes << "-byte buffers";
 }
 
+// The one ext2/3/4 superblock test (s_magic 0xEF53, little-endian, at byte 0x38 of the superblock at
+// byte 1024): true for mke2fs's ext4, false for the FAT, a byte-swapped or cut magic, too small a partition.
+TEST(ExtSuperblock, IsTheMagicLittleEndianAtByte56OfTheSuperblock) {
+  std::vector<std::byte> sb(1024);
+  EXPECT_FALSE(is_ext_superblock(sb));
+  sb[56] = std::byte{0x53};
+  sb[57] = std::byte{0xef};
+  EXPECT_TRUE(is_ext_superblock(sb));
+  EXPECT_TRUE(is_ext_superblock(std::span(sb).first(58)));
+  EXPECT_FALSE(is_ext_superblock(std::span(sb).first(57)));  // the magic cut
+  std::swap(sb[56], sb[57]);                                 // 0xEF53 written big-endian
+  EXPECT_FALSE(is_ext_superblock(sb));
+
+  PIPROV_REQUIRE_TOOL("mke2fs");
+  PIPROV_REQUIRE_TOOL("mkfs.vfat");
+  PIPROV_REQUIRE_TOOL("sfdisk");
+  PIPROV_REQUIRE_TOOL("mcopy");
+  test::TempDir tmp("piprov-freefs");
+  ASSERT_EQ(make_fs_image(tmp.path, ""), "");
+  auto reader = open_image_reader((tmp.path / "t.img").string());
+  const std::uint64_t ext_at = kFsExtStart * 512, ext_bytes = kFsImgBytes - ext_at;
+  EXPECT_TRUE(has_ext_superblock(*reader, ext_at, ext_bytes));
+  EXPECT_FALSE(has_ext_superblock(*reader, 2048 * 512, 16ull << 20));  // the FAT
+  EXPECT_FALSE(has_ext_superblock(*reader, ext_at, 2047));             // cannot hold the superblock
+  std::vector<std::byte> from_file(1024);
+  reader->read_at(from_file, ext_at + kExtSuperblockOffset);
+  EXPECT_TRUE(is_ext_superblock(from_file));
+}
+
 TEST(FreeSpaceFs, DamagedSuperblockIsNotRead) {
   PIPROV_REQUIRE_TOOL("mke2fs");
   PIPROV_REQUIRE_TOOL("sfdisk");

@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "provision/identity.hpp"
 #include "provision/seed/seed_check.hpp"
+#include "provision/seed/seed_check_detail.hpp"
 #include "provision/seed/yaml_json.hpp"
 #include "support/testsupport.hpp"
 
@@ -232,6 +233,44 @@ TEST(SeedCheck, SchemaErrorsOfTypesLikeCloudInit) {
   EXPECT_EQ(find(bad_yaml, "seed-yaml-invalid", 2)->severity, Severity::Error);  // where the '[' is
   auto list = check_user_data("#cloud-config\n- a\n", "u", full());
   ASSERT_TRUE(find(list, "seed-not-a-map", 2));
+}
+
+// seed_load_map(), the step user-data and meta-data share: the map as JSON with its YAML notes, or
+// nothing and why (seed-not-a-map in the file's own words, at the document's line; empty: no finding).
+TEST(SeedLoadMap, GivesTheMapOrSaysWhyNot) {
+  const SeedNotAMap words{"is not a map", "make it one", "src"};
+  Findings out;
+  bool empty = true;
+  auto doc = seed_load_map("a: 1\nb: x\na: 2\n", "f", words, out, empty);
+  ASSERT_TRUE(doc);
+  EXPECT_FALSE(empty);
+  EXPECT_EQ(doc->value, nlohmann::json::parse(R"({"a": 2, "b": "x"})"));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].rule, "seed-yaml-duplicate-key");
+  out.clear();
+  EXPECT_FALSE(seed_load_map("# only\n---\n", "f", words, out, empty));
+  EXPECT_TRUE(empty);
+  EXPECT_TRUE(out.empty());
+  EXPECT_FALSE(seed_load_map("# c\n- a\n", "f", words, out, empty));
+  EXPECT_FALSE(empty);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].rule, "seed-not-a-map");
+  EXPECT_EQ(out[0].line, 2);
+  EXPECT_EQ(out[0].message, "f: is not a map");
+  EXPECT_EQ(out[0].fix, "make it one");
+  EXPECT_EQ(out[0].source, "src");
+  out.clear();
+  EXPECT_FALSE(seed_load_map("a: [\n", "f", words, out, empty));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].rule, "seed-yaml-invalid");
+  // As the two checks use it: an empty user-data is said so, an empty meta-data is fine.
+  auto user = check_user_data("#cloud-config\n---\n", "u", partial());
+  EXPECT_NE(find(user, "seed-user-data-empty", 1), nullptr);
+  EXPECT_TRUE(check_meta_data("---\n", "m").findings.empty()) << dump(check_meta_data("---\n", "m"));
+  auto meta = check_meta_data("- a\n", "m");
+  const Finding* f = find(meta, "seed-not-a-map", 1);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->message, "m: is not a YAML map of keys (cloud-init's NoCloud reads one)");
 }
 
 TEST(SeedCheck, DeprecatedKeysAreWarnings) {
