@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/print_result.hpp"
 #include "cli/progress_render.hpp"
 #include "cli/write_options.hpp"
 #include "core/finding.hpp"
@@ -41,22 +42,10 @@ void add_backup_command(CLI::App& app, Globals&, int&) {
     ProgressRenderer progress(resolve_on_stderr(a->progress));
     keep::BackupOptions opts = a->opts;
     opts.progress = progress.sink();
-    keep::BackupResult r;
-    try {
-      r = keep::run_backup(opts);
-    } catch (const Error& e) {
-      if (a->json)
-        fmt::print("{}\n", dump_json(nlohmann::json{
-                               {"schema", "piprov.backup/1"},
-                               {"disk", opts.disk},
-                               {"out", opts.out},
-                               {"error", {{"exit_code", static_cast<int>(e.kind())}, {"message", e.what()}}}}));
-      throw;
-    }
-    if (a->json)
-      fmt::print("{}\n", dump_json(keep::backup_result_json(r)));
-    else
-      fmt::print("{}\n", keep::backup_summary(r));
+    run_and_print(
+        a->json, [&] { return keep::run_backup(opts); },
+        [&](const Error& e) { return keep::backup_failure_json(opts, e); }, keep::backup_result_json,
+        keep::backup_summary);
   });
 }
 

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/identity_options.hpp"
+#include "cli/print_result.hpp"
 #include "cli/progress_render.hpp"
 #include "cli/write_options.hpp"
 #include "core/finding.hpp"
@@ -51,17 +52,10 @@ void add_clone_command(CLI::App& app, Globals&, int& exit_code) {
     keep::CloneOptions opts = a->opts;
     opts.progress = progress.sink();
     opts.confirm = ask_on_terminal;
-    keep::CloneResult r;
-    try {
-      r = keep::run_clone(opts);
-    } catch (const Error& e) {
-      if (a->json) fmt::print("{}\n", dump_json(keep::clone_failure_json(opts, e)));
-      throw;
-    }
-    if (a->json)
-      fmt::print("{}\n", dump_json(keep::clone_result_json(r)));
-    else
-      fmt::print("{}\n", keep::clone_summary(r));
+    const keep::CloneResult r = run_and_print(
+        a->json, [&] { return keep::run_clone(opts); },
+        [&](const Error& e) { return keep::clone_failure_json(opts, e); }, keep::clone_result_json,
+        keep::clone_summary);
     std::fflush(stdout);
     for (const auto& t : r.targets)
       if (!t.ok) std::fprintf(stderr, "piprov: error: %s\n", t.error.c_str());

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/print_result.hpp"
 #include "cli/progress_render.hpp"
 #include "cli/write_options.hpp"
 #include "core/finding.hpp"
@@ -34,18 +35,10 @@ void add_verify_command(CLI::App& app, Globals&, int&) {
   cmd->add_flag("--json", a->json, "Print the result as JSON on stdout");
   cmd->callback([a] {
     ProgressRenderer progress(resolve_on_stderr(a->progress));
-    image::VerifyResult r;
-    try {
-      r = image::verify_image(a->image, a->target, a->threads, progress.sink(), a->full);
-    } catch (const Error& e) {
-      if (a->json) fmt::print("{}\n", dump_json(image::verify_failure_json(a->image, a->target, e)));
-      throw;
-    }
-    if (a->json) {
-      fmt::print("{}\n", dump_json(image::verify_result_json(r)));
-      return;
-    }
-    fmt::print("{}", image::verify_summary(r));
+    run_and_print(
+        a->json, [&] { return image::verify_image(a->image, a->target, a->threads, progress.sink(), a->full); },
+        [&](const Error& e) { return image::verify_failure_json(a->image, a->target, e); }, image::verify_result_json,
+        image::verify_summary);
   });
 }
 

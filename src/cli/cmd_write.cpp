@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/print_result.hpp"
 #include "cli/progress_render.hpp"
 #include "cli/write_options.hpp"
 #include "core/finding.hpp"
@@ -28,17 +29,11 @@ void add_write_command(CLI::App& app, Globals&, int& exit_code) {
     image::WriteOptions opts = a->opts;
     opts.progress = progress.sink();
     opts.return_when_all_fail = a->json;  // the JSON is printed also when no target was written
-    image::WriteResult r;
-    try {
-      r = image::write_image(opts);
-    } catch (const Error& e) {  // refused, bad input, interrupted: scripts still get an object
-      if (a->json) fmt::print("{}\n", dump_json(image::write_failure_json(opts, e)));
-      throw;
-    }
-    if (a->json)
-      fmt::print("{}\n", dump_json(image::write_result_json(r)));
-    else
-      fmt::print("{}\n", image::write_summary(r));
+    // Refused, bad input, interrupted: scripts still get an object.
+    const image::WriteResult r = run_and_print(
+        a->json, [&] { return image::write_image(opts); },
+        [&](const Error& e) { return image::write_failure_json(opts, e); }, image::write_result_json,
+        image::write_summary);
     if (r.succeeded() == 0) throw image::no_target_written(r);
     print_target_errors(r);
     exit_code = image::write_exit_code(r);

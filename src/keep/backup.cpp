@@ -302,6 +302,13 @@ std::string backup_summary(const BackupResult& r) {
   return s;
 }
 
+nlohmann::json backup_failure_json(const BackupOptions& o, const Error& e) {
+  return {{"schema", "piprov.backup/1"},
+          {"disk", o.disk},
+          {"out", o.out},
+          {"error", {{"exit_code", static_cast<int>(e.kind())}, {"message", e.what()}}}};
+}
+
 nlohmann::json backup_result_json(const BackupResult& r) {
   const nlohmann::json parts = source_partitions_json(r.partitions);
   return {{"schema", "piprov.backup/1"},

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/error.hpp"
 #include "core/progress.hpp"
 #include "image/reader_feed.hpp"
 #include "image/skip_filter.hpp"
@@ -74,5 +75,8 @@ std::string backup_summary(const BackupResult& r);
 /// "sha256_file", "seconds", "limit", "partitions": [{"number", "fs", "label", "size", "skipped_bytes",
 /// "full_reason"}], "outside_partitions": [{"where", "offset", "size", "read", "why"}], "note"}.
 nlohmann::json backup_result_json(const BackupResult& r);
+
+/// `piprov backup --json` when the backup failed: {"schema", "disk", "out", "error": {"exit_code", "message"}}.
+nlohmann::json backup_failure_json(const BackupOptions& o, const Error& e);
 
 }  // namespace piprov::keep
