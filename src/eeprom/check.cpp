@@ -119,6 +119,24 @@ void rule_boot_order_overridden(const Config& cfg, const ConditionalBootOrder& o
                "Raspberry Pi documentation, config_txt: conditional filters ([all] resets the filters)"});
 }
 
+// boot-order-conditional's fix for a BOOT_ORDER under one of a [gpioN=0]/[gpioN=1] pair: one of the
+// pair always applies, so the [all] value (all set-boot-order changes: edit.hpp) never does; the
+// remedy is the pair's own lines, or removing the pair (Raspberry Pi documentation, config_txt:
+// conditional filters). `example` is the value to set (the line's own when it lacks nothing),
+// `lacking` the wanted mode's name when it does.
+std::string gpio_pair_fix(const Section& s, const ConfigLine& l, const std::string& example, const std::string& lacking,
+                          const std::string& pin) {
+  const std::string where = fmt::format(
+      "at line {}, under {}: sudo rpi-eeprom-config --edit (piprov eeprom set-boot-order changes only the [all] "
+      "value, which [gpio{}=0] and [gpio{}=1] always override)",
+      l.number, header(s), pin, pin);
+  const std::string unpair = fmt::format(
+      "or remove the BOOT_ORDER lines under [gpio{}=0] and [gpio{}=1] to let the [all] value apply", pin, pin);
+  if (example == l.value)
+    return fmt::format("nothing to do if GPIO {} is meant to choose; to change it, edit it {}; {}", pin, where, unpair);
+  return fmt::format("set BOOT_ORDER={} ({} lacks {}) {}; {}", example, l.value, lacking, where, unpair);
+}
+
 // boot-order-format, boot-order-conditional, boot-order-overridden and the BOOT_ORDER structure
 // rules (boot_order.hpp) for every applied BOOT_ORDER line; the wanted mode is checked on the
 // effective line and on conditional ones that can apply. A fix names the section the value is set under.
@@ -161,7 +179,9 @@ void rule_boot_order_lines(const Config& cfg, const EffectiveBootOrder& eff, con
                               l.value, condition_words(*s, opt.board), eff.always_gpio, eff.always_gpio, eff.text)
                 : fmt::format("BOOT_ORDER={} applies only when {}; otherwise {}{} applies", l.value,
                               condition_words(*s, opt.board), eff.text, eff.is_default() ? " (board default)" : ""),
-         example == l.value
+         always
+             ? gpio_pair_fix(*s, l, example, example == l.value ? "" : mode_name(want_mode(*opt.want)), eff.always_gpio)
+         : example == l.value
              ? fmt::format("to make it unconditional, move it under [all] (e.g. {})",
                            set_boot_order_command(l.value, opt.image))
              : fmt::format("to make it unconditional, set BOOT_ORDER={} under [all] ({} lacks {}: e.g. {})", example,

@@ -87,3 +87,37 @@ TEST(CheckRules, CombinedFilterNotationReadsBackAsHeaders) {
   EXPECT_TRUE(literal.boot_order.conditional.empty());
   EXPECT_EQ(ids(literal.findings)[0], "unknown-section@4:warning");
 }
+
+// Trial 6 finding 5: under a [gpioN=0]/[gpioN=1] pair the [all] value never applies, so
+// boot-order-conditional's fix is not set-boot-order (which changes only that value): it edits the
+// value at its own line, or removes the pair (was "move it under [all] (e.g. set-boot-order ...)").
+TEST(CheckRules, GpioPairConditionalFixEditsThePairNotAll) {
+  auto r =
+      filters_run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf41\n[gpio4=1]\nBOOT_ORDER=0xf14\n[gpio4=0]\nBOOT_ORDER=0xf1\n");
+  ASSERT_EQ(r.boot_order.always_gpio, "4");
+  EXPECT_EQ(ids(r.findings), (V{"boot-order-wanted-not-first@3:info", "boot-order-conditional@5:info",
+                                "boot-order-conditional@7:info", "boot-order-missing-mode@7:error"}));
+  EXPECT_EQ(r.findings[1].fix,
+            "nothing to do if GPIO 4 is meant to choose; to change it, edit it at line 5, under [gpio4=1]: sudo "
+            "rpi-eeprom-config --edit (piprov eeprom set-boot-order changes only the [all] value, which [gpio4=0] "
+            "and [gpio4=1] always override); or remove the BOOT_ORDER lines under [gpio4=0] and [gpio4=1] to let "
+            "the [all] value apply");
+  EXPECT_EQ(r.findings[2].fix,
+            "set BOOT_ORDER=0xf14 (0xf1 lacks USB mass storage) at line 7, under [gpio4=0]: sudo rpi-eeprom-config "
+            "--edit (piprov eeprom set-boot-order changes only the [all] value, which [gpio4=0] and [gpio4=1] always "
+            "override); or remove the BOOT_ORDER lines under [gpio4=0] and [gpio4=1] to let the [all] value apply");
+  for (const auto& f : r.findings)
+    if (f.rule == "boot-order-conditional") EXPECT_EQ(f.fix.find("set-boot-order 0x"), std::string::npos) << f.fix;
+  // Combined filters are named as set; a lone [gpio4=1] (no pair) still moves the value under [all].
+  r = filters_run("[all]\nBOOT_UART=0\n[pi4]\n[gpio4=1]\nBOOT_ORDER=0xf14\n[gpio4=0]\nBOOT_ORDER=0xf41\n");
+  ASSERT_EQ(r.boot_order.always_gpio, "4");
+  EXPECT_NE(r.findings[0].fix.find("at line 5, under [pi4] then [gpio4=1]: sudo rpi-eeprom-config --edit"),
+            std::string::npos)
+      << r.findings[0].fix;
+  r = filters_run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf41\n[gpio4=1]\nBOOT_ORDER=0xf14\n");
+  ASSERT_EQ(ids(r.findings), (V{"boot-order-wanted-not-first@3:info", "boot-order-conditional@5:info"}));
+  EXPECT_EQ(r.findings[1].fix,
+            "to make it unconditional, move it under [all] (e.g. piprov eeprom set-boot-order 0xf14 --image "
+            "pieeprom.bin --out new.bin)");
+}
+
