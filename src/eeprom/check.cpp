@@ -214,6 +214,26 @@ void rule_section_never_applies(const Config& cfg, Board board, Findings& f) {
   }
 }
 
+// gpio-filter-no-such-gpio: one warning per [gpioN=v] header whose N the board does not have
+// (gpio_count): the GPIO cannot read v, so the settings under it are not what the user meant.
+// Headers under a model filter that never matches the board are section-never-applies'.
+void rule_gpio_filter_range(const Config& cfg, Board board, Findings& f) {
+  for (const auto& s : cfg.sections) {
+    if (s.kind != SectionKind::Gpio || !s.never_on_board.empty() || std::stoi(gpio_pin(s)) < gpio_count(board))
+      continue;
+    f.push_back({"gpio-filter-no-such-gpio", Severity::Warning, s.line, "",
+                 fmt::format("[{}] names GPIO {}, which a {} does not have (its GPIOs are 0-{}{}): no pin decides "
+                             "whether the settings under it apply",
+                             s.text, gpio_pin(s), board_title(board), gpio_count(board) - 1,
+                             is_bcm2712(board) ? ", the 40-pin header" : ""),
+                 fmt::format("use the number of the GPIO wired to your switch (0-{}), or pass --board for the board "
+                             "the config is for",
+                             gpio_count(board) - 1),
+                 fmt::format("Raspberry Pi documentation, config_txt: conditional filters (the GPIO filter); {}",
+                             is_bcm2712(board) ? "RP1 Peripherals: GPIO bank 0" : "BCM2711 ARM Peripherals: GPIO")});
+  }
+}
+
 // section-none-ignored: one finding per [none] header with settings under it.
 void rule_section_none_ignored(const Config& cfg, Findings& f) {
   std::map<int, int> counts;  // [none] header line -> settings under it
@@ -392,6 +412,7 @@ CheckReport check_config(const CheckInput& in, const CheckOptions& given) {
   rule_boot_order_lines(cfg, r.boot_order, opt, f);
   rule_section_none_ignored(cfg, f);
   rule_section_never_applies(cfg, opt.board, f);
+  rule_gpio_filter_range(cfg, opt.board, f);
   rule_boot_order_default(r.boot_order, opt, f);
   rule_boot_order_no_drive(r.boot_order, opt, f);
   rule_freeze_version(cfg, f);

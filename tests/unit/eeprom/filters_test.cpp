@@ -121,3 +121,33 @@ TEST(CheckRules, GpioPairConditionalFixEditsThePairNotAll) {
             "pieeprom.bin --out new.bin)");
 }
 
+// Trial 6 finding 11: a [gpioN=v] naming a GPIO the board does not have is a warning naming the
+// board's range: 0-57 on the BCM2711 (Pi 4 family), 0-27 on the Pi 5 family (RP1 bank 0, the header).
+TEST(CheckRules, GpioFilterBeyondTheBoardsGpios) {
+  const std::string cfg =
+      "[all]\nBOOT_UART=0\n[gpio99=1]\nBOOT_ORDER=0xf14\n[all]\n[gpio57=1]\nBOOT_UART=1\n"
+      "[gpio28=0]\nBOOT_UART=1\n";
+  auto r = filters_run(cfg);
+  EXPECT_EQ(ids(r.findings), (V{"gpio-filter-no-such-gpio@3:warning", "boot-order-conditional@4:info",
+                                "boot-order-default@-:info", "boot-order-wanted-not-first@-:info"}));
+  EXPECT_EQ(r.findings[0].message,
+            "[gpio99=1] names GPIO 99, which a Raspberry Pi 4B does not have (its GPIOs are 0-57): no pin decides "
+            "whether the settings under it apply");
+  EXPECT_EQ(r.findings[0].fix,
+            "use the number of the GPIO wired to your switch (0-57), or pass --board for the board the config is for");
+  r = filters_run(cfg, Board::Pi5);
+  V got;
+  for (const auto& f : r.findings)
+    if (f.rule == "gpio-filter-no-such-gpio") got.push_back(std::to_string(f.line) + " " + f.message);
+  EXPECT_EQ(got, (V{"3 [gpio99=1] names GPIO 99, which a Raspberry Pi 5 does not have (its GPIOs are 0-27, the "
+                    "40-pin header): no pin decides whether the settings under it apply",
+                    "6 [gpio57=1] names GPIO 57, which a Raspberry Pi 5 does not have (its GPIOs are 0-27, the "
+                    "40-pin header): no pin decides whether the settings under it apply",
+                    "8 [gpio28=0] names GPIO 28, which a Raspberry Pi 5 does not have (its GPIOs are 0-27, the "
+                    "40-pin header): no pin decides whether the settings under it apply"}));
+  // Under a model filter that never matches the board the section is not judged (section-never-applies).
+  r = filters_run("[all]\nBOOT_UART=0\n[pi4]\n[gpio40=1]\nBOOT_UART=1\n[all]\n[gpio27=1]\nBOOT_UART=1\n", Board::Pi5);
+  for (const auto& f : r.findings) EXPECT_NE(f.rule, "gpio-filter-no-such-gpio") << f.line << " " << f.message;
+  EXPECT_EQ(gpio_count(Board::Cm4), 58);
+  EXPECT_EQ(gpio_count(Board::Cm5), 28);
+}
