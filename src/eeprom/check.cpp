@@ -335,6 +335,19 @@ void rule_pcie_probe_order(const Config& cfg, const EffectiveBootOrder& eff, Boa
                "raspberrypi/linux issue 5836; Raspberry Pi documentation, eeprom-bootloader: PCIE_PROBE"});
 }
 
+// A bootloader that predates USB boot (predates_usb_boot) cannot boot from USB whatever BOOT_ORDER
+// says: boot-order-missing-mode's fix updates it first, and its set-boot-order command names a
+// newer pieeprom.bin, not the image checked (check_config clears CheckOptions::image).
+void rule_update_before_boot_order(const CheckInput& in, const CheckOptions& opt, Findings& f) {
+  if (opt.want != Want::Usb || !predates_usb_boot(in.bootloader)) return;
+  for (auto& m : f)
+    if (m.rule == "boot-order-missing-mode")
+      m.fix = fmt::format(
+          "update the bootloader first: this {} one cannot boot from USB whatever BOOT_ORDER says (sudo "
+          "rpi-eeprom-update -a, or flash a 2020-09-03 or later pieeprom.bin with rpi-eeprom-update -d -f); then {}",
+          format_date(*in.bootloader->build_timestamp), m.fix);
+}
+
 // Line order; findings about the whole config (line 0) last.
 void sort_by_line(Findings& f) {
   std::stable_sort(f.begin(), f.end(), [](const Finding& a, const Finding& b) {
@@ -403,6 +416,7 @@ CheckReport check_config(const CheckInput& in, const CheckOptions& given) {
   CheckOptions opt = given;
   if (opt.want_from_board) opt.want = default_want(opt.board, r.boot_order);
   r.want = opt.want;
+  if (opt.want == Want::Usb && predates_usb_boot(in.bootloader)) opt.image.clear();  // rule_update_before_boot_order
   const Config& cfg = r.config;
   Findings& f = r.findings;
   f = check_syntax(cfg);
@@ -419,6 +433,7 @@ CheckReport check_config(const CheckInput& in, const CheckOptions& given) {
   rule_power_off_on_halt(cfg, opt.board, f);
   rule_pcie_probe_order(cfg, r.boot_order, opt.board, f);
   append(f, check_version(in.bootloader, in.release_channel, opt.want));
+  rule_update_before_boot_order(in, opt, f);
   sort_by_line(f);
   return r;
 }
