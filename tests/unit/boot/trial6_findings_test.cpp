@@ -238,3 +238,58 @@ TEST(Trial6Boot, ConfigBomIsNamed) {
   EXPECT_EQ(r.resolved.kernel, "kernel8.img");  // what the firmware boots: the default
   EXPECT_FALSE(r.ok());
 }
+
+// Finding 11: program_usb_boot_mode=1 (a Pi 3's OTP setting) does nothing on a Pi 4 or Pi 5:
+// a warning, unless under a model filter that does not match the board ([pi3]).
+TEST(Trial6Boot, Pi3OtpUsbBootModeWarnsOnAPi4OrPi5) {
+  TempDir t;
+  const auto boot = t6_boot(t.path, "", "[all]\narm_boost=1\nprogram_usb_boot_mode=1\n");
+  auto r = t6_check(boot, PiBoard::Pi4);
+  const auto* otp = t6_find(r, "config-otp-usb-boot");
+  ASSERT_NE(otp, nullptr) << t6_all(r);
+  EXPECT_EQ(otp->severity, piprov::Severity::Warning);
+  EXPECT_EQ(otp->line, 3);
+  EXPECT_EQ(otp->key, "program_usb_boot_mode");
+  EXPECT_EQ(otp->message,
+            "config.txt line 3: program_usb_boot_mode programs the USB boot bits in the OTP of a Raspberry Pi 3; a "
+            "Pi 4 does nothing with it: its bootloader, in the EEPROM, boots from USB as BOOT_ORDER says");
+  EXPECT_EQ(otp->fix,
+            "remove program_usb_boot_mode from config.txt; to boot from USB, set BOOT_ORDER in the bootloader config "
+            "(sudo rpi-eeprom-config --edit, or piprov eeprom set-boot-order) and check it with piprov eeprom check");
+  EXPECT_EQ(t6_find(r, "config-eeprom-key"), nullptr) << t6_all(r);
+  r = t6_check(boot, PiBoard::Pi5);
+  ASSERT_NE(t6_find(r, "config-otp-usb-boot"), nullptr) << t6_all(r);
+  EXPECT_NE(t6_find(r, "config-otp-usb-boot")->message.find("a Pi 5 does nothing with it"), std::string::npos);
+  // Under [pi3] it is for a Pi 3 sharing the card: not this board's; after [all] it is again.
+  write_file(boot / "config.txt", "[pi3]\nprogram_usb_boot_mode=1\n[all]\narm_boost=1\n");
+  EXPECT_EQ(t6_find(t6_check(boot, PiBoard::Pi4), "config-otp-usb-boot"), nullptr);
+  write_file(boot / "config.txt", "[pi3]\nprogram_usb_boot_mode=1\n[all]\nprogram_usb_boot_timeout=1\n");
+  r = t6_check(boot, PiBoard::Pi4);
+  std::vector<std::string> got;
+  for (const auto& f : r.findings)
+    if (f.rule == "config-otp-usb-boot") got.push_back(f.key + "@" + std::to_string(f.line));
+  EXPECT_EQ(got, (std::vector<std::string>{"program_usb_boot_timeout@4"})) << t6_all(r);
+  write_file(boot / "config.txt", "[pi4]\nprogram_usb_boot_mode=1\n");
+  EXPECT_NE(t6_find(t6_check(boot, PiBoard::Pi4), "config-otp-usb-boot"), nullptr);
+}
+
+// Finding 11: boot_order= in lower case is the EEPROM setting BOOT_ORDER, not a config.txt option
+// (was not flagged while BOOT_ORDER= was).
+TEST(Trial6Boot, LowerCaseEepromKeyIsNamedAsTheEepromSetting) {
+  TempDir t;
+  const auto boot = t6_boot(t.path, "", "[all]\narm_boost=1\nboot_order=0xf14\nBoot_Uart=1\nenable_uart=1\n");
+  auto r = t6_check(boot, PiBoard::Pi4);
+  std::vector<std::string> got;
+  for (const auto& f : r.findings)
+    if (f.rule == "config-eeprom-key") got.push_back(std::to_string(f.line) + " " + f.message + " | " + f.fix);
+  EXPECT_EQ(got,
+            (std::vector<std::string>{
+                "3 config.txt line 3: boot_order is the bootloader EEPROM setting BOOT_ORDER, not a config.txt "
+                "option: the firmware ignores it in config.txt | put BOOT_ORDER=0xf14 in the bootloader config "
+                "(rpi-eeprom-config --edit, or piprov eeprom) and remove boot_order from config.txt",
+                "4 config.txt line 4: Boot_Uart is the bootloader EEPROM setting BOOT_UART, not a config.txt option: "
+                "the firmware ignores it in config.txt | put BOOT_UART=1 in the bootloader config "
+                "(rpi-eeprom-config --edit, or piprov eeprom) and remove Boot_Uart from config.txt"}))
+      << t6_all(r);
+  EXPECT_EQ(t6_find(r, "config-eeprom-key")->severity, piprov::Severity::Warning);
+}
