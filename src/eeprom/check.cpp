@@ -159,7 +159,8 @@ void rule_boot_order_lines(const Config& cfg, const EffectiveBootOrder& eff, con
     }
     const Section* s = cfg.section_of(l);
     if (!s || !s->conditional()) {
-      auto want = l.number == eff.line ? opt.want : std::nullopt;
+      // Under a [gpioN=0]/[gpioN=1] pair the effective value never applies: no advice on its modes.
+      auto want = l.number == eff.line && eff.always_gpio.empty() ? opt.want : std::nullopt;
       append(f, check_boot_order(*parsed.order, l.number, opt.board, want, "",
                                  s && s->kind != SectionKind::All ? header(*s) : "", opt.image));
       continue;
