@@ -270,4 +270,16 @@ TEST(BootCheckImage, UbootOnADebianRootIsRefusedNotPatchedAsUbuntu) {
                 " partition 1: unknown boot layout (config.txt [pi4] kernel=uboot_rpi_4.bin; os-release: Debian "
                 "GNU/Linux 11 (bullseye); U-Boot on a root fs that is not Ubuntu's (os-release ID=debian): not Ubuntu "
                 "20.04's layout); piprov patches only Ubuntu 20.04's U-Boot layout; nothing was changed\n");
+  // The real run writes the image, then its patch step refuses (exit 2) without suggesting boot
+  // patch by hand, which would refuse it again, and installs no apt hook.
+  p = run(piprov::test::piprov_bin() + " provision --yes " + q(img.string()) + " " + disk.path);
+  EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
+  EXPECT_NE(p.err.find("provision failed at step 'patch': "), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("unknown boot layout (config.txt [pi4] kernel=uboot_rpi_4.bin; os-release: Debian"),
+            std::string::npos)
+      << p.err;
+  EXPECT_EQ(p.err.find("To finish by hand"), std::string::npos) << p.err;
+  EXPECT_EQ(p.err.find("boot patch BOOT_DIR"), std::string::npos) << p.err;
+  piprov::test::Mount written(disk.path, d.path / "written", "ext4", "ro,offset=" + std::to_string(526336ull * 512));
+  EXPECT_FALSE(fs::exists(written.dir / "etc/apt/apt.conf.d/99-piprov-kernel"));
 }
