@@ -166,8 +166,29 @@ void check_config_size(Ctx& c, std::string_view text) {
           "raspberrypi/firmware issue 1848; meta-raspberrypi warns at 16 KiB");
 }
 
+namespace {
+// program_usb_boot_mode / program_usb_boot_timeout: they program the USB boot bits in the OTP of
+// a Raspberry Pi 3 (2B v1.2, 3A+, 3B, CM3); a Pi 4 or Pi 5 family board boots from USB by the
+// bootloader's BOOT_ORDER in its EEPROM and does nothing with them (Raspberry Pi documentation,
+// raspberry-pi: USB boot modes; eeprom-bootloader: BOOT_ORDER).
+void check_otp_usb_boot_line(Ctx& c, const ConfigLine& l, const std::string& name, std::size_t line) {
+  if (l.key != "program_usb_boot_mode" && l.key != "program_usb_boot_timeout") return;
+  Ctx::locate(c.add(Severity::Warning, "config-otp-usb-boot",
+                    name + " line " + std::to_string(line) + ": " + l.key +
+                        " programs the USB boot bits in the OTP of a Raspberry Pi 3; a " + c.board +
+                        " does nothing with it: its bootloader, in the EEPROM, boots from USB as BOOT_ORDER says",
+                    "remove " + l.key + " from " + name +
+                        "; to boot from USB, set BOOT_ORDER in the bootloader config (sudo rpi-eeprom-config --edit, "
+                        "or piprov eeprom set-boot-order) and check it with piprov eeprom check",
+                    "Raspberry Pi documentation, raspberry-pi: USB boot modes; eeprom-bootloader: BOOT_ORDER"),
+              line, l.key);
+}
+}  // namespace
+
 void check_config_lines(Ctx& c, const ConfigTxt& config, const std::string& name) {
   const auto& lines = config.lines();
+  const std::string model = filter_board(c.r.resolved.board).model;
+  bool model_applies = true;  // no model filter, or one that matches the board (a [pi3] one does not)
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const auto& l = lines[i];
     if (l.kind == LineKind::Comment || l.kind == LineKind::Blank) continue;
@@ -180,15 +201,27 @@ void check_config_lines(Ctx& c, const ConfigTxt& config, const std::string& name
                             " is a template, not the file an image boots with",
                         kTemplateFix),
                   i + 1, l.key);
-    // Only the bootloader's own keys (the eeprom key table): an upper-case config.txt key of old
-    // firmware (HDMI_FORCE_HOTPLUG) is not one.
-    if (l.kind != LineKind::Setting || l.key.empty() || !eeprom::find_key(l.key)) continue;
+    if (l.kind == LineKind::Section) {
+      const std::string f = to_lower(l.key);
+      if (f == "all") model_applies = true;
+      if (is_model_filter(f)) model_applies = model_filter_matches(f, model);
+    }
+    if (l.kind != LineKind::Setting || l.key.empty()) continue;
+    if (model_applies) check_otp_usb_boot_line(c, l, name, i + 1);
+    // Only the bootloader's own keys (the eeprom key table), in any case (boot_order is BOOT_ORDER
+    // mistyped): an upper-case config.txt key of old firmware (HDMI_FORCE_HOTPLUG) is not one.
+    const eeprom::KeyRule* k = eeprom::find_key_any_case(l.key);
+    if (!k) continue;
+    const std::string key(k->key);
     Ctx::locate(
         c.add(Severity::Warning, "config-eeprom-key",
-              name + " line " + std::to_string(i + 1) + ": " + l.key +
-                  " is a bootloader EEPROM setting, which the firmware ignores in config.txt",
-              "put " + l.key + "=" + l.value +
-                  " in the bootloader config (rpi-eeprom-config --edit, or piprov eeprom) and remove it from " + name,
+              name + " line " + std::to_string(i + 1) + ": " +
+                  (key == l.key ? key + " is a bootloader EEPROM setting, which the firmware ignores in config.txt"
+                                : l.key + " is the bootloader EEPROM setting " + key +
+                                      ", not a config.txt option: the firmware ignores it in config.txt"),
+              "put " + key + "=" + l.value +
+                  " in the bootloader config (rpi-eeprom-config --edit, or piprov eeprom) and remove " +
+                  (key == l.key ? std::string("it") : l.key) + " from " + name,
               "Raspberry Pi documentation, raspberry-pi: bootloader configuration"),
         i + 1, l.key);
   }

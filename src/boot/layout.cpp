@@ -43,12 +43,14 @@ std::map<std::string, std::string> parse_os_release(std::string_view text) {
 
 /// The release named by ROOT/etc/os-release (or usr/lib/os-release): "Ubuntu 24.04 LTS",
 /// "Raspberry Pi OS (bookworm)" (ID=raspbian, or etc/rpi-issue, which pi-gen writes), else PRETTY_NAME.
-std::string release_from_root(const fs::path& root, std::vector<std::string>& ev) {
+/// Sets `id` to os-release's ID= ("linux" when unset: os-release(5)'s default).
+std::string release_from_root(const fs::path& root, std::vector<std::string>& ev, std::string& id) {
   auto text = read_file_if_exists(root / "etc/os-release");
   if (!text) text = read_file_if_exists(root / "usr/lib/os-release");
   if (!text) return "";
   auto kv = parse_os_release(*text);
   ev.push_back("os-release: " + (kv.count("PRETTY_NAME") ? kv["PRETTY_NAME"] : kv["NAME"]));
+  id = kv["ID"].empty() ? "linux" : kv["ID"];
   if (kv["ID"] == "ubuntu" && !kv["VERSION_ID"].empty())
     return "Ubuntu " + kv["VERSION_ID"] + (kv["VERSION"].find("LTS") != std::string::npos ? " LTS" : "");
   if (kv["ID"] == "raspbian" || is_file(root / "etc/rpi-issue"))
@@ -144,7 +146,12 @@ LayoutId decide(Seen& s) {
   if ((generated || hook) && dpkg_installed(s.dpkg_status, "raspi-firmware"))
     l.evidence.push_back("dpkg: raspi-firmware installed");
   if ((generated || hook) && k.rfind(kVmlinux, 0) != 0 && k.rfind("uboot", 0) != 0) return LayoutId::DebianRaspi;
-  if (k.rfind("uboot", 0) == 0) return LayoutId::UbuntuUboot;
+  if (k.rfind("uboot", 0) == 0) {
+    if (!root_not_ubuntu(l)) return LayoutId::UbuntuUboot;
+    l.evidence.push_back("U-Boot on a root fs that is not Ubuntu's (os-release ID=" + l.os_id +
+                         "): not Ubuntu 20.04's layout");
+    return LayoutId::Unknown;
+  }
   if (k.rfind(kVmlinux, 0) == 0) {  // vmlinux, or a renamed one (vmlinux-5.4)
     HookStatus hooks;
     if (s.root) hooks = inspect_hooks(*s.root, s.boot);
@@ -209,6 +216,8 @@ bool debian_raspi_hook(const fs::path& root) {
          hook->find(">/boot/firmware/config.txt") != std::string::npos;
 }
 
+bool root_not_ubuntu(const BootLayout& l) { return !l.os_id.empty() && l.os_id != "ubuntu"; }
+
 PiBoard default_board() { return detect_board().board.value_or(PiBoard::Pi4); }
 
 Board filter_board(PiBoard b) { return Board{std::string(board_name(b))}; }
@@ -238,7 +247,7 @@ BootLayout detect_layout(const fs::path& boot_dir, const std::optional<fs::path>
     l.evidence.push_back(s.kernel->file + (s.kernel->section.empty() ? "" : " " + s.kernel->section) +
                          " kernel=" + s.kernel->value);
   if (root_dir) {
-    l.release = release_from_root(*root_dir, l.evidence);
+    l.release = release_from_root(*root_dir, l.evidence, l.os_id);
     l.release_from_root = !l.release.empty();
     s.dpkg_status = read_file_if_exists(*root_dir / "var/lib/dpkg/status").value_or("");
   }

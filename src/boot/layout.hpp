@@ -70,13 +70,21 @@ struct BootLayout {
   /// without a root dir, what the boot files tell ("Ubuntu 20.10 to 25.04").
   std::string release;
   bool release_from_root = false;  ///< release read from os-release (not guessed)
-  std::string os_prefix;           ///< effective os_prefix on a Pi 4 outside tryboot ("current/"), "" none
-  std::string tryboot_prefix;      ///< os_prefix under [tryboot] ("new/"), "" none
-  bool tryboot_a_b = false;        ///< autoboot.txt sets tryboot_a_b=1
+  /// ID= of the root fs's os-release ("ubuntu", "debian", "raspbian"; freedesktop os-release(5));
+  /// "" when no os-release was read (no root dir, or none in it).
+  std::string os_id;
+  std::string os_prefix;       ///< effective os_prefix on a Pi 4 outside tryboot ("current/"), "" none
+  std::string tryboot_prefix;  ///< os_prefix under [tryboot] ("new/"), "" none
+  bool tryboot_a_b = false;    ///< autoboot.txt sets tryboot_a_b=1
   /// What was seen, one short phrase each ("config.txt [pi4] kernel=uboot_rpi_4.bin",
   /// "autoboot.txt tryboot_a_b=1", "dpkg: piboot-try installed"), in the order looked at.
   std::vector<std::string> evidence;
 };
+
+/// True when the root fs's os-release names a distribution other than Ubuntu (os_id not "" and
+/// not "ubuntu"): a U-Boot kernel= is then not Ubuntu 20.04's layout (detect_layout says unknown),
+/// and boot patch takes no unknown layout of it (patch.hpp patch_takes_layout).
+bool root_not_ubuntu(const BootLayout& l);
 
 /// Decides the layout of BOOT_DIR (config.txt with its includes and filters,
 /// autoboot.txt, os_prefix, [tryboot], the files present) and, when given, of

@@ -320,7 +320,8 @@ void apply_fix(const PatchOptions& o, PatchReport& rep) {
 
 bool patch_takes_layout(const fs::path& boot_dir, const BootLayout& l) {
   std::error_code ec;
-  return l.id != LayoutId::Unknown || (l.os_prefix.empty() && fs::is_regular_file(boot_dir / kVmlinuz, ec));
+  return l.id != LayoutId::Unknown ||
+         (l.os_prefix.empty() && !root_not_ubuntu(l) && fs::is_regular_file(boot_dir / kVmlinuz, ec));
 }
 
 PatchReport patch_boot(const PatchOptions& opts) {

@@ -116,8 +116,8 @@ nlohmann::json patch_json(const PatchOptions& o, const PatchReport& r);
 PatchReport patch_boot(const PatchOptions& opts);
 
 /// Whether patch_boot() takes BOOT_DIR's layout `l` (a known layout, or an unknown one with
-/// Ubuntu's vmlinuz and no os_prefix) rather than refusing it as unknown: the one test `boot
-/// check` asks before it suggests `boot patch`.
+/// Ubuntu's vmlinuz, no os_prefix and no os-release of another distribution: root_not_ubuntu)
+/// rather than refusing it as unknown: the one test `boot check` asks before it suggests `boot patch`.
 bool patch_takes_layout(const std::filesystem::path& boot_dir, const BootLayout& l);
 
 /// Loads `include`d config files from BOOT_DIR.

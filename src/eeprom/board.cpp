@@ -18,4 +18,6 @@ bool board_has_mode(Board b, int nibble) {
   return true;
 }
 
+int gpio_count(Board b) { return is_bcm2712(b) ? 28 : 58; }
+
 }  // namespace piprov::eeprom

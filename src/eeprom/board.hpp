@@ -27,4 +27,10 @@ std::uint32_t default_boot_order(Board b);
 /// 6 (NVMe) only on CM4 and the Pi 5 family (Raspberry Pi documentation, eeprom-bootloader: BOOT_ORDER).
 bool board_has_mode(Board b, int nibble);
 
+/// How many GPIOs a `[gpioN=v]` filter can name on the board (N from 0 to this minus 1): 58 on
+/// the BCM2711 of the Pi 4 family (BCM2711 ARM Peripherals, GPIO: GPIO0-57 in three banks), 28
+/// on the Pi 5 family, whose 40-pin header GPIOs are RP1's bank 0 (RP1 Peripherals, GPIO: bank 0,
+/// GPIO0-27; Raspberry Pi documentation, raspberry-pi: GPIO).
+int gpio_count(Board b);
+
 }  // namespace piprov::eeprom

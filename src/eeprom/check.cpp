@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "eeprom/check_sections.hpp"
 #include "eeprom/image.hpp"
 #include "eeprom/keys.hpp"
 
@@ -16,8 +17,7 @@ constexpr const char* kBootOrderDoc = "Raspberry Pi documentation, eeprom-bootlo
 // The filters a section's settings apply under: "[gpio3=1]", "[pi4] then [gpio4=1]", "[all]".
 std::string header(const Section& s) { return s.filters_text(); }
 
-// "21" for a [gpio21=1] section.
-std::string gpio_pin(const Section& s) { return s.text.substr(4, s.text.find('=') - 4); }
+using detail::gpio_pin;
 
 // Every active filter of `s` in words, each with its header, joined by "and": "the board is a
 // Raspberry Pi 4B ([pi4]) and GPIO 4 reads 1 at boot ([gpio4=1])".
@@ -119,6 +119,24 @@ void rule_boot_order_overridden(const Config& cfg, const ConditionalBootOrder& o
                "Raspberry Pi documentation, config_txt: conditional filters ([all] resets the filters)"});
 }
 
+// boot-order-conditional's fix for a BOOT_ORDER under one of a [gpioN=0]/[gpioN=1] pair: one of the
+// pair always applies, so the [all] value (all set-boot-order changes: edit.hpp) never does; the
+// remedy is the pair's own lines, or removing the pair (Raspberry Pi documentation, config_txt:
+// conditional filters). `example` is the value to set (the line's own when it lacks nothing),
+// `lacking` the wanted mode's name when it does.
+std::string gpio_pair_fix(const Section& s, const ConfigLine& l, const std::string& example, const std::string& lacking,
+                          const std::string& pin) {
+  const std::string where = fmt::format(
+      "at line {}, under {}: sudo rpi-eeprom-config --edit (piprov eeprom set-boot-order changes only the [all] "
+      "value, which [gpio{}=0] and [gpio{}=1] always override)",
+      l.number, header(s), pin, pin);
+  const std::string unpair = fmt::format(
+      "or remove the BOOT_ORDER lines under [gpio{}=0] and [gpio{}=1] to let the [all] value apply", pin, pin);
+  if (example == l.value)
+    return fmt::format("nothing to do if GPIO {} is meant to choose; to change it, edit it {}; {}", pin, where, unpair);
+  return fmt::format("set BOOT_ORDER={} ({} lacks {}) {}; {}", example, l.value, lacking, where, unpair);
+}
+
 // boot-order-format, boot-order-conditional, boot-order-overridden and the BOOT_ORDER structure
 // rules (boot_order.hpp) for every applied BOOT_ORDER line; the wanted mode is checked on the
 // effective line and on conditional ones that can apply. A fix names the section the value is set under.
@@ -141,7 +159,8 @@ void rule_boot_order_lines(const Config& cfg, const EffectiveBootOrder& eff, con
     }
     const Section* s = cfg.section_of(l);
     if (!s || !s->conditional()) {
-      auto want = l.number == eff.line ? opt.want : std::nullopt;
+      // Under a [gpioN=0]/[gpioN=1] pair the effective value never applies: no advice on its modes.
+      auto want = l.number == eff.line && eff.always_gpio.empty() ? opt.want : std::nullopt;
       append(f, check_boot_order(*parsed.order, l.number, opt.board, want, "",
                                  s && s->kind != SectionKind::All ? header(*s) : "", opt.image));
       continue;
@@ -161,7 +180,9 @@ void rule_boot_order_lines(const Config& cfg, const EffectiveBootOrder& eff, con
                               l.value, condition_words(*s, opt.board), eff.always_gpio, eff.always_gpio, eff.text)
                 : fmt::format("BOOT_ORDER={} applies only when {}; otherwise {}{} applies", l.value,
                               condition_words(*s, opt.board), eff.text, eff.is_default() ? " (board default)" : ""),
-         example == l.value
+         always
+             ? gpio_pair_fix(*s, l, example, example == l.value ? "" : mode_name(want_mode(*opt.want)), eff.always_gpio)
+         : example == l.value
              ? fmt::format("to make it unconditional, move it under [all] (e.g. {})",
                            set_boot_order_command(l.value, opt.image))
              : fmt::format("to make it unconditional, set BOOT_ORDER={} under [all] ({} lacks {}: e.g. {})", example,
@@ -171,42 +192,6 @@ void rule_boot_order_lines(const Config& cfg, const EffectiveBootOrder& eff, con
       if (always && m.rule == "boot-order-missing-mode") m.severity = Severity::Error;
     append(f, std::move(more));
   }
-}
-
-// section-never-applies: one info per header under a model filter that cannot match the board.
-void rule_section_never_applies(const Config& cfg, Board board, Findings& f) {
-  std::map<int, int> counts;  // header line -> settings under it
-  std::map<int, const Section*> headers;
-  for (const auto& l : cfg.lines) {
-    const Section* s = cfg.section_of(l);
-    if (l.kind != LineKind::Setting || !s || s->never_on_board.empty()) continue;
-    ++counts[s->line];
-    headers[s->line] = s;
-  }
-  for (const auto& [line, n] : counts) {
-    const Section& s = *headers[line];
-    f.push_back({"section-never-applies", Severity::Info, line, "",
-                 fmt::format("[{}] never applies on a {}{}: its {} setting(s) are not used on this board", s.text,
-                             board_title(board),
-                             s.text == s.never_on_board ? "" : fmt::format(" (under [{}])", s.never_on_board), n),
-                 "nothing to do if the config is shared with other boards; pass --board for the board it is for",
-                 "Raspberry Pi documentation, config_txt: conditional filters (model filters)"});
-  }
-}
-
-// section-none-ignored: one finding per [none] header with settings under it.
-void rule_section_none_ignored(const Config& cfg, Findings& f) {
-  std::map<int, int> counts;  // [none] header line -> settings under it
-  for (const auto& l : cfg.lines) {
-    const Section* s = cfg.section_of(l);
-    if (l.kind == LineKind::Setting && s && s->kind == SectionKind::None) ++counts[s->line];
-  }
-  for (const auto& [line, n] : counts)
-    f.push_back({"section-none-ignored", Severity::Info, line, "",
-                 fmt::format("{} setting(s) under [none] are never applied (release images park FREEZE_VERSION=0 "
-                             "there)",
-                             n),
-                 "move a setting under [all] if you want it to take effect", kProperties});
 }
 
 // boot-order-default, then the BOOT_ORDER rules on the board default (unless a
@@ -295,6 +280,19 @@ void rule_pcie_probe_order(const Config& cfg, const EffectiveBootOrder& eff, Boa
                "raspberrypi/linux issue 5836; Raspberry Pi documentation, eeprom-bootloader: PCIE_PROBE"});
 }
 
+// A bootloader that predates USB boot (predates_usb_boot) cannot boot from USB whatever BOOT_ORDER
+// says: boot-order-missing-mode's fix updates it first, and its set-boot-order command names a
+// newer pieeprom.bin, not the image checked (check_config clears CheckOptions::image).
+void rule_update_before_boot_order(const CheckInput& in, const CheckOptions& opt, Findings& f) {
+  if (opt.want != Want::Usb || !predates_usb_boot(in.bootloader)) return;
+  for (auto& m : f)
+    if (m.rule == "boot-order-missing-mode")
+      m.fix = fmt::format(
+          "update the bootloader first: this {} one cannot boot from USB whatever BOOT_ORDER says (sudo "
+          "rpi-eeprom-update -a, or flash a 2020-09-03 or later pieeprom.bin with rpi-eeprom-update -d -f); then {}",
+          format_date(*in.bootloader->build_timestamp), m.fix);
+}
+
 // Line order; findings about the whole config (line 0) last.
 void sort_by_line(Findings& f) {
   std::stable_sort(f.begin(), f.end(), [](const Finding& a, const Finding& b) {
@@ -363,6 +361,7 @@ CheckReport check_config(const CheckInput& in, const CheckOptions& given) {
   CheckOptions opt = given;
   if (opt.want_from_board) opt.want = default_want(opt.board, r.boot_order);
   r.want = opt.want;
+  if (opt.want == Want::Usb && predates_usb_boot(in.bootloader)) opt.image.clear();  // rule_update_before_boot_order
   const Config& cfg = r.config;
   Findings& f = r.findings;
   f = check_syntax(cfg);
@@ -370,14 +369,16 @@ CheckReport check_config(const CheckInput& in, const CheckOptions& given) {
   rule_duplicate_key(cfg, f);
   rule_key_values(cfg, opt.board, f);
   rule_boot_order_lines(cfg, r.boot_order, opt, f);
-  rule_section_none_ignored(cfg, f);
-  rule_section_never_applies(cfg, opt.board, f);
+  detail::rule_section_none_ignored(cfg, f);
+  detail::rule_section_never_applies(cfg, opt.board, f);
+  detail::rule_gpio_filter_range(cfg, opt.board, f);
   rule_boot_order_default(r.boot_order, opt, f);
   rule_boot_order_no_drive(r.boot_order, opt, f);
   rule_freeze_version(cfg, f);
   rule_power_off_on_halt(cfg, opt.board, f);
   rule_pcie_probe_order(cfg, r.boot_order, opt.board, f);
   append(f, check_version(in.bootloader, in.release_channel, opt.want));
+  rule_update_before_boot_order(in, opt, f);
   sort_by_line(f);
   return r;
 }

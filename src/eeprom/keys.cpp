@@ -133,6 +133,8 @@ const KeyRule* find_key(std::string_view key) {
   return nullptr;
 }
 
+const KeyRule* find_key_any_case(std::string_view key) { return find_key(upper(key)); }
+
 std::optional<std::string_view> nearest_key(std::string_view key) {
   if (key.size() > 64) return std::nullopt;
   std::string u = upper(key);

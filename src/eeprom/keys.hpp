@@ -41,6 +41,9 @@ struct KeyRule {
 std::span<const KeyRule> key_rules();
 /// Exact (case-sensitive) lookup.
 const KeyRule* find_key(std::string_view key);
+/// Lookup ignoring ASCII case ("boot_order" finds BOOT_ORDER): what a key written in another case
+/// was meant to be. The bootloader itself matches keys exactly (find_key).
+const KeyRule* find_key_any_case(std::string_view key);
 /// Nearest known key by edit distance (case-insensitive), when close enough to
 /// be a typo ("BOOT_ODER" -> "BOOT_ORDER"); nullopt otherwise.
 std::optional<std::string_view> nearest_key(std::string_view key);

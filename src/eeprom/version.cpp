@@ -51,6 +51,10 @@ std::optional<std::string> parse_release_status(std::string_view text) {
   return out;
 }
 
+bool predates_usb_boot(const std::optional<BootloaderInfo>& bl) {
+  return bl && bl->build_timestamp && *bl->build_timestamp < kUsbBootStable;
+}
+
 Findings check_version(const std::optional<BootloaderInfo>& bl, const std::optional<std::string>& channel,
                        std::optional<Want> want) {
   Findings f;
@@ -76,7 +80,7 @@ Findings check_version(const std::optional<BootloaderInfo>& bl, const std::optio
   const bool usb = want && *want == Want::Usb;
   // Builds dated 2020-06-15..2020-09-02 were only released on the stable/beta
   // channels (the default channel stayed on 2020-04-16), and they boot from USB.
-  const bool stable_ok = ts >= kUsbBootStable;
+  const bool stable_ok = !predates_usb_boot(bl);
   const std::string date = format_date(ts);
   std::string msg = fmt::format(
       "bootloader {} ({}) predates USB mass-storage boot in the default channel "

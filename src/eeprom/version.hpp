@@ -30,6 +30,10 @@ inline constexpr std::int64_t kUsbBootStable = 1592179200;
 /// First default (critical) channel release with USB mass-storage boot: 2020-09-03 00:00 UTC.
 inline constexpr std::int64_t kUsbBootDefault = 1599091200;
 
+/// Whether the bootloader `bl` is known to predate USB mass-storage boot on every channel (built
+/// before kUsbBootStable): it cannot boot from USB whatever BOOT_ORDER says. false when unknown.
+bool predates_usb_boot(const std::optional<BootloaderInfo>& bl);
+
 /// Parses the shell assignment FIRMWARE_RELEASE_STATUS=... from the text of
 /// /etc/default/rpi-eeprom-update (quotes removed, last assignment wins).
 std::optional<std::string> parse_release_status(std::string_view file_text);

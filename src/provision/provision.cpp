@@ -284,7 +284,10 @@ Error TargetRun::failure(const Error& e) {
   unmount_all();
   std::string mounts =
       guard_.problems.empty() ? "nothing of it is mounted any more" : "WARNING: " + guard_.problems.front();
-  std::string redo = current_ == Step::Patch || current_ == Step::Check || current_ == Step::Sync
+  // boot patch refusing the partition (exit 2: a layout it does not take, no root=, a Pi 5) would
+  // refuse it again by hand: its own message says what to do.
+  const bool refused = current_ == Step::Patch && e.kind() == ErrorKind::Usage;
+  std::string redo = !refused && (current_ == Step::Patch || current_ == Step::Check || current_ == Step::Sync)
                          ? " To finish by hand: mount " +
                                (rep_.boot_partition.empty() ? "the boot partition" : rep_.boot_partition) + " and " +
                                (rep_.root_partition.empty() ? "the root partition" : rep_.root_partition) +

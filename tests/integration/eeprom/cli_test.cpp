@@ -387,10 +387,15 @@ TEST(EepromCli, GpioPairHeaderShowsWhatApplies) {
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("BOOT_ORDER: 0xf41"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("to make it unconditional, set BOOT_ORDER=0xf14 under [all] (0xf1 lacks USB mass storage: "
-                       "e.g. piprov eeprom set-boot-order 0xf14 --image pieeprom.bin --out new.bin)"),
+  // The pair always overrides [all], which is all set-boot-order changes: the fix edits line 4
+  // (trial 6 finding 5).
+  EXPECT_NE(r.out.find("fix: set BOOT_ORDER=0xf14 (0xf1 lacks USB mass storage) at line 4, under [gpio4=0]: sudo "
+                       "rpi-eeprom-config --edit (piprov eeprom set-boot-order changes only the [all] value, which "
+                       "[gpio4=0] and [gpio4=1] always override); or remove the BOOT_ORDER lines under [gpio4=0] and "
+                       "[gpio4=1] to let the [all] value apply"),
             std::string::npos)
       << r.out;
+  EXPECT_EQ(r.out.find("set-boot-order 0x"), std::string::npos) << r.out;
   r = run(bin() + " eeprom check --json " + (d.path / "c.txt").string());
   auto j = json::parse(r.out);
   EXPECT_EQ(j["boot_order"]["value"], "0xf41");
@@ -401,8 +406,9 @@ TEST(EepromCli, GpioPairHeaderShowsWhatApplies) {
   EXPECT_EQ(j["boot_order"]["conditional"][0]["value"], "0xf1");
   EXPECT_EQ(j["boot_order"]["conditional"][1]["section"], "[gpio4=1]");
   EXPECT_EQ(j["boot_order"]["conditional"][1]["value"], "0xf4");
-  // The suggested value under [all] passes: no missing-mode on it.
-  write_file(d.path / "fixed.txt", "[all]\nBOOT_UART=0\nBOOT_ORDER=0xf14\n");
+  // The suggested value at line 4 passes: no missing-mode on it.
+  write_file(d.path / "fixed.txt",
+             "[all]\nBOOT_ORDER=0xf41\n[gpio4=0]\nBOOT_ORDER=0xf14\n[gpio4=1]\nBOOT_ORDER=0xf4\n");
   r = run(bin() + " eeprom check " + (d.path / "fixed.txt").string());
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(r.out.find("boot-order-missing-mode"), std::string::npos) << r.out;

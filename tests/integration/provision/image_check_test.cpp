@@ -222,3 +222,64 @@ TEST(SeedCheckImage, TestImageWithCloudInitOnEveryLayoutRunsCloudInit) {
         << layout << ": " << r.out;
   }
 }
+
+// Trial 6 finding 9: Ubuntu 20.04's U-Boot boot partition on a root fs whose os-release is Debian
+// 11's (set with debugfs in the test image) is not the ubuntu-uboot layout: boot check IMAGE names
+// U-Boot and the distribution with no Ubuntu or provision advice, and provision --dry-run refuses
+// it in one line, exit 2 (was patched as Ubuntu 20.04 with Ubuntu's apt hook installed).
+TEST(BootCheckImage, UbootOnADebianRootIsRefusedNotPatchedAsUbuntu) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("mcopy");
+  PIPROV_REQUIRE_TOOL("debugfs");
+  TempDir d("piprov-uboot-debian");
+  const fs::path img = d.path / "deb.img", root = d.path / "root.ext4", osr = d.path / "os-release";
+  if (auto why = piprov::test::make_test_image(img, 64, "focal"); !why.empty()) PIPROV_SKIP(why);
+  // make-test-image.sh's layout: the 64 MiB root fs at sector 526336.
+  const std::string at = " bs=512 skip=526336 count=131072";
+  ASSERT_EQ(run("dd if=" + q(img.string()) + " of=" + q(root.string()) + at + " status=none").exit_code, 0);
+  piprov::test::write_file(osr,
+                           "PRETTY_NAME=\"Debian GNU/Linux 11 (bullseye)\"\nNAME=\"Debian GNU/Linux\"\n"
+                           "VERSION_ID=\"11\"\nVERSION_CODENAME=bullseye\nID=debian\n");
+  ASSERT_EQ(run("debugfs -w -R 'rm /etc/os-release' " + q(root.string()) + " 2>&1").exit_code, 0);
+  ASSERT_EQ(run("debugfs -w -R 'write " + osr.string() + " /etc/os-release' " + q(root.string()) + " 2>&1").exit_code,
+            0);
+  ASSERT_NE(run("debugfs -R 'cat /etc/os-release' " + q(root.string()) + " 2>/dev/null").out.find("ID=debian"),
+            std::string::npos);
+  ASSERT_EQ(run("dd if=" + q(root.string()) + " of=" + q(img.string()) + " bs=512 seek=526336 conv=notrunc status=none")
+                .exit_code,
+            0);
+
+  auto r = run(piprov::test::piprov_bin() + " boot check " + q(img.string()) + " --board pi4");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.rfind("layout unknown (Debian GNU/Linux 11 (bullseye)) on a Raspberry Pi 4B: piprov cannot tell", 0),
+            0u)
+      << r.out;
+  EXPECT_NE(r.out.find("kernel=uboot_rpi_4.bin (config.txt line 14) (U-Boot by its content)"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("provision"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Ubuntu"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("apt"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(run(piprov::test::piprov_bin() + " boot check --json " + q(img.string())).out);
+  EXPECT_EQ(j["layout"]["id"], "unknown") << j["layout"].dump();
+
+  piprov::test::LoopDevice disk(d.path / "disk", 400ull << 20);
+  auto p = run(piprov::test::piprov_bin() + " provision --dry-run " + q(img.string()) + " " + disk.path);
+  EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
+  EXPECT_EQ(p.err,
+            "piprov: error: " + img.string() +
+                " partition 1: unknown boot layout (config.txt [pi4] kernel=uboot_rpi_4.bin; os-release: Debian "
+                "GNU/Linux 11 (bullseye); U-Boot on a root fs that is not Ubuntu's (os-release ID=debian): not Ubuntu "
+                "20.04's layout); piprov patches only Ubuntu 20.04's U-Boot layout; nothing was changed\n");
+  // The real run writes the image, then its patch step refuses (exit 2) without suggesting boot
+  // patch by hand, which would refuse it again, and installs no apt hook.
+  p = run(piprov::test::piprov_bin() + " provision --yes " + q(img.string()) + " " + disk.path);
+  EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
+  EXPECT_NE(p.err.find("provision failed at step 'patch': "), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("unknown boot layout (config.txt [pi4] kernel=uboot_rpi_4.bin; os-release: Debian"),
+            std::string::npos)
+      << p.err;
+  EXPECT_EQ(p.err.find("To finish by hand"), std::string::npos) << p.err;
+  EXPECT_EQ(p.err.find("boot patch BOOT_DIR"), std::string::npos) << p.err;
+  piprov::test::Mount written(disk.path, d.path / "written", "ext4", "ro,offset=" + std::to_string(526336ull * 512));
+  EXPECT_FALSE(fs::exists(written.dir / "etc/apt/apt.conf.d/99-piprov-kernel"));
+}

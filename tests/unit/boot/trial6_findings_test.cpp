@@ -8,8 +8,11 @@
 
 #include "boot/check.hpp"
 #include "boot/layout.hpp"
+#include "boot/patch.hpp"
+#include "core/error.hpp"
 #include "core/strings.hpp"
 #include "support/boot_fixture.hpp"
+#include "support/layout_fixture.hpp"
 #include "support/testsupport.hpp"
 
 namespace fs = std::filesystem;
@@ -237,4 +240,121 @@ TEST(Trial6Boot, ConfigBomIsNamed) {
             "the firmware reads line 1 with it, so 'kernel=nope.img' sets nothing");
   EXPECT_EQ(r.resolved.kernel, "kernel8.img");  // what the firmware boots: the default
   EXPECT_FALSE(r.ok());
+}
+
+// Finding 11: program_usb_boot_mode=1 (a Pi 3's OTP setting) does nothing on a Pi 4 or Pi 5:
+// a warning, unless under a model filter that does not match the board ([pi3]).
+TEST(Trial6Boot, Pi3OtpUsbBootModeWarnsOnAPi4OrPi5) {
+  TempDir t;
+  const auto boot = t6_boot(t.path, "", "[all]\narm_boost=1\nprogram_usb_boot_mode=1\n");
+  auto r = t6_check(boot, PiBoard::Pi4);
+  const auto* otp = t6_find(r, "config-otp-usb-boot");
+  ASSERT_NE(otp, nullptr) << t6_all(r);
+  EXPECT_EQ(otp->severity, piprov::Severity::Warning);
+  EXPECT_EQ(otp->line, 3);
+  EXPECT_EQ(otp->key, "program_usb_boot_mode");
+  EXPECT_EQ(otp->message,
+            "config.txt line 3: program_usb_boot_mode programs the USB boot bits in the OTP of a Raspberry Pi 3; a "
+            "Pi 4 does nothing with it: its bootloader, in the EEPROM, boots from USB as BOOT_ORDER says");
+  EXPECT_EQ(otp->fix,
+            "remove program_usb_boot_mode from config.txt; to boot from USB, set BOOT_ORDER in the bootloader config "
+            "(sudo rpi-eeprom-config --edit, or piprov eeprom set-boot-order) and check it with piprov eeprom check");
+  EXPECT_EQ(t6_find(r, "config-eeprom-key"), nullptr) << t6_all(r);
+  r = t6_check(boot, PiBoard::Pi5);
+  ASSERT_NE(t6_find(r, "config-otp-usb-boot"), nullptr) << t6_all(r);
+  EXPECT_NE(t6_find(r, "config-otp-usb-boot")->message.find("a Pi 5 does nothing with it"), std::string::npos);
+  // Under [pi3] it is for a Pi 3 sharing the card: not this board's; after [all] it is again.
+  write_file(boot / "config.txt", "[pi3]\nprogram_usb_boot_mode=1\n[all]\narm_boost=1\n");
+  EXPECT_EQ(t6_find(t6_check(boot, PiBoard::Pi4), "config-otp-usb-boot"), nullptr);
+  write_file(boot / "config.txt", "[pi3]\nprogram_usb_boot_mode=1\n[all]\nprogram_usb_boot_timeout=1\n");
+  r = t6_check(boot, PiBoard::Pi4);
+  std::vector<std::string> got;
+  for (const auto& f : r.findings)
+    if (f.rule == "config-otp-usb-boot") got.push_back(f.key + "@" + std::to_string(f.line));
+  EXPECT_EQ(got, (std::vector<std::string>{"program_usb_boot_timeout@4"})) << t6_all(r);
+  write_file(boot / "config.txt", "[pi4]\nprogram_usb_boot_mode=1\n");
+  EXPECT_NE(t6_find(t6_check(boot, PiBoard::Pi4), "config-otp-usb-boot"), nullptr);
+}
+
+// Finding 11: boot_order= in lower case is the EEPROM setting BOOT_ORDER, not a config.txt option
+// (was not flagged while BOOT_ORDER= was).
+TEST(Trial6Boot, LowerCaseEepromKeyIsNamedAsTheEepromSetting) {
+  TempDir t;
+  const auto boot = t6_boot(t.path, "", "[all]\narm_boost=1\nboot_order=0xf14\nBoot_Uart=1\nenable_uart=1\n");
+  auto r = t6_check(boot, PiBoard::Pi4);
+  std::vector<std::string> got;
+  for (const auto& f : r.findings)
+    if (f.rule == "config-eeprom-key") got.push_back(std::to_string(f.line) + " " + f.message + " | " + f.fix);
+  EXPECT_EQ(got,
+            (std::vector<std::string>{
+                "3 config.txt line 3: boot_order is the bootloader EEPROM setting BOOT_ORDER, not a config.txt "
+                "option: the firmware ignores it in config.txt | put BOOT_ORDER=0xf14 in the bootloader config "
+                "(rpi-eeprom-config --edit, or piprov eeprom) and remove boot_order from config.txt",
+                "4 config.txt line 4: Boot_Uart is the bootloader EEPROM setting BOOT_UART, not a config.txt option: "
+                "the firmware ignores it in config.txt | put BOOT_UART=1 in the bootloader config "
+                "(rpi-eeprom-config --edit, or piprov eeprom) and remove Boot_Uart from config.txt"}))
+      << t6_all(r);
+  EXPECT_EQ(t6_find(r, "config-eeprom-key")->severity, piprov::Severity::Warning);
+}
+
+// Finding 9: Ubuntu 20.04's U-Boot boot partition on a root fs whose os-release is Debian's is not
+// the ubuntu-uboot layout: boot check names U-Boot and the distribution with no Ubuntu advice, and
+// boot patch refuses it (was patched as Ubuntu 20.04, with Ubuntu's apt hook installed).
+TEST(Trial6Boot, UbootOnANonUbuntuRootIsNotUbuntusLayout) {
+  PIPROV_REQUIRE_SHARED("config-txt", configs);
+  TempDir t;
+  const fs::path boot = t.path / "boot", root = t.path / "root";
+  bt::make_stock_boot(bt::stock("focal"), configs, boot, root);
+  ASSERT_EQ(piprov::boot::detect_layout(boot, root).id, piprov::boot::LayoutId::UbuntuUboot);
+  ASSERT_EQ(piprov::boot::detect_layout(boot, root).os_id, "ubuntu");
+  write_file(root / "etc/os-release",
+             "PRETTY_NAME=\"Debian GNU/Linux 11 (bullseye)\"\nNAME=\"Debian GNU/Linux\"\nVERSION_ID=\"11\"\n"
+             "VERSION_CODENAME=bullseye\nID=debian\n");
+  const auto l = piprov::boot::detect_layout(boot, root);
+  EXPECT_EQ(l.id, piprov::boot::LayoutId::Unknown);
+  EXPECT_EQ(l.release, "Debian GNU/Linux 11 (bullseye)");
+  EXPECT_EQ(l.os_id, "debian");
+  EXPECT_TRUE(piprov::boot::root_not_ubuntu(l));
+  EXPECT_FALSE(piprov::boot::patch_takes_layout(boot, l));
+  EXPECT_NE(std::find(l.evidence.begin(), l.evidence.end(),
+                      "U-Boot on a root fs that is not Ubuntu's (os-release ID=debian): not Ubuntu 20.04's layout"),
+            l.evidence.end())
+      << testing::PrintToString(l.evidence);
+
+  auto r = piprov::boot::check_boot({.boot_dir = boot, .root_dir = root, .scan_usb = false, .board = PiBoard::Pi4});
+  EXPECT_EQ(r.layout.id, piprov::boot::LayoutId::Unknown);
+  for (const auto& f : r.findings) {
+    EXPECT_EQ(f.fix.find("boot patch"), std::string::npos) << f.rule << ": " << f.fix;
+    EXPECT_EQ(f.fix.find("provision"), std::string::npos) << f.rule << ": " << f.fix;
+    EXPECT_EQ(f.fix.find("apt"), std::string::npos) << f.rule << ": " << f.fix;
+    EXPECT_EQ(f.fix.find("linux-raspi"), std::string::npos) << f.rule << ": " << f.fix;
+    EXPECT_EQ(f.message.find("Ubuntu"), std::string::npos) << f.rule << ": " << f.message;
+  }
+  EXPECT_EQ(t6_find(r, "hook-missing"), nullptr) << t6_all(r);
+  // The same check on an image names provision nowhere either.
+  r = piprov::boot::check_boot(
+      {.boot_dir = boot, .root_dir = root, .scan_usb = false, .board = PiBoard::Pi4, .image = "/img/deb.img"});
+  for (const auto& f : r.findings) EXPECT_EQ(f.fix.find("provision"), std::string::npos) << f.rule << ": " << f.fix;
+
+  const std::string config_before = piprov::test::read_file(boot / "config.txt");
+  try {
+    piprov::boot::patch_boot({.boot_dir = boot, .root_dir = root});
+    ADD_FAILURE() << "boot patch took U-Boot on Debian";
+  } catch (const piprov::Error& e) {
+    EXPECT_EQ(e.kind(), piprov::ErrorKind::Usage);
+    const std::string m = e.what();
+    EXPECT_NE(m.find(": unknown boot layout ("), std::string::npos) << m;
+    EXPECT_NE(m.find("U-Boot on a root fs that is not Ubuntu's (os-release ID=debian)"), std::string::npos) << m;
+    EXPECT_NE(m.find("piprov patches only Ubuntu 20.04's U-Boot layout; nothing was changed"), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+  EXPECT_EQ(piprov::test::read_file(boot / "config.txt"), config_before);
+  EXPECT_FALSE(fs::exists(root / "etc/apt/apt.conf.d/99-piprov-kernel"));
+  // An os-release without ID= is os-release(5)'s "linux": not Ubuntu either; Ubuntu's own stays ubuntu-uboot.
+  write_file(root / "etc/os-release", "NAME=Linux\n");
+  EXPECT_EQ(piprov::boot::detect_layout(boot, root).id, piprov::boot::LayoutId::Unknown);
+  write_file(root / "etc/os-release", "NAME=\"Ubuntu\"\nID=ubuntu\nVERSION_ID=\"20.04\"\nVERSION=\"20.04.6 LTS\"\n");
+  EXPECT_EQ(piprov::boot::detect_layout(boot, root).id, piprov::boot::LayoutId::UbuntuUboot);
+  // Without a root fs nothing says otherwise: the boot files alone are Ubuntu 20.04's.
+  EXPECT_EQ(piprov::boot::detect_layout(boot).id, piprov::boot::LayoutId::UbuntuUboot);
 }

@@ -87,3 +87,68 @@ TEST(CheckRules, CombinedFilterNotationReadsBackAsHeaders) {
   EXPECT_TRUE(literal.boot_order.conditional.empty());
   EXPECT_EQ(ids(literal.findings)[0], "unknown-section@4:warning");
 }
+
+// Trial 6 finding 5: under a [gpioN=0]/[gpioN=1] pair the [all] value never applies, so
+// boot-order-conditional's fix is not set-boot-order (which changes only that value): it edits the
+// value at its own line, or removes the pair (was "move it under [all] (e.g. set-boot-order ...)").
+TEST(CheckRules, GpioPairConditionalFixEditsThePairNotAll) {
+  auto r =
+      filters_run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf41\n[gpio4=1]\nBOOT_ORDER=0xf14\n[gpio4=0]\nBOOT_ORDER=0xf1\n");
+  ASSERT_EQ(r.boot_order.always_gpio, "4");
+  // 0xf41 at line 3 never applies: no advice to change its order (was wanted-not-first's "0xf14").
+  EXPECT_EQ(ids(r.findings),
+            (V{"boot-order-conditional@5:info", "boot-order-conditional@7:info", "boot-order-missing-mode@7:error"}));
+  EXPECT_EQ(r.findings[0].fix,
+            "nothing to do if GPIO 4 is meant to choose; to change it, edit it at line 5, under [gpio4=1]: sudo "
+            "rpi-eeprom-config --edit (piprov eeprom set-boot-order changes only the [all] value, which [gpio4=0] "
+            "and [gpio4=1] always override); or remove the BOOT_ORDER lines under [gpio4=0] and [gpio4=1] to let "
+            "the [all] value apply");
+  EXPECT_EQ(r.findings[1].fix,
+            "set BOOT_ORDER=0xf14 (0xf1 lacks USB mass storage) at line 7, under [gpio4=0]: sudo rpi-eeprom-config "
+            "--edit (piprov eeprom set-boot-order changes only the [all] value, which [gpio4=0] and [gpio4=1] always "
+            "override); or remove the BOOT_ORDER lines under [gpio4=0] and [gpio4=1] to let the [all] value apply");
+  for (const auto& f : r.findings)
+    if (f.rule == "boot-order-conditional") EXPECT_EQ(f.fix.find("set-boot-order 0x"), std::string::npos) << f.fix;
+  // Combined filters are named as set; a lone [gpio4=1] (no pair) still moves the value under [all].
+  r = filters_run("[all]\nBOOT_UART=0\n[pi4]\n[gpio4=1]\nBOOT_ORDER=0xf14\n[gpio4=0]\nBOOT_ORDER=0xf41\n");
+  ASSERT_EQ(r.boot_order.always_gpio, "4");
+  EXPECT_NE(r.findings[0].fix.find("at line 5, under [pi4] then [gpio4=1]: sudo rpi-eeprom-config --edit"),
+            std::string::npos)
+      << r.findings[0].fix;
+  r = filters_run("[all]\nBOOT_UART=0\nBOOT_ORDER=0xf41\n[gpio4=1]\nBOOT_ORDER=0xf14\n");
+  ASSERT_EQ(ids(r.findings), (V{"boot-order-wanted-not-first@3:info", "boot-order-conditional@5:info"}));
+  EXPECT_EQ(r.findings[1].fix,
+            "to make it unconditional, move it under [all] (e.g. piprov eeprom set-boot-order 0xf14 --image "
+            "pieeprom.bin --out new.bin)");
+}
+
+// Trial 6 finding 11: a [gpioN=v] naming a GPIO the board does not have is a warning naming the
+// board's range: 0-57 on the BCM2711 (Pi 4 family), 0-27 on the Pi 5 family (RP1 bank 0, the header).
+TEST(CheckRules, GpioFilterBeyondTheBoardsGpios) {
+  const std::string cfg =
+      "[all]\nBOOT_UART=0\n[gpio99=1]\nBOOT_ORDER=0xf14\n[all]\n[gpio57=1]\nBOOT_UART=1\n"
+      "[gpio28=0]\nBOOT_UART=1\n";
+  auto r = filters_run(cfg);
+  EXPECT_EQ(ids(r.findings), (V{"gpio-filter-no-such-gpio@3:warning", "boot-order-conditional@4:info",
+                                "boot-order-default@-:info", "boot-order-wanted-not-first@-:info"}));
+  EXPECT_EQ(r.findings[0].message,
+            "[gpio99=1] names GPIO 99, which a Raspberry Pi 4B does not have (its GPIOs are 0-57): no pin decides "
+            "whether the settings under it apply");
+  EXPECT_EQ(r.findings[0].fix,
+            "use the number of the GPIO wired to your switch (0-57), or pass --board for the board the config is for");
+  r = filters_run(cfg, Board::Pi5);
+  V got;
+  for (const auto& f : r.findings)
+    if (f.rule == "gpio-filter-no-such-gpio") got.push_back(std::to_string(f.line) + " " + f.message);
+  EXPECT_EQ(got, (V{"3 [gpio99=1] names GPIO 99, which a Raspberry Pi 5 does not have (its GPIOs are 0-27, the "
+                    "40-pin header): no pin decides whether the settings under it apply",
+                    "6 [gpio57=1] names GPIO 57, which a Raspberry Pi 5 does not have (its GPIOs are 0-27, the "
+                    "40-pin header): no pin decides whether the settings under it apply",
+                    "8 [gpio28=0] names GPIO 28, which a Raspberry Pi 5 does not have (its GPIOs are 0-27, the "
+                    "40-pin header): no pin decides whether the settings under it apply"}));
+  // Under a model filter that never matches the board the section is not judged (section-never-applies).
+  r = filters_run("[all]\nBOOT_UART=0\n[pi4]\n[gpio40=1]\nBOOT_UART=1\n[all]\n[gpio27=1]\nBOOT_UART=1\n", Board::Pi5);
+  for (const auto& f : r.findings) EXPECT_NE(f.rule, "gpio-filter-no-such-gpio") << f.line << " " << f.message;
+  EXPECT_EQ(gpio_count(Board::Cm4), 58);
+  EXPECT_EQ(gpio_count(Board::Cm5), 28);
+}

@@ -223,20 +223,21 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 // Trial 5 finding 11f: with --image, the set-boot-order fix names the image checked, not a generic
-// pieeprom.bin. The 2020-04-16 release embeds BOOT_ORDER=0x1 (SD only), so USB is missing.
+// pieeprom.bin. The 2020-09-03 release embeds BOOT_ORDER=0xf41: with --want network it is missing.
 TEST(ImageCheck, SetBootOrderFixNamesTheCheckedImage) {
-  PIPROV_REQUIRE_SHARED(std::string("eeprom-images/2711-pieeprom-2020-04-16.bin"), path);
+  PIPROV_REQUIRE_SHARED(std::string("eeprom-images/2711-pieeprom-2020-09-03.bin"), path);
   InputSource src;
   src.image = path.string();
   auto loaded = load_input(src);
   CheckOptions opt;
   opt.board = loaded.board;
+  opt.want = Want::Network;
   opt.image = src.image;
   auto r = check_config(loaded.input, opt);
   auto it = std::find_if(r.findings.begin(), r.findings.end(),
                          [](const auto& f) { return f.rule == "boot-order-missing-mode"; });
   ASSERT_NE(it, r.findings.end()) << testing::PrintToString(ids(r.findings));
-  EXPECT_NE(it->fix.find("piprov eeprom set-boot-order 0xf14 --image " + path.string() + " --out new.bin"),
+  EXPECT_NE(it->fix.find("piprov eeprom set-boot-order 0xf412 --image " + path.string() + " --out new.bin"),
             std::string::npos)
       << it->fix;
   EXPECT_EQ(it->fix.find("pieeprom.bin"), std::string::npos) << it->fix;
@@ -245,4 +246,46 @@ TEST(ImageCheck, SetBootOrderFixNamesTheCheckedImage) {
             "piprov eeprom set-boot-order 0xf14 --image 'my images/p1.bin' --out new.bin");
   EXPECT_EQ(set_boot_order_command("0xf14", ""),
             "piprov eeprom set-boot-order 0xf14 --image pieeprom.bin --out new.bin");
+}
+
+// Trial 6 finding 11: the 2020-04-16 release (BOOT_ORDER=0x1) cannot boot from USB whatever
+// BOOT_ORDER says, so boot-order-missing-mode's fix updates the bootloader first and sets BOOT_ORDER
+// in a newer pieeprom.bin, never in the image checked (was set-boot-order on the old image).
+TEST(ImageCheck, TooOldForUsbUpdatesBeforeSettingBootOrder) {
+  PIPROV_REQUIRE_SHARED(std::string("eeprom-images/2711-pieeprom-2020-04-16.bin"), path);
+  InputSource src;
+  src.image = path.string();
+  auto loaded = load_input(src);
+  CheckOptions opt;
+  opt.board = loaded.board;
+  opt.image = src.image;
+  auto r = check_config(loaded.input, opt);
+  EXPECT_EQ(ids(r.findings),
+            (std::vector<std::string>{"boot-order-no-restart@10:warning", "boot-order-missing-mode@10:error",
+                                      "section-none-ignored@13:info", "bootloader-too-old-for-usb@-:error"}));
+  auto it = std::find_if(r.findings.begin(), r.findings.end(),
+                         [](const auto& f) { return f.rule == "boot-order-missing-mode"; });
+  ASSERT_NE(it, r.findings.end());
+  EXPECT_EQ(it->fix,
+            "update the bootloader first: this 2020-04-16 one cannot boot from USB whatever BOOT_ORDER says (sudo "
+            "rpi-eeprom-update -a, or flash a 2020-09-03 or later pieeprom.bin with rpi-eeprom-update -d -f); then set "
+            "BOOT_ORDER=0xf14 (USB mass storage, then SD card, then restart from the top) under [all]: piprov eeprom "
+            "set-boot-order 0xf14 --image pieeprom.bin --out new.bin, or sudo rpi-eeprom-config --edit");
+  EXPECT_EQ(it->fix.find(path.string()), std::string::npos) << it->fix;
+  // A stable-channel build of 2020-06-15 or later boots from USB: BOOT_ORDER alone is the fix.
+  loaded.input.bootloader->build_timestamp = kUsbBootStable;
+  r = check_config(loaded.input, opt);
+  it = std::find_if(r.findings.begin(), r.findings.end(),
+                    [](const auto& f) { return f.rule == "boot-order-missing-mode"; });
+  ASSERT_NE(it, r.findings.end());
+  EXPECT_EQ(it->fix.rfind("set BOOT_ORDER=0xf14", 0), 0u) << it->fix;
+  EXPECT_NE(it->fix.find("--image " + path.string()), std::string::npos) << it->fix;
+  // Without USB wanted the old bootloader is an info and the fix is BOOT_ORDER's own.
+  loaded.input.bootloader->build_timestamp = kUsbBootStable - 1;
+  opt.want = Want::Network;
+  r = check_config(loaded.input, opt);
+  it = std::find_if(r.findings.begin(), r.findings.end(),
+                    [](const auto& f) { return f.rule == "boot-order-missing-mode"; });
+  ASSERT_NE(it, r.findings.end());
+  EXPECT_EQ(it->fix.rfind("set BOOT_ORDER=0xf12", 0), 0u) << it->fix;
 }

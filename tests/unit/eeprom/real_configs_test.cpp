@@ -212,14 +212,18 @@ TEST(RealConfigs, C27_Pi4GpioPairNeverTriesUsb) {
                "boot-order-conditional@14:info", "boot-order-missing-mode@14:error"}));
   EXPECT_NE(r.findings[1].message.find("[gpio21=0] and [gpio21=1] both set BOOT_ORDER"), std::string::npos)
       << r.findings[1].message;
-  // Each conditional info's example for [all] is a value that passes there (was 0xf2 and 0xf1,
-  // which missing-mode fails).
+  // Each conditional info's example is a value that passes (was 0xf2 and 0xf1, which missing-mode
+  // fails), set at its own line: the pair always overrides [all], so set-boot-order is no remedy
+  // (trial 6 finding 5).
   for (std::size_t i : {1u, 3u}) {
     const std::string& fix = r.findings[i].fix;
-    auto at = fix.rfind("set-boot-order ");
-    ASSERT_NE(at, std::string::npos) << fix;
-    std::string value = fix.substr(at + 15, fix.find(' ', at + 15) - at - 15);
-    EXPECT_NE(fix.find("set-boot-order " + value + " --image pieeprom.bin --out new.bin)"), std::string::npos) << fix;
+    ASSERT_EQ(fix.rfind("set BOOT_ORDER=", 0), 0u) << fix;
+    std::string value = fix.substr(15, fix.find(" ", 15) - 15);
+    EXPECT_NE(fix.find(i == 1 ? "at line 11, under [gpio21=1]: sudo rpi-eeprom-config --edit"
+                              : "at line 14, under [gpio21=0]: sudo rpi-eeprom-config --edit"),
+              std::string::npos)
+        << fix;
+    EXPECT_EQ(fix.find("set-boot-order 0x"), std::string::npos) << fix;
     EXPECT_NE(value, i == 1 ? "0xf2" : "0xf1") << fix;
     CheckInput fixed;
     fixed.config_text = "[all]\nBOOT_UART=0\nBOOT_ORDER=" + value + "\n";
