@@ -61,7 +61,8 @@ constexpr const char* kUbootScrSource =
     "flash-kernel bootscr/bootscr.rpi (Ubuntu's boot.scr: passes the firmware's command line on, adds no root=)";
 
 /// Whether U-Boot supplies root= when cmdline.txt has none, decided by the boot script's content:
-/// boot.scr on the boot partition (mkimage script: uboot_script_adds_root(), a root= it sets, not
+/// boot.scr on the boot partition (mkimage script: uboot_script_text() reads past its legacy
+/// header, uboot_script_adds_root() finds a root= it sets, not
 /// one in a comment or a gsub pattern that removes it). HAOS-style
 /// scripts set root= in bootargs; Ubuntu's (flash-kernel's bootscr.rpi) does not: it passes the
 /// command line the firmware built from cmdline.txt on. Without a boot.scr, Ubuntu 20.04's layout
@@ -73,7 +74,9 @@ struct UbootRoot {
 
 UbootRoot uboot_root(const Ctx& c) {
   if (auto scr = read_file_if_exists(c.o.boot_dir / "boot.scr")) {
-    if (uboot_script_adds_root(*scr)) return {true, "right under U-Boot, whose boot script boot.scr sets root="};
+    const UbootScriptText script = uboot_script_text(*scr);
+    if (!script.ok) return {false, "U-Boot runs no boot script boot.scr either: " + script.why};
+    if (uboot_script_adds_root(script.text)) return {true, "right under U-Boot, whose boot script boot.scr sets root="};
     return {false, "U-Boot's boot script boot.scr sets none either: it passes this command line on"};
   }
   if (c.layout() == LayoutId::UbuntuUboot)
