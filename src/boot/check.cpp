@@ -60,6 +60,13 @@ namespace {
 constexpr const char* kUbootScrSource =
     "flash-kernel bootscr/bootscr.rpi (Ubuntu's boot.scr: passes the firmware's command line on, adds no root=)";
 
+/// utf8_bom_fix() for boot partition file `rel`: its sed command on BOOT_DIR's file; for an image, on
+/// the file of a disk written from it (a command on the image's path would edit the image file).
+std::string check_bom_fix(const Ctx& c, const std::string& rel) {
+  if (c.o.image.empty()) return utf8_bom_fix((c.o.boot_dir / rel).string());
+  return utf8_bom_fix("") + ", FILE being " + c.fix_target(rel);
+}
+
 /// Whether U-Boot supplies root= when cmdline.txt has none, decided by the boot script's content:
 /// boot.scr on the boot partition (mkimage script: uboot_script_text() reads past its legacy
 /// header, uboot_script_adds_root() finds a root= it sets, not
@@ -111,7 +118,7 @@ void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
           c.r.cmdline_file + " " + utf8_bom_words(first) +
               ": the firmware passes it on, so the kernel does not know its first parameter and '" + first +
               "' is lost",
-          utf8_bom_fix((c.o.boot_dir / c.r.cmdline_file).string()),
+          check_bom_fix(c, c.r.cmdline_file),
           "Raspberry Pi documentation, config_txt: cmdline; Unicode Standard 3.10 (D94, byte order mark)");
   }
   out = CmdlineTxt::parse(*text);
@@ -450,7 +457,7 @@ CheckReport check_boot(const CheckOptions& o) {
                          std::string(kConfigTxt) + " " + utf8_bom_words(line1) +
                              (setting ? ": the firmware reads line 1 with it, so '" + line1 + "' sets nothing"
                                       : ": harmless before a comment, but a setting put on line 1 would set nothing"),
-                         utf8_bom_fix((o.boot_dir / kConfigTxt).string()),
+                         check_bom_fix(c, kConfigTxt),
                          "Raspberry Pi documentation, config_txt: file format"};
   }
   auto config = ConfigTxt::parse(*text);

@@ -27,6 +27,13 @@ struct Ctx {
     f.key = std::move(key);
   }
   LayoutId layout() const { return r.layout.id; }
+  /// Where a fix that changes boot partition file `rel` ("new/", "autoboot.txt") says to act: BOOT_DIR's
+  /// path for a boot partition; for an image (o.image), prose naming the boot partition of a disk
+  /// written from it, never a path that a shell command would take for the image file itself.
+  std::string fix_target(const std::string& rel) const {
+    if (o.image.empty()) return (o.boot_dir / rel).string();
+    return rel + " on the boot partition of a disk written from " + o.image;
+  }
 };
 
 /// The kernel the firmware loads: present, not U-Boot, an arm64 Image or a
