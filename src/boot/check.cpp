@@ -467,7 +467,7 @@ CheckReport check_boot(const CheckOptions& o) {
                    : firmware_info(o.boot_dir, r.resolved.kernel).summary;
   detail::check_kernel(c);
   detail::check_initramfs(c);
-  detail::check_config_tree(c, config, kConfigTxt, loader, 0);
+  detail::check_config_tree(c, config, kConfigTxt, loader);
   if (config_bom) r.findings.push_back(*config_bom);
   detail::check_config_size(c, *text);
   if (auto ab = read_autoboot(o.boot_dir)) {
