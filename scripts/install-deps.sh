@@ -29,6 +29,7 @@ pkgs=(
   # fixtures, peers and checks used by tests, demo and bench scripts
   xz-utils gzip bzip2 zstd lz4 zip unzip xxhash
   dosfstools mtools e2fsprogs fdisk util-linux
+  u-boot-tools   # tests: mkimage makes real boot.scr fixtures (legacy header, length table, script)
   rsync          # clone: a live SOURCE's mounted file systems copied file by file
   fio bmap-tools time file cpio dpkg-dev jq
   device-tree-compiler  # make-test-image.sh: the Pi 5 device-tree stand-in of the Raspberry Pi OS image

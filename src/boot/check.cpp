@@ -60,8 +60,16 @@ namespace {
 constexpr const char* kUbootScrSource =
     "flash-kernel bootscr/bootscr.rpi (Ubuntu's boot.scr: passes the firmware's command line on, adds no root=)";
 
+/// utf8_bom_fix() for boot partition file `rel`: its sed command on BOOT_DIR's file; for an image, on
+/// the file of a disk written from it (a command on the image's path would edit the image file).
+std::string check_bom_fix(const Ctx& c, const std::string& rel) {
+  if (c.o.image.empty()) return utf8_bom_fix((c.o.boot_dir / rel).string());
+  return utf8_bom_fix("") + ", FILE being " + c.fix_target(rel);
+}
+
 /// Whether U-Boot supplies root= when cmdline.txt has none, decided by the boot script's content:
-/// boot.scr on the boot partition (mkimage script: uboot_script_adds_root(), a root= it sets, not
+/// boot.scr on the boot partition (mkimage script: uboot_script_text() reads past its legacy
+/// header, uboot_script_adds_root() finds a root= it sets, not
 /// one in a comment or a gsub pattern that removes it). HAOS-style
 /// scripts set root= in bootargs; Ubuntu's (flash-kernel's bootscr.rpi) does not: it passes the
 /// command line the firmware built from cmdline.txt on. Without a boot.scr, Ubuntu 20.04's layout
@@ -73,7 +81,9 @@ struct UbootRoot {
 
 UbootRoot uboot_root(const Ctx& c) {
   if (auto scr = read_file_if_exists(c.o.boot_dir / "boot.scr")) {
-    if (uboot_script_adds_root(*scr)) return {true, "right under U-Boot, whose boot script boot.scr sets root="};
+    const UbootScriptText script = uboot_script_text(*scr);
+    if (!script.ok) return {false, "U-Boot runs no boot script boot.scr either: " + script.why};
+    if (uboot_script_adds_root(script.text)) return {true, "right under U-Boot, whose boot script boot.scr sets root="};
     return {false, "U-Boot's boot script boot.scr sets none either: it passes this command line on"};
   }
   if (c.layout() == LayoutId::UbuntuUboot)
@@ -108,7 +118,7 @@ void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
           c.r.cmdline_file + " " + utf8_bom_words(first) +
               ": the firmware passes it on, so the kernel does not know its first parameter and '" + first +
               "' is lost",
-          utf8_bom_fix((c.o.boot_dir / c.r.cmdline_file).string()),
+          check_bom_fix(c, c.r.cmdline_file),
           "Raspberry Pi documentation, config_txt: cmdline; Unicode Standard 3.10 (D94, byte order mark)");
   }
   out = CmdlineTxt::parse(*text);
@@ -447,7 +457,7 @@ CheckReport check_boot(const CheckOptions& o) {
                          std::string(kConfigTxt) + " " + utf8_bom_words(line1) +
                              (setting ? ": the firmware reads line 1 with it, so '" + line1 + "' sets nothing"
                                       : ": harmless before a comment, but a setting put on line 1 would set nothing"),
-                         utf8_bom_fix((o.boot_dir / kConfigTxt).string()),
+                         check_bom_fix(c, kConfigTxt),
                          "Raspberry Pi documentation, config_txt: file format"};
   }
   auto config = ConfigTxt::parse(*text);
@@ -457,7 +467,7 @@ CheckReport check_boot(const CheckOptions& o) {
                    : firmware_info(o.boot_dir, r.resolved.kernel).summary;
   detail::check_kernel(c);
   detail::check_initramfs(c);
-  detail::check_config_tree(c, config, kConfigTxt, loader, 0);
+  detail::check_config_tree(c, config, kConfigTxt, loader);
   if (config_bom) r.findings.push_back(*config_bom);
   detail::check_config_size(c, *text);
   if (auto ab = read_autoboot(o.boot_dir)) {

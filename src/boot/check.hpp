@@ -35,7 +35,8 @@ struct CheckOptions {
   std::optional<std::string> device;  ///< --device DEV: the disk root= must be on (a whole disk)
   /// The image file BOOT_DIR was read from (`boot check IMAGE`), "" for a boot partition: `boot
   /// patch` refuses an image, so fixes that patch say `piprov provision IMAGE DISK`, which writes
-  /// the image and patches the disk.
+  /// the image and patches the disk; fixes that change a file name it on the boot partition of a
+  /// disk written from IMAGE, never a shell command on IMAGE's path (`rm -r IMAGE ...` deletes it).
   std::string image;
   /// The partitions of the disk or image BOOT_DIR is on, when known (`boot check IMAGE`, provision;
   /// --device DEV is probed instead): an autoboot.txt beside config.txt whose boot_partition is

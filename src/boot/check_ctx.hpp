@@ -27,6 +27,13 @@ struct Ctx {
     f.key = std::move(key);
   }
   LayoutId layout() const { return r.layout.id; }
+  /// Where a fix that changes boot partition file `rel` ("new/", "autoboot.txt") says to act: BOOT_DIR's
+  /// path for a boot partition; for an image (o.image), prose naming the boot partition of a disk
+  /// written from it, never a path that a shell command would take for the image file itself.
+  std::string fix_target(const std::string& rel) const {
+    if (o.image.empty()) return (o.boot_dir / rel).string();
+    return rel + " on the boot partition of a disk written from " + o.image;
+  }
 };
 
 /// The kernel the firmware loads: present, not U-Boot, an arm64 Image or a
@@ -43,11 +50,13 @@ void check_ab(Ctx& c);
 /// board_dtbs(), under os_prefix and upstream_kernel rules) and armstub=; each missing one an
 /// error naming the file (check_files.cpp).
 void check_config_files(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader);
-/// config.txt (or a file it includes, `name`, at include depth `depth`): its lint (rules
-/// config-<lint code>), its lines (check_config_lines) and its missing includes (include-missing),
-/// in line order; then each file it includes the same way, to a depth of 4.
+/// config.txt (or a file it includes, `name`; `chain`: the files including it, config.txt first, as
+/// partition_relative() names them): its lint (rules config-<lint code>), its lines
+/// (check_config_lines), its missing includes (include-missing) and includes of a file of the chain
+/// or itself (warning include-loop, not followed), in line order; then each file it includes the
+/// same way, to a depth of 4. Raspberry Pi documentation, config_txt: include.
 void check_config_tree(Ctx& c, const ConfigTxt& config, const std::string& name, const IncludeLoader& loader,
-                       int depth);
+                       std::vector<std::string> chain = {});
 /// config.txt's size: over kConfigSizeLimit, warning config-too-large.
 void check_config_size(Ctx& c, std::string_view text);
 /// The lines of config.txt or a file it includes (`name`, named in the messages): unexpanded

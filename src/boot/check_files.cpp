@@ -228,7 +228,9 @@ void check_config_lines(Ctx& c, const ConfigTxt& config, const std::string& name
 }
 
 void check_config_tree(Ctx& c, const ConfigTxt& config, const std::string& name, const IncludeLoader& loader,
-                       int depth) {
+                       std::vector<std::string> chain) {
+  chain.push_back(partition_relative(name).value_or(name));
+  const int depth = static_cast<int>(chain.size()) - 1;
   const std::size_t first = c.r.findings.size();
   for (auto f : config.lint()) {
     f.rule = "config-" + f.rule;
@@ -243,6 +245,21 @@ void check_config_tree(Ctx& c, const ConfigTxt& config, const std::string& name,
     const auto& l = lines[i];
     if (l.kind != LineKind::Directive || l.key != "include") continue;
     if (auto inc = loader(l.value)) {
+      // A file already being read (config.txt including itself, a.txt -> b.txt -> a.txt): include inserts
+      // the file's content at its line, so it would hold itself without end. Named, and read once.
+      const std::string rel = partition_relative(l.value).value_or(l.value);
+      if (std::find(chain.begin(), chain.end(), rel) != chain.end()) {
+        Ctx::locate(
+            c.add(Severity::Warning, "include-loop",
+                  name + ": `include " + l.value + "` includes " + rel + ", which is already being read (" +
+                      join(chain, " includes ") + " includes " + rel +
+                      "): an include loop (include inserts the file's content at its line, so the file would hold "
+                      "itself; the documentation says nothing of what the firmware then does)",
+                  "remove the include line (" + name + " line " + std::to_string(i + 1) + ")",
+                  "Raspberry Pi documentation, config_txt: include"),
+            i + 1, "include");
+        continue;
+      }
       included.emplace_back(l.value, std::move(*inc));
       continue;
     }
@@ -270,7 +287,7 @@ void check_config_tree(Ctx& c, const ConfigTxt& config, const std::string& name,
                      return (a.line == 0 ? INT_MAX : a.line) < (b.line == 0 ? INT_MAX : b.line);
                    });
   if (depth >= 4) return;
-  for (const auto& [inc_name, inc] : included) check_config_tree(c, inc, inc_name, loader, depth + 1);
+  for (const auto& [inc_name, inc] : included) check_config_tree(c, inc, inc_name, loader, chain);
 }
 
 void check_cmdline_text(Ctx& c, const CmdlineTxt& cmdline) {

@@ -154,7 +154,7 @@ void check_ab(Ctx& c) {
           "autoboot.txt does not set tryboot_a_b=1: on a trial boot the firmware reads tryboot.txt instead of "
           "config.txt, so [tryboot] os_prefix=" +
               (l.tryboot_prefix.empty() ? std::string("new/") : l.tryboot_prefix) + " is never used",
-          "write " + (boot / "autoboot.txt").string() + " with the lines [all] and tryboot_a_b=1 (as Ubuntu ships it)",
+          "write " + c.fix_target("autoboot.txt") + " with the lines [all] and tryboot_a_b=1 (as Ubuntu ships it)",
           kAbDoc);
   const std::string slot = l.tryboot_prefix.empty() ? "new/" : l.tryboot_prefix;
   std::error_code ec;
@@ -176,7 +176,11 @@ void check_ab(Ctx& c) {
           slot + " lacks " + join(missing, ", ") +
               ": left over from an interrupted update; a trial boot from it would fail and fall back to " +
               rb.os_prefix,
-          "remove it (rm -r " + shell_quote((boot / slot).string()) + "); the next kernel update writes it again",
+          // For an image, no command on its path: `rm -r IMAGE...` would delete the image (trial 7, finding 3).
+          (c.o.image.empty()
+               ? "remove it (rm -r " + shell_quote((boot / slot).string()) + ")"
+               : "remove " + c.fix_target(slot) + " (on the Pi: rm -r " + shell_quote("/boot/firmware/" + slot) + ")") +
+              "; the next kernel update writes it again",
           kAbDoc);
 }
 

@@ -1,10 +1,31 @@
 #include "boot/uboot_script.hpp"
 
+#include <zlib.h>
+
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace piprov::boot {
 namespace {
+
+constexpr std::uint32_t kUbootImageMagic = 0x27051956;  // IH_MAGIC
+constexpr std::size_t kUbootHeaderSize = 64;            // sizeof(struct legacy_img_hdr)
+constexpr unsigned char kUbootTypeScript = 6;           // IH_TYPE_SCRIPT
+constexpr unsigned char kUbootCompNone = 0;             // IH_COMP_NONE
+// Byte offsets in the header: ih_magic 0, ih_hcrc 4, ih_time 8, ih_size 12, ih_load 16, ih_ep 20,
+// ih_dcrc 24, ih_os 28, ih_arch 29, ih_type 30, ih_comp 31, ih_name 32..63.
+
+std::uint32_t uboot_be32(std::string_view s, std::size_t at) {
+  std::uint32_t v = 0;
+  for (std::size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(s[at + i]);
+  return v;
+}
+
+std::uint32_t uboot_crc32(std::string_view s) {
+  return static_cast<std::uint32_t>(
+      ::crc32(::crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(s.data()), static_cast<uInt>(s.size())));
+}
 
 using UbootCommand = std::vector<std::string>;  ///< one command's words, quotes removed
 
@@ -54,13 +75,46 @@ std::vector<UbootCommand> uboot_commands(std::string_view script) {
   return out;
 }
 
-bool uboot_ends_with(const std::string& s, std::string_view tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 bool uboot_has_root(const std::string& s) { return s.find("root=") != std::string::npos; }
 
 }  // namespace
+
+UbootScriptText uboot_script_text(std::string_view file) {
+  if (file.size() < 4 || uboot_be32(file, 0) != kUbootImageMagic) return {true, file, {}};
+  auto refused = [](std::string why) { return UbootScriptText{false, {}, std::move(why)}; };
+  if (file.size() < kUbootHeaderSize)
+    return refused("it ends inside its 64-byte mkimage header (" + std::to_string(file.size()) + " bytes)");
+  std::string header(file.substr(0, kUbootHeaderSize));
+  header.replace(4, 4, 4, '\0');  // ih_hcrc is computed with itself zeroed
+  if (uboot_crc32(header) != uboot_be32(file, 4)) return refused("its header CRC-32 is wrong (U-Boot: Bad header crc)");
+  const std::uint32_t size = uboot_be32(file, 12);
+  if (size > file.size() - kUbootHeaderSize)
+    return refused("its header says " + std::to_string(size) + " bytes of data, the file has " +
+                   std::to_string(file.size() - kUbootHeaderSize) + " after the header: cut short");
+  const std::string_view data = file.substr(kUbootHeaderSize, size);
+  // U-Boot checks the data CRC unless the environment sets verify=no (the default checks).
+  if (uboot_crc32(data) != uboot_be32(file, 24)) return refused("its data CRC-32 is wrong (U-Boot: Bad data crc)");
+  if (static_cast<unsigned char>(file[30]) != kUbootTypeScript)
+    return refused("its mkimage type is " + std::to_string(static_cast<unsigned char>(file[30])) +
+                   ", not a script (6) (U-Boot: Bad image type)");
+  if (static_cast<unsigned char>(file[31]) != kUbootCompNone)
+    return refused("its script is compressed, which U-Boot's source command does not undo");
+  // The length table: 32-bit big-endian lengths ending with 0; the script is the first component.
+  std::size_t at = 0;
+  std::uint32_t len = 0;
+  for (;; at += 4) {
+    if (at + 4 > data.size()) return refused("its length table has no terminating 0 inside the image");
+    const std::uint32_t l = uboot_be32(data, at);
+    if (at == 0) len = l;
+    if (l == 0) break;
+  }
+  at += 4;
+  if (len == 0) return refused("it is an empty script (U-Boot: Empty Script)");
+  if (len > data.size() - at) return refused("its script length " + std::to_string(len) + " runs past its data");
+  std::string_view text = data.substr(at, len);
+  if (auto nul = text.find('\0'); nul != std::string_view::npos) text = text.substr(0, nul);
+  return {true, text, {}};
+}
 
 bool uboot_script_adds_root(std::string_view script) {
   for (auto cmd : uboot_commands(script)) {
@@ -70,14 +124,13 @@ bool uboot_script_adds_root(std::string_view script) {
                               cmd[i] == "do" || cmd[i] == "while" || cmd[i] == "until" || cmd[i] == "!"))
       ++i;
     if (i >= cmd.size()) continue;
-    // The first word of the script follows mkimage's binary header: match the command's name at its end.
     const std::string& name = cmd[i];
     std::size_t value = 0;  // index of the first word of the value set
-    if (uboot_ends_with(name, "setenv"))
+    if (name == "setenv")
       value = i + 2;
-    else if (uboot_ends_with(name, "env") && i + 1 < cmd.size() && cmd[i + 1] == "set")
+    else if (name == "env" && i + 1 < cmd.size() && cmd[i + 1] == "set")
       value = i + 3;
-    else if (uboot_ends_with(name, "setexpr")) {
+    else if (name == "setexpr") {
       // setexpr NAME sub|gsub PATTERN REPLACEMENT [STRING]: only the replacement adds.
       if (i + 2 < cmd.size() && (cmd[i + 2] == "sub" || cmd[i + 2] == "gsub")) {
         if (i + 4 < cmd.size() && uboot_has_root(cmd[i + 4])) return true;

@@ -4,6 +4,8 @@
 // `boot check` on a disk written from it (a loop device; its boot partition
 // copied out with mtools, its root fs mounted read-only); the image is not changed.
 #include <gtest/gtest.h>
+
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "support/testsupport.hpp"
@@ -99,6 +101,44 @@ TEST(BootCheckImage, RefusesRootAndDeviceAndAnImageWithoutAFatPartition) {
   auto root = run(piprov::test::piprov_bin() + " boot check " + q((d.path / "zeros.img").string()) + " --root /");
   EXPECT_EQ(root.exit_code, 2) << root.err;
   EXPECT_NE(root.err.find("--root is for a mounted BOOT_DIR"), std::string::npos) << root.err;
+}
+
+// Trial 7, finding 3: on an image with a partial new/ and no autoboot.txt, the fixes were "rm -r
+// IMAGE partition 1: /new/" (pasted into a shell, it deletes IMAGE) and "write IMAGE partition 1:
+// /autoboot.txt". boot check IMAGE and provision --dry-run name the written disk's boot partition.
+TEST(BootCheckImage, FixesNameTheWrittenDiskNeverACommandOnTheImage) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("mcopy");
+  TempDir d("piprov-image-check-fix");
+  const fs::path img = d.path / "r1.img";
+  if (auto why = piprov::test::make_test_image(img, 64, "resolute"); !why.empty()) PIPROV_SKIP(why);
+  piprov::test::write_file(d.path / "vmlinuz", "partial");
+  const std::string fat = q(img.string() + "@@1M");
+  ASSERT_EQ(run("export MTOOLS_SKIP_CHECK=1; mmd -i " + fat + " ::new && mcopy -i " + fat + " " +
+                q((d.path / "vmlinuz").string()) + " ::new/vmlinuz && mdel -i " + fat + " ::autoboot.txt")
+                .exit_code,
+            0);
+  const std::string sum = run("sha256sum < " + q(img.string())).out;
+  const std::string written = "on the boot partition of a disk written from " + img.string();
+  auto check = run(piprov::test::piprov_bin() + " boot check --json " + q(img.string()) + " --board pi4");
+  ASSERT_EQ(check.exit_code, 1) << check.out << check.err;
+  std::map<std::string, std::string> fixes;
+  const auto checked = nlohmann::json::parse(check.out);
+  for (const auto& f : checked["findings"]) fixes[f["rule"].get<std::string>()] = f["fix"].get<std::string>();
+  EXPECT_EQ(
+      fixes["ab-new-leftover"],
+      "remove new/ " + written + " (on the Pi: rm -r /boot/firmware/new/); the next kernel update writes it again");
+  EXPECT_EQ(fixes["ab-no-autoboot"],
+            "write autoboot.txt " + written + " with the lines [all] and tryboot_a_b=1 (as Ubuntu ships it)");
+  for (const auto& [rule, fix] : fixes) EXPECT_EQ(fix.find(img.string() + " partition"), std::string::npos) << fix;
+
+  piprov::test::LoopDevice a(d.path / "a.disk", 400ull << 20);
+  auto dry = run("timeout 300 " + piprov::test::piprov_bin() + " provision --dry-run " + q(img.string()) + " " +
+                 a.path + " --board pi4");
+  EXPECT_NE(dry.out.find("remove new/ " + written + " (on the Pi: rm -r /boot/firmware/new/)"), std::string::npos)
+      << dry.out << dry.err;
+  EXPECT_EQ(dry.out.find("rm -r " + img.string()), std::string::npos) << dry.out;
+  EXPECT_EQ(run("sha256sum < " + q(img.string())).out, sum);  // neither command changed the image
 }
 
 // provision --dry-run: the whole plan of each disk, no byte of any disk changed, the real run's exit code and checks.

@@ -2,11 +2,14 @@
 // partitions built from every stock config in ../shared/data/config-txt.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "boot/check.hpp"
 #include "boot/firmware.hpp"
 #include "boot/layout.hpp"
 #include "boot/patch.hpp"
 #include "core/error.hpp"
+#include "core/strings.hpp"
 #include "support/boot_fixture.hpp"
 #include "support/layout_fixture.hpp"
 #include "support/testsupport.hpp"
@@ -340,6 +343,48 @@ TEST(BootLayout, AbTrybootPendingIsInfo) {
   // autoboot.txt without tryboot_a_b: the [tryboot] section is never read.
   fs::remove(t.boot / "autoboot.txt");
   EXPECT_EQ(failing(check(t, PiBoard::Pi4)), std::vector<std::string>{"ab-no-autoboot"});
+}
+
+// Trial 7, finding 3: for an image (boot check IMAGE, provision --dry-run), "rm -r IMAGE partition 1:
+// /new/" pasted into a shell deleted the image. A fix names the boot partition of a disk written from
+// it, and the command to run on the Pi; never a command on the image's path.
+TEST(BootLayout, FixesForAnImageNameTheWrittenDiskNotTheImage) {
+  REQUIRE_CONFIGS();
+  StockTree t("questing", configs);
+  write_file(t.boot / "new/vmlinuz", read_file(t.boot / "current/vmlinuz"));
+  const std::string cmdline = read_file(t.boot / "current/cmdline.txt");
+  write_file(t.boot / "current/cmdline.txt", "\xEF\xBB\xBF" + cmdline);
+  auto fixes = [&](const std::string& image) {
+    CheckOptions o{.boot_dir = t.boot, .root_dir = t.root, .scan_usb = false, .board = PiBoard::Pi4};
+    o.image = image;
+    std::map<std::string, std::string> out;
+    for (const auto& f : check_boot(o).findings) out[f.rule] = f.fix;
+    return out;
+  };
+  const std::string img = "/var/tmp/r1.img";
+  auto on_image = fixes(img);
+  EXPECT_EQ(on_image["ab-new-leftover"],
+            "remove new/ on the boot partition of a disk written from /var/tmp/r1.img (on the Pi: rm -r "
+            "/boot/firmware/new/); the next kernel update writes it again");
+  EXPECT_EQ(on_image["cmdline-utf8-bom"],
+            "save the file as UTF-8 without a byte order mark (e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' FILE), FILE "
+            "being current/cmdline.txt on the boot partition of a disk written from /var/tmp/r1.img");
+  for (const auto& [rule, fix] : on_image) {
+    EXPECT_EQ(fix.find(t.boot.string()), std::string::npos) << rule << ": " << fix;  // ImageTree::named() would
+    EXPECT_EQ(fix.find("rm -r " + img), std::string::npos) << rule << ": " << fix;   // make it "IMAGE partition 1"
+  }
+  // A boot partition keeps its commands on BOOT_DIR.
+  auto on_dir = fixes("");
+  EXPECT_EQ(on_dir["ab-new-leftover"],
+            "remove it (rm -r " + (t.boot / "new/").string() + "); the next kernel update writes it again");
+  EXPECT_EQ(on_dir["cmdline-utf8-bom"], piprov::utf8_bom_fix((t.boot / "current/cmdline.txt").string()));
+
+  fs::remove(t.boot / "autoboot.txt");
+  EXPECT_EQ(fixes(img)["ab-no-autoboot"],
+            "write autoboot.txt on the boot partition of a disk written from /var/tmp/r1.img with the lines [all] "
+            "and tryboot_a_b=1 (as Ubuntu ships it)");
+  EXPECT_EQ(fixes("")["ab-no-autoboot"], "write " + (t.boot / "autoboot.txt").string() +
+                                             " with the lines [all] and tryboot_a_b=1 (as Ubuntu ships it)");
 }
 
 TEST(BootFirmware, SyntheticBuildDateFormats) {

@@ -50,8 +50,22 @@ std::string t3_fake_uboot() {
   return b;
 }
 
-// A boot.scr as mkimage writes it: a 64-byte legacy header, then the script text.
-std::string t3_boot_scr(const std::string& script) { return std::string(64, '\x27') + script; }
+// A boot.scr made by the real mkimage (Debian's u-boot-tools): a 64-byte legacy header, the length
+// table, then the script text. `extra` adds mkimage options (-T, -C). A test failure when mkimage fails.
+std::string t3_boot_scr(const std::string& script, const std::string& extra = "-T script -C none") {
+  TempDir d("piprov-bootscr");
+  write_file(d.path / "boot.cmd", script);
+  auto r = piprov::test::run("mkimage -A arm64 -O linux " + extra + " -d " +
+                             piprov::test::q((d.path / "boot.cmd").string()) + " " +
+                             piprov::test::q((d.path / "boot.scr").string()));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  return r.exit_code == 0 ? piprov::test::read_file(d.path / "boot.scr") : std::string();
+}
+
+#define T3_REQUIRE_MKIMAGE()                                                                         \
+  do {                                                                                               \
+    if (auto why = piprov::test::tool_unavailable_reason("mkimage"); !why.empty()) PIPROV_SKIP(why); \
+  } while (0)
 
 }  // namespace
 
@@ -59,6 +73,7 @@ std::string t3_boot_scr(const std::string& script) { return std::string(64, '\x2
 // boot script adds root="), and boot patch printed "patched" leaving cmdline-no-root. Ubuntu's
 // boot.scr (flash-kernel bootscr.rpi) adds no root=; a HAOS-style script does: decided by content.
 TEST(Trial3Boot, UbuntuUbootCmdlineWithoutRootIsAnErrorAndPatchRefuses) {
+  T3_REQUIRE_MKIMAGE();
   bt::BootTree tr;
   write_file(tr.boot / "cmdline.txt", "console=tty1 rootwait\n");
   auto r = t3_check(tr.boot);
@@ -101,18 +116,26 @@ TEST(Trial3Boot, UbuntuUbootCmdlineWithoutRootIsAnErrorAndPatchRefuses) {
 // Trial 4, B6: a root= in boot.scr counts only where the script sets it (setenv, env set, a
 // setexpr sub/gsub replacement), not in a comment, an echo, or a gsub pattern that removes it.
 TEST(Trial4Boot, BootScriptRootIsTheOneItSets) {
+  T3_REQUIRE_MKIMAGE();
   using piprov::boot::uboot_script_adds_root;
+  auto adds_root = [](const std::string& script) {
+    const std::string file = t3_boot_scr(script);  // the text is a view into it
+    const auto text = piprov::boot::uboot_script_text(file);
+    EXPECT_TRUE(text.ok) << text.why;
+    EXPECT_EQ(text.text, script);
+    return uboot_script_adds_root(text.text);
+  };
   for (const char* adds : {"setenv bootargs \"${bootargs} root=PARTUUID=${uuid} rootwait\"\n",
                            "if test -n ${x}; then setenv bootargs root=/dev/sda2; fi\n",
                            "env set bootargs_a 'root=PARTUUID=8d3d53e3-6d49-4c38-8349-aff6859e82fd rauc.slot=A'\n",
                            "setexpr bootargs gsub \"root=[^ ]*\" \"root=LABEL=writable\" \"${bootargs}\"\n"})
-    EXPECT_TRUE(uboot_script_adds_root(t3_boot_scr(adds))) << adds;
+    EXPECT_TRUE(adds_root(adds)) << adds;
   for (const char* none :
        {"# the kernel takes root= from cmdline.txt, which the firmware passes on\n"
         "setenv bootargs \"${bootargs} rootwait\"\nload mmc 0:1 ${kernel_addr_r} Image\n",
         "setexpr bootargs gsub \"root=/dev/mmcblk0p2\" \"\" \"${bootargs}\"\n", "echo no root= here; booti\n",
         "setenv bootargs \"${bootargs} rootwait\" # root= comes from cmdline.txt\n"})
-    EXPECT_FALSE(uboot_script_adds_root(t3_boot_scr(none))) << none;
+    EXPECT_FALSE(adds_root(none)) << none;
 
   TempDir t;
   write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=u-boot.bin\n");
@@ -129,6 +152,7 @@ TEST(Trial4Boot, BootScriptRootIsTheOneItSets) {
 
 // Another U-Boot (by content) whose boot.scr sets no root=: the error too.
 TEST(Trial3Boot, OtherUbootWithABootScriptWithoutRootIsAnError) {
+  T3_REQUIRE_MKIMAGE();
   TempDir t;
   write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=u-boot.bin\n");
   write_file(t.path / "cmdline.txt", "console=tty0 rootwait\n");
@@ -139,6 +163,83 @@ TEST(Trial3Boot, OtherUbootWithABootScriptWithoutRootIsAnError) {
   auto r = t3_check(t.path);
   ASSERT_NE(t3_find(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
   EXPECT_NE(t3_find(r, "cmdline-no-root")->message.find("boot.scr sets none either"), std::string::npos);
+}
+
+// Trial 7, finding 2: a real mkimage boot.scr that sets root= was read as setting none. The
+// header's magic starts with 0x27 (a quote), which swallowed the script, depending on the CRC and
+// timestamp bytes. The header is parsed (magic, CRCs, ih_size, ih_type script), the length table
+// skipped; a plain-text boot.scr (boot.cmd saved as boot.scr) still works.
+TEST(Trial7Boot, RealMkimageBootScrThatSetsRootIsRead) {
+  T3_REQUIRE_MKIMAGE();
+  TempDir t;
+  write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=u-boot.bin\n");
+  write_file(t.path / "cmdline.txt", "console=tty1 rootwait\n");
+  write_file(t.path / "u-boot.bin", t3_fake_uboot());
+  bt::write_dtbs(t.path);
+  const std::string sets = "setenv bootargs \"${bootargs} root=PARTUUID=abcd-02\"\n";
+  // The trial's three scripts, and 12 more whose differing text gives other CRC bytes.
+  std::vector<std::string> scripts = {sets, "# HAOS-like\n" + sets,
+                                      "env set bootargs \"${bootargs} root=PARTUUID=abcd-02\"\n"};
+  for (int i = 0; i < 12; ++i) scripts.push_back("echo " + std::string(i, 'x') + "\n" + sets);
+  for (const auto& script : scripts) {
+    const std::string scr = t3_boot_scr(script);
+    ASSERT_EQ(scr.compare(0, 4, "\x27\x05\x19\x56"), 0);  // mkimage's legacy header, as U-Boot reads it
+    write_file(t.path / "boot.scr", scr);
+    auto r = t3_check(t.path);
+    EXPECT_EQ(t3_find(r, "cmdline-no-root"), nullptr) << script << testing::PrintToString(t3_rules(r));
+    EXPECT_NE(t3_find(r, "cmdline-root-from-uboot"), nullptr) << script;
+    EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << script << testing::PrintToString(t3_rules(r));
+    // The same script as plain text (no header): the same verdict.
+    write_file(t.path / "boot.scr", script);
+    EXPECT_NE(t3_find(t3_check(t.path), "cmdline-root-from-uboot"), nullptr) << script;
+  }
+  // A root= only after the script (past ih_size's data) does not count: U-Boot never runs it.
+  write_file(t.path / "boot.scr", t3_boot_scr("setenv bootargs \"${bootargs} rootwait\"\n") + "\n" + sets);
+  auto r = t3_check(t.path);
+  ASSERT_NE(t3_find(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
+  EXPECT_NE(t3_find(r, "cmdline-no-root")->message.find("boot.scr sets none either"), std::string::npos);
+}
+
+// The header as U-Boot's source command checks it: a boot.scr it refuses runs no script, named.
+TEST(Trial7Boot, BootScrThatUbootRefusesIsNamed) {
+  T3_REQUIRE_MKIMAGE();
+  using piprov::boot::uboot_script_text;
+  const std::string sets = "setenv bootargs \"${bootargs} root=PARTUUID=abcd-02\"\n";
+  const std::string good = t3_boot_scr(sets);
+  ASSERT_EQ(good.size(), 64u + 8u + sets.size());  // header, length table (len, 0), script
+  EXPECT_EQ(uboot_script_text(good).text, sets);
+
+  std::string bad = good;
+  bad[good.size() - 3] ^= 0x01;  // a byte of the script: the data CRC no longer matches
+  EXPECT_FALSE(uboot_script_text(bad).ok);
+  EXPECT_EQ(uboot_script_text(bad).why, "its data CRC-32 is wrong (U-Boot: Bad data crc)");
+  bad = good;
+  bad[16] ^= 0x01;  // ih_load: the header CRC no longer matches
+  EXPECT_EQ(uboot_script_text(bad).why, "its header CRC-32 is wrong (U-Boot: Bad header crc)");
+  EXPECT_EQ(uboot_script_text(good.substr(0, good.size() - 1)).why,
+            "its header says " + std::to_string(8 + sets.size()) + " bytes of data, the file has " +
+                std::to_string(7 + sets.size()) + " after the header: cut short");
+  EXPECT_EQ(uboot_script_text(good.substr(0, 40)).why, "it ends inside its 64-byte mkimage header (40 bytes)");
+  EXPECT_EQ(uboot_script_text(t3_boot_scr(sets, "-T kernel -C none -a 0x80000 -e 0x80000")).why,
+            "its mkimage type is 2, not a script (6) (U-Boot: Bad image type)");
+  EXPECT_EQ(uboot_script_text(t3_boot_scr(sets, "-T script -C gzip")).why,
+            "its script is compressed, which U-Boot's source command does not undo");
+
+  TempDir t;
+  write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=u-boot.bin\n");
+  write_file(t.path / "cmdline.txt", "console=tty1 rootwait\n");
+  write_file(t.path / "u-boot.bin", t3_fake_uboot());
+  bt::write_dtbs(t.path);
+  bad = good;
+  bad[good.size() - 3] ^= 0x01;
+  write_file(t.path / "boot.scr", bad);
+  auto r = t3_check(t.path);
+  ASSERT_NE(t3_find(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
+  EXPECT_NE(
+      t3_find(r, "cmdline-no-root")
+          ->message.find("U-Boot runs no boot script boot.scr either: its data CRC-32 is wrong (U-Boot: Bad data crc)"),
+      std::string::npos)
+      << t3_find(r, "cmdline-no-root")->message;
 }
 
 // Finding 7: device-tree-empty's fix promised the Pi 5's own bcm2712-rpi-5-b.dtb, which was not on

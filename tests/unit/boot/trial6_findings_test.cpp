@@ -358,3 +358,47 @@ TEST(Trial6Boot, UbootOnANonUbuntuRootIsNotUbuntusLayout) {
   // Without a root fs nothing says otherwise: the boot files alone are Ubuntu 20.04's.
   EXPECT_EQ(piprov::boot::detect_layout(boot).id, piprov::boot::LayoutId::UbuntuUboot);
 }
+
+// Trial 7, nit: an include loop (a.txt includes b.txt includes a.txt) or config.txt including itself
+// was accepted silently. A warning names the file, the line and the chain; each file is read once.
+TEST(Trial7Boot, IncludeLoopIsNamedAndReadOnce) {
+  TempDir t;
+  auto boot = t6_boot(t.path, "", "[all]\ninclude config.txt\narm_boost=1\n");
+  auto r = t6_check(boot, PiBoard::Pi4);
+  const auto* self = t6_find(r, "include-loop");
+  ASSERT_NE(self, nullptr) << t6_all(r);
+  EXPECT_EQ(self->severity, piprov::Severity::Warning);
+  EXPECT_EQ(self->line, 2);
+  EXPECT_EQ(self->key, "include");
+  EXPECT_EQ(self->message,
+            "config.txt: `include config.txt` includes config.txt, which is already being read (config.txt includes "
+            "config.txt): an include loop (include inserts the file's content at its line, so the file would hold "
+            "itself; the documentation says nothing of what the firmware then does)");
+  EXPECT_EQ(self->fix, "remove the include line (config.txt line 2)");
+  EXPECT_FALSE(r.ok());  // a warning fails boot check
+  EXPECT_EQ(r.resolved.kernel, "kernel8.img");
+
+  // a.txt -> b.txt -> /a.txt (the same file, written with a leading '/'): named in b.txt, line 2.
+  boot = t6_boot(t.path / "two", "", "[all]\ninclude a.txt\n");
+  write_file(boot / "a.txt", "include b.txt\n");
+  write_file(boot / "b.txt", "arm_boost=1\ninclude /a.txt\n");
+  r = t6_check(boot, PiBoard::Pi4);
+  std::vector<const piprov::Finding*> loops;
+  for (const auto& f : r.findings)
+    if (f.rule == "include-loop") loops.push_back(&f);
+  ASSERT_EQ(loops.size(), 1u) << t6_all(r);
+  EXPECT_EQ(loops[0]->line, 2);
+  EXPECT_EQ(loops[0]->message.rfind("b.txt: `include /a.txt` includes a.txt, which is already being read (config.txt "
+                                    "includes a.txt includes b.txt includes a.txt)",
+                                    0),
+            0u)
+      << loops[0]->message;
+  EXPECT_EQ(t6_find(r, "include-missing"), nullptr) << t6_all(r);
+
+  // The same file included twice, not by itself: no loop.
+  boot = t6_boot(t.path / "twice", "", "[all]\ninclude a.txt\n[pi4]\ninclude a.txt\n");
+  write_file(boot / "a.txt", "arm_boost=1\n");
+  r = t6_check(boot, PiBoard::Pi4);
+  EXPECT_EQ(t6_find(r, "include-loop"), nullptr) << t6_all(r);
+  EXPECT_TRUE(r.ok()) << t6_all(r);
+}
