@@ -144,6 +144,17 @@ TEST(Backup, OutOnTheSourceIsRefused) {
   EXPECT_NE(r.err.find("is in use"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(m.dir.string()), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(tmp.path / "b.img.xz"));
+  // DISK the image file behind that loop device: in use as well (its ext4's journal needs
+  // recovery because it is mounted; e2fsck must not be suggested on a mounted file system).
+  r = run(piprov_bin() + " backup --progress none " + q((tmp.path / "src").string()) + " " +
+          q((tmp.path / "b.img.xz").string()));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find((tmp.path / "src").string() + " is in use: it is the backing file of " + dev->path + " (" +
+                       dev->path + "p2 on " + m.dir.string() + ")"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("e2fsck"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(tmp.path / "b.img.xz"));
 }
 
 TEST(Backup, FullOutputFileSystemFailsWithExit3AndRemovesThePartialFile) {
