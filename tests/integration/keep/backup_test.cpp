@@ -128,6 +128,8 @@ TEST(Backup, OutOnTheSourceIsRefused) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find(out_disk->path + " is a disk: OUT must be an image file"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("OUT's name picks the format"), std::string::npos) << r.err;
+  // The advice for copying a disk onto another names clone, which does it in one step.
+  EXPECT_NE(r.err.find("piprov clone DISK TARGET does it in one step"), std::string::npos) << r.err;
   // OUT on a file system of one of DISK's partitions.
   auto dev = patterned_loop(tmp.path / "src");
   write_json(s.img.string(), dev->path);
@@ -155,6 +157,12 @@ TEST(Backup, OutOnTheSourceIsRefused) {
       << r.err;
   EXPECT_EQ(r.err.find("e2fsck"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(tmp.path / "b.img.xz"));
+  // OUT a partition of DISK: named as a partition of it, not "a disk".
+  r = run(piprov_bin() + " backup --yes --progress none " + dev->path + " " + dev->path + "p1");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(dev->path + "p1 is a partition of " + dev->path + ": OUT must be an image file"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(Backup, FullOutputFileSystemFailsWithExit3AndRemovesThePartialFile) {
