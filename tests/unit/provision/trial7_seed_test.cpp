@@ -1,0 +1,48 @@
+// Trial 7's seed check nits (issue 29): a netplan bond mode netplan does not know, a meta-data
+// instance-id that is not one string, and a bad users entry counted once per problem. Schemas:
+// ../shared/data/cloud-init-schemas.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "provision/seed/seed_check.hpp"
+#include "support/testsupport.hpp"
+
+namespace piprov::provision {
+namespace {
+
+std::vector<Finding> t7_of(const SeedCheck& c, const std::string& rule) {
+  std::vector<Finding> out;
+  for (const auto& f : c.findings)
+    if (f.rule == rule) out.push_back(f);
+  return out;
+}
+
+// netplan's parse.c handle_bond_mode refuses a mode it does not know ("unknown bond mode"); `fast`
+// is a value of lacp-rate, not of mode.
+TEST(Trial7Seed, UnknownBondModeIsAnError) {
+  const std::string head =
+      "version: 2\nethernets:\n  eth0: {}\n  eth1: {}\nbonds:\n  bond0:\n    interfaces: [eth0, eth1]\n"
+      "    parameters:\n";
+  auto c = check_network_config(head + "      mode: fast\n      lacp-rate: fast\n", "bond.yaml");
+  auto f = t7_of(c, "seed-network-device");
+  ASSERT_EQ(f.size(), 1u) << findings_text(c.findings);
+  EXPECT_EQ(f[0].severity, Severity::Error);
+  EXPECT_EQ(f[0].line, 9);
+  EXPECT_EQ(f[0].key, "bonds.bond0.parameters.mode");
+  EXPECT_NE(f[0].message.find("'mode: fast' is not a bond mode (netplan: \"unknown bond mode 'fast'\"; it takes "
+                              "balance-rr, active-backup, balance-xor, broadcast, 802.3ad, balance-tlb, balance-alb, "
+                              "balance-tcp, balance-slb)"),
+            std::string::npos)
+      << f[0].message;
+  EXPECT_NE(f[0].fix.find("(fast and slow are values of lacp-rate)"), std::string::npos) << f[0].fix;
+  EXPECT_TRUE(c.refused());
+  // Every mode netplan takes passes; a list does not.
+  for (const char* m :
+       {"balance-rr", "active-backup", "balance-xor", "broadcast", "802.3ad", "balance-tlb", "balance-alb"})
+    EXPECT_TRUE(t7_of(check_network_config(head + "      mode: " + m + "\n", "b"), "seed-network-device").empty()) << m;
+  EXPECT_EQ(t7_of(check_network_config(head + "      mode: [802.3ad]\n", "b"), "seed-network-device").size(), 1u);
+}
+
+}  // namespace
+}  // namespace piprov::provision
