@@ -44,5 +44,21 @@ TEST(Trial7Seed, UnknownBondModeIsAnError) {
   EXPECT_EQ(t7_of(check_network_config(head + "      mode: [802.3ad]\n", "b"), "seed-network-device").size(), 1u);
 }
 
+// cloud-init names the instance by instance-id: a list, a map or null is no name.
+TEST(Trial7Seed, InstanceIdMustBeOneString) {
+  auto c = check_meta_data("instance-id: [1,2]\nlocal-hostname: n1\n", "md");
+  auto f = t7_of(c, "seed-meta-data-instance-id");
+  ASSERT_EQ(f.size(), 1u) << findings_text(c.findings);
+  EXPECT_EQ(f[0].severity, Severity::Error);
+  EXPECT_EQ(f[0].line, 1);
+  EXPECT_EQ(f[0].message.rfind("md: instance-id [1,2] is not a string: cloud-init names the instance by it", 0), 0u)
+      << f[0].message;
+  EXPECT_TRUE(c.refused());
+  EXPECT_EQ(t7_of(check_meta_data("instance-id: {a: 1}\n", "md"), "seed-meta-data-instance-id").size(), 1u);
+  EXPECT_EQ(t7_of(check_meta_data("instance-id:\n", "md"), "seed-meta-data-instance-id").size(), 1u);
+  for (const char* ok : {"instance-id: iid-local01\n", "instance-id: 1234\n", "local-hostname: n1\n"})
+    EXPECT_TRUE(t7_of(check_meta_data(ok, "md"), "seed-meta-data-instance-id").empty()) << ok;
+}
+
 }  // namespace
 }  // namespace piprov::provision
