@@ -60,5 +60,31 @@ TEST(Trial7Seed, InstanceIdMustBeOneString) {
     EXPECT_TRUE(t7_of(check_meta_data(ok, "md"), "seed-meta-data-instance-id").empty()) << ok;
 }
 
+// One users entry (a map) with 5 bad values: 5 errors, not also "users.0 is not of type 'string'
+// or 'array'" (the oneOf's other branches, which failed on the entry's type only).
+TEST(Trial7Seed, BadUsersEntryCountsEachProblemOnce) {
+  const std::string ud =
+      "#cloud-config\nusers:\n  - name: bob\n    lock_passwd: maybe\n    groups: 5\n    shell: [1]\n    sudo: 3\n"
+      "    ssh_authorized_keys: key\n";
+  for (const char* v : {"22.4.2", "24.1", "26.2"}) {
+    const std::string rel = std::string("cloud-init-schemas/schema-cloud-config-v1-") + v + ".json";
+    PIPROV_REQUIRE_SHARED(rel, schema);
+    auto c = check_user_data(ud, "u", {.schema_path = schema.string()});
+    auto f = t7_of(c, "seed-schema-error");
+    std::vector<std::string> keys;
+    for (const auto& x : f) keys.push_back(x.key);
+    std::sort(keys.begin(), keys.end());
+    EXPECT_EQ(keys, (std::vector<std::string>{"users.0.groups", "users.0.lock_passwd", "users.0.shell",
+                                              "users.0.ssh_authorized_keys", "users.0.sudo"}))
+        << v << "\n"
+        << findings_text(c.findings);
+    // A users entry of the wrong type itself still gets its type error.
+    auto n = check_user_data("#cloud-config\nusers:\n  - 5\n", "u", {.schema_path = schema.string()});
+    auto g = t7_of(n, "seed-schema-error");
+    ASSERT_EQ(g.size(), 1u) << v << findings_text(n.findings);
+    EXPECT_EQ(g[0].key, "users.0");
+  }
+}
+
 }  // namespace
 }  // namespace piprov::provision
