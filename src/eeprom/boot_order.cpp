@@ -258,12 +258,15 @@ Findings check_boot_order(const BootOrder& o, int line, Board board, std::option
     add("boot-order-missing-mode", conditional.empty() ? Severity::Error : Severity::Warning, msg, fix);
   } else if (first != o.modes.begin()) {
     std::string before;
-    for (auto it = o.modes.begin(); it != first; ++it) before += (before.empty() ? "" : ", ") + mode_name(*it);
-    add("boot-order-wanted-not-first", Severity::Info,
-        fmt::format("BOOT_ORDER={}{} tries {} before {}: if that succeeds the Pi boots from it instead", value, where,
-                    before, mode_name(*first)),
-        fmt::format("to try {} first: BOOT_ORDER={}", mode_name(*first),
-                    format_boot_order(boot_order_with_mode_first(o, *first, board))));
+    // Only the modes the board tries: one it lacks is skipped (boot-order-mode-unsupported).
+    for (auto it = o.modes.begin(); it != first; ++it)
+      if (mode_known(*it) && board_has_mode(board, *it)) before += (before.empty() ? "" : ", ") + mode_name(*it);
+    if (!before.empty())
+      add("boot-order-wanted-not-first", Severity::Info,
+          fmt::format("BOOT_ORDER={}{} tries {} before {}: if that succeeds the Pi boots from it instead", value, where,
+                      before, mode_name(*first)),
+          fmt::format("to try {} first: BOOT_ORDER={}", mode_name(*first),
+                      format_boot_order(boot_order_with_mode_first(o, *first, board))));
   }
   return f;
 }

@@ -212,11 +212,15 @@ void encode_out(const BackupOptions& o, OutFormat f, image::ImageReader& reader,
 void refuse_out_not_a_file(const std::string& out) {
   struct stat st {};
   if (::stat(out.c_str(), &st) != 0) return;
-  if (S_ISBLK(st.st_mode))
+  if (S_ISBLK(st.st_mode)) {
+    std::string parent;
+    const std::string what =
+        classify_path(out, &parent) == TargetKind::Partition ? "a partition of " + parent : std::string("a disk");
     throw Error(ErrorKind::Usage,
-                out +
-                    " is a disk: OUT must be an image file (.img, .img.xz, .img.zst or .img.gz), not a disk; to copy "
-                    "a disk onto another, back it up into a file, then piprov write that file onto the other disk");
+                fmt::format("{} is {}: OUT must be an image file (.img, .img.xz, .img.zst or .img.gz), not a disk "
+                            "or partition; to copy a disk onto another, piprov clone DISK TARGET does it in one step",
+                            out, what));
+  }
   if (S_ISDIR(st.st_mode))
     throw Error(ErrorKind::Usage, out + " is a directory: OUT must be an image file in it, e.g. " +
                                       (fs::path(out) / "backup.img.xz").string());

@@ -13,7 +13,10 @@
 #include "core/file.hpp"
 #include "core/process.hpp"
 #include "core/units.hpp"
+#include "image/image_fs.hpp"
+#include "image/image_reader.hpp"
 #include "image/partitions.hpp"
+#include "keep/grows_back.hpp"
 
 namespace piprov::keep {
 
@@ -56,15 +59,8 @@ std::uint64_t ext_bytes(const std::string& dev) {
   return dumpe2fs_field(text, "Block count") * dumpe2fs_field(text, "Block size");
 }
 
-/// Whether the root file system on `dev` runs cloud-init's growpart (Ubuntu's default cloud.cfg).
-std::string grows_back_on(const std::string& dev) {
-  auto r =
-      run_program({"debugfs", "-R", "cat /etc/cloud/cloud.cfg", dev}, {.env = {}, .capture_stdout = true, .input = {}});
-  if (r.exit_code == 0 && r.out.find("growpart") != std::string::npos)
-    return "it grows back to fill the disk on first boot (cloud-init's growpart and resizefs, as Ubuntu's images)";
-  return "it does not grow back by itself: after writing it, grow it (growpart DISK N, then resize2fs; Raspberry Pi "
-         "OS: sudo raspi-config --expand-rootfs)";
-}
+/// Whether the root file system on `dev` grows back by itself (grows_back.hpp).
+std::string grows_back_on(const std::string& dev) { return root_grows_back_on(dev); }
 
 /// The partition that ends last on the disk and may hold a file system: an
 /// MBR's extended partition is a container (its logical partitions are

@@ -2,9 +2,11 @@
 #include "keep/source_disk.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 #include <nlohmann/json.hpp>
 
+#include "core/blockdev.hpp"
 #include "core/error.hpp"
 #include "image/ext_map.hpp"
 
@@ -12,7 +14,21 @@ namespace piprov::keep {
 
 std::optional<WriteSubject> inspect_source_disk(const std::string& disk) {
   struct stat st {};
-  if (::stat(disk.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return std::nullopt;
+  if (::stat(disk.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    // An image file attached as a loop device whose file systems are mounted is read through
+    // that mount's changes: in use, as the loop device itself (not a dirty journal to e2fsck).
+    const WriteSubject file = inspect_write_subject(disk);
+    if (!file.loop_device.empty()) {
+      const std::vector<std::string> mounted = read_whole_disk(file.loop_device).mounted();
+      if (!mounted.empty())
+        throw Error(ErrorKind::Usage,
+                    fmt::format("{} is in use: it is the backing file of {} ({}); piprov reads a disk that is not "
+                                "mounted, so that its file systems do not change while they are read; unmount them "
+                                "(umount)",
+                                disk, file.loop_device, fmt::join(mounted, ", ")));
+    }
+    return std::nullopt;
+  }
   return check_write(disk, WriteIntent::ReadDisk);
 }
 

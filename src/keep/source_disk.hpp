@@ -16,7 +16,11 @@ namespace piprov::keep {
 
 /// The write guard's facts about `disk` (check_write() with
 /// WriteIntent::ReadDisk: partitions, missing paths and other kinds are
-/// refused with its Error{Usage}); nullopt for a regular (image) file.
+/// refused with its Error{Usage}); nullopt for a regular (image) file. An
+/// image file backing a loop device (loop(4)) with a mounted file system is
+/// refused with Error{Usage} "<file> is in use: ... unmount them", as that
+/// loop device is (its journal is dirty because it is mounted: e2fsck(8)
+/// must not be run then).
 std::optional<WriteSubject> inspect_source_disk(const std::string& disk);
 
 /// Throws Error{Usage} for the first partition whose ext2/3/4 is marked with

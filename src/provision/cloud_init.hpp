@@ -51,6 +51,9 @@ struct SeedPlan {
   /// Why network-config has no `regulatory-domain` although --wifi-country and --wifi-ssid were
   /// given (the image's netplan is older than 0.105, or unknown); "" when it has it or no Wi-Fi.
   std::string regdom_note;
+  /// --user was given: user_data's users list is piprov's entry for it (its login is --ssh-key or
+  /// --password-hash; a --user-data that sets users is refused next to --user).
+  bool user_option = false;
   /// False for --wifi-country alone: only the cmdline files change, no seed file is written
   /// (user_data, network_config, meta_data and instance_id are then "").
   bool writes_files() const { return !meta_data.empty(); }

@@ -341,6 +341,7 @@ std::vector<SeedPlan> plan_seeds(const IdentityOptions& o, const std::vector<std
          n.network_config_base.empty() && !n.wifi_ssid.empty() && !n.wifi_country.empty() && !n.regdom_in_netplan
              ? regdom_note
              : user_regdom_note});
+    plans.back().user_option = !n.user.empty();
     if (n.network_config_base.empty()) {  // piprov's own network-config is judged like the user's
       SeedCheck own =
           check_network_config(plans.back().network_config, "network-config (piprov's, " + targets[i] + ")");

@@ -77,6 +77,13 @@ std::vector<std::string> sn_user_names(const YAML::Node& doc) {
   return names;
 }
 
+/// The rule of seed_unused_login() and seed_users_without_login(): `doc` (user_data parsed) has a
+/// users list without `default`, so cloud-init creates no default user, and nothing in it gives a
+/// login (seed_login() "").
+bool sn_users_list_gives_no_login(const std::optional<YAML::Node>& doc, std::string_view user_data) {
+  return doc && !sn_default_user_created(*doc) && seed_login(user_data).empty();
+}
+
 /// How to give the node a login: the options when the user-data sets no users list (--user then
 /// makes it), else an edit of the file's users list (--user next to it is refused: a key set twice).
 std::string sn_login_fix(const std::optional<YAML::Node>& doc) {
@@ -159,7 +166,7 @@ std::string seed_login(std::string_view user_data) {
 
 std::string seed_unused_login(std::string_view user_data) {
   const auto doc = sn_load_map(user_data);
-  if (!doc || sn_default_user_created(*doc) || !seed_login(user_data).empty()) return "";
+  if (!sn_users_list_gives_no_login(doc, user_data)) return "";
   const auto keys = sn_default_user_logins(*doc);
   if (keys.empty()) return "";
   return "the user-data's users list has no 'default', so cloud-init creates no default user and its top-level " +
@@ -169,6 +176,17 @@ std::string seed_unused_login(std::string_view user_data) {
          sn_login_fix(doc);
 }
 
+std::string seed_users_without_login(std::string_view user_data, bool user_option) {
+  const auto doc = sn_load_map(user_data);
+  if (!sn_users_list_gives_no_login(doc, user_data) || !sn_default_user_logins(*doc).empty()) return "";
+  const auto names = sn_user_names(*doc);
+  const std::string who = names.empty() ? std::string("its users") : "'" + join(names, "', '") + "'";
+  return "the user-data's users list has no 'default' and gives " + who +
+         " no SSH key and no password (cloud-init locks a user's password unless lock_passwd: false; cloud-init "
+         "docs, Users and Groups): the node will have no console or SSH login; " +
+         (user_option ? std::string("add --ssh-key FILE or --password-hash HASH") : sn_login_fix(doc));
+}
+
 SeedReplacement seed_replacement(const fs::path& boot_dir, const SeedPlan& plan) {
   SeedReplacement r;
   if (!plan.writes_files()) return r;
@@ -176,18 +194,21 @@ SeedReplacement seed_replacement(const fs::path& boot_dir, const SeedPlan& plan)
   std::error_code ec;
   for (const auto& name : seed_file_names())
     if (fs::exists(boot_dir / name, ec)) r.replaced.push_back(name);
-  if (r.replaced.empty() || r.replaced.front() != "user-data") return r;
-  std::optional<std::string> old;
-  try {
-    old = read_file_capped((boot_dir / "user-data").string(), 1u << 20, "user-data");
-  } catch (const std::exception&) {
+  if (!r.replaced.empty() && r.replaced.front() == "user-data") {
+    std::optional<std::string> old;
+    try {
+      old = read_file_capped((boot_dir / "user-data").string(), 1u << 20, "user-data");
+    } catch (const std::exception&) {
+    }
+    r.image_login = old ? seed_login(*old) : "";
+    if (!r.image_login.empty() && seed_login(plan.user_data).empty() && r.login_warning.empty())
+      r.login_warning = "the image's user-data gave a way to log in (" + r.image_login +
+                        ") and the new seed gives none: the node will have no console or SSH login (cloud-init "
+                        "locks the default user's password); " +
+                        (plan.user_option ? std::string("add --ssh-key FILE or --password-hash HASH")
+                                          : sn_login_fix(sn_load_map(plan.user_data)));
   }
-  r.image_login = old ? seed_login(*old) : "";
-  if (!r.image_login.empty() && seed_login(plan.user_data).empty() && r.login_warning.empty())
-    r.login_warning = "the image's user-data gave a way to log in (" + r.image_login +
-                      ") and the new seed gives none: the node will have no console or SSH login (cloud-init locks "
-                      "the default user's password); " +
-                      sn_login_fix(sn_load_map(plan.user_data));
+  if (r.login_warning.empty()) r.login_warning = seed_users_without_login(plan.user_data, plan.user_option);
   return r;
 }
 

@@ -31,6 +31,14 @@ std::string regdom_netplan_note(const ImageCloudInit* image, bool* in_netplan);
 /// `default` to the users list, or keys/hashed_passwd to the user's entry.
 std::string seed_unused_login(std::string_view user_data);
 
+/// The warning for a #cloud-config `user_data` whose users list (without `default`, so no default
+/// user is created) gives none of its users an SSH key or an unlocked password and that gives no
+/// other login: --user NAME alone, or a --user-data users list like it (cloud-init docs, Users and
+/// Groups: lock_passwd defaults to true); "" otherwise, and when seed_unused_login() warns. Its
+/// fix: "add --ssh-key FILE or --password-hash HASH" when `user_option` (--user made the list),
+/// else an edit of the users list.
+std::string seed_users_without_login(std::string_view user_data, bool user_option);
+
 /// --wifi-country `country` ("DE") next to the user's network-config `text` (from `file`): throws
 /// Error(Usage) "FILE sets wifis.wlan0.regulatory-domain 'GB' and --wifi-country sets DE: keep one
 /// of them" when a wifis entry names another country (netplan 0.105 and later sets it at boot with
@@ -54,7 +62,8 @@ struct SeedReplacement {
   std::vector<std::string> replaced;  ///< the image's seed files the plan overwrites ("user-data", ...)
   std::string image_login;            ///< seed_login() of the image's user-data ("" when none)
   /// The image's user-data gave a login and the new one gives none: the node then has no
-  /// console or SSH login (Ubuntu's default user is locked); or seed_unused_login(). "" otherwise.
+  /// console or SSH login (Ubuntu's default user is locked); or seed_unused_login(), or
+  /// seed_users_without_login(). "" otherwise.
   /// The fix edits the user-data's users list when it has one (--user next to it is refused).
   std::string login_warning;
 };

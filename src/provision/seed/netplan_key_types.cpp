@@ -1,5 +1,6 @@
-// The typed netplan keys of a version 2 network-config (seed_network_detail.hpp): booleans and
-// unsigned integers, and the VLAN id's range. netplan reads a boolean with handle_generic_bool
+// The typed netplan keys of a version 2 network-config (seed_network_detail.hpp): booleans,
+// unsigned integers, the VLAN id's range, and a bond's mode (one of netplan's words). netplan reads a boolean with
+// handle_generic_bool
 // ("invalid boolean value '%s'") and an unsigned int with handle_netdef_guint / handle_routes_guint
 // ("invalid unsigned int value '%s'"), a VLAN id 0-4094 ("invalid id '%u' (allowed values are 0 to
 // 4094)"), src/parse.c and src/validation.c; then it refuses the whole config.
@@ -14,11 +15,17 @@ namespace {
 
 constexpr const char* kSrcNetplanTypes =
     "netplan docs, YAML configuration (each key's type: bool, scalar number; vlans: \"id (scalar): VLAN ID, a "
-    "number between 0 and 4094\"): https://netplan.readthedocs.io/en/stable/netplan-yaml/; canonical/netplan "
-    "src/parse.c (\"invalid boolean value\", \"invalid unsigned int value\"), tests/generator/test_vlans.py "
-    "test_vlan_invalid_id";
+    "number between 0 and 4094\"; bonds: parameters mode): https://netplan.readthedocs.io/en/stable/netplan-yaml/; "
+    "canonical/netplan src/parse.c (\"invalid boolean value\", \"invalid unsigned int value\", \"unknown bond "
+    "mode\"), tests/generator/test_vlans.py test_vlan_invalid_id";
 
-enum class NetplanType { Bool, Uint };
+enum class NetplanType { Bool, Uint, Word };
+
+/// netplan's bond modes (parse.c handle_bond_mode: "unknown bond mode '%s'"; netplan docs, bonds:
+/// parameters mode; balance-tcp and balance-slb choose the Open vSwitch backend).
+const std::vector<std::string> kNetplanBondModes = {"balance-rr",  "active-backup", "balance-xor",
+                                                    "broadcast",   "802.3ad",       "balance-tlb",
+                                                    "balance-alb", "balance-tcp",   "balance-slb"};
 
 struct NetplanTypedKey {
   const char* scope;  ///< "device" (every device), a section ("ethernets", "vlans"), or a map under a device:
@@ -26,7 +33,8 @@ struct NetplanTypedKey {
                       ///< "bond", "bridge"
   const char* key;
   NetplanType type;
-  unsigned long long max = 4294967295ULL;  ///< G_MAXUINT, or the key's own range
+  unsigned long long max = 4294967295ULL;           ///< G_MAXUINT, or the key's own range
+  const std::vector<std::string>* words = nullptr;  ///< Word: the values netplan takes
 };
 
 /// The one table of typed netplan keys (the keys of seed_network_keys.cpp whose value netplan parses).
@@ -87,6 +95,7 @@ const std::vector<NetplanTypedKey>& ntk_table() {
       {"bond", "packets-per-member", T::Uint},
       {"bond", "packets-per-slave", T::Uint},
       {"bond", "resend-igmp", T::Uint},
+      {"bond", "mode", T::Word, 0, &kNetplanBondModes},
       {"bridge", "stp", T::Bool},
       {"bridge", "priority", T::Uint},
   };
@@ -116,6 +125,17 @@ struct NetplanTypeChecker {
     const std::string text = ntk_scalar(v, &scalar);
     const std::string shown = "'" + std::string(k.key) + ": " + (scalar ? text : dump_json(v, -1)) + "'";
     const std::string effect = ": netplan refuses the whole config and the node comes up without network, eth0 too";
+    if (k.type == NetplanType::Word) {
+      for (const auto& w : *k.words)
+        if (scalar && text == w) return;
+      std::string all;
+      for (const auto& w : *k.words) all += (all.empty() ? "" : ", ") + w;
+      add("seed-network-device", Severity::Error, at,
+          shown + " is not a bond mode (netplan: \"unknown bond mode '" + text + "'\"; it takes " + all + ")" + effect,
+          "write one of " + all + (text == "fast" || text == "slow" ? " (fast and slow are values of lacp-rate)" : ""),
+          kSrcNetplanTypes);
+      return;
+    }
     if (k.type == NetplanType::Bool) {
       static const char* const ok[] = {"true", "false", "yes", "no", "on", "off", "y", "n"};
       const std::string low = ntk_lower(text);

@@ -20,7 +20,9 @@ constexpr const char* kSrcMetaDataNoCloud =
 
 /// seed-meta-data-hostname (error): local-hostname is not a host name (RFC 1123 section 2.1: dot-separated
 /// labels of 1-63 letters, digits and '-', not starting or ending with '-', 253 characters in all), the rule
-/// --hostname follows; seed-meta-data-unknown-key (warning): a key cloud-init's datasources never read.
+/// --hostname follows; seed-meta-data-unknown-key (warning): a key cloud-init's datasources never read;
+/// seed-meta-data-instance-id (error): instance-id a list, map or null, not one string (cloud-init docs,
+/// NoCloud: "instance-id" names the instance; instance data layout /var/lib/cloud/instances/<id>).
 void sc_meta_data_values(const YamlDoc& doc, const std::string& file, Findings& out) {
   static const std::set<std::string> read = {"instance-id", "local-hostname",    "public-keys", "network-interfaces",
                                              "dsmode",      "availability-zone", "region",      "launch-index"};
@@ -35,6 +37,14 @@ void sc_meta_data_values(const YamlDoc& doc, const std::string& file, Findings& 
                                    "on the node",
                                "remove '" + k + "' or correct its spelling", kSrcMetaDataNoCloud));
   }
+  if (doc.value.contains("instance-id") &&
+      (!doc.value["instance-id"].is_primitive() || doc.value["instance-id"].is_null()))
+    out.push_back(seed_finding(
+        "seed-meta-data-instance-id", Severity::Error, seed_line(doc, "instance-id"), "instance-id", file,
+        "instance-id " + dump_json(doc.value["instance-id"], -1) +
+            " is not a string: cloud-init names the instance by it (/var/lib/cloud/instances/<instance-id>) and "
+            "compares it with the last boot's to decide whether this is a new instance",
+        "write one string, such as instance-id: node1-2024", kSrcMetaDataNoCloud));
   if (!doc.value.contains("local-hostname")) return;
   const nlohmann::json& v = doc.value["local-hostname"];
   const std::string name = v.is_string() ? v.get<std::string>() : dump_json(v, -1);
@@ -57,7 +67,8 @@ SeedCheck check_meta_data(std::string_view text, const std::string& file) {
   SeedCheck c;
   c.validator = "piprov's own rules";
   c.rules = {"seed-yaml-invalid",          "seed-not-a-map",          "seed-meta-data-key-ignored",
-             "seed-meta-data-unknown-key", "seed-meta-data-hostname", "seed-template-marker"};
+             "seed-meta-data-unknown-key", "seed-meta-data-hostname", "seed-meta-data-instance-id",
+             "seed-template-marker"};
   bool empty = false;  // an empty document: nothing to check
   auto loaded = seed_load_map(text, file,
                               {"is not a YAML map of keys (cloud-init's NoCloud reads one)",

@@ -225,7 +225,8 @@ bool sc_is_prefix(const std::vector<std::string>& a, const std::vector<std::stri
 
 /// valijson's errors, reduced to the ones that say what is wrong: a
 /// oneOf/anyOf branch that failed only on its type, and the summaries of a
-/// failed combination, are dropped when a more precise error is under them.
+/// failed combination, are dropped when a more precise error is under them
+/// (any error at a deeper path, or one at the same path that is not a type error).
 std::vector<SchemaProblem> sc_validate(const SchemaStore& s, const nlohmann::json& instance) {
   valijson::Validator v(valijson::Validator::kStrongTypes);
   valijson::ValidationResults results;
@@ -264,8 +265,11 @@ std::vector<SchemaProblem> sc_validate(const SchemaStore& s, const nlohmann::jso
   std::vector<SchemaProblem> out;
   std::set<std::pair<std::string, std::string>> seen;
   for (const auto& p : all) {
+    // A type error under p (a deeper path) is precise too: some branch took p's type and looked
+    // inside (users.0 a map with a bad lock_passwd: not also "users.0 is not a string or array").
     bool precise_below = std::any_of(all.begin(), all.end(), [&](const SchemaProblem& q) {
-      return &q != &p && !summary(q) && !type_only(q) && sc_is_prefix(p.path, q.path);
+      return &q != &p && !summary(q) && sc_is_prefix(p.path, q.path) &&
+             (!type_only(q) || q.path.size() > p.path.size());
     });
     bool any_below = std::any_of(all.begin(), all.end(), [&](const SchemaProblem& q) {
       return &q != &p && !summary(q) && sc_is_prefix(p.path, q.path);

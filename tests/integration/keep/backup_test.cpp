@@ -129,6 +129,8 @@ TEST(Backup, OutOnTheSourceIsRefused) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find(out_disk->path + " is a disk: OUT must be an image file"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("OUT's name picks the format"), std::string::npos) << r.err;
+  // The advice for copying a disk onto another names clone, which does it in one step.
+  EXPECT_NE(r.err.find("piprov clone DISK TARGET does it in one step"), std::string::npos) << r.err;
   // OUT a new file under /dev (devtmpfs: device nodes only) is named so, not as a missing disk; as under /dev/shm
   // (trial 6 finding 10).
   r = run(piprov_bin() + " backup --yes --progress none " + q(s.img.string()) + " " + out_disk->path + "p1.img");
@@ -158,6 +160,23 @@ TEST(Backup, OutOnTheSourceIsRefused) {
   EXPECT_NE(r.err.find("is in use"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(m.dir.string()), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(tmp.path / "b.img.xz"));
+  // DISK the image file behind that loop device: in use as well (its ext4's journal needs
+  // recovery because it is mounted; e2fsck must not be suggested on a mounted file system).
+  r = run(piprov_bin() + " backup --progress none " + q((tmp.path / "src").string()) + " " +
+          q((tmp.path / "b.img.xz").string()));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find((tmp.path / "src").string() + " is in use: it is the backing file of " + dev->path + " (" +
+                       dev->path + "p2 on " + m.dir.string() + ")"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("e2fsck"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(tmp.path / "b.img.xz"));
+  // OUT a partition of DISK: named as a partition of it, not "a disk".
+  r = run(piprov_bin() + " backup --yes --progress none " + dev->path + " " + dev->path + "p1");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(dev->path + "p1 is a partition of " + dev->path + ": OUT must be an image file"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(Backup, FullOutputFileSystemFailsWithExit3AndRemovesThePartialFile) {

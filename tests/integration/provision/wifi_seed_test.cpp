@@ -141,6 +141,22 @@ TEST_F(WifiSeed, TheImagesOwnSeedIsNamedAndALostLoginWarned) {
   const auto t = nlohmann::json::parse(keyed.out)["targets"][0];
   EXPECT_EQ(t["replaced_seed_files"], nlohmann::json::array({"user-data", "network-config", "meta-data"}));
   EXPECT_TRUE(t["login_warning"].is_null()) << t.dump();
+  // --user bob with neither a key nor a password hash: bob is locked, no default user: warned, and
+  // the fix names the options (trial 7 finding 8).
+  auto bob = run(dry + " --json --hostname n1 --user bob");
+  ASSERT_EQ(bob.exit_code, 0) << bob.out << bob.err;
+  const std::string bw = nlohmann::json::parse(bob.out)["targets"][0]["login_warning"].get<std::string>();
+  EXPECT_NE(bw.find("the node will have no console or SSH login"), std::string::npos) << bw;
+  EXPECT_NE(bw.find("add --ssh-key FILE or --password-hash HASH"), std::string::npos) << bw;
+  EXPECT_EQ(bw.find("'- default'"), std::string::npos) << bw;
+  // The same on the image without a seed of its own (nothing lost, but no login either).
+  auto plain = run(piprov() + " provision --dry-run --json " + q(noble_) + " " + disk.path + " --user bob");
+  ASSERT_EQ(plain.exit_code, 0) << plain.out << plain.err;
+  EXPECT_EQ(nlohmann::json::parse(plain.out)["targets"][0]["login_warning"],
+            "the user-data's users list has no 'default' and gives 'bob' no SSH key and no password (cloud-init "
+            "locks a user's password unless lock_passwd: false; cloud-init docs, Users and Groups): the node will "
+            "have no console or SSH login; add --ssh-key FILE or --password-hash HASH")
+      << plain.out;
   // --wifi-country alone: only the cmdline; no seed file planned.
   auto country = run(dry + " --json --wifi-country DE");
   ASSERT_EQ(country.exit_code, 0) << country.out << country.err;

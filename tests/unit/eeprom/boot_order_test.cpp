@@ -107,6 +107,20 @@ TEST(BootOrder, BoardModes) {
   auto f = check_boot_order(bo("0xf61"), 1, Board::Pi4, Want::Nvme);
   EXPECT_EQ(ids(f), (V{"boot-order-mode-unsupported@1:warning", "boot-order-missing-mode@1:error"}));
   EXPECT_EQ(f[1].message, "--want nvme: a Raspberry Pi 4B has no NVMe boot mode");
+  // Trial 7: 0xf416 on a Pi 400 (no NVMe mode: skipped) names only the SD card before USB.
+  f = check_boot_order(bo("0xf416"), 4, Board::Pi400, Want::Usb);
+  ASSERT_EQ(ids(f), (V{"boot-order-mode-unsupported@4:warning", "boot-order-wanted-not-first@4:info"}));
+  EXPECT_EQ(f[1].message,
+            "BOOT_ORDER=0xf416 tries SD card before USB mass storage: if that succeeds the Pi boots from it instead");
+  // On a CM4 the NVMe mode exists: named.
+  f = check_boot_order(bo("0xf416"), 4, Board::Cm4, Want::Usb);
+  ASSERT_EQ(ids(f), (V{"boot-order-wanted-not-first@4:info"}));
+  EXPECT_EQ(f[0].message,
+            "BOOT_ORDER=0xf416 tries NVMe, SD card before USB mass storage: if that succeeds the Pi "
+            "boots from it instead");
+  // Only skipped modes before the wanted one: it is first in effect, no finding.
+  EXPECT_EQ(ids(check_boot_order(bo("0xf46"), 4, Board::Pi400, Want::Usb)),
+            (V{"boot-order-mode-unsupported@4:warning"}));
 }
 
 TEST(BootOrder, StructuralRules) {

@@ -75,6 +75,46 @@ TEST(SeedReplacement, KeysForADefaultUserThatIsNotCreatedWarn) {
   EXPECT_EQ(seed_replacement(d.path / "boot", plan_seeds(o, {"/dev/sdx"})[0]).login_warning, "");
 }
 
+// Trial 7, finding 8: --user bob with neither --ssh-key nor --password-hash writes a users list
+// without `default` whose only entry is locked and has no key: no login, so a warning (the rule for
+// a --user-data users list), whose fix names the options; one key or an unlocked password: none.
+TEST(SeedReplacement, UserWithoutKeyOrPasswordWarns) {
+  test::TempDir d;
+  IdentityOptions o;
+  o.hostnames = "n1";
+  o.user = "bob";
+  auto plan = plan_seeds(o, {"/dev/sdx"})[0];
+  ASSERT_NE(plan.user_data.find("lock_passwd: true"), std::string::npos) << plan.user_data;
+  auto r = seed_replacement(d.path / "empty", plan);
+  EXPECT_EQ(r.login_warning,
+            "the user-data's users list has no 'default' and gives 'bob' no SSH key and no password (cloud-init "
+            "locks a user's password unless lock_passwd: false; cloud-init docs, Users and Groups): the node will "
+            "have no console or SSH login; add --ssh-key FILE or --password-hash HASH");
+  EXPECT_EQ(seed_replacement_text(r).rfind("WARNING: the user-data's users list has no 'default'", 0), 0u);
+  // The same list from --user-data: the fix edits that list.
+  test::write_file(d.path / "ud.yaml", "#cloud-config\nusers:\n  - name: carol\n    lock_passwd: true\n");
+  IdentityOptions f;
+  f.hostnames = "n1";
+  f.user_data_file = (d.path / "ud.yaml").string();
+  r = seed_replacement(d.path / "empty", plan_seeds(f, {"/dev/sdx"})[0]);
+  EXPECT_NE(r.login_warning.find("gives 'carol' no SSH key and no password"), std::string::npos) << r.login_warning;
+  EXPECT_NE(r.login_warning.find("add '- default' to the user-data's users list"), std::string::npos)
+      << r.login_warning;
+  // A key, or a password hash (lock_passwd: false), gives bob a login: no warning.
+  test::write_file(d.path / "id.pub",
+                   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl a@b\n");
+  IdentityOptions k = o;
+  k.ssh_key_files = {(d.path / "id.pub").string()};
+  EXPECT_EQ(seed_replacement(d.path / "empty", plan_seeds(k, {"/dev/sdx"})[0]).login_warning, "");
+  IdentityOptions p = o;
+  p.password_hash = "$y$j9T$F5Jx5fExrKuPp53xLKQ..1$GmcwIgvdUC9qLWcKCi6gklUa1dM3ziD43YxYNURLKy0";
+  EXPECT_EQ(seed_replacement(d.path / "empty", plan_seeds(p, {"/dev/sdx"})[0]).login_warning, "");
+  // No --user: no users list, the image's default user: not this warning.
+  IdentityOptions none;
+  none.hostnames = "n1";
+  EXPECT_EQ(seed_replacement(d.path / "empty", plan_seeds(none, {"/dev/sdx"})[0]).login_warning, "");
+}
+
 TEST(SeedReplacement, NamesTheReplacedFilesAndALostLogin) {
   PIPROV_REQUIRE_SHARED("cloud-init/01-ubuntu2404-pi-gadget-user-data", stock);
   test::TempDir d;
