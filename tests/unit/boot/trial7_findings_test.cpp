@@ -1,0 +1,115 @@
+// boot check on the seventh new-user trial of issue 29: root= judged by the partitions of a disk
+// whose ids are known without --device (an image, provision's disk; finding 1), the kernel-fallback
+// fix names the missing kernel_2712.img (finding 6), and an unknown layout's fix names the release
+// the headline shows (finding 7).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "boot/check.hpp"
+#include "support/boot_fixture.hpp"
+#include "support/testsupport.hpp"
+
+namespace fs = std::filesystem;
+using piprov::PiBoard;
+using piprov::test::TempDir;
+using piprov::test::write_file;
+namespace bt = piprov::boot::test;
+
+namespace {
+
+const piprov::Finding* t7_find(const piprov::boot::CheckReport& r, const std::string& rule) {
+  auto it = std::find_if(r.findings.begin(), r.findings.end(), [&](const auto& f) { return f.rule == rule; });
+  return it == r.findings.end() ? nullptr : &*it;
+}
+
+std::string t7_all(const piprov::boot::CheckReport& r) {
+  std::string s;
+  for (const auto& f : r.findings) s += f.rule + ": " + f.message + " | " + f.fix + "\n";
+  return s;
+}
+
+/// A boot partition at DIR/boot (kernel8.img, the Pi 4 and Pi 5 DTBs unless `dtbs` is false) with
+/// cmdline.txt's root= set to ROOT.
+fs::path t7_boot(const fs::path& dir, const std::string& root, bool dtbs = true) {
+  const fs::path boot = dir / "boot";
+  write_file(boot / "config.txt", "[all]\narm_64bit=1\n");
+  write_file(boot / "kernel8.img", bt::fake_image(200000, 7));
+  write_file(boot / "cmdline.txt", "console=tty1 root=" + root + " rootfstype=ext4 rootwait\n");
+  if (dtbs) bt::write_dtbs(boot, true);
+  return boot;
+}
+
+/// An image's partitions as ImageTree gives them: FAT bootfs and ext rootfs, MBR disk id 6c586e13.
+piprov::Disk t7_disk() {
+  piprov::Disk d;
+  d.path = "raspios.img";
+  piprov::Partition p1, p2;
+  p1.number = 1;
+  p1.path = "raspios.img partition 1";
+  p1.fstype = "vfat";
+  p1.label = "bootfs";
+  p1.uuid = "91FE-7499";
+  p1.partuuid = "6c586e13-01";
+  p2.number = 2;
+  p2.path = "raspios.img partition 2";
+  p2.fstype = "ext2/3/4";
+  p2.label = "rootfs";
+  p2.uuid = "56f80fa2-e005-4cca-86e6-19da1069914d";
+  p2.partuuid = "6c586e13-02";
+  d.partitions = {p1, p2};
+  return d;
+}
+
+piprov::boot::CheckReport t7_check_on_disk(const fs::path& boot, bool partuuids, bool labels) {
+  piprov::boot::CheckOptions o{.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4, .disk = t7_disk()};
+  o.disk_partuuids = partuuids;
+  o.disk_labels = labels;
+  return piprov::boot::check_boot(o);
+}
+
+}  // namespace
+
+// Finding 1: root= that names no partition of the disk is root-not-on-device, as with --device.
+TEST(Trial7Boot, RootNamingNoPartitionOfTheDiskIsAnError) {
+  for (const std::string root : {"PARTUUID=deadbeef-02", "LABEL=nosuch", "UUID=0123abcd-0000-4000-8000-00000000abcd"}) {
+    SCOPED_TRACE(root);
+    TempDir t;
+    auto r = t7_check_on_disk(t7_boot(t.path, root), true, true);
+    const auto* f = t7_find(r, "root-not-on-device");
+    ASSERT_NE(f, nullptr) << t7_all(r);
+    EXPECT_EQ(f->severity, piprov::Severity::Error);
+    EXPECT_EQ(f->message, "root=" + root +
+                              " (cmdline.txt) names no partition of raspios.img (raspios.img partition 1 LABEL=bootfs "
+                              "PARTUUID=6c586e13-01, raspios.img partition 2 LABEL=rootfs PARTUUID=6c586e13-02): the "
+                              "Pi would mount another disk's root, or none");
+    EXPECT_EQ(f->fix, "set root=PARTUUID=6c586e13-02 in cmdline.txt (raspios.img partition 2)");
+    EXPECT_FALSE(r.ok());
+    EXPECT_FALSE(r.usb_boot());
+    EXPECT_EQ(t7_find(r, "root-duplicate"), nullptr);  // the host's other disks are not the Pi's
+  }
+}
+
+TEST(Trial7Boot, RootNamingAPartitionOfTheDiskIsRight) {
+  for (const std::string root : {"PARTUUID=6C586E13-02", "LABEL=rootfs", "UUID=56f80fa2-e005-4cca-86e6-19da1069914d"}) {
+    SCOPED_TRACE(root);
+    TempDir t;
+    auto r = t7_check_on_disk(t7_boot(t.path, root), true, true);
+    EXPECT_EQ(t7_find(r, "root-not-on-device"), nullptr) << t7_all(r);
+    EXPECT_TRUE(r.ok()) << t7_all(r);
+  }
+}
+
+// An id kind the disk does not tell (a GPT image's partition GUIDs, the labels of an image read in
+// sequence) is not judged: no error for what piprov could not read.
+TEST(Trial7Boot, RootOfAnIdKindNotKnownIsNotJudged) {
+  TempDir t;
+  auto label = t7_check_on_disk(t7_boot(t.path / "a", "LABEL=nosuch"), true, false);
+  EXPECT_EQ(t7_find(label, "root-not-on-device"), nullptr) << t7_all(label);
+  auto partuuid = t7_check_on_disk(t7_boot(t.path / "b", "PARTUUID=deadbeef-02"), false, true);
+  EXPECT_EQ(t7_find(partuuid, "root-not-on-device"), nullptr) << t7_all(partuuid);
+  auto still = t7_check_on_disk(t7_boot(t.path / "c", "PARTUUID=deadbeef-02"), true, false);
+  EXPECT_NE(t7_find(still, "root-not-on-device"), nullptr) << t7_all(still);
+}
