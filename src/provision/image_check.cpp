@@ -16,6 +16,7 @@
 #include "image/fat_map.hpp"
 #include "image/image_fs.hpp"
 #include "image/scan.hpp"
+#include "image/write_targets.hpp"
 
 namespace fs = std::filesystem;
 
@@ -128,6 +129,10 @@ void ImageTree::read() {
   format_ = image::to_string(reader_->format());
   random_access_ = reader_->random_access();
   note_ = reader_->sequential_note();
+  // A cut image (partition 1 complete, the root cut): write's message, not "no FAT partition" (trial 7 finding 5).
+  if (random_access_)
+    image::check_complete_image(image::read_partition_table(*reader_, std::nullopt), reader_->size(), reader_->format(),
+                                image, "nothing was checked");
   const image::PartitionTable table = image::read_partition_table(*reader_, reader_->size());
   scheme_ = table.scheme;
   if (scheme_ == "dos") {

@@ -119,3 +119,39 @@ TEST(Trial7RootOnDisk, ProvisionIsNotReadyWhenRootNamesNoPartitionOfTheWrittenDi
   EXPECT_EQ(p.err.find("is ready"), std::string::npos) << p.err;
   EXPECT_EQ(p.out.find("is ready"), std::string::npos) << p.out;
 }
+
+// Finding 5: a raw image cut at 300 MB (partition 1 complete, partition 2 cut): `boot check IMAGE`
+// and `seed check --image` say what write says, "ends at byte N ... download it again" (were "has
+// no FAT partition ...: not a Raspberry Pi image" and "gives no cloud-init schema ... give an image
+// piprov can read at random (.img, ...)").
+TEST(Trial7CutImage, BootCheckAndSeedCheckSayTheImageIsCut) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir d("piprov-t7-cut");
+  const fs::path img = d.path / "raspios.img", cut = d.path / "trunc.img";
+  if (auto why = piprov::test::make_test_image(img, 64, "raspios"); !why.empty()) PIPROV_SKIP(why);
+  ASSERT_EQ(run("head -c 300000000 " + q(img.string()) + " > " + q(cut.string())).exit_code, 0);
+  piprov::test::write_file(d.path / "user-data", "#cloud-config\nhostname: node1\n");
+  const std::string cut_text =
+      cut.string() +
+      " ends at byte 300000000 (286.1 MiB), before its partition 2 ends (byte 336592896, "
+      "321.0 MiB): an incomplete download or a cut copy; download it again (nothing was checked)";
+  const std::string bin = piprov::test::piprov_bin();
+
+  auto check = run(bin + " boot check --board pi4 " + q(cut.string()));
+  EXPECT_EQ(check.exit_code, 2) << check.out << check.err;
+  EXPECT_NE(check.err.find(cut_text), std::string::npos) << check.err;
+  EXPECT_EQ(check.err.find("not a Raspberry Pi image"), std::string::npos) << check.err;
+
+  auto seed =
+      run(bin + " seed check --image " + q(cut.string()) + " --user-data " + q((d.path / "user-data").string()));
+  EXPECT_EQ(seed.exit_code, 2) << seed.out << seed.err;
+  EXPECT_NE(seed.err.find(cut_text), std::string::npos) << seed.err;
+  EXPECT_EQ((seed.out + seed.err).find("read at random"), std::string::npos) << seed.out << seed.err;
+
+  // write says the same of it, with its own outcome.
+  piprov::test::LoopDevice target(d.path / "target.disk", 400ull << 20);
+  auto write = run(bin + " write --yes --progress none " + q(cut.string()) + " " + target.path);
+  EXPECT_EQ(write.exit_code, 2) << write.err;
+  EXPECT_NE(write.err.find(cut_text.substr(0, cut_text.size() - std::string("checked)").size())), std::string::npos)
+      << write.err;
+}
