@@ -113,3 +113,17 @@ TEST(Trial7Boot, RootOfAnIdKindNotKnownIsNotJudged) {
   auto still = t7_check_on_disk(t7_boot(t.path / "c", "PARTUUID=deadbeef-02"), true, false);
   EXPECT_NE(t7_find(still, "root-not-on-device"), nullptr) << t7_all(still);
 }
+
+// Finding 6: a Pi 5 boot dir of an unknown layout without kernel_2712.img: the fix restores
+// kernel_2712.img (was "restore kernel8.img", the file that is there).
+TEST(Trial7Boot, KernelFallbackFixNamesTheMissingKernel) {
+  TempDir t;
+  const auto boot = t7_boot(t.path, "PARTUUID=6c586e13-02");
+  auto r = piprov::boot::check_boot({.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi5});
+  EXPECT_EQ(r.layout.id, piprov::boot::LayoutId::Unknown);
+  const auto* f = t7_find(r, "kernel-fallback");
+  ASSERT_NE(f, nullptr) << t7_all(r);
+  EXPECT_EQ(f->fix,
+            "restore kernel_2712.img from the image's own boot partition or its distribution's kernel update (piprov "
+            "cannot tell the distribution)");
+}
