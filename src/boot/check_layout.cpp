@@ -201,10 +201,11 @@ std::string reinstall_kernel_fix(const Ctx& c, const std::string& file) {
   if (c.layout() == LayoutId::DebianRaspi)
     return "dpkg-reconfigure raspi-firmware (reruns /etc/kernel/postinst.d/z50-raspi-firmware: copies the newest "
            "/boot/vmlinuz-* and /boot/initrd.img-* and rewrites config.txt and cmdline.txt)";
-  if (c.layout() == LayoutId::Unknown)
-    return "restore " + file +
-           " from the image's own boot partition or its distribution's kernel update (piprov "
-           "cannot tell the distribution)";
+  if (c.layout() == LayoutId::Unknown)  // the release from --root's os-release when the headline names one
+    return "restore " + file + " from the image's own boot partition or its distribution's kernel update (" +
+           (c.r.layout.release_from_root ? "piprov does not know " + c.r.layout.release + "'s kernel package"
+                                         : std::string("piprov cannot tell the distribution")) +
+           ")";
   return "apt install --reinstall linux-image-raspi (flash-kernel copies it to the boot partition)";
 }
 

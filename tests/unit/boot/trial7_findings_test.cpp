@@ -127,3 +127,33 @@ TEST(Trial7Boot, KernelFallbackFixNamesTheMissingKernel) {
             "restore kernel_2712.img from the image's own boot partition or its distribution's kernel update (piprov "
             "cannot tell the distribution)");
 }
+
+// Finding 7: --root with Alpine's or Debian 12's os-release: the headline names the release, and so
+// does the fix (was "piprov cannot tell the distribution").
+TEST(Trial7Boot, UnknownLayoutFixNamesTheReleaseTheHeadlineShows) {
+  struct Os {
+    std::string os_release, release;
+  };
+  for (const Os& os :
+       {Os{"NAME=\"Alpine Linux\"\nID=alpine\nVERSION_ID=3.20.3\nPRETTY_NAME=\"Alpine Linux v3.20\"\n",
+           "Alpine Linux v3.20"},
+        Os{"PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nNAME=\"Debian GNU/Linux\"\nVERSION_ID=\"12\"\n"
+           "VERSION_CODENAME=bookworm\nID=debian\n",
+           "Debian GNU/Linux 12 (bookworm)"}}) {
+    SCOPED_TRACE(os.release);
+    TempDir t;
+    const auto boot = t7_boot(t.path, "PARTUUID=6c586e13-02", false);  // no DTB: dtb-missing
+    write_file(t.path / "root/etc/os-release", os.os_release);
+    auto r = piprov::boot::check_boot(
+        {.boot_dir = boot, .root_dir = t.path / "root", .scan_usb = false, .board = PiBoard::Pi4});
+    ASSERT_EQ(r.layout.id, piprov::boot::LayoutId::Unknown) << r.headline();
+    EXPECT_NE(r.headline().find("(" + os.release + ")"), std::string::npos) << r.headline();
+    const auto* f = t7_find(r, "dtb-missing");
+    ASSERT_NE(f, nullptr) << t7_all(r);
+    EXPECT_EQ(f->fix,
+              "restore bcm2711-rpi-4-b.dtb from the image's own boot partition or its distribution's kernel "
+              "update (piprov does not know " +
+                  os.release + "'s kernel package)");
+    EXPECT_EQ((f->message + f->fix).find("cannot tell"), std::string::npos);
+  }
+}
