@@ -6,8 +6,9 @@
 // EEPROM always can), vmlinux fresh where piprov made it; initramfs and cmdline
 // file exist; root= is sane (and, with a device, names a partition of it and no
 // other attached disk carries the same LABEL/PARTUUID: raspberrypi/linux issue
-// 5956); the A/B state of the tryboot layout; config.txt lint; the apt hook
-// where one is needed; UAS quirks for known USB-SATA bridges (cmdline_txt.hpp).
+// 5956; with a disk whose ids are known (an image, provision's disk), names a partition of it); the A/B state of the
+// tryboot layout; config.txt lint; the apt hook where one is needed; UAS quirks for known USB-SATA bridges
+// (cmdline_txt.hpp).
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -42,6 +43,12 @@ struct CheckOptions {
   /// --device DEV is probed instead): an autoboot.txt beside config.txt whose boot_partition is
   /// missing or not FAT there is an error, as for a BOOT_DIR holding only autoboot.txt.
   std::optional<Disk> disk;
+  /// Which ids of `disk`'s partitions are known, for root=: PARTUUID (false for an image's GPT,
+  /// whose partition GUIDs are not read), LABEL and UUID (false unless every partition's file system
+  /// was read). root=KIND=VALUE of a known KIND that no partition of `disk` carries is the error
+  /// root-not-on-device, as with --device (which also warns about other attached disks).
+  bool disk_partuuids = false;
+  bool disk_labels = false;
 };
 
 /// What `boot check` made of a BOOT_DIR that holds only autoboot.txt (check_autoboot.cpp).

@@ -114,7 +114,7 @@ bool kernel_rule_fallback(Ctx& c, const KernelFile& k) {
         c.layout() == LayoutId::Raspios
             ? "apt install --reinstall linux-image-rpi-2712 (Raspberry Pi OS's kernel package for the " + c.board +
                   " writes kernel_2712.img)"
-            : reinstall_kernel_fix(c, c.r.resolved.kernel),
+            : reinstall_kernel_fix(c, rb.os_prefix + "kernel_2712.img"),  // the missing file, not kernel8.img
         kKernelDoc);
   return false;  // a warning: the kernel8.img is checked on
 }

@@ -51,7 +51,7 @@ bool matches(const Partition& p, const std::string& kind, const std::string& val
 std::string describe(const Disk& d) {
   std::vector<std::string> parts;
   for (const auto& p : d.partitions)
-    parts.push_back(p.name + (p.label.empty() ? "" : " LABEL=" + p.label) +
+    parts.push_back((p.name.empty() ? p.path : p.name) + (p.label.empty() ? "" : " LABEL=" + p.label) +
                     (p.partuuid.empty() ? "" : " PARTUUID=" + p.partuuid));
   return parts.empty() ? "no partitions" : join(parts, ", ");
 }
@@ -60,17 +60,19 @@ std::string describe(const Disk& d) {
 const Partition* likely_root(const Disk& d) {
   const Partition* out = nullptr;
   for (const auto& p : d.partitions)
-    if (p.fstype == "ext4" || p.fstype == "btrfs" || p.fstype == "xfs") {
+    if (p.fstype == "ext4" || p.fstype == "ext2/3/4" || p.fstype == "btrfs" ||
+        p.fstype == "xfs") {  // "ext2/3/4": an image's
       if (p.label == "writable" || p.label == "rootfs") return &p;
       out = &p;
     }
   return out;
 }
 
-void check_root_device(Ctx& c, const std::string& root) {
+/// root= (LABEL=, PARTUUID= or UUID=) names a partition of `d`: else error root-not-on-device. With
+/// `others`, a partition of another attached disk with the same id is warning root-duplicate.
+void check_root_on_disk(Ctx& c, const std::string& root, const Disk& d, bool others) {
   auto [kind, value] = split_root(root);
   if (kind.empty()) return;  // a kernel device name: root-kernel-name already says why
-  const Disk d = probe_disk(*c.o.device);
   bool on_disk = false;
   for (const auto& p : d.partitions) on_disk = on_disk || matches(p, kind, value);
   const std::string& file = c.r.cmdline_file;
@@ -78,13 +80,14 @@ void check_root_device(Ctx& c, const std::string& root) {
     const Partition* guess = likely_root(d);
     std::string fix = guess && !guess->partuuid.empty()
                           ? "set root=PARTUUID=" + guess->partuuid + " in " + file + " (" + guess->path + ")"
-                          : "set root= in " + file + " to the LABEL= or PARTUUID= of " + d.path +
-                                "'s root partition (blkid " + d.path + "*)";
+                          : "set root= in " + file + " to the LABEL= or PARTUUID= of " + d.path + "'s root partition" +
+                                (d.path.rfind("/dev/", 0) == 0 ? " (blkid " + d.path + "*)" : "");
     c.add(Severity::Error, "root-not-on-device",
           "root=" + root + " (" + file + ") names no partition of " + d.path + " (" + describe(d) +
               "): the Pi would mount another disk's root, or none",
           fix, kRootDoc);
   }
+  if (!others) return;
   for (const auto& other : list_disks()) {
     if (other.name == d.name) continue;
     for (const auto& p : other.partitions)
@@ -142,7 +145,10 @@ void check_root(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
           "use root=PARTUUID=... or root=LABEL=... of the root partition", kRootDoc);
     return;
   }
-  if (c.o.device) check_root_device(c, *root);
+  if (c.o.device)
+    check_root_on_disk(c, *root, probe_disk(*c.o.device), true);
+  else if (c.o.disk && (kind == "PARTUUID" ? c.o.disk_partuuids : c.o.disk_labels))
+    check_root_on_disk(c, *root, *c.o.disk, false);  // an image, or provision's disk: the host's disks are not the Pi's
 }
 
 void check_ab(Ctx& c) {
@@ -199,10 +205,11 @@ std::string reinstall_kernel_fix(const Ctx& c, const std::string& file) {
   if (c.layout() == LayoutId::DebianRaspi)
     return "dpkg-reconfigure raspi-firmware (reruns /etc/kernel/postinst.d/z50-raspi-firmware: copies the newest "
            "/boot/vmlinuz-* and /boot/initrd.img-* and rewrites config.txt and cmdline.txt)";
-  if (c.layout() == LayoutId::Unknown)
-    return "restore " + file +
-           " from the image's own boot partition or its distribution's kernel update (piprov "
-           "cannot tell the distribution)";
+  if (c.layout() == LayoutId::Unknown)  // the release from --root's os-release when the headline names one
+    return "restore " + file + " from the image's own boot partition or its distribution's kernel update (" +
+           (c.r.layout.release_from_root ? "piprov does not know " + c.r.layout.release + "'s kernel package"
+                                         : std::string("piprov cannot tell the distribution")) +
+           ")";
   return "apt install --reinstall linux-image-raspi (flash-kernel copies it to the boot partition)";
 }
 

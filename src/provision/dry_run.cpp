@@ -69,7 +69,7 @@ void dry_run_plan(const ProvisionOptions& o, const ImageTree& tree, const std::v
     co.root_dir = tree.root_dir();
     co.usb_ids = o.usb_ids;
     co.scan_usb = false;
-    co.disk = tree.disk();     // autoboot.txt's boot_partition: the image's partitions, as written to the disk
+    tree.set_disk(co);  // autoboot.txt's boot_partition and root=: the image's partitions, as written to the disk
     co.image = o.write.image;  // fixes name the disk written from it, never a command on the image's path
     t.check = boot::check_boot(co);
     for (auto& f : t.check.findings) {

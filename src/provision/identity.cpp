@@ -17,6 +17,7 @@
 #include "core/strings.hpp"
 #include "image/disk_identity.hpp"
 #include "image/image_fs.hpp"
+#include "image/write_targets.hpp"
 #include "provision/seed/seed_network_detail.hpp"
 #include "provision/seed_notes.hpp"
 
@@ -281,10 +282,14 @@ SeedCheck check_seed_files(const IdentityOptions& o, const std::string& image) {
       if (e.kind() != ErrorKind::Usage) throw;
       throw usage(std::string("--image ") + e.what());
     }
-    if (image::read_partition_table(*reader, std::nullopt).scheme.empty())
+    const image::PartitionTable table = image::read_partition_table(*reader, std::nullopt);
+    if (table.scheme.empty())
       throw usage("--image " + image +
                   " holds no partition table (no MBR or GPT at its start): not a disk image; give the .img or .img.xz "
                   "the seed goes onto");
+    // A cut image: write's message, not "gives no cloud-init schema ... give an image piprov can read at random".
+    if (reader->random_access())
+      image::check_complete_image(table, reader->size(), reader->format(), image, "nothing was checked");
     image_ci = read_image_cloud_init(*reader, image);
     // provision's verdict: a seed for an image without cloud-init is refused (exit 2), not judged.
     if (!image_ci->missing.empty()) throw usage("--image " + image + ": " + no_cloud_init_refusal(*image_ci));

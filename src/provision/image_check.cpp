@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 
@@ -15,6 +16,7 @@
 #include "image/fat_map.hpp"
 #include "image/image_fs.hpp"
 #include "image/scan.hpp"
+#include "image/write_targets.hpp"
 
 namespace fs = std::filesystem;
 
@@ -74,6 +76,40 @@ UniqueFd image_check_partition_memfd(image::ImageReader& reader, const image::Pa
   return fd;
 }
 
+/// The LABEL and UUID of the FAT or ext file system of partition `p` into `out`, as libblkid gives them
+/// (FAT: the boot sector's label, "NO NAME" none, and its volume id "ABCD-1234"; ext: s_volume_name and
+/// s_uuid at superblock offsets 120 and 104, ext4 documentation "The Super Block"). False when neither.
+bool image_check_fs_ids(image::ImageReader& reader, const image::PartitionEntry& e, Partition& out) {
+  std::array<std::byte, 2048> head{};
+  if (e.size < head.size()) return false;
+  reader.read_at(head, e.offset);
+  auto text = [&](std::size_t at, std::size_t n) {
+    std::string v(reinterpret_cast<const char*>(head.data() + at), n);
+    v = v.substr(0, v.find('\0'));
+    while (!v.empty() && v.back() == ' ') v.pop_back();
+    return v;
+  };
+  auto byte = [&](std::size_t at) { return std::to_integer<unsigned>(head[at]); };
+  if (e.kind == image::PartKind::Fat) {
+    std::string why;
+    auto fat = image::parse_fat_boot_sector(std::span<const std::byte>(head.data(), 512), e.size, &why);
+    if (!fat) return false;
+    const std::size_t id = fat->bits == 32 ? 67 : 39;  // BS_VolID (FAT32 BPB, FAT12/16 BPB)
+    out.label = fat->label;
+    out.uuid = fmt::format("{:02X}{:02X}-{:02X}{:02X}", byte(id + 3), byte(id + 2), byte(id + 1), byte(id));
+    return true;
+  }
+  if (byte(1080) != 0x53 || byte(1081) != 0xef) return false;
+  out.label = text(1024 + 120, 16);
+  std::string u;
+  for (std::size_t i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) u += '-';
+    u += fmt::format("{:02x}", byte(1024 + 104 + i));
+  }
+  out.uuid = u;
+  return true;
+}
+
 void image_check_replace(std::string& s, const std::string& from, const std::string& to) {
   for (std::size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size())
     s.replace(at, from.size(), to);
@@ -93,6 +129,10 @@ void ImageTree::read() {
   format_ = image::to_string(reader_->format());
   random_access_ = reader_->random_access();
   note_ = reader_->sequential_note();
+  // A cut image (partition 1 complete, the root cut): write's message, not "no FAT partition" (trial 7 finding 5).
+  if (random_access_)
+    image::check_complete_image(image::read_partition_table(*reader_, std::nullopt), reader_->size(), reader_->format(),
+                                image, "nothing was checked");
   const image::PartitionTable table = image::read_partition_table(*reader_, reader_->size());
   scheme_ = table.scheme;
   if (scheme_ == "dos") {
@@ -117,6 +157,9 @@ void ImageTree::read() {
     }
     disk_.partitions.push_back(std::move(p));
   }
+  labels_known_ = random_access_ && !table.parts.empty();
+  for (std::size_t i = 0; i < table.parts.size() && labels_known_; ++i)
+    labels_known_ = image_check_fs_ids(*reader_, table.parts[i], disk_.partitions[i]);
   auto boot = std::find_if(table.parts.begin(), table.parts.end(),
                            [](const image::PartitionEntry& p) { return p.kind == image::PartKind::Fat; });
   if (boot == table.parts.end()) {
@@ -156,6 +199,12 @@ void ImageTree::read() {
   }
 }
 
+void ImageTree::set_disk(boot::CheckOptions& co) const {
+  co.disk = disk_;
+  co.disk_partuuids = partuuids_known();
+  co.disk_labels = labels_known_;
+}
+
 ImageTree::~ImageTree() {
   boot_.reset();
   std::error_code ec;
@@ -185,9 +234,9 @@ ImageCheck check_image(const ImageCheckOptions& o) {
   c.options.root_dir = tree.root_dir();
   c.options.board = o.board;
   c.options.usb_ids = o.usb_ids;
-  c.options.scan_usb = false;    // the image is not this machine's disk
-  c.options.image = o.image;     // fixes that patch name provision, not `boot patch IMAGE`
-  c.options.disk = tree.disk();  // autoboot.txt's boot_partition is judged by the image's partitions
+  c.options.scan_usb = false;  // the image is not this machine's disk
+  c.options.image = o.image;   // fixes that patch name provision, not `boot patch IMAGE`
+  tree.set_disk(c.options);    // autoboot.txt's boot_partition and root= are judged by the image's partitions
   c.report = boot::check_boot(c.options);
   for (auto& f : c.report.findings) {
     f.message = tree.named(f.message);

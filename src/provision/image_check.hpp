@@ -48,8 +48,16 @@ class ImageTree {
   const std::string& disk_id() const { return disk_id_; }
   image::ReaderStats stats() const { return reader_->stats(); }
   /// The image's partitions as a Disk (path IMAGE, each "IMAGE partition N", fstype "vfat" for FAT,
-  /// "ext2/3/4" for an ext superblock, else ""): what boot::CheckOptions::disk judges autoboot.txt by.
+  /// "ext2/3/4" for an ext superblock, else ""; PARTUUID "DISKID-NN" on MBR; on a random-access image
+  /// each FAT or ext file system's LABEL and UUID as blkid shows them): what boot::CheckOptions::disk
+  /// judges autoboot.txt and root= by.
   const Disk& disk() const { return disk_; }
+  /// disk()'s PARTUUIDs are known (an MBR image: the GPT partition GUIDs are not read).
+  bool partuuids_known() const { return scheme_ == "dos"; }
+  /// disk()'s LABELs and UUIDs are known: a random-access image whose every partition is FAT or ext.
+  bool labels_known() const { return labels_known_; }
+  /// Sets `co`'s disk (disk()) and which of its ids are known, for autoboot.txt and root=.
+  void set_disk(boot::CheckOptions& co) const;
   /// `text` with the temporary directories named as "IMAGE partition N" and "IMAGE root fs", a path
   /// inside them after a colon: "IMAGE root fs: /etc/apt/apt.conf.d/...".
   std::string named(std::string text) const;
@@ -65,7 +73,7 @@ class ImageTree {
   std::optional<std::filesystem::path> root_dir_;
   unsigned boot_partition_ = 0;
   std::string root_note_, format_, note_, scheme_, disk_id_;
-  bool random_access_ = false;
+  bool random_access_ = false, labels_known_ = false;
   Disk disk_;
 };
 

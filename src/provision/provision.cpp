@@ -225,8 +225,10 @@ void TargetRun::check() {
   co.boot_dir = boot_dir_;
   co.root_dir = root_dir_;
   co.usb_ids = o_.usb_ids;
-  co.board = o_.patch.board;  // --board: what the firmware of that Pi loads (kernel_2712.img on a Pi 5)
-  co.scan_usb = false;        // the host's USB devices say nothing about the Pi's
+  co.board = o_.patch.board;      // --board: what the firmware of that Pi loads (kernel_2712.img on a Pi 5)
+  co.scan_usb = false;            // the host's USB devices say nothing about the Pi's
+  co.disk = probe_disk(target_);  // root= must name a partition of it, after its new disk identifier
+  co.disk_partuuids = co.disk_labels = true;
   rep_.check = boot::check_boot(co);
   name_check_on_partitions(rep_.check, boot_dir_.string(), boot_.path, root_dir_.string(), root_.path);
   step.done(check_step_text(rep_.check, boot::inspect_hooks(root_dir_, boot_dir_).conf_installed));

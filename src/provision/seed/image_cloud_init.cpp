@@ -59,6 +59,7 @@ std::shared_ptr<const ImageCloudInit> read_image_cloud_init(const std::string& p
 std::shared_ptr<const ImageCloudInit> read_image_cloud_init(image::ImageReader& reader, const std::string& path) {
   auto out = std::make_shared<ImageCloudInit>();
   out->image = path;
+  out->random_access = reader.random_access();
   if (!reader.random_access()) {
     out->note = reader.sequential_note() + "; its root file system was not read";
     return out;

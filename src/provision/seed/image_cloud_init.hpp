@@ -31,7 +31,8 @@ struct ImageCloudInit {
   /// cloud_init_missing() of the image's root fs: why it would ignore a seed; "" when it has
   /// cloud-init or its root fs was not read (`note` says why).
   std::string missing;
-  bool root_read = false;  ///< its root fs was read (random access, found): `note` is then about its content
+  bool root_read = false;      ///< its root fs was read (random access, found): `note` is then about its content
+  bool random_access = false;  ///< the image's reader is random access (a sequential one's root fs is not read)
   bool has_schema() const { return !schema_text.empty(); }
 };
 

@@ -170,9 +170,10 @@ SeedCheck sc_user_data_start(const std::string& file, const SeedCheckOptions& o,
             (s ? "this machine's " + ci + " schema (" + s->path + ")" : "piprov's own rules") +
             ", not by the cloud-init the node will run",
         std::string("check the seed with the node's cloud-init (`cloud-init schema --config-file FILE` on the node)") +
-            (o.image->root_read ? ""
-                                : ", or give an image piprov can read at random (.img, multi-block .xz, multi-frame "
-                                  ".zst)"),
+            (o.image->random_access
+                 ? ""  // a random-access image was read: a .img's note says what it lacks
+                 : ", or give an image piprov can read at random (.img, multi-block .xz, multi-frame "
+                   ".zst)"),
         kSrcJudge));
   if (c.partial)
     c.findings.push_back(seed_finding(

@@ -1,0 +1,157 @@
+// Trial 7 finding 1: root= in the cmdline must name a partition of the disk the Pi boots, also
+// where piprov has the disk or the image's partition table without --device: `boot check IMAGE`
+// and `provision --dry-run` judge it by the image's own ids (its MBR disk identifier, each file
+// system's LABEL and UUID), provision's check step by the written disk after its new disk
+// identifier. Was: "boot check: OK" and "is ready ... boots from USB", exit 0, for
+// root=PARTUUID=deadbeef-02 and root=LABEL=nosuch (a kernel with rootwait then waits forever).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <regex>
+
+#include "support/testsupport.hpp"
+
+namespace fs = std::filesystem;
+using piprov::test::q;
+using piprov::test::run;
+using piprov::test::TempDir;
+
+namespace {
+
+/// The rules of the findings of a `--json` check report.
+std::vector<std::string> root_on_disk_rules(const nlohmann::json& findings) {
+  std::vector<std::string> out;
+  for (const auto& f : findings) out.push_back(f["rule"].get<std::string>());
+  return out;
+}
+
+/// `img` (a raspios test image) with cmdline.txt's root= set to `root`.
+void root_on_disk_set_root(const fs::path& img, const fs::path& work, const std::string& root) {
+  piprov::test::write_file(work / "cmdline.txt",
+                           "console=serial0,115200 console=tty1 root=" + root + " rootfstype=ext4 rootwait\n");
+  ASSERT_EQ(run("export MTOOLS_SKIP_CHECK=1; mcopy -o -i " + q(img.string() + "@@1M") + " " +
+                q((work / "cmdline.txt").string()) + " ::cmdline.txt")
+                .exit_code,
+            0);
+}
+
+}  // namespace
+
+TEST(Trial7RootOnDisk, BootCheckImageAndDryRunJudgeRootByTheImagesPartitions) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("mcopy");
+  TempDir d("piprov-t7-root-image");
+  const fs::path stock = d.path / "raspios.img";
+  if (auto why = piprov::test::make_test_image(stock, 64, "raspios"); !why.empty()) PIPROV_SKIP(why);
+  piprov::test::LoopDevice target(d.path / "target.disk", 400ull << 20);
+  const std::string bin = piprov::test::piprov_bin();
+
+  struct Case {
+    std::string root;
+    bool names_a_partition;
+  };
+  // make-test-image.sh's raspios: disk identifier 6c586e13, labels bootfs/rootfs.
+  for (const Case& c : {Case{"PARTUUID=deadbeef-02", false}, Case{"LABEL=nosuch", false},
+                        Case{"UUID=0123abcd-0000-4000-8000-000000000000", false}, Case{"PARTUUID=6C586E13-02", true},
+                        Case{"LABEL=rootfs", true}}) {
+    SCOPED_TRACE(c.root);
+    const fs::path img = d.path / "case.img";
+    ASSERT_EQ(run("cp --sparse=always " + q(stock.string()) + " " + q(img.string())).exit_code, 0);
+    ASSERT_NO_FATAL_FAILURE(root_on_disk_set_root(img, d.path, c.root));
+
+    auto check = run(bin + " boot check --json --board pi4 " + q(img.string()));
+    ASSERT_TRUE(check.exit_code == 0 || check.exit_code == 1) << check.err;
+    const auto j = nlohmann::json::parse(check.out);
+    const auto rules = root_on_disk_rules(j["findings"]);
+    const bool flagged = std::find(rules.begin(), rules.end(), "root-not-on-device") != rules.end();
+    EXPECT_EQ(flagged, !c.names_a_partition) << check.out;
+    EXPECT_EQ(check.exit_code, c.names_a_partition ? 0 : 1) << check.out;
+    if (!c.names_a_partition) {
+      for (const auto& f : j["findings"])
+        if (f["rule"] == "root-not-on-device") {
+          EXPECT_EQ(f["severity"], "error");
+          EXPECT_NE(f["message"].get<std::string>().find("names no partition of " + img.string()), std::string::npos)
+              << f["message"];
+          EXPECT_NE(f["message"].get<std::string>().find("PARTUUID=6c586e13-02"), std::string::npos) << f["message"];
+          EXPECT_NE(f["fix"].get<std::string>().find("set root=PARTUUID=6c586e13-02 in cmdline.txt (" + img.string() +
+                                                     " partition 2)"),
+                    std::string::npos)
+              << f["fix"];
+        }
+    }
+
+    // The dry run judges the image as the real run would: exit 1, not "ready".
+    auto dry = run("timeout 300 " + bin + " provision --dry-run --progress none " + q(img.string()) + " " +
+                   target.path + " --board pi4");
+    EXPECT_EQ(dry.exit_code, c.names_a_partition ? 0 : 1) << dry.out << dry.err;
+    EXPECT_EQ((dry.out + dry.err).find("root-not-on-device") != std::string::npos, !c.names_a_partition)
+        << dry.out << dry.err;
+  }
+}
+
+TEST(Trial7RootOnDisk, ProvisionIsNotReadyWhenRootNamesNoPartitionOfTheWrittenDisk) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("mcopy");
+  TempDir d("piprov-t7-root-provision");
+  const fs::path img = d.path / "badroot.img";
+  if (auto why = piprov::test::make_test_image(img, 64, "raspios"); !why.empty()) PIPROV_SKIP(why);
+  ASSERT_NO_FATAL_FAILURE(root_on_disk_set_root(img, d.path, "PARTUUID=deadbeef-02"));
+  piprov::test::LoopDevice target(d.path / "target.disk", 400ull << 20);
+
+  auto p = run("timeout 600 " + piprov::test::piprov_bin() + " provision --yes --progress none " + q(img.string()) +
+               " " + target.path + " --board pi4 --json");
+  EXPECT_EQ(p.exit_code, 1) << p.out << p.err;  // README: 1, the final boot check has findings
+  const auto j = nlohmann::json::parse(p.out);
+  ASSERT_EQ(j["targets"].size(), 1u);
+  const auto& t = j["targets"][0];
+  EXPECT_FALSE(t["check_ok"].get<bool>());
+  const auto rules = root_on_disk_rules(t["findings"]);
+  ASSERT_NE(std::find(rules.begin(), rules.end(), "root-not-on-device"), rules.end()) << t["findings"];
+  // Judged after the new disk identifier: the fix names the disk's new PARTUUID, not the image's.
+  const std::string new_id = run("blkid -p -s PTUUID -o value " + target.path).out.substr(0, 8);
+  ASSERT_TRUE(std::regex_match(new_id, std::regex("[0-9a-f]{8}"))) << new_id;
+  EXPECT_NE(new_id, "6c586e13");
+  for (const auto& f : t["findings"]) {
+    if (f["rule"] == "root-not-on-device") {
+      EXPECT_NE(f["fix"].get<std::string>().find("set root=PARTUUID=" + new_id + "-02"), std::string::npos) << f["fix"];
+    }
+  }
+  EXPECT_EQ(p.err.find("is ready"), std::string::npos) << p.err;
+  EXPECT_EQ(p.out.find("is ready"), std::string::npos) << p.out;
+}
+
+// Finding 5: a raw image cut at 300 MB (partition 1 complete, partition 2 cut): `boot check IMAGE`
+// and `seed check --image` say what write says, "ends at byte N ... download it again" (were "has
+// no FAT partition ...: not a Raspberry Pi image" and "gives no cloud-init schema ... give an image
+// piprov can read at random (.img, ...)").
+TEST(Trial7CutImage, BootCheckAndSeedCheckSayTheImageIsCut) {
+  PIPROV_REQUIRE_LOOP();
+  TempDir d("piprov-t7-cut");
+  const fs::path img = d.path / "raspios.img", cut = d.path / "trunc.img";
+  if (auto why = piprov::test::make_test_image(img, 64, "raspios"); !why.empty()) PIPROV_SKIP(why);
+  ASSERT_EQ(run("head -c 300000000 " + q(img.string()) + " > " + q(cut.string())).exit_code, 0);
+  piprov::test::write_file(d.path / "user-data", "#cloud-config\nhostname: node1\n");
+  const std::string cut_text =
+      cut.string() +
+      " ends at byte 300000000 (286.1 MiB), before its partition 2 ends (byte 336592896, "
+      "321.0 MiB): an incomplete download or a cut copy; download it again (nothing was checked)";
+  const std::string bin = piprov::test::piprov_bin();
+
+  auto check = run(bin + " boot check --board pi4 " + q(cut.string()));
+  EXPECT_EQ(check.exit_code, 2) << check.out << check.err;
+  EXPECT_NE(check.err.find(cut_text), std::string::npos) << check.err;
+  EXPECT_EQ(check.err.find("not a Raspberry Pi image"), std::string::npos) << check.err;
+
+  auto seed =
+      run(bin + " seed check --image " + q(cut.string()) + " --user-data " + q((d.path / "user-data").string()));
+  EXPECT_EQ(seed.exit_code, 2) << seed.out << seed.err;
+  EXPECT_NE(seed.err.find(cut_text), std::string::npos) << seed.err;
+  EXPECT_EQ((seed.out + seed.err).find("read at random"), std::string::npos) << seed.out << seed.err;
+
+  // write says the same of it, with its own outcome.
+  piprov::test::LoopDevice target(d.path / "target.disk", 400ull << 20);
+  auto write = run(bin + " write --yes --progress none " + q(cut.string()) + " " + target.path);
+  EXPECT_EQ(write.exit_code, 2) << write.err;
+  EXPECT_NE(write.err.find(cut_text.substr(0, cut_text.size() - std::string("checked)").size())), std::string::npos)
+      << write.err;
+}
