@@ -199,11 +199,8 @@ struct NetplanTypeChecker {
 
 void check_v2_types(const nlohmann::json& net, const NetAdd& add) {
   NetplanTypeChecker c{add};
-  for (const char* section : {"ethernets", "wifis", "bonds", "bridges", "vlans"}) {
-    if (!net.contains(section) || !net[section].is_object()) continue;
-    for (const auto& [name, d] : net[section].items())
-      if (d.is_object()) c.device(d, section, std::string(section) + "." + name);
-  }
+  for_each_v2_device(
+      net, [&c](const nlohmann::json& d, const char* section, const std::string& path) { c.device(d, section, path); });
 }
 
 }  // namespace piprov::provision::detail

@@ -15,6 +15,12 @@ namespace piprov::provision::detail {
 using NetAdd = std::function<void(const std::string& rule, Severity sev, const std::string& path,
                                   const std::string& message, const std::string& fix, const char* source)>;
 
+/// Calls fn(device, section, path) for each device (a map) of a version 2 config's ethernets,
+/// wifis, bonds, bridges and vlans, in that order; path is "SECTION.NAME". Other sections
+/// (tunnels, modems ...) are not visited. Source: netplan docs, YAML configuration.
+void for_each_v2_device(const nlohmann::json& net,
+                        const std::function<void(const nlohmann::json&, const char*, const std::string&)>& fn);
+
 /// seed-network-reference (error): every interface a bridge or bond lists under `interfaces`, and
 /// every VLAN's `link`, is defined in the config (netplan: "br0: interface 'ens3' is not defined";
 /// netplan then applies nothing and the node has no network).

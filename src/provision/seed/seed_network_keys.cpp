@@ -280,13 +280,19 @@ void nk_judge_keys(const std::string& netplan, const std::string& judge, Finding
 
 }  // namespace
 
-void check_v2_keys(const nlohmann::json& net, const NetAdd& add) {
-  NetplanKeyChecker c{add};
+void for_each_v2_device(const nlohmann::json& net,
+                        const std::function<void(const nlohmann::json&, const char*, const std::string&)>& fn) {
   for (const char* section : {"ethernets", "wifis", "bonds", "bridges", "vlans"}) {
     if (!net.contains(section) || !net[section].is_object()) continue;
     for (const auto& [name, d] : net[section].items())
-      if (d.is_object()) c.device(d, section, std::string(section) + "." + name);
+      if (d.is_object()) fn(d, section, std::string(section) + "." + name);
   }
+}
+
+void check_v2_keys(const nlohmann::json& net, const NetAdd& add) {
+  NetplanKeyChecker c{add};
+  for_each_v2_device(
+      net, [&c](const nlohmann::json& d, const char* section, const std::string& path) { c.device(d, section, path); });
 }
 
 /// seed-network-route-default judged by the image's netplan (the renderer of
