@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <map>
+#include <optional>
 
 #include "boot/check.hpp"
 #include "boot/fat_tools.hpp"
@@ -161,19 +161,14 @@ void rewrite_and_check(CloneTarget& t) {
     mount_filesystem(root_part->path, root_dir.string(), root_part->fstype);
     guard.mounted.push_back(root_dir.string());
   }
-  bool via_mtools = false;
-  std::map<std::string, std::string> fat_before;
+  // The boot partition as provision reaches it (boot::FatDir): mounted, or on a kernel without vfat
+  // (some containers and CI hosts) an mtools copy written back below. Closed before `guard` unmounts.
+  std::optional<boot::FatDir> fat;
   if (boot_part) {
-    try {
-      mount_filesystem(boot_part->path, boot_dir.string(), boot_part->fstype);
-      guard.mounted.push_back(boot_dir.string());
-    } catch (const Error& e) {
-      // A kernel without vfat (some containers and CI hosts): a copy through mtools, as provision does.
-      if (e.sys_errno() != ENODEV || !boot::mtools_available()) throw;
-      boot::fat_copy_out(boot_part->path, boot_dir);
-      fat_before = boot::tree_hashes(boot_dir);
-      via_mtools = true;
-    }
+    boot::FatDirOptions fo;
+    fo.writable = true;
+    fo.dir = boot_dir;
+    fat.emplace(boot_part->path, fo);
   }
   const provision::SeedOutcome so = provision::rewrite_partuuid_references(boot_dir, root_dir, t.identity);
   t.rewritten = so.rewritten;
@@ -196,11 +191,13 @@ void rewrite_and_check(CloneTarget& t) {
                                    "partition)"
                              : "boot check: not run (no FAT boot partition)";
   }
-  if (via_mtools)
-    boot::fat_write_back(boot_part->path, boot_dir, fat_before);
-  else if (boot_part)
+  if (fat && fat->copied())
+    fat->write_back();
+  else if (fat)
     provision::sync_fs(boot_dir);
   if (root_part) provision::sync_fs(root_dir);
+  if (fat)
+    if (std::string problem = fat->close(); !problem.empty()) guard.problems.push_back(problem);
   guard.unmount_all();
   if (!guard.problems.empty()) throw Error(ErrorKind::Io, guard.problems.front());
 }
