@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "core/finding.hpp"
 #include "support/testsupport.hpp"
 
 namespace piprov::boot::test {
@@ -35,5 +36,14 @@ struct BootTree {
   std::string image = fake_image(400000, 11);
   BootTree();
 };
+
+/// The first finding of `report` (a boot check report, anything with .findings) whose rule is
+/// `rule`; nullptr when there is none.
+template <class Report>
+const piprov::Finding* find_rule(const Report& report, const std::string& rule) {
+  for (const auto& f : report.findings)
+    if (f.rule == rule) return &f;
+  return nullptr;
+}
 
 }  // namespace piprov::boot::test

@@ -29,11 +29,6 @@ piprov::boot::CheckReport t3_check(const fs::path& boot, PiBoard b = PiBoard::Pi
   return piprov::boot::check_boot({.boot_dir = boot, .scan_usb = false, .board = b});
 }
 
-const piprov::Finding* t3_find(const piprov::boot::CheckReport& r, const std::string& rule) {
-  auto it = std::find_if(r.findings.begin(), r.findings.end(), [&](const auto& f) { return f.rule == rule; });
-  return it == r.findings.end() ? nullptr : &*it;
-}
-
 std::vector<std::string> t3_rules(const piprov::boot::CheckReport& r) {
   std::vector<std::string> v;
   for (const auto& f : r.findings) v.push_back(f.rule + "@" + std::to_string(f.line));
@@ -77,15 +72,16 @@ TEST(Trial3Boot, UbuntuUbootCmdlineWithoutRootIsAnErrorAndPatchRefuses) {
   bt::BootTree tr;
   write_file(tr.boot / "cmdline.txt", "console=tty1 rootwait\n");
   auto r = t3_check(tr.boot);
-  ASSERT_NE(t3_find(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
-  EXPECT_EQ(t3_find(r, "cmdline-no-root")->severity, Severity::Error);
-  EXPECT_NE(t3_find(r, "cmdline-no-root")->message.find("flash-kernel's bootscr.rpi, sets none either"),
+  ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
+  EXPECT_EQ(bt::find_rule(r, "cmdline-no-root")->severity, Severity::Error);
+  EXPECT_NE(bt::find_rule(r, "cmdline-no-root")->message.find("flash-kernel's bootscr.rpi, sets none either"),
             std::string::npos);
-  EXPECT_EQ(t3_find(r, "cmdline-root-from-uboot"), nullptr);
-  ASSERT_NE(t3_find(r, "kernel-uboot"), nullptr);
-  EXPECT_EQ(t3_find(r, "kernel-uboot")->fix.rfind("add root=LABEL=writable to cmdline.txt (cmdline-no-root), then ", 0),
-            0u)
-      << t3_find(r, "kernel-uboot")->fix;
+  EXPECT_EQ(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr);
+  ASSERT_NE(bt::find_rule(r, "kernel-uboot"), nullptr);
+  EXPECT_EQ(
+      bt::find_rule(r, "kernel-uboot")->fix.rfind("add root=LABEL=writable to cmdline.txt (cmdline-no-root), then ", 0),
+      0u)
+      << bt::find_rule(r, "kernel-uboot")->fix;
 
   // boot patch refuses (usage, exit 2) and changes nothing, dry run or not.
   const std::string config = piprov::read_file(tr.boot / "config.txt");
@@ -103,13 +99,13 @@ TEST(Trial3Boot, UbuntuUbootCmdlineWithoutRootIsAnErrorAndPatchRefuses) {
 
   // Ubuntu's boot.scr on the partition, without root=: the same error.
   write_file(tr.boot / "boot.scr", t3_boot_scr("fdt addr ${fdt_addr}\nfdt get value bootargs /chosen bootargs\n"));
-  ASSERT_NE(t3_find(t3_check(tr.boot), "cmdline-no-root"), nullptr);
+  ASSERT_NE(bt::find_rule(t3_check(tr.boot), "cmdline-no-root"), nullptr);
   // A boot script that sets root= supplies it: info, not an error.
   write_file(tr.boot / "boot.scr", t3_boot_scr("setenv bootargs \"${bootargs} root=PARTUUID=${uuid} rootwait\"\n"));
   r = t3_check(tr.boot);
-  EXPECT_EQ(t3_find(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
-  ASSERT_NE(t3_find(r, "cmdline-root-from-uboot"), nullptr);
-  EXPECT_EQ(t3_find(r, "cmdline-root-from-uboot")->message,
+  EXPECT_EQ(bt::find_rule(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
+  ASSERT_NE(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr);
+  EXPECT_EQ(bt::find_rule(r, "cmdline-root-from-uboot")->message,
             "cmdline.txt has no root=: right under U-Boot, whose boot script boot.scr sets root=");
 }
 
@@ -145,9 +141,9 @@ TEST(Trial4Boot, BootScriptRootIsTheOneItSets) {
   write_file(t.path / "boot.scr", t3_boot_scr("# the kernel takes root= from cmdline.txt, which the firmware passes "
                                               "on\nsetenv bootargs \"${bootargs} rootwait\"\n"));
   auto r = t3_check(t.path);
-  EXPECT_EQ(t3_find(r, "cmdline-root-from-uboot"), nullptr) << testing::PrintToString(t3_rules(r));
-  ASSERT_NE(t3_find(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
-  EXPECT_NE(t3_find(r, "cmdline-no-root")->message.find("boot.scr sets none either"), std::string::npos);
+  EXPECT_EQ(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << testing::PrintToString(t3_rules(r));
+  ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
+  EXPECT_NE(bt::find_rule(r, "cmdline-no-root")->message.find("boot.scr sets none either"), std::string::npos);
 }
 
 // Another U-Boot (by content) whose boot.scr sets no root=: the error too.
@@ -158,11 +154,11 @@ TEST(Trial3Boot, OtherUbootWithABootScriptWithoutRootIsAnError) {
   write_file(t.path / "cmdline.txt", "console=tty0 rootwait\n");
   write_file(t.path / "u-boot.bin", t3_fake_uboot());
   bt::write_dtbs(t.path);
-  EXPECT_NE(t3_find(t3_check(t.path), "cmdline-root-from-uboot"), nullptr);  // no script to read: trusted
+  EXPECT_NE(bt::find_rule(t3_check(t.path), "cmdline-root-from-uboot"), nullptr);  // no script to read: trusted
   write_file(t.path / "boot.scr", t3_boot_scr("load mmc 0:1 ${kernel_addr_r} Image\nbooti ${kernel_addr_r}\n"));
   auto r = t3_check(t.path);
-  ASSERT_NE(t3_find(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
-  EXPECT_NE(t3_find(r, "cmdline-no-root")->message.find("boot.scr sets none either"), std::string::npos);
+  ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
+  EXPECT_NE(bt::find_rule(r, "cmdline-no-root")->message.find("boot.scr sets none either"), std::string::npos);
 }
 
 // Trial 7, finding 2: a real mkimage boot.scr that sets root= was read as setting none. The
@@ -186,18 +182,18 @@ TEST(Trial7Boot, RealMkimageBootScrThatSetsRootIsRead) {
     ASSERT_EQ(scr.compare(0, 4, "\x27\x05\x19\x56"), 0);  // mkimage's legacy header, as U-Boot reads it
     write_file(t.path / "boot.scr", scr);
     auto r = t3_check(t.path);
-    EXPECT_EQ(t3_find(r, "cmdline-no-root"), nullptr) << script << testing::PrintToString(t3_rules(r));
-    EXPECT_NE(t3_find(r, "cmdline-root-from-uboot"), nullptr) << script;
+    EXPECT_EQ(bt::find_rule(r, "cmdline-no-root"), nullptr) << script << testing::PrintToString(t3_rules(r));
+    EXPECT_NE(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << script;
     EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << script << testing::PrintToString(t3_rules(r));
     // The same script as plain text (no header): the same verdict.
     write_file(t.path / "boot.scr", script);
-    EXPECT_NE(t3_find(t3_check(t.path), "cmdline-root-from-uboot"), nullptr) << script;
+    EXPECT_NE(bt::find_rule(t3_check(t.path), "cmdline-root-from-uboot"), nullptr) << script;
   }
   // A root= only after the script (past ih_size's data) does not count: U-Boot never runs it.
   write_file(t.path / "boot.scr", t3_boot_scr("setenv bootargs \"${bootargs} rootwait\"\n") + "\n" + sets);
   auto r = t3_check(t.path);
-  ASSERT_NE(t3_find(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
-  EXPECT_NE(t3_find(r, "cmdline-no-root")->message.find("boot.scr sets none either"), std::string::npos);
+  ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
+  EXPECT_NE(bt::find_rule(r, "cmdline-no-root")->message.find("boot.scr sets none either"), std::string::npos);
 }
 
 // The header as U-Boot's source command checks it: a boot.scr it refuses runs no script, named.
@@ -234,12 +230,12 @@ TEST(Trial7Boot, BootScrThatUbootRefusesIsNamed) {
   bad[good.size() - 3] ^= 0x01;
   write_file(t.path / "boot.scr", bad);
   auto r = t3_check(t.path);
-  ASSERT_NE(t3_find(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
+  ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
   EXPECT_NE(
-      t3_find(r, "cmdline-no-root")
+      bt::find_rule(r, "cmdline-no-root")
           ->message.find("U-Boot runs no boot script boot.scr either: its data CRC-32 is wrong (U-Boot: Bad data crc)"),
       std::string::npos)
-      << t3_find(r, "cmdline-no-root")->message;
+      << bt::find_rule(r, "cmdline-no-root")->message;
 }
 
 // Finding 7: device-tree-empty's fix promised the Pi 5's own bcm2712-rpi-5-b.dtb, which was not on
@@ -250,20 +246,20 @@ TEST(Trial3Boot, EmptyDeviceTreeWithTheBoardsDtbMissingSaysSo) {
   write_file(t.path / "cmdline.txt", "console=tty1 root=PARTUUID=1234abcd-02 rootwait\n");
   write_file(t.path / "kernel_2712.img", bt::fake_image(200000, 3));
   auto r = t3_check(t.path, PiBoard::Pi5);
-  ASSERT_NE(t3_find(r, "device-tree-empty"), nullptr) << testing::PrintToString(t3_rules(r));
-  EXPECT_EQ(t3_find(r, "device-tree-empty")->fix,
+  ASSERT_NE(bt::find_rule(r, "device-tree-empty"), nullptr) << testing::PrintToString(t3_rules(r));
+  EXPECT_EQ(bt::find_rule(r, "device-tree-empty")->fix,
             "remove the empty device_tree= line and put the Pi 5's own bcm2712-rpi-5-b.dtb on the partition (it is "
             "not there either), or name a .dtb that is on the partition");
   // Following the fix's first half alone gives the error the fix warned of.
   write_file(t.path / "config.txt", "[all]\narm_64bit=1\n[pi5]\n[all]\n");
-  EXPECT_NE(t3_find(t3_check(t.path, PiBoard::Pi5), "dtb-missing"), nullptr);
+  EXPECT_NE(bt::find_rule(t3_check(t.path, PiBoard::Pi5), "dtb-missing"), nullptr);
   write_file(t.path / "config.txt", "[all]\narm_64bit=1\n[pi5]\ndevice_tree=\n[all]\n");
   // With the DTB there: the fix promises it, and no dtb-missing.
   bt::write_dtbs(t.path);
   r = t3_check(t.path, PiBoard::Pi5);
-  EXPECT_EQ(t3_find(r, "dtb-missing"), nullptr);
-  ASSERT_NE(t3_find(r, "device-tree-empty"), nullptr);
-  EXPECT_EQ(t3_find(r, "device-tree-empty")->fix,
+  EXPECT_EQ(bt::find_rule(r, "dtb-missing"), nullptr);
+  ASSERT_NE(bt::find_rule(r, "device-tree-empty"), nullptr);
+  EXPECT_EQ(bt::find_rule(r, "device-tree-empty")->fix,
             "remove the empty device_tree= line (the firmware then loads the Pi 5's own bcm2712-rpi-5-b.dtb) or name "
             "a .dtb on the partition");
 }
@@ -327,8 +323,8 @@ TEST(Trial3Boot, AbsoluteKernelPathGetsNoOsPrefixFallbackNote) {
   write_file(t.path / "slot-A/kernel_2712.img", bt::fake_image(200000, 3));
   bt::write_dtbs(t.path / "slot-A");
   auto r = t3_check(t.path, PiBoard::Pi5);
-  ASSERT_NE(t3_find(r, "kernel-missing"), nullptr) << testing::PrintToString(t3_rules(r));
-  const std::string& m = t3_find(r, "kernel-missing")->message;
+  ASSERT_NE(bt::find_rule(r, "kernel-missing"), nullptr) << testing::PrintToString(t3_rules(r));
+  const std::string& m = bt::find_rule(r, "kernel-missing")->message;
   EXPECT_EQ(m.find("falls back to the top level"), std::string::npos) << m;
   EXPECT_NE(m.find("(kernel=/kernel_2712.img starts with /: os_prefix=slot-A/ does not apply to it)"),
             std::string::npos)

@@ -24,11 +24,6 @@ piprov::boot::CheckReport t5_check(const fs::path& boot, PiBoard b, const fs::pa
   return piprov::boot::check_boot({.boot_dir = boot, .root_dir = root, .scan_usb = false, .board = b});
 }
 
-const piprov::Finding* t5_find(const piprov::boot::CheckReport& r, const std::string& rule) {
-  auto it = std::find_if(r.findings.begin(), r.findings.end(), [&](const auto& f) { return f.rule == rule; });
-  return it == r.findings.end() ? nullptr : &*it;
-}
-
 std::string t5_rules(const piprov::boot::CheckReport& r) {
   std::string s;
   for (const auto& f : r.findings) s += f.rule + "@" + std::to_string(f.line) + " ";
@@ -50,13 +45,13 @@ TEST(Trial5Boot, LeadingSlashPathsSayOsPrefixDoesNotApply) {
   write_file(t.path / "slot-A/initrd.img", "initrd");
   bt::write_dtbs(t.path / "slot-A");
   auto r = t5_check(t.path, PiBoard::Pi5);
-  const auto* dt = t5_find(r, "device-tree-missing");
+  const auto* dt = bt::find_rule(r, "device-tree-missing");
   ASSERT_NE(dt, nullptr) << t5_rules(r);
   EXPECT_EQ(dt->message,
             "device_tree=/bcm2712-rpi-5-b.dtb (config.txt line 5): bcm2712-rpi-5-b.dtb does not exist in " +
                 t.path.string() +
                 " (device_tree=/bcm2712-rpi-5-b.dtb starts with /: os_prefix=slot-A/ does not apply to it)");
-  const auto* ird = t5_find(r, "initramfs-file-missing");
+  const auto* ird = bt::find_rule(r, "initramfs-file-missing");
   ASSERT_NE(ird, nullptr) << t5_rules(r);
   EXPECT_EQ(ird->message, "initramfs initrd.img (config.txt line 4) does not exist in " + t.path.string() +
                               " (initramfs /initrd.img followkernel starts with /: os_prefix=slot-A/ does not apply "
@@ -73,11 +68,11 @@ TEST(Trial5Boot, PrefixedPathsSayUnderOsPrefix) {
   write_file(t.path / "slot-A/cmdline.txt", "console=tty1 root=PARTUUID=1234abcd-02 rootwait\n");
   write_file(t.path / "slot-A/kernel_2712.img", bt::fake_image(200000, 3));
   auto r = t5_check(t.path, PiBoard::Pi5);
-  const auto* ird = t5_find(r, "initramfs-file-missing");
+  const auto* ird = bt::find_rule(r, "initramfs-file-missing");
   ASSERT_NE(ird, nullptr) << t5_rules(r);
   EXPECT_EQ(ird->message, "initramfs slot-A/initrd.img (config.txt line 4) does not exist in " + t.path.string() +
                               " under os_prefix=slot-A/");
-  const auto* dt = t5_find(r, "device-tree-missing");
+  const auto* dt = bt::find_rule(r, "device-tree-missing");
   ASSERT_NE(dt, nullptr) << t5_rules(r);
   EXPECT_NE(dt->message.find(" under os_prefix=slot-A/"), std::string::npos) << dt->message;
 }
@@ -91,7 +86,7 @@ TEST(Trial5Boot, KernelFindingFromAnIncludedFileNamesIt) {
   bt::compress_to(t.path / "kernel_2712.img", bt::fake_image(200000, 3));
   bt::write_dtbs(t.path);
   auto r = t5_check(t.path, PiBoard::Pi5);
-  const auto* gz = t5_find(r, "kernel-gzip");
+  const auto* gz = bt::find_rule(r, "kernel-gzip");
   ASSERT_NE(gz, nullptr) << t5_rules(r);
   EXPECT_EQ(gz->line, 5);
   EXPECT_EQ(gz->message,
@@ -106,7 +101,7 @@ TEST(Trial5Boot, FocalOnPi5DtbFixNamesWhatHasTheDtb) {
   TempDir t;
   bt::make_stock_boot(bt::stock("focal"), configs, t.path / "boot", t.path / "root");
   auto r = t5_check(t.path / "boot", PiBoard::Pi5, t.path / "root");
-  const auto* dtb = t5_find(r, "dtb-missing");
+  const auto* dtb = bt::find_rule(r, "dtb-missing");
   ASSERT_NE(dtb, nullptr) << t5_rules(r);
   EXPECT_EQ(dtb->fix.find("from the kernel package (its dtbs)"), std::string::npos) << dtb->fix;
   EXPECT_NE(dtb->fix.find("cannot boot a Pi 5 (Ubuntu supports the Pi 5 from 23.10); its kernel package has no "
@@ -114,7 +109,7 @@ TEST(Trial5Boot, FocalOnPi5DtbFixNamesWhatHasTheDtb) {
                           "linux-raspi from 23.10 on, Raspberry Pi OS's linux-image-rpi-2712)"),
             std::string::npos)
       << dtb->fix;
-  const auto* km = t5_find(r, "kernel-missing");
+  const auto* km = bt::find_rule(r, "kernel-missing");
   if (km) {
     EXPECT_EQ(km->fix.find("its kernel package"), std::string::npos) << km->fix;
   }

@@ -27,11 +27,6 @@ piprov::boot::CheckReport t6_check(const fs::path& boot, PiBoard b) {
   return piprov::boot::check_boot({.boot_dir = boot, .scan_usb = false, .board = b});
 }
 
-const piprov::Finding* t6_find(const piprov::boot::CheckReport& r, const std::string& rule) {
-  auto it = std::find_if(r.findings.begin(), r.findings.end(), [&](const auto& f) { return f.rule == rule; });
-  return it == r.findings.end() ? nullptr : &*it;
-}
-
 std::string t6_all(const piprov::boot::CheckReport& r) {
   std::string s;
   for (const auto& f : r.findings) s += f.rule + "@" + std::to_string(f.line) + ": " + f.message + " | " + f.fix + "\n";
@@ -71,9 +66,9 @@ TEST(Trial6Boot, AbsoluteOsPrefixIsOnThePartition) {
   EXPECT_EQ(r.resolved.kernel, "abs/kernel8.img");
   EXPECT_EQ(r.resolved.cmdline, "abs/cmdline.txt");
   EXPECT_EQ(r.resolved.root, "PARTUUID=6c586e13-02");
-  EXPECT_EQ(t6_find(r, "kernel-missing"), nullptr) << t6_all(r);
-  EXPECT_EQ(t6_find(r, "cmdline-missing"), nullptr) << t6_all(r);
-  EXPECT_EQ(t6_find(r, "dtb-missing"), nullptr) << t6_all(r);
+  EXPECT_EQ(bt::find_rule(r, "kernel-missing"), nullptr) << t6_all(r);
+  EXPECT_EQ(bt::find_rule(r, "cmdline-missing"), nullptr) << t6_all(r);
+  EXPECT_EQ(bt::find_rule(r, "dtb-missing"), nullptr) << t6_all(r);
 }
 
 // Finding 1 (a): os_prefix naming a workstation directory that holds a kernel is still read from
@@ -90,10 +85,10 @@ TEST(Trial6Boot, AbsoluteOsPrefixNeverReadsTheWorkstation) {
   const std::string rel = host.relative_path().string();
   EXPECT_EQ(r.resolved.kernel, rel + "/kernel8.img");
   EXPECT_EQ(r.resolved.root, "");  // the host's cmdline.txt is not read
-  const auto* k = t6_find(r, "kernel-missing");
+  const auto* k = bt::find_rule(r, "kernel-missing");
   ASSERT_NE(k, nullptr) << t6_all(r);
   EXPECT_NE(k->fix.find((boot / rel / "kernel8.img").string()), std::string::npos) << k->fix;
-  EXPECT_NE(t6_find(r, "cmdline-missing"), nullptr) << t6_all(r);
+  EXPECT_NE(bt::find_rule(r, "cmdline-missing"), nullptr) << t6_all(r);
   EXPECT_FALSE(r.ok());
 }
 
@@ -107,7 +102,7 @@ TEST(Trial6Boot, AbsoluteIncludeIsOnThePartition) {
   auto r = t6_check(boot, PiBoard::Pi4);
   EXPECT_EQ(r.resolved.kernel, "kernel8.img");
   for (const auto& f : r.findings) EXPECT_EQ(f.message.find("secretline"), std::string::npos) << f.message;
-  const auto* inc = t6_find(r, "include-missing");
+  const auto* inc = bt::find_rule(r, "include-missing");
   ASSERT_NE(inc, nullptr) << t6_all(r);
   EXPECT_EQ(inc->line, 2);
   const std::string rel = host.relative_path().string();
@@ -126,7 +121,7 @@ TEST(Trial6Boot, AbsoluteIncludeIsOnThePartition) {
   write_file(boot / "onpart.img", bt::fake_image(200000, 8));
   r = t6_check(boot, PiBoard::Pi4);
   EXPECT_EQ(r.resolved.kernel, "onpart.img");
-  EXPECT_EQ(t6_find(r, "include-missing"), nullptr) << t6_all(r);
+  EXPECT_EQ(bt::find_rule(r, "include-missing"), nullptr) << t6_all(r);
 }
 
 // A `..` leaving the partition is never read: not by include, not by kernel=.
@@ -137,11 +132,11 @@ TEST(Trial6Boot, DotDotNeverLeavesThePartition) {
   const auto boot = t6_boot(t.path, "", "[all]\ninclude ../host.txt\nkernel=sub/../../hostkernel.img\n");
   auto r = t6_check(boot, PiBoard::Pi4);
   for (const auto& f : r.findings) EXPECT_EQ(f.message.find("secretline"), std::string::npos) << f.message;
-  const auto* inc = t6_find(r, "include-missing");
+  const auto* inc = bt::find_rule(r, "include-missing");
   ASSERT_NE(inc, nullptr) << t6_all(r);
   EXPECT_EQ(inc->message, "config.txt: `include ../host.txt` names a file outside the boot partition (its .. leaves " +
                               boot.string() + "): the firmware reads only files on the boot partition");
-  EXPECT_NE(t6_find(r, "kernel-missing"), nullptr) << t6_all(r);
+  EXPECT_NE(bt::find_rule(r, "kernel-missing"), nullptr) << t6_all(r);
   EXPECT_FALSE(r.ok());
 }
 
@@ -164,18 +159,18 @@ TEST(Trial6Boot, AutobootBesideConfigJudgedByTheDisk) {
   piprov::boot::CheckOptions o{.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4};
   o.disk = disk;
   auto r = piprov::boot::check_boot(o);
-  const auto* missing = t6_find(r, "autoboot-partition-missing");
+  const auto* missing = bt::find_rule(r, "autoboot-partition-missing");
   ASSERT_NE(missing, nullptr) << t6_all(r);
   EXPECT_EQ(missing->severity, piprov::Severity::Error);
   EXPECT_EQ(missing->line, 3);
   EXPECT_EQ(missing->message,
             "autoboot.txt boot_partition=3, but ab.img has no partition 3 (partitions: 1 (vfat), 2 (ext2/3/4))");
-  EXPECT_EQ(t6_find(r, "autoboot-config-unused"), nullptr) << t6_all(r);
+  EXPECT_EQ(bt::find_rule(r, "autoboot-config-unused"), nullptr) << t6_all(r);
   EXPECT_FALSE(r.ok());
 
   write_file(boot / "autoboot.txt", "[all]\nboot_partition=2\n");
   r = piprov::boot::check_boot(o);
-  const auto* not_fat = t6_find(r, "autoboot-partition-not-fat");
+  const auto* not_fat = bt::find_rule(r, "autoboot-partition-not-fat");
   ASSERT_NE(not_fat, nullptr) << t6_all(r);
   EXPECT_EQ(not_fat->line, 2);
   EXPECT_EQ(not_fat->message,
@@ -186,16 +181,16 @@ TEST(Trial6Boot, AutobootBesideConfigJudgedByTheDisk) {
   // Partition 1, FAT: only the info that this config.txt boots if BOOT_DIR is that partition.
   write_file(boot / "autoboot.txt", "[all]\nboot_partition=1\n");
   r = piprov::boot::check_boot(o);
-  EXPECT_EQ(t6_find(r, "autoboot-partition-missing"), nullptr) << t6_all(r);
-  EXPECT_EQ(t6_find(r, "autoboot-partition-not-fat"), nullptr) << t6_all(r);
-  EXPECT_NE(t6_find(r, "autoboot-config-unused"), nullptr) << t6_all(r);
+  EXPECT_EQ(bt::find_rule(r, "autoboot-partition-missing"), nullptr) << t6_all(r);
+  EXPECT_EQ(bt::find_rule(r, "autoboot-partition-not-fat"), nullptr) << t6_all(r);
+  EXPECT_NE(bt::find_rule(r, "autoboot-config-unused"), nullptr) << t6_all(r);
 
   // Without the disk (a bare boot dir) piprov cannot tell: the info, as before.
   write_file(boot / "autoboot.txt", "[all]\nboot_partition=3\n");
   o.disk.reset();
   r = piprov::boot::check_boot(o);
-  EXPECT_EQ(t6_find(r, "autoboot-partition-missing"), nullptr) << t6_all(r);
-  EXPECT_NE(t6_find(r, "autoboot-config-unused"), nullptr) << t6_all(r);
+  EXPECT_EQ(bt::find_rule(r, "autoboot-partition-missing"), nullptr) << t6_all(r);
+  EXPECT_NE(bt::find_rule(r, "autoboot-config-unused"), nullptr) << t6_all(r);
 }
 
 // Finding 4: a UTF-8 byte order mark before cmdline.txt's first parameter is named, with the fix that
@@ -205,7 +200,7 @@ TEST(Trial6Boot, CmdlineBomIsNamed) {
   const auto boot = t6_boot(t.path, "", "[all]\narm_boost=1\n");
   write_file(boot / "cmdline.txt", "\xEF\xBB\xBFroot=PARTUUID=6c586e13-02 console=tty1 rootwait\n");
   auto r = t6_check(boot, PiBoard::Pi4);
-  const auto* bom = t6_find(r, "cmdline-utf8-bom");
+  const auto* bom = bt::find_rule(r, "cmdline-utf8-bom");
   ASSERT_NE(bom, nullptr) << t6_all(r);
   EXPECT_EQ(bom->severity, piprov::Severity::Error);
   EXPECT_EQ(bom->message,
@@ -214,7 +209,7 @@ TEST(Trial6Boot, CmdlineBomIsNamed) {
             "is lost");
   EXPECT_EQ(bom->fix, "save the file as UTF-8 without a byte order mark (e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' " +
                           piprov::shell_quote((boot / "cmdline.txt").string()) + ")");
-  EXPECT_EQ(t6_find(r, "cmdline-no-root"), nullptr) << t6_all(r);
+  EXPECT_EQ(bt::find_rule(r, "cmdline-no-root"), nullptr) << t6_all(r);
   EXPECT_FALSE(r.ok());
 }
 
@@ -224,15 +219,15 @@ TEST(Trial6Boot, ConfigBomIsNamed) {
   TempDir t;
   const auto boot = t6_boot(t.path, "", "\xEF\xBB\xBF# For more options and information see\n[all]\narm_boost=1\n");
   auto r = t6_check(boot, PiBoard::Pi4);
-  const auto* bom = t6_find(r, "config-utf8-bom");
+  const auto* bom = bt::find_rule(r, "config-utf8-bom");
   ASSERT_NE(bom, nullptr) << t6_all(r);
   EXPECT_EQ(bom->severity, piprov::Severity::Warning);
   EXPECT_EQ(bom->line, 1);
-  EXPECT_EQ(t6_find(r, "config-bare-key"), nullptr) << t6_all(r);
+  EXPECT_EQ(bt::find_rule(r, "config-bare-key"), nullptr) << t6_all(r);
 
   write_file(boot / "config.txt", "\xEF\xBB\xBFkernel=nope.img\n[all]\narm_boost=1\n");
   r = t6_check(boot, PiBoard::Pi4);
-  bom = t6_find(r, "config-utf8-bom");
+  bom = bt::find_rule(r, "config-utf8-bom");
   ASSERT_NE(bom, nullptr) << t6_all(r);
   EXPECT_EQ(bom->severity, piprov::Severity::Error);
   EXPECT_EQ(bom->message,
@@ -248,7 +243,7 @@ TEST(Trial6Boot, Pi3OtpUsbBootModeWarnsOnAPi4OrPi5) {
   TempDir t;
   const auto boot = t6_boot(t.path, "", "[all]\narm_boost=1\nprogram_usb_boot_mode=1\n");
   auto r = t6_check(boot, PiBoard::Pi4);
-  const auto* otp = t6_find(r, "config-otp-usb-boot");
+  const auto* otp = bt::find_rule(r, "config-otp-usb-boot");
   ASSERT_NE(otp, nullptr) << t6_all(r);
   EXPECT_EQ(otp->severity, piprov::Severity::Warning);
   EXPECT_EQ(otp->line, 3);
@@ -259,13 +254,13 @@ TEST(Trial6Boot, Pi3OtpUsbBootModeWarnsOnAPi4OrPi5) {
   EXPECT_EQ(otp->fix,
             "remove program_usb_boot_mode from config.txt; to boot from USB, set BOOT_ORDER in the bootloader config "
             "(sudo rpi-eeprom-config --edit, or piprov eeprom set-boot-order) and check it with piprov eeprom check");
-  EXPECT_EQ(t6_find(r, "config-eeprom-key"), nullptr) << t6_all(r);
+  EXPECT_EQ(bt::find_rule(r, "config-eeprom-key"), nullptr) << t6_all(r);
   r = t6_check(boot, PiBoard::Pi5);
-  ASSERT_NE(t6_find(r, "config-otp-usb-boot"), nullptr) << t6_all(r);
-  EXPECT_NE(t6_find(r, "config-otp-usb-boot")->message.find("a Pi 5 does nothing with it"), std::string::npos);
+  ASSERT_NE(bt::find_rule(r, "config-otp-usb-boot"), nullptr) << t6_all(r);
+  EXPECT_NE(bt::find_rule(r, "config-otp-usb-boot")->message.find("a Pi 5 does nothing with it"), std::string::npos);
   // Under [pi3] it is for a Pi 3 sharing the card: not this board's; after [all] it is again.
   write_file(boot / "config.txt", "[pi3]\nprogram_usb_boot_mode=1\n[all]\narm_boost=1\n");
-  EXPECT_EQ(t6_find(t6_check(boot, PiBoard::Pi4), "config-otp-usb-boot"), nullptr);
+  EXPECT_EQ(bt::find_rule(t6_check(boot, PiBoard::Pi4), "config-otp-usb-boot"), nullptr);
   write_file(boot / "config.txt", "[pi3]\nprogram_usb_boot_mode=1\n[all]\nprogram_usb_boot_timeout=1\n");
   r = t6_check(boot, PiBoard::Pi4);
   std::vector<std::string> got;
@@ -273,7 +268,7 @@ TEST(Trial6Boot, Pi3OtpUsbBootModeWarnsOnAPi4OrPi5) {
     if (f.rule == "config-otp-usb-boot") got.push_back(f.key + "@" + std::to_string(f.line));
   EXPECT_EQ(got, (std::vector<std::string>{"program_usb_boot_timeout@4"})) << t6_all(r);
   write_file(boot / "config.txt", "[pi4]\nprogram_usb_boot_mode=1\n");
-  EXPECT_NE(t6_find(t6_check(boot, PiBoard::Pi4), "config-otp-usb-boot"), nullptr);
+  EXPECT_NE(bt::find_rule(t6_check(boot, PiBoard::Pi4), "config-otp-usb-boot"), nullptr);
 }
 
 // Finding 11: boot_order= in lower case is the EEPROM setting BOOT_ORDER, not a config.txt option
@@ -294,7 +289,7 @@ TEST(Trial6Boot, LowerCaseEepromKeyIsNamedAsTheEepromSetting) {
                 "the firmware ignores it in config.txt | put BOOT_UART=1 in the bootloader config "
                 "(rpi-eeprom-config --edit, or piprov eeprom) and remove Boot_Uart from config.txt"}))
       << t6_all(r);
-  EXPECT_EQ(t6_find(r, "config-eeprom-key")->severity, piprov::Severity::Warning);
+  EXPECT_EQ(bt::find_rule(r, "config-eeprom-key")->severity, piprov::Severity::Warning);
 }
 
 // Finding 9: Ubuntu 20.04's U-Boot boot partition on a root fs whose os-release is Debian's is not
@@ -330,7 +325,7 @@ TEST(Trial6Boot, UbootOnANonUbuntuRootIsNotUbuntusLayout) {
     EXPECT_EQ(f.fix.find("linux-raspi"), std::string::npos) << f.rule << ": " << f.fix;
     EXPECT_EQ(f.message.find("Ubuntu"), std::string::npos) << f.rule << ": " << f.message;
   }
-  EXPECT_EQ(t6_find(r, "hook-missing"), nullptr) << t6_all(r);
+  EXPECT_EQ(bt::find_rule(r, "hook-missing"), nullptr) << t6_all(r);
   // The same check on an image names provision nowhere either.
   r = piprov::boot::check_boot(
       {.boot_dir = boot, .root_dir = root, .scan_usb = false, .board = PiBoard::Pi4, .image = "/img/deb.img"});
@@ -365,7 +360,7 @@ TEST(Trial7Boot, IncludeLoopIsNamedAndReadOnce) {
   TempDir t;
   auto boot = t6_boot(t.path, "", "[all]\ninclude config.txt\narm_boost=1\n");
   auto r = t6_check(boot, PiBoard::Pi4);
-  const auto* self = t6_find(r, "include-loop");
+  const auto* self = bt::find_rule(r, "include-loop");
   ASSERT_NE(self, nullptr) << t6_all(r);
   EXPECT_EQ(self->severity, piprov::Severity::Warning);
   EXPECT_EQ(self->line, 2);
@@ -393,12 +388,12 @@ TEST(Trial7Boot, IncludeLoopIsNamedAndReadOnce) {
                                     0),
             0u)
       << loops[0]->message;
-  EXPECT_EQ(t6_find(r, "include-missing"), nullptr) << t6_all(r);
+  EXPECT_EQ(bt::find_rule(r, "include-missing"), nullptr) << t6_all(r);
 
   // The same file included twice, not by itself: no loop.
   boot = t6_boot(t.path / "twice", "", "[all]\ninclude a.txt\n[pi4]\ninclude a.txt\n");
   write_file(boot / "a.txt", "arm_boost=1\n");
   r = t6_check(boot, PiBoard::Pi4);
-  EXPECT_EQ(t6_find(r, "include-loop"), nullptr) << t6_all(r);
+  EXPECT_EQ(bt::find_rule(r, "include-loop"), nullptr) << t6_all(r);
   EXPECT_TRUE(r.ok()) << t6_all(r);
 }

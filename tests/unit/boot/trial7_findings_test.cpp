@@ -20,11 +20,6 @@ namespace bt = piprov::boot::test;
 
 namespace {
 
-const piprov::Finding* t7_find(const piprov::boot::CheckReport& r, const std::string& rule) {
-  auto it = std::find_if(r.findings.begin(), r.findings.end(), [&](const auto& f) { return f.rule == rule; });
-  return it == r.findings.end() ? nullptr : &*it;
-}
-
 std::string t7_all(const piprov::boot::CheckReport& r) {
   std::string s;
   for (const auto& f : r.findings) s += f.rule + ": " + f.message + " | " + f.fix + "\n";
@@ -78,7 +73,7 @@ TEST(Trial7Boot, RootNamingNoPartitionOfTheDiskIsAnError) {
     SCOPED_TRACE(root);
     TempDir t;
     auto r = t7_check_on_disk(t7_boot(t.path, root), true, true);
-    const auto* f = t7_find(r, "root-not-on-device");
+    const auto* f = bt::find_rule(r, "root-not-on-device");
     ASSERT_NE(f, nullptr) << t7_all(r);
     EXPECT_EQ(f->severity, piprov::Severity::Error);
     EXPECT_EQ(f->message, "root=" + root +
@@ -88,7 +83,7 @@ TEST(Trial7Boot, RootNamingNoPartitionOfTheDiskIsAnError) {
     EXPECT_EQ(f->fix, "set root=PARTUUID=6c586e13-02 in cmdline.txt (raspios.img partition 2)");
     EXPECT_FALSE(r.ok());
     EXPECT_FALSE(r.usb_boot());
-    EXPECT_EQ(t7_find(r, "root-duplicate"), nullptr);  // the host's other disks are not the Pi's
+    EXPECT_EQ(bt::find_rule(r, "root-duplicate"), nullptr);  // the host's other disks are not the Pi's
   }
 }
 
@@ -97,7 +92,7 @@ TEST(Trial7Boot, RootNamingAPartitionOfTheDiskIsRight) {
     SCOPED_TRACE(root);
     TempDir t;
     auto r = t7_check_on_disk(t7_boot(t.path, root), true, true);
-    EXPECT_EQ(t7_find(r, "root-not-on-device"), nullptr) << t7_all(r);
+    EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << t7_all(r);
     EXPECT_TRUE(r.ok()) << t7_all(r);
   }
 }
@@ -107,11 +102,11 @@ TEST(Trial7Boot, RootNamingAPartitionOfTheDiskIsRight) {
 TEST(Trial7Boot, RootOfAnIdKindNotKnownIsNotJudged) {
   TempDir t;
   auto label = t7_check_on_disk(t7_boot(t.path / "a", "LABEL=nosuch"), true, false);
-  EXPECT_EQ(t7_find(label, "root-not-on-device"), nullptr) << t7_all(label);
+  EXPECT_EQ(bt::find_rule(label, "root-not-on-device"), nullptr) << t7_all(label);
   auto partuuid = t7_check_on_disk(t7_boot(t.path / "b", "PARTUUID=deadbeef-02"), false, true);
-  EXPECT_EQ(t7_find(partuuid, "root-not-on-device"), nullptr) << t7_all(partuuid);
+  EXPECT_EQ(bt::find_rule(partuuid, "root-not-on-device"), nullptr) << t7_all(partuuid);
   auto still = t7_check_on_disk(t7_boot(t.path / "c", "PARTUUID=deadbeef-02"), true, false);
-  EXPECT_NE(t7_find(still, "root-not-on-device"), nullptr) << t7_all(still);
+  EXPECT_NE(bt::find_rule(still, "root-not-on-device"), nullptr) << t7_all(still);
 }
 
 // Finding 6: a Pi 5 boot dir of an unknown layout without kernel_2712.img: the fix restores
@@ -121,7 +116,7 @@ TEST(Trial7Boot, KernelFallbackFixNamesTheMissingKernel) {
   const auto boot = t7_boot(t.path, "PARTUUID=6c586e13-02");
   auto r = piprov::boot::check_boot({.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi5});
   EXPECT_EQ(r.layout.id, piprov::boot::LayoutId::Unknown);
-  const auto* f = t7_find(r, "kernel-fallback");
+  const auto* f = bt::find_rule(r, "kernel-fallback");
   ASSERT_NE(f, nullptr) << t7_all(r);
   EXPECT_EQ(f->fix,
             "restore kernel_2712.img from the image's own boot partition or its distribution's kernel update (piprov "
@@ -148,7 +143,7 @@ TEST(Trial7Boot, UnknownLayoutFixNamesTheReleaseTheHeadlineShows) {
         {.boot_dir = boot, .root_dir = t.path / "root", .scan_usb = false, .board = PiBoard::Pi4});
     ASSERT_EQ(r.layout.id, piprov::boot::LayoutId::Unknown) << r.headline();
     EXPECT_NE(r.headline().find("(" + os.release + ")"), std::string::npos) << r.headline();
-    const auto* f = t7_find(r, "dtb-missing");
+    const auto* f = bt::find_rule(r, "dtb-missing");
     ASSERT_NE(f, nullptr) << t7_all(r);
     EXPECT_EQ(f->fix,
               "restore bcm2711-rpi-4-b.dtb from the image's own boot partition or its distribution's kernel "
