@@ -69,6 +69,7 @@ void dry_run_plan(const ProvisionOptions& o, const ImageTree& tree, const std::v
     co.root_dir = tree.root_dir();
     co.usb_ids = o.usb_ids;
     co.scan_usb = false;
+    co.board = o.patch.board;  // --board: what that Pi's firmware loads, as the real run's check step judges
     tree.set_disk(co);  // autoboot.txt's boot_partition and root=: the image's partitions, as written to the disk
     co.image = o.write.image;  // fixes name the disk written from it, never a command on the image's path
     t.check = boot::check_boot(co);

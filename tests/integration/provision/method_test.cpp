@@ -153,6 +153,14 @@ TEST(ProvisionBoard, Pi5ChecksWhatThePi5FirmwareLoads) {
   const fs::path img = d.path / "raspios.img";
   if (auto why = piprov::test::make_test_image(img, 64, "raspios"); !why.empty()) PIPROV_SKIP(why);
   piprov::test::LoopDevice loop(d.path / "disk.img", 1ull << 30);
+  // The dry run's check judges what the Pi 5's firmware loads, as the real run's check step does.
+  auto dry = run(piprov::test::piprov_bin() + " provision --dry-run --json " + q(img.string() + ".xz") + " " +
+                 loop.path + " --board pi5");
+  EXPECT_EQ(dry.exit_code, 0) << dry.out << dry.err;
+  auto dj = nlohmann::json::parse(dry.out, nullptr, false);
+  ASSERT_TRUE(dj.is_object()) << dry.out;
+  EXPECT_EQ(dj["targets"][0]["check"]["layout"]["board"], "pi5") << dry.out;
+  EXPECT_EQ(dj["targets"][0]["check"]["layout"]["kernel"], "kernel_2712.img") << dry.out;
   auto p = run(piprov::test::piprov_bin() + " provision " + q(img.string() + ".xz") + " " + loop.path +
                " --yes --progress none --board pi5");
   EXPECT_EQ(p.exit_code, 0) << p.out << p.err;
