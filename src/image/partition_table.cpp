@@ -66,8 +66,10 @@ void read_gpt(std::span<const std::byte> head, PartitionTable& t) {
     const std::uint64_t first = le_bytes(head, off + 32, 8), last = le_bytes(head, off + 40, 8);
     if (last < first) continue;
     std::string guid = guid_text(head, off);
+    std::string unique = guid_text(head, off + 16);
+    std::transform(unique.begin(), unique.end(), unique.begin(), [](unsigned char c) { return std::tolower(c); });
     t.parts.push_back(
-        {static_cast<unsigned>(i + 1), first * kSector, (last - first + 1) * kSector, guid, gpt_kind(guid)});
+        {static_cast<unsigned>(i + 1), first * kSector, (last - first + 1) * kSector, guid, gpt_kind(guid), unique});
   }
 }
 

@@ -24,6 +24,9 @@ struct PartitionEntry {
   std::uint64_t size = 0;    ///< bytes
   std::string type;          ///< "0x83" (MBR) or the GPT type GUID in upper case
   PartKind kind = PartKind::Other;
+  /// GPT: the entry's unique partition GUID in lower case, as blkid and the kernel's root=PARTUUID=
+  /// name it (UEFI 2.10 table 5.6, UniquePartitionGUID at byte 16); "" for MBR (DISKID-NN).
+  std::string partuuid;
 };
 
 struct PartitionTable {

@@ -149,7 +149,7 @@ void ImageTree::read() {
     p.path = fmt::format("{} partition {}", image, e.number);
     p.start_bytes = e.offset;
     p.size_bytes = e.size;
-    if (scheme_ == "dos") p.partuuid = fmt::format("{}-{:02x}", disk_id_, e.number);
+    p.partuuid = scheme_ == "dos" ? fmt::format("{}-{:02x}", disk_id_, e.number) : e.partuuid;
     if (e.kind == image::PartKind::Fat) {
       p.fstype = "vfat";
     } else if (random_access_ && image::has_ext_superblock(*reader_, e.offset, e.size)) {

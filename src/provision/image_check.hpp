@@ -48,12 +48,12 @@ class ImageTree {
   const std::string& disk_id() const { return disk_id_; }
   image::ReaderStats stats() const { return reader_->stats(); }
   /// The image's partitions as a Disk (path IMAGE, each "IMAGE partition N", fstype "vfat" for FAT,
-  /// "ext2/3/4" for an ext superblock, else ""; PARTUUID "DISKID-NN" on MBR; on a random-access image
-  /// each FAT or ext file system's LABEL and UUID as blkid shows them): what boot::CheckOptions::disk
-  /// judges autoboot.txt and root= by.
+  /// "ext2/3/4" for an ext superblock, else ""; PARTUUID "DISKID-NN" on MBR, the partition GUID on GPT; on a
+  /// random-access image each FAT or ext file system's LABEL and UUID as blkid shows them): what
+  /// boot::CheckOptions::disk judges autoboot.txt and root= by.
   const Disk& disk() const { return disk_; }
-  /// disk()'s PARTUUIDs are known (an MBR image: the GPT partition GUIDs are not read).
-  bool partuuids_known() const { return scheme_ == "dos"; }
+  /// disk()'s PARTUUIDs are known: an MBR image (DISKID-NN) or a GPT one (its partition GUIDs).
+  bool partuuids_known() const { return scheme_ == "dos" || scheme_ == "gpt"; }
   /// disk()'s LABELs and UUIDs are known: a random-access image whose every partition is FAT or ext.
   bool labels_known() const { return labels_known_; }
   /// Sets `co`'s disk (disk()) and which of its ids are known, for autoboot.txt and root=.

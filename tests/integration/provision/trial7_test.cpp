@@ -120,6 +120,52 @@ TEST(Trial7RootOnDisk, ProvisionIsNotReadyWhenRootNamesNoPartitionOfTheWrittenDi
   EXPECT_EQ(p.out.find("is ready"), std::string::npos) << p.out;
 }
 
+// Trial 8 finding 2: on a GPT image, root= is judged by the partition GUIDs (UEFI 2.10 table 5.6,
+// UniquePartitionGUID), as the real run judges the written disk: a root=PARTUUID= left from the MBR
+// image is an error (was "boots from USB", exit 0, while the real provision exited 1).
+TEST(Trial8RootOnDisk, AGptImagesRootIsJudgedByItsPartitionGuids) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("mcopy");
+  PIPROV_REQUIRE_TOOL("sfdisk");
+  TempDir d("piprov-t8-gpt");
+  const fs::path img = d.path / "gpt.img";
+  if (auto why = piprov::test::make_test_image(img, 64, "raspios"); !why.empty()) PIPROV_SKIP(why);
+  // The same partitions as GPT entries with known GUIDs (1 MiB more for the backup table at the end).
+  const auto layout = nlohmann::json::parse(run("sfdisk -J " + q(img.string())).out);
+  const auto& parts = layout["partitiontable"]["partitions"];
+  ASSERT_EQ(parts.size(), 2u);
+  ASSERT_EQ(run("truncate -s +1M " + q(img.string())).exit_code, 0);
+  const std::string root_guid = "5b1a5a4e-3c7d-4b0e-9f6a-0c2d4e6f8a02";
+  const std::string script =
+      "label: gpt\nunit: sectors\n\nstart=" + std::to_string(parts[0]["start"].get<std::uint64_t>()) +
+      ", size=" + std::to_string(parts[0]["size"].get<std::uint64_t>()) +
+      ", type=EBD0A0A2-B9E5-4433-87C0-68B6B72699C7, uuid=5b1a5a4e-3c7d-4b0e-9f6a-0c2d4e6f8a01\nstart=" +
+      std::to_string(parts[1]["start"].get<std::uint64_t>()) +
+      ", size=" + std::to_string(parts[1]["size"].get<std::uint64_t>()) +
+      ", type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, uuid=" + root_guid + "\n";
+  piprov::test::write_file(d.path / "gpt.sfdisk", script);
+  auto gpt = run("sfdisk -q --wipe never " + q(img.string()) + " < " + q((d.path / "gpt.sfdisk").string()));
+  ASSERT_EQ(gpt.exit_code, 0) << gpt.err;
+  piprov::test::LoopDevice target(d.path / "target.disk", 400ull << 20);
+  const std::string bin = piprov::test::piprov_bin();
+  const std::vector<std::pair<std::string, bool>> cases = {{"PARTUUID=6c586e13-02", false},
+                                                           {"PARTUUID=" + root_guid, true},
+                                                           {"PARTUUID=5B1A5A4E-3C7D-4B0E-9F6A-0C2D4E6F8A02", true}};
+  for (const auto& [root, ok] : cases) {
+    SCOPED_TRACE(root);
+    ASSERT_NO_FATAL_FAILURE(root_on_disk_set_root(img, d.path, root));
+    auto check = run(bin + " boot check --json --board pi4 " + q(img.string()));
+    EXPECT_EQ(check.exit_code, ok ? 0 : 1) << check.out << check.err;
+    const auto rules = root_on_disk_rules(nlohmann::json::parse(check.out)["findings"]);
+    EXPECT_EQ(std::find(rules.begin(), rules.end(), "root-not-on-device") == rules.end(), ok) << check.out;
+    if (!ok)
+      EXPECT_NE(check.out.find("set root=PARTUUID=" + root_guid + " in cmdline.txt"), std::string::npos) << check.out;
+    auto dry = run("timeout 300 " + bin + " provision --dry-run --progress none " + q(img.string()) + " " +
+                   target.path + " --board pi4");
+    EXPECT_EQ(dry.exit_code, ok ? 0 : 1) << dry.out << dry.err;
+  }
+}
+
 // Finding 5: a raw image cut at 300 MB (partition 1 complete, partition 2 cut): `boot check IMAGE`
 // and `seed check --image` say what write says, "ends at byte N ... download it again" (were "has
 // no FAT partition ...: not a Raspberry Pi image" and "gives no cloud-init schema ... give an image
