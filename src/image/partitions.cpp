@@ -78,6 +78,19 @@ TablePartitions read_table_partitions(const std::string& path) {
   return out;
 }
 
+std::optional<TablePartition> last_data_partition(const TablePartitions& t) {
+  std::optional<TablePartition> last;
+  for (const auto& p : t.parts)
+    if (!p.extended && (!last || p.offset + p.size > last->offset + last->size)) last = p;
+  return last;
+}
+
+std::optional<TablePartition> extended_container_of(const TablePartitions& t, const TablePartition& p) {
+  for (const auto& e : t.parts)
+    if (e.extended && p.offset >= e.offset && p.offset < e.offset + e.size) return e;
+  return std::nullopt;
+}
+
 std::string partition_path(const std::string& disk_path, int number) {
   std::string disk = disk_path;
   std::error_code ec;

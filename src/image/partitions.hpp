@@ -6,6 +6,7 @@
 // Sources: BLKRRPART (linux/fs.h), loop(4) LO_FLAGS_PARTSCAN.
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,15 @@ struct TablePartitions {
 /// libblkid. Never throws: a path it cannot open or read gives scheme "" and
 /// no partitions.
 TablePartitions read_table_partitions(const std::string& path);
+
+/// The partition of `t` that ends last on the disk and may hold a file
+/// system: an MBR's extended partition is a container (its logical
+/// partitions are listed themselves), never the last. nullopt: no partitions.
+std::optional<TablePartition> last_data_partition(const TablePartitions& t);
+
+/// The MBR extended partition of `t` holding the logical partition `p`;
+/// nullopt when `p` is not a logical one.
+std::optional<TablePartition> extended_container_of(const TablePartitions& t, const TablePartition& p);
 
 /// Partition node of partition `number` of disk `disk_path`:
 /// "/dev/sdb" + 1 -> "/dev/sdb1"; "/dev/loop3" + 1 -> "/dev/loop3p1" (a

@@ -22,6 +22,7 @@
 #include "image/disk_reader.hpp"
 #include "image/image_fs.hpp"
 #include "image/partition_table.hpp"
+#include "image/partitions.hpp"
 #include "image/write_targets.hpp"
 #include "keep/clone_live.hpp"
 #include "keep/clone_target.hpp"
@@ -87,14 +88,21 @@ CloneLayout read_clone_layout(const std::string& source) {
   l.table = t.parts.empty() ? "" : t.scheme;
   l.source_bytes = l.copy_bytes = l.need_bytes = size;
   if (t.parts.empty()) return l;
-  const auto last = *std::max_element(t.parts.begin(), t.parts.end(), [](const auto& a, const auto& b) {
-    return a.offset + a.size < b.offset + b.size;
-  });
-  l.last_number = last.number;
-  l.last_offset = last.offset;
-  l.last_bytes = last.size;
+  // Every partition libblkid lists, an MBR's logical ones among them; the last one an extended partition's
+  // contents, never the container itself. What ends last (a container may end after its last logical one) is copied.
+  image::TablePartitions all = image::read_table_partitions(source);
+  if (all.parts.empty())
+    for (const auto& p : t.parts) all.parts.push_back({p.number, p.offset, p.size, false});
+  std::uint64_t end = 0;
+  for (const auto& p : all.parts) end = std::max(end, p.offset + p.size);
+  if (const auto last = image::last_data_partition(all)) {
+    l.last_number = last->number;
+    l.last_offset = last->offset;
+    l.last_bytes = last->size;
+    if (const auto container = image::extended_container_of(all, *last)) l.last_extended = container->number;
+  }
   // At least the first MiB (the table, boot code, a GPT's entries), whole 4 KiB blocks.
-  l.copy_bytes = std::min(size, std::max<std::uint64_t>(1u << 20, (last.offset + last.size + 4095) / 4096 * 4096));
+  l.copy_bytes = std::min(size, std::max<std::uint64_t>(1u << 20, (end + 4095) / 4096 * 4096));
   l.need_bytes = l.copy_bytes + (l.table == "gpt" ? kGptBackupBytes : 0);
   return l;
 }

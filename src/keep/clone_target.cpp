@@ -129,10 +129,12 @@ std::string grow_last_partition(const CloneLayout& l, const std::string& disk, s
   if (!clone_is_ext(l.last_fs))
     return fmt::format("partition {} not grown: it holds {}, and piprov grows ext2/3/4 only", l.last_number,
                        l.last_fs.empty() ? "no file system piprov reads" : l.last_fs);
-  if (l.table == "dos" && l.last_number > 4)
-    return fmt::format("partition {} not grown: a logical partition (its extended partition would have to grow too)",
-                       l.last_number);
   throw_if_cancelled("before growing the last partition");
+  // A logical partition ends inside its extended partition (the MBR's entry): that grows to the disk's end
+  // first, then the logical one (its EBR's entry) to the extended partition's end. Both keep their starts.
+  if (l.last_extended != 0)
+    run_program_or_throw(
+        {"sfdisk", "--no-reread", "--no-tell-kernel", "-q", "-N", std::to_string(l.last_extended), disk}, {}, ",+\n");
   run_program_or_throw({"sfdisk", "--no-reread", "--no-tell-kernel", "-q", "-N", std::to_string(l.last_number), disk},
                        {}, ",+\n");
   image::reread_partitions(disk);
@@ -141,8 +143,11 @@ std::string grow_last_partition(const CloneLayout& l, const std::string& disk, s
   std::uint64_t now = 0;
   for (const auto& p : d.partitions)
     if (p.number == static_cast<int>(l.last_number)) now = p.size_bytes;
-  return fmt::format("partition {} grown from {} to {}, its {} {}", l.last_number, format_bytes(l.last_bytes),
-                     format_bytes(now), l.last_fs, resize_fs ? "resized to fill it (resize2fs)" : "made to fill it");
+  return fmt::format(
+      "partition {}{} grown from {} to {}, its {} {}", l.last_number,
+      l.last_extended != 0 ? fmt::format(" (logical, with its extended partition {})", l.last_extended) : "",
+      format_bytes(l.last_bytes), format_bytes(now), l.last_fs,
+      resize_fs ? "resized to fill it (resize2fs)" : "made to fill it");
 }
 
 void rewrite_and_check(CloneTarget& t) {
@@ -205,9 +210,14 @@ void rewrite_and_check(CloneTarget& t) {
 void finish_clone_target(const CloneLayout& l, CloneTarget& t) {
   std::string state = t.target + " holds a copy of the SOURCE with the SOURCE's disk identifier";
   try {
-    const std::uint64_t disk_bytes = probe_disk(t.target).size_bytes;
-    if (l.table == "gpt") fit_gpt_header(t.target, disk_bytes);
-    t.grown = grow_last_partition(l, t.target, disk_bytes, true);
+    const Disk written = probe_disk(t.target);
+    if (l.table == "gpt") fit_gpt_header(t.target, written.size_bytes);
+    CloneLayout grow = l;
+    // SOURCE's free-space reader reads the primary entries only: a logical last partition's file system as
+    // blkid finds it on the copy.
+    for (const auto& p : written.partitions)
+      if (grow.last_fs.empty() && p.number == static_cast<int>(l.last_number)) grow.last_fs = p.fstype;
+    t.grown = grow_last_partition(grow, t.target, written.size_bytes, true);
     throw_if_cancelled("before the new disk identifier");
     if (!l.table.empty()) {
       t.identity = image::renew_disk_identity(t.target);

@@ -25,7 +25,8 @@ struct CloneLayout {
   unsigned last_number = 0;        ///< the partition that ends last (0: none)
   std::uint64_t last_offset = 0;   ///< its start and size, bytes
   std::uint64_t last_bytes = 0;
-  std::string last_fs;  ///< its file system as the free-space reader saw it ("ext4", "vfat", "" unknown)
+  unsigned last_extended = 0;  ///< the MBR extended partition holding it when it is a logical one (0: none)
+  std::string last_fs;         ///< its file system as the free-space reader saw it ("ext4", "vfat", "" unknown)
 };
 
 /// Bytes a GPT's backup entries and header take at the end of a disk (33
@@ -36,8 +37,10 @@ inline constexpr std::uint64_t kGptBackupBytes = 33 * 512;
 void grow_ext_to_partition(const std::string& part);
 
 /// The last partition of `disk` (`disk_bytes`) grown to its end when it
-/// holds ext2/3/4 (l.last_fs), has room and is not a logical partition, with
-/// its file system when `resize_fs` (grow_ext_to_partition()). Returns the
+/// holds ext2/3/4 (l.last_fs) and has room (a logical one: its extended
+/// partition grown to the end first, then it to the extended partition's end,
+/// sfdisk -N each), with its file system when `resize_fs`
+/// (grow_ext_to_partition()). Returns the
 /// line saying what was done or why not. Throws Error{Io} (sfdisk, e2fsck,
 /// resize2fs with their stderr).
 std::string grow_last_partition(const CloneLayout& l, const std::string& disk, std::uint64_t disk_bytes,

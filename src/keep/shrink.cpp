@@ -62,36 +62,18 @@ std::uint64_t ext_bytes(const std::string& dev) {
 /// Whether the root file system on `dev` grows back by itself (grows_back.hpp).
 std::string grows_back_on(const std::string& dev) { return root_grows_back_on(dev); }
 
-/// The partition that ends last on the disk and may hold a file system: an
-/// MBR's extended partition is a container (its logical partitions are
-/// listed themselves), never the last.
-std::optional<image::TablePartition> last_data_partition(const image::TablePartitions& t) {
-  std::optional<image::TablePartition> last;
-  for (const auto& p : t.parts)
-    if (!p.extended && (!last || p.offset + p.size > last->offset + last->size)) last = p;
-  return last;
-}
-
-/// The extended partition holding the logical partition `p`, if `p` is one.
-std::optional<image::TablePartition> extended_container_of(const image::TablePartitions& t,
-                                                           const image::TablePartition& p) {
-  for (const auto& e : t.parts)
-    if (e.extended && p.offset >= e.offset && p.offset < e.offset + e.size) return e;
-  return std::nullopt;
-}
-
 }  // namespace
 
 ShrinkResult shrink_last_partition(const std::string& img) {
   ShrinkResult res;
   const std::uint64_t file_bytes = std::filesystem::file_size(img);
   const image::TablePartitions t = image::read_table_partitions(img);
-  const auto last = last_data_partition(t);
+  const auto last = image::last_data_partition(t);
   if (!last) {
     res.line = "--shrink: no partition table: not shrunk";
     return res;
   }
-  const auto container = extended_container_of(t, *last);
+  const auto container = image::extended_container_of(t, *last);
   res.partition = last->number;
   res.old_bytes = last->size;
   res.image_bytes = file_bytes;

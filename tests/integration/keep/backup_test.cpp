@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "logical_disk_fixture.hpp"
 #include "skip_fixture.hpp"
 #include "support/testsupport.hpp"
 
@@ -309,33 +310,6 @@ TEST(Backup, ShrinkCutsTheLastExt4InTheImageNotOnTheDisk) {
   ASSERT_FALSE(d.out.empty());
   ASSERT_FALSE(p.out.empty()) << run("sfdisk -d " + dst->path).out;
   EXPECT_EQ(std::stoull(d.out) * 4096, std::stoull(p.out) * 512);
-}
-
-/// A 200 MiB MBR disk with an extended partition (trial 6 finding 10): 1 a 16 MiB FAT; 2 the extended
-/// partition from 17 MiB to the end, holding logical 5 (16 MiB ext4, at 18 MiB) and logical 6 (at 35 MiB
-/// to the end: 165 MiB) whose file system is made by `mkfs6` ("mke2fs ... p6" or "mkfs.vfat p6") from the
-/// directory `files`, whose file `a` is 40 MiB of random bytes.
-std::filesystem::path make_logical_disk(const TempDir& tmp, const std::string& mkfs6) {
-  const std::string t = q(tmp.path.string());
-  sh("cd " + t + " && mkdir files && head -c 40M /dev/urandom > files/a && truncate -s 200M disk" +
-     " && printf 'label: dos\\n1MiB,16MiB,c\\n17MiB,,5\\n18MiB,16MiB,83\\n35MiB,,83\\n' | sfdisk -q disk" +
-     " && truncate -s 16M p1 && mkfs.vfat -n BOOT p1 >/dev/null && truncate -s 16M p5" +
-     " && mke2fs -q -t ext4 -L data p5 && truncate -s 165M p6 && " + mkfs6 +
-     " && dd if=p1 of=disk bs=1M seek=1 conv=notrunc status=none" +
-     " && dd if=p5 of=disk bs=1M seek=18 conv=notrunc status=none" +
-     " && dd if=p6 of=disk bs=1M seek=35 conv=notrunc status=none");
-  return tmp.path / "disk";
-}
-
-/// `sfdisk -J` of `path`: node number -> {start, size} in sectors.
-std::map<int, std::pair<std::uint64_t, std::uint64_t>> sfdisk_entries(const std::string& path) {
-  auto j = nlohmann::json::parse(run("sfdisk -J " + q(path)).out);
-  std::map<int, std::pair<std::uint64_t, std::uint64_t>> out;
-  for (const auto& p : j["partitiontable"]["partitions"]) {
-    const std::string node = p["node"];
-    out[std::stoi(node.substr(node.find_last_not_of("0123456789") + 1))] = {p["start"], p["size"]};
-  }
-  return out;
 }
 
 // The last file system is logical partition 6, not the extended partition 2 that holds it: it is

@@ -14,6 +14,7 @@
 #include <regex>
 #include <set>
 
+#include "logical_disk_fixture.hpp"
 #include "skip_fixture.hpp"
 #include "support/testsupport.hpp"
 
@@ -316,6 +317,62 @@ TEST(Clone, GptSourceOntoASmallerAndALargerDisk) {
 }
 
 /// "Filesystem features:" of dumpe2fs -h, without needs_recovery (a mounted ext4's journal).
+// The last file system is logical partition 6, not the extended partition 2 that holds it: on a larger
+// TARGET the extended partition grows to the disk's end, partition 6 to the extended partition's end,
+// and its ext4 with it; partitions 1 and 5 are where they were.
+TEST(Clone, GrowsTheLastLogicalPartitionWithItsExtendedPartition) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("e2fsck");
+  PIPROV_REQUIRE_TOOL("resize2fs");
+  PIPROV_REQUIRE_TOOL("sfdisk");
+  PIPROV_REQUIRE_TOOL("mkfs.vfat");
+  TempDir tmp("piprov-clone");
+  const auto disk = make_logical_disk(tmp, "mke2fs -q -b 4096 -t ext4 -L writable -d files p6");
+  LoopDevice src(disk, 0);
+  auto dst = clone_target_loop(tmp.path / "dst", 300ull << 20);
+  auto r = clone_run("--yes --json " + src.path + " " + dst->path);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["copy_bytes"].get<std::uint64_t>(), 200ull << 20) << j.dump();
+  ASSERT_EQ(j["targets"].size(), 1u);
+  const auto& t = j["targets"][0];
+  EXPECT_TRUE(t["ok"].get<bool>()) << t.dump();
+  EXPECT_EQ(t["grown"],
+            "partition 6 (logical, with its extended partition 2) grown from 165.0 MiB to 265.0 MiB, its ext4 "
+            "resized to fill it (resize2fs)")
+      << t.dump();
+  // The table: valid; 1 and 5 as they were; 2 and 6 keep their starts and end at the TARGET's end.
+  auto v = run("sfdisk -V " + dst->path);
+  EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+  auto e = sfdisk_entries(dst->path);
+  ASSERT_EQ(e.size(), 4u) << run("sfdisk -d " + dst->path).out;
+  EXPECT_EQ(e[1], (std::pair<std::uint64_t, std::uint64_t>{2048, 32768}));
+  EXPECT_EQ(e[5], (std::pair<std::uint64_t, std::uint64_t>{36864, 32768}));
+  EXPECT_EQ(e[2], (std::pair<std::uint64_t, std::uint64_t>{34816, (300ull << 11) - 34816}));
+  EXPECT_EQ(e[6], (std::pair<std::uint64_t, std::uint64_t>{71680, (300ull << 11) - 71680}));
+  // Partition 6: clean, its ext4 the partition's size, holding the files; partition 5 clean.
+  wait_for_partitions(dst->path, 6);
+  auto f = run("e2fsck -fn " + dst->path + "p6");
+  EXPECT_EQ(f.exit_code, 0) << f.out << f.err;
+  f = run("e2fsck -fn " + dst->path + "p5");
+  EXPECT_EQ(f.exit_code, 0) << f.out << f.err;
+  auto d = run("dumpe2fs -h " + dst->path + "p6 2>/dev/null | sed -n 's/^Block count: *//p'");
+  ASSERT_FALSE(d.out.empty());
+  EXPECT_EQ(std::stoull(d.out) * 4096, (300ull - 35) << 20);
+  Mount mnt(dst->path + "p6", tmp.path / "mnt", "", "ro");
+  EXPECT_EQ(run("sha256sum < " + q((mnt.dir / "a").string())).out,
+            run("sha256sum < " + q((tmp.path / "files/a").string())).out);
+  // The summary (no --json) says the same of another TARGET, 36 MiB larger than SOURCE.
+  auto dst2 = clone_target_loop(tmp.path / "dst2", 236ull << 20);
+  r = clone_run("--yes " + src.path + " " + dst2->path);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE((r.out + r.err)
+                .find("; partition 6 (logical, with its extended partition 2) grown from 165.0 MiB to "
+                      "201.0 MiB, its ext4 resized to fill it (resize2fs)"),
+            std::string::npos)
+      << r.out << r.err;
+}
+
 std::string ext_features(const std::string& dev) {
   auto r = run("dumpe2fs -h " + dev +
                " 2>/dev/null | sed -n 's/^Filesystem features: *//p' | tr ' ' '\\n' | "

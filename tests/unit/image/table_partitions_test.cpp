@@ -1,6 +1,8 @@
 // read_table_partitions() (partitions.hpp) on image files made here with
 // sfdisk (no root): an MBR's logical partitions listed from the EBR chain,
-// the extended partition marked; a GPT; a file with no table.
+// the extended partition marked; a GPT; a file with no table. The last data
+// partition and a logical partition's extended partition (last_data_partition(),
+// extended_container_of()) on each.
 #include <gtest/gtest.h>
 
 #include "image/partitions.hpp"
@@ -41,6 +43,15 @@ TEST(TablePartitions, MbrLogicalPartitionsAreListedAndTheExtendedOneMarked) {
   EXPECT_EQ(t.parts[3].offset, 35 * MiB);
   EXPECT_EQ(t.parts[3].size, 165 * MiB);
   EXPECT_FALSE(t.parts[3].extended);
+  // The last partition is logical 6 (it ends where the extended partition 2 does), held by 2; 5 by 2 too; 1 by none.
+  const auto last = last_data_partition(t);
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->number, 6u);
+  const auto container = extended_container_of(t, *last);
+  ASSERT_TRUE(container.has_value());
+  EXPECT_EQ(container->number, 2u);
+  EXPECT_EQ(extended_container_of(t, t.parts[2])->number, 2u);
+  EXPECT_FALSE(extended_container_of(t, t.parts[0]).has_value());
 }
 
 TEST(TablePartitions, GptAndNoTable) {
@@ -57,10 +68,13 @@ TEST(TablePartitions, GptAndNoTable) {
   EXPECT_EQ(t.parts[1].number, 2u);
   EXPECT_EQ(t.parts[1].offset, 9u << 20);
   EXPECT_EQ(t.parts[1].size, 16u << 20);
+  EXPECT_EQ(last_data_partition(t)->number, 2u);
+  EXPECT_FALSE(extended_container_of(t, t.parts[1]).has_value());
   test::write_file(tmp.path / "zeros.img", std::string(1 << 20, '\0'));
   const TablePartitions none = read_table_partitions((tmp.path / "zeros.img").string());
   EXPECT_EQ(none.scheme, "");
   EXPECT_TRUE(none.parts.empty());
+  EXPECT_FALSE(last_data_partition(none).has_value());
   EXPECT_TRUE(read_table_partitions((tmp.path / "missing.img").string()).parts.empty());
 }
 
