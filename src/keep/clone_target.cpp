@@ -129,7 +129,7 @@ std::string grow_last_partition(const CloneLayout& l, const std::string& disk, s
   if (!clone_is_ext(l.last_fs))
     return fmt::format("partition {} not grown: it holds {}, and piprov grows ext2/3/4 only", l.last_number,
                        l.last_fs.empty() ? "no file system piprov reads" : l.last_fs);
-  if (l.table == "dos" && l.last_number > 4)
+  if (l.table == image::TableScheme::Dos && l.last_number > 4)
     return fmt::format("partition {} not grown: a logical partition (its extended partition would have to grow too)",
                        l.last_number);
   throw_if_cancelled("before growing the last partition");
@@ -206,10 +206,10 @@ void finish_clone_target(const CloneLayout& l, CloneTarget& t) {
   std::string state = t.target + " holds a copy of the SOURCE with the SOURCE's disk identifier";
   try {
     const std::uint64_t disk_bytes = probe_disk(t.target).size_bytes;
-    if (l.table == "gpt") fit_gpt_header(t.target, disk_bytes);
+    if (l.table == image::TableScheme::Gpt) fit_gpt_header(t.target, disk_bytes);
     t.grown = grow_last_partition(l, t.target, disk_bytes, true);
     throw_if_cancelled("before the new disk identifier");
-    if (!l.table.empty()) {
+    if (l.table != image::TableScheme::None) {
       t.identity = image::renew_disk_identity(t.target);
       state = t.target + " has a new disk identifier (" + t.identity.new_id +
               ") that its PARTUUID= references may not name yet";
