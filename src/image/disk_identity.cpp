@@ -86,13 +86,13 @@ DiskIdentity renew_disk_identity(const std::string& disk) {
   check(fdisk_assign_device(cxt.get(), disk.c_str(), 0), "cannot open " + disk + " read-write (libfdisk)");
   DiskIdentity r;
   if (fdisk_is_label(cxt.get(), DOS))
-    r.label = "dos";
+    r.label = TableScheme::Dos;
   else if (fdisk_is_label(cxt.get(), GPT))
-    r.label = "gpt";
+    r.label = TableScheme::Gpt;
   else
     throw Error(ErrorKind::Usage, disk + " has no MBR or GPT partition table: cannot give it a new disk identifier");
   r.old_id = disk_id(cxt.get(), disk);
-  if (r.label == "dos")
+  if (r.label == TableScheme::Dos)
     renew_mbr(cxt.get(), r, disk);
   else
     renew_gpt(cxt.get(), r, disk);

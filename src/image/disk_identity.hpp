@@ -12,11 +12,13 @@
 #include <string>
 #include <string_view>
 
+#include "image/partition_table.hpp"
+
 namespace piprov::image {
 
 struct DiskIdentity {
-  std::string label;   ///< "dos" or "gpt"
-  std::string old_id;  ///< "0x4ec8ea53" (MBR) or the disk GUID, lowercase
+  TableScheme label = TableScheme::None;  ///< Dos or Gpt
+  std::string old_id;                     ///< "0x4ec8ea53" (MBR) or the disk GUID, lowercase
   std::string new_id;
   /// Every partition's PARTUUID, old -> new, lowercase ("4ec8ea53-02" -> "9f1c0b7e-02").
   std::map<std::string, std::string> partuuids;

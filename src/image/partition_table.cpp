@@ -4,10 +4,15 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/enum_names.hpp"
+
 namespace piprov::image {
 namespace {
 
 constexpr std::uint64_t kSector = 512;
+
+constexpr EnumName<TableScheme> kTableSchemeNames[] = {
+    {TableScheme::None, ""}, {TableScheme::Dos, "dos"}, {TableScheme::Gpt, "gpt"}};
 
 std::uint64_t le_bytes(std::span<const std::byte> b, std::size_t off, unsigned n) {
   std::uint64_t v = 0;
@@ -58,7 +63,7 @@ void read_gpt(std::span<const std::byte> head, PartitionTable& t) {
     t.note = "GPT entries outside the first 64 KiB";
     return;
   }
-  t.scheme = "gpt";
+  t.scheme = TableScheme::Gpt;
   for (std::uint64_t i = 0; i < count; ++i) {
     const std::size_t off = static_cast<std::size_t>(entries_lba * kSector + i * esize);
     if (std::all_of(head.begin() + off, head.begin() + off + 16, [](std::byte c) { return c == std::byte{0}; }))
@@ -74,6 +79,10 @@ void read_gpt(std::span<const std::byte> head, PartitionTable& t) {
 }
 
 }  // namespace
+
+std::string_view scheme_name(TableScheme s) { return enum_name(kTableSchemeNames, s); }
+
+std::optional<TableScheme> parse_scheme(std::string_view name) { return parse_enum(kTableSchemeNames, name); }
 
 PartitionTable parse_partition_table(std::span<const std::byte> head, std::uint64_t image_size) {
   PartitionTable t;
@@ -91,7 +100,7 @@ PartitionTable parse_partition_table(std::span<const std::byte> head, std::uint6
   if (protective) {
     read_gpt(head, t);
   } else {
-    t.scheme = "dos";
+    t.scheme = TableScheme::Dos;
     t.parts = std::move(mbr);
   }
   return bounded_table(std::move(t), image_size);

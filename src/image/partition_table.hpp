@@ -8,12 +8,25 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace piprov::image {
 
 /// Bytes of the image the table is read from.
 inline constexpr std::size_t kPartitionTableBytes = 64u << 10;
+
+/// A partition table's scheme. Its names are libblkid's and libfdisk's
+/// label names ("dos" for MBR, "gpt"; blkid_parttable_get_type(3),
+/// fdisk_label_get_name(3)); None is named "" (no table), as in JSON.
+enum class TableScheme { None, Dos, Gpt };
+
+/// "dos", "gpt", or "" for None.
+std::string_view scheme_name(TableScheme s);
+
+/// The scheme named exactly `name` ("dos", "gpt", ""); nullopt for any other
+/// name (libblkid's "bsd", "mac", "atari", ...).
+std::optional<TableScheme> parse_scheme(std::string_view name);
 
 /// What a partition's type says it should hold.
 enum class PartKind { Linux, Fat, Other };
@@ -30,14 +43,14 @@ struct PartitionEntry {
 };
 
 struct PartitionTable {
-  std::string scheme;  ///< "dos", "gpt", or "" when there is none
+  TableScheme scheme = TableScheme::None;  ///< None when there is none
   std::vector<PartitionEntry> parts;
   std::string note;  ///< why partitions are not used ("" when they are)
 };
 
 /// Parses the table from the image's first bytes (`head`, up to
 /// kPartitionTableBytes). `image_size` (0 = unknown) bounds the partitions.
-/// Never throws: an invalid table gives scheme "" or a note and no partitions
+/// Never throws: an invalid table gives scheme None or a note and no partitions
 /// (extended MBR partitions are kind Other: their logical partitions are
 /// written in full).
 PartitionTable parse_partition_table(std::span<const std::byte> head, std::uint64_t image_size);

@@ -61,7 +61,8 @@ TablePartitions read_table_partitions(const std::string& path) {
   if (blkid_do_fullprobe(pr) == 0) {
     if (blkid_partlist ls = blkid_probe_get_partitions(pr)) {
       if (blkid_parttable root = blkid_partlist_get_table(ls))
-        if (const char* type = blkid_parttable_get_type(root)) out.scheme = type;
+        if (const char* type = blkid_parttable_get_type(root))
+          out.scheme = parse_scheme(type).value_or(TableScheme::None);
       const int n = blkid_partlist_numof_partitions(ls);
       for (int i = 0; i < n; ++i) {
         blkid_partition p = blkid_partlist_get_partition(ls, i);

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "image/partition_table.hpp"
+
 namespace piprov::image {
 
 /// One entry of a partition table as libblkid reads it from the disk or
@@ -24,12 +26,12 @@ struct TablePartition {
 };
 
 struct TablePartitions {
-  std::string scheme;                 ///< "dos", "gpt", or "" when libblkid finds no table
-  std::vector<TablePartition> parts;  ///< sorted by number
+  TableScheme scheme = TableScheme::None;  ///< None when libblkid finds no table, or one of another scheme
+  std::vector<TablePartition> parts;       ///< sorted by number
 };
 
 /// The partition table on `path` (a disk or an image file), read with
-/// libblkid. Never throws: a path it cannot open or read gives scheme "" and
+/// libblkid. Never throws: a path it cannot open or read gives scheme None and
 /// no partitions.
 TablePartitions read_table_partitions(const std::string& path);
 

@@ -138,7 +138,7 @@ std::vector<PartitionSkip> SkipFilter::partitions() const {
 }
 
 std::string SkipFilter::note() const {
-  if (table_.scheme.empty()) return "no partition table (MBR or GPT)";
+  if (table_.scheme == TableScheme::None) return "no partition table (MBR or GPT)";
   return table_.note;
 }
 

@@ -156,7 +156,7 @@ class PreparedWrite {
   PreparedWrite& operator=(PreparedWrite&&) noexcept;
   ~PreparedWrite();
   const WriteOptions& options() const;
-  /// The image's partition table as written (read_partition_table(reader, nullopt); scheme "" when none).
+  /// The image's partition table as written (read_partition_table(reader, nullopt); scheme None when none).
   const PartitionTable& partition_table() const;
   /// The image, read in place (image_reader.hpp): a sequential one decodes from its start.
   ImageReader& reader();

@@ -176,7 +176,7 @@ struct BackupSkip {
                reader.size(), table) {
     if (filter.note().empty()) {
       std::vector<std::byte> gpt(512);
-      if (table.scheme == "gpt" && reader.size() >= 1024)
+      if (table.scheme == image::TableScheme::Gpt && reader.size() >= 1024)
         reader.read_at(gpt, 512);
       else
         gpt.clear();

@@ -85,7 +85,7 @@ CloneLayout read_clone_layout(const std::string& source) {
   CloneLayout l;
   const std::uint64_t size = reader->size();
   const image::PartitionTable t = image::read_partition_table(*reader, size);
-  l.table = t.parts.empty() ? "" : t.scheme;
+  l.table = t.parts.empty() ? image::TableScheme::None : t.scheme;
   l.source_bytes = l.copy_bytes = l.need_bytes = size;
   if (t.parts.empty()) return l;
   // Every partition libblkid lists, an MBR's logical ones among them; the last one an extended partition's
@@ -103,7 +103,7 @@ CloneLayout read_clone_layout(const std::string& source) {
   }
   // At least the first MiB (the table, boot code, a GPT's entries), whole 4 KiB blocks.
   l.copy_bytes = std::min(size, std::max<std::uint64_t>(1u << 20, (end + 4095) / 4096 * 4096));
-  l.need_bytes = l.copy_bytes + (l.table == "gpt" ? kGptBackupBytes : 0);
+  l.need_bytes = l.copy_bytes + (l.table == image::TableScheme::Gpt ? kGptBackupBytes : 0);
   return l;
 }
 
@@ -117,8 +117,9 @@ void refuse_small_targets(const std::vector<image::TargetInfo>& infos, const Clo
     refused.push_back(fmt::format(
         "{} ({}, {} bytes) is too small for {}: {} {} bytes ({}); it is {} bytes ({}) short; piprov clone does not "
         "shrink file systems: use a larger disk, or `piprov backup --shrink {} FILE.img.zst` and write that",
-        t.path, format_bytes(t.capacity), t.capacity, source, l.table.empty() ? "it holds" : "its partitions need",
-        l.need_bytes, format_bytes(l.need_bytes), short_by, format_bytes(short_by), source));
+        t.path, format_bytes(t.capacity), t.capacity, source,
+        l.table == image::TableScheme::None ? "it holds" : "its partitions need", l.need_bytes,
+        format_bytes(l.need_bytes), short_by, format_bytes(short_by), source));
   }
   if (refused.size() == 1) throw Error(ErrorKind::Usage, refused.front() + " (nothing was written)");
   if (!refused.empty()) throw Error(ErrorKind::Usage, join(refused, "\n") + "\nnothing was written to any target");
@@ -135,8 +136,9 @@ void confirm_clone(const CloneOptions& o, const std::vector<image::TargetInfo>& 
     text += "\n  " + image::describe_target(t);
     paths.push_back(t.path);
   }
-  text += fmt::format("\nwith a copy of {} ({} of it: {})", o.source, format_bytes(l.copy_bytes),
-                      l.table.empty() ? "no partition table, all of it" : "up to the end of its last partition");
+  text += fmt::format(
+      "\nwith a copy of {} ({} of it: {})", o.source, format_bytes(l.copy_bytes),
+      l.table == image::TableScheme::None ? "no partition table, all of it" : "up to the end of its last partition");
   if (live) text += "\n" + o.source + " is mounted: its mounted file systems are copied file by file (rsync)";
   if (!o.confirm)
     throw Error(ErrorKind::Usage,
@@ -212,7 +214,7 @@ CloneResult run_live_clone(const CloneOptions& o, const CloneLayout& layout,
                            const std::vector<image::TargetInfo>& infos, const std::vector<provision::SeedPlan>& seeds) {
   const Disk d = probe_disk(o.source);
   check_live_source(d);
-  if (layout.table.empty())
+  if (layout.table == image::TableScheme::None)
     throw Error(ErrorKind::Usage, o.source +
                                       " is mounted and has no partition table: piprov clone copies a live "
                                       "disk partition by partition; unmount it (nothing was written)");

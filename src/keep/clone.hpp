@@ -80,9 +80,9 @@ struct CloneResult {
   std::uint64_t copy_bytes = 0;     ///< copied: up to the end of its last partition (all of it without a table)
   std::uint64_t read_bytes = 0;     ///< read from SOURCE
   std::uint64_t skipped_bytes = 0;  ///< free space neither read nor written
-  std::string table;                ///< "dos", "gpt" or ""
-  double seconds = 0;               ///< from the first byte read to the last TARGET's last step
-  std::string limit;                ///< "read-bound: ..." or "write-bound: ..."
+  image::TableScheme table = image::TableScheme::None;  ///< None: no table, copied whole
+  double seconds = 0;                                   ///< from the first byte read to the last TARGET's last step
+  std::string limit;                                    ///< "read-bound: ..." or "write-bound: ..."
   std::vector<image::PartitionSkip> partitions;
   std::string note;   ///< why SOURCE was copied in full ("" when its partitions were read)
   bool live = false;  ///< SOURCE was mounted: its mounted file systems were copied file by file (clone_live.hpp)

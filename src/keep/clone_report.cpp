@@ -26,8 +26,8 @@ std::string clone_target_lines(const CloneTarget& t) {
     s += fmt::format("{}: copied in {}", t.target, format_duration(t.steps_seconds));
   if (!t.grown.empty()) s += "; " + t.grown;
   if (!t.identity.new_id.empty())
-    s += fmt::format("; {} {} -> {}", t.identity.label == "dos" ? "disk identifier" : "disk GUID", t.identity.old_id,
-                     t.identity.new_id);
+    s += fmt::format("; {} {} -> {}", t.identity.label == image::TableScheme::Dos ? "disk identifier" : "disk GUID",
+                     t.identity.old_id, t.identity.new_id);
   s += t.rewritten.empty() ? std::string("; no PARTUUID= to rewrite")
                            : "; PARTUUID= rewritten in " + join(t.rewritten, ", ");
   if (!t.identity_line.empty()) s += "\n" + t.target + ": " + t.identity_line;
@@ -53,7 +53,7 @@ std::string clone_summary(const CloneResult& r) {
       "target",
       r.source, format_bytes(r.source_bytes), r.succeeded(), r.targets.size(), format_duration(r.seconds),
       format_bytes(r.copy_bytes),
-      r.table.empty() ? "no partition table: all of it" : "to the end of the last partition",
+      r.table == image::TableScheme::None ? "no partition table: all of it" : "to the end of the last partition",
       format_bytes(r.read_bytes), format_bytes(r.skipped_bytes), format_bytes(written));
   for (const auto& p : r.partitions)
     if (!p.full_reason.empty()) s += fmt::format("\npartition {}: {}: copied in full", p.number, p.full_reason);
@@ -76,7 +76,7 @@ nlohmann::json clone_result_json(const CloneResult& r) {
                        {"verified", t.write.verified},
                        {"grown", t.grown},
                        {"disk_identity",
-                        {{"label", t.identity.label},
+                        {{"label", std::string(image::scheme_name(t.identity.label))},
                          {"old_id", t.identity.old_id},
                          {"new_id", t.identity.new_id},
                          {"partuuids", t.identity.partuuids}}},
@@ -98,7 +98,7 @@ nlohmann::json clone_result_json(const CloneResult& r) {
           {"copy_bytes", r.copy_bytes},
           {"read_bytes", r.read_bytes},
           {"skipped_bytes", r.skipped_bytes},
-          {"table", r.table},
+          {"table", std::string(image::scheme_name(r.table))},
           {"live", r.live},
           {"seconds", r.seconds},
           {"limit", r.limit},

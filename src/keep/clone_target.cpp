@@ -211,7 +211,7 @@ void finish_clone_target(const CloneLayout& l, CloneTarget& t) {
   std::string state = t.target + " holds a copy of the SOURCE with the SOURCE's disk identifier";
   try {
     const Disk written = probe_disk(t.target);
-    if (l.table == "gpt") fit_gpt_header(t.target, written.size_bytes);
+    if (l.table == image::TableScheme::Gpt) fit_gpt_header(t.target, written.size_bytes);
     CloneLayout grow = l;
     // SOURCE's free-space reader reads the primary entries only: a logical last partition's file system as
     // blkid finds it on the copy.
@@ -219,7 +219,7 @@ void finish_clone_target(const CloneLayout& l, CloneTarget& t) {
       if (grow.last_fs.empty() && p.number == static_cast<int>(l.last_number)) grow.last_fs = p.fstype;
     t.grown = grow_last_partition(grow, t.target, written.size_bytes, true);
     throw_if_cancelled("before the new disk identifier");
-    if (!l.table.empty()) {
+    if (l.table != image::TableScheme::None) {
       t.identity = image::renew_disk_identity(t.target);
       state = t.target + " has a new disk identifier (" + t.identity.new_id +
               ") that its PARTUUID= references may not name yet";

@@ -18,12 +18,12 @@ namespace piprov::keep {
 
 /// What the steps need to know of SOURCE's layout (read from its partition table).
 struct CloneLayout {
-  std::string table;               ///< "dos", "gpt" or "" (no table: copied whole, nothing grown)
-  std::uint64_t source_bytes = 0;  ///< SOURCE's size
-  std::uint64_t copy_bytes = 0;    ///< bytes copied: the last partition's end (SOURCE's size without a table)
-  std::uint64_t need_bytes = 0;    ///< the least a TARGET must hold (a GPT: copy_bytes + its backup header)
-  unsigned last_number = 0;        ///< the partition that ends last (0: none)
-  std::uint64_t last_offset = 0;   ///< its start and size, bytes
+  image::TableScheme table = image::TableScheme::None;  ///< None: copied whole, nothing grown
+  std::uint64_t source_bytes = 0;                       ///< SOURCE's size
+  std::uint64_t copy_bytes = 0;   ///< bytes copied: the last partition's end (SOURCE's size without a table)
+  std::uint64_t need_bytes = 0;   ///< the least a TARGET must hold (a GPT: copy_bytes + its backup header)
+  unsigned last_number = 0;       ///< the partition that ends last (0: none)
+  std::uint64_t last_offset = 0;  ///< its start and size, bytes
   std::uint64_t last_bytes = 0;
   unsigned last_extended = 0;  ///< the MBR extended partition holding it when it is a logical one (0: none)
   std::string last_fs;         ///< its file system as the free-space reader saw it ("ext4", "vfat", "" unknown)

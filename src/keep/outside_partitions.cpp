@@ -63,7 +63,7 @@ std::vector<OutsideRegion> outside_partitions(const image::PartitionTable& table
                                               std::span<const std::byte> gpt_header) {
   std::vector<OutsideRegion> out;
   const image::PartitionTable t = image::bounded_table(table, disk_bytes);
-  if (t.scheme.empty() || !t.note.empty() || t.parts.empty()) return out;
+  if (t.scheme == image::TableScheme::None || !t.note.empty() || t.parts.empty()) return out;
   auto parts = t.parts;
   std::sort(parts.begin(), parts.end(), [](auto& a, auto& b) { return a.offset < b.offset; });
   add_outside(out, 0, parts.front().offset, fmt::format("before partition {}", parts.front().number), true,
@@ -73,7 +73,7 @@ std::vector<OutsideRegion> outside_partitions(const image::PartitionTable& table
             fmt::format("between partitions {} and {}", parts[i].number, parts[i + 1].number));
   const std::uint64_t end = parts.back().offset + parts.back().size;
   const std::string after = fmt::format("after partition {}", parts.back().number);
-  if (t.scheme == "gpt")
+  if (t.scheme == image::TableScheme::Gpt)
     add_gpt_tail(out, end, disk_bytes, gpt_header, after);
   else
     add_gap(out, end, disk_bytes, after);

@@ -107,9 +107,9 @@ ShrinkResult shrink_last_partition(const std::string& img) {
     run_program_or_throw(
         {"sfdisk", "--no-reread", "--no-tell-kernel", "-q", "-N", std::to_string(container->number), img}, {},
         fmt::format("start={}, size={}\n", container->offset / 512, (end - container->offset) / 512));
-  if (t.scheme == "gpt") end += kShrinkMiB;  // room for the backup header and entries
+  if (t.scheme == image::TableScheme::Gpt) end += kShrinkMiB;  // room for the backup header and entries
   if (::truncate(img.c_str(), static_cast<off_t>(end)) != 0) throw io_error("cutting " + img, errno);
-  if (t.scheme == "gpt")
+  if (t.scheme == image::TableScheme::Gpt)
     run_program_or_throw({"sfdisk", "--no-reread", "--no-tell-kernel", "-q", "--relocate", "gpt-bak-std", img});
   res.shrunk = true;
   res.image_bytes = end;

@@ -36,8 +36,9 @@ void dry_run_plan(const ProvisionOptions& o, const ImageTree& tree, const std::v
   for (std::size_t i = 0; i < o.write.targets.size(); ++i) {
     DryRunTarget t;
     t.target = o.write.targets[i];
-    t.disk_id = tree.scheme() == "dos" ? "MBR disk identifier " + tree.disk_id() + " -> a new random one"
-                                       : "GPT disk GUID and partition GUIDs -> new random ones";
+    t.disk_id = tree.scheme() == image::TableScheme::Dos
+                    ? "MBR disk identifier " + tree.disk_id() + " -> a new random one"
+                    : "GPT disk GUID and partition GUIDs -> new random ones";
     t.disk_id += "; PARTUUID= references in the cmdline file and fstab follow it";
     std::vector<std::string> written;
     if (!seeds.empty()) {

@@ -283,7 +283,7 @@ SeedCheck check_seed_files(const IdentityOptions& o, const std::string& image) {
       throw usage(std::string("--image ") + e.what());
     }
     const image::PartitionTable table = image::read_partition_table(*reader, std::nullopt);
-    if (table.scheme.empty())
+    if (table.scheme == image::TableScheme::None)
       throw usage("--image " + image +
                   " holds no partition table (no MBR or GPT at its start): not a disk image; give the .img or .img.xz "
                   "the seed goes onto");

@@ -135,7 +135,7 @@ void ImageTree::read() {
                                 image, "nothing was checked");
   const image::PartitionTable table = image::read_partition_table(*reader_, reader_->size());
   scheme_ = table.scheme;
-  if (scheme_ == "dos") {
+  if (scheme_ == image::TableScheme::Dos) {
     std::byte id[4];
     reader_->read_at(id, 440);
     disk_id_ =
@@ -149,7 +149,7 @@ void ImageTree::read() {
     p.path = fmt::format("{} partition {}", image, e.number);
     p.start_bytes = e.offset;
     p.size_bytes = e.size;
-    p.partuuid = scheme_ == "dos" ? fmt::format("{}-{:02x}", disk_id_, e.number) : e.partuuid;
+    p.partuuid = scheme_ == image::TableScheme::Dos ? fmt::format("{}-{:02x}", disk_id_, e.number) : e.partuuid;
     if (e.kind == image::PartKind::Fat) {
       p.fstype = "vfat";
     } else if (random_access_ && image::has_ext_superblock(*reader_, e.offset, e.size)) {

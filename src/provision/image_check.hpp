@@ -16,6 +16,7 @@
 #include "boot/fat_tools.hpp"
 #include "core/board.hpp"
 #include "image/image_reader.hpp"
+#include "image/partition_table.hpp"
 
 namespace piprov::provision {
 
@@ -43,8 +44,8 @@ class ImageTree {
   const std::string& format() const { return format_; }
   bool random_access() const { return random_access_; }
   const std::string& sequential_note() const { return note_; }
-  /// "dos" or "gpt", and the image's MBR disk identifier ("4ec8ea53") or "" for GPT.
-  const std::string& scheme() const { return scheme_; }
+  /// The partition-table scheme, and the image's MBR disk identifier ("4ec8ea53") or "" for GPT.
+  image::TableScheme scheme() const { return scheme_; }
   const std::string& disk_id() const { return disk_id_; }
   image::ReaderStats stats() const { return reader_->stats(); }
   /// The image's partitions as a Disk (path IMAGE, each "IMAGE partition N", fstype "vfat" for FAT,
@@ -53,7 +54,7 @@ class ImageTree {
   /// boot::CheckOptions::disk judges autoboot.txt and root= by.
   const Disk& disk() const { return disk_; }
   /// disk()'s PARTUUIDs are known: an MBR image (DISKID-NN) or a GPT one (its partition GUIDs).
-  bool partuuids_known() const { return scheme_ == "dos" || scheme_ == "gpt"; }
+  bool partuuids_known() const { return scheme_ != image::TableScheme::None; }
   /// disk()'s LABELs and UUIDs are known: a random-access image whose every partition is FAT or ext.
   bool labels_known() const { return labels_known_; }
   /// Sets `co`'s disk (disk()) and which of its ids are known, for autoboot.txt and root=.
@@ -72,7 +73,8 @@ class ImageTree {
   std::optional<boot::FatDir> boot_;  ///< the boot partition's mtools copy in boot_dir_
   std::optional<std::filesystem::path> root_dir_;
   unsigned boot_partition_ = 0;
-  std::string root_note_, format_, note_, scheme_, disk_id_;
+  std::string root_note_, format_, note_, disk_id_;
+  image::TableScheme scheme_ = image::TableScheme::None;
   bool random_access_ = false, labels_known_ = false;
   Disk disk_;
 };

@@ -18,7 +18,7 @@ namespace {
 nlohmann::json provision_identity_json(const TargetReport& t) {
   const auto& id = t.disk_identity;
   return {
-      {"disk_label", id.label},
+      {"disk_label", std::string(image::scheme_name(id.label))},
       {"old_disk_id", id.old_id},
       {"new_disk_id", id.new_id},
       {"partuuids", id.partuuids},

@@ -32,7 +32,7 @@ PreparedProvision prepare_provision(const ProvisionOptions& o) {
   p.seeds = plan_seeds(id, o.write.targets, &p.seed_check, image_ci);
   // provision needs system-boot and writable partitions: an image without a
   // partition table is refused before the first byte of any disk.
-  if (p.write.partition_table().scheme.empty())
+  if (p.write.partition_table().scheme == image::TableScheme::None)
     throw Error(ErrorKind::Usage, o.write.image +
                                       " holds no partition table (no MBR or GPT at its start): not a Raspberry Pi OS "
                                       "image; give an .img or .img.xz of Ubuntu or Raspberry Pi OS; nothing was "

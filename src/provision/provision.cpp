@@ -123,8 +123,8 @@ void TargetRun::identity() {
   rep_.disk_identity = image::renew_disk_identity(target_);
   const auto& id = rep_.disk_identity;
   state_ += "; it has a new disk identifier (" + id.new_id + ") that its PARTUUID= references do not name yet";
-  step.done((id.label == "dos" ? "MBR disk identifier " : "GPT disk GUID ") + id.old_id + " -> " + id.new_id + " (" +
-            std::to_string(id.partuuids.size()) + " new PARTUUIDs)");
+  step.done((id.label == image::TableScheme::Dos ? "MBR disk identifier " : "GPT disk GUID ") + id.old_id + " -> " +
+            id.new_id + " (" + std::to_string(id.partuuids.size()) + " new PARTUUIDs)");
 }
 
 void TargetRun::find() {

@@ -39,7 +39,7 @@ TEST(DiskIdentity, MbrGetsANewIdAndTheSamePartitions) {
                        "start=22528, type=83\n");
   auto before = sfdisk_json(img);
   auto id = renew_disk_identity(img.string());
-  EXPECT_EQ(id.label, "dos");
+  EXPECT_EQ(id.label, TableScheme::Dos);
   EXPECT_EQ(id.old_id, "0x4ec8ea53");
   EXPECT_TRUE(std::regex_match(id.new_id, std::regex("0x[0-9a-f]{8}"))) << id.new_id;
   EXPECT_NE(id.new_id, id.old_id);
@@ -70,7 +70,7 @@ TEST(DiskIdentity, GptGetsNewDiskAndPartitionGuids) {
                        "start=22528, size=40000, type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, "
                        "uuid=AAAAAAAA-0000-4000-8000-000000000002, name=root\n");
   auto id = renew_disk_identity(img.string());
-  EXPECT_EQ(id.label, "gpt");
+  EXPECT_EQ(id.label, TableScheme::Gpt);
   EXPECT_EQ(id.old_id, "11111111-2222-4333-8444-555555555555");
   ASSERT_EQ(id.partuuids.size(), 2u);
   auto after = sfdisk_json(img);

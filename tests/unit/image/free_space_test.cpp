@@ -69,7 +69,7 @@ TEST(FreeSpacePartitions, MbrEntriesWithKinds) {
   entry(1, 0x83, 4096, 8192);
   entry(2, 0xda, 12288, 100);
   auto t = parse_partition_table(head, 0);
-  EXPECT_EQ(t.scheme, "dos");
+  EXPECT_EQ(t.scheme, TableScheme::Dos);
   ASSERT_EQ(t.parts.size(), 3u);
   EXPECT_EQ(t.parts[0].kind, PartKind::Fat);
   EXPECT_EQ(t.parts[1].kind, PartKind::Linux);
@@ -81,7 +81,18 @@ TEST(FreeSpacePartitions, MbrEntriesWithKinds) {
   EXPECT_TRUE(t.parts.empty());
   EXPECT_NE(t.note.find("overlaps"), std::string::npos);
   head[510] = std::byte{0};
-  EXPECT_EQ(parse_partition_table(head, 0).scheme, "");
+  EXPECT_EQ(parse_partition_table(head, 0).scheme, TableScheme::None);
+}
+
+// The scheme names are the JSON values ("table", "disk_label") and libblkid's/libfdisk's names.
+TEST(FreeSpacePartitions, SchemeNamesRoundTrip) {
+  for (auto s : {TableScheme::None, TableScheme::Dos, TableScheme::Gpt}) EXPECT_EQ(parse_scheme(scheme_name(s)), s);
+  EXPECT_EQ(scheme_name(TableScheme::Dos), "dos");
+  EXPECT_EQ(scheme_name(TableScheme::Gpt), "gpt");
+  EXPECT_EQ(scheme_name(TableScheme::None), "");
+  EXPECT_EQ(parse_scheme("gpt"), TableScheme::Gpt);
+  EXPECT_EQ(parse_scheme("bsd"), std::nullopt);  // another libblkid table type
+  EXPECT_EQ(parse_scheme("DOS"), std::nullopt);
 }
 
 /// A FAT16 boot sector: 512-byte sectors, 4 sectors per cluster, 1 reserved, 2 FATs of 32 sectors, 512 root entries.

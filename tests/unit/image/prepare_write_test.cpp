@@ -92,7 +92,7 @@ TEST(PrepareWrite, HoldsThePartitionTableAndWritesOnlyWhenRun) {
   const std::string out = (d.path / "out.img").string();
   PreparedWrite p = prepare_write(write_test::opts((d.path / "in.img").string(), out));
   const PartitionTable& t = p.partition_table();
-  EXPECT_EQ(t.scheme, "dos");
+  EXPECT_EQ(t.scheme, TableScheme::Dos);
   ASSERT_EQ(t.parts.size(), 1u);
   EXPECT_EQ(t.parts[0].number, 1u);
   EXPECT_EQ(t.parts[0].offset, 1u << 20);
@@ -105,12 +105,12 @@ TEST(PrepareWrite, HoldsThePartitionTableAndWritesOnlyWhenRun) {
   EXPECT_EQ(test::read_file(out), img);
 }
 
-// An image of no partition table prepares with scheme "" (provision refuses it).
+// An image of no partition table prepares with scheme None (provision refuses it).
 TEST(PrepareWrite, AnImageWithoutATableHasNoScheme) {
   test::TempDir d;
   test::write_file(d.path / "in.img", write_test::pattern(1u << 20));
   PreparedWrite p = prepare_write(write_test::opts((d.path / "in.img").string(), (d.path / "out.img").string()));
-  EXPECT_EQ(p.partition_table().scheme, "");
+  EXPECT_EQ(p.partition_table().scheme, TableScheme::None);
   EXPECT_TRUE(p.partition_table().parts.empty());
 }
 

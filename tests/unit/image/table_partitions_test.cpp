@@ -24,7 +24,7 @@ TEST(TablePartitions, MbrLogicalPartitionsAreListedAndTheExtendedOneMarked) {
                 .exit_code,
             0);
   const TablePartitions t = read_table_partitions(img.string());
-  EXPECT_EQ(t.scheme, "dos");
+  EXPECT_EQ(t.scheme, TableScheme::Dos);
   ASSERT_EQ(t.parts.size(), 4u);
   const std::uint64_t MiB = 1u << 20;
   EXPECT_EQ(t.parts[0].number, 1u);
@@ -63,7 +63,7 @@ TEST(TablePartitions, GptAndNoTable) {
                 .exit_code,
             0);
   const TablePartitions t = read_table_partitions(img.string());
-  EXPECT_EQ(t.scheme, "gpt");
+  EXPECT_EQ(t.scheme, TableScheme::Gpt);
   ASSERT_EQ(t.parts.size(), 2u);
   EXPECT_EQ(t.parts[1].number, 2u);
   EXPECT_EQ(t.parts[1].offset, 9u << 20);
@@ -72,7 +72,7 @@ TEST(TablePartitions, GptAndNoTable) {
   EXPECT_FALSE(extended_container_of(t, t.parts[1]).has_value());
   test::write_file(tmp.path / "zeros.img", std::string(1 << 20, '\0'));
   const TablePartitions none = read_table_partitions((tmp.path / "zeros.img").string());
-  EXPECT_EQ(none.scheme, "");
+  EXPECT_EQ(none.scheme, TableScheme::None);
   EXPECT_TRUE(none.parts.empty());
   EXPECT_FALSE(last_data_partition(none).has_value());
   EXPECT_TRUE(read_table_partitions((tmp.path / "missing.img").string()).parts.empty());

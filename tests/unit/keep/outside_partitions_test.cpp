@@ -14,7 +14,7 @@ constexpr std::uint64_t kOpMiB = 1ull << 20;
 
 image::PartitionTable op_table(const std::string& scheme, std::vector<std::pair<std::uint64_t, std::uint64_t>> parts) {
   image::PartitionTable t;
-  t.scheme = scheme;
+  t.scheme = image::parse_scheme(scheme).value();
   unsigned n = 0;
   for (auto [off, size] : parts) t.parts.push_back({++n, off, size, "0x83", image::PartKind::Linux});
   return t;
