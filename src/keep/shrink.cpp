@@ -59,9 +59,6 @@ std::uint64_t ext_bytes(const std::string& dev) {
   return dumpe2fs_field(text, "Block count") * dumpe2fs_field(text, "Block size");
 }
 
-/// Whether the root file system on `dev` grows back by itself (grows_back.hpp).
-std::string grows_back_on(const std::string& dev) { return root_grows_back_on(dev); }
-
 }  // namespace
 
 ShrinkResult shrink_last_partition(const std::string& img) {
@@ -94,7 +91,7 @@ ShrinkResult shrink_last_partition(const std::string& img) {
   want = std::min(want, last->size / kShrinkMiB * kShrinkMiB);
   run_program_or_throw({"resize2fs", loop.dev(), std::to_string(want / 1024) + "K"});
   res.new_bytes = ext_bytes(loop.dev());
-  res.grows_back = grows_back_on(loop.dev());
+  res.grows_back = root_grows_back_on(loop.dev());
   if (res.new_bytes >= last->size) {
     res.line = fmt::format("--shrink: partition {} ({}) is already at its minimum plus the margin", last->number, fs);
     return res;

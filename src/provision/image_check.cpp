@@ -99,7 +99,7 @@ bool image_check_fs_ids(image::ImageReader& reader, const image::PartitionEntry&
     out.uuid = fmt::format("{:02X}{:02X}-{:02X}{:02X}", byte(id + 3), byte(id + 2), byte(id + 1), byte(id));
     return true;
   }
-  if (byte(1080) != 0x53 || byte(1081) != 0xef) return false;
+  if (!image::is_ext_superblock(std::span<const std::byte>(head).subspan(image::kExtSuperblockOffset))) return false;
   out.label = text(1024 + 120, 16);
   std::string u;
   for (std::size_t i = 0; i < 16; ++i) {
@@ -129,11 +129,12 @@ void ImageTree::read() {
   format_ = image::to_string(reader_->format());
   random_access_ = reader_->random_access();
   note_ = reader_->sequential_note();
-  // A cut image (partition 1 complete, the root cut): write's message, not "no FAT partition" (trial 7 finding 5).
+  // The table as written, read once. A cut image (partition 1 complete, the root cut): write's message,
+  // not "no FAT partition" (trial 7 finding 5); then bounded by the image's end.
+  const image::PartitionTable written = image::read_partition_table(*reader_, std::nullopt);
   if (random_access_)
-    image::check_complete_image(image::read_partition_table(*reader_, std::nullopt), reader_->size(), reader_->format(),
-                                image, "nothing was checked");
-  const image::PartitionTable table = image::read_partition_table(*reader_, reader_->size());
+    image::check_complete_image(written, reader_->size(), reader_->format(), image, "nothing was checked");
+  const image::PartitionTable table = image::bounded_table(written, reader_->size());
   scheme_ = table.scheme;
   if (scheme_ == image::TableScheme::Dos) {
     std::byte id[4];
