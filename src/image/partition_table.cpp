@@ -64,6 +64,7 @@ void read_gpt(std::span<const std::byte> head, PartitionTable& t) {
     return;
   }
   t.scheme = TableScheme::Gpt;
+  t.gpt = GptBounds{le_bytes(head, kSector + 48, 8), le_bytes(head, kSector + 32, 8)};
   for (std::uint64_t i = 0; i < count; ++i) {
     const std::size_t off = static_cast<std::size_t>(entries_lba * kSector + i * esize);
     if (std::all_of(head.begin() + off, head.begin() + off + 16, [](std::byte c) { return c == std::byte{0}; }))

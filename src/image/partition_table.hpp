@@ -42,10 +42,19 @@ struct PartitionEntry {
   std::string partuuid;
 };
 
+/// The primary GPT header's placement of its backup (UEFI 2.10 table 5.5):
+/// LastUsableLBA (byte 48) and AlternateLBA (byte 32), in 512-byte sectors.
+struct GptBounds {
+  std::uint64_t last_usable_lba = 0;
+  std::uint64_t alternate_lba = 0;  ///< the backup header's sector
+};
+
 struct PartitionTable {
   TableScheme scheme = TableScheme::None;  ///< None when there is none
   std::vector<PartitionEntry> parts;
   std::string note;  ///< why partitions are not used ("" when they are)
+  /// Gpt: the primary header's LBAs; nullopt for Dos and None.
+  std::optional<GptBounds> gpt;
 };
 
 /// Parses the table from the image's first bytes (`head`, up to

@@ -174,14 +174,7 @@ struct BackupSkip {
   BackupSkip(image::ImageReader& reader, const image::PartitionTable& table)
       : filter([&reader](std::span<std::byte> out, std::uint64_t offset) { reader.read_at(out, offset); },
                reader.size(), table) {
-    if (filter.note().empty()) {
-      std::vector<std::byte> gpt(512);
-      if (table.scheme == image::TableScheme::Gpt && reader.size() >= 1024)
-        reader.read_at(gpt, 512);
-      else
-        gpt.clear();
-      outside = outside_partitions(table, reader.size(), gpt);
-    }
+    if (filter.note().empty()) outside = outside_partitions(table, reader.size());
     merge_skip_map(filter.map(), outside, map);
   }
 };

@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 #include <algorithm>
-#include <cstring>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/units.hpp"
 #include "image/target_writer.hpp"
@@ -14,12 +14,6 @@ namespace piprov::keep {
 namespace {
 
 constexpr std::uint64_t kOutsideSector = 512;
-
-std::uint64_t outside_le64(std::span<const std::byte> b, std::size_t off) {
-  std::uint64_t v = 0;
-  for (unsigned i = 0; i < 8; ++i) v |= std::to_integer<std::uint64_t>(b[off + i]) << (8 * i);
-  return v;
-}
 
 void add_outside(std::vector<OutsideRegion>& out, std::uint64_t b, std::uint64_t e, std::string where, bool read,
                  std::string why) {
@@ -35,13 +29,13 @@ void add_gap(std::vector<OutsideRegion>& out, std::uint64_t b, std::uint64_t e, 
 }
 
 /// The end of a GPT disk after its last partition (at `b`): the backup entries and header read, the rest not.
-void add_gpt_tail(std::vector<OutsideRegion>& out, std::uint64_t b, std::uint64_t disk, std::span<const std::byte> hdr,
-                  const std::string& where) {
-  if (hdr.size() < 56 || std::memcmp(hdr.data(), "EFI PART", 8) != 0) {
+void add_gpt_tail(std::vector<OutsideRegion>& out, std::uint64_t b, std::uint64_t disk,
+                  const std::optional<image::GptBounds>& gpt, const std::string& where) {
+  if (!gpt) {
     add_outside(out, b, disk, where, true, "the GPT header at LBA 1 could not be read, so its backup is not placed");
     return;
   }
-  const std::uint64_t alternate = outside_le64(hdr, 32), last_usable = outside_le64(hdr, 48);
+  const std::uint64_t alternate = gpt->alternate_lba, last_usable = gpt->last_usable_lba;
   const std::uint64_t tb = (last_usable + 1) * kOutsideSector;
   const std::uint64_t te = std::min(disk, (alternate + 1) * kOutsideSector);
   if (last_usable >= alternate || tb < b || tb >= disk) {
@@ -59,8 +53,7 @@ void add_gpt_tail(std::vector<OutsideRegion>& out, std::uint64_t b, std::uint64_
 
 }  // namespace
 
-std::vector<OutsideRegion> outside_partitions(const image::PartitionTable& table, std::uint64_t disk_bytes,
-                                              std::span<const std::byte> gpt_header) {
+std::vector<OutsideRegion> outside_partitions(const image::PartitionTable& table, std::uint64_t disk_bytes) {
   std::vector<OutsideRegion> out;
   const image::PartitionTable t = image::bounded_table(table, disk_bytes);
   if (t.scheme == image::TableScheme::None || !t.note.empty() || t.parts.empty()) return out;
@@ -74,7 +67,7 @@ std::vector<OutsideRegion> outside_partitions(const image::PartitionTable& table
   const std::uint64_t end = parts.back().offset + parts.back().size;
   const std::string after = fmt::format("after partition {}", parts.back().number);
   if (t.scheme == image::TableScheme::Gpt)
-    add_gpt_tail(out, end, disk_bytes, gpt_header, after);
+    add_gpt_tail(out, end, disk_bytes, t.gpt, after);
   else
     add_gap(out, end, disk_bytes, after);
   return out;

@@ -35,12 +35,11 @@ struct OutsideRegion {
 
 /// The regions of a disk of `disk_bytes` outside the partitions of `table`
 /// (bounded_table() applied; a table with no partitions, or one it refuses,
-/// gives none: the whole disk is read). `gpt_header` is the disk's LBA 1 (512
-/// bytes) for a GPT: its last usable LBA (byte 48) and alternate LBA (byte
-/// 32) place the backup entries and header; a header that does not place
-/// them after the last partition leaves the whole end read, saying why.
-std::vector<OutsideRegion> outside_partitions(const image::PartitionTable& table, std::uint64_t disk_bytes,
-                                              std::span<const std::byte> gpt_header);
+/// gives none: the whole disk is read). For a GPT, the primary header's last
+/// usable LBA and alternate LBA (`table.gpt`) place the backup entries and
+/// header; a header that does not place them after the last partition, or
+/// none, leaves the whole end read, saying why.
+std::vector<OutsideRegion> outside_partitions(const image::PartitionTable& table, std::uint64_t disk_bytes);
 
 /// The skipped ranges of `filter` (free space) and the regions not read,
 /// merged into one map (sorted, non-overlapping) for image::ReaderFeed.

@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/strings.hpp"
 #include "image/disk_identity.hpp"
+#include "image/partition_table.hpp"
 #include "support/testsupport.hpp"
 
 namespace piprov::image {
@@ -89,6 +90,33 @@ TEST(DiskIdentity, GptGetsNewDiskAndPartitionGuids) {
   // Both headers consistent (CRCs, backup): sfdisk --verify is clean.
   auto v = run("sfdisk --verify " + q(img.string()));
   EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+}
+
+// parse_partition_table() reads what sfdisk wrote: partitions, their unique GUIDs (lower case, as
+// root=PARTUUID= names them) and the primary header's LastUsableLBA and AlternateLBA.
+TEST(PartitionTableGpt, ReadsEntriesAndTheHeadersBackupPlacementAsSfdiskDoes) {
+  PIPROV_REQUIRE_TOOL("sfdisk");
+  test::TempDir d;
+  auto img = make_disk(d,
+                       "label: gpt\n\nstart=2048, size=20480, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, "
+                       "uuid=AAAAAAAA-0000-4000-8000-00000000000A\n"
+                       "start=22528, size=40000, type=0FC63DAF-8483-4772-8E79-3D69D8477DE4\n");
+  const std::string head = test::read_bytes(img, 0, kPartitionTableBytes);
+  const auto t = parse_partition_table(std::as_bytes(std::span(head)), 40u << 20);
+  const auto sf = sfdisk_json(img);
+  EXPECT_EQ(t.scheme, TableScheme::Gpt);
+  ASSERT_TRUE(t.gpt.has_value());
+  EXPECT_EQ(t.gpt->last_usable_lba, sf["lastlba"].get<std::uint64_t>());
+  EXPECT_EQ(t.gpt->alternate_lba, (40u << 20) / 512 - 1);  // the disk's last sector
+  ASSERT_EQ(t.parts.size(), 2u);
+  EXPECT_EQ(t.parts[0].partuuid, "aaaaaaaa-0000-4000-8000-00000000000a");
+  EXPECT_EQ(t.parts[1].partuuid, to_lower(sf["partitions"][1]["uuid"].get<std::string>()));
+  EXPECT_EQ(t.parts[1].offset, 22528u * 512);
+  EXPECT_EQ(t.parts[1].kind, PartKind::Linux);
+  // An MBR has no GPT header: no bounds.
+  auto mbr = make_disk(d, "label: dos\n\nstart=2048, size=20480, type=83\n");
+  const std::string mhead = test::read_bytes(mbr, 0, kPartitionTableBytes);
+  EXPECT_FALSE(parse_partition_table(std::as_bytes(std::span(mhead)), 40u << 20).gpt.has_value());
 }
 
 TEST(DiskIdentity, NoPartitionTableIsAUsageError) {

@@ -20,21 +20,18 @@ image::PartitionTable op_table(const std::string& scheme, std::vector<std::pair<
   return t;
 }
 
-/// A GPT header (LBA 1) with `alternate` (byte 32) and `last_usable` (byte 48).
-std::vector<std::byte> gpt_header(std::uint64_t alternate, std::uint64_t last_usable) {
-  std::vector<std::byte> h(512);
-  std::memcpy(h.data(), "EFI PART", 8);
-  for (int i = 0; i < 8; ++i) {
-    h[32 + i] = std::byte((alternate >> (8 * i)) & 0xff);
-    h[48 + i] = std::byte((last_usable >> (8 * i)) & 0xff);
-  }
-  return h;
+/// A GPT table whose primary header names `alternate` and `last_usable`.
+image::PartitionTable op_gpt(std::vector<std::pair<std::uint64_t, std::uint64_t>> parts, std::uint64_t alternate,
+                             std::uint64_t last_usable) {
+  image::PartitionTable t = op_table("gpt", std::move(parts));
+  t.gpt = image::GptBounds{last_usable, alternate};
+  return t;
 }
 
 TEST(KeepOutside, MbrCardWithAnUnpartitionedEnd) {
   // An 8 GiB card: partition 1 at 4 MiB (512 MiB), a 4 MiB gap, partition 2 at 520 MiB (1000 MiB), the end.
   const std::uint64_t disk = 8192 * kOpMiB;
-  auto r = outside_partitions(op_table("dos", {{4 * kOpMiB, 512 * kOpMiB}, {520 * kOpMiB, 1000 * kOpMiB}}), disk, {});
+  auto r = outside_partitions(op_table("dos", {{4 * kOpMiB, 512 * kOpMiB}, {520 * kOpMiB, 1000 * kOpMiB}}), disk);
   ASSERT_EQ(r.size(), 3u);
   EXPECT_EQ(r[0].where, "before partition 1");
   EXPECT_EQ(r[0].offset, 0u);
@@ -58,8 +55,8 @@ TEST(KeepOutside, MbrCardWithAnUnpartitionedEnd) {
 
 TEST(KeepOutside, AGapWithinTheFirstMiBIsRead) {
   // Old DOS alignment: partition 1 at sector 63 ending at 512 KiB, partition 2 at 2 MiB.
-  auto r = outside_partitions(op_table("dos", {{63 * 512, 512 * 1024 - 63 * 512}, {2 * kOpMiB, 2 * kOpMiB}}),
-                              4 * kOpMiB, {});
+  auto r =
+      outside_partitions(op_table("dos", {{63 * 512, 512 * 1024 - 63 * 512}, {2 * kOpMiB, 2 * kOpMiB}}), 4 * kOpMiB);
   ASSERT_EQ(r.size(), 3u);
   EXPECT_EQ(r[1].offset, 512u * 1024);
   EXPECT_EQ(r[1].size, 512u * 1024);
@@ -72,8 +69,7 @@ TEST(KeepOutside, AGapWithinTheFirstMiBIsRead) {
 
 TEST(KeepOutside, GptBackupIsReadTheSpaceAroundItIsNot) {
   // A 64 MiB image's GPT (backup header at LBA 131071) on a 128 MiB disk: the image's end, then the rest.
-  const auto hdr = gpt_header(131071, 131038);
-  auto r = outside_partitions(op_table("gpt", {{kOpMiB, 32 * kOpMiB}}), 128 * kOpMiB, hdr);
+  auto r = outside_partitions(op_gpt({{kOpMiB, 32 * kOpMiB}}, 131071, 131038), 128 * kOpMiB);
   ASSERT_EQ(r.size(), 4u);
   EXPECT_EQ(r[1].where, "after partition 1");
   EXPECT_EQ(r[1].offset, 33 * kOpMiB);
@@ -95,28 +91,28 @@ TEST(KeepOutside, GptBackupIsReadTheSpaceAroundItIsNot) {
 
 TEST(KeepOutside, AGptHeaderThatDoesNotPlaceItsBackupLeavesTheEndRead) {
   // Last usable LBA inside partition 1: the header does not fit the table.
-  auto r = outside_partitions(op_table("gpt", {{kOpMiB, 32 * kOpMiB}}), 64 * kOpMiB, gpt_header(131071, 1000));
+  auto r = outside_partitions(op_gpt({{kOpMiB, 32 * kOpMiB}}, 131071, 1000), 64 * kOpMiB);
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[1].offset, 33 * kOpMiB);
   EXPECT_EQ(r[1].size, 31 * kOpMiB);
   EXPECT_TRUE(r[1].read);
   EXPECT_NE(r[1].why.find("last usable LBA 1000 and backup header LBA 131071"), std::string::npos) << r[1].why;
-  // No header at all (not "EFI PART"): read too.
-  r = outside_partitions(op_table("gpt", {{kOpMiB, 32 * kOpMiB}}), 64 * kOpMiB, {});
+  // No header read: the end is read too.
+  r = outside_partitions(op_table("gpt", {{kOpMiB, 32 * kOpMiB}}), 64 * kOpMiB);
   ASSERT_EQ(r.size(), 2u);
   EXPECT_TRUE(r[1].read);
 }
 
 TEST(KeepOutside, NoTableOrOneNotUsedGivesNoRegionsAndTheMapIsTheFilesystemsOnly) {
-  EXPECT_TRUE(outside_partitions(op_table("", {}), 64 * kOpMiB, {}).empty());
+  EXPECT_TRUE(outside_partitions(op_table("", {}), 64 * kOpMiB).empty());
   // Partition 2 overlaps partition 1: bounded_table() refuses the table, the whole disk is read.
   EXPECT_TRUE(
-      outside_partitions(op_table("dos", {{kOpMiB, 32 * kOpMiB}, {16 * kOpMiB, 8 * kOpMiB}}), 64 * kOpMiB, {}).empty());
+      outside_partitions(op_table("dos", {{kOpMiB, 32 * kOpMiB}, {16 * kOpMiB, 8 * kOpMiB}}), 64 * kOpMiB).empty());
   // The merged map: free space and the regions not read, overlaps clipped, in order.
   image::WriteMap free_space, merged;
   free_space.add({2 * kOpMiB, 3 * kOpMiB});
   free_space.add({30 * kOpMiB, 33 * kOpMiB});
-  auto r = outside_partitions(op_table("dos", {{kOpMiB, 32 * kOpMiB}}), 64 * kOpMiB, {});
+  auto r = outside_partitions(op_table("dos", {{kOpMiB, 32 * kOpMiB}}), 64 * kOpMiB);
   merge_skip_map(free_space, r, merged);
   EXPECT_EQ(merged.all(), (std::vector<image::ByteRange>{{2 * kOpMiB, 3 * kOpMiB}, {30 * kOpMiB, 64 * kOpMiB}}));
   EXPECT_EQ(merged.skipped_bytes(), kOpMiB + 34 * kOpMiB);
