@@ -90,7 +90,7 @@ AutobootBoot plan_autoboot(const Disk& disk, const Partition& first_fat, const b
   return r;
 }
 
-std::optional<AutobootBoot> follow_autoboot(const std::string& device, const Partition& first_fat) {
+std::optional<AutobootBoot> follow_autoboot(const Disk& disk, const Partition& first_fat) {
   std::optional<boot::Autoboot> a;
   {
     const boot::FatDir view(first_fat.path, abt_view(false, {boot::kAutobootTxt, "config.txt"}));
@@ -98,7 +98,7 @@ std::optional<AutobootBoot> follow_autoboot(const std::string& device, const Par
     a = boot::read_autoboot(view.dir());
   }
   if (!a) return std::nullopt;
-  return plan_autoboot(probe_disk(device), first_fat, *a);
+  return plan_autoboot(disk, first_fat, *a);
 }
 
 std::vector<std::string> rewrite_partition_partuuids(const Partition& p, const image::DiskIdentity& id) {

@@ -40,11 +40,11 @@ struct AutobootBoot {
 /// missing, not FAT, > 4 on MBR). Pure: no I/O.
 AutobootBoot plan_autoboot(const Disk& disk, const Partition& first_fat, const boot::Autoboot& a);
 
-/// plan_autoboot() for the disk `device` when its FAT partition `first_fat`
+/// plan_autoboot() for `disk` (as probed) when its FAT partition `first_fat`
 /// holds autoboot.txt and no config.txt (read through a read-only mount, else
 /// mtools); nullopt for any other boot partition. Throws Error{Usage} as
 /// plan_autoboot(), Error{Io} when `first_fat` cannot be read.
-std::optional<AutobootBoot> follow_autoboot(const std::string& device, const Partition& first_fat);
+std::optional<AutobootBoot> follow_autoboot(const Disk& disk, const Partition& first_fat);
 
 /// Rewrites PARTUUID= (old -> new of `id`) in the cmdline files (first_boot.hpp
 /// cmdline_files()) of the FAT partition `p`, mounted in a private temp dir

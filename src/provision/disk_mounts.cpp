@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 namespace piprov::provision {
 
-std::pair<Partition, Partition> find_partitions(const std::string& device) {
+DiskPartitions find_partitions(const std::string& device) {
   for (int attempt = 0;; ++attempt) {
     Disk d = probe_disk(device);
     const Partition *boot = nullptr, *root = nullptr;
@@ -30,7 +30,7 @@ std::pair<Partition, Partition> find_partitions(const std::string& device) {
       if (!boot && p.fstype == "vfat") boot = &p;
       if (!root && (p.fstype == "ext4" || p.fstype == "ext3" || p.fstype == "ext2")) root = &p;
     }
-    if (boot && root) return {*boot, *root};
+    if (boot && root) return {d, *boot, *root};
     if (attempt >= 300) {  // 30 s: a loaded machine probes slowly
       std::string seen;
       for (const auto& p : d.partitions)

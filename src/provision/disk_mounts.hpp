@@ -12,12 +12,20 @@
 
 namespace piprov::provision {
 
+/// A written disk as probed once (core probe_disk()), and the image's two partitions on it.
+struct DiskPartitions {
+  Disk disk;
+  Partition boot;  ///< the first FAT partition (or LABEL=system-boot)
+  Partition root;  ///< the root file system (LABEL=writable, or the first ext2/3/4)
+};
+
 /// The image's two partitions of `device` (a whole disk): by label first
 /// (Ubuntu's `system-boot` and `writable`), else the first FAT and the first
-/// ext2/3/4. Retries for 30 s while udev/blkid catch up, then throws
-/// Error{Usage} "cannot find the ... partition on DEV (found: ...)";
-/// Error{Interrupted} after SIGINT/SIGTERM while it waits.
-std::pair<Partition, Partition> find_partitions(const std::string& device);
+/// ext2/3/4, with the probe they were read from. Retries for 30 s while
+/// udev/blkid catch up, then throws Error{Usage} "cannot find the ...
+/// partition on DEV (found: ...)"; Error{Interrupted} after SIGINT/SIGTERM
+/// while it waits.
+DiskPartitions find_partitions(const std::string& device);
 
 /// "/dev/sdb1 (vfat, LABEL=system-boot, 256 MiB)".
 std::string describe_partition(const Partition& p);

@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <optional>
 #include <thread>
-#include <tuple>
 
 #include "boot/apt_hook.hpp"
 #include "boot/cmdline_txt.hpp"
@@ -100,6 +99,7 @@ class TargetRun {
   Step current_ = Step::Write;  ///< the step running (a failure names it)
   std::string state_;
   MountGuard guard_;
+  Disk disk_;  ///< the target as probed once, after its new disk identifier (find())
   Partition boot_, root_;
   fs::path boot_dir_, root_dir_;
   std::optional<boot::FatDir> boot_fat_;  ///< the boot partition: mounted on boot_dir_, or its mtools copy there
@@ -129,8 +129,11 @@ void TargetRun::identity() {
 
 void TargetRun::find() {
   StepScope step(*this, Step::Partitions);
-  std::tie(boot_, root_) = find_partitions(target_);
-  rep_.autoboot = follow_autoboot(target_, boot_);  // a first FAT partition of only autoboot.txt: its boot_partition
+  DiskPartitions found = find_partitions(target_);
+  disk_ = std::move(found.disk);
+  boot_ = found.boot;
+  root_ = found.root;
+  rep_.autoboot = follow_autoboot(disk_, boot_);  // a first FAT partition of only autoboot.txt: its boot_partition
   if (rep_.autoboot) boot_ = rep_.autoboot->boot;
   rep_.boot_partition_reason = boot_partition_reason(boot_, rep_.autoboot);
   rep_.boot_partition = boot_.path;
@@ -225,9 +228,9 @@ void TargetRun::check() {
   co.boot_dir = boot_dir_;
   co.root_dir = root_dir_;
   co.usb_ids = o_.usb_ids;
-  co.board = o_.patch.board;      // --board: what the firmware of that Pi loads (kernel_2712.img on a Pi 5)
-  co.scan_usb = false;            // the host's USB devices say nothing about the Pi's
-  co.disk = probe_disk(target_);  // root= must name a partition of it, after its new disk identifier
+  co.board = o_.patch.board;  // --board: what the firmware of that Pi loads (kernel_2712.img on a Pi 5)
+  co.scan_usb = false;        // the host's USB devices say nothing about the Pi's
+  co.disk = disk_;            // root= must name a partition of it: probed after its new disk identifier
   co.disk_partuuids = co.disk_labels = true;
   rep_.check = boot::check_boot(co);
   name_check_on_partitions(rep_.check, boot_dir_.string(), boot_.path, root_dir_.string(), root_.path);
