@@ -26,6 +26,20 @@ void for_each_v2_device(const nlohmann::json& net,
 /// netplan then applies nothing and the node has no network).
 void check_v2_references(const nlohmann::json& net, const NetAdd& add);
 
+/// The 1-based line of a finding path of the config ("bridges.br0.interfaces.0"), 0 when unknown.
+using NetLine = std::function<int(const std::string& path)>;
+
+/// seed-network-member-conflict (error): an interface listed under the `interfaces` of two
+/// bridges, of two bonds, or of a bridge and a bond (netplan src/parse.c handle_bridge_interfaces,
+/// handle_bond_interfaces: "br1: interface 'eth0' is already assigned to bridge br0", "... to bond
+/// bond0"; netplan refuses the whole config). The finding is on the listing netplan parses second
+/// (document order by `line_of`; a member defined below its listing is assigned on netplan's second
+/// pass), its fix names the membership to remove (or the bond to bridge instead). A member the
+/// config does not define is left to check_v2_references. Sources: netplan src/parse.c;
+/// tests/generator/test_bridges.py test_bridge_multiple_assignments, test_bonds.py
+/// test_bond_multiple_assignments, test_bond_bridge_cross_assignments1/2.
+void check_v2_members(const nlohmann::json& net, const NetAdd& add, const NetLine& line_of);
+
 /// seed-network-unknown-key (error): a key netplan does not know in a device of ethernets, wifis
 /// (and their access-points, auth), bonds, bridges or vlans, or in its match, nameservers,
 /// routes, routing-policy, dhcp4/6-overrides, ra-overrides or bond/bridge parameters (netplan

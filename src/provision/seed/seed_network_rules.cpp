@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "core/finding.hpp"
@@ -61,6 +62,70 @@ void check_v2_references(const nlohmann::json& net, const NetAdd& add) {
   if (net.contains("vlans") && net["vlans"].is_object())
     for (const auto& [name, d] : net["vlans"].items())
       if (d.is_object() && d.contains("link")) need(name, d["link"], "vlans." + name + ".link");
+}
+
+namespace {
+
+constexpr const char* kSrcNetplanMembers =
+    "netplan src/parse.c handle_bridge_interfaces, handle_bond_interfaces (\"interface '...' is already assigned "
+    "to bridge/bond ...\"); tests/generator/test_bridges.py test_bridge_multiple_assignments, test_bonds.py "
+    "test_bond_bridge_cross_assignments1/2; netplan docs, YAML configuration: "
+    "https://netplan.readthedocs.io/en/stable/netplan-yaml/";
+
+/// One entry of a bridge's or bond's `interfaces`: `member` listed by `owner` (a "bridge" or "bond").
+struct MemberClaim {
+  std::string member, owner, kind, path;
+  int pass = 0, line = 0;  ///< netplan's parsing pass (1, or 2 for a member defined below), the line
+};
+
+/// The fix for `second` listing the member `first` already holds.
+std::string member_conflict_fix(const MemberClaim& first, const MemberClaim& second) {
+  const std::string& m = second.member;
+  if (first.kind == second.kind)
+    return "remove " + m + " from " + second.owner + "'s interfaces (or from " + first.owner + "'s): an interface is " +
+           "a member of one " + first.kind + " only";
+  const MemberClaim& bridge = first.kind == "bridge" ? first : second;
+  const MemberClaim& bond = first.kind == "bond" ? first : second;
+  return "remove " + m + " from " + bridge.owner + "'s interfaces and list " + bond.owner + " there instead (the " +
+         "bridge then carries the bond, and " + m + " through it), or remove " + m + " from " + bond.owner +
+         "'s interfaces";
+}
+
+}  // namespace
+
+void check_v2_members(const nlohmann::json& net, const NetAdd& add, const NetLine& line_of) {
+  std::map<std::string, std::string> defined;  // name -> "SECTION.NAME"
+  std::vector<MemberClaim> claims;
+  for_each_v2_device(net, [&](const nlohmann::json& d, const char* section, const std::string& path) {
+    const std::string sec = section;
+    defined.emplace(path.substr(sec.size() + 1), path);
+    if ((sec != "bridges" && sec != "bonds") || !d.contains("interfaces") || !d["interfaces"].is_array()) return;
+    for (std::size_t i = 0; i < d["interfaces"].size(); ++i)
+      claims.push_back({route_text(d["interfaces"][i]), path.substr(sec.size() + 1),
+                        sec == "bridges" ? "bridge" : "bond", path + ".interfaces." + std::to_string(i)});
+  });
+  std::vector<MemberClaim> known;
+  for (auto& c : claims) {
+    auto def = defined.find(c.member);
+    if (def == defined.end()) continue;  // "is not defined": check_v2_references
+    c.line = line_of(c.path);
+    c.pass = line_of(def->second) < c.line ? 1 : 2;
+    known.push_back(c);
+  }
+  std::stable_sort(known.begin(), known.end(), [](const MemberClaim& a, const MemberClaim& b) {
+    return std::tie(a.pass, a.line) < std::tie(b.pass, b.line);
+  });
+  std::map<std::string, const MemberClaim*> first;  // member -> the listing that assigned it
+  for (const auto& c : known) {
+    auto [it, fresh] = first.emplace(c.member, &c);
+    if (fresh) continue;
+    const MemberClaim& a = *it->second;
+    if (a.owner == c.owner && a.kind == c.kind) continue;  // listed twice by one bridge or bond: netplan takes it
+    add("seed-network-member-conflict", Severity::Error, c.path,
+        c.owner + ": interface '" + c.member + "' is already assigned to " + a.kind + " " + a.owner +
+            " (netplan): netplan refuses the whole config and the node comes up without network",
+        member_conflict_fix(a, c), kSrcNetplanMembers);
+  }
 }
 
 void check_v1_references(const nlohmann::json& net, const NetAdd& add) {
