@@ -361,6 +361,7 @@ struct NetChecker {
     detail::check_v1_hosts(net, adder());
     detail::check_v1_gateways_on_link(net, adder());
     detail::check_v1_references(net, adder());
+    detail::check_v1_members(net, adder());
     detail::check_default_routes(detail::v1_default_routes(net), adder());
   }
 };

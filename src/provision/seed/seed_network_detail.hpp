@@ -89,6 +89,15 @@ void judge_by_image_netplan(const std::string& netplan, Findings& findings);
 /// docs, Networking config Version 1; cloudinit/net/network_state.py handle_bond/handle_bridge.
 void check_v1_references(const nlohmann::json& net, const NetAdd& add);
 
+/// seed-network-member-conflict for a version 1 config: a member in the `bridge_interfaces` of two
+/// bridges, or of a bridge and a bond's `bond_interfaces` (error: cloud-init renders it for netplan
+/// as two listings netplan refuses, "br1: interface 'eth0' is already assigned to bridge br0" with
+/// the bridges in name order and bonds before bridges); a member in the `bond_interfaces` of two
+/// bonds (warning: network_state keeps one bond-master, the last bond listing it, so the earlier
+/// bond loses the member). Sources: cloudinit/net/network_state.py handle_bond, handle_bridge;
+/// cloudinit/net/netplan.py; netplan src/parse.c handle_bridge_interfaces, handle_bond_interfaces.
+void check_v1_members(const nlohmann::json& net, const NetAdd& add);
+
 /// seed-network-not-a-host (error): an address (v2 `addresses`, a v1 static subnet's `address` with
 /// its prefix or `netmask`), a gateway (`gateway4`/`gateway6`, a route's `via`, a v1 `gateway`) or a
 /// name server that no host has on a link: IpValue::not_a_host(), the rule --ip, --gateway and --dns

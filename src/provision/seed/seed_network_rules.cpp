@@ -128,6 +128,72 @@ void check_v2_members(const nlohmann::json& net, const NetAdd& add, const NetLin
   }
 }
 
+void check_v1_members(const nlohmann::json& net, const NetAdd& add) {
+  static constexpr const char* kSrcV1Members =
+      "cloudinit/net/network_state.py (handle_bond: one bond-master per interface, the last bond listing it; "
+      "handle_bridge: bridge_ports as listed) and cloudinit/net/netplan.py (bonds then bridges, in name order); "
+      "netplan src/parse.c handle_bridge_interfaces, handle_bond_interfaces (\"is already assigned to bridge/bond\")";
+  if (!net.contains("config") || !net["config"].is_array()) return;
+  const auto& config = net["config"];
+  std::map<std::string, std::pair<std::string, std::string>> bond_of;  // member -> (bond, path), the last bond
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> bridges_of;  // member -> (bridge, path)
+  for (std::size_t i = 0; i < config.size(); ++i) {
+    const auto& e = config[i];
+    if (!e.is_object() || !e.contains("type") || !e.contains("name")) continue;
+    const std::string type = route_text(e["type"]), owner = route_text(e["name"]);
+    const char* key = type == "bond" ? "bond_interfaces" : type == "bridge" ? "bridge_interfaces" : nullptr;
+    if (!key || !e.contains(key) || !e[key].is_array()) continue;
+    for (std::size_t m = 0; m < e[key].size(); ++m) {
+      const std::string member = route_text(e[key][m]);
+      const std::string at = "config." + std::to_string(i) + "." + key + "." + std::to_string(m);
+      if (type == "bridge") {
+        auto& list = bridges_of[member];
+        if (std::none_of(list.begin(), list.end(), [&](const auto& b) { return b.first == owner; }))
+          list.emplace_back(owner, at);
+        continue;
+      }
+      auto [it, fresh] = bond_of.try_emplace(member, owner, at);
+      if (fresh || it->second.first == owner) continue;
+      add("seed-network-member-conflict", Severity::Warning, it->second.second,
+          it->second.first + ": bond_interfaces lists '" + member + "', which bond " + owner +
+              " lists too: cloud-init's network_state gives " + member +
+              " one bond-master, the last bond listing it (" + owner + "), so " + it->second.first + " has no " +
+              member,
+          "remove " + member + " from " + it->second.first + "'s bond_interfaces (or from " + owner +
+              "'s): an interface is a member of one bond only",
+          kSrcV1Members);
+      it->second = {owner, at};
+    }
+  }
+  const std::string refused = ": the node comes up without network";
+  for (auto& [member, list] : bridges_of) {
+    std::sort(list.begin(), list.end());  // cloud-init writes the bridges in name order
+    auto bond = bond_of.find(member);
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      const auto& [bridge, at] = list[k];
+      if (bond != bond_of.end()) {
+        const std::string& b = bond->second.first;
+        add("seed-network-member-conflict", Severity::Error, at,
+            bridge + ": bridge_interfaces lists '" + member + "', which bond " + b +
+                "'s bond_interfaces also lists: rendered for netplan, the config is refused (\"" + bridge +
+                ": interface '" + member + "' is already assigned to bond " + b + "\")" + refused,
+            "remove " + member + " from " + bridge + "'s bridge_interfaces and list " + b +
+                " there instead (the bridge then carries the bond, and " + member + " through it), or remove " +
+                member + " from " + b + "'s bond_interfaces",
+            kSrcV1Members);
+      } else if (k > 0) {
+        add("seed-network-member-conflict", Severity::Error, at,
+            bridge + ": bridge_interfaces lists '" + member + "', which bridge " + list[0].first +
+                " also lists: rendered for netplan, the config is refused (\"" + bridge + ": interface '" + member +
+                "' is already assigned to bridge " + list[0].first + "\")" + refused,
+            "remove " + member + " from " + bridge + "'s bridge_interfaces (or from " + list[0].first +
+                "'s): an interface is a port of one bridge only",
+            kSrcV1Members);
+      }
+    }
+  }
+}
+
 void check_v1_references(const nlohmann::json& net, const NetAdd& add) {
   static constexpr const char* kSrcV1Refs =
       "cloud-init docs, Networking config Version 1 (bond_interfaces, bridge_interfaces, vlan_link): "

@@ -61,6 +61,10 @@ TEST(Trial8Seed, BridgeAndBondMembershipsFollowNetplansOrder) {
       {"version: 2\nbonds:\n  bond0:\n    interfaces: [eno1]\nethernets:\n  eno1: {}\nbridges:\n  br0:\n"
        "    interfaces: [eno1]\n",
        "bonds.bond0.interfaces.0", "bond0: interface 'eno1' is already assigned to bridge br0", ""},
+      // br0 listed first but eth0 defined below it: bond0 assigns eth0 on the first pass.
+      {"version: 2\nbridges:\n  br0: {interfaces: [eth0]}\nethernets: {eth0: {}}\nbonds:\n"
+       "  bond0: {interfaces: [eth0]}\n",
+       "bridges.br0.interfaces.0", "br0: interface 'eth0' is already assigned to bond bond0", ""},
   };
   for (const auto& k : cases) {
     auto c = check_network_config(k.yaml, "nc");
@@ -93,6 +97,55 @@ TEST(Trial8Seed, NestedAndRepeatedMembersPass) {
       check_network_config("version: 2\nbridges:\n  br0: {interfaces: [eth9]}\n  br1: {interfaces: [eth9]}\n", "nc");
   EXPECT_TRUE(t8_of(undef, "seed-network-member-conflict").empty()) << findings_text(undef.findings);
   EXPECT_EQ(t8_of(undef, "seed-network-reference").size(), 2u) << findings_text(undef.findings);
+}
+
+// Version 1, as cloud-init 22.4's network_state and netplan renderer turn it into netplan's YAML:
+// bridges in name order, bonds before bridges, one bond-master per interface (the last bond).
+TEST(Trial8Seed, Version1MembershipsAsCloudInitRendersThem) {
+  const std::string head = "version: 1\nconfig:\n  - {type: physical, name: eth0}\n";
+  auto two = check_network_config(head +
+                                      "  - {type: bridge, name: br1, bridge_interfaces: [eth0]}\n"
+                                      "  - {type: bridge, name: br0, bridge_interfaces: [eth0]}\n",
+                                  "v1");
+  auto f = t8_of(two, "seed-network-member-conflict");
+  ASSERT_EQ(f.size(), 1u) << findings_text(two.findings);
+  EXPECT_EQ(f[0].severity, Severity::Error);
+  EXPECT_EQ(f[0].key, "config.1.bridge_interfaces.0");
+  EXPECT_EQ(f[0].line, 4);
+  EXPECT_NE(f[0].message.find("br1: bridge_interfaces lists 'eth0', which bridge br0 also lists: rendered for "
+                              "netplan, the config is refused (\"br1: interface 'eth0' is already assigned to bridge "
+                              "br0\")"),
+            std::string::npos)
+      << f[0].message;
+  EXPECT_EQ(f[0].fix,
+            "remove eth0 from br1's bridge_interfaces (or from br0's): an interface is a port of one bridge only");
+  auto cross = check_network_config(head +
+                                        "  - {type: bridge, name: br0, bridge_interfaces: [eth0]}\n"
+                                        "  - {type: bond, name: bond0, bond_interfaces: [eth0], params: {}}\n",
+                                    "v1");
+  f = t8_of(cross, "seed-network-member-conflict");
+  ASSERT_EQ(f.size(), 1u) << findings_text(cross.findings);
+  EXPECT_EQ(f[0].severity, Severity::Error);
+  EXPECT_EQ(f[0].key, "config.1.bridge_interfaces.0");
+  EXPECT_NE(f[0].message.find("(\"br0: interface 'eth0' is already assigned to bond bond0\")"), std::string::npos)
+      << f[0].message;
+  EXPECT_EQ(f[0].fix.rfind("remove eth0 from br0's bridge_interfaces and list bond0 there instead", 0), 0u) << f[0].fix;
+  auto bonds = check_network_config(head +
+                                        "  - {type: bond, name: bond1, bond_interfaces: [eth0], params: {}}\n"
+                                        "  - {type: bond, name: bond0, bond_interfaces: [eth0], params: {}}\n",
+                                    "v1");
+  f = t8_of(bonds, "seed-network-member-conflict");
+  ASSERT_EQ(f.size(), 1u) << findings_text(bonds.findings);
+  EXPECT_EQ(f[0].severity, Severity::Warning);
+  EXPECT_EQ(f[0].key, "config.1.bond_interfaces.0");
+  EXPECT_NE(f[0].message.find("the last bond listing it (bond0), so bond1 has no eth0"), std::string::npos)
+      << f[0].message;
+  // A bridge over a bond, and one bridge listing a port twice, pass.
+  auto ok = check_network_config(head +
+                                     "  - {type: bond, name: bond0, bond_interfaces: [eth0], params: {}}\n"
+                                     "  - {type: bridge, name: br0, bridge_interfaces: [bond0, bond0]}\n",
+                                 "v1");
+  EXPECT_TRUE(t8_of(ok, "seed-network-member-conflict").empty()) << findings_text(ok.findings);
 }
 
 /// The one seed-yaml-invalid finding of `text`.
