@@ -129,8 +129,9 @@ struct SeedFlowUnclosed {
   int closer_line = 0, closer_column = 0;
 };
 
-/// True when `c`, seen after `last` (the last non-blank character before it on its line, 0 at
-/// the line's start), begins a flow collection in block context: only a node's first character
+/// True when a '{' or '[' after `prev` (the character just before it) and `last` (the last
+/// non-blank character before it on its line, 0 at the line's start) begins a flow collection in
+/// block context: only a node's first character
 /// does ("key: [a]", "- {a: 1}"); inside a plain scalar ("key: foo[1]") it is text (YAML 1.1
 /// section 9.1.3, plain scalars).
 bool seed_block_flow_start(char prev, char last) {
@@ -158,12 +159,14 @@ std::optional<SeedFlowUnclosed> seed_unclosed_flow(std::string_view text) {
     const bool reopen = single_closed && c == '\'';  // '' inside '...' is one quote (YAML 1.1 section 9.1.2)
     single_closed = false;
     if (quote) {
-      if (escaped)
+      if (escaped) {
         escaped = false;
-      else if (quote == '"' && c == '\\')
+      } else if (quote == '"' && c == '\\') {
         escaped = true;
-      else if (c == quote)
-        single_closed = quote == '\'', quote = 0;
+      } else if (c == quote) {
+        single_closed = quote == '\'';
+        quote = 0;
+      }
     } else if (reopen) {
       quote = c;
     } else if ((c == '"' || c == '\'') &&
