@@ -246,6 +246,9 @@ struct NetChecker {
     detail::check_v2_hosts(net, adder());
     detail::check_v2_gateways_on_link(net, adder());
     detail::check_v2_references(net, adder());
+    detail::check_v2_members(net, adder(), [this](const std::string& path) {
+      return seed_line(doc, join_path(prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1), path));
+    });
     detail::check_v2_keys(net, adder());
     detail::check_v2_types(net, adder());
   }
@@ -358,6 +361,7 @@ struct NetChecker {
     detail::check_v1_hosts(net, adder());
     detail::check_v1_gateways_on_link(net, adder());
     detail::check_v1_references(net, adder());
+    detail::check_v1_members(net, adder());
     detail::check_default_routes(detail::v1_default_routes(net), adder());
   }
 };
@@ -367,15 +371,16 @@ struct NetChecker {
 SeedCheck check_network_config(std::string_view text, const std::string& file) {
   SeedCheck c;
   c.validator = "piprov's own rules";
-  c.rules = {"seed-yaml-invalid",          "seed-not-a-map",
-             "seed-network-version",       "seed-network-section",
-             "seed-network-device",        "seed-network-address",
-             "seed-network-gateway",       "seed-network-route",
-             "seed-network-route-default", "seed-network-nameserver",
-             "seed-network-wifi",          "seed-template-marker",
-             "seed-network-reference",     "seed-network-default-route-conflict",
-             "seed-network-unknown-key",   "seed-network-netplan-version",
-             "seed-network-not-a-host",    "seed-network-gateway-off-link"};
+  c.rules = {"seed-yaml-invalid",           "seed-not-a-map",
+             "seed-network-version",        "seed-network-section",
+             "seed-network-device",         "seed-network-address",
+             "seed-network-gateway",        "seed-network-route",
+             "seed-network-route-default",  "seed-network-nameserver",
+             "seed-network-wifi",           "seed-template-marker",
+             "seed-network-reference",      "seed-network-default-route-conflict",
+             "seed-network-unknown-key",    "seed-network-netplan-version",
+             "seed-network-not-a-host",     "seed-network-gateway-off-link",
+             "seed-network-member-conflict"};
   auto loaded = seed_load(text, file, c.findings);
   if (!loaded) return c;
   const YAML::Node& root = *loaded;

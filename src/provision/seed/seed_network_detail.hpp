@@ -26,6 +26,20 @@ void for_each_v2_device(const nlohmann::json& net,
 /// netplan then applies nothing and the node has no network).
 void check_v2_references(const nlohmann::json& net, const NetAdd& add);
 
+/// The 1-based line of a finding path of the config ("bridges.br0.interfaces.0"), 0 when unknown.
+using NetLine = std::function<int(const std::string& path)>;
+
+/// seed-network-member-conflict (error): an interface listed under the `interfaces` of two
+/// bridges, of two bonds, or of a bridge and a bond (netplan src/parse.c handle_bridge_interfaces,
+/// handle_bond_interfaces: "br1: interface 'eth0' is already assigned to bridge br0", "... to bond
+/// bond0"; netplan refuses the whole config). The finding is on the listing netplan parses second
+/// (document order by `line_of`; a member defined below its listing is assigned on netplan's second
+/// pass), its fix names the membership to remove (or the bond to bridge instead). A member the
+/// config does not define is left to check_v2_references. Sources: netplan src/parse.c;
+/// tests/generator/test_bridges.py test_bridge_multiple_assignments, test_bonds.py
+/// test_bond_multiple_assignments, test_bond_bridge_cross_assignments1/2.
+void check_v2_members(const nlohmann::json& net, const NetAdd& add, const NetLine& line_of);
+
 /// seed-network-unknown-key (error): a key netplan does not know in a device of ethernets, wifis
 /// (and their access-points, auth), bonds, bridges or vlans, or in its match, nameservers,
 /// routes, routing-policy, dhcp4/6-overrides, ra-overrides or bond/bridge parameters (netplan
@@ -74,6 +88,15 @@ void judge_by_image_netplan(const std::string& netplan, Findings& findings);
 /// bridge has a member only if the Pi has an interface of exactly that name). Sources: cloud-init
 /// docs, Networking config Version 1; cloudinit/net/network_state.py handle_bond/handle_bridge.
 void check_v1_references(const nlohmann::json& net, const NetAdd& add);
+
+/// seed-network-member-conflict for a version 1 config: a member in the `bridge_interfaces` of two
+/// bridges, or of a bridge and a bond's `bond_interfaces` (error: cloud-init renders it for netplan
+/// as two listings netplan refuses, "br1: interface 'eth0' is already assigned to bridge br0" with
+/// the bridges in name order and bonds before bridges); a member in the `bond_interfaces` of two
+/// bonds (warning: network_state keeps one bond-master, the last bond listing it, so the earlier
+/// bond loses the member). Sources: cloudinit/net/network_state.py handle_bond, handle_bridge;
+/// cloudinit/net/netplan.py; netplan src/parse.c handle_bridge_interfaces, handle_bond_interfaces.
+void check_v1_members(const nlohmann::json& net, const NetAdd& add);
 
 /// seed-network-not-a-host (error): an address (v2 `addresses`, a v1 static subnet's `address` with
 /// its prefix or `netmask`), a gateway (`gateway4`/`gateway6`, a route's `via`, a v1 `gateway`) or a

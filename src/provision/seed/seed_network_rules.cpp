@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "core/finding.hpp"
@@ -61,6 +62,136 @@ void check_v2_references(const nlohmann::json& net, const NetAdd& add) {
   if (net.contains("vlans") && net["vlans"].is_object())
     for (const auto& [name, d] : net["vlans"].items())
       if (d.is_object() && d.contains("link")) need(name, d["link"], "vlans." + name + ".link");
+}
+
+namespace {
+
+constexpr const char* kSrcNetplanMembers =
+    "netplan src/parse.c handle_bridge_interfaces, handle_bond_interfaces (\"interface '...' is already assigned "
+    "to bridge/bond ...\"); tests/generator/test_bridges.py test_bridge_multiple_assignments, test_bonds.py "
+    "test_bond_bridge_cross_assignments1/2; netplan docs, YAML configuration: "
+    "https://netplan.readthedocs.io/en/stable/netplan-yaml/";
+
+/// One entry of a bridge's or bond's `interfaces`: `member` listed by `owner` (a "bridge" or "bond").
+struct MemberClaim {
+  std::string member, owner, kind, path;
+  int pass = 0, line = 0;  ///< netplan's parsing pass (1, or 2 for a member defined below), the line
+};
+
+/// The fix for `second` listing the member `first` already holds.
+std::string member_conflict_fix(const MemberClaim& first, const MemberClaim& second) {
+  const std::string& m = second.member;
+  if (first.kind == second.kind)
+    return "remove " + m + " from " + second.owner + "'s interfaces (or from " + first.owner + "'s): an interface is " +
+           "a member of one " + first.kind + " only";
+  const MemberClaim& bridge = first.kind == "bridge" ? first : second;
+  const MemberClaim& bond = first.kind == "bond" ? first : second;
+  return "remove " + m + " from " + bridge.owner + "'s interfaces and list " + bond.owner + " there instead (the " +
+         "bridge then carries the bond, and " + m + " through it), or remove " + m + " from " + bond.owner +
+         "'s interfaces";
+}
+
+}  // namespace
+
+void check_v2_members(const nlohmann::json& net, const NetAdd& add, const NetLine& line_of) {
+  std::map<std::string, std::string> defined;  // name -> "SECTION.NAME"
+  std::vector<MemberClaim> claims;
+  for_each_v2_device(net, [&](const nlohmann::json& d, const char* section, const std::string& path) {
+    const std::string sec = section;
+    defined.emplace(path.substr(sec.size() + 1), path);
+    if ((sec != "bridges" && sec != "bonds") || !d.contains("interfaces") || !d["interfaces"].is_array()) return;
+    for (std::size_t i = 0; i < d["interfaces"].size(); ++i)
+      claims.push_back({route_text(d["interfaces"][i]), path.substr(sec.size() + 1),
+                        sec == "bridges" ? "bridge" : "bond", path + ".interfaces." + std::to_string(i)});
+  });
+  std::vector<MemberClaim> known;
+  for (auto& c : claims) {
+    auto def = defined.find(c.member);
+    if (def == defined.end()) continue;  // "is not defined": check_v2_references
+    c.line = line_of(c.path);
+    c.pass = line_of(def->second) < c.line ? 1 : 2;
+    known.push_back(c);
+  }
+  std::stable_sort(known.begin(), known.end(), [](const MemberClaim& a, const MemberClaim& b) {
+    return std::tie(a.pass, a.line) < std::tie(b.pass, b.line);
+  });
+  std::map<std::string, const MemberClaim*> first;  // member -> the listing that assigned it
+  for (const auto& c : known) {
+    auto [it, fresh] = first.emplace(c.member, &c);
+    if (fresh) continue;
+    const MemberClaim& a = *it->second;
+    if (a.owner == c.owner && a.kind == c.kind) continue;  // listed twice by one bridge or bond: netplan takes it
+    add("seed-network-member-conflict", Severity::Error, c.path,
+        c.owner + ": interface '" + c.member + "' is already assigned to " + a.kind + " " + a.owner +
+            " (netplan): netplan refuses the whole config and the node comes up without network",
+        member_conflict_fix(a, c), kSrcNetplanMembers);
+  }
+}
+
+void check_v1_members(const nlohmann::json& net, const NetAdd& add) {
+  static constexpr const char* kSrcV1Members =
+      "cloudinit/net/network_state.py (handle_bond: one bond-master per interface, the last bond listing it; "
+      "handle_bridge: bridge_ports as listed) and cloudinit/net/netplan.py (bonds then bridges, in name order); "
+      "netplan src/parse.c handle_bridge_interfaces, handle_bond_interfaces (\"is already assigned to bridge/bond\")";
+  if (!net.contains("config") || !net["config"].is_array()) return;
+  const auto& config = net["config"];
+  std::map<std::string, std::pair<std::string, std::string>> bond_of;  // member -> (bond, path), the last bond
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> bridges_of;  // member -> (bridge, path)
+  for (std::size_t i = 0; i < config.size(); ++i) {
+    const auto& e = config[i];
+    if (!e.is_object() || !e.contains("type") || !e.contains("name")) continue;
+    const std::string type = route_text(e["type"]), owner = route_text(e["name"]);
+    const char* key = type == "bond" ? "bond_interfaces" : type == "bridge" ? "bridge_interfaces" : nullptr;
+    if (!key || !e.contains(key) || !e[key].is_array()) continue;
+    for (std::size_t m = 0; m < e[key].size(); ++m) {
+      const std::string member = route_text(e[key][m]);
+      const std::string at = "config." + std::to_string(i) + "." + key + "." + std::to_string(m);
+      if (type == "bridge") {
+        auto& list = bridges_of[member];
+        if (std::none_of(list.begin(), list.end(), [&](const auto& b) { return b.first == owner; }))
+          list.emplace_back(owner, at);
+        continue;
+      }
+      auto [it, fresh] = bond_of.try_emplace(member, owner, at);
+      if (fresh || it->second.first == owner) continue;
+      add("seed-network-member-conflict", Severity::Warning, it->second.second,
+          it->second.first + ": bond_interfaces lists '" + member + "', which bond " + owner +
+              " lists too: cloud-init's network_state gives " + member +
+              " one bond-master, the last bond listing it (" + owner + "), so " + it->second.first + " has no " +
+              member,
+          "remove " + member + " from " + it->second.first + "'s bond_interfaces (or from " + owner +
+              "'s): an interface is a member of one bond only",
+          kSrcV1Members);
+      it->second = {owner, at};
+    }
+  }
+  const std::string refused = ": the node comes up without network";
+  for (auto& [member, list] : bridges_of) {
+    std::sort(list.begin(), list.end());  // cloud-init writes the bridges in name order
+    auto bond = bond_of.find(member);
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      const auto& [bridge, at] = list[k];
+      if (bond != bond_of.end()) {
+        const std::string& b = bond->second.first;
+        add("seed-network-member-conflict", Severity::Error, at,
+            bridge + ": bridge_interfaces lists '" + member + "', which bond " + b +
+                "'s bond_interfaces also lists: rendered for netplan, the config is refused (\"" + bridge +
+                ": interface '" + member + "' is already assigned to bond " + b + "\")" + refused,
+            "remove " + member + " from " + bridge + "'s bridge_interfaces and list " + b +
+                " there instead (the bridge then carries the bond, and " + member + " through it), or remove " +
+                member + " from " + b + "'s bond_interfaces",
+            kSrcV1Members);
+      } else if (k > 0) {
+        add("seed-network-member-conflict", Severity::Error, at,
+            bridge + ": bridge_interfaces lists '" + member + "', which bridge " + list[0].first +
+                " also lists: rendered for netplan, the config is refused (\"" + bridge + ": interface '" + member +
+                "' is already assigned to bridge " + list[0].first + "\")" + refused,
+            "remove " + member + " from " + bridge + "'s bridge_interfaces (or from " + list[0].first +
+                "'s): an interface is a port of one bridge only",
+            kSrcV1Members);
+      }
+    }
+  }
 }
 
 void check_v1_references(const nlohmann::json& net, const NetAdd& add) {

@@ -120,38 +120,71 @@ struct SeedFlowOpen {
   int line = 0, column = 0;
 };
 
+/// The innermost flow collection of a text that is never closed, and what ends it instead: the
+/// closing bracket of the other kind (`closer`, at closer_line/closer_column) or the end of the
+/// text (closer 0).
+struct SeedFlowUnclosed {
+  SeedFlowOpen open;
+  char closer = 0;
+  int closer_line = 0, closer_column = 0;
+};
+
+/// True when a '{' or '[' after `prev` (the character just before it) and `last` (the last
+/// non-blank character before it on its line, 0 at the line's start) begins a flow collection in
+/// block context: only a node's first character
+/// does ("key: [a]", "- {a: 1}"); inside a plain scalar ("key: foo[1]") it is text (YAML 1.1
+/// section 9.1.3, plain scalars).
+bool seed_block_flow_start(char prev, char last) {
+  return (prev == ' ' || prev == '\t' || prev == '\n') && (last == 0 || last == ':' || last == '-' || last == '?');
+}
+
 /// The innermost flow collection of `text` that is never closed, outside quotes and comments;
-/// std::nullopt when every one is closed.
-std::optional<SeedFlowOpen> seed_unclosed_flow(std::string_view text) {
+/// std::nullopt when every one is closed. A closing bracket of the other kind ends the innermost
+/// open one there, as PyYAML's parser does ("while parsing a flow sequence ... expected ',' or
+/// ']', but got '}'"); a closing bracket with none open is left to the parser's own message.
+std::optional<SeedFlowUnclosed> seed_unclosed_flow(std::string_view text) {
   std::vector<SeedFlowOpen> open;
   int line = 1, column = 0;
   char quote = 0;
-  bool comment = false;
-  char prev = '\n';
+  bool comment = false, escaped = false, single_closed = false;  // single_closed: a '...' ended at prev
+  char prev = '\n', last = 0;
   for (char c : text) {
     ++column;
     if (c == '\n') {
-      ++line, column = 0, comment = false, prev = c;
+      ++line, column = 0, comment = false, prev = c, last = 0;
       quote = 0;  // a multi-line quoted scalar is rare in a seed; enough to find the bracket
       continue;
     }
     if (comment) continue;
+    const bool reopen = single_closed && c == '\'';  // '' inside '...' is one quote (YAML 1.1 section 9.1.2)
+    single_closed = false;
     if (quote) {
-      if (c == quote) quote = 0;
+      if (escaped) {
+        escaped = false;
+      } else if (quote == '"' && c == '\\') {
+        escaped = true;
+      } else if (c == quote) {
+        single_closed = quote == '\'';
+        quote = 0;
+      }
+    } else if (reopen) {
+      quote = c;
     } else if ((c == '"' || c == '\'') &&
                (prev == ' ' || prev == '\n' || prev == '{' || prev == '[' || prev == ',' || prev == ':')) {
       quote = c;
     } else if (c == '#' && (prev == ' ' || prev == '\t' || prev == '\n')) {
       comment = true;
-    } else if (c == '{' || c == '[') {
+    } else if ((c == '{' || c == '[') && (!open.empty() || seed_block_flow_start(prev, last))) {
       open.push_back({c, line, column});
     } else if ((c == '}' || c == ']') && !open.empty()) {
+      if ((c == '}') != (open.back().bracket == '{')) return SeedFlowUnclosed{open.back(), c, line, column};
       open.pop_back();
     }
+    if (c != ' ' && c != '\t') last = c;
     prev = c;
   }
   if (open.empty()) return std::nullopt;
-  return open.back();
+  return SeedFlowUnclosed{open.back(), 0, 0, 0};
 }
 
 }  // namespace
@@ -178,21 +211,33 @@ Finding seed_yaml_invalid(const YAML::Exception& e, std::string_view text, const
                         "YAML 1.1 section 4.2.2, indentation spaces (cloud-init reads seeds with PyYAML): "
                         "https://yaml.org/spec/1.1/");
   }
-  // An unclosed flow collection ("end of map flow not found" at the end of the file): PyYAML names
-  // where it began ("while parsing a flow mapping ... line 5, column 18"), which is where to fix it.
+  // An unclosed flow collection ("end of map flow not found" at the end of the file, "illegal
+  // flow end" at a bracket of the other kind): PyYAML names the innermost one where it began
+  // ("while parsing a flow sequence ... line 2, column 44") and what it expected instead ("expected
+  // ',' or ']', but got '}'"), which is where to fix it.
   if (e.msg.find("flow") != std::string::npos)
-    if (auto open = seed_unclosed_flow(text)) {
-      const std::string what = open->bracket == '{' ? "flow map" : "flow sequence";
-      const std::string at = "line " + std::to_string(open->line) + ", column " + std::to_string(open->column);
+    if (auto un = seed_unclosed_flow(text)) {
+      const SeedFlowOpen& open = un->open;
+      const bool map = open.bracket == '{';
+      const char close = map ? '}' : ']';
+      const std::string what = map ? "flow mapping" : "flow sequence";
+      const std::string at = "line " + std::to_string(open.line) + ", column " + std::to_string(open.column);
+      const std::string got =
+          un->closer ? fmt::format("but got '{}' at line {}, column {}", un->closer, un->closer_line, un->closer_column)
+                     : std::string("but the file ends");
       std::smatch fm;
-      const std::string& l = lines[static_cast<std::size_t>(open->line - 1)];
+      const std::string& l = lines[static_cast<std::size_t>(open.line - 1)];
       return seed_finding(
-          "seed-yaml-invalid", Severity::Error, open->line,
+          "seed-yaml-invalid", Severity::Error, open.line,
           std::regex_search(l, fm, key_re) ? std::string(trim(fm.str(1))) : "", file,
           "is not valid YAML (line " + std::to_string(line) + ", column " + std::to_string(e.mark.column + 1) + ": " +
-              e.msg + "): the " + what + " '" + open->bracket + "' that starts at " + at + " is never closed",
-          std::string("close it with '") + (open->bracket == '{' ? '}' : ']') + "' on line " +
-              std::to_string(open->line) + " (or quote a value holding {, }, [ or ])",
+              e.msg + "): the " + what + " '" + open.bracket + "' that starts at " + at +
+              " is never closed (PyYAML: while parsing a " + what + ", expected ',' or '" + close + "', " + got + ")",
+          un->closer ? fmt::format("close it with '{}' before the '{}' at line {}, column {} (or quote a value "
+                                   "holding {{, }}, [ or ])",
+                                   close, un->closer, un->closer_line, un->closer_column)
+                     : fmt::format("close it with '{}' on line {} (or quote a value holding {{, }}, [ or ])", close,
+                                   open.line),
           "YAML 1.1 section 7.4, flow collections (cloud-init reads seeds with PyYAML): https://yaml.org/spec/1.1/");
     }
   std::string key;

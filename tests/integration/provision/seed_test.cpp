@@ -108,6 +108,10 @@ TEST(ProvisionSeed, BadIdentityOptionsAreRefusedBeforeAnyByteIsWritten) {
   ASSERT_EQ(run("ssh-keygen -q -t ed25519 -N '' -f " + q((d.path / "id").string())).exit_code, 0);
   piprov::test::write_file(d.path / "bad-user-data", "#cloud-config\nusers:\n  - name: x\n   bad: [indent\n");
   piprov::test::write_file(d.path / "script-user-data", "#!/bin/sh\necho hi\n");
+  // Trial 8 finding 3: eth0 in two bridges, which netplan refuses (the seed check's, as `seed check`'s).
+  piprov::test::write_file(d.path / "br.nc",
+                           "version: 2\nethernets: {eth0: {dhcp4: true}}\nbridges:\n  br0: {interfaces: [eth0]}\n"
+                           "  br1: {interfaces: [eth0]}\n");
   const std::string cmd = piprov::test::piprov_bin() + " provision " + q((d.path / "img.img").string()) + " " + a.path +
                           " " + b.path + " --yes --progress none ";
   struct Case {
@@ -121,6 +125,9 @@ TEST(ProvisionSeed, BadIdentityOptionsAreRefusedBeforeAnyByteIsWritten) {
       {"--hostname single", "gives 1 name(s) (single) for 2 target disk(s)"},
       {"--hostname n1,n2 --ip 10.0.0.5/24", "--ip gives 1 address(es) for 2 target disk(s)"},
       {"--user admin --password-hash hunter2", "never a clear password"},
+      {"--hostname n{1..2} --network-config " + q((d.path / "br.nc").string()),
+       "\nline 5   error    seed-network-member-conflict: " + (d.path / "br.nc").string() +
+           ": br1: interface 'eth0' is already assigned to bridge br0 (netplan)"},
   };
   std::vector<Case> all(std::begin(cases), std::end(cases));
   // The public seed files the seed check refuses (../shared/data/README.md, cloud-init/).

@@ -617,7 +617,7 @@ TEST(SeedNetwork, UnclosedFlowMapIsNamedWhereItStarts) {
   EXPECT_EQ(f.line, 5);
   EXPECT_EQ(f.key, "nameservers");
   EXPECT_NE(f.message.find("(line 6, column 1: "), std::string::npos) << f.message;
-  EXPECT_NE(f.message.find("the flow map '{' that starts at line 5, column 18 is never closed"), std::string::npos)
+  EXPECT_NE(f.message.find("the flow mapping '{' that starts at line 5, column 18 is never closed"), std::string::npos)
       << f.message;
   EXPECT_EQ(f.fix.rfind("close it with '}' on line 5", 0), 0u) << f.fix;
   // A '{' inside quotes or a comment is no flow map: the unclosed '[' of line 3 is named.
