@@ -4,6 +4,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/board_option.hpp"
 #include "cli/commands.hpp"
 #include "cli/identity_options.hpp"
 #include "cli/print_result.hpp"
@@ -46,6 +47,9 @@ void add_clone_command(CLI::App& app, Globals&, int& exit_code) {
                 "Give each target its own identity (a fleet from a golden node): a cloud-init seed from the identity "
                 "options below and a new machine-id; default: the same node on another disk");
   add_identity_options(cmd, a->opts.identity);
+  add_board_option(cmd, a->opts.board,
+                   "the Pi the TARGETs are for: boot check resolves what its firmware loads (default: the Pi this "
+                   "runs on, else pi4; the check line names the board)");
   cmd->add_flag("--json", a->json, "Print the result as JSON on stdout");
   cmd->callback([a, &exit_code] {
     ProgressRenderer progress(resolve_on_stderr(a->progress));

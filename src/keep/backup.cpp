@@ -201,18 +201,32 @@ void encode_out(const BackupOptions& o, OutFormat f, image::ImageReader& reader,
   r.encode_threads = enc->threads();
 }
 
+/// true when `a` and `b` are the same block device (by any name: /dev/disk/by-id/..., a symlink).
+bool backup_same_block_device(const std::string& a, const std::string& b) {
+  struct stat sa {
+  }, sb{};
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && S_ISBLK(sa.st_mode) && S_ISBLK(sb.st_mode) &&
+         sa.st_rdev == sb.st_rdev;
+}
+
 /// OUT a disk or a directory: said so before OUT's name is judged (a format message would mislead).
-void refuse_out_not_a_file(const std::string& out) {
+/// OUT DISK itself, or one of its partitions, is said so plainly (clone's advice is for another disk).
+void refuse_out_not_a_file(const std::string& disk, const std::string& out) {
   struct stat st {};
   if (::stat(out.c_str(), &st) != 0) return;
   if (S_ISBLK(st.st_mode)) {
     std::string parent;
-    const std::string what =
-        classify_path(out, &parent) == TargetKind::Partition ? "a partition of " + parent : std::string("a disk");
-    throw Error(ErrorKind::Usage,
-                fmt::format("{} is {}: OUT must be an image file (.img, .img.xz, .img.zst or .img.gz), not a disk "
-                            "or partition; to copy a disk onto another, piprov clone DISK TARGET does it in one step",
-                            out, what));
+    const bool partition = classify_path(out, &parent) == TargetKind::Partition;
+    constexpr const char* kImageFile = "OUT must be an image file (.img, .img.xz, .img.zst or .img.gz)";
+    if (backup_same_block_device(out, disk) || (partition && backup_same_block_device(parent, disk)))
+      throw Error(ErrorKind::Usage,
+                  fmt::format("{} is {}the DISK being backed up: {} on another disk's file system; a backup is "
+                              "never written onto the disk it reads",
+                              out, partition ? "a partition of " + parent + ", " : std::string(), kImageFile));
+    const std::string what = partition ? "a partition of " + parent : std::string("a disk");
+    throw Error(ErrorKind::Usage, fmt::format("{} is {}: {}, not a disk or partition; to copy a disk onto another, "
+                                              "piprov clone DISK TARGET does it in one step",
+                                              out, what, kImageFile));
   }
   if (S_ISDIR(st.st_mode))
     throw Error(ErrorKind::Usage, out + " is a directory: OUT must be an image file in it, e.g. " +
@@ -223,7 +237,7 @@ void refuse_out_not_a_file(const std::string& out) {
 
 BackupResult run_backup(const BackupOptions& o) {
   if (o.disk.empty() || o.out.empty()) throw Error(ErrorKind::Usage, "backup needs DISK and OUT");
-  refuse_out_not_a_file(o.out);
+  refuse_out_not_a_file(o.disk, o.out);
   const OutFormat f = out_format_for(o.out);
   const std::optional<WriteSubject> source = inspect_source_disk(o.disk);
   refuse_out_on_source(o.disk, source, o.out);

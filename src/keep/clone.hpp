@@ -22,6 +22,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "boot/check.hpp"
+#include "core/board.hpp"
 #include "core/error.hpp"
 #include "core/progress.hpp"
 #include "image/disk_identity.hpp"
@@ -45,6 +46,9 @@ struct CloneOptions {
   /// /etc/machine-id is emptied (machine-id(5): a new one is made at the next boot). Default: the node's own.
   bool new_identity = false;
   provision::IdentityOptions identity;
+  /// --board: the Pi the TARGETs are for; boot check resolves what its firmware loads (Raspberry Pi
+  /// documentation, config.txt: kernel_2712.img on a Pi 5). nullopt: default_board(), named in check_line.
+  std::optional<PiBoard> board;
   ProgressSink progress;  ///< write's phases (write, verify) per TARGET
   /// Asked once with every TARGET described unless assume_yes; empty and
   /// !assume_yes: refused (Error{Usage}).
@@ -62,10 +66,13 @@ struct CloneTarget {
   image::DiskIdentity identity;        ///< old and new disk identifier and PARTUUIDs
   std::vector<std::string> rewritten;  ///< files whose PARTUUID= were rewritten ("cmdline.txt", "/etc/fstab")
   int partuuid_references = 0;
-  bool checked = false;      ///< boot check ran (the boot partition holds config.txt or autoboot.txt)
-  boot::CheckReport check;   ///< when checked
-  std::string check_line;    ///< "boot check: OK ..." or why it did not run
-  double steps_seconds = 0;  ///< grow + identity + check
+  bool checked = false;     ///< boot check ran (the boot partition holds config.txt or autoboot.txt)
+  boot::CheckReport check;  ///< when checked
+  /// "boot check (Raspberry Pi 5): OK ...", "boot check (Raspberry Pi 4B, assumed: no --board): OK ..." or why
+  /// it did not run
+  std::string check_line;
+  std::optional<PiBoard> board;  ///< CloneOptions::board
+  double steps_seconds = 0;      ///< grow + identity + check
   /// A live SOURCE (clone_live.hpp): per partition, how it was copied
   /// ("partition 2 (ext4 on /): made anew with its label, UUID and features; files copied with rsync -aHAXx").
   std::vector<std::string> copied;
@@ -114,8 +121,8 @@ std::string clone_summary(const CloneResult& r);
 /// `piprov clone --json`: {"schema": "piprov.clone/1", "source", "source_bytes", "copy_bytes", "read_bytes",
 /// "skipped_bytes", "table", "seconds", "limit", "note", "partitions": [...as backup], "targets": [{"target", "ok",
 /// "error", "bytes_written", "bytes_skipped", "write_seconds", "verified", "grown", "disk_identity": {"label",
-/// "old_id", "new_id", "partuuids"}, "rewritten", "partuuid_references", "boot_check": {"ran", "ok", "summary",
-/// "findings"}}]}.
+/// "old_id", "new_id", "partuuids"}, "rewritten", "partuuid_references", "boot_check": {"ran", "ok", "board",
+/// "board_given", "summary", "findings"}}]}.
 nlohmann::json clone_result_json(const CloneResult& r);
 
 /// `piprov clone --json` when run_clone() threw `e`: {"schema", "source", "targets", "error": {"exit_code",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/board.hpp"
 #include "core/finding.hpp"
 #include "core/strings.hpp"
 #include "core/units.hpp"
@@ -85,6 +86,8 @@ nlohmann::json clone_result_json(const CloneResult& r) {
                        {"boot_check",
                         {{"ran", t.checked},
                          {"ok", !t.checked || t.check.ok()},
+                         {"board", t.checked ? nlohmann::json(board_name(t.check.resolved.board)) : nlohmann::json()},
+                         {"board_given", t.board.has_value()},
                          {"summary", t.check_line},
                          {"findings", t.checked ? findings_json(t.check.findings) : nlohmann::json::array()}}},
                        {"steps_seconds", t.steps_seconds},

@@ -15,6 +15,7 @@
 #include "boot/fat_tools.hpp"
 #include "core/atomic_file.hpp"
 #include "core/blockdev.hpp"
+#include "core/board.hpp"
 #include "core/cancel.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
@@ -29,6 +30,7 @@
 #include "provision/cloud_init.hpp"
 #include "provision/disk_mounts.hpp"
 #include "provision/first_boot.hpp"
+#include "provision/provision.hpp"
 
 namespace piprov::keep {
 
@@ -187,9 +189,14 @@ void rewrite_and_check(CloneTarget& t) {
     co.boot_dir = boot_dir;
     if (root_part) co.root_dir = root_dir;
     co.scan_usb = false;  // the host's USB devices say nothing about the Pi's
+    co.board = t.board;   // what that Pi's firmware loads (kernel_2712.img on a Pi 5)
     t.check = boot::check_boot(co);
+    // Findings name the TARGET's partitions, not the temp dir removed below.
+    provision::name_check_on_partitions(t.check, boot_dir.string(), boot_part ? boot_part->path : "", root_dir.string(),
+                                        root_part ? root_part->path : "");
     t.checked = true;
-    t.check_line = "boot check: " + t.check.summary();
+    t.check_line = fmt::format("boot check ({}{}): {}", board_title(t.check.resolved.board),
+                               t.board ? "" : ", assumed: no --board", t.check.summary());
   } else {
     t.check_line = boot_part ? "boot check: not run (" + boot_part->path +
                                    " holds no config.txt: not a Raspberry Pi boot "

@@ -112,7 +112,9 @@ DryRunReport provision_dry_run(const ProvisionOptions& o) {
   r.image = o.write.image;
   PreparedProvision prepared = prepare_provision(o);
   r.seed_check = std::move(prepared.seed_check);
-  ImageTree tree(prepared.write.reader(), o.write.image);
+  // The tree prepare_provision() read (a random-access image), else one read now from the image's start.
+  if (!prepared.tree) prepared.tree = std::make_unique<ImageTree>(prepared.write.reader(), o.write.image);
+  const ImageTree& tree = *prepared.tree;
   try {
     dry_run_plan(o, tree, prepared.seeds, r);
   } catch (const Error& e) {  // an error about the image's files names them in IMAGE, not the temporary copy

@@ -1,11 +1,15 @@
 // provision's checks before the first byte: prepare_provision() and the
-// board check (docs/provision.md).
+// refusal of an image boot patch refuses (docs/provision.md).
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "boot/autoboot.hpp"
 #include "boot/cmdline_txt.hpp"
 #include "core/board.hpp"
 #include "core/error.hpp"
+#include "core/finding.hpp"
 #include "core/write_guard.hpp"
 #include "provision/dry_run.hpp"
 #include "provision/identity.hpp"
@@ -22,7 +26,7 @@ PreparedProvision prepare_provision(const ProvisionOptions& o) {
   image::WriteOptions wo = o.write;
   wo.intent = WriteIntent::ProvisionDisk;
   if (!wo.progress) wo.progress = o.progress;
-  PreparedProvision p{image::prepare_write(wo), {}, {}};
+  PreparedProvision p{image::prepare_write(wo), {}, {}, nullptr};
   // The user's seed files are judged by the cloud-init of the image (read through the write's reader).
   const auto& id = o.identity;
   // --wifi-country: the image's netplan decides whether wlan0 may carry regulatory-domain (0.105 on).
@@ -44,30 +48,39 @@ PreparedProvision prepare_provision(const ProvisionOptions& o) {
     if (!image_ci->missing.empty())
       throw Error(ErrorKind::Usage, no_cloud_init_refusal(*image_ci) + "; nothing was written");
   }
+  // The tree the dry run plans from and the real run judges its layout by, read once (a
+  // sequential reader would decode the image twice: the dry run reads it itself).
+  if (p.write.reader().random_access()) p.tree = std::make_unique<ImageTree>(p.write.reader(), o.write.image);
   return p;
 }
 
-// --board of the Pi 5 family: the patch step's layout/board check (boot/patch.hpp: a layout that
-// needs the Pi 4 USB fix, Ubuntu 20.04's U-Boot, cannot boot a Pi 5) made on the image alone,
-// through the prepared write's reader as the dry run makes it (a reader of its own for an image
-// read only from its start), so that the refusal comes before the first byte is written.
-void refuse_unbootable_board(const ProvisionOptions& o, PreparedProvision& prepared) {
-  if (!o.patch.board || !is_bcm2712(*o.patch.board)) return;
-  // A sequential reader (gzip, single-block xz) cannot go back for the write: the check reads
-  // the image's start (its boot partition) through a reader of its own.
-  std::unique_ptr<image::ImageReader> own;
-  image::ImageReader* reader = &prepared.write.reader();
-  if (!reader->random_access()) {
-    own = image::open_image_reader(o.write.image);
-    reader = own.get();
+// The patch step's refusal made on the image alone, as the dry run makes it (provision.hpp).
+void refuse_unpatchable_image(const ProvisionOptions& o, PreparedProvision& prepared) {
+  const bool pi5 = o.patch.board && is_bcm2712(*o.patch.board);
+  std::unique_ptr<ImageTree> own;
+  const ImageTree* tree = prepared.tree.get();
+  if (!tree) {
+    // A sequential reader (gzip, single-block xz) cannot go back for the write: for a Pi 5 family
+    // board (its refusal needs only the boot partition, at the image's start) the check reads
+    // the image through a reader of its own; for another board the patch step judges the disk.
+    if (!pi5) return;
+    own = std::make_unique<ImageTree>(o.write.image);
+    tree = own.get();
+  } else if (!tree->root_dir() && !pi5) {
+    return;  // the layout is told by the root fs (os-release): the disk's, at the patch step
   }
-  const ImageTree tree(*reader, o.write.image);
+  if (boot::autoboot_only(tree->boot_dir())) return;  // followed on the disk (autoboot_target.hpp)
   try {
-    patch_image_tree(o.patch, tree);
+    patch_image_tree(o.patch, *tree);
   } catch (const Error& e) {
     std::string m = e.what();
     if (const std::string done = "; nothing was changed"; m.ends_with(done)) m.resize(m.size() - done.size());
-    throw Error(e.kind(), m + "; nothing was written", e.findings());
+    std::vector<Finding> findings = e.findings();
+    for (auto& f : findings) {
+      f.message = tree->named(f.message);
+      f.fix = tree->named(f.fix);
+    }
+    throw Error(e.kind(), m + "; nothing was written", std::move(findings));
   }
 }
 

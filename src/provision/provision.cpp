@@ -394,7 +394,8 @@ ProvisionReport provision_all(const ProvisionOptions& o) {
   PreparedProvision prepared = prepare_provision(po);
   rep.seed_check = std::move(prepared.seed_check);
   const std::vector<SeedPlan> seeds = std::move(prepared.seeds);
-  refuse_unbootable_board(po, prepared);
+  refuse_unpatchable_image(po, prepared);
+  prepared.tree.reset();                                    // its temporary copy goes before the write
   rep.write = image::run_write(std::move(prepared.write));  // errors propagate as write_image() reports them
   rep.targets.resize(rep.write.targets.size());
   for (std::size_t i = 0; i < rep.targets.size(); ++i) rep.targets[i].write = rep.write.targets[i];

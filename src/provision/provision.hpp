@@ -9,6 +9,7 @@
 // unmount: the steps of steps.hpp, one short function each.
 // On a failure after the write it unmounts and says what state the disk is in;
 // the other disks go on.
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -22,6 +23,7 @@
 #include "provision/autoboot_target.hpp"
 #include "provision/first_boot.hpp"
 #include "provision/identity.hpp"
+#include "provision/image_check.hpp"
 #include "provision/steps.hpp"
 
 namespace piprov::provision {
@@ -106,6 +108,10 @@ struct PreparedProvision {
   image::PreparedWrite write;   ///< the write, checked and opened (image::prepare_write())
   std::vector<SeedPlan> seeds;  ///< one per DEVICE; empty without identity options
   SeedCheck seed_check;         ///< the user's seed files judged (warnings; errors were thrown)
+  /// A random-access image's boot partition and root files, read once through write.reader() (the
+  /// dry run's plan and the real run's refusal before the write both judge it); nullptr for an image
+  /// read only from its start (gzip, single-block xz). Declared after `write`: destroyed first.
+  std::unique_ptr<ImageTree> tree;
 };
 
 /// What provision checks before the first byte, each thing once: VID:PIDs
@@ -114,15 +120,24 @@ struct PreparedProvision {
 /// opened, its partition table read once); the identity options must give
 /// one valid seed per disk (the user's files judged by the image's
 /// cloud-init, read through the write's reader); the image must have a
-/// partition table. Throws Error{Usage} (or what prepare_write() throws);
-/// writes nothing and asks nothing (run_write() asks).
+/// partition table; a random-access image's tree read (PreparedProvision::tree,
+/// through the write's reader: IMAGE is not opened again). Throws Error{Usage}
+/// (or what prepare_write() and ImageTree throw); writes nothing and asks
+/// nothing (run_write() asks).
 PreparedProvision prepare_provision(const ProvisionOptions& o);
 
-/// With --board of the Pi 5 family: patch_image_tree() on the image's own
-/// files (boot/patch.hpp: Ubuntu 20.04's U-Boot layout cannot boot a Pi 5),
-/// before the first byte. Throws its Error{Usage}, ending "nothing was
-/// written"; nothing for other boards.
-void refuse_unbootable_board(const ProvisionOptions& o, PreparedProvision& prepared);
+/// The real run's patch step made on the image alone, before the first byte (boot/patch.hpp:
+/// a layout boot patch refuses, `unknown`, such as a U-Boot kernel= on a root fs that is not
+/// Ubuntu's or a config.txt with no kernel= for the board; with a Pi 5 family --board, the
+/// Pi 4 fix of Ubuntu 20.04's U-Boot layout), as `provision --dry-run` makes it:
+/// patch_image_tree() on prepared.tree, for o.patch.board (one board for every DEVICE). Judged
+/// on a random-access image whose root fs was read (without it the layout is the disk's to
+/// tell), and, with a Pi 5 family board, on a sequential one too (its start, through a reader
+/// of its own). An image whose first FAT partition holds only autoboot.txt is left to the
+/// real run, which follows it on the disk. Throws patch_image_tree()'s Error (Usage), its text
+/// ending "nothing was written"; nothing for an image boot patch accepts. A sequential image
+/// with another board is written first and refused at the patch step (docs/provision.md).
+void refuse_unpatchable_image(const ProvisionOptions& o, PreparedProvision& prepared);
 
 /// The error for `rep` when no disk got through after the write (one line
 /// per disk, the first disk's error kind); nullopt when one did.

@@ -172,10 +172,23 @@ TEST(Backup, OutOnTheSourceIsRefused) {
       << r.err;
   EXPECT_EQ(r.err.find("e2fsck"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(tmp.path / "b.img.xz"));
-  // OUT a partition of DISK: named as a partition of it, not "a disk".
+  // OUT a partition of DISK, or DISK itself (trial 8: clone's advice, for another disk, did not
+  // fit): said plainly, as the disk being backed up; a partition of another disk keeps the advice.
+  const std::string image_file =
+      "OUT must be an image file (.img, .img.xz, .img.zst or .img.gz) on another disk's "
+      "file system; a backup is never written onto the disk it reads\n";
   r = run(piprov_bin() + " backup --yes --progress none " + dev->path + " " + dev->path + "p1");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find(dev->path + "p1 is a partition of " + dev->path + ": OUT must be an image file"),
+  EXPECT_EQ(r.err, "piprov: error: " + dev->path + "p1 is a partition of " + dev->path +
+                       ", the DISK being backed up: " + image_file);
+  r = run(piprov_bin() + " backup --yes --progress none " + dev->path + " " + dev->path);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err, "piprov: error: " + dev->path + " is the DISK being backed up: " + image_file);
+  r = run(piprov_bin() + " backup --yes --progress none " + q(s.img.string()) + " " + dev->path + "p1");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(dev->path + "p1 is a partition of " + dev->path +
+                       ": OUT must be an image file (.img, .img.xz, .img.zst or .img.gz), not a disk or partition; "
+                       "to copy a disk onto another, piprov clone DISK TARGET does it in one step"),
             std::string::npos)
       << r.err;
 }

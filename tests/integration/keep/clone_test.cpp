@@ -134,6 +134,50 @@ TEST(Clone, OntoALargerDiskCopiesUsedBlocksGrowsTheRootAndRenewsTheDiskIdentifie
   EXPECT_EQ(fb["cmdline.txt"], "console=serial0,115200 root=PARTUUID=" + id + "-02 rootfstype=ext4 rootwait\n");
 }
 
+// --board: the TARGET's boot check judges what that Pi's firmware loads (trial 8: a Pi 5 disk was
+// checked as a Pi 4, "kernel kernel8.img"); without it the check line names the board assumed.
+// Findings name the TARGET's partitions, not clone's temporary mount points.
+TEST(Clone, BoardOptionDecidesTheBootCheckAndTheLineNamesIt) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("mcopy");
+  TempDir tmp("piprov-clone-board");
+  const auto img = make_clone_image(tmp.path);
+  write_file(tmp.path / "config.txt", "arm_64bit=1\n");
+  sh("MTOOLS_SKIP_CHECK=1 mcopy -i " + q(img.string() + "@@1M") + " " + q((tmp.path / "config.txt").string()) +
+     " ::config.txt");
+  auto dst = clone_target_loop(tmp.path / "dst", 96ull << 20);
+  auto pi5 = clone_run("--yes --json --board pi5 " + q(img.string()) + " " + dst->path);
+  EXPECT_EQ(pi5.exit_code, 1) << pi5.out << pi5.err;  // a random kernel8.img and no device tree: errors
+  const auto j = nlohmann::json::parse(pi5.out);
+  const auto& c = j["targets"][0]["boot_check"];
+  EXPECT_EQ(c["board"], "pi5") << c.dump();
+  EXPECT_EQ(c["board_given"], true);
+  EXPECT_EQ(c["summary"].get<std::string>().rfind("boot check (Raspberry Pi 5): ", 0), 0u) << c.dump();
+  std::set<std::string> messages;
+  for (const auto& f : c["findings"])
+    messages.insert(f["rule"].get<std::string>() + ": " + f["message"].get<std::string>());
+  EXPECT_TRUE(messages.count("kernel-fallback: no kernel_2712.img in the boot partition (" + dst->path +
+                             "p1): the Pi 5 firmware falls back to kernel8.img, the generic arm64 kernel without the "
+                             "BCM2712 optimisations (16K pages)"))
+      << c.dump();
+  EXPECT_TRUE(
+      messages.count("dtb-missing: the Pi 5 device tree bcm2712-rpi-5-b.dtb does not exist in the boot "
+                     "partition (" +
+                     dst->path + "p1): the firmware has no device tree to pass to the kernel"))
+      << c.dump();
+  EXPECT_EQ(c.dump().find("piprov-clone-"), std::string::npos) << c.dump();  // no temporary mount point
+
+  auto dflt = clone_run("--yes " + q(img.string()) + " " + dst->path);
+  EXPECT_EQ(dflt.exit_code, 1) << dflt.out << dflt.err;
+  EXPECT_TRUE(std::regex_search(
+      dflt.out, std::regex("\n" + dst->path + R"(: boot check \(Raspberry Pi [^,)]+, assumed: no --board\): )")))
+      << dflt.out;
+  auto bad = clone_run("--yes --board pi3 " + q(img.string()) + " " + dst->path);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--board pi3: not a board; use one of pi4|pi400|cm4|pi5|pi500|cm5"), std::string::npos)
+      << bad.err;
+}
+
 // --new-identity: each TARGET its own node (a fleet from a golden node):
 // provision's cloud-init seed with its host name on the boot partition, an
 // empty /etc/machine-id; identity options without --new-identity are refused.

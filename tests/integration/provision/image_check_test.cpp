@@ -219,6 +219,18 @@ TEST(ProvisionDryRun, AnErrorNamesTheImageNotTheTemporaryCopy) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find(img.string() + " partition 1: unknown boot layout"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("piprov-image"), std::string::npos) << r.err;  // make_temp_dir("image")'s name
+  // The real run (a raw image, read at random) refuses it the same way before the first byte, for
+  // the --board given too (issue 29: it wrote the whole disk, then refused at its patch step).
+  for (const char* board : {"", " --board pi5"}) {
+    auto real = run("timeout 300 " + piprov::test::piprov_bin() + " provision --yes --progress none " +
+                    q(img.string()) + " " + a.path + board);
+    EXPECT_EQ(real.exit_code, 2) << board << real.out << real.err;
+    EXPECT_NE(real.err.find(img.string() + " partition 1: unknown boot layout"), std::string::npos) << real.err;
+    EXPECT_NE(real.err.find("; nothing was written\n"), std::string::npos) << real.err;
+    EXPECT_EQ(real.err.find("provision failed at step"), std::string::npos) << real.err;
+    EXPECT_EQ(real.out, "") << board;
+    EXPECT_EQ(run("cmp -s -n 1048576 " + a.path + " /dev/zero").exit_code, 0) << board << ": the disk was written";
+  }
 }
 
 // --wifi-country without --wifi-ssid: the real run's seed step sets cfg80211.ieee80211_regdom in
@@ -266,7 +278,9 @@ TEST(SeedCheckImage, TestImageWithCloudInitOnEveryLayoutRunsCloudInit) {
 // Trial 6 finding 9: Ubuntu 20.04's U-Boot boot partition on a root fs whose os-release is Debian
 // 11's (set with debugfs in the test image) is not the ubuntu-uboot layout: boot check IMAGE names
 // U-Boot and the distribution with no Ubuntu or provision advice, and provision --dry-run refuses
-// it in one line, exit 2 (was patched as Ubuntu 20.04 with Ubuntu's apt hook installed).
+// it in one line, exit 2 (was patched as Ubuntu 20.04 with Ubuntu's apt hook installed). The real
+// run of the raw image refuses it the same way before the write (issue 29: it wrote the whole disk
+// first); a gzip one is written, then refused at the patch step.
 TEST(BootCheckImage, UbootOnADebianRootIsRefusedNotPatchedAsUbuntu) {
   PIPROV_REQUIRE_LOOP();
   PIPROV_REQUIRE_TOOL("mcopy");
@@ -310,9 +324,26 @@ TEST(BootCheckImage, UbootOnADebianRootIsRefusedNotPatchedAsUbuntu) {
                 " partition 1: unknown boot layout (config.txt [pi4] kernel=uboot_rpi_4.bin; os-release: Debian "
                 "GNU/Linux 11 (bullseye); U-Boot on a root fs that is not Ubuntu's (os-release ID=debian): not Ubuntu "
                 "20.04's layout); piprov patches only Ubuntu 20.04's U-Boot layout; nothing was changed\n");
-  // The real run writes the image, then its patch step refuses (exit 2) without suggesting boot
+  // The real run of the raw image (read at random) refuses before the write, as the dry run does:
+  // the disk's first MiB keeps the marker written on it (the image was written, then refused).
+  const std::string marker = std::string(4096, 'M');
+  piprov::test::write_file(d.path / "marker", marker);
+  ASSERT_EQ(run("dd if=" + q((d.path / "marker").string()) + " of=" + disk.path + " conv=notrunc,fsync status=none")
+                .exit_code,
+            0);
+  auto real = run(piprov::test::piprov_bin() + " provision --yes " + q(img.string()) + " " + disk.path);
+  EXPECT_EQ(real.exit_code, 2) << real.out << real.err;
+  std::string refusal = p.err;
+  refusal.replace(refusal.rfind("nothing was changed"), 19, "nothing was written");
+  EXPECT_EQ(real.err, refusal);
+  EXPECT_EQ(real.out.find("[1/9] write"), std::string::npos) << real.out;
+  EXPECT_EQ(run("head -c 4096 " + disk.path).out, marker) << "the disk was written";
+  EXPECT_EQ(run("cmp -s -n 1044480 -i 4096 " + disk.path + " /dev/zero").exit_code, 0) << "the disk was written";
+  // A gzip image (read only from its start: its root fs lies behind the boot partition) is
+  // written, then its patch step refuses (exit 2, docs/provision.md) without suggesting boot
   // patch by hand, which would refuse it again, and installs no apt hook.
-  p = run(piprov::test::piprov_bin() + " provision --yes " + q(img.string()) + " " + disk.path);
+  ASSERT_EQ(run("gzip -1 -k " + q(img.string())).exit_code, 0);
+  p = run(piprov::test::piprov_bin() + " provision --yes " + q(img.string() + ".gz") + " " + disk.path);
   EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
   EXPECT_NE(p.err.find("provision failed at step 'patch': "), std::string::npos) << p.err;
   EXPECT_NE(p.err.find("unknown boot layout (config.txt [pi4] kernel=uboot_rpi_4.bin; os-release: Debian"),

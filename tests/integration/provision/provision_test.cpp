@@ -96,14 +96,24 @@ TEST(Provision, EndToEndOnALoopDevice) {
 TEST(Provision, FailureAfterTheWriteSaysWhatStateTheDiskIsIn) {
   PIPROV_REQUIRE_LOOP();
   TempDir d("piprov-prov");
-  // An image with an ext4 partition only: written fine, but no system-boot partition.
+  // An image with an ext4 partition only, no system-boot partition. Read at random (raw), it is
+  // refused before the write, as the dry run reads it; gzipped (read only from its start) it is
+  // written fine, then the partitions step fails.
   auto mk = run("cd '" + d.path.string() +
                 "' && truncate -s 16M root.ext4 && mke2fs -q -F -t ext4 -L writable root.ext4 "
                 "&& truncate -s 20M x.img && printf 'label: dos\\nstart=2048, type=83\\n' | sfdisk -q x.img "
-                "&& dd if=root.ext4 of=x.img bs=1M seek=1 conv=notrunc status=none");
+                "&& dd if=root.ext4 of=x.img bs=1M seek=1 conv=notrunc status=none && gzip -1 -k x.img");
   ASSERT_EQ(mk.exit_code, 0) << mk.err;
   piprov::test::LoopDevice loop(d.path / "disk.img", 64ull << 20);
-  auto p = run(piprov::test::piprov_bin() + " provision " + (d.path / "x.img").string() + " " + loop.path +
+  auto raw = run(piprov::test::piprov_bin() + " provision " + (d.path / "x.img").string() + " " + loop.path +
+                 " --yes --progress none");
+  EXPECT_EQ(raw.exit_code, 2) << raw.out << raw.err;
+  EXPECT_EQ(raw.out, "");
+  EXPECT_EQ(raw.err, "piprov: error: " + (d.path / "x.img").string() +
+                         " has no FAT partition (partition types: 0x83): not a Raspberry Pi image, whose boot "
+                         "partition is FAT\n");
+  EXPECT_EQ(run("cmp -s -n 1048576 " + loop.path + " /dev/zero").exit_code, 0) << "the disk was written";
+  auto p = run(piprov::test::piprov_bin() + " provision " + (d.path / "x.img.gz").string() + " " + loop.path +
                " --yes --progress none");
   EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
   EXPECT_NE(p.out.find("[1/9] write"), std::string::npos) << p.out;
