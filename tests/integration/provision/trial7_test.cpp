@@ -159,7 +159,10 @@ TEST(Trial8RootOnDisk, AGptImagesRootIsJudgedByItsPartitionGuids) {
     const auto rules = root_on_disk_rules(nlohmann::json::parse(check.out)["findings"]);
     EXPECT_EQ(std::find(rules.begin(), rules.end(), "root-not-on-device") == rules.end(), ok) << check.out;
     if (!ok)
-      EXPECT_NE(check.out.find("set root=PARTUUID=" + root_guid + " in cmdline.txt"), std::string::npos) << check.out;
+      EXPECT_NE(check.out.find("set root=PARTUUID=" + root_guid + " (the root partition, " + img.string() +
+                               " partition 2) in cmdline.txt"),
+                std::string::npos)
+          << check.out;
     auto dry = run("timeout 300 " + bin + " provision --dry-run --progress none " + q(img.string()) + " " +
                    target.path + " --board pi4");
     EXPECT_EQ(dry.exit_code, ok ? 0 : 1) << dry.out << dry.err;
