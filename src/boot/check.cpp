@@ -69,28 +69,40 @@ std::string check_bom_fix(const Ctx& c, const std::string& rel) {
 
 /// Whether U-Boot supplies root= when cmdline.txt has none, decided by the boot script's content:
 /// boot.scr on the boot partition (mkimage script: uboot_script_text() reads past its legacy
-/// header, uboot_script_adds_root() finds a root= it sets, not
-/// one in a comment or a gsub pattern that removes it). HAOS-style
-/// scripts set root= in bootargs; Ubuntu's (flash-kernel's bootscr.rpi) does not: it passes the
-/// command line the firmware built from cmdline.txt on. Without a boot.scr, Ubuntu 20.04's layout
-/// runs none of its own (no root=); another U-Boot's script cannot be read: trusted (info).
-struct UbootRoot {
+/// header, uboot_script_root() evaluates what it leaves in bootargs: the last assignment wins, a
+/// root= in a comment, an echo, another variable never put into bootargs or a gsub pattern that
+/// removes it does not count). HAOS-style scripts set root= in bootargs; Ubuntu's (flash-kernel's
+/// bootscr.rpi) does not: it passes the command line the firmware built from cmdline.txt on. Without
+/// a boot.scr, Ubuntu 20.04's layout runs none of its own (no root=); another U-Boot's script cannot
+/// be read: trusted (info). A script piprov cannot evaluate: unknown (info).
+struct UbootRootVerdict {
   bool supplied = false;
+  bool unknown = false;
   std::string why;
 };
 
-UbootRoot uboot_root(const Ctx& c) {
+UbootRootVerdict uboot_root(const Ctx& c) {
   if (auto scr = read_file_if_exists(c.o.boot_dir / "boot.scr")) {
     const UbootScriptText script = uboot_script_text(*scr);
-    if (!script.ok) return {false, "U-Boot runs no boot script boot.scr either: " + script.why};
-    if (uboot_script_adds_root(script.text)) return {true, "right under U-Boot, whose boot script boot.scr sets root="};
-    return {false, "U-Boot's boot script boot.scr sets none either: it passes this command line on"};
+    if (!script.ok) return {false, false, "U-Boot runs no boot script boot.scr either: " + script.why};
+    const UbootScriptRoot root = uboot_script_root(script.text);
+    switch (root.root) {
+      case UbootRoot::Sets: return {true, false, "right under U-Boot, whose boot script boot.scr sets root="};
+      case UbootRoot::Unknown:
+        return {false, true,
+                "piprov cannot tell whether U-Boot's boot script boot.scr puts root= in bootargs: " + root.why};
+      case UbootRoot::None: break;
+    }
+    return {false, false,
+            "U-Boot's boot script boot.scr sets none either: " +
+                (root.why.empty() ? std::string("it passes this command line on") : root.why + " (the last wins)")};
   }
   if (c.layout() == LayoutId::UbuntuUboot)
-    return {false,
+    return {false, false,
             "Ubuntu's U-Boot boot script, flash-kernel's bootscr.rpi, sets none either: it passes this "
             "command line on"};
-  return {true, "right under U-Boot if its boot script adds root= (there is no boot.scr on the partition to read)"};
+  return {true, false,
+          "right under U-Boot if its boot script adds root= (there is no boot.scr on the partition to read)"};
 }
 
 void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
@@ -124,9 +136,10 @@ void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
   out = CmdlineTxt::parse(*text);
   for (auto f : out->lint()) {
     if (f.rule == "no-root" && c.uboot) {
-      const UbootRoot u = uboot_root(c);
-      if (u.supplied) {
-        c.add(Severity::Info, "cmdline-root-from-uboot", c.r.cmdline_file + " has no root=: " + u.why);
+      const UbootRootVerdict u = uboot_root(c);
+      if (u.supplied || u.unknown) {
+        c.add(Severity::Info, u.unknown ? "cmdline-root-uboot-unknown" : "cmdline-root-from-uboot",
+              c.r.cmdline_file + " has no root=: " + u.why, "", u.unknown ? kUbootScrSource : "");
         continue;
       }
       f.message += "; " + u.why;
@@ -137,7 +150,13 @@ void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
       f.fix =
           "write the kernel command line on one line, e.g. ... root=" + root_example(c) + " rootfstype=ext4 rootwait";
     f.rule = "cmdline-" + f.rule;
-    f.message = c.r.cmdline_file + ": " + f.message;
+    // The lint's messages that start with the file call it cmdline.txt: name the file in use there
+    // instead of naming it twice ("cmdline.txt: cmdline.txt has no root="); the others get it in front.
+    constexpr std::string_view kLintName = "cmdline.txt";
+    if (f.message.starts_with(kLintName))
+      f.message.replace(0, kLintName.size(), c.r.cmdline_file);
+    else
+      f.message = c.r.cmdline_file + ": " + f.message;
     c.r.findings.push_back(std::move(f));
   }
 }

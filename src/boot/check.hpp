@@ -6,7 +6,8 @@
 // EEPROM always can), vmlinux fresh where piprov made it; initramfs and cmdline
 // file exist; root= is sane (and, with a device, names a partition of it and no
 // other attached disk carries the same LABEL/PARTUUID: raspberrypi/linux issue
-// 5956; with a disk whose ids are known (an image, provision's disk), names a partition of it); the A/B state of the
+// 5956; with a disk whose ids are known (an image, provision's disk), names a partition of it; on a known disk
+// that is not the SD card, no /dev/mmcblk* name); the A/B state of the
 // tryboot layout; config.txt lint; the apt hook where one is needed; UAS quirks for known USB-SATA bridges
 // (cmdline_txt.hpp).
 #include <filesystem>

@@ -42,7 +42,9 @@ void check_kernel(Ctx& c);
 /// The initramfs line and its file.
 void check_initramfs(Ctx& c);
 /// root= of the cmdline file: a stable name (LABEL/PARTUUID/UUID), not pi-gen's
-/// ROOTDEV placeholder; with --device, on that disk and unique among attached disks.
+/// ROOTDEV placeholder; with --device, on that disk and unique among attached disks; with a known
+/// disk that is not the SD card (--device, o.disk), never /dev/mmcblk* (the SD card's or eMMC's
+/// partition; Raspberry Pi documentation, "USB mass storage boot"): root-not-on-device.
 void check_root(Ctx& c, const std::optional<CmdlineTxt>& cmdline);
 /// The tryboot A/B state: autoboot.txt tryboot_a_b=1, new/ pending or left over.
 void check_ab(Ctx& c);

@@ -68,6 +68,57 @@ const Partition* likely_root(const Disk& d) {
   return out;
 }
 
+/// root-not-on-device's fix: the root partition's PARTUUID (else its LABEL) to set in the cmdline file,
+/// naming the partition as the root partition, not as where the cmdline file is ("set root=PARTUUID=
+/// c766fb17-02 (the root partition, /dev/sdb2) in cmdline.txt"); without either id, blkid's command.
+std::string root_on_disk_fix(const Ctx& c, const Disk& d) {
+  const std::string& file = c.r.cmdline_file;
+  const Partition* guess = likely_root(d);
+  if (guess && (!guess->partuuid.empty() || !guess->label.empty()))
+    return "set root=" + (guess->partuuid.empty() ? "LABEL=" + guess->label : "PARTUUID=" + guess->partuuid) +
+           " (the root partition, " + guess->path + ") in " + file;
+  return "set root= in " + file + " to the LABEL= or PARTUUID= of " + d.path + "'s root partition" +
+         (d.path.rfind("/dev/", 0) == 0 ? " (blkid " + d.path + "*)" : "");
+}
+
+/// Whether the Pi sees `d` as its SD card (or eMMC): the mmc transport or an mmcblk name, or a USB card
+/// reader (its model or vendor names a card reader: "SD Card Reader", "SD/MMC", "USB3.0-CRW"), which
+/// holds a card the Pi reads through its own slot. Anything else (USB, NVMe, SATA bridges, an image
+/// file, a loop device standing in for one) is a disk the Pi boots over USB or NVMe.
+bool boots_as_sd_card(const Disk& d) {
+  if (d.transport == Transport::Mmc || d.name.rfind("mmcblk", 0) == 0) return true;
+  const std::string id = to_lower(d.vendor + " " + d.model);
+  for (const char* reader : {"card", "reader", "sd/mmc", "crw"})
+    if (id.find(reader) != std::string::npos) return true;
+  return false;
+}
+
+/// The disk this boot partition is on, when known: --device DEV (probed), or o.disk (an image, whose disks
+/// the Pi boots over USB or NVMe, piprov's purpose; provision's written disk).
+std::optional<Disk> known_boot_disk(const Ctx& c) {
+  if (c.o.device) return probe_disk(*c.o.device);
+  return c.o.disk;
+}
+
+/// root=/dev/mmcblk* names the SD card's (or eMMC's) partition, the mmc controller's device: on a disk
+/// the Pi boots over USB or NVMe (/dev/sdX, /dev/nvme0n1) it is never this disk (Raspberry Pi
+/// documentation, "USB mass storage boot"; Linux admin-guide kernel-parameters: root=): error
+/// root-not-on-device with the root partition's id. True when it said so.
+bool check_root_sd_name(Ctx& c, const std::string& root) {
+  if (root.rfind("/dev/mmcblk", 0) != 0) return false;
+  const std::optional<Disk> d = known_boot_disk(c);
+  if (!d || boots_as_sd_card(*d)) return false;
+  const std::string what = c.o.device || c.o.image.empty()
+                               ? d->path + " (" + std::string(transport_name(d->transport)) + ")"
+                               : "a USB or NVMe disk written from " + d->path;
+  c.add(Severity::Error, "root-not-on-device",
+        "root=" + root + " (" + c.r.cmdline_file + ") is a partition of the SD card or eMMC (mmcblk: the mmc " +
+            "controller), not of " + what + ", which the Pi sees as /dev/sdX or /dev/nvme0n1: booting from it, " +
+            "the kernel waits for the card (rootwait) or mounts the card's root",
+        root_on_disk_fix(c, *d), kRootDoc);
+  return true;
+}
+
 /// root= (LABEL=, PARTUUID= or UUID=) names a partition of `d`: else error root-not-on-device. With
 /// `others`, a partition of another attached disk with the same id is warning root-duplicate.
 void check_root_on_disk(Ctx& c, const std::string& root, const Disk& d, bool others) {
@@ -77,15 +128,10 @@ void check_root_on_disk(Ctx& c, const std::string& root, const Disk& d, bool oth
   for (const auto& p : d.partitions) on_disk = on_disk || matches(p, kind, value);
   const std::string& file = c.r.cmdline_file;
   if (!on_disk) {
-    const Partition* guess = likely_root(d);
-    std::string fix = guess && !guess->partuuid.empty()
-                          ? "set root=PARTUUID=" + guess->partuuid + " in " + file + " (" + guess->path + ")"
-                          : "set root= in " + file + " to the LABEL= or PARTUUID= of " + d.path + "'s root partition" +
-                                (d.path.rfind("/dev/", 0) == 0 ? " (blkid " + d.path + "*)" : "");
     c.add(Severity::Error, "root-not-on-device",
           "root=" + root + " (" + file + ") names no partition of " + d.path + " (" + describe(d) +
               "): the Pi would mount another disk's root, or none",
-          fix, kRootDoc);
+          root_on_disk_fix(c, d), kRootDoc);
   }
   if (!others) return;
   for (const auto& other : list_disks()) {
@@ -128,9 +174,15 @@ void check_root(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
     return;
   }
   if (root->rfind("/dev/", 0) == 0) {
+    if (check_root_sd_name(c, *root)) return;
     c.add(Severity::Warning, "root-kernel-name",
           file + ": root=" + *root +
-              " is a kernel device name, which depends on probe order (booting from USB, the SD card's names change)",
+              (root->rfind("/dev/mmcblk", 0) == 0
+                   ? " is a partition of the SD card or eMMC (mmcblk: the mmc controller): right only when the Pi "
+                     "boots from the card; a USB or NVMe disk is /dev/sdX or /dev/nvme0n1 (pass --device DISK to "
+                     "check against the disk)"
+                   : " is a kernel device name, which depends on probe order (booting from USB, the SD card's names "
+                     "change)"),
           "use root=PARTUUID=... or root=LABEL=... of the root partition (blkid shows both)", kRootDoc);
     return;
   }

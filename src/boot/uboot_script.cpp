@@ -2,7 +2,10 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,26 +30,33 @@ std::uint32_t uboot_crc32(std::string_view s) {
       ::crc32(::crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(s.data()), static_cast<uInt>(s.size())));
 }
 
-using UbootCommand = std::vector<std::string>;  ///< one command's words, quotes removed
+/// One command's words (quotes removed) and the 1-based line it starts on.
+struct UbootCommand {
+  std::vector<std::string> words;
+  int line = 1;
+};
 
 /// The commands of `script` as hush splits them: words by blanks, quotes kept together, '#' at the
 /// start of a word comments out the rest of the line, ';' and newlines end a command.
 std::vector<UbootCommand> uboot_commands(std::string_view script) {
   std::vector<UbootCommand> out(1);
+  int line = 1;
   std::string word;
   bool in_word = false;
   char quote = 0;
   auto end_word = [&] {
-    if (in_word) out.back().push_back(word);
+    if (in_word) out.back().words.push_back(word);
     word.clear();
     in_word = false;
   };
   auto end_command = [&] {
     end_word();
-    if (!out.back().empty()) out.emplace_back();
+    if (!out.back().words.empty()) out.emplace_back();
+    out.back().line = line;
   };
   for (std::size_t i = 0; i < script.size(); ++i) {
     const char c = script[i];
+    if (c == '\n') ++line;  // counted first: end_command() below starts the next command on it
     if (quote) {
       if (c == quote)
         quote = 0;
@@ -58,7 +68,8 @@ std::vector<UbootCommand> uboot_commands(std::string_view script) {
       quote = c;
       in_word = true;
     } else if (c == '\\' && i + 1 < script.size()) {
-      word += script[++i];
+      if (script[++i] == '\n') ++line;
+      word += script[i];
       in_word = true;
     } else if (c == '#' && !in_word) {
       while (i + 1 < script.size() && script[i + 1] != '\n') ++i;
@@ -72,10 +83,168 @@ std::vector<UbootCommand> uboot_commands(std::string_view script) {
     }
   }
   end_command();
+  if (out.back().words.empty()) out.pop_back();
   return out;
 }
 
 bool uboot_has_root(const std::string& s) { return s.find("root=") != std::string::npos; }
+
+/// Whether a variable's value holds root=; Unknown with why when piprov cannot tell.
+enum class UbootTri { No, Yes, Unknown };
+struct UbootVal {
+  UbootTri tri = UbootTri::No;
+  std::string why;  ///< for Unknown: why; for No: what set it ("" = never set, or the firmware's line)
+};
+
+/// Two possible states of one variable (a conditional assignment, two boot commands): equal or unknown.
+UbootVal uboot_join(const UbootVal& a, const UbootVal& b) {
+  if (a.tri == b.tri) return a.tri == UbootTri::Unknown && a.why.empty() ? b : a;
+  return {UbootTri::Unknown, a.tri == UbootTri::Unknown ? a.why : b.tri == UbootTri::Unknown ? b.why : ""};
+}
+
+/// The variables the script set so far; bootargs starts as the firmware's command line (no root=),
+/// every other variable comes from U-Boot's environment, which piprov does not read.
+struct UbootEnv {
+  std::map<std::string, UbootVal> vars;
+  std::string all_unknown;  ///< why every variable is unknown (after `run`, `env import`), "" when not
+  UbootVal get(const std::string& name) const {
+    if (auto it = vars.find(name); it != vars.end()) return it->second;
+    if (!all_unknown.empty()) return {UbootTri::Unknown, all_unknown};
+    if (name == "bootargs") return {};
+    return {UbootTri::Unknown, "${" + name + "}, which the script does not set"};
+  }
+};
+
+/// A value as hush expands it: root= in its text, or in a ${VAR} / $VAR it expands.
+UbootVal uboot_eval(const UbootEnv& env, const std::string& text, int line) {
+  UbootVal out;
+  std::string literal;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '$' || i + 1 >= text.size()) {
+      literal += text[i];
+      continue;
+    }
+    std::string name;
+    if (text[i + 1] == '{') {
+      const auto close = text.find('}', i + 2);
+      if (close == std::string::npos) {
+        literal += text.substr(i);
+        break;
+      }
+      name = text.substr(i + 2, close - i - 2);
+      i = close;
+    } else {
+      std::size_t j = i + 1;
+      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+      if (j == i + 1) {
+        literal += '$';
+        continue;
+      }
+      name = text.substr(i + 1, j - i - 1);
+      i = j - 1;
+    }
+    const UbootVal v = env.get(name);
+    if (v.tri == UbootTri::Yes) return {UbootTri::Yes, ""};
+    if (v.tri == UbootTri::Unknown && out.tri != UbootTri::Unknown)
+      out = {UbootTri::Unknown, "line " + std::to_string(line) + " expands " +
+                                    (v.why.rfind("${", 0) == 0 ? v.why : "${" + name + "} (" + v.why + ")")};
+  }
+  if (uboot_has_root(literal)) return {UbootTri::Yes, ""};
+  return out;
+}
+
+/// Sets `name` to `v` in the script's order; under a condition, the earlier state stays possible.
+void uboot_assign(UbootEnv& env, const std::string& name, UbootVal v, int line, bool conditional) {
+  if (conditional) {
+    UbootVal before = env.get(name);
+    if (before.tri != v.tri)
+      v = {UbootTri::Unknown, "line " + std::to_string(line) + " sets " + name + " under a condition (" +
+                                  (v.tri == UbootTri::Yes ? "with" : "without") +
+                                  " root=); otherwise it stays as it was"};
+    else
+      v = uboot_join(before, v);
+  }
+  env.vars[name] = std::move(v);
+}
+
+/// One command (no keywords, no && / ||): what it does to the variables; bootargs at a boot command.
+void uboot_run_command(UbootEnv& env, const std::vector<std::string>& w, int line, bool conditional,
+                       std::vector<UbootVal>& at_boot) {
+  if (w.empty()) return;
+  const std::string at = "line " + std::to_string(line);
+  auto join_from = [&](std::size_t from) {
+    std::string v;
+    for (std::size_t k = from; k < w.size(); ++k) v += (k > from ? " " : "") + w[k];
+    return v;
+  };
+  const std::string& c = w[0];
+  if (c == "booti" || c == "bootz" || c == "bootm" || c == "bootefi") {
+    at_boot.push_back(env.get("bootargs"));
+    return;
+  }
+  if (c == "run" || c == "source" || (c == "env" && w.size() > 1 && (w[1] == "import" || w[1] == "default")) ||
+      c == "importenv") {
+    const std::string why = at + " runs `" + join_from(0) + "`, which may set any variable";
+    for (auto& [name, v] : env.vars) v = {UbootTri::Unknown, why};
+    env.all_unknown = why;
+    return;
+  }
+  std::size_t n = 0;  // index of NAME
+  if (c == "setenv")
+    n = 1;
+  else if (c == "env" && w.size() > 1 && w[1] == "set")
+    n = 2;
+  if (n > 0) {
+    if (n < w.size() && w[n] == "-f") ++n;
+    if (n >= w.size()) return;
+    const std::string& name = w[n];
+    const std::string value = join_from(n + 1);
+    UbootVal v = n + 1 < w.size() ? uboot_eval(env, value, line) : UbootVal{};
+    // "${bootargs} rootwait" keeps what bootargs was (the firmware's line passed on); anything else replaces it.
+    const bool keeps =
+        value.find("${" + name + "}") != std::string::npos || value.find("$" + name) != std::string::npos;
+    if (v.tri == UbootTri::No)
+      v.why = keeps
+                  ? env.get(name).why
+                  : at + (n + 1 < w.size() ? " replaces " + name + " with a value without root=" : " deletes " + name);
+    uboot_assign(env, name, std::move(v), line, conditional);
+    return;
+  }
+  if (c.rfind("setexpr", 0) == 0 && w.size() > 2) {
+    const std::string& name = w[1];
+    if ((w[2] == "sub" || w[2] == "gsub") && w.size() > 4) {
+      const UbootVal in = w.size() > 5 ? uboot_eval(env, join_from(5), line) : env.get(name);
+      const bool pattern_root = uboot_has_root(w[3]);
+      const UbootVal repl = uboot_eval(env, w[4], line);
+      UbootVal v;
+      if (in.tri == UbootTri::Yes && repl.tri == UbootTri::Yes)
+        v = {UbootTri::Yes, ""};
+      else if (in.tri == UbootTri::No && (pattern_root || repl.tri == UbootTri::No))
+        v = {UbootTri::No, in.why};  // nothing to match, or nothing with root= put in
+      else
+        v = {UbootTri::Unknown, at + " edits " + name + " with setexpr " + w[2] + " (" +
+                                    (in.tri == UbootTri::Yes ? "it may remove root=" : "it may add root=") + ")"};
+      uboot_assign(env, name, std::move(v), line, conditional);
+      return;
+    }
+    UbootVal v = uboot_eval(env, join_from(2), line);
+    if (v.tri != UbootTri::Yes)
+      v = {UbootTri::Unknown, at + " sets " + name + " with " + c + ", which piprov does not evaluate"};
+    uboot_assign(env, name, std::move(v), line, conditional);
+    return;
+  }
+  // fdt get value VAR NODE PROP: bootargs from /chosen is the firmware's command line.
+  if (c == "fdt" && w.size() > 5 && w[1] == "get" && w[2] == "value") {
+    UbootVal v{UbootTri::Unknown, at + " sets " + w[3] + " from the device tree"};
+    if (w[3] == "bootargs" && w[4] == "/chosen" && w[5] == "bootargs") v = {};
+    uboot_assign(env, w[3], std::move(v), line, conditional);
+    return;
+  }
+  if (c == "askenv" || c == "editenv" || (c == "env" && w.size() > 2 && (w[1] == "ask" || w[1] == "edit"))) {
+    const std::string& name = c == "env" ? w[2] : w.size() > 1 ? w[1] : c;
+    uboot_assign(env, name, {UbootTri::Unknown, at + " asks for " + name}, line, false);
+  }
+}
 
 }  // namespace
 
@@ -116,33 +285,44 @@ UbootScriptText uboot_script_text(std::string_view file) {
   return {true, text, {}};
 }
 
-bool uboot_script_adds_root(std::string_view script) {
-  for (auto cmd : uboot_commands(script)) {
-    // hush's keywords before a command (if/then/else ... do): the command follows them.
+UbootScriptRoot uboot_script_root(std::string_view script) {
+  UbootEnv env;
+  std::vector<UbootVal> at_boot;  // bootargs at each boot command
+  int depth = 0;                  // inside if/while/until/for
+  for (const auto& cmd : uboot_commands(script)) {
+    const auto& w = cmd.words;
     std::size_t i = 0;
-    while (i < cmd.size() && (cmd[i] == "if" || cmd[i] == "then" || cmd[i] == "else" || cmd[i] == "elif" ||
-                              cmd[i] == "do" || cmd[i] == "while" || cmd[i] == "until" || cmd[i] == "!"))
-      ++i;
-    if (i >= cmd.size()) continue;
-    const std::string& name = cmd[i];
-    std::size_t value = 0;  // index of the first word of the value set
-    if (name == "setenv")
-      value = i + 2;
-    else if (name == "env" && i + 1 < cmd.size() && cmd[i + 1] == "set")
-      value = i + 3;
-    else if (name == "setexpr") {
-      // setexpr NAME sub|gsub PATTERN REPLACEMENT [STRING]: only the replacement adds.
-      if (i + 2 < cmd.size() && (cmd[i + 2] == "sub" || cmd[i + 2] == "gsub")) {
-        if (i + 4 < cmd.size() && uboot_has_root(cmd[i + 4])) return true;
-        continue;
+    // hush's keywords before a command: the command follows them; if/while/until/for open a block.
+    for (; i < w.size(); ++i) {
+      if (w[i] == "if" || w[i] == "while" || w[i] == "until" || w[i] == "for")
+        ++depth;
+      else if (w[i] == "fi" || w[i] == "done")
+        depth = std::max(0, depth - 1);
+      else if (w[i] != "then" && w[i] != "else" && w[i] != "elif" && w[i] != "do" && w[i] != "!")
+        break;
+      if (w[i] == "for") i = w.size();  // for VAR in LIST: no command
+    }
+    // `a && b || c`: every part after the first runs only on the others' outcome.
+    bool conditional = depth > 0;
+    std::vector<std::string> part;
+    for (; i <= w.size(); ++i) {
+      if (i == w.size() || w[i] == "&&" || w[i] == "||") {
+        uboot_run_command(env, part, cmd.line, conditional, at_boot);
+        part.clear();
+        conditional = true;
+      } else {
+        part.push_back(w[i]);
       }
-      value = i + 2;
-    } else
-      continue;
-    for (std::size_t w = value; w < cmd.size(); ++w)
-      if (uboot_has_root(cmd[w])) return true;
+    }
   }
-  return false;
+  UbootVal out = at_boot.empty() ? env.get("bootargs") : at_boot.front();
+  for (const auto& v : at_boot) out = uboot_join(out, v);
+  switch (out.tri) {
+    case UbootTri::Yes: return {UbootRoot::Sets, ""};
+    case UbootTri::No: return {UbootRoot::None, out.why};
+    case UbootTri::Unknown: break;
+  }
+  return {UbootRoot::Unknown, out.why};
 }
 
 }  // namespace piprov::boot

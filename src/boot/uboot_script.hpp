@@ -1,6 +1,6 @@
 #pragma once
-// A U-Boot boot script (boot.scr, the text mkimage -T script wraps): whether it adds root= to
-// the kernel command line. Read as U-Boot's hush shell reads it (U-Boot docs, "Hush shell" and
+// A U-Boot boot script (boot.scr, the text mkimage -T script wraps): whether it leaves root= in
+// bootargs, the kernel command line. Read as U-Boot's hush shell reads it (U-Boot docs, "Hush shell" and
 // the setenv/env set/setexpr commands): '#' starts a comment, ';' and newlines end a command,
 // quotes group words. Only a root= in a value that is set counts: not a comment, not an echo,
 // not the pattern of `setexpr VAR gsub "root=..." ""`, which removes it.
@@ -26,9 +26,30 @@ struct UbootScriptText {
 };
 UbootScriptText uboot_script_text(std::string_view file);
 
-/// True when `script` (boot.scr's script text, from uboot_script_text()) sets a variable to a value
-/// holding root=: `setenv bootargs "${bootargs} root=PARTUUID=..."`, `env set VAR ...root=...`,
-/// or `setexpr VAR sub|gsub PATTERN REPLACEMENT` whose replacement holds root=. Never throws.
-bool uboot_script_adds_root(std::string_view script);
+/// Whether the kernel gets a root= from U-Boot (uboot_script_root()).
+enum class UbootRoot {
+  Sets,     ///< bootargs holds root= when the script boots
+  None,     ///< it holds none: the firmware's command line passed on, or a value without root=
+  Unknown,  ///< piprov cannot tell (set under a condition, from a variable the script does not set, by `run`...)
+};
+struct UbootScriptRoot {
+  UbootRoot root = UbootRoot::None;
+  /// Sets: ""; None: "" when bootargs is the firmware's command line passed on, else what replaced it
+  /// ("line 2 sets bootargs to a value without root="); Unknown: why ("line 3 sets bootargs from ${myargs},
+  /// which the script does not set").
+  std::string why;
+};
+
+/// What `script` (boot.scr's script text, from uboot_script_text()) leaves in bootargs, the variable
+/// U-Boot passes to the kernel as its command line (U-Boot docs, "Environment variables": bootargs),
+/// when it boots (booti/bootz/bootm/bootefi; the script's end without one). Evaluated in order, the last
+/// assignment winning: `setenv`/`env set` (no value deletes it), `setexpr NAME sub|gsub PATTERN
+/// REPLACEMENT [STRING]` (a PATTERN holding root= matches only a bootargs that has one), `fdt get value
+/// bootargs /chosen bootargs` (the firmware's command line, built from the cmdline file, which has no
+/// root= when this is asked). `${VAR}`/`$VAR` in a value carries VAR's state; a variable the script does
+/// not set is unknown, bootargs starts without root=. An assignment under if/while/for or after && / ||
+/// keeps the earlier state only when both agree; `run`, `source`, `env import`/`default` make every
+/// variable unknown. Never throws.
+UbootScriptRoot uboot_script_root(std::string_view script);
 
 }  // namespace piprov::boot

@@ -81,7 +81,8 @@ TEST(BootRootDevice, PartuuidMustBeOnTheDevice) {
   ASSERT_EQ(failing(bad), std::vector<std::string>{"root-not-on-device"});
   for (const auto& f : bad.findings)
     if (f.rule == "root-not-on-device") {
-      EXPECT_EQ(f.fix, "set root=PARTUUID=" + id + "-02 in cmdline.txt (" + disk.loop->path + "p2)");
+      EXPECT_EQ(f.fix,
+                "set root=PARTUUID=" + id + "-02 (the root partition, " + disk.loop->path + "p2) in cmdline.txt");
       EXPECT_NE(f.message.find("PARTUUID=" + id + "-02"), std::string::npos) << f.message;  // lists what is there
     }
   EXPECT_FALSE(bad.usb_boot());
@@ -95,6 +96,46 @@ TEST(BootRootDevice, PartuuidMustBeOnTheDevice) {
   EXPECT_EQ(p.exit_code, 2) << p.out;
   EXPECT_EQ(p.err, "piprov: error: " + disk.loop->path + "p2 is a partition; give the whole disk (" + disk.loop->path +
                        ") instead\n");
+}
+
+// Trial 8, finding 5: root=/dev/mmcblk0p2 with --device a disk that is not the SD card (a loop
+// device standing in for a USB disk): the SD card's partition is never this disk's, an error with
+// the root partition's PARTUUID (was warning root-kernel-name, and root-not-on-device skipped).
+TEST(BootRootDevice, SdCardKernelNameIsNotOnAUsbDevice) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("sfdisk");
+  PIPROV_REQUIRE_TOOL("partx");
+  PIPROV_REQUIRE_TOOL("mkfs.ext4");
+  PIPROV_REQUIRE_TOOL("mkfs.vfat");
+  PIPROV_REQUIRE_SHARED("config-txt", configs);
+  TempDir t;
+  const std::string id = unique_disk_id(5);
+  PiDisk disk(t.path / "disk.img", id, unique_label());
+  const fs::path boot = t.path / "boot", root = t.path / "root";
+  test::make_stock_boot(test::stock("bookworm"), configs, boot, root);
+  write_cmdline(boot, "/dev/mmcblk0p2");
+  auto r = check_boot({.boot_dir = boot, .scan_usb = false, .board = piprov::PiBoard::Pi4, .device = disk.loop->path});
+  ASSERT_EQ(failing(r), std::vector<std::string>{"root-not-on-device"});
+  for (const auto& f : r.findings)
+    if (f.rule == "root-not-on-device") {
+      EXPECT_EQ(f.severity, Severity::Error);
+      EXPECT_EQ(f.message,
+                "root=/dev/mmcblk0p2 (cmdline.txt) is a partition of the SD card or eMMC (mmcblk: the mmc "
+                "controller), not of " +
+                    disk.loop->path +
+                    " (loop), which the Pi sees as /dev/sdX or /dev/nvme0n1: booting from it, the kernel "
+                    "waits for the card (rootwait) or mounts the card's root");
+      EXPECT_EQ(f.fix,
+                "set root=PARTUUID=" + id + "-02 (the root partition, " + disk.loop->path + "p2) in cmdline.txt");
+    }
+  auto c =
+      run(piprov::test::piprov_bin() + " boot check " + q(boot.string()) + " --board pi4 --device " + disk.loop->path);
+  EXPECT_EQ(c.exit_code, 1) << c.out << c.err;
+  EXPECT_NE(c.out.find("root-not-on-device: root=/dev/mmcblk0p2 (cmdline.txt)"), std::string::npos) << c.out;
+  // Following the fix: no finding about root=.
+  write_cmdline(boot, "PARTUUID=" + id + "-02");
+  r = check_boot({.boot_dir = boot, .scan_usb = false, .board = piprov::PiBoard::Pi4, .device = disk.loop->path});
+  EXPECT_TRUE(r.ok()) << testing::PrintToString(failing(r));
 }
 
 TEST(BootRootDevice, SameRootLabelOnAnotherDiskIsFlagged) {

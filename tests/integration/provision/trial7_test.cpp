@@ -73,8 +73,8 @@ TEST(Trial7RootOnDisk, BootCheckImageAndDryRunJudgeRootByTheImagesPartitions) {
           EXPECT_NE(f["message"].get<std::string>().find("names no partition of " + img.string()), std::string::npos)
               << f["message"];
           EXPECT_NE(f["message"].get<std::string>().find("PARTUUID=6c586e13-02"), std::string::npos) << f["message"];
-          EXPECT_NE(f["fix"].get<std::string>().find("set root=PARTUUID=6c586e13-02 in cmdline.txt (" + img.string() +
-                                                     " partition 2)"),
+          EXPECT_NE(f["fix"].get<std::string>().find("set root=PARTUUID=6c586e13-02 (the root partition, " +
+                                                     img.string() + " partition 2) in cmdline.txt"),
                     std::string::npos)
               << f["fix"];
         }
@@ -159,7 +159,10 @@ TEST(Trial8RootOnDisk, AGptImagesRootIsJudgedByItsPartitionGuids) {
     const auto rules = root_on_disk_rules(nlohmann::json::parse(check.out)["findings"]);
     EXPECT_EQ(std::find(rules.begin(), rules.end(), "root-not-on-device") == rules.end(), ok) << check.out;
     if (!ok)
-      EXPECT_NE(check.out.find("set root=PARTUUID=" + root_guid + " in cmdline.txt"), std::string::npos) << check.out;
+      EXPECT_NE(check.out.find("set root=PARTUUID=" + root_guid + " (the root partition, " + img.string() +
+                               " partition 2) in cmdline.txt"),
+                std::string::npos)
+          << check.out;
     auto dry = run("timeout 300 " + bin + " provision --dry-run --progress none " + q(img.string()) + " " +
                    target.path + " --board pi4");
     EXPECT_EQ(dry.exit_code, ok ? 0 : 1) << dry.out << dry.err;
@@ -200,4 +203,52 @@ TEST(Trial7CutImage, BootCheckAndSeedCheckSayTheImageIsCut) {
   EXPECT_EQ(write.exit_code, 2) << write.err;
   EXPECT_NE(write.err.find(cut_text.substr(0, cut_text.size() - std::string("checked)").size())), std::string::npos)
       << write.err;
+}
+
+// Trial 8 finding 5: root=/dev/mmcblk0p2 (the SD card's partition) in an image provisioned for a USB
+// disk: `boot check IMAGE`, the dry run and the real run's check step all say root-not-on-device (an
+// error, exit 1) with the root partition's PARTUUID (was a warning about probe order).
+TEST(Trial8RootOnDisk, SdCardKernelNameIsNotOnTheUsbDisk) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("mcopy");
+  TempDir d("piprov-t8-mmcblk");
+  const fs::path img = d.path / "mmcblk.img";
+  if (auto why = piprov::test::make_test_image(img, 64, "raspios"); !why.empty()) PIPROV_SKIP(why);
+  ASSERT_NO_FATAL_FAILURE(root_on_disk_set_root(img, d.path, "/dev/mmcblk0p2"));
+  piprov::test::LoopDevice target(d.path / "target.disk", 400ull << 20);
+  const std::string bin = piprov::test::piprov_bin();
+  auto root_finding = [](const nlohmann::json& findings) {
+    for (const auto& f : findings)
+      if (f["rule"] == "root-not-on-device") return f;
+    return nlohmann::json();
+  };
+
+  auto check = run(bin + " boot check --json --board pi4 " + q(img.string()));
+  EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
+  auto f = root_finding(nlohmann::json::parse(check.out)["findings"]);
+  ASSERT_FALSE(f.is_null()) << check.out;
+  EXPECT_EQ(f["severity"], "error");
+  EXPECT_NE(f["message"].get<std::string>().find("not of a USB or NVMe disk written from " + img.string()),
+            std::string::npos)
+      << f["message"];
+  EXPECT_EQ(f["fix"],
+            "set root=PARTUUID=6c586e13-02 (the root partition, " + img.string() + " partition 2) in cmdline.txt");
+
+  auto dry = run("timeout 300 " + bin + " provision --dry-run --progress none " + q(img.string()) + " " + target.path +
+                 " --board pi4");
+  EXPECT_EQ(dry.exit_code, 1) << dry.out << dry.err;
+  EXPECT_NE((dry.out + dry.err).find("root-not-on-device"), std::string::npos) << dry.out << dry.err;
+
+  auto p = run("timeout 600 " + bin + " provision --yes --progress none " + q(img.string()) + " " + target.path +
+               " --board pi4 --json");
+  EXPECT_EQ(p.exit_code, 1) << p.out << p.err;
+  const auto j = nlohmann::json::parse(p.out);
+  ASSERT_EQ(j["targets"].size(), 1u);
+  f = root_finding(j["targets"][0]["findings"]);
+  ASSERT_FALSE(f.is_null()) << j["targets"][0]["findings"];
+  EXPECT_NE(f["message"].get<std::string>().find("not of " + target.path + " (loop)"), std::string::npos)
+      << f["message"];
+  // The written disk's new disk identifier, on its partition 2.
+  const std::string new_id = run("blkid -p -s PTUUID -o value " + target.path).out.substr(0, 8);
+  EXPECT_EQ(f["fix"], "set root=PARTUUID=" + new_id + "-02 (the root partition, " + target.path + "p2) in cmdline.txt");
 }

@@ -113,25 +113,28 @@ TEST(Trial3Boot, UbuntuUbootCmdlineWithoutRootIsAnErrorAndPatchRefuses) {
 // setexpr sub/gsub replacement), not in a comment, an echo, or a gsub pattern that removes it.
 TEST(Trial4Boot, BootScriptRootIsTheOneItSets) {
   T3_REQUIRE_MKIMAGE();
-  using piprov::boot::uboot_script_adds_root;
-  auto adds_root = [](const std::string& script) {
+  using piprov::boot::UbootRoot;
+  auto root_of = [](const std::string& script) {
     const std::string file = t3_boot_scr(script);  // the text is a view into it
     const auto text = piprov::boot::uboot_script_text(file);
     EXPECT_TRUE(text.ok) << text.why;
     EXPECT_EQ(text.text, script);
-    return uboot_script_adds_root(text.text);
+    return piprov::boot::uboot_script_root(text.text).root;
   };
   for (const char* adds : {"setenv bootargs \"${bootargs} root=PARTUUID=${uuid} rootwait\"\n",
-                           "if test -n ${x}; then setenv bootargs root=/dev/sda2; fi\n",
-                           "env set bootargs_a 'root=PARTUUID=8d3d53e3-6d49-4c38-8349-aff6859e82fd rauc.slot=A'\n",
-                           "setexpr bootargs gsub \"root=[^ ]*\" \"root=LABEL=writable\" \"${bootargs}\"\n"})
-    EXPECT_TRUE(adds_root(adds)) << adds;
+                           "env set bootargs_a 'root=PARTUUID=8d3d53e3-6d49-4c38-8349-aff6859e82fd rauc.slot=A'\n"
+                           "setenv bootargs \"${bootargs} ${bootargs_a}\"\n"})
+    EXPECT_EQ(root_of(adds), UbootRoot::Sets) << adds;
   for (const char* none :
        {"# the kernel takes root= from cmdline.txt, which the firmware passes on\n"
         "setenv bootargs \"${bootargs} rootwait\"\nload mmc 0:1 ${kernel_addr_r} Image\n",
         "setexpr bootargs gsub \"root=/dev/mmcblk0p2\" \"\" \"${bootargs}\"\n", "echo no root= here; booti\n",
-        "setenv bootargs \"${bootargs} rootwait\" # root= comes from cmdline.txt\n"})
-    EXPECT_FALSE(adds_root(none)) << none;
+        "setenv bootargs \"${bootargs} rootwait\" # root= comes from cmdline.txt\n",
+        // a gsub whose pattern needs a root= that bootargs does not have changes nothing
+        "setexpr bootargs gsub \"root=[^ ]*\" \"root=LABEL=writable\" \"${bootargs}\"\n"})
+    EXPECT_EQ(root_of(none), UbootRoot::None) << none;
+  // Set only under a condition: piprov cannot tell.
+  EXPECT_EQ(root_of("if test -n ${x}; then setenv bootargs root=/dev/sda2; fi\n"), UbootRoot::Unknown);
 
   TempDir t;
   write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=u-boot.bin\n");
@@ -144,6 +147,69 @@ TEST(Trial4Boot, BootScriptRootIsTheOneItSets) {
   EXPECT_EQ(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << testing::PrintToString(t3_rules(r));
   ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
   EXPECT_NE(bt::find_rule(r, "cmdline-no-root")->message.find("boot.scr sets none either"), std::string::npos);
+}
+
+// Trial 8, finding 7: bootargs evaluated in order, as U-Boot runs the script: a later setenv without
+// root= replaces an earlier one with it; ${bootargs} in the value keeps the earlier value; a variable
+// expanded into bootargs carries its value; root= put in another variable only does not count; what
+// piprov cannot evaluate (a condition, a variable the script does not set, run) is an info saying so.
+TEST(Trial8Boot, BootScriptBootargsAreEvaluatedInOrder) {
+  T3_REQUIRE_MKIMAGE();
+  TempDir t;
+  write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=u-boot.bin\n");
+  write_file(t.path / "cmdline.txt", "console=tty1 rootwait\n");
+  write_file(t.path / "u-boot.bin", t3_fake_uboot());
+  bt::write_dtbs(t.path);
+  struct Case {
+    std::string script, rule, message;
+  };
+  const std::string no_root = "cmdline.txt has no root= parameter: the kernel will not find the root filesystem; ";
+  const std::vector<Case> cases = {
+      // the trial's script: the second setenv replaces the first
+      {"setenv bootargs \"root=PARTUUID=abcd-02\"\nsetenv bootargs \"console=tty1\"\nbooti ${kernel_addr_r}\n",
+       "cmdline-no-root",
+       no_root + "U-Boot's boot script boot.scr sets none either: line 2 replaces bootargs with a value without root= "
+                 "(the last wins)"},
+      {"setenv bootargs \"console=tty1\"\nsetenv bootargs \"${bootargs} root=PARTUUID=abcd-02\"\n",
+       "cmdline-root-from-uboot",
+       "cmdline.txt has no root=: right under U-Boot, whose boot script boot.scr sets root="},
+      {"setenv bootargs \"root=PARTUUID=abcd-02\"\nsetenv bootargs \"${bootargs} console=tty1\"\n",
+       "cmdline-root-from-uboot",
+       "cmdline.txt has no root=: right under U-Boot, whose boot script boot.scr sets root="},
+      // root= in another variable, never put into bootargs
+      {"setenv myroot root=/dev/sda2\nbooti ${kernel_addr_r}\n", "cmdline-no-root",
+       no_root + "U-Boot's boot script boot.scr sets none either: it passes this command line on"},
+      // ... and expanded into it
+      {"setenv myargs \"root=PARTUUID=abcd-02 rootwait\"\nsetenv bootargs ${myargs}\n", "cmdline-root-from-uboot",
+       "cmdline.txt has no root=: right under U-Boot, whose boot script boot.scr sets root="},
+      {"setenv myargs console=tty1\nsetenv bootargs ${myargs}\n", "cmdline-no-root",
+       no_root + "U-Boot's boot script boot.scr sets none either: line 2 replaces bootargs with a value without root= "
+                 "(the last wins)"},
+      // a boot before the root= is set: the kernel got none
+      {"booti ${kernel_addr_r}\nsetenv bootargs root=/dev/sda2\n", "cmdline-no-root",
+       no_root + "U-Boot's boot script boot.scr sets none either: it passes this command line on"},
+      // what piprov cannot tell
+      {"setenv bootargs ${myargs}\n", "cmdline-root-uboot-unknown",
+       "cmdline.txt has no root=: piprov cannot tell whether U-Boot's boot script boot.scr puts root= in bootargs: "
+       "line 1 expands ${myargs}, which the script does not set"},
+      {"if load mmc 0:1 ${a} x; then\n  setenv bootargs \"${bootargs} root=/dev/sda2\"\nfi\n",
+       "cmdline-root-uboot-unknown",
+       "cmdline.txt has no root=: piprov cannot tell whether U-Boot's boot script boot.scr puts root= in bootargs: "
+       "line 2 sets bootargs under a condition (with root=); otherwise it stays as it was"},
+      {"setenv bootargs root=/dev/sda2\nrun mybootcmd\n", "cmdline-root-uboot-unknown",
+       "cmdline.txt has no root=: piprov cannot tell whether U-Boot's boot script boot.scr puts root= in bootargs: "
+       "line 2 runs `run mybootcmd`, which may set any variable"},
+  };
+  for (const auto& c : cases) {
+    write_file(t.path / "boot.scr", t3_boot_scr(c.script));
+    auto r = t3_check(t.path);
+    const auto* f = bt::find_rule(r, c.rule);
+    ASSERT_NE(f, nullptr) << c.script << testing::PrintToString(t3_rules(r));
+    EXPECT_EQ(f->message, c.message) << c.script;
+    EXPECT_EQ(f->severity, c.rule == "cmdline-no-root" ? Severity::Error : Severity::Info) << c.script;
+    for (const char* other : {"cmdline-no-root", "cmdline-root-from-uboot", "cmdline-root-uboot-unknown"})
+      if (c.rule != other) EXPECT_EQ(bt::find_rule(r, other), nullptr) << c.script << other;
+  }
 }
 
 // Another U-Boot (by content) whose boot.scr sets no root=: the error too.

@@ -80,7 +80,7 @@ TEST(Trial7Boot, RootNamingNoPartitionOfTheDiskIsAnError) {
                               " (cmdline.txt) names no partition of raspios.img (raspios.img partition 1 LABEL=bootfs "
                               "PARTUUID=6c586e13-01, raspios.img partition 2 LABEL=rootfs PARTUUID=6c586e13-02): the "
                               "Pi would mount another disk's root, or none");
-    EXPECT_EQ(f->fix, "set root=PARTUUID=6c586e13-02 in cmdline.txt (raspios.img partition 2)");
+    EXPECT_EQ(f->fix, "set root=PARTUUID=6c586e13-02 (the root partition, raspios.img partition 2) in cmdline.txt");
     EXPECT_FALSE(r.ok());
     EXPECT_FALSE(r.usb_boot());
     EXPECT_EQ(bt::find_rule(r, "root-duplicate"), nullptr);  // the host's other disks are not the Pi's
@@ -107,6 +107,117 @@ TEST(Trial7Boot, RootOfAnIdKindNotKnownIsNotJudged) {
   EXPECT_EQ(bt::find_rule(partuuid, "root-not-on-device"), nullptr) << t7_all(partuuid);
   auto still = t7_check_on_disk(t7_boot(t.path / "c", "PARTUUID=deadbeef-02"), true, false);
   EXPECT_NE(bt::find_rule(still, "root-not-on-device"), nullptr) << t7_all(still);
+}
+
+// Trial 8, finding 5: root=/dev/mmcblk0p2 names the SD card's (or eMMC's) partition. On a disk the
+// Pi boots over USB or NVMe (an image, provision's disk, --device) it is never that disk: error
+// root-not-on-device with the root partition's id (Raspberry Pi documentation, "USB mass storage
+// boot"). On the SD card itself, or a card in a USB reader, or with no disk known, the warning stays.
+TEST(Trial8Boot, SdCardKernelNameOnAUsbDiskIsAnError) {
+  for (const std::string root : {"/dev/mmcblk0p2", "/dev/mmcblk1p2"}) {
+    SCOPED_TRACE(root);
+    TempDir t;
+    auto r = t7_check_on_disk(t7_boot(t.path, root), true, true);
+    const auto* f = bt::find_rule(r, "root-not-on-device");
+    ASSERT_NE(f, nullptr) << t7_all(r);
+    EXPECT_EQ(f->severity, piprov::Severity::Error);
+    EXPECT_EQ(f->message, "root=" + root +
+                              " (cmdline.txt) is a partition of the SD card or eMMC (mmcblk: the mmc controller), not "
+                              "of raspios.img (unknown), which the Pi sees as /dev/sdX or /dev/nvme0n1: booting from "
+                              "it, the kernel waits for the card (rootwait) or mounts the card's root");
+    EXPECT_EQ(f->fix, "set root=PARTUUID=6c586e13-02 (the root partition, raspios.img partition 2) in cmdline.txt");
+    EXPECT_EQ(bt::find_rule(r, "root-kernel-name"), nullptr) << t7_all(r);
+    EXPECT_FALSE(r.usb_boot());
+    EXPECT_NE(r.headline().find("does not boot from USB as it is"), std::string::npos) << r.headline();
+  }
+  // An image (boot check IMAGE, provision --dry-run): the disk written from it.
+  TempDir t;
+  piprov::boot::CheckOptions o{.boot_dir = t7_boot(t.path, "/dev/mmcblk0p2"),
+                               .scan_usb = false,
+                               .board = PiBoard::Pi4,
+                               .image = "raspios.img",
+                               .disk = t7_disk()};
+  auto r = piprov::boot::check_boot(o);
+  ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << t7_all(r);
+  EXPECT_NE(bt::find_rule(r, "root-not-on-device")->message.find("not of a USB or NVMe disk written from raspios.img,"),
+            std::string::npos)
+      << t7_all(r);
+  // Without a PARTUUID (a GPT image whose GUIDs were not read): the root partition's LABEL.
+  piprov::Disk gpt = t7_disk();
+  for (auto& p : gpt.partitions) p.partuuid.clear();
+  o.disk = gpt;
+  r = piprov::boot::check_boot(o);
+  ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << t7_all(r);
+  EXPECT_EQ(bt::find_rule(r, "root-not-on-device")->fix,
+            "set root=LABEL=rootfs (the root partition, raspios.img partition 2) in cmdline.txt");
+}
+
+TEST(Trial8Boot, SdCardKernelNameOnTheCardOrWithNoDiskKnownStaysAWarning) {
+  auto warned = [](const piprov::boot::CheckReport& r) {
+    const auto* f = bt::find_rule(r, "root-kernel-name");
+    return f && f->severity == piprov::Severity::Warning && !bt::find_rule(r, "root-not-on-device");
+  };
+  TempDir t;
+  const fs::path boot = t7_boot(t.path, "/dev/mmcblk0p2");
+  // A bare BOOT_DIR: which disk it boots from is not known.
+  auto bare = piprov::boot::check_boot({.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4});
+  ASSERT_TRUE(warned(bare)) << t7_all(bare);
+  EXPECT_EQ(bt::find_rule(bare, "root-kernel-name")->message,
+            "cmdline.txt: root=/dev/mmcblk0p2 is a partition of the SD card or eMMC (mmcblk: the mmc controller): "
+            "right only when the Pi boots from the card; a USB or NVMe disk is /dev/sdX or /dev/nvme0n1 (pass "
+            "--device DISK to check against the disk)");
+  // The SD card itself (mmc transport, or an mmcblk name), or a card in a USB card reader.
+  piprov::Disk sd = t7_disk();
+  sd.transport = piprov::Transport::Mmc;
+  piprov::Disk named = t7_disk();
+  named.name = "mmcblk0";
+  piprov::Disk reader = t7_disk();
+  reader.transport = piprov::Transport::Usb;
+  reader.model = "SD Card Reader";
+  for (const auto& d : {sd, named, reader}) {
+    auto r = piprov::boot::check_boot(
+        {.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4, .disk = d, .disk_partuuids = true});
+    EXPECT_TRUE(warned(r)) << d.model << t7_all(r);
+  }
+  // Another kernel name on a USB disk: probe order, as before (it may be right).
+  TempDir u;
+  piprov::Disk usb = t7_disk();
+  usb.transport = piprov::Transport::Usb;
+  auto r = piprov::boot::check_boot({.boot_dir = t7_boot(u.path, "/dev/sda2"),
+                                     .scan_usb = false,
+                                     .board = PiBoard::Pi4,
+                                     .disk = usb,
+                                     .disk_partuuids = true});
+  EXPECT_TRUE(warned(r)) << t7_all(r);
+  EXPECT_NE(bt::find_rule(r, "root-kernel-name")->message.find("depends on probe order"), std::string::npos);
+}
+
+// Trial 8 nit: "cmdline-no-root: cmdline.txt: cmdline.txt has no root= parameter" named the file
+// twice; the file in use (with os_prefix) is named once, at the front.
+TEST(Trial8Boot, CmdlineFindingsNameTheFileOnce) {
+  TempDir t;
+  const fs::path boot = t7_boot(t.path, "PARTUUID=6c586e13-02");
+  write_file(boot / "cmdline.txt", "console=tty1 rootwait\nusb-storage.quirks=152d:0578:x\n");
+  auto r = piprov::boot::check_boot({.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4});
+  ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << t7_all(r);
+  EXPECT_EQ(bt::find_rule(r, "cmdline-no-root")->message,
+            "cmdline.txt has no root= parameter: the kernel will not find the root filesystem");
+  ASSERT_NE(bt::find_rule(r, "cmdline-multiple-lines"), nullptr) << t7_all(r);
+  EXPECT_EQ(bt::find_rule(r, "cmdline-multiple-lines")->message,
+            "cmdline.txt has 2 non-empty lines; the firmware passes only the first to the kernel");
+  // Under os_prefix: the prefixed file, once; a message that does not start with the file gets it in front.
+  write_file(boot / "config.txt", "[all]\narm_64bit=1\nos_prefix=current/\n");
+  write_file(boot / "current/kernel8.img", bt::fake_image(200000, 7));
+  bt::write_dtbs(boot / "current", true);
+  write_file(boot / "current/cmdline.txt", "console=tty1 usb-storage.quirks=152d:0578 rootwait\n");
+  r = piprov::boot::check_boot({.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4});
+  ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << t7_all(r);
+  EXPECT_EQ(bt::find_rule(r, "cmdline-no-root")->message,
+            "current/cmdline.txt has no root= parameter: the kernel will not find the root filesystem");
+  ASSERT_NE(bt::find_rule(r, "cmdline-usb-quirk-invalid"), nullptr) << t7_all(r);
+  EXPECT_EQ(bt::find_rule(r, "cmdline-usb-quirk-invalid")->message.rfind("current/cmdline.txt: usb-storage.quirks ", 0),
+            0u)
+      << bt::find_rule(r, "cmdline-usb-quirk-invalid")->message;
 }
 
 // Finding 6: a Pi 5 boot dir of an unknown layout without kernel_2712.img: the fix restores
