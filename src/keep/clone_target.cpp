@@ -190,6 +190,8 @@ void rewrite_and_check(CloneTarget& t) {
     if (root_part) co.root_dir = root_dir;
     co.scan_usb = false;  // the host's USB devices say nothing about the Pi's
     co.board = t.board;   // what that Pi's firmware loads (kernel_2712.img on a Pi 5)
+    co.disk = disk;       // root= must name a partition of the TARGET, after its new disk identifier
+    co.disk_partuuids = co.disk_labels = true;
     t.check = boot::check_boot(co);
     // Findings name the TARGET's partitions, not the temp dir removed below.
     provision::name_check_on_partitions(t.check, boot_dir.string(), boot_part ? boot_part->path : "", root_dir.string(),

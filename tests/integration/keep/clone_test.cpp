@@ -178,6 +178,32 @@ TEST(Clone, BoardOptionDecidesTheBootCheckAndTheLineNamesIt) {
       << bad.err;
 }
 
+// The TARGET's boot check judges root= against the TARGET as probed after its new disk identifier (as
+// provision's check step does): a PARTUUID of no partition, or the SD card's kernel name on a USB/loop
+// disk, is root-not-on-device.
+TEST(Clone, RootThatNamesNoPartitionOfTheTargetIsAnError) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("mcopy");
+  TempDir tmp("piprov-clone-root");
+  const auto img = make_clone_image(tmp.path);
+  write_file(tmp.path / "config.txt", "arm_64bit=1\n");
+  auto dst = clone_target_loop(tmp.path / "dst", 96ull << 20);
+  for (const std::string root : {"PARTUUID=deadbeef-02", "/dev/mmcblk0p2"}) {
+    write_file(tmp.path / "cmdline.txt", "console=tty1 root=" + root + " rootwait\n");
+    sh("MTOOLS_SKIP_CHECK=1 mcopy -o -i " + q(img.string() + "@@1M") + " " + q((tmp.path / "config.txt").string()) +
+       " " + q((tmp.path / "cmdline.txt").string()) + " ::");
+    auto r = clone_run("--yes --json " + q(img.string()) + " " + dst->path);
+    EXPECT_EQ(r.exit_code, 1) << root << "\n" << r.out << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    std::vector<std::string> rules;
+    for (const auto& f : j["targets"][0]["boot_check"]["findings"])
+      if (f["rule"] == "root-not-on-device") rules.push_back(f["message"].get<std::string>());
+    ASSERT_EQ(rules.size(), 1u) << root << "\n" << j.dump(1);
+    EXPECT_NE(rules[0].find("root=" + root), std::string::npos) << rules[0];
+    EXPECT_NE(rules[0].find(dst->path), std::string::npos) << rules[0];
+  }
+}
+
 // --new-identity: each TARGET its own node (a fleet from a golden node):
 // provision's cloud-init seed with its host name on the boot partition, an
 // empty /etc/machine-id; identity options without --new-identity are refused.
