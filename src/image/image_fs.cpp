@@ -217,8 +217,16 @@ bool has_ext_superblock(ImageReader& reader, std::uint64_t offset, std::uint64_t
   return is_ext_superblock(sb);
 }
 
+PartitionTable read_image_partitions(ImageReader& reader) {
+  return with_logical_partitions(read_partition_table(reader, reader.size()),
+                                 [&reader](std::span<std::byte> out, std::uint64_t at) { reader.read_at(out, at); });
+}
+
 std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, std::string* why) {
-  const PartitionTable t = read_partition_table(reader, reader.size());
+  return open_root_fs(reader, read_image_partitions(reader), why);
+}
+
+std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, const PartitionTable& t, std::string* why) {
   if (t.parts.empty()) {
     *why = t.note.empty() ? "the image has no partition table" : t.note;
     return nullptr;
@@ -227,7 +235,7 @@ std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, std::string* why) {
     if (p.kind != PartKind::Linux || !has_ext_superblock(reader, p.offset, p.size)) continue;
     return std::make_unique<ExtFiles>(reader, p.offset, p.size);
   }
-  *why = "the image has no ext2/3/4 partition";
+  *why = "the image has no ext2/3/4 partition" + (t.logical_note.empty() ? "" : " (" + t.logical_note + ")");
   return nullptr;
 }
 

@@ -77,9 +77,21 @@ class ExtFiles {
   std::unique_ptr<Impl> impl_;
 };
 
-/// The root file system of an image: the first partition (in table order)
-/// of kind Linux holding ext2/3/4, opened; std::nullopt with *why set ("the
-/// image has no partition table", "no ext2/3/4 partition") when there is none.
+/// The partitions of the image behind `reader` that may hold file systems:
+/// read_partition_table(reader, reader.size()) with an MBR's logical
+/// partitions (5, 6, ...: with_logical_partitions(), the EBR chain read
+/// through read_at()). What boot check IMAGE, provision --dry-run and the
+/// image's cloud-init read; write, verify and backup keep the primary table.
+/// Throws what read_at() throws.
+PartitionTable read_image_partitions(ImageReader& reader);
+
+/// The root file system of an image: the first partition (in table order,
+/// logical ones after the primary ones) of kind Linux holding ext2/3/4,
+/// opened; std::nullopt with *why set ("the image has no partition table",
+/// "the image has no ext2/3/4 partition", with why an EBR chain was not read
+/// to its end) when there is none. `table`: read_image_partitions()'s.
+std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, const PartitionTable& table, std::string* why);
+/// open_root_fs() of read_image_partitions(reader).
 std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, std::string* why);
 
 }  // namespace piprov::image

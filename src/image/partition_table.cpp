@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <iterator>
 
 #include "core/enum_names.hpp"
 
@@ -43,6 +45,23 @@ PartKind mbr_kind(unsigned type) {
     case 0xef: return PartKind::Fat;
     default: return PartKind::Other;
   }
+}
+
+/// DOS extended, Windows LBA extended, Linux extended (block/partitions/msdos.c is_extended_partition()).
+bool is_extended_mbr_type(unsigned type) { return type == 0x05 || type == 0x0f || type == 0x85; }
+
+/// The entry at byte `e` of an MBR or EBR sector: its type, first sector (relative) and sector count.
+struct MbrEntryFields {
+  unsigned type = 0;
+  std::uint64_t start = 0, sectors = 0;
+};
+
+MbrEntryFields mbr_entry_fields(std::span<const std::byte> sector, std::size_t e) {
+  return {std::to_integer<unsigned>(sector[e + 4]), le_bytes(sector, e + 8, 4), le_bytes(sector, e + 12, 4)};
+}
+
+bool has_mbr_signature(std::span<const std::byte> sector) {
+  return sector.size() >= kSector && sector[510] == std::byte{0x55} && sector[511] == std::byte{0xaa};
 }
 
 PartKind gpt_kind(const std::string& guid) {
@@ -87,16 +106,15 @@ std::optional<TableScheme> parse_scheme(std::string_view name) { return parse_en
 
 PartitionTable parse_partition_table(std::span<const std::byte> head, std::uint64_t image_size) {
   PartitionTable t;
-  if (head.size() < kSector || head[510] != std::byte{0x55} || head[511] != std::byte{0xaa}) return t;
+  if (!has_mbr_signature(head)) return t;
   bool protective = false;
   std::vector<PartitionEntry> mbr;
   for (unsigned i = 0; i < 4; ++i) {
-    const std::size_t e = 446 + 16 * i;
-    const unsigned type = std::to_integer<unsigned>(head[e + 4]);
-    const std::uint64_t start = le_bytes(head, e + 8, 4), sectors = le_bytes(head, e + 12, 4);
+    const auto [type, start, sectors] = mbr_entry_fields(head, 446 + 16 * i);
     if (type == 0 || sectors == 0) continue;
     if (type == 0xee) protective = true;
-    mbr.push_back({i + 1, start * kSector, sectors * kSector, fmt::format("0x{:02x}", type), mbr_kind(type)});
+    mbr.push_back({i + 1, start * kSector, sectors * kSector, fmt::format("0x{:02x}", type), mbr_kind(type), "",
+                   is_extended_mbr_type(type)});
   }
   if (protective) {
     read_gpt(head, t);
@@ -108,7 +126,15 @@ PartitionTable parse_partition_table(std::span<const std::byte> head, std::uint6
 }
 
 PartitionTable bounded_table(PartitionTable t, std::uint64_t image_size) {
-  auto sorted = t.parts;
+  std::vector<PartitionEntry> sorted;
+  std::copy_if(t.parts.begin(), t.parts.end(), std::back_inserter(sorted),
+               [](const PartitionEntry& p) { return !p.logical; });
+  for (const auto& p : t.parts)  // a logical one: only whether it lies inside the image
+    if (p.logical && image_size && p.offset + p.size > image_size) {
+      t.note = fmt::format("partition {} lies outside the image", p.number);
+      t.parts.clear();
+      return t;
+    }
   std::sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.offset < b.offset; });
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     const bool overlaps = i + 1 < sorted.size() && sorted[i].offset + sorted[i].size > sorted[i + 1].offset;
@@ -119,6 +145,73 @@ PartitionTable bounded_table(PartitionTable t, std::uint64_t image_size) {
       t.parts.clear();
       break;
     }
+  }
+  return t;
+}
+
+LogicalPartitions read_logical_partitions(const PartitionEntry& extended, unsigned first_number, const ReadAtFn& read,
+                                          unsigned max_ebrs) {
+  LogicalPartitions out;
+  const std::uint64_t begin = extended.offset, end = extended.offset + extended.size;
+  std::vector<std::uint64_t> seen;  // the EBRs read (a chain that comes back to one is a cycle)
+  std::array<std::byte, kSector> ebr{};
+  for (std::uint64_t at = begin;;) {
+    if (seen.size() >= max_ebrs) {  // one logical partition per EBR: the EBRs bound both
+      out.note = fmt::format("the EBR chain of extended partition {} goes on past {} EBRs: the rest was not read",
+                             extended.number, max_ebrs);
+      break;
+    }
+    if (std::find(seen.begin(), seen.end(), at) != seen.end()) {
+      out.note = fmt::format("the EBR chain of extended partition {} comes back to byte {} (a loop): it was read once",
+                             extended.number, at);
+      break;
+    }
+    seen.push_back(at);
+    ++out.ebrs;
+    read(ebr, at);
+    if (!has_mbr_signature(ebr)) {
+      out.note = fmt::format("extended partition {} has no EBR (55 AA) at byte {}", extended.number, at);
+      break;
+    }
+    const MbrEntryFields part = mbr_entry_fields(ebr, 446), link = mbr_entry_fields(ebr, 446 + 16);
+    if (part.type != 0 && part.sectors != 0 && !is_extended_mbr_type(part.type)) {
+      const std::uint64_t offset = at + part.start * kSector, size = part.sectors * kSector;
+      const unsigned number = first_number + static_cast<unsigned>(out.parts.size());
+      if (offset <= at || offset + size > end) {  // its EBR sector or a byte past the container: not inside it
+        out.note = fmt::format("logical partition {} (EBR at byte {}) does not lie inside extended partition {}",
+                               number, at, extended.number);
+        break;
+      }
+      out.parts.push_back(
+          {number, offset, size, fmt::format("0x{:02x}", part.type), mbr_kind(part.type), "", false, true});
+    }
+    if (!is_extended_mbr_type(link.type) || link.sectors == 0) break;  // the last EBR
+    const std::uint64_t next = begin + link.start * kSector;
+    if (next + kSector > end) {
+      out.note =
+          fmt::format("the EBR chain of extended partition {} links outside it (byte {})", extended.number, next);
+      break;
+    }
+    at = next;
+  }
+  return out;
+}
+
+PartitionTable with_logical_partitions(PartitionTable t, const ReadAtFn& read) {
+  if (t.scheme != TableScheme::Dos) return t;
+  const std::vector<PartitionEntry> primary = t.parts;
+  unsigned next = 5, ebrs_left = kMaxLogicalPartitions;
+  for (const auto& p : primary) {
+    if (!p.extended) continue;
+    if (ebrs_left == 0) {
+      if (t.logical_note.empty()) t.logical_note = fmt::format("extended partition {} was not read", p.number);
+      break;
+    }
+    LogicalPartitions l = read_logical_partitions(p, next, read, ebrs_left);
+    next += static_cast<unsigned>(l.parts.size());
+    ebrs_left -= std::min(ebrs_left, l.ebrs);
+    t.parts.insert(t.parts.end(), l.parts.begin(), l.parts.end());
+    if (t.logical_note.empty()) t.logical_note = l.note;
   }
   return t;
 }

@@ -143,24 +143,6 @@ void ImageTree::read() {
         fmt::format("{:02x}{:02x}{:02x}{:02x}", std::to_integer<unsigned>(id[3]), std::to_integer<unsigned>(id[2]),
                     std::to_integer<unsigned>(id[1]), std::to_integer<unsigned>(id[0]));
   }
-  disk_.path = image;
-  for (const auto& e : table.parts) {
-    Partition p;
-    p.number = static_cast<int>(e.number);
-    p.path = fmt::format("{} partition {}", image, e.number);
-    p.start_bytes = e.offset;
-    p.size_bytes = e.size;
-    p.partuuid = scheme_ == image::TableScheme::Dos ? fmt::format("{}-{:02x}", disk_id_, e.number) : e.partuuid;
-    if (e.kind == image::PartKind::Fat) {
-      p.fstype = "vfat";
-    } else if (random_access_ && image::has_ext_superblock(*reader_, e.offset, e.size)) {
-      p.fstype = "ext2/3/4";  // (a sequential reader would decode the image twice for it)
-    }
-    disk_.partitions.push_back(std::move(p));
-  }
-  labels_known_ = random_access_ && !table.parts.empty();
-  for (std::size_t i = 0; i < table.parts.size() && labels_known_; ++i)
-    labels_known_ = image_check_fs_ids(*reader_, table.parts[i], disk_.partitions[i]);
   auto boot = std::find_if(table.parts.begin(), table.parts.end(),
                            [](const image::PartitionEntry& p) { return p.kind == image::PartKind::Fat; });
   if (boot == table.parts.end()) {
@@ -182,7 +164,12 @@ void ImageTree::read() {
       copy.dir = boot_dir_;
       boot_.emplace(fmt::format("/proc/{}/fd/{}", ::getpid(), part.get()), copy);
     }
-    if (auto root = image::open_root_fs(*reader_, &root_note_)) {
+    // The logical partitions (the EBR chain) after the boot partition: a reader that decodes forward only
+    // (gzip) reads the EBRs after it rather than starting again for it.
+    const image::PartitionTable all = image::with_logical_partitions(
+        table, [this](std::span<std::byte> out, std::uint64_t at) { reader_->read_at(out, at); });
+    list_partitions(all);
+    if (auto root = image::open_root_fs(*reader_, all, &root_note_)) {
       const fs::path root_dir = tmp_ / "root";
       std::uint64_t budget = kImageCheckRootBytes;
       for (const char* path : kImageCheckRootPaths) {
@@ -198,6 +185,31 @@ void ImageTree::read() {
     fs::remove_all(tmp_, ec);
     throw;
   }
+}
+
+void ImageTree::list_partitions(const image::PartitionTable& all) {
+  disk_.path = image_;
+  std::vector<const image::PartitionEntry*> listed;  // an extended partition is a container: no file system, no root
+  for (const auto& e : all.parts)
+    if (!e.extended) listed.push_back(&e);
+  for (const image::PartitionEntry* e : listed) {
+    Partition p;
+    p.number = static_cast<int>(e->number);
+    p.path = fmt::format("{} partition {}", image_, e->number);
+    p.start_bytes = e->offset;
+    p.size_bytes = e->size;
+    // Linux's PARTUUID of an MBR partition, logical ones too: DISKID-NN ("%08x-%02x", kernel-parameters root=).
+    p.partuuid = scheme_ == image::TableScheme::Dos ? fmt::format("{}-{:02x}", disk_id_, e->number) : e->partuuid;
+    if (e->kind == image::PartKind::Fat) {
+      p.fstype = "vfat";
+    } else if (random_access_ && image::has_ext_superblock(*reader_, e->offset, e->size)) {
+      p.fstype = "ext2/3/4";  // (a sequential reader would decode the image twice for it)
+    }
+    disk_.partitions.push_back(std::move(p));
+  }
+  labels_known_ = random_access_ && !listed.empty();
+  for (std::size_t i = 0; i < listed.size() && labels_known_; ++i)
+    labels_known_ = image_check_fs_ids(*reader_, *listed[i], disk_.partitions[i]);
 }
 
 void ImageTree::set_disk(boot::CheckOptions& co) const {

@@ -48,7 +48,8 @@ class ImageTree {
   image::TableScheme scheme() const { return scheme_; }
   const std::string& disk_id() const { return disk_id_; }
   image::ReaderStats stats() const { return reader_->stats(); }
-  /// The image's partitions as a Disk (path IMAGE, each "IMAGE partition N", fstype "vfat" for FAT,
+  /// The image's partitions as a Disk (path IMAGE, each "IMAGE partition N": an MBR's logical partitions 5,
+  /// 6, ... (the EBR chain) included, its extended partition, a container, left out; fstype "vfat" for FAT,
   /// "ext2/3/4" for an ext superblock, else ""; PARTUUID "DISKID-NN" on MBR, the partition GUID on GPT; on a
   /// random-access image each FAT or ext file system's LABEL and UUID as blkid shows them): what
   /// boot::CheckOptions::disk judges autoboot.txt and root= by.
@@ -66,6 +67,9 @@ class ImageTree {
  private:
   /// Reads the boot partition and the root files into the temporary directory.
   void read();
+  /// disk() and labels_known() from the image's partitions `all` (with the logical ones; the extended
+  /// partitions that hold them left out).
+  void list_partitions(const image::PartitionTable& all);
   std::string image_;
   std::unique_ptr<image::ImageReader> owned_;  ///< the reader when ImageTree opened IMAGE
   image::ImageReader* reader_ = nullptr;

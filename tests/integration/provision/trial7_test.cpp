@@ -4,6 +4,7 @@
 // system's LABEL and UUID), provision's check step by the written disk after its new disk
 // identifier. Was: "boot check: OK" and "is ready ... boots from USB", exit 0, for
 // root=PARTUUID=deadbeef-02 and root=LABEL=nosuch (a kernel with rootwait then waits forever).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -167,6 +168,98 @@ TEST(Trial8RootOnDisk, AGptImagesRootIsJudgedByItsPartitionGuids) {
                    target.path + " --board pi4");
     EXPECT_EQ(dry.exit_code, ok ? 0 : 1) << dry.out << dry.err;
   }
+}
+
+// Trial 8 finding 1: an image whose root fs is on MBR logical partition 5 (p1 FAT, p2 extended, p5
+// ext4: a NOOBS/PINN card's backup). boot check IMAGE and provision --dry-run read the EBR chain
+// (Wikipedia "Extended boot record"): root=PARTUUID=DISKID-05 names the root (Linux's PARTUUID of
+// partition 5); the extended container p2 is not a partition root= may name. Were: root-not-on-device
+// listing p2, "the image has no ext2/3/4 partition", and the dry run's "unknown boot layout" (exit 2).
+TEST(Trial8LogicalRoot, BootCheckImageAndDryRunFindTheRootOnLogicalPartition5) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("mcopy");
+  PIPROV_REQUIRE_TOOL("sfdisk");
+  PIPROV_REQUIRE_TOOL("zstd");
+  TempDir d("piprov-t8-logical");
+  const fs::path stock = d.path / "raspios.img", img = d.path / "ext.img";
+  if (auto why = piprov::test::make_test_image(stock, 64, "raspios"); !why.empty()) PIPROV_SKIP(why);
+  // make-test-image.sh's raspios: p1 at sector 2048, p2 (the root fs, 64 MiB) at 526336. Here: p2 the
+  // extended partition from 526336, its EBR there, logical 5 one MiB on holding the same root fs.
+  const auto parts = nlohmann::json::parse(run("sfdisk -J " + q(stock.string())).out)["partitiontable"]["partitions"];
+  ASSERT_EQ(parts.size(), 2u);
+  const std::uint64_t root_start = parts[1]["start"], root_sectors = parts[1]["size"];
+  piprov::test::write_file(d.path / "ext.sfdisk",
+                           fmt::format("label: dos\nlabel-id: 0x1234abcd\nunit: sectors\n\nstart={}, size={}, "
+                                       "type=c, bootable\nstart={}, size={}, type=5\nstart={}, size={}, type=83\n",
+                                       parts[0]["start"].get<std::uint64_t>(), parts[0]["size"].get<std::uint64_t>(),
+                                       root_start, root_sectors + 2048, root_start + 2048, root_sectors));
+  auto made = run("cp --sparse=always " + q(stock.string()) + " " + q(img.string()) + " && truncate -s +1M " +
+                  q(img.string()) + " && sfdisk -q --wipe never " + q(img.string()) + " < " +
+                  q((d.path / "ext.sfdisk").string()) + " && dd if=" + q(stock.string()) + " of=" + q(img.string()) +
+                  " bs=1M iflag=skip_bytes,count_bytes oflag=seek_bytes conv=notrunc,sparse status=none skip=" +
+                  std::to_string(root_start * 512) + " seek=" + std::to_string((root_start + 2048) * 512) +
+                  " count=" + std::to_string(root_sectors * 512));
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  ASSERT_NE(run("sfdisk -d " + q(img.string())).out.find("ext.img5 : start=      528384"), std::string::npos);
+  const std::string bin = piprov::test::piprov_bin();
+
+  // The root named by partition 2 (the container): an error whose listing and fix give partition 5.
+  ASSERT_NO_FATAL_FAILURE(root_on_disk_set_root(img, d.path, "PARTUUID=1234abcd-02"));
+  auto wrong = run(bin + " boot check --json --board pi4 " + q(img.string()));
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.out << wrong.err;
+  const auto jw = nlohmann::json::parse(wrong.out);
+  const auto wrong_rules = root_on_disk_rules(jw["findings"]);
+  EXPECT_EQ(wrong_rules, std::vector<std::string>({"root-not-on-device", "kernel-gzip", "firmware"})) << wrong.out;
+  for (const auto& f : jw["findings"])
+    if (f["rule"] == "root-not-on-device") {
+      const std::string m = f["message"];
+      EXPECT_NE(m.find("(" + img.string() + " partition 1 LABEL=bootfs PARTUUID=1234abcd-01, " + img.string() +
+                       " partition 5 LABEL=rootfs PARTUUID=1234abcd-05)"),
+                std::string::npos)
+          << m;
+      EXPECT_EQ(m.find("partition 2"), std::string::npos) << m;
+      EXPECT_EQ(f["fix"], "set root=PARTUUID=1234abcd-05 in cmdline.txt (" + img.string() + " partition 5)");
+    }
+
+  // root=PARTUUID=1234abcd-05: the raspios verdict, on the raw image and on a multi-frame .zst (random access).
+  ASSERT_NO_FATAL_FAILURE(root_on_disk_set_root(img, d.path, "PARTUUID=1234abcd-05"));
+  const std::string zst = img.string() + ".zst";
+  ASSERT_EQ(run("cd " + q(d.path.string()) + " && mkdir pieces && split -b 4M -d ext.img pieces/p. && " +
+                "for f in pieces/p.*; do zstd -q -1 --rm $f -o $f.zst; done && cat pieces/p.*.zst > " + q(zst) +
+                " && rm -r pieces")
+                .exit_code,
+            0);
+  for (const std::string& image : {img.string(), zst}) {
+    SCOPED_TRACE(image);
+    auto check = run(bin + " boot check --json --board pi4 " + q(image));
+    EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+    const auto j = nlohmann::json::parse(check.out);
+    EXPECT_EQ(root_on_disk_rules(j["findings"]), std::vector<std::string>({"kernel-gzip", "firmware"})) << check.out;
+    EXPECT_TRUE(j["image"]["root_read"].get<bool>());
+    EXPECT_TRUE(j["image"]["random_access"].get<bool>());
+    EXPECT_EQ(j["layout"]["id"], "raspios") << j["layout"];
+    EXPECT_TRUE(j["layout"]["usb_boot"].get<bool>()) << j["layout"];
+  }
+
+  // The image's cloud-init is read from partition 5 too: this root fs has none (was judged by this machine's schema).
+  piprov::test::write_file(d.path / "user-data", "#cloud-config\nhostname: node1\n");
+  auto seed =
+      run(bin + " seed check --image " + q(img.string()) + " --user-data " + q((d.path / "user-data").string()));
+  EXPECT_EQ(seed.exit_code, 2) << seed.out << seed.err;
+  EXPECT_NE(seed.err.find("the image's root fs has no cloud-init (/etc/cloud missing)"), std::string::npos) << seed.err;
+
+  // The dry run's verdict is the stock image's: nothing to patch, boots from USB, exit 0 (was exit 2).
+  piprov::test::LoopDevice target(d.path / "target.disk", 400ull << 20);
+  auto dry = run("timeout 300 " + bin + " provision --dry-run --progress none " + q(img.string()) + " " + target.path +
+                 " --board pi4");
+  EXPECT_EQ(dry.exit_code, 0) << dry.out << dry.err;
+  EXPECT_NE(dry.out.find("patch: nothing to do: Raspberry Pi OS (bookworm) boots from USB as shipped"),
+            std::string::npos)
+      << dry.out;
+  EXPECT_NE(dry.out.find("boots from USB (kernel kernel8.img, initramfs initramfs8, cmdline cmdline.txt, "
+                         "root=PARTUUID=1234abcd-05)"),
+            std::string::npos)
+      << dry.out;
 }
 
 // Finding 5: a raw image cut at 300 MB (partition 1 complete, partition 2 cut): `boot check IMAGE`
