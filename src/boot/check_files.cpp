@@ -154,16 +154,31 @@ bool is_placeholder_word(std::string_view v) {
 void check_config_files(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
   check_dtb(c, config, loader);
   check_armstub(c, config, loader);
+  check_conditional_files(c, config, loader);
 }
 
-void check_config_size(Ctx& c, std::string_view text) {
-  if (text.size() > kConfigSizeLimit)
-    c.add(Severity::Warning, "config-too-large",
-          fmt::format("config.txt is {} bytes, over {} KiB: a Pi 5 has been reported not to boot with a 49 KB "
-                      "config.txt (mostly comments)",
-                      text.size(), kConfigSizeLimit / 1024),
-          "remove comments and unused sections from config.txt",
-          "raspberrypi/firmware issue 1848; meta-raspberrypi warns at 16 KiB");
+void check_config_size(Ctx& c) {
+  std::size_t total = 0;
+  for (const auto& [name, size] : c.config_sizes) total += size;
+  if (total <= kConfigSizeLimit) return;
+  std::string msg = fmt::format("config.txt is {} bytes, over {} KiB: ", total, kConfigSizeLimit / 1024);
+  std::vector<std::string> files, parts;
+  for (const auto& [name, size] : c.config_sizes) {
+    files.push_back(name);
+    parts.push_back(fmt::format("{} {} bytes", name, size));
+  }
+  if (files.size() > 1)
+    msg = fmt::format(
+        "config.txt and the files it includes are {} bytes, over {} KiB ({}): include inserts a file's content, so "
+        "the firmware parses them as one config and the included text counts; ",
+        total, kConfigSizeLimit / 1024, join(parts, ", "));
+  const std::string last = files.back();
+  files.pop_back();
+  c.add(Severity::Warning, "config-too-large",
+        msg + "a Pi 5 has been reported not to boot with a 49 KB config.txt (mostly comments)",
+        "remove comments and unused sections from " + (files.empty() ? last : join(files, ", ") + " and " + last),
+        "raspberrypi/firmware issue 1848; meta-raspberrypi warns at 16 KiB; Raspberry Pi documentation, config_txt: "
+        "include");
 }
 
 namespace {
@@ -232,7 +247,16 @@ void check_config_tree(Ctx& c, const ConfigTxt& config, const std::string& name,
   chain.push_back(partition_relative(name).value_or(name));
   const int depth = static_cast<int>(chain.size()) - 1;
   const std::size_t first = c.r.findings.size();
+  // Each file once for config-too-large (a file included twice is read twice, but counted once).
+  if (std::none_of(c.config_sizes.begin(), c.config_sizes.end(),
+                   [&](const auto& s) { return s.first == chain.back(); }))
+    c.config_sizes.emplace_back(chain.back(), config.to_string().size());
   for (auto f : config.lint()) {
+    // The missing file's finding (comment_in_name_note) already says what the '#' does.
+    if (f.rule == "inline-comment" &&
+        std::find(c.comment_in_name.begin(), c.comment_in_name.end(),
+                  std::make_pair(name, static_cast<std::size_t>(f.line))) != c.comment_in_name.end())
+      continue;
     f.rule = "config-" + f.rule;
     f.message = name + ": " + f.message;
     f.fix += " (" + name + " line " + std::to_string(f.line) + ")";
