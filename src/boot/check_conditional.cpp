@@ -72,8 +72,8 @@ std::string comment_in_name_note(Ctx& c, const EffectiveValue& v, const std::str
   if (hash == std::string::npos) return "";
   const std::string name(trim(std::string_view(v.value).substr(0, hash)));
   c.comment_in_name.emplace_back(v.file, v.line);
-  fix =
-      "move the comment to its own line: " + key + "=" + name + " (" + v.file + " line " + std::to_string(v.line) + ")";
+  fix = "move the comment to its own line: " + key + (key == "include" ? " " : "=") + name + " (" + v.file + " line " +
+        std::to_string(v.line) + ")";
   const std::string rel = prefixed_path(prefix, name);
   if (name.empty() || !partition_has_file(c.o.boot_dir, rel))
     fix += "; " + (name.empty() ? std::string("it names no file") : rel + " is not on the boot partition either") +

@@ -84,14 +84,17 @@ void check_dtb(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
     }
     const std::string rel = prefixed_path(rb.os_prefix, dt->value);
     if (boot_file_exists(c, rel)) return;
+    auto put_fix = [](const std::string& file) {
+      return fs::path(file).filename() == file ? "put " + file + " on the boot partition"
+                                               : "copy " + fs::path(file).filename().string() + " to " + file;
+    };
+    std::string fix;
+    const std::string comment = comment_in_name_note(c, *dt, "device_tree", rb.os_prefix, fix, put_fix);
     Ctx::locate(
         c.add(Severity::Error, "device-tree-missing",
               "device_tree=" + dt->value + line_note(*dt) + ": " + rel + " does not exist in " + c.o.boot_dir.string() +
-                  os_prefix_note(rb.os_prefix, "device_tree=" + dt->value, dt->value, prefix_note),
-              (fs::path(rel).filename() == rel ? "put " + rel + " on the boot partition"
-                                               : "copy " + fs::path(rel).filename().string() + " to " + rel) +
-                  " or correct device_tree=",
-              kDtDoc),
+                  os_prefix_note(rb.os_prefix, "device_tree=" + dt->value, dt->value, prefix_note) + comment,
+              comment.empty() ? put_fix(rel) + " or correct device_tree=" : fix, kDtDoc),
         dt->line, "device_tree");
     return;
   }
@@ -121,10 +124,17 @@ void check_armstub(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader)
   if (!a || a->value.empty()) return;
   const std::string rel = prefixed_path("", a->value);
   if (boot_file_exists(c, rel)) return;
-  Ctx::locate(c.add(Severity::Error, "armstub-missing",
-                    "armstub=" + a->value + line_note(*a) + ": " + rel + " does not exist in " + c.o.boot_dir.string(),
-                    "copy the ARM stub " + rel + " to the boot partition or remove the armstub= line", kArmstubDoc),
-              a->line, "armstub");
+  std::string fix;
+  const std::string comment = comment_in_name_note(c, *a, "armstub", "", fix, [](const std::string& file) {
+    return "copy the ARM stub " + file + " to the boot partition";
+  });
+  Ctx::locate(
+      c.add(
+          Severity::Error, "armstub-missing",
+          "armstub=" + a->value + line_note(*a) + ": " + rel + " does not exist in " + c.o.boot_dir.string() + comment,
+          comment.empty() ? "copy the ARM stub " + rel + " to the boot partition or remove the armstub= line" : fix,
+          kArmstubDoc),
+      a->line, "armstub");
 }
 
 constexpr const char* kTemplateFix = "build the image so that the template is filled in, or write the real value";
@@ -252,11 +262,6 @@ void check_config_tree(Ctx& c, const ConfigTxt& config, const std::string& name,
                    [&](const auto& s) { return s.first == chain.back(); }))
     c.config_sizes.emplace_back(chain.back(), config.to_string().size());
   for (auto f : config.lint()) {
-    // The missing file's finding (comment_in_name_note) already says what the '#' does.
-    if (f.rule == "inline-comment" &&
-        std::find(c.comment_in_name.begin(), c.comment_in_name.end(),
-                  std::make_pair(name, static_cast<std::size_t>(f.line))) != c.comment_in_name.end())
-      continue;
     f.rule = "config-" + f.rule;
     f.message = name + ": " + f.message;
     f.fix += " (" + name + " line " + std::to_string(f.line) + ")";
@@ -289,12 +294,21 @@ void check_config_tree(Ctx& c, const ConfigTxt& config, const std::string& name,
     }
     // The firmware reads an include from the boot partition, a leading '/' meaning its root.
     const auto rel = partition_relative(l.value);
+    std::string fix;
+    const std::string comment =
+        rel ? comment_in_name_note(c, EffectiveValue{l.value, name, i + 1, "", ""}, "include", "", fix,
+                                   [&](const std::string& file) {
+                                     return "create " + (c.o.boot_dir / file).string() +
+                                            " (empty, if it has nothing to add)";
+                                   })
+            : "";
     Ctx::locate(
         rel ? c.add(Severity::Error, "include-missing",
                     name + ": `include " + l.value + "` names a missing file: " + *rel + " does not exist in " +
-                        c.o.boot_dir.string(),
-                    "create " + (c.o.boot_dir / *rel).string() +
-                        " (empty, if it has nothing to add) or remove the include line",
+                        c.o.boot_dir.string() + comment,
+                    comment.empty() ? "create " + (c.o.boot_dir / *rel).string() +
+                                          " (empty, if it has nothing to add) or remove the include line"
+                                    : fix,
                     "Raspberry Pi documentation, config_txt: include")
             : c.add(Severity::Error, "include-missing",
                     name + ": `include " + l.value + "` names a file outside the boot partition (its .. leaves " +
@@ -306,6 +320,15 @@ void check_config_tree(Ctx& c, const ConfigTxt& config, const std::string& name,
   // The files config.txt names (device_tree=, armstub=, the board's DTB) are its lines too: sorted
   // with them (docs/boot.md: "each in line order").
   if (depth == 0) check_config_files(c, config, loader);
+  // A missing file's finding that names its '#' (comment_in_name_note) replaces the lint's.
+  c.r.findings.erase(std::remove_if(c.r.findings.begin() + static_cast<long>(first), c.r.findings.end(),
+                                    [&](const Finding& f) {
+                                      return f.rule == "config-inline-comment" &&
+                                             std::find(c.comment_in_name.begin(), c.comment_in_name.end(),
+                                                       std::make_pair(name, static_cast<std::size_t>(f.line))) !=
+                                                 c.comment_in_name.end();
+                                    }),
+                     c.r.findings.end());
   std::stable_sort(c.r.findings.begin() + static_cast<long>(first), c.r.findings.end(),
                    [](const Finding& a, const Finding& b) {  // about the file as a whole (line 0): last
                      return (a.line == 0 ? INT_MAX : a.line) < (b.line == 0 ? INT_MAX : b.line);

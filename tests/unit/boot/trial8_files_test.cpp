@@ -245,3 +245,36 @@ TEST(Trial8Boot, FileNamesAreFoundInAnyCase) {
   ASSERT_NE(f, nullptr) << t8_all(r);
   EXPECT_NE(f->message.find("KERNEL8.IMG"), std::string::npos) << f->message;
 }
+
+// The same for the other files config.txt names: device_tree=, armstub= and include (here in an
+// included file, whose line the finding names).
+TEST(Trial8Boot, InlineCommentInOtherFileNamesIsOneFinding) {
+  TempDir t;
+  const auto boot =
+      t8_boot(t.path, "[all]\narm_64bit=1\ndevice_tree=bcm2711-rpi-4-b.dtb # mine\ninclude extra.txt # more\n");
+  write_file(boot / "extra.txt", "armstub=stub.bin # ARM stub\n");
+  write_file(boot / "stub.bin", "stub");
+  auto r = t8_check(boot);
+  EXPECT_EQ(bt::find_rule(r, "config-inline-comment"), nullptr) << t8_all(r);
+  const auto* dt = bt::find_rule(r, "device-tree-missing");
+  ASSERT_NE(dt, nullptr) << t8_all(r);
+  EXPECT_NE(dt->message.find("the firmware looks for a file named \"bcm2711-rpi-4-b.dtb # mine\""), std::string::npos);
+  EXPECT_EQ(dt->fix, "move the comment to its own line: device_tree=bcm2711-rpi-4-b.dtb (config.txt line 3)");
+  const auto* inc = bt::find_rule(r, "include-missing");
+  ASSERT_NE(inc, nullptr) << t8_all(r);
+  EXPECT_EQ(inc->line, 4);
+  EXPECT_EQ(inc->fix, "move the comment to its own line: include extra.txt (config.txt line 4)");
+  // The include names no file the firmware finds, so extra.txt is not read: its armstub= is not checked.
+  EXPECT_EQ(bt::find_rule(r, "armstub-missing"), nullptr) << t8_all(r);
+  write_file(boot / "config.txt", "[all]\narm_64bit=1\ninclude extra.txt\n");
+  r = t8_check(boot);
+  const auto* stub = bt::find_rule(r, "armstub-missing");
+  ASSERT_NE(stub, nullptr) << t8_all(r);
+  EXPECT_EQ(stub->fix, "move the comment to its own line: armstub=stub.bin (extra.txt line 1)");
+  EXPECT_EQ(bt::find_rule(r, "config-inline-comment"), nullptr) << t8_all(r);
+  fs::remove(boot / "stub.bin");
+  r = t8_check(boot);
+  EXPECT_EQ(bt::find_rule(r, "armstub-missing")->fix,
+            "move the comment to its own line: armstub=stub.bin (extra.txt line 1); stub.bin is not on the boot "
+            "partition either: copy the ARM stub stub.bin to the boot partition");
+}
