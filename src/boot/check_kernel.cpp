@@ -6,6 +6,7 @@
 #include "boot/kernel_image.hpp"
 #include "boot/patch.hpp"
 #include "core/error.hpp"
+#include "core/strings.hpp"
 
 namespace fs = std::filesystem;
 
@@ -117,7 +118,9 @@ bool kernel_rule_missing(Ctx& c, const KernelFile& k) {
 /// kernel-fallback: a Pi 5 without kernel_2712.img boots the generic kernel8.img.
 bool kernel_rule_fallback(Ctx& c, const KernelFile& k) {
   const auto& rb = c.r.resolved;
-  if (!is_bcm2712(rb.board) || !rb.kernel_default || fs::path(k.name).filename() != "kernel8.img") return false;
+  // k.name as spelled on the partition (KERNEL8.IMG: the firmware reads FAT without regard to case).
+  if (!is_bcm2712(rb.board) || !rb.kernel_default || to_lower(fs::path(k.name).filename().string()) != "kernel8.img")
+    return false;
   c.add(Severity::Warning, "kernel-fallback",
         "no kernel_2712.img in " + k.boot.string() + ": the " + c.board +
             " firmware falls back to kernel8.img, the generic arm64 kernel without the BCM2712 optimisations "

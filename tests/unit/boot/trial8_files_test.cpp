@@ -278,3 +278,14 @@ TEST(Trial8Boot, InlineCommentInOtherFileNamesIsOneFinding) {
             "move the comment to its own line: armstub=stub.bin (extra.txt line 1); stub.bin is not on the boot "
             "partition either: copy the ARM stub stub.bin to the boot partition");
 }
+
+// A Pi 5 with only KERNEL8.IMG falls back to it (kernel-fallback, naming no missing kernel8.img).
+TEST(Trial8Boot, Pi5FallbackToUpperCaseKernel8) {
+  TempDir t;
+  const auto boot = t8_boot(t.path, "[all]\n");
+  fs::rename(boot / "kernel8.img", boot / "KERNEL8.IMG");
+  auto r = t8_check(boot, PiBoard::Pi5);
+  EXPECT_EQ(r.resolved.kernel, "KERNEL8.IMG");
+  EXPECT_NE(bt::find_rule(r, "kernel-fallback"), nullptr) << t8_all(r);
+  EXPECT_EQ(bt::find_rule(r, "kernel-missing"), nullptr) << t8_all(r);
+}
