@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "boot/config_txt.hpp"
+#include "boot/layout.hpp"
 #include "core/file.hpp"
 #include "core/strings.hpp"
 
@@ -68,14 +69,15 @@ Autoboot parse_autoboot(std::string_view bytes) {
 }
 
 std::optional<Autoboot> read_autoboot(const fs::path& boot_dir) {
-  auto text = read_file_if_exists(boot_dir / kAutobootTxt);
+  auto text = read_partition_file(boot_dir, kAutobootTxt);
   if (!text) return std::nullopt;
   return parse_autoboot(*text);
 }
 
 bool autoboot_only(const fs::path& boot_dir) {
   std::error_code ec;
-  return fs::is_regular_file(boot_dir / kAutobootTxt, ec) && !fs::exists(boot_dir / "config.txt", ec);
+  return partition_has_file(boot_dir, kAutobootTxt) && !fs::exists(boot_dir / "config.txt", ec) &&
+         !partition_has_file(boot_dir, "config.txt");
 }
 
 Findings autoboot_lint(const Autoboot& a, bool required) {

@@ -82,7 +82,7 @@ struct UbootRootVerdict {
 };
 
 UbootRootVerdict uboot_root(const Ctx& c) {
-  if (auto scr = read_file_if_exists(c.o.boot_dir / "boot.scr")) {
+  if (auto scr = read_partition_file(c.o.boot_dir, "boot.scr")) {
     const UbootScriptText script = uboot_script_text(*scr);
     if (!script.ok) return {false, false, "U-Boot runs no boot script boot.scr either: " + script.why};
     const UbootScriptRoot root = uboot_script_root(script.text);
@@ -452,7 +452,7 @@ CheckReport check_boot(const CheckOptions& o) {
     throw Error(ErrorKind::Usage, o.boot_dir.string() +
                                       " is not a directory: pass the mounted boot partition or an image file (.img, "
                                       ".img.xz, ...)");
-  auto text = read_file_if_exists(o.boot_dir / kConfigTxt);
+  auto text = read_partition_file(o.boot_dir, kConfigTxt);  // CONFIG.TXT too: FAT is case-insensitive
   if (!text && autoboot_only(o.boot_dir)) return check_autoboot(o);
   if (!text)
     throw Error(ErrorKind::Usage, o.boot_dir.string() + " has no config.txt: not a Raspberry Pi boot partition");
@@ -488,7 +488,7 @@ CheckReport check_boot(const CheckOptions& o) {
   detail::check_initramfs(c);
   detail::check_config_tree(c, config, kConfigTxt, loader);
   if (config_bom) r.findings.push_back(*config_bom);
-  detail::check_config_size(c, *text);
+  detail::check_config_size(c);
   if (auto ab = read_autoboot(o.boot_dir)) {
     for (auto& f : autoboot_lint(*ab, false)) r.findings.push_back(std::move(f));
     Findings wrong = ab->partition && *ab->partition > 0

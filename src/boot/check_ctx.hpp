@@ -1,6 +1,8 @@
 #pragma once
 // Internal to boot check (check.cpp, check_layout.cpp): the state the checks share.
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "boot/check.hpp"
@@ -16,6 +18,13 @@ struct Ctx {
   std::string patch_cmd;  ///< "piprov boot patch BOOT_DIR"
   std::string board;      ///< "Pi 4", "Pi 400", "CM4", "Pi 5", "Pi 500", "CM5": in messages
   bool uboot = false;     ///< the firmware loads U-Boot (by its content), whose script loads Linux (check_kernel)
+  /// Config lines (file as named, line) whose inline '#' a missing-file finding already names (the
+  /// firmware looks for a file named with the comment): their config-inline-comment warning is not
+  /// given as well (check_config_tree).
+  std::vector<std::pair<std::string, std::size_t>> comment_in_name = {};
+  /// config.txt and each file it includes, once each, with its size in bytes (check_config_tree), for
+  /// check_config_size.
+  std::vector<std::pair<std::string, std::size_t>> config_sizes = {};
   /// Adds a finding; the caller may set its line and key on the reference.
   Finding& add(Severity s, std::string rule, std::string msg, std::string fix = "", std::string source = "") {
     return r.findings.emplace_back(
@@ -52,6 +61,12 @@ void check_ab(Ctx& c);
 /// board_dtbs(), under os_prefix and upstream_kernel rules) and armstub=; each missing one an
 /// error naming the file (check_files.cpp).
 void check_config_files(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader);
+/// conditional-file-missing (info): a file config.txt names (kernel=, initramfs, cmdline=,
+/// device_tree=, armstub=) under a conditional filter ([gpioN=v], [0xSERIAL], [EDID=...],
+/// [tryboot]; ConfigTxt with Board::conditions_hold) that is not on the partition. boot check judges
+/// the default boot, where those filters count as false, but on a board where one holds the firmware
+/// loads that file (check_conditional.cpp). Raspberry Pi documentation, config_txt: conditional filters.
+void check_conditional_files(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader);
 /// config.txt (or a file it includes, `name`; `chain`: the files including it, config.txt first, as
 /// partition_relative() names them): its lint (rules config-<lint code>), its lines
 /// (check_config_lines), its missing includes (include-missing) and includes of a file of the chain
@@ -59,8 +74,19 @@ void check_config_files(Ctx& c, const ConfigTxt& config, const IncludeLoader& lo
 /// same way, to a depth of 4. Raspberry Pi documentation, config_txt: include.
 void check_config_tree(Ctx& c, const ConfigTxt& config, const std::string& name, const IncludeLoader& loader,
                        std::vector<std::string> chain = {});
-/// config.txt's size: over kConfigSizeLimit, warning config-too-large.
-void check_config_size(Ctx& c, std::string_view text);
+/// The size of config.txt and the files it includes (c.config_sizes: include inserts a file's
+/// content, so the firmware parses them as one config): over kConfigSizeLimit, warning
+/// config-too-large naming how much each file holds (raspberrypi/firmware issue 1848; Raspberry Pi
+/// documentation, config_txt: include).
+void check_config_size(Ctx& c);
+/// A missing file named by the config line `v` of `key` whose value holds '#' (kernel=kernel8.img # my
+/// kernel): the firmware takes the '#' and what follows as part of the name (config_txt.hpp), so it
+/// looks for a file named with the comment. "" when the value has no '#'; otherwise the message
+/// tail saying so, with `fix` set to moving the comment to its own line (and, when the name without
+/// the comment, under `prefix` (os_prefix), is missing too, missing_fix(that path)), and the line
+/// recorded in c.comment_in_name.
+std::string comment_in_name_note(Ctx& c, const EffectiveValue& v, const std::string& key, const std::string& prefix,
+                                 std::string& fix, const std::function<std::string(const std::string&)>& missing_fix);
 /// The lines of config.txt or a file it includes (`name`, named in the messages): unexpanded
 /// template values "${VAR}" / "@VAR@" or a placeholder value (is_placeholder_word) outside
 /// comments (error template-value); a bootloader EEPROM key (the eeprom key table,

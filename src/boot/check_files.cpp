@@ -84,14 +84,17 @@ void check_dtb(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
     }
     const std::string rel = prefixed_path(rb.os_prefix, dt->value);
     if (boot_file_exists(c, rel)) return;
+    auto put_fix = [](const std::string& file) {
+      return fs::path(file).filename() == file ? "put " + file + " on the boot partition"
+                                               : "copy " + fs::path(file).filename().string() + " to " + file;
+    };
+    std::string fix;
+    const std::string comment = comment_in_name_note(c, *dt, "device_tree", rb.os_prefix, fix, put_fix);
     Ctx::locate(
         c.add(Severity::Error, "device-tree-missing",
               "device_tree=" + dt->value + line_note(*dt) + ": " + rel + " does not exist in " + c.o.boot_dir.string() +
-                  os_prefix_note(rb.os_prefix, "device_tree=" + dt->value, dt->value, prefix_note),
-              (fs::path(rel).filename() == rel ? "put " + rel + " on the boot partition"
-                                               : "copy " + fs::path(rel).filename().string() + " to " + rel) +
-                  " or correct device_tree=",
-              kDtDoc),
+                  os_prefix_note(rb.os_prefix, "device_tree=" + dt->value, dt->value, prefix_note) + comment,
+              comment.empty() ? put_fix(rel) + " or correct device_tree=" : fix, kDtDoc),
         dt->line, "device_tree");
     return;
   }
@@ -121,10 +124,17 @@ void check_armstub(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader)
   if (!a || a->value.empty()) return;
   const std::string rel = prefixed_path("", a->value);
   if (boot_file_exists(c, rel)) return;
-  Ctx::locate(c.add(Severity::Error, "armstub-missing",
-                    "armstub=" + a->value + line_note(*a) + ": " + rel + " does not exist in " + c.o.boot_dir.string(),
-                    "copy the ARM stub " + rel + " to the boot partition or remove the armstub= line", kArmstubDoc),
-              a->line, "armstub");
+  std::string fix;
+  const std::string comment = comment_in_name_note(c, *a, "armstub", "", fix, [](const std::string& file) {
+    return "copy the ARM stub " + file + " to the boot partition";
+  });
+  Ctx::locate(
+      c.add(
+          Severity::Error, "armstub-missing",
+          "armstub=" + a->value + line_note(*a) + ": " + rel + " does not exist in " + c.o.boot_dir.string() + comment,
+          comment.empty() ? "copy the ARM stub " + rel + " to the boot partition or remove the armstub= line" : fix,
+          kArmstubDoc),
+      a->line, "armstub");
 }
 
 constexpr const char* kTemplateFix = "build the image so that the template is filled in, or write the real value";
@@ -154,16 +164,31 @@ bool is_placeholder_word(std::string_view v) {
 void check_config_files(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
   check_dtb(c, config, loader);
   check_armstub(c, config, loader);
+  check_conditional_files(c, config, loader);
 }
 
-void check_config_size(Ctx& c, std::string_view text) {
-  if (text.size() > kConfigSizeLimit)
-    c.add(Severity::Warning, "config-too-large",
-          fmt::format("config.txt is {} bytes, over {} KiB: a Pi 5 has been reported not to boot with a 49 KB "
-                      "config.txt (mostly comments)",
-                      text.size(), kConfigSizeLimit / 1024),
-          "remove comments and unused sections from config.txt",
-          "raspberrypi/firmware issue 1848; meta-raspberrypi warns at 16 KiB");
+void check_config_size(Ctx& c) {
+  std::size_t total = 0;
+  for (const auto& [name, size] : c.config_sizes) total += size;
+  if (total <= kConfigSizeLimit) return;
+  std::string msg = fmt::format("config.txt is {} bytes, over {} KiB: ", total, kConfigSizeLimit / 1024);
+  std::vector<std::string> files, parts;
+  for (const auto& [name, size] : c.config_sizes) {
+    files.push_back(name);
+    parts.push_back(fmt::format("{} {} bytes", name, size));
+  }
+  if (files.size() > 1)
+    msg = fmt::format(
+        "config.txt and the files it includes are {} bytes, over {} KiB ({}): include inserts a file's content, so "
+        "the firmware parses them as one config and the included text counts; ",
+        total, kConfigSizeLimit / 1024, join(parts, ", "));
+  const std::string last = files.back();
+  files.pop_back();
+  c.add(Severity::Warning, "config-too-large",
+        msg + "a Pi 5 has been reported not to boot with a 49 KB config.txt (mostly comments)",
+        "remove comments and unused sections from " + (files.empty() ? last : join(files, ", ") + " and " + last),
+        "raspberrypi/firmware issue 1848; meta-raspberrypi warns at 16 KiB; Raspberry Pi documentation, config_txt: "
+        "include");
 }
 
 namespace {
@@ -232,6 +257,10 @@ void check_config_tree(Ctx& c, const ConfigTxt& config, const std::string& name,
   chain.push_back(partition_relative(name).value_or(name));
   const int depth = static_cast<int>(chain.size()) - 1;
   const std::size_t first = c.r.findings.size();
+  // Each file once for config-too-large (a file included twice is read twice, but counted once).
+  if (std::none_of(c.config_sizes.begin(), c.config_sizes.end(),
+                   [&](const auto& s) { return s.first == chain.back(); }))
+    c.config_sizes.emplace_back(chain.back(), config.to_string().size());
   for (auto f : config.lint()) {
     f.rule = "config-" + f.rule;
     f.message = name + ": " + f.message;
@@ -265,12 +294,21 @@ void check_config_tree(Ctx& c, const ConfigTxt& config, const std::string& name,
     }
     // The firmware reads an include from the boot partition, a leading '/' meaning its root.
     const auto rel = partition_relative(l.value);
+    std::string fix;
+    const std::string comment =
+        rel ? comment_in_name_note(c, EffectiveValue{l.value, name, i + 1, "", ""}, "include", "", fix,
+                                   [&](const std::string& file) {
+                                     return "create " + (c.o.boot_dir / file).string() +
+                                            " (empty, if it has nothing to add)";
+                                   })
+            : "";
     Ctx::locate(
         rel ? c.add(Severity::Error, "include-missing",
                     name + ": `include " + l.value + "` names a missing file: " + *rel + " does not exist in " +
-                        c.o.boot_dir.string(),
-                    "create " + (c.o.boot_dir / *rel).string() +
-                        " (empty, if it has nothing to add) or remove the include line",
+                        c.o.boot_dir.string() + comment,
+                    comment.empty() ? "create " + (c.o.boot_dir / *rel).string() +
+                                          " (empty, if it has nothing to add) or remove the include line"
+                                    : fix,
                     "Raspberry Pi documentation, config_txt: include")
             : c.add(Severity::Error, "include-missing",
                     name + ": `include " + l.value + "` names a file outside the boot partition (its .. leaves " +
@@ -282,6 +320,15 @@ void check_config_tree(Ctx& c, const ConfigTxt& config, const std::string& name,
   // The files config.txt names (device_tree=, armstub=, the board's DTB) are its lines too: sorted
   // with them (docs/boot.md: "each in line order").
   if (depth == 0) check_config_files(c, config, loader);
+  // A missing file's finding that names its '#' (comment_in_name_note) replaces the lint's.
+  c.r.findings.erase(std::remove_if(c.r.findings.begin() + static_cast<long>(first), c.r.findings.end(),
+                                    [&](const Finding& f) {
+                                      return f.rule == "config-inline-comment" &&
+                                             std::find(c.comment_in_name.begin(), c.comment_in_name.end(),
+                                                       std::make_pair(name, static_cast<std::size_t>(f.line))) !=
+                                                 c.comment_in_name.end();
+                                    }),
+                     c.r.findings.end());
   std::stable_sort(c.r.findings.begin() + static_cast<long>(first), c.r.findings.end(),
                    [](const Finding& a, const Finding& b) {  // about the file as a whole (line 0): last
                      return (a.line == 0 ? INT_MAX : a.line) < (b.line == 0 ? INT_MAX : b.line);

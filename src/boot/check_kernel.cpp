@@ -6,6 +6,7 @@
 #include "boot/kernel_image.hpp"
 #include "boot/patch.hpp"
 #include "core/error.hpp"
+#include "core/strings.hpp"
 
 namespace fs = std::filesystem;
 
@@ -96,17 +97,30 @@ bool kernel_rule_missing(Ctx& c, const KernelFile& k) {
           : os_prefix_note(c.r.layout.os_prefix, line ? "kernel=" + line->value : "", line ? line->value : "",
                            " (with os_prefix=" + c.r.layout.os_prefix +
                                " the firmware falls back to the top level only when the kernel is there; it is not)");
+  // kernel=kernel8.img # my kernel: one finding, naming the file the firmware looks for, and no fix
+  // that creates a file with the comment in its name.
+  std::string fix;
+  const std::string comment =
+      line ? comment_in_name_note(c, *line, "kernel", c.r.resolved.os_prefix, fix,
+                                  [&](const std::string& rel) {
+                                    return c.layout() == LayoutId::Unknown || patch_fixes_kernel(c.layout())
+                                               ? "put the kernel there"
+                                               : reinstall_kernel_fix(c, rel);
+                                  })
+           : "";
   c.add(Severity::Error, "kernel-missing",
         "the " + c.board + " kernel " + k.name + k.where + " does not exist in " + k.boot.string() +
-            default_kernel_note(c) + prefix_note,
-        kernel_missing_fix(c), kKernelDoc);
+            default_kernel_note(c) + prefix_note + comment,
+        comment.empty() ? kernel_missing_fix(c) : fix, kKernelDoc);
   return true;
 }
 
 /// kernel-fallback: a Pi 5 without kernel_2712.img boots the generic kernel8.img.
 bool kernel_rule_fallback(Ctx& c, const KernelFile& k) {
   const auto& rb = c.r.resolved;
-  if (!is_bcm2712(rb.board) || !rb.kernel_default || fs::path(k.name).filename() != "kernel8.img") return false;
+  // k.name as spelled on the partition (KERNEL8.IMG: the firmware reads FAT without regard to case).
+  if (!is_bcm2712(rb.board) || !rb.kernel_default || to_lower(fs::path(k.name).filename().string()) != "kernel8.img")
+    return false;
   c.add(Severity::Warning, "kernel-fallback",
         "no kernel_2712.img in " + k.boot.string() + ": the " + c.board +
             " firmware falls back to kernel8.img, the generic arm64 kernel without the BCM2712 optimisations "

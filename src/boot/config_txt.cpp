@@ -31,6 +31,14 @@ std::string filter_type(const std::string& f) {
   return cut == std::string::npos ? f : f.substr(0, cut);
 }
 
+/// A filter type whose truth depends on the board at boot time, not its model: [gpioN=v], [0xSERIAL],
+/// [EDID=...], [tryboot] (Board::conditions_hold).
+bool is_condition_type(const std::string& type) {
+  return type == "serial" || type == "edid" || type == "tryboot" ||
+         (type.size() > 4 && type.rfind("gpio", 0) == 0 &&
+          std::all_of(type.begin() + 4, type.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; }));
+}
+
 }  // namespace
 
 ConfigLine classify_line(std::string text, std::string eol) {
@@ -242,21 +250,31 @@ std::size_t ConfigTxt::remove(std::string_view section, std::string_view key) {
   return removed;
 }
 
-void ConfigTxt::walk(
-    const Board& board, const IncludeLoader& loader, const std::string& self_name, int depth,
-    std::map<std::string, std::string>& filters,
-    const std::function<void(const ConfigLine&, const std::string&, std::size_t, const std::string&)>& fn) const {
-  // filters[""] carries the text of the current section header (not a filter).
+void ConfigTxt::walk(const Board& board, const IncludeLoader& loader, const std::string& self_name, int depth,
+                     std::map<std::string, std::string>& filters,
+                     const std::function<void(const ConfigLine&, const std::string&, std::size_t, const std::string&,
+                                              const std::string&)>& fn) const {
+  // filters[""] carries the text of the current section header (not a filter); "\x02TYPE" the
+  // filter of TYPE as written (for EffectiveValue::conditions).
   auto active = [&] {
     for (const auto& [type, f] : filters) {
-      if (type.empty() || type[0] == '\x01') continue;  // bookkeeping entries, not filters
+      if (type.empty() || type[0] == '\x01' || type[0] == '\x02') continue;  // bookkeeping entries, not filters
       if (type == "model") {
         if (!model_filter_matches(f, board.model)) return false;
-      } else {
+      } else if (!(board.conditions_hold && is_condition_type(type))) {
         return false;  // gpio, serial, EDID, HDMI, tryboot...: unknown offline, taken as false
       }
     }
     return true;
+  };
+  auto conditions = [&] {
+    std::string out;
+    for (const auto& entry : filters) {
+      const std::string& type = entry.first;
+      if (type.empty() || type[0] == '\x01' || type[0] == '\x02' || !is_condition_type(type)) continue;
+      if (auto w = filters.find("\x02" + type); w != filters.end()) out += "[" + w->second + "]";
+    }
+    return out;
   };
   for (std::size_t i = 0; i < lines_.size(); ++i) {
     const auto& l = lines_[i];
@@ -268,6 +286,7 @@ void ConfigTxt::walk(
         filters["\x01includes"] = includes;
       } else {
         filters[filter_type(f)] = f;
+        filters["\x02" + filter_type(f)] = trim(l.key);
       }
       filters[""] = "[" + l.key + "]";
       continue;
@@ -282,7 +301,7 @@ void ConfigTxt::walk(
       if (auto inc = loader(name)) inc->walk(board, loader, name, depth + 1, filters, fn);
       continue;
     }
-    fn(l, self_name, i + 1, filters[""]);
+    fn(l, self_name, i + 1, filters[""], board.conditions_hold ? conditions() : std::string());
   }
 }
 
@@ -298,12 +317,13 @@ std::vector<EffectiveValue> ConfigTxt::effective_all(std::string_view key, const
   std::vector<EffectiveValue> out;
   std::map<std::string, std::string> filters;
   walk(board, loader, self_name, 0, filters,
-       [&](const ConfigLine& l, const std::string& file, std::size_t line, const std::string& section) {
+       [&](const ConfigLine& l, const std::string& file, std::size_t line, const std::string& section,
+           const std::string& conditions) {
          if (l.key != key) return;
          // "initramfs=..." is not the directive (the firmware ignores it): not an effective value.
          if (key == "initramfs" && l.kind != LineKind::Directive) return;
          if (l.kind == LineKind::Setting && !l.has_equals) return;  // a bare key has no value
-         out.push_back({l.value, file, line, section});
+         out.push_back({l.value, file, line, section, conditions});
        });
   return out;
 }

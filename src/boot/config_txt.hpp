@@ -52,9 +52,14 @@ struct ConfigLine {
 
 /// The board a query is for. model is a firmware filter name: "pi4", "pi400",
 /// "cm4", "pi3", "pi3+", "pi5", ... Filters whose truth cannot be known offline
-/// ([gpio..], [0x..], [EDID=..], [HDMI:..], [tryboot], ...) count as false.
+/// ([gpio..], [0x..], [EDID=..], [HDMI:..], [tryboot], ...) count as false, unless
+/// conditions_hold: then the conditional filters [gpioN=v], [0xSERIAL], [EDID=...] and [tryboot]
+/// count as true (what the firmware reads on a board where they hold; EffectiveValue::conditions
+/// names them); [none], [HDMI:..] and the rest stay false. Raspberry Pi documentation, config_txt:
+/// conditional filters.
 struct Board {
   std::string model = "pi4";
+  bool conditions_hold = false;
 };
 
 /// Where an effective value comes from. line is 1-based.
@@ -63,6 +68,9 @@ struct EffectiveValue {
   std::string file;  ///< config file name as included ("config.txt", "usercfg.txt")
   std::size_t line = 0;
   std::string section;  ///< text of the last section header above it ("" = none)
+  /// The conditional filters in force at the line, as written ("[gpio4=1][tryboot]"); "" when none
+  /// (always "" unless Board::conditions_hold).
+  std::string conditions;
 };
 
 /// Throws Error{Usage} when `bytes` (the file `file`) is not text: it holds a
@@ -131,10 +139,10 @@ class ConfigTxt {
   bool upsert(std::string_view section, std::string_view key, const std::string& text, bool any_kind);
   void insert_line(std::size_t at, std::string text);
   void replace_text(std::size_t index, std::string text);
-  void walk(
-      const Board& board, const IncludeLoader& loader, const std::string& self_name, int depth,
-      std::map<std::string, std::string>& filters,
-      const std::function<void(const ConfigLine&, const std::string&, std::size_t, const std::string&)>& fn) const;
+  void walk(const Board& board, const IncludeLoader& loader, const std::string& self_name, int depth,
+            std::map<std::string, std::string>& filters,
+            const std::function<void(const ConfigLine&, const std::string&, std::size_t, const std::string&,
+                                     const std::string&)>& fn) const;
 
   std::vector<ConfigLine> lines_;
 };

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "boot/layout.hpp"
 #include "core/file.hpp"
 
 namespace piprov::boot {
@@ -61,7 +62,7 @@ std::string find_build_date(std::string_view data) {
 
 FirmwareInfo firmware_info(const std::filesystem::path& boot_dir, const std::string& kernel) {
   FirmwareInfo fi;
-  const auto data = read_file_if_exists(boot_dir / "start4.elf");
+  const auto data = read_partition_file(boot_dir, "start4.elf");
   if (!data) {
     fi.summary = "no start4.elf in the boot directory: the Pi 4 firmware version is unknown (firmware built since " +
                  std::string(kGzipKernelFirmwareDate) + " boots a gzip kernel= directly)";

@@ -112,7 +112,7 @@ bool looks_raspios(Seen& s) {
     s.l.evidence.push_back("issue.txt: " + std::string(trim(split(*issue, '\n').front())));
     any = true;
   }
-  if (auto cmd = read_file_if_exists(s.boot / "cmdline.txt")) {
+  if (auto cmd = read_partition_file(s.boot, "cmdline.txt")) {
     auto parsed = CmdlineTxt::parse(*cmd);
     if (parsed.get("root").value_or("") == "ROOTDEV") {
       s.l.evidence.push_back("cmdline.txt root=ROOTDEV (pi-gen's placeholder)");
@@ -223,7 +223,7 @@ PiBoard default_board() { return detect_board().board.value_or(PiBoard::Pi4); }
 Board filter_board(PiBoard b) { return Board{std::string(board_name(b))}; }
 
 BootLayout detect_layout(const fs::path& boot_dir, const std::optional<fs::path>& root_dir) {
-  auto text = read_file_if_exists(boot_dir / kConfigTxt);
+  auto text = read_partition_file(boot_dir, kConfigTxt);
   if (!text) throw Error(ErrorKind::Usage, boot_dir.string() + " has no config.txt: not a Raspberry Pi boot partition");
   BootLayout l;
   const auto config = ConfigTxt::parse(*text);
@@ -235,7 +235,7 @@ BootLayout detect_layout(const fs::path& boot_dir, const std::optional<fs::path>
   }
   l.tryboot_prefix = tryboot_prefix(config);
   if (!l.tryboot_prefix.empty()) l.evidence.push_back("config.txt [tryboot] os_prefix=" + l.tryboot_prefix);
-  if (auto a = read_file_if_exists(boot_dir / "autoboot.txt")) {
+  if (auto a = read_partition_file(boot_dir, "autoboot.txt")) {
     auto ab = ConfigTxt::parse(*a).effective("tryboot_a_b", pi4);
     l.tryboot_a_b = ab && ab->value == "1";
     if (l.tryboot_a_b) l.evidence.push_back("autoboot.txt tryboot_a_b=1");

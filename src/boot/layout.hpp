@@ -145,6 +145,11 @@ std::optional<std::string> partition_relative(std::string_view name);
 
 /// BOOT_DIR / partition_relative(NAME): the one way a file config.txt names is opened, so that no
 /// name reaches a file of the workstation outside BOOT_DIR; nullopt when NAME leaves the partition.
+/// Looked up as the firmware reads FAT, without regard to ASCII case: a component missing as
+/// written is the directory entry that equals it in another case (kernel8.img -> KERNEL8.IMG, also
+/// on a BOOT_DIR of a case-sensitive file system), so the path returned is spelled as on disk; a
+/// name found in no case is returned as written. The firmware reads a FAT boot partition, whose
+/// names compare case-insensitively (Microsoft FAT32 File System Specification: long names).
 std::optional<std::filesystem::path> partition_file(const std::filesystem::path& boot_dir, std::string_view name);
 
 /// True when NAME (as partition_file) is a regular file on the boot partition BOOT_DIR; false when it

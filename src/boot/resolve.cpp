@@ -4,6 +4,7 @@
 #include "boot/patch.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
+#include "core/strings.hpp"
 
 namespace fs = std::filesystem;
 
@@ -36,6 +37,14 @@ std::string resolve_prefixed(const std::string& prefix, const std::string& name)
   return partition_relative(joined).value_or(joined);
 }
 
+/// REL (relative to BOOT) as it is spelled on the partition when partition_file() finds it in
+/// another case (kernel8.img -> KERNEL8.IMG), so that messages and --json name the real file; REL
+/// itself when it is missing.
+std::string resolve_spelled(const fs::path& boot, const std::string& rel) {
+  if (rel.empty() || !partition_has_file(boot, rel)) return rel;
+  return partition_file(boot, rel)->lexically_relative(boot).generic_string();
+}
+
 }  // namespace
 
 std::optional<std::string> partition_relative(std::string_view name) {
@@ -50,7 +59,27 @@ std::optional<std::string> partition_relative(std::string_view name) {
 std::optional<fs::path> partition_file(const fs::path& boot_dir, std::string_view name) {
   auto rel = partition_relative(name);
   if (!rel) return std::nullopt;
-  return rel->empty() ? boot_dir : boot_dir / *rel;
+  // FAT names are case-insensitive to the firmware: each component missing as written is looked up
+  // in its directory without regard to ASCII case (KERNEL8.IMG for kernel8.img), on a BOOT_DIR of a
+  // case-sensitive file system too. The first component not found stays as written.
+  fs::path p = boot_dir;
+  bool found = true;
+  for (const auto& comp : fs::path(*rel)) {
+    std::error_code ec;
+    fs::path next = p / comp;
+    if (found && !fs::exists(fs::symlink_status(next, ec))) {
+      found = false;
+      const std::string want = to_lower(comp.string());
+      for (fs::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec))
+        if (to_lower(it->path().filename().string()) == want) {
+          next = it->path();
+          found = true;
+          break;
+        }
+    }
+    p = std::move(next);
+  }
+  return p;
 }
 
 bool partition_has_file(const fs::path& boot_dir, std::string_view name) {
@@ -75,7 +104,7 @@ std::string os_prefix_note(const std::string& os_prefix, const std::string& writ
 
 ResolvedBoot resolve_boot(const fs::path& boot, const BootLayout& layout, PiBoard board) {
   (void)layout;  // what the firmware loads follows config.txt alone; the layout is for the caller's messages
-  auto text = read_file_if_exists(boot / kConfigTxt);
+  auto text = read_partition_file(boot, kConfigTxt);
   if (!text) throw Error(ErrorKind::Usage, boot.string() + " has no config.txt: not a Raspberry Pi boot partition");
   const auto config = ConfigTxt::parse(*text);
   const auto loader = include_loader(boot);
@@ -96,20 +125,21 @@ ResolvedBoot resolve_boot(const fs::path& boot, const BootLayout& layout, PiBoar
     r.prefix_ignored = true;
     r.os_prefix.clear();
   }
-  r.kernel = resolve_prefixed(r.os_prefix, name);
+  r.kernel = resolve_spelled(boot, resolve_prefixed(r.os_prefix, name));
   r.initramfs_line = config.effective("initramfs", b, loader);
   if (r.initramfs_line) {
     r.initramfs_args = r.initramfs_line->value;
     std::string file = r.initramfs_args.substr(0, r.initramfs_args.find_first_of(" \t"));
-    if (!file.empty()) r.initramfs = resolve_prefixed(r.os_prefix, file);
+    if (!file.empty()) r.initramfs = resolve_spelled(boot, resolve_prefixed(r.os_prefix, file));
   } else if (auto ai = config.effective("auto_initramfs", b, loader); ai && ai->value == "1") {
     std::string file = auto_initramfs_name(name);
     if (!file.empty() && partition_has_file(boot, r.os_prefix + file))
-      r.initramfs = resolve_prefixed(r.os_prefix, file);
+      r.initramfs = resolve_spelled(boot, resolve_prefixed(r.os_prefix, file));
   }
   r.cmdline_line = config.effective("cmdline", b, loader);
-  r.cmdline = resolve_prefixed(
-      r.os_prefix, r.cmdline_line && !r.cmdline_line->value.empty() ? r.cmdline_line->value : "cmdline.txt");
+  r.cmdline = resolve_spelled(
+      boot, resolve_prefixed(r.os_prefix,
+                             r.cmdline_line && !r.cmdline_line->value.empty() ? r.cmdline_line->value : "cmdline.txt"));
   if (auto c = read_partition_file(boot, r.cmdline)) {
     const auto cmdline = CmdlineTxt::parse(*c);
     r.root = cmdline.get("root").value_or("");
