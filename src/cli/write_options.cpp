@@ -1,7 +1,9 @@
 #include "cli/write_options.hpp"
 
 #include <fmt/format.h>
+#include <poll.h>
 #include <unistd.h>
+#include <cerrno>
 #include <cstdio>
 #include <iostream>
 
@@ -16,6 +18,17 @@ bool ask_on_terminal(const std::string& summary) {
     throw Error(ErrorKind::Usage, "no terminal to ask for confirmation on: pass --yes to write without asking");
   std::fprintf(stderr, "%s\nContinue? Everything on the target will be lost. [y/N] ", summary.c_str());
   std::fflush(stderr);
+  // Wait for the line with poll(2), checking the cancel flag every 200 ms: a Ctrl-C that lands between the
+  // question and a blocking read(2) would otherwise interrupt nothing, and the read would wait forever.
+  for (;;) {
+    if (cancel_requested()) {
+      std::fputc('\n', stderr);
+      throw_if_cancelled("at the confirmation: nothing was written");
+    }
+    pollfd in{STDIN_FILENO, POLLIN, 0};
+    const int n = ::poll(&in, 1, 200);
+    if (n > 0 || (n < 0 && errno != EINTR)) break;
+  }
   std::string answer;
   if (!std::getline(std::cin, answer)) {
     std::fputc('\n', stderr);
