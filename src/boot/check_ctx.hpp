@@ -123,4 +123,14 @@ std::string reinstall_kernel_fix(const Ctx& c, const std::string& file);
 /// known. Raspberry Pi documentation, config_txt: autoboot.txt.
 Findings autoboot_partition_findings(const CheckOptions& o, int n, int line);
 
+/// The apt hook piprov installs (apt-hooks/, docs/boot.md "The apt hook"), where the firmware boots a
+/// vmlinux piprov keeps fresh: seed-hook, seed-hook-fault, hook-missing, hook-script-missing,
+/// hook-unit-missing, hook-unit-disabled, hook-outdated; hook-not-checked without a root fs.
+void check_hook(Ctx& c);
+
+/// raspi-firmware-edited: on Debian's raspi-firmware layout, config.txt or cmdline.txt (`config_text`,
+/// `cmdline`) differ from what its kernel hook writes, and the next kernel update overwrites them
+/// (Debian package raspi-firmware).
+void check_raspi_firmware(Ctx& c, const std::string& config_text, const std::optional<CmdlineTxt>& cmdline);
+
 }  // namespace piprov::boot::detail
