@@ -218,7 +218,8 @@ TEST(Trial8LogicalRoot, BootCheckImageAndDryRunFindTheRootOnLogicalPartition5) {
                 std::string::npos)
           << m;
       EXPECT_EQ(m.find("partition 2"), std::string::npos) << m;
-      EXPECT_EQ(f["fix"], "set root=PARTUUID=1234abcd-05 in cmdline.txt (" + img.string() + " partition 5)");
+      EXPECT_EQ(f["fix"],
+                "set root=PARTUUID=1234abcd-05 (the root partition, " + img.string() + " partition 5) in cmdline.txt");
     }
 
   // root=PARTUUID=1234abcd-05: the raspios verdict, on the raw image and on a multi-frame .zst (random access).
