@@ -68,12 +68,9 @@ void run_image_check(const BootCheckArgs& a, int& exit_code) {
   } else {
     const auto& r = c.report;
     fmt::print("{}\n{}", r.headline(), findings_text(r.findings));
-    // A raw image has nothing to decode (no blocks): what was read is its size.
     fmt::print("read from {} ({}): partition {}{}; {}\n", a.boot, c.format, c.boot_partition,
                c.root_note.empty() ? " and the root fs" : ", not the root fs (" + c.root_note + ")",
-               c.stats.blocks_total == 0 ? "read " + format_bytes(c.stats.bytes_decoded)
-                                         : fmt::format("{} of {} blocks decoded ({})", c.stats.blocks_decoded,
-                                                       c.stats.blocks_total, format_bytes(c.stats.bytes_decoded)));
+               image::reader_stats_text(c.stats, c.image_bytes));
     if (!c.note.empty()) fmt::print("note: {}\n", c.note);
     fmt::print("boot check: {}\n", r.summary());
   }

@@ -148,6 +148,16 @@ class RawImageReader final : public ImageReader {
 
 }  // namespace
 
+std::string reader_stats_text(const ReaderStats& s, std::uint64_t image_bytes) {
+  if (s.blocks_total == 0) return "read " + format_bytes(s.bytes_decoded);
+  std::string out =
+      fmt::format("{} of {} blocks decoded, {}", s.blocks_decoded, s.blocks_total, format_bytes(s.bytes_decoded));
+  if (image_bytes != 0 && s.bytes_decoded > image_bytes)
+    out += fmt::format(" in all: more than the {} image, as going back within a block decodes it again from its start",
+                       format_bytes(image_bytes));
+  return out;
+}
+
 std::unique_ptr<ImageReader> make_raw_reader(std::unique_ptr<InputFile> in) {
   return std::make_unique<RawImageReader>(std::move(in));
 }

@@ -34,6 +34,13 @@ struct ReaderStats {
   std::uint64_t bytes_decoded = 0;   ///< decoded bytes produced (a unit decoded twice counts twice)
 };
 
+/// What a reader of an image of `image_bytes` (its decoded size; 0 = unknown) read, for a summary
+/// line: "read 512.0 MiB" (raw), "12 of 81 blocks decoded, 52.0 MiB", and when a unit was decoded
+/// again (going back within an xz block, a zstd frame or a gzip stream starts it over) "1 of 1
+/// blocks decoded, 741.1 MiB in all: more than the 513.0 MiB image, as going back within a block
+/// decodes it again from its start".
+std::string reader_stats_text(const ReaderStats& s, std::uint64_t image_bytes);
+
 /// Random access to the decoded image. Thread-safe: read_at() may be called
 /// from several threads at once (each decode runs on the caller's thread).
 class ImageReader {

@@ -126,6 +126,7 @@ DryRunReport provision_dry_run(const ProvisionOptions& o) {
     throw Error(e.kind(), tree.named(e.what()), std::move(findings));
   }
   r.stats = tree.stats();
+  r.image_bytes = tree.image_bytes();
   return r;
 }
 
@@ -138,12 +139,8 @@ int dry_run_exit_code(const DryRunReport& r) {
 }
 
 std::string dry_run_text(const DryRunReport& r) {
-  // A raw image has nothing to decode (no blocks): what was read is its size.
-  std::string out =
-      fmt::format("provision --dry-run: nothing was written; read from {} ({}: {})\n", r.image, r.format,
-                  r.stats.blocks_total == 0 ? "read " + format_bytes(r.stats.bytes_decoded)
-                                            : fmt::format("{} of {} blocks decoded, {}", r.stats.blocks_decoded,
-                                                          r.stats.blocks_total, format_bytes(r.stats.bytes_decoded)));
+  std::string out = fmt::format("provision --dry-run: nothing was written; read from {} ({}: {})\n", r.image, r.format,
+                                image::reader_stats_text(r.stats, r.image_bytes));
   // The seed check's warnings, as the real run prints them (its errors refuse before this).
   if (!r.seed_check.findings.empty())
     out +=

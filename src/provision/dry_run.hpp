@@ -37,6 +37,7 @@ struct DryRunReport {
   boot::PatchReport patch;  ///< boot patch of the image's boot partition (the same on every disk)
   std::vector<DryRunTarget> targets;
   image::ReaderStats stats;
+  std::uint64_t image_bytes = 0;  ///< the image's decoded size
 };
 
 /// boot patch with `patch`'s options applied to `tree`'s temporary copy of the image's boot

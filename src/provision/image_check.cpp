@@ -259,6 +259,7 @@ ImageCheck check_image(const ImageCheckOptions& o) {
   c.options.boot_dir = tree.named(tree.boot_dir().string());
   if (tree.root_dir()) c.options.root_dir = tree.named(tree.root_dir()->string());
   c.stats = tree.stats();
+  c.image_bytes = tree.image_bytes();
   return c;
 }
 

@@ -48,6 +48,8 @@ class ImageTree {
   image::TableScheme scheme() const { return scheme_; }
   const std::string& disk_id() const { return disk_id_; }
   image::ReaderStats stats() const { return reader_->stats(); }
+  /// The image's decoded size (bytes).
+  std::uint64_t image_bytes() const { return reader_->size(); }
   /// The image's partitions as a Disk (path IMAGE, each "IMAGE partition N": an MBR's logical partitions 5,
   /// 6, ... (the EBR chain) included, its extended partition, a container, left out; fstype "vfat" for FAT,
   /// "ext2/3/4" for an ext superblock, else ""; PARTUUID "DISKID-NN" on MBR, the partition GUID on GPT; on a
@@ -90,10 +92,11 @@ struct ImageCheckOptions {
 };
 
 struct ImageCheck {
-  boot::CheckReport report;    ///< findings and layout; paths name "IMAGE partition N" and "IMAGE root fs"
-  boot::CheckOptions options;  ///< what check_boot() ran with (its temporary directories are gone)
-  image::ReaderStats stats;    ///< what the reader decoded
-  std::string format;          ///< "xz", "raw", ...
+  boot::CheckReport report;       ///< findings and layout; paths name "IMAGE partition N" and "IMAGE root fs"
+  boot::CheckOptions options;     ///< what check_boot() ran with (its temporary directories are gone)
+  image::ReaderStats stats;       ///< what the reader decoded
+  std::uint64_t image_bytes = 0;  ///< the image's decoded size
+  std::string format;             ///< "xz", "raw", ...
   bool random_access = false;
   std::string note;             ///< the reader's sequential_note(), "" for a random-access image
   unsigned boot_partition = 0;  ///< its number (1-based)

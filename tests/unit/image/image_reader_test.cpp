@@ -210,5 +210,16 @@ TEST_F(Reader, ARangePastTheEndIsRefused) {
   test::expect_error(ErrorKind::Usage, "but the image ends at", [&] { read_range(*r, data_.size() - 10, 11); });
 }
 
+// The summary line of what a reader decoded: raw images are read, compressed ones say their blocks,
+// and a block decoded again (a sequential image read back) says why the total passes the image size.
+TEST(ReaderStatsText, RawBlocksAndDecodedAgain) {
+  EXPECT_EQ(reader_stats_text({0, 0, 21u << 20}, 21u << 20), "read 21.0 MiB");
+  EXPECT_EQ(reader_stats_text({321, 23, 27u << 20}, 300u << 20), "23 of 321 blocks decoded, 27.0 MiB");
+  EXPECT_EQ(reader_stats_text({1, 1, 741u << 20}, 513u << 20),
+            "1 of 1 blocks decoded, 741.0 MiB in all: more than the 513.0 MiB image, as going back within a block "
+            "decodes it again from its start");
+  EXPECT_EQ(reader_stats_text({1, 1, 741u << 20}, 0), "1 of 1 blocks decoded, 741.0 MiB");  // size unknown
+}
+
 }  // namespace
 }  // namespace piprov::image
