@@ -216,4 +216,21 @@ PartitionTable with_logical_partitions(PartitionTable t, const ReadAtFn& read) {
   return t;
 }
 
+std::optional<PartitionEntry> last_data_partition(const PartitionTable& t) {
+  std::optional<PartitionEntry> last;
+  for (const auto& p : t.parts)
+    if (!p.extended && (!last || p.offset + p.size > last->offset + last->size)) last = p;
+  if (last && !t.logical_note.empty())  // an unread logical partition may lie after it, inside such a container
+    for (const auto& e : t.parts)
+      if (e.extended && e.offset + e.size > last->offset) return std::nullopt;
+  return last;
+}
+
+std::optional<PartitionEntry> extended_container_of(const PartitionTable& t, const PartitionEntry& p) {
+  if (!p.logical) return std::nullopt;
+  for (const auto& e : t.parts)
+    if (e.extended && p.offset >= e.offset && p.offset < e.offset + e.size) return e;
+  return std::nullopt;
+}
+
 }  // namespace piprov::image

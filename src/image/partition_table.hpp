@@ -119,4 +119,18 @@ LogicalPartitions read_logical_partitions(const PartitionEntry& extended, unsign
 /// is asked only for bytes inside the image. Throws only what `read` throws.
 PartitionTable with_logical_partitions(PartitionTable t, const ReadAtFn& read);
 
+/// The partition of `t` that ends last on the disk and may hold a file
+/// system: an MBR's extended partition is a container (its logical
+/// partitions are listed themselves: with_logical_partitions()), never the
+/// last. nullopt: no partitions; or an EBR chain was not read to its end
+/// (t.logical_note set) and an extended partition ends after the candidate's
+/// start, so a logical partition after it may be missing and which one ends
+/// last is not known (the note says why). Layout: Wikipedia "Extended boot
+/// record".
+std::optional<PartitionEntry> last_data_partition(const PartitionTable& t);
+
+/// The MBR extended partition of `t` holding the logical partition `p`;
+/// nullopt when `p` is not a logical one.
+std::optional<PartitionEntry> extended_container_of(const PartitionTable& t, const PartitionEntry& p);
+
 }  // namespace piprov::image

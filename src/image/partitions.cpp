@@ -23,10 +23,35 @@ namespace fs = std::filesystem;
 namespace piprov::image {
 namespace {
 
-/// The partitions of the table on `disk_path` that hold data (the extended-partition containers left out).
-std::vector<TablePartition> read_table(const std::string& disk_path) {
-  std::vector<TablePartition> out = read_table_partitions(disk_path).parts;
-  std::erase_if(out, [](const TablePartition& p) { return p.extended; });
+/// One data partition of a disk's table as libblkid reads it, for BLKPG (an MBR's logical ones included).
+struct BlkpgPartition {
+  unsigned number = 0;       ///< 1-based, as the kernel names it (sdb6)
+  std::uint64_t offset = 0;  ///< bytes from the start of the disk
+  std::uint64_t size = 0;    ///< bytes
+};
+
+/// The partitions of the table on `disk_path` that hold data (the extended-partition containers left out),
+/// sorted by number, as libblkid reads them: what the kernel should list and partx -a would add. Empty when
+/// libblkid cannot open or read it.
+std::vector<BlkpgPartition> read_blkpg_partitions(const std::string& disk_path) {
+  std::vector<BlkpgPartition> out;
+  blkid_probe pr = blkid_new_probe_from_filename(disk_path.c_str());
+  if (!pr) return out;
+  blkid_probe_enable_partitions(pr, 1);
+  blkid_probe_enable_superblocks(pr, 0);
+  if (blkid_do_fullprobe(pr) == 0)
+    if (blkid_partlist ls = blkid_probe_get_partitions(pr)) {
+      const int n = blkid_partlist_numof_partitions(ls);
+      for (int i = 0; i < n; ++i) {
+        blkid_partition p = blkid_partlist_get_partition(ls, i);
+        if (!p || blkid_partition_is_extended(p) != 0) continue;
+        out.push_back({static_cast<unsigned>(blkid_partition_get_partno(p)),
+                       static_cast<std::uint64_t>(blkid_partition_get_start(p)) * 512,
+                       static_cast<std::uint64_t>(blkid_partition_get_size(p)) * 512});
+      }
+    }
+  blkid_free_probe(pr);
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.number < b.number; });
   return out;
 }
 
@@ -37,7 +62,7 @@ bool in_sysfs(const std::string& disk_path, int number) {
 
 /// Adds one partition the kernel did not find itself (its partition-table
 /// parser may be missing, e.g. CONFIG_MSDOS_PARTITION=n), as partx -a does.
-void add_partition(int fd, const std::string& disk_path, const TablePartition& p) {
+void add_partition(int fd, const std::string& disk_path, const BlkpgPartition& p) {
   blkpg_partition part{};
   part.start = static_cast<long long>(p.offset);
   part.length = static_cast<long long>(p.size);
@@ -51,46 +76,6 @@ void add_partition(int fd, const std::string& disk_path, const TablePartition& p
 }
 
 }  // namespace
-
-TablePartitions read_table_partitions(const std::string& path) {
-  TablePartitions out;
-  blkid_probe pr = blkid_new_probe_from_filename(path.c_str());
-  if (!pr) return out;
-  blkid_probe_enable_partitions(pr, 1);
-  blkid_probe_enable_superblocks(pr, 0);
-  if (blkid_do_fullprobe(pr) == 0) {
-    if (blkid_partlist ls = blkid_probe_get_partitions(pr)) {
-      if (blkid_parttable root = blkid_partlist_get_table(ls))
-        if (const char* type = blkid_parttable_get_type(root))
-          out.scheme = parse_scheme(type).value_or(TableScheme::None);
-      const int n = blkid_partlist_numof_partitions(ls);
-      for (int i = 0; i < n; ++i) {
-        blkid_partition p = blkid_partlist_get_partition(ls, i);
-        if (!p) continue;
-        out.parts.push_back({static_cast<unsigned>(blkid_partition_get_partno(p)),
-                             static_cast<std::uint64_t>(blkid_partition_get_start(p)) * 512,
-                             static_cast<std::uint64_t>(blkid_partition_get_size(p)) * 512,
-                             blkid_partition_is_extended(p) != 0});
-      }
-    }
-  }
-  blkid_free_probe(pr);
-  std::sort(out.parts.begin(), out.parts.end(), [](auto& a, auto& b) { return a.number < b.number; });
-  return out;
-}
-
-std::optional<TablePartition> last_data_partition(const TablePartitions& t) {
-  std::optional<TablePartition> last;
-  for (const auto& p : t.parts)
-    if (!p.extended && (!last || p.offset + p.size > last->offset + last->size)) last = p;
-  return last;
-}
-
-std::optional<TablePartition> extended_container_of(const TablePartitions& t, const TablePartition& p) {
-  for (const auto& e : t.parts)
-    if (e.extended && p.offset >= e.offset && p.offset < e.offset + e.size) return e;
-  return std::nullopt;
-}
 
 std::string partition_path(const std::string& disk_path, int number) {
   std::string disk = disk_path;
@@ -135,7 +120,7 @@ std::vector<std::string> reread_partitions(const std::string& given_path, std::c
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
-  std::vector<TablePartition> table = read_table(disk_path);
+  std::vector<BlkpgPartition> table = read_blkpg_partitions(disk_path);
   auto all_in_sysfs = [&] {
     return std::all_of(table.begin(), table.end(),
                        [&](auto& p) { return in_sysfs(disk_path, static_cast<int>(p.number)); });

@@ -5,44 +5,10 @@
 // --partscan get LO_FLAGS_PARTSCAN set (LOOP_SET_STATUS64), which rescans.
 // Sources: BLKRRPART (linux/fs.h), loop(4) LO_FLAGS_PARTSCAN.
 #include <chrono>
-#include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "image/partition_table.hpp"
-
 namespace piprov::image {
-
-/// One entry of a partition table as libblkid reads it from the disk or
-/// image file: an MBR's logical partitions (5, 6, ..., from the EBR chain
-/// inside the extended partition) included, which parse_partition_table()
-/// (partition_table.hpp, the table's first bytes only) does not list.
-struct TablePartition {
-  unsigned number = 0;       ///< 1-based, as the kernel names it (sdb6)
-  std::uint64_t offset = 0;  ///< bytes from the start of the disk
-  std::uint64_t size = 0;    ///< bytes
-  bool extended = false;     ///< an MBR extended partition: the container of the logical ones, no file system
-};
-
-struct TablePartitions {
-  TableScheme scheme = TableScheme::None;  ///< None when libblkid finds no table, or one of another scheme
-  std::vector<TablePartition> parts;       ///< sorted by number
-};
-
-/// The partition table on `path` (a disk or an image file), read with
-/// libblkid. Never throws: a path it cannot open or read gives scheme None and
-/// no partitions.
-TablePartitions read_table_partitions(const std::string& path);
-
-/// The partition of `t` that ends last on the disk and may hold a file
-/// system: an MBR's extended partition is a container (its logical
-/// partitions are listed themselves), never the last. nullopt: no partitions.
-std::optional<TablePartition> last_data_partition(const TablePartitions& t);
-
-/// The MBR extended partition of `t` holding the logical partition `p`;
-/// nullopt when `p` is not a logical one.
-std::optional<TablePartition> extended_container_of(const TablePartitions& t, const TablePartition& p);
 
 /// Partition node of partition `number` of disk `disk_path`:
 /// "/dev/sdb" + 1 -> "/dev/sdb1"; "/dev/loop3" + 1 -> "/dev/loop3p1" (a

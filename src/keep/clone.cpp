@@ -22,7 +22,6 @@
 #include "image/disk_reader.hpp"
 #include "image/image_fs.hpp"
 #include "image/partition_table.hpp"
-#include "image/partitions.hpp"
 #include "image/write_targets.hpp"
 #include "keep/clone_live.hpp"
 #include "keep/clone_target.hpp"
@@ -84,22 +83,21 @@ CloneLayout read_clone_layout(const std::string& source) {
   auto reader = image::open_disk_reader(source);
   CloneLayout l;
   const std::uint64_t size = reader->size();
-  const image::PartitionTable t = image::read_partition_table(*reader, size);
+  // Every partition, an MBR's logical ones among them (the EBR chain); the last one an extended partition's
+  // contents, never the container itself. What ends last (a container may end after its last logical one) is copied.
+  const image::PartitionTable t = image::read_image_partitions(*reader);
   l.table = t.parts.empty() ? image::TableScheme::None : t.scheme;
   l.source_bytes = l.copy_bytes = l.need_bytes = size;
   if (t.parts.empty()) return l;
-  // Every partition libblkid lists, an MBR's logical ones among them; the last one an extended partition's
-  // contents, never the container itself. What ends last (a container may end after its last logical one) is copied.
-  image::TablePartitions all = image::read_table_partitions(source);
-  if (all.parts.empty())
-    for (const auto& p : t.parts) all.parts.push_back({p.number, p.offset, p.size, false});
   std::uint64_t end = 0;
-  for (const auto& p : all.parts) end = std::max(end, p.offset + p.size);
-  if (const auto last = image::last_data_partition(all)) {
+  for (const auto& p : t.parts) end = std::max(end, p.offset + p.size);
+  if (const auto last = image::last_data_partition(t)) {
     l.last_number = last->number;
     l.last_offset = last->offset;
     l.last_bytes = last->size;
-    if (const auto container = image::extended_container_of(all, *last)) l.last_extended = container->number;
+    if (const auto container = image::extended_container_of(t, *last)) l.last_extended = container->number;
+  } else {
+    l.last_note = t.logical_note;  // an EBR chain not read to its end: the last partition is not known
   }
   // At least the first MiB (the table, boot code, a GPT's entries), whole 4 KiB blocks.
   l.copy_bytes = std::min(size, std::max<std::uint64_t>(1u << 20, (end + 4095) / 4096 * 4096));

@@ -125,7 +125,9 @@ void grow_ext_to_partition(const std::string& part) {
 
 std::string grow_last_partition(const CloneLayout& l, const std::string& disk, std::uint64_t disk_bytes,
                                 bool resize_fs) {
-  if (l.last_number == 0) return "no partition table: nothing grown";
+  if (l.last_number == 0)
+    return l.last_note.empty() ? "no partition table: nothing grown"
+                               : "nothing grown: the last partition is not known (" + l.last_note + ")";
   const std::uint64_t room = disk_bytes - l.need_bytes;
   if (room < kCloneMiB) return fmt::format("partition {} not grown: {} has no room after it", l.last_number, disk);
   if (!clone_is_ext(l.last_fs))

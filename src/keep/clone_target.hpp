@@ -22,11 +22,14 @@ struct CloneLayout {
   std::uint64_t source_bytes = 0;                       ///< SOURCE's size
   std::uint64_t copy_bytes = 0;   ///< bytes copied: the last partition's end (SOURCE's size without a table)
   std::uint64_t need_bytes = 0;   ///< the least a TARGET must hold (a GPT: copy_bytes + its backup header)
-  unsigned last_number = 0;       ///< the partition that ends last (0: none)
+  unsigned last_number = 0;       ///< the partition that ends last (0: none, or not known: last_note)
   std::uint64_t last_offset = 0;  ///< its start and size, bytes
   std::uint64_t last_bytes = 0;
   unsigned last_extended = 0;  ///< the MBR extended partition holding it when it is a logical one (0: none)
   std::string last_fs;         ///< its file system as the free-space reader saw it ("ext4", "vfat", "" unknown)
+  /// Why the last partition is not known though SOURCE has a table: an MBR's EBR chain was not read to its end
+  /// (PartitionTable::logical_note), so a logical partition after it may be missing; nothing is grown. "" otherwise.
+  std::string last_note;
 };
 
 /// Bytes a GPT's backup entries and header take at the end of a disk (33

@@ -13,9 +13,9 @@
 #include "core/file.hpp"
 #include "core/process.hpp"
 #include "core/units.hpp"
+#include "image/disk_reader.hpp"
 #include "image/image_fs.hpp"
 #include "image/image_reader.hpp"
-#include "image/partitions.hpp"
 #include "keep/grows_back.hpp"
 
 namespace piprov::keep {
@@ -64,10 +64,15 @@ std::uint64_t ext_bytes(const std::string& dev) {
 ShrinkResult shrink_last_partition(const std::string& img) {
   ShrinkResult res;
   const std::uint64_t file_bytes = std::filesystem::file_size(img);
-  const image::TablePartitions t = image::read_table_partitions(img);
+  const image::PartitionTable t = image::read_image_partitions(*image::open_disk_reader(img));
   const auto last = image::last_data_partition(t);
   if (!last) {
-    res.line = "--shrink: no partition table: not shrunk";
+    // An EBR chain not read to its end: a logical partition after the last one listed may be missing, and cutting
+    // the file after the one listed would cut it off.
+    res.line = !t.logical_note.empty() && !t.parts.empty()
+                   ? "--shrink: the last partition is not known (" + t.logical_note + "): not shrunk"
+               : t.note.empty() ? "--shrink: no partition table: not shrunk"
+                                : "--shrink: " + t.note + ": not shrunk";
     return res;
   }
   const auto container = image::extended_container_of(t, *last);

@@ -29,8 +29,11 @@ struct ShrinkResult {
 /// Shrinks the last partition of the raw image file `img` in place (see
 /// above): the one that ends last on the disk, an MBR logical partition
 /// included, never the extended partition that holds them (it holds no file
-/// system). A last partition that is not ext2/3/4 or already minimal is left
-/// as it is (shrunk = false, line says why, naming it). Throws Error{Io} when a tool fails
+/// system). The partitions are read with image::read_image_partitions() (the
+/// EBR chain for the logical ones). A last partition that is not ext2/3/4 or
+/// already minimal, or that is not known (an EBR chain not read to its end:
+/// image::last_data_partition()), is left as it is (shrunk = false, line says
+/// why, naming it). Throws Error{Io} when a tool fails
 /// (its command and stderr), Error{Usage} when a tool is missing.
 ShrinkResult shrink_last_partition(const std::string& img);
 

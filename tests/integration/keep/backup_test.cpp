@@ -386,5 +386,25 @@ TEST(Backup, ShrinkNamesTheLastLogicalPartitionWhenItIsNotExt) {
   EXPECT_EQ(std::filesystem::file_size(out), 200ull << 20);
 }
 
+// The EBR before logical partition 6 wiped: the chain breaks after 5, so a partition after it may be missing and
+// which one is last is not known: nothing is shrunk or cut (cutting after 5 would cut 6 off), and the line says why.
+TEST(Backup, ShrinkLeavesAnImageWhoseEbrChainBreaksAsItIs) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("sfdisk");
+  PIPROV_REQUIRE_TOOL("mkfs.vfat");
+  TempDir tmp("piprov-backup");
+  const auto disk = make_logical_disk(tmp, "mke2fs -q -b 4096 -t ext4 -L writable -d files p6");
+  sh("dd if=/dev/zero of=" + q(disk.string()) + " bs=512 seek=" + std::to_string(34 * 2048) +
+     " count=1 conv=notrunc status=none");
+  const auto out = tmp.path / "b.img";
+  auto j = backup_json(disk.string(), out.string(), "--shrink");
+  EXPECT_EQ(j["shrink"],
+            "--shrink: the last partition is not known (extended partition 2 has no EBR (55 AA) at byte 35651584): "
+            "not shrunk")
+      << j.dump();
+  EXPECT_EQ(std::filesystem::file_size(out), 200ull << 20);
+  EXPECT_EQ(run("cmp " + q(disk.string()) + " " + q(out.string())).exit_code, 0) << "the image is the disk";
+}
+
 }  // namespace
 }  // namespace piprov::test

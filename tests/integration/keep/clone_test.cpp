@@ -443,6 +443,39 @@ TEST(Clone, GrowsTheLastLogicalPartitionWithItsExtendedPartition) {
       << r.out << r.err;
 }
 
+// The EBR before logical partition 6 wiped: the chain breaks after 5, so a partition after it may be missing
+// and which one is last is not known. Everything up to the extended partition's end is copied, nothing grown
+// (growing 5 would lay it over 6), and the line says why.
+TEST(Clone, BrokenEbrChainIsCopiedAndNothingGrown) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("sfdisk");
+  PIPROV_REQUIRE_TOOL("mkfs.vfat");
+  TempDir tmp("piprov-clone");
+  const auto disk = make_logical_disk(tmp, "mke2fs -q -b 4096 -t ext4 -L writable -d files p6");
+  sh("dd if=/dev/zero of=" + q(disk.string()) + " bs=512 seek=" + std::to_string(34 * 2048) +
+     " count=1 conv=notrunc status=none");
+  LoopDevice src(disk, 0);
+  auto dst = clone_target_loop(tmp.path / "dst", 300ull << 20);
+  auto r = clone_run("--yes --json " + src.path + " " + dst->path);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["copy_bytes"].get<std::uint64_t>(), 200ull << 20) << j.dump();
+  ASSERT_EQ(j["targets"].size(), 1u);
+  const auto& t = j["targets"][0];
+  EXPECT_TRUE(t["ok"].get<bool>()) << t.dump();
+  EXPECT_EQ(t["grown"],
+            "nothing grown: the last partition is not known (extended partition 2 has no EBR (55 AA) at byte "
+            "35651584)")
+      << t.dump();
+  // The first EBR and everything after partition 5 (the wiped EBR, partition 6) as SOURCE's (5 is the root the
+  // kernel lists, mounted for the PARTUUID rewrite); the MBR's entries kept their sizes.
+  EXPECT_EQ(run("cmp -i 17M -n 1M " + src.path + " " + dst->path).exit_code, 0);
+  EXPECT_EQ(run("cmp -i 34M -n 166M " + src.path + " " + dst->path).exit_code, 0);
+  auto e = sfdisk_entries(dst->path);
+  EXPECT_EQ(e[1], (std::pair<std::uint64_t, std::uint64_t>{2048, 32768})) << run("sfdisk -d " + dst->path).out;
+  EXPECT_EQ(e[2], (std::pair<std::uint64_t, std::uint64_t>{34816, 374784})) << run("sfdisk -d " + dst->path).out;
+}
+
 std::string ext_features(const std::string& dev) {
   auto r = run("dumpe2fs -h " + dev +
                " 2>/dev/null | sed -n 's/^Filesystem features: *//p' | tr ' ' '\\n' | "
