@@ -93,7 +93,8 @@ void check_dtb(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
     Ctx::locate(
         c.add(Severity::Error, "device-tree-missing",
               "device_tree=" + dt->value + line_note(*dt) + ": " + rel + " does not exist in " + c.o.boot_dir.string() +
-                  os_prefix_note(rb.os_prefix, "device_tree=" + dt->value, dt->value, prefix_note) + comment,
+                  os_prefix_note(rb.os_prefix, "device_tree=" + dt->value, dt->value, prefix_note) +
+                  (rel == rb.prefix_missing ? prefix_fallback_note(c) : "") + comment,
               comment.empty() ? put_fix(rel) + " or correct device_tree=" : fix, kDtDoc),
         dt->line, "device_tree");
     return;
@@ -107,7 +108,8 @@ void check_dtb(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
   c.add(Severity::Error, "dtb-missing",
         "the " + c.board + " device tree " + own + also + " does not exist in " + c.o.boot_dir.string() + prefix_note +
             (own_dtb.upstream ? " nor in upstream/ (upstream_kernel=1)" : "") +
-            ": the firmware has no device tree to pass to the kernel",
+            ": the firmware has no device tree to pass to the kernel" +
+            (own == rb.prefix_missing ? prefix_fallback_note(c) : ""),
         !pi5_unsupported_fix(c).empty()
             ? pi5_unsupported_fix(c) + "; its kernel package has no " + std::string(names.front()) +
                   ", which comes with the kernels that support the " + c.board +
