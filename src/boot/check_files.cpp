@@ -240,15 +240,21 @@ void check_config_lines(Ctx& c, const ConfigTxt& config, const std::string& name
     const eeprom::KeyRule* k = eeprom::find_key_any_case(l.key);
     if (!k) continue;
     const std::string key(k->key);
+    const std::string it = key == l.key ? std::string("it") : l.key;
+    // A key of the other family's bootloader (the eeprom key table's boards): moving it into this
+    // board's bootloader config would do nothing either (eeprom check: key-wrong-board).
+    const bool other_board = model_applies && !eeprom::key_on_board(*k, c.r.resolved.board);
     Ctx::locate(
         c.add(Severity::Warning, "config-eeprom-key",
               name + " line " + std::to_string(i + 1) + ": " +
                   (key == l.key ? key + " is a bootloader EEPROM setting, which the firmware ignores in config.txt"
                                 : l.key + " is the bootloader EEPROM setting " + key +
                                       ", not a config.txt option: the firmware ignores it in config.txt"),
-              "put " + key + "=" + l.value +
-                  " in the bootloader config (rpi-eeprom-config --edit, or piprov eeprom) and remove " +
-                  (key == l.key ? std::string("it") : l.key) + " from " + name,
+              other_board ? key + " is a " + (k->boards == eeprom::kPi5 ? "Pi 5" : "Pi 4") + " bootloader key: a " +
+                                c.board + " ignores it; remove " + it + " from " + name
+                          : "put " + key + "=" + l.value +
+                                " in the bootloader config (rpi-eeprom-config --edit, or piprov eeprom) and remove " +
+                                it + " from " + name,
               "Raspberry Pi documentation, raspberry-pi: bootloader configuration"),
         i + 1, l.key);
   }
