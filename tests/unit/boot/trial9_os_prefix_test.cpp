@@ -3,6 +3,7 @@
 // boot (Raspberry Pi documentation, config_txt: os_prefix).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,29 @@ TEST(Trial9Boot, PrefixWithoutItsDtbIsIgnoredAndTheTopLevelBoots) {
     EXPECT_NE(r.headline().find("(kernel " + std::string(b.kernel) + ", initramfs none, cmdline cmdline.txt,"),
               std::string::npos)
         << r.headline();
+
+    // Raspberry Pi OS's files at the top level (pi-gen's issue.txt): its layout, not "unknown" for
+    // a prefix the firmware ignores; the evidence says why. The layout is a Pi 4's view (layout.hpp).
+    write_file(boot / "issue.txt", "Raspberry Pi reference 2024-11-19\n");
+    write_file(boot / "kernel8.img", bt::fake_image(200000, 9));
+    write_file(boot / "sub/kernel8.img", bt::fake_image(200000, 10));
+    r = t9_check(boot, b.board);
+    EXPECT_EQ(piprov::boot::layout_name(r.layout.id), "raspios");
+    EXPECT_TRUE(r.usb_boot()) << r.headline();
+    const auto& ev = r.layout.evidence;
+    EXPECT_NE(std::find(ev.begin(), ev.end(), "os_prefix=sub/ ignored by the firmware (no sub/bcm2711-rpi-4-b.dtb)"),
+              ev.end())
+        << testing::PrintToString(ev);
+    // With its .dtb the prefix is used: a prefix without A/B is no layout piprov knows.
+    bt::write_dtbs(boot / "sub", true);
+    write_file(boot / "sub/cmdline.txt", "console=tty1 root=PARTUUID=6c586e13-02 rootfstype=ext4 rootwait\n");
+    r = t9_check(boot, b.board);
+    EXPECT_EQ(piprov::boot::layout_name(r.layout.id), "unknown");
+    EXPECT_EQ(r.resolved.kernel, "sub/" + std::string(b.kernel));
+    EXPECT_EQ(bt::find_rule(r, "os-prefix-ignored"), nullptr) << t9_all(r);
+    fs::remove_all(boot / "sub");
+    write_file(boot / "sub" / b.kernel, bt::fake_image(200000, 10));
+    if (b.board == PiBoard::Pi5) fs::remove(boot / "kernel8.img");
 
     // The top-level DTB and cmdline.txt missing too: their findings name the top-level paths.
     for (const auto& e : fs::directory_iterator(boot))
