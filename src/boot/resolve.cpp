@@ -45,7 +45,7 @@ std::string resolve_prefixed(const std::string& prefix, const std::string& name)
 /// config_txt: os_prefix, device_tree, upstream_kernel.
 std::string resolve_prefix_missing(const fs::path& boot, const std::string& prefix, const std::string& name,
                                    const std::optional<EffectiveValue>& device_tree, PiBoard board) {
-  const std::string kernel = resolve_prefixed(prefix, name);
+  std::string kernel = resolve_prefixed(prefix, name);
   if (!partition_has_file(boot, kernel)) return kernel;
   if (device_tree) {
     if (device_tree->value.empty()) return "";  // no device tree is loaded: only the kernel is tested
