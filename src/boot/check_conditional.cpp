@@ -51,7 +51,8 @@ void check_conditional_files(Ctx& c, const ConfigTxt& config, const IncludeLoade
       if (name.empty()) continue;
       const std::string rel = prefixed_path(k == "armstub" ? "" : prefix, name);
       if (partition_has_file(c.o.boot_dir, rel)) continue;
-      // os_prefix is ignored when the prefixed kernel is missing but the plain one is there (os_prefix).
+      // os_prefix is ignored when the prefixed kernel is missing but the plain one is there (os_prefix:
+      // the firmware uses the prefix only with its kernel and .dtb).
       if (k == "kernel" && !prefix.empty() && partition_has_file(c.o.boot_dir, prefixed_path("", name))) continue;
       const std::string written = k + (k == "initramfs" ? " " : "=") + v.value;
       Ctx::locate(c.add(Severity::Info, "conditional-file-missing",

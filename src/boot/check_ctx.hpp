@@ -57,6 +57,12 @@ void check_initramfs(Ctx& c);
 void check_root(Ctx& c, const std::optional<CmdlineTxt>& cmdline);
 /// The tryboot A/B state: autoboot.txt tryboot_a_b=1, new/ pending or left over.
 void check_ab(Ctx& c);
+/// When os_prefix is not viable and the top level has no kernel either (ResolvedBoot::prefix_missing
+/// without prefix_ignored): " (os_prefix=P is used only when its kernel and .dtb are both there:
+/// without P/FILE the firmware falls back to the top level, where there is no KERNEL either)", for
+/// the one finding that names the missing prefixed file; "" otherwise. Raspberry Pi documentation,
+/// config_txt: os_prefix.
+std::string prefix_fallback_note(const Ctx& c);
 /// The files config.txt names for this board: device_tree= (or the board's own DTB, core
 /// board_dtbs(), under os_prefix and upstream_kernel rules) and armstub=; each missing one an
 /// error naming the file (check_files.cpp).

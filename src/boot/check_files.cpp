@@ -93,7 +93,8 @@ void check_dtb(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
     Ctx::locate(
         c.add(Severity::Error, "device-tree-missing",
               "device_tree=" + dt->value + line_note(*dt) + ": " + rel + " does not exist in " + c.o.boot_dir.string() +
-                  os_prefix_note(rb.os_prefix, "device_tree=" + dt->value, dt->value, prefix_note) + comment,
+                  os_prefix_note(rb.os_prefix, "device_tree=" + dt->value, dt->value, prefix_note) +
+                  (rel == rb.prefix_missing ? prefix_fallback_note(c) : "") + comment,
               comment.empty() ? put_fix(rel) + " or correct device_tree=" : fix, kDtDoc),
         dt->line, "device_tree");
     return;
@@ -107,7 +108,8 @@ void check_dtb(Ctx& c, const ConfigTxt& config, const IncludeLoader& loader) {
   c.add(Severity::Error, "dtb-missing",
         "the " + c.board + " device tree " + own + also + " does not exist in " + c.o.boot_dir.string() + prefix_note +
             (own_dtb.upstream ? " nor in upstream/ (upstream_kernel=1)" : "") +
-            ": the firmware has no device tree to pass to the kernel",
+            ": the firmware has no device tree to pass to the kernel" +
+            (own == rb.prefix_missing ? prefix_fallback_note(c) : ""),
         !pi5_unsupported_fix(c).empty()
             ? pi5_unsupported_fix(c) + "; its kernel package has no " + std::string(names.front()) +
                   ", which comes with the kernels that support the " + c.board +
@@ -238,15 +240,21 @@ void check_config_lines(Ctx& c, const ConfigTxt& config, const std::string& name
     const eeprom::KeyRule* k = eeprom::find_key_any_case(l.key);
     if (!k) continue;
     const std::string key(k->key);
+    const std::string it = key == l.key ? std::string("it") : l.key;
+    // A key of the other family's bootloader (the eeprom key table's boards): moving it into this
+    // board's bootloader config would do nothing either (eeprom check: key-wrong-board).
+    const bool other_board = model_applies && !eeprom::key_on_board(*k, c.r.resolved.board);
     Ctx::locate(
         c.add(Severity::Warning, "config-eeprom-key",
               name + " line " + std::to_string(i + 1) + ": " +
                   (key == l.key ? key + " is a bootloader EEPROM setting, which the firmware ignores in config.txt"
                                 : l.key + " is the bootloader EEPROM setting " + key +
                                       ", not a config.txt option: the firmware ignores it in config.txt"),
-              "put " + key + "=" + l.value +
-                  " in the bootloader config (rpi-eeprom-config --edit, or piprov eeprom) and remove " +
-                  (key == l.key ? std::string("it") : l.key) + " from " + name,
+              other_board ? key + " is a " + (k->boards == eeprom::kPi5 ? "Pi 5" : "Pi 4") + " bootloader key: a " +
+                                c.board + " ignores it; remove " + it + " from " + name
+                          : "put " + key + "=" + l.value +
+                                " in the bootloader config (rpi-eeprom-config --edit, or piprov eeprom) and remove " +
+                                it + " from " + name,
               "Raspberry Pi documentation, raspberry-pi: bootloader configuration"),
         i + 1, l.key);
   }

@@ -80,6 +80,27 @@ struct KernelFile {
   fs::path path() const { return partition_file(boot, name).value_or(boot); }
 };
 
+constexpr const char* kOsPrefixDoc = "Raspberry Pi documentation, config_txt: boot options (os_prefix)";
+
+/// os-prefix-ignored (warning): os_prefix is set, but its kernel or .dtb is missing, so the firmware
+/// drops it and boots the top-level files (ResolvedBoot::prefix_ignored). Raspberry Pi
+/// documentation, config_txt: os_prefix.
+void check_os_prefix_ignored(Ctx& c) {
+  const auto& rb = c.r.resolved;
+  if (!rb.prefix_ignored || !rb.os_prefix_line) return;
+  const auto& p = *rb.os_prefix_line;
+  Ctx::locate(c.add(Severity::Warning, "os-prefix-ignored",
+                    "os_prefix=" + p.value + " (" + p.file + " line " + std::to_string(p.line) +
+                        ") has no effect: " + rb.prefix_missing + " does not exist in " + c.o.boot_dir.string() +
+                        ", and the firmware uses the prefix only when the kernel and the .dtb are both there; it "
+                        "boots the top-level " +
+                        rb.kernel + ", .dtb, " + rb.cmdline + " and overlays/ instead",
+                    "put " + rb.prefix_missing + " on the boot partition to boot from " + p.value +
+                        ", or remove the os_prefix line to boot the top-level files as now",
+                    kOsPrefixDoc),
+              p.line, "os_prefix");
+}
+
 /// A rule of the kernel check: adds its findings; true when the checks after
 /// it say nothing more (the kernel is missing, U-Boot, compressed, not an Image).
 using KernelRule = bool (*)(Ctx&, const KernelFile&);
@@ -91,12 +112,8 @@ bool kernel_rule_missing(Ctx& c, const KernelFile& k) {
   // kernel=/NAME: a leading / names the partition's top level, where os_prefix is not applied
   // (Raspberry Pi documentation, config_txt: os_prefix), so there is no fallback to speak of.
   const auto& line = c.r.resolved.kernel_line;
-  const std::string prefix_note =
-      c.r.layout.os_prefix.empty()
-          ? ""
-          : os_prefix_note(c.r.layout.os_prefix, line ? "kernel=" + line->value : "", line ? line->value : "",
-                           " (with os_prefix=" + c.r.layout.os_prefix +
-                               " the firmware falls back to the top level only when the kernel is there; it is not)");
+  const std::string prefix_note = os_prefix_note(c.r.resolved.os_prefix, line ? "kernel=" + line->value : "",
+                                                 line ? line->value : "", prefix_fallback_note(c));
   // kernel=kernel8.img # my kernel: one finding, naming the file the firmware looks for, and no fix
   // that creates a file with the comment in its name.
   std::string fix;
@@ -251,6 +268,14 @@ void check_kernel_file(Ctx& c) {
 
 }  // namespace
 
+std::string prefix_fallback_note(const Ctx& c) {
+  const auto& rb = c.r.resolved;
+  if (rb.prefix_missing.empty() || rb.prefix_ignored) return "";
+  return " (os_prefix=" + rb.os_prefix_line->value + " is used only when its kernel and .dtb are both there: without " +
+         rb.prefix_missing + " the firmware falls back to the top level, where there is no " + rb.top_kernel +
+         " either)";
+}
+
 std::string pi5_unsupported_fix(const Ctx& c) {
   // boot patch only fixes the Pi 4 family's USB boot; Ubuntu boots the Pi 5 from 23.10 on.
   if (!patch_fixes_kernel(c.layout()) || !is_bcm2712(c.r.resolved.board)) return "";
@@ -261,6 +286,7 @@ std::string pi5_unsupported_fix(const Ctx& c) {
 /// The kernel the firmware loads; findings about the kernel= line carry
 /// its line (in the file the message names) and key.
 void check_kernel(Ctx& c) {
+  check_os_prefix_ignored(c);
   const std::size_t first = c.r.findings.size();
   check_kernel_file(c);
   const auto& eff = c.r.resolved.kernel_line;

@@ -216,8 +216,9 @@ void check_ab(Ctx& c) {
           kAbDoc);
   const std::string slot = l.tryboot_prefix.empty() ? "new/" : l.tryboot_prefix;
   std::error_code ec;
-  if (!fs::is_directory(boot / slot, ec)) return;
   const auto& rb = c.r.resolved;
+  // os_prefix dropped (os-prefix-ignored): the top-level files boot, there is no slot to compare with.
+  if (rb.prefix_ignored || !fs::is_directory(boot / slot, ec)) return;
   auto base = [&](const std::string& rel) { return rel.substr(rb.os_prefix.size()); };
   std::vector<std::string> missing;
   for (const auto& rel : {rb.kernel, rb.initramfs, rb.cmdline})  // a path outside os_prefix ("/cmdline.txt") is shared

@@ -94,6 +94,7 @@ struct Seen {
   std::optional<fs::path> root;
   std::string dpkg_status;
   BootLayout& l;
+  bool prefix_ignored = false;  ///< os_prefix set but not viable on a Pi 4: the firmware boots the top level
 };
 
 /// Raspberry Pi OS needs evidence of its own, not only its kernel file names (kernel8.img is what
@@ -133,7 +134,8 @@ LayoutId decide(Seen& s) {
   if (piboot_try) l.evidence.push_back("dpkg: piboot-try installed");
   if (dpkg_installed(s.dpkg_status, "flash-kernel")) l.evidence.push_back("dpkg: flash-kernel installed");
   if (!l.os_prefix.empty() && (l.tryboot_a_b || !l.tryboot_prefix.empty() || piboot_try)) return LayoutId::UbuntuAb;
-  if (!l.os_prefix.empty()) return LayoutId::Unknown;  // a prefix without A/B: not a layout piprov knows
+  // A prefix without A/B: not a layout piprov knows, unless the firmware ignores it (resolve_boot).
+  if (!l.os_prefix.empty() && !s.prefix_ignored) return LayoutId::Unknown;
   const std::string k = s.kernel ? s.kernel->value : "";
   const bool generated = raspi_firmware_generated(s.config_text);
   const bool hook = s.root && debian_raspi_hook(*s.root);
@@ -241,6 +243,14 @@ BootLayout detect_layout(const fs::path& boot_dir, const std::optional<fs::path>
     if (l.tryboot_a_b) l.evidence.push_back("autoboot.txt tryboot_a_b=1");
   }
   Seen s{boot_dir, config, *text, config.effective("kernel", pi4, loader), root_dir, "", l};
+  if (!l.os_prefix.empty()) {
+    // os_prefix is used only with its kernel and .dtb (Raspberry Pi documentation, config_txt:
+    // os_prefix); resolve_boot() reads config.txt alone, so the layout is not needed yet.
+    const auto r = resolve_boot(boot_dir, l, PiBoard::Pi4);
+    s.prefix_ignored = r.prefix_ignored;
+    if (s.prefix_ignored)
+      l.evidence.push_back("os_prefix=" + l.os_prefix + " ignored by the firmware (no " + r.prefix_missing + ")");
+  }
   if (!s.kernel)
     l.evidence.push_back("config.txt has no kernel= for a Pi 4");
   else

@@ -105,8 +105,22 @@ Board filter_board(PiBoard b);
 /// include os_prefix ("current/vmlinuz").
 struct ResolvedBoot {
   PiBoard board = PiBoard::Pi4;
-  std::string os_prefix;        ///< the prefix applied ("" when none or ignored)
-  bool prefix_ignored = false;  ///< os_prefix set but its kernel missing: firmware falls back to no prefix
+  std::string os_prefix;                         ///< the prefix applied ("" when none or ignored)
+  std::optional<EffectiveValue> os_prefix_line;  ///< the os_prefix line, when there is one
+  /// os_prefix set but not viable: the first of the files the firmware tests under it (the kernel,
+  /// then the .dtb: device_tree=, else the board's own, core board_dtbs()) that is missing there
+  /// ("sub/bcm2711-rpi-4-b.dtb"); "" when no prefix is set or it is viable. Raspberry Pi
+  /// documentation, config_txt: os_prefix ("unless the expected kernel and .dtb can be found at the
+  /// new location/name, the prefix is ignored (set to \"\")").
+  std::string prefix_missing;
+  /// With prefix_missing: the kernel the firmware then loads from the top level ("kernel8.img";
+  /// kernel= without the prefix, or the board's default name there).
+  std::string top_kernel;
+  /// prefix_missing and top_kernel is on the partition: the firmware drops the prefix and boots the
+  /// top-level files (os_prefix is then "", and the paths here are the top-level ones). When
+  /// top_kernel is missing too nothing boots; the paths keep the prefix, so that the finding names
+  /// the prefixed file that is missing (the root cause) once.
+  bool prefix_ignored = false;
   bool arm_64bit = true;        ///< effective arm_64bit (default 1 on the Pi 4 family; always on the Pi 5)
   std::string kernel;           ///< kernel file ("vmlinuz", "current/vmlinuz", "kernel8.img")
   bool kernel_default = false;  ///< no kernel= line: the firmware default name

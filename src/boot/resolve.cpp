@@ -2,6 +2,7 @@
 #include "boot/cmdline_txt.hpp"
 #include "boot/layout.hpp"
 #include "boot/patch.hpp"
+#include "core/board.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
 #include "core/strings.hpp"
@@ -35,6 +36,26 @@ std::string auto_initramfs_name(const std::string& kernel) {
 std::string resolve_prefixed(const std::string& prefix, const std::string& name) {
   const std::string joined = name.empty() || name.front() != '/' ? prefix + name : name;
   return partition_relative(joined).value_or(joined);
+}
+
+/// The first file the firmware's os_prefix viability test misses under PREFIX: the kernel NAME,
+/// then the expected .dtb (device_tree= when set, none when it is empty, else any of the board's
+/// own DTBs, core board_dtbs(), which lists the upstream names upstream_kernel=1 prefers and the
+/// downstream ones it falls back to); "" when both are there. Raspberry Pi documentation,
+/// config_txt: os_prefix, device_tree, upstream_kernel.
+std::string resolve_prefix_missing(const fs::path& boot, const std::string& prefix, const std::string& name,
+                                   const std::optional<EffectiveValue>& device_tree, PiBoard board) {
+  std::string kernel = resolve_prefixed(prefix, name);
+  if (!partition_has_file(boot, kernel)) return kernel;
+  if (device_tree) {
+    if (device_tree->value.empty()) return "";  // no device tree is loaded: only the kernel is tested
+    const std::string dtb = resolve_prefixed(prefix, device_tree->value);
+    return partition_has_file(boot, dtb) ? "" : dtb;
+  }
+  const auto names = board_dtbs(board);
+  for (auto n : names)
+    if (partition_has_file(boot, prefix + std::string(n))) return "";
+  return resolve_prefixed(prefix, std::string(names.front()));
 }
 
 /// REL (relative to BOOT) as it is spelled on the partition when partition_file() finds it in
@@ -112,18 +133,29 @@ ResolvedBoot resolve_boot(const fs::path& boot, const BootLayout& layout, PiBoar
   ResolvedBoot r;
   r.board = board;
   // The firmware prepends os_prefix to a name and reads the result from the partition: "/abs/" is abs/ there.
-  if (auto p = config.effective("os_prefix", b, loader))
-    r.os_prefix = p->value.substr(std::min(p->value.size(), p->value.find_first_not_of('/')));
+  r.os_prefix_line = config.effective("os_prefix", b, loader);
+  if (r.os_prefix_line)
+    r.os_prefix = r.os_prefix_line->value.substr(
+        std::min(r.os_prefix_line->value.size(), r.os_prefix_line->value.find_first_not_of('/')));
   if (!is_bcm2712(board))
     if (auto a = config.effective("arm_64bit", b, loader)) r.arm_64bit = a->value != "0";
   r.kernel_line = config.effective("kernel", b, loader);
   r.kernel_default = !r.kernel_line;
   std::string name = r.kernel_line ? r.kernel_line->value : default_kernel(boot, r.os_prefix, board, r.arm_64bit);
-  // "unless the expected kernel ... can be found at the new location/name, the prefix is ignored" (os_prefix).
-  if (!r.os_prefix.empty() && (name.empty() || name.front() != '/') && !partition_has_file(boot, r.os_prefix + name) &&
-      partition_has_file(boot, name)) {
-    r.prefix_ignored = true;
-    r.os_prefix.clear();
+  // "unless the expected kernel and .dtb can be found at the new location/name, the prefix is ignored
+  // (set to "")" (os_prefix): the firmware then boots the top-level files.
+  if (!r.os_prefix.empty()) {
+    r.prefix_missing =
+        resolve_prefix_missing(boot, r.os_prefix, name, config.effective("device_tree", b, loader), board);
+    if (!r.prefix_missing.empty()) {
+      const std::string top = r.kernel_line ? r.kernel_line->value : default_kernel(boot, "", board, r.arm_64bit);
+      r.top_kernel = resolve_spelled(boot, resolve_prefixed("", top));
+      if (partition_has_file(boot, r.top_kernel)) {
+        r.prefix_ignored = true;
+        r.os_prefix.clear();
+        name = top;
+      }
+    }
   }
   r.kernel = resolve_spelled(boot, resolve_prefixed(r.os_prefix, name));
   r.initramfs_line = config.effective("initramfs", b, loader);

@@ -236,8 +236,16 @@ TEST(OtherLayouts, FixWordingFollowsTheFileAndLayout) {
   write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=Image\nos_prefix=slot-a/\ndevice_tree=my.dtb\n");
   write_file(t.path / "slot-a/cmdline.txt", "console=tty1 root=PARTUUID=1234abcd-02 rootwait\n");
   write_file(t.path / "slot-a/Image", bt::fake_image(200000, 3));
+  // Without slot-a/my.dtb the firmware drops os_prefix and boots the top-level Image: there the
+  // missing file is my.dtb (os-prefix-ignored says so). With no top-level Image either, the
+  // prefix's own file is the one to put there.
+  EXPECT_EQ(cf_find(cf_check(t.path), "device-tree-missing").fix,
+            "put my.dtb on the boot partition or correct device_tree=");
+  EXPECT_TRUE(cf_has(cf_check(t.path), "os-prefix-ignored"));
+  fs::remove(t.path / "Image");
   EXPECT_EQ(cf_find(cf_check(t.path), "device-tree-missing").fix,
             "copy my.dtb to slot-a/my.dtb or correct device_tree=");
+  EXPECT_FALSE(cf_has(cf_check(t.path), "os-prefix-ignored"));
 
   // The board's DTB missing on an unknown distribution: restore it from the image or its distribution.
   write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=Image\n");

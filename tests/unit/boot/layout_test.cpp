@@ -101,6 +101,10 @@ TEST(BootLayout, ResolvesWhatTheFirmwareLoads) {
     EXPECT_EQ(r.cmdline, "current/cmdline.txt");
     EXPECT_EQ(r.root, "LABEL=writable");
     EXPECT_FALSE(r.prefix_ignored);
+    EXPECT_EQ(r.prefix_missing, "");  // current/ holds the kernel and both boards' DTBs: viable
+    auto chk = check(q, b);
+    EXPECT_FALSE(has_rule(chk, "os-prefix-ignored"));
+    EXPECT_TRUE(chk.ok()) << testing::PrintToString(failing(chk));
   }
   StockTree rb("bookworm", configs);
   auto lr = detect_layout(rb.boot);

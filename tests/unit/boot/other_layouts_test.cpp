@@ -288,6 +288,22 @@ TEST(OtherLayouts, ConfigSizeTemplatesAndEepromKeys) {
   EXPECT_NE(find(r, "config-eeprom-key").fix.find("rpi-eeprom-config"), std::string::npos);
   const auto keys = rules(r);
   EXPECT_EQ(std::count(keys.begin(), keys.end(), "config-eeprom-key"), 1);  // enable_uart is config.txt's
+
+  // A key of the other family's bootloader (issue 29, trial 9): moving it would do nothing either,
+  // so the fix says to remove it. On the board it belongs to, the fix moves it.
+  write_file(t.path / "config.txt", base + "PCIE_PROBE=1\n");
+  EXPECT_EQ(find(check(t.path, PiBoard::Pi4), "config-eeprom-key").fix,
+            "PCIE_PROBE is a Pi 5 bootloader key: a Pi 4 ignores it; remove it from config.txt");
+  EXPECT_EQ(find(check(t.path, PiBoard::Pi5), "config-eeprom-key").fix,
+            "put PCIE_PROBE=1 in the bootloader config (rpi-eeprom-config --edit, or piprov eeprom) and remove it "
+            "from config.txt");
+  write_file(t.path / "config.txt", base + "usb_msd_pwr_off_time=500\n");
+  EXPECT_EQ(find(check(t.path, PiBoard::Pi5), "config-eeprom-key").fix,
+            "USB_MSD_PWR_OFF_TIME is a Pi 4 bootloader key: a Pi 5 ignores it; remove usb_msd_pwr_off_time from "
+            "config.txt");
+  // Under a [pi5] filter the line is not the Pi 4's: the fix still moves it (for the Pi 5).
+  write_file(t.path / "config.txt", base + "[pi5]\nPCIE_PROBE=1\n");
+  EXPECT_EQ(find(check(t.path, PiBoard::Pi4), "config-eeprom-key").fix.rfind("put PCIE_PROBE=1", 0), 0u);
 }
 
 // An empty device_tree= loads no device tree (Raspberry Pi documentation, config_txt), and a Linux

@@ -44,8 +44,22 @@ TEST(Trial5Boot, LeadingSlashPathsSayOsPrefixDoesNotApply) {
   write_file(t.path / "kernel_2712.img", bt::fake_image(200000, 3));
   write_file(t.path / "slot-A/initrd.img", "initrd");
   bt::write_dtbs(t.path / "slot-A");
+  // No /bcm2712-rpi-5-b.dtb: os_prefix=slot-A/ is not viable (the firmware needs the kernel and the
+  // .dtb it names) and is dropped; /kernel_2712.img is there, so the top-level files boot.
   auto r = t5_check(t.path, PiBoard::Pi5);
   const auto* dt = bt::find_rule(r, "device-tree-missing");
+  ASSERT_NE(dt, nullptr) << t5_rules(r);
+  EXPECT_EQ(
+      dt->message,
+      "device_tree=/bcm2712-rpi-5-b.dtb (config.txt line 5): bcm2712-rpi-5-b.dtb does not exist in " + t.path.string());
+  ASSERT_NE(bt::find_rule(r, "os-prefix-ignored"), nullptr) << t5_rules(r);
+  EXPECT_EQ(r.resolved.os_prefix, "");
+  // No kernel at the top level either: nothing boots, the prefix is kept, and device_tree= and
+  // initramfs say os_prefix does not apply to them.
+  fs::remove(t.path / "kernel_2712.img");
+  r = t5_check(t.path, PiBoard::Pi5);
+  EXPECT_EQ(r.resolved.os_prefix, "slot-A/");
+  dt = bt::find_rule(r, "device-tree-missing");
   ASSERT_NE(dt, nullptr) << t5_rules(r);
   EXPECT_EQ(dt->message,
             "device_tree=/bcm2712-rpi-5-b.dtb (config.txt line 5): bcm2712-rpi-5-b.dtb does not exist in " +

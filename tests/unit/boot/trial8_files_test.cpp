@@ -115,6 +115,7 @@ TEST(Trial8Boot, EveryConditionalFilterAndFileKeyIsChecked) {
   write_file(boot / "gpio.txt", "kernel=gpio.img\n");
   fs::create_directories(boot / "slot");
   fs::copy_file(boot / "kernel8.img", boot / "slot/kernel8.img");
+  bt::write_dtbs(boot / "slot", false);  // the prefix is used only with its kernel and .dtb (os_prefix)
   auto r = t8_check(boot);
   const auto* f = bt::find_rule(r, "conditional-file-missing");
   ASSERT_NE(f, nullptr) << t8_all(r);
