@@ -107,7 +107,7 @@ void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
         continue;
       }
       f.message += "; " + u.why;
-      f.source = kUbootScrSource;
+      f.source = u.source.empty() ? kUbootScrSource : u.source;
       uboot_fix = u.fix;
     }
     if (f.rule == "no-root")

@@ -65,10 +65,11 @@ struct UbootRootVerdict {
       : supplied(s), unknown(u), why(std::move(w)), fix(std::move(f)), root(std::move(r)), line(l) {}
   bool supplied = false;
   bool unknown = false;
-  std::string why;   ///< the message tail
-  std::string fix;   ///< for cmdline-no-root: the fix when it is not cmdline.txt's ("" = add root= there)
-  std::string root;  ///< supplied: the root= value boot.scr sets, to judge (check_root); "" when not known
-  int line = 0;      ///< supplied: boot.scr's line that holds `root`
+  std::string why;          ///< the message tail
+  std::string fix;          ///< for cmdline-no-root: the fix when it is not cmdline.txt's ("" = add root= there)
+  std::string root;         ///< supplied: the root= value boot.scr sets, to judge (check_root); "" when not known
+  int line = 0;             ///< supplied: boot.scr's line that holds `root`
+  std::string source = {};  ///< for cmdline-no-root: its source when not flash-kernel's bootscr.rpi
 };
 UbootRootVerdict uboot_root(const Ctx& c);
 

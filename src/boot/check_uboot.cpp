@@ -5,6 +5,11 @@
 #include "core/file.hpp"
 
 namespace piprov::boot::detail {
+namespace {
+constexpr const char* kUbootSourceDoc =
+    "U-Boot docs, source command (\"Two formats for script files exist: legacy U-Boot image format, Flat Image "
+    "Tree (FIT)\"); U-Boot cmd/source.c";
+}  // namespace
 
 UbootRootVerdict uboot_root(const Ctx& c) {
   if (auto scr = read_partition_file(c.o.boot_dir, "boot.scr")) {
@@ -12,11 +17,14 @@ UbootRootVerdict uboot_root(const Ctx& c) {
     if (script.plain_text) {
       // boot.cmd saved as boot.scr: U-Boot's source command refuses it. Wrapped by mkimage, would it set root=?
       const bool would_set = uboot_script_root(*scr).root == UbootRoot::Sets;
-      return {false, false,
-              "boot.scr is plain text, not an mkimage script: U-Boot does not run it (U-Boot: Wrong image format "
-              "for \"source\" command)",
-              would_set ? std::string("make it a script U-Boot runs: mv boot.scr boot.cmd, then ") + kUbootMkimage
-                        : std::string()};
+      UbootRootVerdict plain{
+          false, false,
+          "boot.scr is plain text, not an mkimage script: U-Boot does not run it (U-Boot: Wrong image format "
+          "for \"source\" command)",
+          would_set ? std::string("make it a script U-Boot runs: mv boot.scr boot.cmd, then ") + kUbootMkimage
+                    : std::string()};
+      plain.source = kUbootSourceDoc;
+      return plain;
     }
     if (script.fit) return {false, true, "boot.scr is a FIT image, whose script piprov does not read"};
     if (!script.ok) return {false, false, "U-Boot runs no boot script boot.scr either: " + script.why};

@@ -208,6 +208,9 @@ TEST(Trial9Boot, PlainTextBootScrRunsNoScript) {
   EXPECT_EQ(f->severity, Severity::Error);
   EXPECT_EQ(f->message, no_root + why);
   EXPECT_EQ(f->fix, std::string("make it a script U-Boot runs: mv boot.scr boot.cmd, then ") + kT9Mkimage);
+  EXPECT_EQ(f->source,
+            "U-Boot docs, source command (\"Two formats for script files exist: legacy U-Boot image format, Flat "
+            "Image Tree (FIT)\"); U-Boot cmd/source.c");
   EXPECT_FALSE(r.ok());
   // A plain-text script that would set none either: root= in cmdline.txt.
   write_file(boot / "boot.scr", "setenv bootargs \"${bootargs} rootwait\"\n");
