@@ -11,7 +11,6 @@
 #include "boot/firmware.hpp"
 #include "boot/kernel_image.hpp"
 #include "boot/patch.hpp"
-#include "boot/uboot_script.hpp"
 #include "boot/usb.hpp"
 #include "core/blockdev.hpp"
 #include "core/board.hpp"
@@ -67,44 +66,6 @@ std::string check_bom_fix(const Ctx& c, const std::string& rel) {
   return utf8_bom_fix("") + ", FILE being " + c.fix_target(rel);
 }
 
-/// Whether U-Boot supplies root= when cmdline.txt has none, decided by the boot script's content:
-/// boot.scr on the boot partition (mkimage script: uboot_script_text() reads past its legacy
-/// header, uboot_script_root() evaluates what it leaves in bootargs: the last assignment wins, a
-/// root= in a comment, an echo, another variable never put into bootargs or a gsub pattern that
-/// removes it does not count). HAOS-style scripts set root= in bootargs; Ubuntu's (flash-kernel's
-/// bootscr.rpi) does not: it passes the command line the firmware built from cmdline.txt on. Without
-/// a boot.scr, Ubuntu 20.04's layout runs none of its own (no root=); another U-Boot's script cannot
-/// be read: trusted (info). A script piprov cannot evaluate: unknown (info).
-struct UbootRootVerdict {
-  bool supplied = false;
-  bool unknown = false;
-  std::string why;
-};
-
-UbootRootVerdict uboot_root(const Ctx& c) {
-  if (auto scr = read_partition_file(c.o.boot_dir, "boot.scr")) {
-    const UbootScriptText script = uboot_script_text(*scr);
-    if (!script.ok) return {false, false, "U-Boot runs no boot script boot.scr either: " + script.why};
-    const UbootScriptRoot root = uboot_script_root(script.text);
-    switch (root.root) {
-      case UbootRoot::Sets: return {true, false, "right under U-Boot, whose boot script boot.scr sets root="};
-      case UbootRoot::Unknown:
-        return {false, true,
-                "piprov cannot tell whether U-Boot's boot script boot.scr puts root= in bootargs: " + root.why};
-      case UbootRoot::None: break;
-    }
-    return {false, false,
-            "U-Boot's boot script boot.scr sets none either: " +
-                (root.why.empty() ? std::string("it passes this command line on") : root.why + " (the last wins)")};
-  }
-  if (c.layout() == LayoutId::UbuntuUboot)
-    return {false, false,
-            "Ubuntu's U-Boot boot script, flash-kernel's bootscr.rpi, sets none either: it passes this "
-            "command line on"};
-  return {true, false,
-          "right under U-Boot if its boot script adds root= (there is no boot.scr on the partition to read)"};
-}
-
 void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
   c.r.cmdline_file = c.r.resolved.cmdline;
   auto text = read_partition_file(c.o.boot_dir, c.r.cmdline_file);
@@ -135,17 +96,22 @@ void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
   }
   out = CmdlineTxt::parse(*text);
   for (auto f : out->lint()) {
+    std::string uboot_fix;
     if (f.rule == "no-root" && c.uboot) {
-      const UbootRootVerdict u = uboot_root(c);
+      const detail::UbootRootVerdict u = detail::uboot_root(c);
       if (u.supplied || u.unknown) {
         c.add(Severity::Info, u.unknown ? "cmdline-root-uboot-unknown" : "cmdline-root-from-uboot",
               c.r.cmdline_file + " has no root=: " + u.why, "", u.unknown ? kUbootScrSource : "");
+        c.uboot_scr_root = u.root;  // check_root judges it
+        c.uboot_scr_root_line = u.line;
         continue;
       }
       f.message += "; " + u.why;
-      f.source = kUbootScrSource;
+      f.source = u.source.empty() ? kUbootScrSource : u.source;
+      uboot_fix = u.fix;
     }
-    if (f.rule == "no-root") f.fix = "add root=" + root_example(c) + " to the first line";
+    if (f.rule == "no-root")
+      f.fix = !uboot_fix.empty() ? uboot_fix : "add root=" + root_example(c) + " to the first line";
     if (f.rule == "empty")
       f.fix =
           "write the kernel command line on one line, e.g. ... root=" + root_example(c) + " rootfstype=ext4 rootwait";

@@ -18,6 +18,10 @@ struct Ctx {
   std::string patch_cmd;  ///< "piprov boot patch BOOT_DIR"
   std::string board;      ///< "Pi 4", "Pi 400", "CM4", "Pi 5", "Pi 500", "CM5": in messages
   bool uboot = false;     ///< the firmware loads U-Boot (by its content), whose script loads Linux (check_kernel)
+  /// The root= value U-Boot's boot.scr sets when the cmdline file has none (uboot_root()), and its
+  /// line in the script: check_root judges it; "" when there is none to judge.
+  std::string uboot_scr_root = {};
+  int uboot_scr_root_line = 0;
   /// Config lines (file as named, line) whose inline '#' a missing-file finding already names (the
   /// firmware looks for a file named with the comment): their config-inline-comment warning is not
   /// given as well (check_config_tree).
@@ -45,6 +49,30 @@ struct Ctx {
   }
 };
 
+/// How a fix says to rebuild boot.scr from its source boot.cmd (U-Boot docs, "source command": scripts
+/// are made with mkimage).
+inline constexpr const char* kUbootMkimage = "mkimage -A arm64 -T script -C none -d boot.cmd boot.scr";
+
+/// Whether U-Boot supplies root= when the cmdline file has none, decided by the boot script's content
+/// (check_uboot.cpp): boot.scr on the boot partition (uboot_script_text(): an mkimage legacy script;
+/// plain text U-Boot does not run: none; uboot_script_root() evaluates what it leaves in bootargs, the
+/// last assignment winning). HAOS-style scripts set root= in bootargs; Ubuntu's (flash-kernel's
+/// bootscr.rpi) does not: it passes the command line the firmware built from cmdline.txt on. Without a
+/// boot.scr, Ubuntu 20.04's layout runs none of its own (no root=); another U-Boot's script cannot be
+/// read: trusted (info). A script piprov cannot evaluate: unknown (info).
+struct UbootRootVerdict {
+  UbootRootVerdict(bool s, bool u, std::string w, std::string f = "", std::string r = "", int l = 0)
+      : supplied(s), unknown(u), why(std::move(w)), fix(std::move(f)), root(std::move(r)), line(l) {}
+  bool supplied = false;
+  bool unknown = false;
+  std::string why;          ///< the message tail
+  std::string fix;          ///< for cmdline-no-root: the fix when it is not cmdline.txt's ("" = add root= there)
+  std::string root;         ///< supplied: the root= value boot.scr sets, to judge (check_root); "" when not known
+  int line = 0;             ///< supplied: boot.scr's line that holds `root`
+  std::string source = {};  ///< for cmdline-no-root: its source when not flash-kernel's bootscr.rpi
+};
+UbootRootVerdict uboot_root(const Ctx& c);
+
 /// The kernel the firmware loads: present, not U-Boot, an arm64 Image or a
 /// compressed one the firmware loads, vmlinux fresh (check_kernel.cpp).
 void check_kernel(Ctx& c);
@@ -53,7 +81,9 @@ void check_initramfs(Ctx& c);
 /// root= of the cmdline file: a stable name (LABEL/PARTUUID/UUID), not pi-gen's
 /// ROOTDEV placeholder; with --device, on that disk and unique among attached disks; with a known
 /// disk that is not the SD card (--device, o.disk), never /dev/mmcblk* (the SD card's or eMMC's
-/// partition; Raspberry Pi documentation, "USB mass storage boot"): root-not-on-device.
+/// partition; Raspberry Pi documentation, "USB mass storage boot"): root-not-on-device. Without root=
+/// there, the same for the root= U-Boot's boot.scr sets (c.uboot_scr_root), named by its line, the fix
+/// on that line of boot.cmd and mkimage.
 void check_root(Ctx& c, const std::optional<CmdlineTxt>& cmdline);
 /// The tryboot A/B state: autoboot.txt tryboot_a_b=1, new/ pending or left over.
 void check_ab(Ctx& c);

@@ -68,16 +68,23 @@ const Partition* likely_root(const Disk& d) {
   return out;
 }
 
+/// Where root= is set, for messages and fixes: the cmdline file, or a line of U-Boot's boot.scr.
+struct RootAt {
+  std::string name;  ///< "cmdline.txt", "boot.scr line 2"
+  std::string in;    ///< "in cmdline.txt", "in the setenv bootargs on boot.scr line 2 (boot.cmd), then mkimage ..."
+  std::string tail;  ///< "" for the cmdline file (its fixes name no file), else " " + in
+  int line = 1;      ///< the line in that file
+};
+
 /// root-not-on-device's fix: the root partition's PARTUUID (else its LABEL) to set in the cmdline file,
 /// naming the partition as the root partition, not as where the cmdline file is ("set root=PARTUUID=
 /// c766fb17-02 (the root partition, /dev/sdb2) in cmdline.txt"); without either id, blkid's command.
-std::string root_on_disk_fix(const Ctx& c, const Disk& d) {
-  const std::string& file = c.r.cmdline_file;
+std::string root_on_disk_fix(const Disk& d, const RootAt& at) {
   const Partition* guess = likely_root(d);
   if (guess && (!guess->partuuid.empty() || !guess->label.empty()))
     return "set root=" + (guess->partuuid.empty() ? "LABEL=" + guess->label : "PARTUUID=" + guess->partuuid) +
-           " (the root partition, " + guess->path + ") in " + file;
-  return "set root= in " + file + " to the LABEL= or PARTUUID= of " + d.path + "'s root partition" +
+           " (the root partition, " + guess->path + ") " + at.in;
+  return "set root= " + at.in + " to the LABEL= or PARTUUID= of " + d.path + "'s root partition" +
          (d.path.rfind("/dev/", 0) == 0 ? " (blkid " + d.path + "*)" : "");
 }
 
@@ -104,7 +111,7 @@ std::optional<Disk> known_boot_disk(const Ctx& c) {
 /// the Pi boots over USB or NVMe (/dev/sdX, /dev/nvme0n1) it is never this disk (Raspberry Pi
 /// documentation, "USB mass storage boot"; Linux admin-guide kernel-parameters: root=): error
 /// root-not-on-device with the root partition's id. True when it said so.
-bool check_root_sd_name(Ctx& c, const std::string& root) {
+bool check_root_sd_name(Ctx& c, const std::string& root, const RootAt& at) {
   if (root.rfind("/dev/mmcblk", 0) != 0) return false;
   const std::optional<Disk> d = known_boot_disk(c);
   if (!d || boots_as_sd_card(*d)) return false;
@@ -112,26 +119,25 @@ bool check_root_sd_name(Ctx& c, const std::string& root) {
                                ? d->path + " (" + std::string(transport_name(d->transport)) + ")"
                                : "a USB or NVMe disk written from " + d->path;
   c.add(Severity::Error, "root-not-on-device",
-        "root=" + root + " (" + c.r.cmdline_file + ") is a partition of the SD card or eMMC (mmcblk: the mmc " +
+        "root=" + root + " (" + at.name + ") is a partition of the SD card or eMMC (mmcblk: the mmc " +
             "controller), not of " + what + ", which the Pi sees as /dev/sdX or /dev/nvme0n1: booting from it, " +
             "the kernel waits for the card (rootwait) or mounts the card's root",
-        root_on_disk_fix(c, *d), kRootDoc);
+        root_on_disk_fix(*d, at), kRootDoc);
   return true;
 }
 
 /// root= (LABEL=, PARTUUID= or UUID=) names a partition of `d`: else error root-not-on-device. With
 /// `others`, a partition of another attached disk with the same id is warning root-duplicate.
-void check_root_on_disk(Ctx& c, const std::string& root, const Disk& d, bool others) {
+void check_root_on_disk(Ctx& c, const std::string& root, const Disk& d, bool others, const RootAt& at) {
   auto [kind, value] = split_root(root);
   if (kind.empty()) return;  // a kernel device name: root-kernel-name already says why
   bool on_disk = false;
   for (const auto& p : d.partitions) on_disk = on_disk || matches(p, kind, value);
-  const std::string& file = c.r.cmdline_file;
   if (!on_disk) {
     c.add(Severity::Error, "root-not-on-device",
-          "root=" + root + " (" + file + ") names no partition of " + d.path + " (" + describe(d) +
+          "root=" + root + " (" + at.name + ") names no partition of " + d.path + " (" + describe(d) +
               "): the Pi would mount another disk's root, or none",
-          root_on_disk_fix(c, d), kRootDoc);
+          root_on_disk_fix(d, at), kRootDoc);
   }
   if (!others) return;
   for (const auto& other : list_disks()) {
@@ -154,12 +160,12 @@ void check_root_on_disk(Ctx& c, const std::string& root, const Disk& d, bool oth
 
 }  // namespace
 
-void check_root(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
-  auto root = cmdline->get("root");
-  if (!root) return;  // cmdline-no-root says so
-  const std::string& file = c.r.cmdline_file;
+namespace {
+
+/// root= `root` set at `at`: a stable name, on the known disk (check_root).
+void check_root_value(Ctx& c, const std::optional<std::string>& root, const RootAt& at) {
+  const std::string& file = at.name;
   auto [kind, value] = split_root(*root);
-  if (!template_value_in(*root).empty()) return;  // check_cmdline_text's template-value says it, once
   if (*root == "ROOTDEV" || is_placeholder_word(value)) {
     const std::string example = root_example(c);
     Ctx::locate(c.add(Severity::Error, "root-placeholder",
@@ -168,13 +174,14 @@ void check_root(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
                           ", which the image build replaces with the root partition: this cmdline is a template",
                       "set root=" + example +
                           (example.rfind("PARTUUID=", 0) == 0 ? " (blkid -s PARTUUID -o value /dev/sdX2)"
-                                                              : " (the root file system's label in this layout)"),
+                                                              : " (the root file system's label in this layout)") +
+                          at.tail,
                       "RPi-Distro/pi-gen stage1/00-boot-files/files/cmdline.txt"),
-                1, "root");
+                at.line, "root");
     return;
   }
   if (root->rfind("/dev/", 0) == 0) {
-    if (check_root_sd_name(c, *root)) return;
+    if (check_root_sd_name(c, *root, at)) return;
     c.add(Severity::Warning, "root-kernel-name",
           file + ": root=" + *root +
               (root->rfind("/dev/mmcblk", 0) == 0
@@ -183,24 +190,50 @@ void check_root(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
                      "check against the disk)"
                    : " is a kernel device name, which depends on probe order (booting from USB, the SD card's names "
                      "change)"),
-          "use root=PARTUUID=... or root=LABEL=... of the root partition (blkid shows both)", kRootDoc);
+          "use root=PARTUUID=... or root=LABEL=... of the root partition (blkid shows both)" + at.tail, kRootDoc);
     return;
   }
   if (kind == "PARTUUID" && !valid_partuuid(value)) {
     c.add(Severity::Error, "root-partuuid-invalid",
           file + ": root=PARTUUID=" + value + " is not a partition UUID (1234abcd-02 on MBR, a GUID on GPT)",
-          "set the root partition's PARTUUID (blkid -s PARTUUID -o value /dev/sdX2)", kRootDoc);
+          "set the root partition's PARTUUID (blkid -s PARTUUID -o value /dev/sdX2)" + at.tail, kRootDoc);
     return;
   }
   if (kind.empty()) {
     c.add(Severity::Warning, "root-unknown", file + ": root=" + *root + " is neither LABEL=, PARTUUID= nor UUID=",
-          "use root=PARTUUID=... or root=LABEL=... of the root partition", kRootDoc);
+          "use root=PARTUUID=... or root=LABEL=... of the root partition" + at.tail, kRootDoc);
     return;
   }
   if (c.o.device)
-    check_root_on_disk(c, *root, probe_disk(*c.o.device), true);
+    check_root_on_disk(c, *root, probe_disk(*c.o.device), true, at);
   else if (c.o.disk && (kind == "PARTUUID" ? c.o.disk_partuuids : c.o.disk_labels))
-    check_root_on_disk(c, *root, *c.o.disk, false);  // an image, or provision's disk: the host's disks are not the Pi's
+    check_root_on_disk(c, *root, *c.o.disk, false,
+                       at);  // an image, or provision's disk: the host's disks are not the Pi's
+}
+
+}  // namespace
+
+void check_root(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
+  const std::string& file = c.r.cmdline_file;
+  if (auto root = cmdline->get("root")) {
+    if (!template_value_in(*root).empty()) return;  // check_cmdline_text's template-value says it, once
+    check_root_value(c, root, {file, "in " + file, "", 1});
+    return;
+  }
+  if (c.uboot_scr_root.empty()) return;  // cmdline-no-root (or U-Boot's verdict) says so
+  // The root= U-Boot's boot.scr sets (Linux takes U-Boot's bootargs as its command line).
+  const std::string line = "boot.scr line " + std::to_string(c.uboot_scr_root_line);
+  const std::string in = "in the setenv bootargs on " + line + " (boot.cmd), then " + kUbootMkimage;
+  const std::string& root = c.uboot_scr_root;
+  if (auto t = template_values_in(root); !t.empty()) {
+    Ctx::locate(c.add(Severity::Error, "template-value",
+                      line + ": root=" + root + " holds the unexpanded template value" + (t.size() > 1 ? "s " : " ") +
+                          join(t, ", ") + ": this script is a template, not the one an image boots with",
+                      "write the real value " + in),
+                c.uboot_scr_root_line, "root");
+    return;
+  }
+  check_root_value(c, root, {line, in, " " + in, c.uboot_scr_root_line});
 }
 
 void check_ab(Ctx& c) {

@@ -1,7 +1,5 @@
 #include "boot/uboot_script.hpp"
 
-#include <zlib.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -11,24 +9,6 @@
 
 namespace piprov::boot {
 namespace {
-
-constexpr std::uint32_t kUbootImageMagic = 0x27051956;  // IH_MAGIC
-constexpr std::size_t kUbootHeaderSize = 64;            // sizeof(struct legacy_img_hdr)
-constexpr unsigned char kUbootTypeScript = 6;           // IH_TYPE_SCRIPT
-constexpr unsigned char kUbootCompNone = 0;             // IH_COMP_NONE
-// Byte offsets in the header: ih_magic 0, ih_hcrc 4, ih_time 8, ih_size 12, ih_load 16, ih_ep 20,
-// ih_dcrc 24, ih_os 28, ih_arch 29, ih_type 30, ih_comp 31, ih_name 32..63.
-
-std::uint32_t uboot_be32(std::string_view s, std::size_t at) {
-  std::uint32_t v = 0;
-  for (std::size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(s[at + i]);
-  return v;
-}
-
-std::uint32_t uboot_crc32(std::string_view s) {
-  return static_cast<std::uint32_t>(
-      ::crc32(::crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(s.data()), static_cast<uInt>(s.size())));
-}
 
 /// One command's words (quotes removed) and the 1-based line it starts on.
 struct UbootCommand {
@@ -92,13 +72,26 @@ bool uboot_has_root(const std::string& s) { return s.find("root=") != std::strin
 /// Whether a variable's value holds root=; Unknown with why when piprov cannot tell.
 enum class UbootTri { No, Yes, Unknown };
 struct UbootVal {
+  UbootVal() = default;
+  UbootVal(UbootTri t, std::string w) : tri(t), why(std::move(w)) {}
   UbootTri tri = UbootTri::No;
   std::string why;  ///< for Unknown: why; for No: what set it ("" = never set, or the firmware's line)
+  /// The value as expanded: a variable piprov does not know kept as "${NAME}"; the firmware's line is "".
+  std::string text;
+  bool exact = true;  ///< `text` is the value (not after a setexpr edit or a join of two values)
+  int line = 0;       ///< Yes: the line whose text holds the last root=; No: the line that replaced it
+  /// Unknown from one assignment under a condition: whether that one set root= (Yes/No) and its line.
+  UbootTri cond_kind = UbootTri::Unknown;
+  int cond_line = 0;
 };
 
 /// Two possible states of one variable (a conditional assignment, two boot commands): equal or unknown.
 UbootVal uboot_join(const UbootVal& a, const UbootVal& b) {
-  if (a.tri == b.tri) return a.tri == UbootTri::Unknown && a.why.empty() ? b : a;
+  if (a.tri == b.tri) {
+    UbootVal out = a.tri == UbootTri::Unknown && a.why.empty() ? b : a;
+    if (a.text != b.text || !a.exact || !b.exact) out.exact = false;
+    return out;
+  }
   return {UbootTri::Unknown, a.tri == UbootTri::Unknown ? a.why : b.tri == UbootTri::Unknown ? b.why : ""};
 }
 
@@ -115,10 +108,21 @@ struct UbootEnv {
   }
 };
 
-/// A value as hush expands it: root= in its text, or in a ${VAR} / $VAR it expands.
+/// A value as hush expands it: root= in its text, or in a ${VAR} / $VAR it expands; its text with the
+/// values of the variables piprov knows put in.
 UbootVal uboot_eval(const UbootEnv& env, const std::string& text, int line) {
   UbootVal out;
-  std::string literal;
+  std::string unknown_why;
+  bool yes = false;
+  std::string literal;  // the current run of literal text
+  auto flush = [&] {
+    if (uboot_has_root(literal)) {
+      yes = true;
+      out.line = line;
+    }
+    out.text += literal;
+    literal.clear();
+  };
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (text[i] != '$' || i + 1 >= text.size()) {
       literal += text[i];
@@ -143,26 +147,64 @@ UbootVal uboot_eval(const UbootEnv& env, const std::string& text, int line) {
       name = text.substr(i + 1, j - i - 1);
       i = j - 1;
     }
+    flush();
     const UbootVal v = env.get(name);
-    if (v.tri == UbootTri::Yes) return {UbootTri::Yes, ""};
-    if (v.tri == UbootTri::Unknown && out.tri != UbootTri::Unknown)
-      out = {UbootTri::Unknown, "line " + std::to_string(line) + " expands " +
-                                    (v.why.rfind("${", 0) == 0 ? v.why : "${" + name + "} (" + v.why + ")")};
+    if (v.tri == UbootTri::Unknown) {
+      out.text += "${" + name + "}";
+      if (unknown_why.empty())
+        unknown_why = "line " + std::to_string(line) + " expands " +
+                      (v.why.rfind("${", 0) == 0 ? v.why : "${" + name + "} (" + v.why + ")");
+      continue;
+    }
+    out.text += v.text;
+    out.exact = out.exact && v.exact;
+    if (v.tri == UbootTri::Yes) {
+      yes = true;
+      out.line = v.line;
+    }
   }
-  if (uboot_has_root(literal)) return {UbootTri::Yes, ""};
+  flush();
+  if (yes) {
+    out.tri = UbootTri::Yes;
+    return out;
+  }
+  out.line = 0;
+  if (!unknown_why.empty()) return {UbootTri::Unknown, unknown_why};
   return out;
 }
 
 /// Sets `name` to `v` in the script's order; under a condition, the earlier state stays possible.
 void uboot_assign(UbootEnv& env, const std::string& name, UbootVal v, int line, bool conditional) {
   if (conditional) {
-    UbootVal before = env.get(name);
-    if (before.tri != v.tri)
-      v = {UbootTri::Unknown, "line " + std::to_string(line) + " sets " + name + " under a condition (" +
-                                  (v.tri == UbootTri::Yes ? "with" : "without") +
-                                  " root=); otherwise it stays as it was"};
-    else
+    const UbootVal before = env.get(name);
+    if (before.tri != v.tri) {
+      const UbootTri kind = v.tri;
+      const std::string at = "line " + std::to_string(line);
+      if (before.cond_kind != UbootTri::Unknown && kind != UbootTri::Unknown && before.cond_kind != kind) {
+        // if ...; then setenv bootargs root=...; else setenv bootargs ...; fi: one branch each.
+        const int with = kind == UbootTri::Yes ? line : before.cond_line;
+        const int without = kind == UbootTri::Yes ? before.cond_line : line;
+        v = {UbootTri::Unknown, with == without ? at + " sets " + name + " under a condition: root= on one branch only"
+                                                : name + " is set under a condition: root= on one branch only (line " +
+                                                      std::to_string(with) + " sets it with root=, line " +
+                                                      std::to_string(without) + " without)"};
+      } else {
+        v = {UbootTri::Unknown, at + " sets " + name + " under a condition (" +
+                                    (kind == UbootTri::Yes ? "with" : "without") +
+                                    " root=); otherwise it stays as it was"};
+        if (kind != UbootTri::Unknown && before.tri != UbootTri::Unknown) {
+          v.cond_kind = kind;
+          v.cond_line = line;
+        }
+      }
+    } else {
+      const bool untouched = before.tri == UbootTri::No && before.why.empty() && before.line == 0;
       v = uboot_join(before, v);
+      if (untouched) {  // the firmware's line, or set without root= on one branch: remember that branch
+        v.cond_kind = UbootTri::No;
+        v.cond_line = line;
+      }
+    }
   }
   env.vars[name] = std::move(v);
 }
@@ -203,10 +245,12 @@ void uboot_run_command(UbootEnv& env, const std::vector<std::string>& w, int lin
     // "${bootargs} rootwait" keeps what bootargs was (the firmware's line passed on); anything else replaces it.
     const bool keeps =
         value.find("${" + name + "}") != std::string::npos || value.find("$" + name) != std::string::npos;
-    if (v.tri == UbootTri::No)
+    if (v.tri == UbootTri::No) {
       v.why = keeps
                   ? env.get(name).why
                   : at + (n + 1 < w.size() ? " replaces " + name + " with a value without root=" : " deletes " + name);
+      v.line = keeps ? env.get(name).line : line;
+    }
     uboot_assign(env, name, std::move(v), line, conditional);
     return;
   }
@@ -217,17 +261,22 @@ void uboot_run_command(UbootEnv& env, const std::vector<std::string>& w, int lin
       const bool pattern_root = uboot_has_root(w[3]);
       const UbootVal repl = uboot_eval(env, w[4], line);
       UbootVal v;
-      if (in.tri == UbootTri::Yes && repl.tri == UbootTri::Yes)
-        v = {UbootTri::Yes, ""};
-      else if (in.tri == UbootTri::No && (pattern_root || repl.tri == UbootTri::No))
-        v = {UbootTri::No, in.why};  // nothing to match, or nothing with root= put in
-      else
+      if (in.tri == UbootTri::Yes && repl.tri == UbootTri::Yes) {
+        v = {UbootTri::Yes, ""};  // which root= is left: not evaluated
+        v.exact = false;
+        v.line = line;
+      } else if (in.tri == UbootTri::No && (pattern_root || repl.tri == UbootTri::No)) {
+        v = in;  // nothing to match, or nothing with root= put in
+        v.exact = v.exact && pattern_root;
+      } else {
         v = {UbootTri::Unknown, at + " edits " + name + " with setexpr " + w[2] + " (" +
                                     (in.tri == UbootTri::Yes ? "it may remove root=" : "it may add root=") + ")"};
+      }
       uboot_assign(env, name, std::move(v), line, conditional);
       return;
     }
     UbootVal v = uboot_eval(env, join_from(2), line);
+    v.exact = false;  // setexpr computes the value
     if (v.tri != UbootTri::Yes)
       v = {UbootTri::Unknown, at + " sets " + name + " with " + c + ", which piprov does not evaluate"};
     uboot_assign(env, name, std::move(v), line, conditional);
@@ -247,43 +296,6 @@ void uboot_run_command(UbootEnv& env, const std::vector<std::string>& w, int lin
 }
 
 }  // namespace
-
-UbootScriptText uboot_script_text(std::string_view file) {
-  if (file.size() < 4 || uboot_be32(file, 0) != kUbootImageMagic) return {true, file, {}};
-  auto refused = [](std::string why) { return UbootScriptText{false, {}, std::move(why)}; };
-  if (file.size() < kUbootHeaderSize)
-    return refused("it ends inside its 64-byte mkimage header (" + std::to_string(file.size()) + " bytes)");
-  std::string header(file.substr(0, kUbootHeaderSize));
-  header.replace(4, 4, 4, '\0');  // ih_hcrc is computed with itself zeroed
-  if (uboot_crc32(header) != uboot_be32(file, 4)) return refused("its header CRC-32 is wrong (U-Boot: Bad header crc)");
-  const std::uint32_t size = uboot_be32(file, 12);
-  if (size > file.size() - kUbootHeaderSize)
-    return refused("its header says " + std::to_string(size) + " bytes of data, the file has " +
-                   std::to_string(file.size() - kUbootHeaderSize) + " after the header: cut short");
-  const std::string_view data = file.substr(kUbootHeaderSize, size);
-  // U-Boot checks the data CRC unless the environment sets verify=no (the default checks).
-  if (uboot_crc32(data) != uboot_be32(file, 24)) return refused("its data CRC-32 is wrong (U-Boot: Bad data crc)");
-  if (static_cast<unsigned char>(file[30]) != kUbootTypeScript)
-    return refused("its mkimage type is " + std::to_string(static_cast<unsigned char>(file[30])) +
-                   ", not a script (6) (U-Boot: Bad image type)");
-  if (static_cast<unsigned char>(file[31]) != kUbootCompNone)
-    return refused("its script is compressed, which U-Boot's source command does not undo");
-  // The length table: 32-bit big-endian lengths ending with 0; the script is the first component.
-  std::size_t at = 0;
-  std::uint32_t len = 0;
-  for (;; at += 4) {
-    if (at + 4 > data.size()) return refused("its length table has no terminating 0 inside the image");
-    const std::uint32_t l = uboot_be32(data, at);
-    if (at == 0) len = l;
-    if (l == 0) break;
-  }
-  at += 4;
-  if (len == 0) return refused("it is an empty script (U-Boot: Empty Script)");
-  if (len > data.size() - at) return refused("its script length " + std::to_string(len) + " runs past its data");
-  std::string_view text = data.substr(at, len);
-  if (auto nul = text.find('\0'); nul != std::string_view::npos) text = text.substr(0, nul);
-  return {true, text, {}};
-}
 
 UbootScriptRoot uboot_script_root(std::string_view script) {
   UbootEnv env;
@@ -318,11 +330,23 @@ UbootScriptRoot uboot_script_root(std::string_view script) {
   UbootVal out = at_boot.empty() ? env.get("bootargs") : at_boot.front();
   for (const auto& v : at_boot) out = uboot_join(out, v);
   switch (out.tri) {
-    case UbootTri::Yes: return {UbootRoot::Sets, ""};
-    case UbootTri::No: return {UbootRoot::None, out.why};
+    case UbootTri::Yes: {
+      UbootScriptRoot sets{UbootRoot::Sets, "", "", false, out.line};
+      if (!out.exact) return sets;
+      // The last root= word: the kernel takes the last (Linux init/do_mounts.c root_dev_setup).
+      std::size_t at = std::string::npos;
+      for (std::size_t p = out.text.find("root="); p != std::string::npos; p = out.text.find("root=", p + 1))
+        if (p == 0 || out.text[p - 1] == ' ' || out.text[p - 1] == '\t') at = p;
+      if (at == std::string::npos) return sets;
+      const std::size_t end = out.text.find_first_of(" \t", at);
+      sets.value = out.text.substr(at + 5, end == std::string::npos ? std::string::npos : end - at - 5);
+      sets.run_time = out.text.find('$', at) != std::string::npos;
+      return sets;
+    }
+    case UbootTri::No: return {UbootRoot::None, out.why, "", false, out.why.empty() ? 0 : out.line};
     case UbootTri::Unknown: break;
   }
-  return {UbootRoot::Unknown, out.why};
+  return {UbootRoot::Unknown, out.why, "", false, 0};
 }
 
 }  // namespace piprov::boot

@@ -9,7 +9,9 @@
 // "source command"): a 64-byte header of big-endian fields (magic 0x27051956, header CRC-32,
 // ih_size, data CRC-32, ih_type 6 = script, ih_comp 0 = none), then, for a script, a table of 32-bit
 // big-endian lengths ending with 0, then the script (U-Boot cmd/source.c: "scripts are just
-// multi-image files with one component"). A file without the magic is read as plain script text.
+// multi-image files with one component"). U-Boot's `source` runs only that format or a FIT image (U-Boot
+// docs, "source command": "Two formats for script files exist"); anything else, e.g. boot.cmd saved as
+// boot.scr, it refuses ("Wrong image format for "source" command"): it runs no script.
 #include <string>
 #include <string_view>
 
@@ -18,11 +20,16 @@ namespace piprov::boot {
 /// The script text U-Boot's `source` runs from `file` (boot.scr's bytes). With the legacy header:
 /// the first component after the length table, `ok` false and `why` naming what makes U-Boot refuse
 /// it (bad header or data CRC-32, a type that is not script, a compressed script, ih_size or the
-/// length table past the end of the file). Without the header: the whole file. Never throws.
+/// length table past the end of the file). Without the header: `ok` false and `plain_text` true (no
+/// FIT either: U-Boot's "Wrong image format for "source" command"); a FIT image (the device tree
+/// magic 0xd00dfeed): `ok` true, `fit` true and `text` empty (piprov does not read a FIT's script).
+/// Never throws.
 struct UbootScriptText {
   bool ok = true;
-  std::string_view text;  ///< a view into `file`
-  std::string why;        ///< when !ok: e.g. "its header CRC-32 is wrong (U-Boot: Bad header crc)"
+  bool plain_text = false;  ///< neither the legacy header nor FIT: U-Boot does not run it
+  bool fit = false;         ///< a FIT image: U-Boot runs its script, which piprov does not read
+  std::string_view text;    ///< a view into `file`
+  std::string why;          ///< when !ok: e.g. "its header CRC-32 is wrong (U-Boot: Bad header crc)"
 };
 UbootScriptText uboot_script_text(std::string_view file);
 
@@ -38,6 +45,15 @@ struct UbootScriptRoot {
   /// ("line 2 sets bootargs to a value without root="); Unknown: why ("line 3 sets bootargs from ${myargs},
   /// which the script does not set").
   std::string why;
+  /// Sets: the value of the last root= in bootargs when the kernel boots ("PARTUUID=1234abcd-02"); ""
+  /// when piprov cannot tell which (it differs between boot commands or branches, setexpr edits it).
+  std::string value;
+  /// Sets: `value`, or what follows it in bootargs, holds a variable U-Boot expands at run time
+  /// ("PARTUUID=${uuid}"), which piprov does not know.
+  bool run_time = false;
+  /// Sets: the line whose text holds that root=; None with a `why`: the line that replaced or deleted
+  /// bootargs; 0 otherwise (the firmware's command line passed on).
+  int line = 0;
 };
 
 /// What `script` (boot.scr's script text, from uboot_script_text()) leaves in bootargs, the variable

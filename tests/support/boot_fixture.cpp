@@ -1,5 +1,7 @@
 #include "support/boot_fixture.hpp"
 
+#include <gtest/gtest.h>
+
 #include <vector>
 
 #include <stdexcept>
@@ -10,6 +12,25 @@
 namespace fs = std::filesystem;
 
 namespace piprov::boot::test {
+
+std::string uboot_binary() {
+  std::string b(300000, '\0');
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<char>((i * 2654435761u) >> 24);
+  const std::string v = std::string("U-Boot 2024.01 (Jan 08 2024 - 12:00:00 +0000)") + '\0';
+  b.replace(150000, v.size(), v);
+  b.replace(0x38, 4, "\0\0\0\0", 4);
+  return b;
+}
+
+std::string mkimage_script(const std::string& script, const std::string& extra) {
+  piprov::test::TempDir d("piprov-bootscr");
+  piprov::test::write_file(d.path / "boot.cmd", script);
+  auto r = piprov::test::run("mkimage -A arm64 -O linux " + extra + " -d " +
+                             piprov::test::q((d.path / "boot.cmd").string()) + " " +
+                             piprov::test::q((d.path / "boot.scr").string()));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  return r.exit_code == 0 ? piprov::test::read_file(d.path / "boot.scr") : std::string();
+}
 
 std::string fake_image(std::size_t size, std::uint32_t seed) {
   std::string s(size, '\0');

@@ -20,6 +20,13 @@ std::string sha256(const std::string& s);
 /// of the Pi 5 family (bcm2712-rpi-5-b.dtb, -500, -cm5-cm5io) to `dir`, as a kernel package
 /// puts them on the boot partition: a flattened device tree header (magic 0xd00dfeed) and filler.
 void write_dtbs(const std::filesystem::path& dir, bool pi5 = true);
+/// 300,000 bytes that are U-Boot by content (its version string "U-Boot 2024.01 (...)", no arm64
+/// Image magic), as HAOS ships u-boot.bin.
+std::string uboot_binary();
+/// A boot.scr made by the real mkimage (Debian's u-boot-tools) from `script`: a 64-byte legacy
+/// header, the length table, then the script text. `extra` sets mkimage's -T and -C. A test failure
+/// (and "") when mkimage fails.
+std::string mkimage_script(const std::string& script, const std::string& extra = "-T script -C none");
 /// Ubuntu 20.04 GA config.txt (as in scripts/make-test-image.sh).
 extern const char* const kUbuntuGaConfig;
 extern const char* const kUbuntuCmdline;

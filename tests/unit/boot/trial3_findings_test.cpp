@@ -35,28 +35,6 @@ std::vector<std::string> t3_rules(const piprov::boot::CheckReport& r) {
   return v;
 }
 
-// U-Boot by content (its version string, no arm64 Image magic), as HAOS ships it.
-std::string t3_fake_uboot() {
-  std::string b(300000, '\0');
-  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<char>((i * 2654435761u) >> 24);
-  const std::string v = std::string("U-Boot 2024.01 (Jan 08 2024 - 12:00:00 +0000)") + '\0';
-  b.replace(150000, v.size(), v);
-  b.replace(0x38, 4, "\0\0\0\0", 4);
-  return b;
-}
-
-// A boot.scr made by the real mkimage (Debian's u-boot-tools): a 64-byte legacy header, the length
-// table, then the script text. `extra` adds mkimage options (-T, -C). A test failure when mkimage fails.
-std::string t3_boot_scr(const std::string& script, const std::string& extra = "-T script -C none") {
-  TempDir d("piprov-bootscr");
-  write_file(d.path / "boot.cmd", script);
-  auto r = piprov::test::run("mkimage -A arm64 -O linux " + extra + " -d " +
-                             piprov::test::q((d.path / "boot.cmd").string()) + " " +
-                             piprov::test::q((d.path / "boot.scr").string()));
-  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  return r.exit_code == 0 ? piprov::test::read_file(d.path / "boot.scr") : std::string();
-}
-
 #define T3_REQUIRE_MKIMAGE()                                                                         \
   do {                                                                                               \
     if (auto why = piprov::test::tool_unavailable_reason("mkimage"); !why.empty()) PIPROV_SKIP(why); \
@@ -98,15 +76,21 @@ TEST(Trial3Boot, UbuntuUbootCmdlineWithoutRootIsAnErrorAndPatchRefuses) {
   EXPECT_FALSE(fs::exists(tr.boot / "vmlinux"));
 
   // Ubuntu's boot.scr on the partition, without root=: the same error.
-  write_file(tr.boot / "boot.scr", t3_boot_scr("fdt addr ${fdt_addr}\nfdt get value bootargs /chosen bootargs\n"));
+  write_file(tr.boot / "boot.scr",
+             bt::mkimage_script("fdt addr ${fdt_addr}\nfdt get value bootargs /chosen bootargs\n"));
   ASSERT_NE(bt::find_rule(t3_check(tr.boot), "cmdline-no-root"), nullptr);
-  // A boot script that sets root= supplies it: info, not an error.
-  write_file(tr.boot / "boot.scr", t3_boot_scr("setenv bootargs \"${bootargs} root=PARTUUID=${uuid} rootwait\"\n"));
+  // A boot script that sets root= supplies it: info, not an error; from a variable U-Boot sets at
+  // run time, not judged.
+  write_file(tr.boot / "boot.scr",
+             bt::mkimage_script("setenv bootargs \"${bootargs} root=PARTUUID=${uuid} rootwait\"\n"));
   r = t3_check(tr.boot);
   EXPECT_EQ(bt::find_rule(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
   ASSERT_NE(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr);
   EXPECT_EQ(bt::find_rule(r, "cmdline-root-from-uboot")->message,
-            "cmdline.txt has no root=: right under U-Boot, whose boot script boot.scr sets root=");
+            "cmdline.txt has no root=: U-Boot's boot script boot.scr sets root=PARTUUID=${uuid} (line 1) from a "
+            "variable U-Boot sets at run time, which piprov does not know: not judged");
+  EXPECT_EQ(bt::find_rule(r, "root-partuuid-invalid"), nullptr);
+  EXPECT_EQ(bt::find_rule(r, "template-value"), nullptr);
 }
 
 // Trial 4, B6: a root= in boot.scr counts only where the script sets it (setenv, env set, a
@@ -115,7 +99,7 @@ TEST(Trial4Boot, BootScriptRootIsTheOneItSets) {
   T3_REQUIRE_MKIMAGE();
   using piprov::boot::UbootRoot;
   auto root_of = [](const std::string& script) {
-    const std::string file = t3_boot_scr(script);  // the text is a view into it
+    const std::string file = bt::mkimage_script(script);  // the text is a view into it
     const auto text = piprov::boot::uboot_script_text(file);
     EXPECT_TRUE(text.ok) << text.why;
     EXPECT_EQ(text.text, script);
@@ -139,10 +123,11 @@ TEST(Trial4Boot, BootScriptRootIsTheOneItSets) {
   TempDir t;
   write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=u-boot.bin\n");
   write_file(t.path / "cmdline.txt", "console=tty0 rootwait\n");
-  write_file(t.path / "u-boot.bin", t3_fake_uboot());
+  write_file(t.path / "u-boot.bin", bt::uboot_binary());
   bt::write_dtbs(t.path);
-  write_file(t.path / "boot.scr", t3_boot_scr("# the kernel takes root= from cmdline.txt, which the firmware passes "
-                                              "on\nsetenv bootargs \"${bootargs} rootwait\"\n"));
+  write_file(t.path / "boot.scr",
+             bt::mkimage_script("# the kernel takes root= from cmdline.txt, which the firmware passes "
+                                "on\nsetenv bootargs \"${bootargs} rootwait\"\n"));
   auto r = t3_check(t.path);
   EXPECT_EQ(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << testing::PrintToString(t3_rules(r));
   ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
@@ -158,7 +143,7 @@ TEST(Trial8Boot, BootScriptBootargsAreEvaluatedInOrder) {
   TempDir t;
   write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=u-boot.bin\n");
   write_file(t.path / "cmdline.txt", "console=tty1 rootwait\n");
-  write_file(t.path / "u-boot.bin", t3_fake_uboot());
+  write_file(t.path / "u-boot.bin", bt::uboot_binary());
   bt::write_dtbs(t.path);
   struct Case {
     std::string script, rule, message;
@@ -170,18 +155,18 @@ TEST(Trial8Boot, BootScriptBootargsAreEvaluatedInOrder) {
        "cmdline-no-root",
        no_root + "U-Boot's boot script boot.scr sets none either: line 2 replaces bootargs with a value without root= "
                  "(the last wins)"},
-      {"setenv bootargs \"console=tty1\"\nsetenv bootargs \"${bootargs} root=PARTUUID=abcd-02\"\n",
+      {"setenv bootargs \"console=tty1\"\nsetenv bootargs \"${bootargs} root=PARTUUID=abcd1234-02\"\n",
        "cmdline-root-from-uboot",
-       "cmdline.txt has no root=: right under U-Boot, whose boot script boot.scr sets root="},
-      {"setenv bootargs \"root=PARTUUID=abcd-02\"\nsetenv bootargs \"${bootargs} console=tty1\"\n",
+       "cmdline.txt has no root=: U-Boot's boot script boot.scr sets root=PARTUUID=abcd1234-02 (line 2)"},
+      {"setenv bootargs \"root=PARTUUID=abcd1234-02\"\nsetenv bootargs \"${bootargs} console=tty1\"\n",
        "cmdline-root-from-uboot",
-       "cmdline.txt has no root=: right under U-Boot, whose boot script boot.scr sets root="},
+       "cmdline.txt has no root=: U-Boot's boot script boot.scr sets root=PARTUUID=abcd1234-02 (line 1)"},
       // root= in another variable, never put into bootargs
       {"setenv myroot root=/dev/sda2\nbooti ${kernel_addr_r}\n", "cmdline-no-root",
        no_root + "U-Boot's boot script boot.scr sets none either: it passes this command line on"},
       // ... and expanded into it
-      {"setenv myargs \"root=PARTUUID=abcd-02 rootwait\"\nsetenv bootargs ${myargs}\n", "cmdline-root-from-uboot",
-       "cmdline.txt has no root=: right under U-Boot, whose boot script boot.scr sets root="},
+      {"setenv myargs \"root=PARTUUID=abcd1234-02 rootwait\"\nsetenv bootargs ${myargs}\n", "cmdline-root-from-uboot",
+       "cmdline.txt has no root=: U-Boot's boot script boot.scr sets root=PARTUUID=abcd1234-02 (line 1)"},
       {"setenv myargs console=tty1\nsetenv bootargs ${myargs}\n", "cmdline-no-root",
        no_root + "U-Boot's boot script boot.scr sets none either: line 2 replaces bootargs with a value without root= "
                  "(the last wins)"},
@@ -201,7 +186,7 @@ TEST(Trial8Boot, BootScriptBootargsAreEvaluatedInOrder) {
        "line 2 runs `run mybootcmd`, which may set any variable"},
   };
   for (const auto& c : cases) {
-    write_file(t.path / "boot.scr", t3_boot_scr(c.script));
+    write_file(t.path / "boot.scr", bt::mkimage_script(c.script));
     auto r = t3_check(t.path);
     const auto* f = bt::find_rule(r, c.rule);
     ASSERT_NE(f, nullptr) << c.script << testing::PrintToString(t3_rules(r));
@@ -218,10 +203,10 @@ TEST(Trial3Boot, OtherUbootWithABootScriptWithoutRootIsAnError) {
   TempDir t;
   write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=u-boot.bin\n");
   write_file(t.path / "cmdline.txt", "console=tty0 rootwait\n");
-  write_file(t.path / "u-boot.bin", t3_fake_uboot());
+  write_file(t.path / "u-boot.bin", bt::uboot_binary());
   bt::write_dtbs(t.path);
   EXPECT_NE(bt::find_rule(t3_check(t.path), "cmdline-root-from-uboot"), nullptr);  // no script to read: trusted
-  write_file(t.path / "boot.scr", t3_boot_scr("load mmc 0:1 ${kernel_addr_r} Image\nbooti ${kernel_addr_r}\n"));
+  write_file(t.path / "boot.scr", bt::mkimage_script("load mmc 0:1 ${kernel_addr_r} Image\nbooti ${kernel_addr_r}\n"));
   auto r = t3_check(t.path);
   ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
   EXPECT_NE(bt::find_rule(r, "cmdline-no-root")->message.find("boot.scr sets none either"), std::string::npos);
@@ -230,34 +215,46 @@ TEST(Trial3Boot, OtherUbootWithABootScriptWithoutRootIsAnError) {
 // Trial 7, finding 2: a real mkimage boot.scr that sets root= was read as setting none. The
 // header's magic starts with 0x27 (a quote), which swallowed the script, depending on the CRC and
 // timestamp bytes. The header is parsed (magic, CRCs, ih_size, ih_type script), the length table
-// skipped; a plain-text boot.scr (boot.cmd saved as boot.scr) still works.
+// skipped. A plain-text boot.scr (boot.cmd saved as boot.scr) U-Boot's source command refuses (U-Boot
+// docs, "source command": legacy image or FIT only): it sets no root= (trial 9, finding 5).
 TEST(Trial7Boot, RealMkimageBootScrThatSetsRootIsRead) {
   T3_REQUIRE_MKIMAGE();
   TempDir t;
   write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=u-boot.bin\n");
   write_file(t.path / "cmdline.txt", "console=tty1 rootwait\n");
-  write_file(t.path / "u-boot.bin", t3_fake_uboot());
+  write_file(t.path / "u-boot.bin", bt::uboot_binary());
   bt::write_dtbs(t.path);
-  const std::string sets = "setenv bootargs \"${bootargs} root=PARTUUID=abcd-02\"\n";
+  const std::string sets = "setenv bootargs \"${bootargs} root=PARTUUID=abcd1234-02\"\n";
   // The trial's three scripts, and 12 more whose differing text gives other CRC bytes.
   std::vector<std::string> scripts = {sets, "# HAOS-like\n" + sets,
-                                      "env set bootargs \"${bootargs} root=PARTUUID=abcd-02\"\n"};
+                                      "env set bootargs \"${bootargs} root=PARTUUID=abcd1234-02\"\n"};
   for (int i = 0; i < 12; ++i) scripts.push_back("echo " + std::string(i, 'x') + "\n" + sets);
+  piprov::boot::CheckReport r;
   for (const auto& script : scripts) {
-    const std::string scr = t3_boot_scr(script);
+    const std::string scr = bt::mkimage_script(script);
     ASSERT_EQ(scr.compare(0, 4, "\x27\x05\x19\x56"), 0);  // mkimage's legacy header, as U-Boot reads it
     write_file(t.path / "boot.scr", scr);
-    auto r = t3_check(t.path);
+    r = t3_check(t.path);
     EXPECT_EQ(bt::find_rule(r, "cmdline-no-root"), nullptr) << script << testing::PrintToString(t3_rules(r));
     EXPECT_NE(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << script;
     EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << script << testing::PrintToString(t3_rules(r));
-    // The same script as plain text (no header): the same verdict.
+    // The same script as plain text (no header): U-Boot does not run it.
     write_file(t.path / "boot.scr", script);
-    EXPECT_NE(bt::find_rule(t3_check(t.path), "cmdline-root-from-uboot"), nullptr) << script;
+    r = t3_check(t.path);
+    EXPECT_EQ(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << script;
+    const auto* f = bt::find_rule(r, "cmdline-no-root");
+    ASSERT_NE(f, nullptr) << script << testing::PrintToString(t3_rules(r));
+    EXPECT_EQ(f->message,
+              "cmdline.txt has no root= parameter: the kernel will not find the root filesystem; boot.scr is plain "
+              "text, not an mkimage script: U-Boot does not run it (U-Boot: Wrong image format for \"source\" "
+              "command)");
+    EXPECT_EQ(f->fix,
+              "make it a script U-Boot runs: mv boot.scr boot.cmd, then mkimage -A arm64 -T script -C none -d "
+              "boot.cmd boot.scr");
   }
   // A root= only after the script (past ih_size's data) does not count: U-Boot never runs it.
-  write_file(t.path / "boot.scr", t3_boot_scr("setenv bootargs \"${bootargs} rootwait\"\n") + "\n" + sets);
-  auto r = t3_check(t.path);
+  write_file(t.path / "boot.scr", bt::mkimage_script("setenv bootargs \"${bootargs} rootwait\"\n") + "\n" + sets);
+  r = t3_check(t.path);
   ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << testing::PrintToString(t3_rules(r));
   EXPECT_NE(bt::find_rule(r, "cmdline-no-root")->message.find("boot.scr sets none either"), std::string::npos);
 }
@@ -267,7 +264,7 @@ TEST(Trial7Boot, BootScrThatUbootRefusesIsNamed) {
   T3_REQUIRE_MKIMAGE();
   using piprov::boot::uboot_script_text;
   const std::string sets = "setenv bootargs \"${bootargs} root=PARTUUID=abcd-02\"\n";
-  const std::string good = t3_boot_scr(sets);
+  const std::string good = bt::mkimage_script(sets);
   ASSERT_EQ(good.size(), 64u + 8u + sets.size());  // header, length table (len, 0), script
   EXPECT_EQ(uboot_script_text(good).text, sets);
 
@@ -282,15 +279,15 @@ TEST(Trial7Boot, BootScrThatUbootRefusesIsNamed) {
             "its header says " + std::to_string(8 + sets.size()) + " bytes of data, the file has " +
                 std::to_string(7 + sets.size()) + " after the header: cut short");
   EXPECT_EQ(uboot_script_text(good.substr(0, 40)).why, "it ends inside its 64-byte mkimage header (40 bytes)");
-  EXPECT_EQ(uboot_script_text(t3_boot_scr(sets, "-T kernel -C none -a 0x80000 -e 0x80000")).why,
+  EXPECT_EQ(uboot_script_text(bt::mkimage_script(sets, "-T kernel -C none -a 0x80000 -e 0x80000")).why,
             "its mkimage type is 2, not a script (6) (U-Boot: Bad image type)");
-  EXPECT_EQ(uboot_script_text(t3_boot_scr(sets, "-T script -C gzip")).why,
+  EXPECT_EQ(uboot_script_text(bt::mkimage_script(sets, "-T script -C gzip")).why,
             "its script is compressed, which U-Boot's source command does not undo");
 
   TempDir t;
   write_file(t.path / "config.txt", "[all]\narm_64bit=1\nkernel=u-boot.bin\n");
   write_file(t.path / "cmdline.txt", "console=tty1 rootwait\n");
-  write_file(t.path / "u-boot.bin", t3_fake_uboot());
+  write_file(t.path / "u-boot.bin", bt::uboot_binary());
   bt::write_dtbs(t.path);
   bad = good;
   bad[good.size() - 3] ^= 0x01;
