@@ -389,6 +389,7 @@ CheckReport check_boot(const CheckOptions& o) {
     detail::check_cmdline_text(c, *cmdline);
     detail::check_root(c, cmdline);
   }
+  detail::check_fstab(c);
   if (r.layout.id == LayoutId::UbuntuAb) detail::check_ab(c);
   detail::check_raspi_firmware(c, *text, cmdline);
   detail::check_hook(c);
