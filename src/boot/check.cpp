@@ -214,13 +214,13 @@ nlohmann::json autoboot_json(const CheckReport& r) {
 bool CheckReport::ok() const { return findings_exit_code(findings, kCheckFailOn) == 0; }
 
 namespace {
-/// No error in the boot chain (kernel, initramfs, cmdline, root=, A/B, device tree, includes,
+/// No error in the boot chain (kernel, initramfs, cmdline, root=, fstab, A/B, device tree, includes,
 /// template values) and no compressed kernel the firmware may not load.
 bool boot_chain_ok(const Findings& findings) {
   static const char* chain[] = {
       "kernel-",         "vmlinux-missing", "vmlinux-invalid", "initramfs-", "cmdline-missing",
       "cmdline-no-root", "cmdline-empty",   "root-",           "ab-",        "dtb-",
-      "device-tree-",    "armstub-",        "include-",        "template-"};
+      "fstab-",          "device-tree-",    "armstub-",        "include-",   "template-"};
   for (const auto& f : findings) {
     if (f.rule == "kernel-compressed") return false;
     if (f.severity != Severity::Error) continue;

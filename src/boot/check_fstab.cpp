@@ -29,7 +29,8 @@ std::string fstab_unescape(const std::string& field) {
   for (std::size_t i = 0; i < field.size(); ++i) {
     if (field[i] == '\\' && i + 3 < field.size() &&
         std::all_of(field.begin() + static_cast<std::ptrdiff_t>(i) + 1,
-                    field.begin() + static_cast<std::ptrdiff_t>(i) + 4, [](char ch) { return ch >= '0' && ch <= '7'; })) {
+                    field.begin() + static_cast<std::ptrdiff_t>(i) + 4,
+                    [](char ch) { return ch >= '0' && ch <= '7'; })) {
       out += static_cast<char>((field[i + 1] - '0') * 64 + (field[i + 2] - '0') * 8 + (field[i + 3] - '0'));
       i += 3;
     } else {
@@ -65,10 +66,10 @@ bool fstab_has_option(const FstabEntry& e, std::string_view o) {
 /// Entries that mount no block device of the disk, or only when asked: swap, pseudo and network file
 /// systems, _netdev, noauto (fstab(5), systemd.mount(5)).
 bool fstab_entry_skipped(const FstabEntry& e) {
-  static constexpr std::string_view kNotLocal[] = {
-      "swap",   "tmpfs",     "proc",  "sysfs", "devpts", "devtmpfs", "cgroup", "cgroup2",   "debugfs", "securityfs",
-      "none",   "nfs",       "nfs4",  "cifs",  "smb3",   "smbfs",    "9p",     "glusterfs", "ceph",    "sshfs",
-      "davfs",  "virtiofs",  "fuse",  "overlay"};
+  static constexpr std::string_view kNotLocal[] = {"swap",   "tmpfs",   "proc",    "sysfs",      "devpts", "devtmpfs",
+                                                   "cgroup", "cgroup2", "debugfs", "securityfs", "none",   "nfs",
+                                                   "nfs4",   "cifs",    "smb3",    "smbfs",      "9p",     "glusterfs",
+                                                   "ceph",   "sshfs",   "davfs",   "virtiofs",   "fuse",   "overlay"};
   if (std::find(std::begin(kNotLocal), std::end(kNotLocal), e.type) != std::end(kNotLocal)) return true;
   if (e.type.rfind("fuse.", 0) == 0 || e.file == "swap" || e.file == "none") return true;
   return fstab_has_option(e, "noauto") || fstab_has_option(e, "_netdev");

@@ -146,8 +146,9 @@ TEST(CmdlineTxt, SetReplacesOrAppendsOneParameter) {
 // root_dev_setup copies each root= over the one before; initramfs-tools' init loops over
 // /proc/cmdline the same way): get() returns it, and lint() warns naming both values.
 TEST(CmdlineTxt, TheLastOfARepeatedParameterCounts) {
-  auto c = CmdlineTxt::parse("console=serial0,115200 console=tty1 root=PARTUUID=6c586e13-02 root=/dev/mmcblk0p2 "
-                             "rootwait init=/sbin/init init=/bin/sh\n");
+  auto c = CmdlineTxt::parse(
+      "console=serial0,115200 console=tty1 root=PARTUUID=6c586e13-02 root=/dev/mmcblk0p2 "
+      "rootwait init=/sbin/init init=/bin/sh\n");
   EXPECT_EQ(c.get("root"), "/dev/mmcblk0p2");
   EXPECT_EQ(c.get("init"), "/bin/sh");
   EXPECT_EQ(c.get("console"), "tty1");
@@ -165,7 +166,8 @@ TEST(CmdlineTxt, TheLastOfARepeatedParameterCounts) {
                   .lint()
                   .empty());
   // Two usb-storage.quirks= keep their own rule, not a second one.
-  auto quirks = CmdlineTxt::parse("root=LABEL=writable usb-storage.quirks=152d:0578:u usb-storage.quirks=174c:55aa:u\n");
+  auto quirks =
+      CmdlineTxt::parse("root=LABEL=writable usb-storage.quirks=152d:0578:u usb-storage.quirks=174c:55aa:u\n");
   ASSERT_EQ(quirks.lint().size(), 1u);
   EXPECT_EQ(quirks.lint()[0].rule, "usb-quirks-repeated");
   // set() edits the last one, the one get() returns.

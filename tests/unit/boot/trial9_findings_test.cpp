@@ -57,9 +57,12 @@ piprov::Disk t9_disk() {
 }
 
 piprov::boot::CheckReport t9_check(const fs::path& dir, std::optional<piprov::Disk> disk = t9_disk()) {
-  piprov::boot::CheckOptions o{
-      .boot_dir = dir / "boot", .root_dir = dir / "root", .scan_usb = false, .board = PiBoard::Pi4,
-      .image = "raspios.img", .disk = disk};
+  piprov::boot::CheckOptions o{.boot_dir = dir / "boot",
+                               .root_dir = dir / "root",
+                               .scan_usb = false,
+                               .board = PiBoard::Pi4,
+                               .image = "raspios.img",
+                               .disk = disk};
   o.disk_partuuids = o.disk_labels = disk.has_value();
   return piprov::boot::check_boot(o);
 }
@@ -79,8 +82,8 @@ TEST(Trial9Boot, TwoRootsAreJudgedByTheLast) {
   t9_tree(t.path, "console=tty1 root=PARTUUID=6c586e13-02 root=/dev/mmcblk0p2 rootwait\n", kT9Fstab);
   auto r = t9_check(t.path);
   ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << t9_all(r);
-  EXPECT_EQ(bt::find_rule(r, "root-not-on-device")->message.rfind("root=/dev/mmcblk0p2 (cmdline.txt) is a partition", 0),
-            0u);
+  EXPECT_EQ(
+      bt::find_rule(r, "root-not-on-device")->message.rfind("root=/dev/mmcblk0p2 (cmdline.txt) is a partition", 0), 0u);
   const auto* dup = bt::find_rule(r, "cmdline-duplicate");
   ASSERT_NE(dup, nullptr) << t9_all(r);
   EXPECT_EQ(dup->severity, piprov::Severity::Warning);
