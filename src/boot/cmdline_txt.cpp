@@ -98,10 +98,11 @@ std::vector<std::pair<std::string, std::vector<std::string>>> CmdlineTxt::duplic
     it->second.push_back(p.substr(eq + 1));
   }
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
-  for (auto& [name, values] : all) {
+  for (auto& entry : all) {
+    const std::vector<std::string>& values = entry.second;
     if (values.size() < 2) continue;
     if (std::all_of(values.begin(), values.end(), [&](const auto& v) { return v == values.front(); })) continue;
-    out.emplace_back(name, std::move(values));
+    out.push_back(std::move(entry));
   }
   return out;
 }
