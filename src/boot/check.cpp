@@ -180,13 +180,13 @@ nlohmann::json autoboot_json(const CheckReport& r) {
 bool CheckReport::ok() const { return findings_exit_code(findings, kCheckFailOn) == 0; }
 
 namespace {
-/// No error in the boot chain (kernel, initramfs, cmdline, root=, A/B, device tree, includes,
+/// No error in the boot chain (kernel, initramfs, cmdline, root=, fstab, A/B, device tree, includes,
 /// template values) and no compressed kernel the firmware may not load.
 bool boot_chain_ok(const Findings& findings) {
   static const char* chain[] = {
       "kernel-",         "vmlinux-missing", "vmlinux-invalid", "initramfs-", "cmdline-missing",
       "cmdline-no-root", "cmdline-empty",   "root-",           "ab-",        "dtb-",
-      "device-tree-",    "armstub-",        "include-",        "template-"};
+      "fstab-",          "device-tree-",    "armstub-",        "include-",   "template-"};
   for (const auto& f : findings) {
     if (f.rule == "kernel-compressed") return false;
     if (f.severity != Severity::Error) continue;
@@ -355,6 +355,7 @@ CheckReport check_boot(const CheckOptions& o) {
     detail::check_cmdline_text(c, *cmdline);
     detail::check_root(c, cmdline);
   }
+  detail::check_fstab(c);
   if (r.layout.id == LayoutId::UbuntuAb) detail::check_ab(c);
   detail::check_raspi_firmware(c, *text, cmdline);
   detail::check_hook(c);

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "boot/autoboot.hpp"
@@ -121,5 +122,11 @@ CheckReport check_autoboot(const CheckOptions& opts);
 /// /4 added cmdline_args. /5: top-level "initramfs" is the file (as top-level "kernel"), not the
 /// directive's arguments, and "vmlinux_state" is null where the kernel loaded is not vmlinux.
 nlohmann::json check_json(const CheckOptions& o, const CheckReport& r);
+
+/// The partition of `d` that `ref` names: "PARTUUID=..." or "UUID=..." (compared without case, as
+/// blkid prints them in lower case and the kernel's root=PARTUUID= takes either) or "LABEL=..."
+/// (exact); nullptr when none does or `ref` is another form (/dev/sda2). Linux admin-guide
+/// kernel-parameters: root=; fstab(5): the first field.
+const Partition* partition_named_by(const Disk& d, std::string_view ref);
 
 }  // namespace piprov::boot

@@ -1,6 +1,7 @@
 #pragma once
 // Internal to boot check (check.cpp, check_layout.cpp): the state the checks share.
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,6 +86,25 @@ void check_initramfs(Ctx& c);
 /// there, the same for the root= U-Boot's boot.scr sets (c.uboot_scr_root), named by its line, the fix
 /// on that line of boot.cmd and mkimage.
 void check_root(Ctx& c, const std::optional<CmdlineTxt>& cmdline);
+/// The partition of `d` that most looks like a Linux root (ext4/btrfs/xfs, an image's "ext2/3/4"):
+/// the one labelled writable or rootfs, else the last; nullptr when none.
+const Partition* likely_root(const Disk& d);
+/// Whether the Pi sees `d` as its SD card (or eMMC): the mmc transport or an mmcblk name, or a USB
+/// card reader (vendor/model naming one); anything else (USB, NVMe, an image file) the Pi boots over
+/// USB or NVMe, where /dev/mmcblk* is another device (Raspberry Pi documentation, "USB mass storage boot").
+bool boots_as_sd_card(const Disk& d);
+/// The disk BOOT_DIR is on, when known: --device DEV (probed), else o.disk (an image's, provision's
+/// or clone's written disk); nullopt otherwise.
+std::optional<Disk> known_boot_disk(const Ctx& c);
+/// The root fs's /etc/fstab (o.root_dir) against the known disk (known_boot_disk()): an entry
+/// mounting a local file system (not swap, tmpfs/proc/sysfs, a network fs, _netdev or noauto)
+/// whose device is /dev/mmcblk* while the disk is not the SD card (boots_as_sd_card()), or
+/// PARTUUID=/LABEL=/UUID= of a kind whose ids are known that names no partition of the disk:
+/// fstab-not-on-device, an error (systemd.mount(5): an fstab entry without nofail is required by
+/// local-fs.target; the boot waits x-systemd.device-timeout, 90 s, then emergency mode), a
+/// warning with nofail. The fix names the boot partition's id for /boot/firmware and /boot, the
+/// root partition's for / (check_fstab.cpp).
+void check_fstab(Ctx& c);
 /// The tryboot A/B state: autoboot.txt tryboot_a_b=1, new/ pending or left over.
 void check_ab(Ctx& c);
 /// When os_prefix is not viable and the top level has no kernel either (ResolvedBoot::prefix_missing

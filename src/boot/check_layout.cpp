@@ -56,6 +56,8 @@ std::string describe(const Disk& d) {
   return parts.empty() ? "no partitions" : join(parts, ", ");
 }
 
+}  // namespace
+
 /// The partition of `d` that most looks like a Linux root: ext4 labelled writable/rootfs, else the last ext4.
 const Partition* likely_root(const Disk& d) {
   const Partition* out = nullptr;
@@ -66,26 +68,6 @@ const Partition* likely_root(const Disk& d) {
       out = &p;
     }
   return out;
-}
-
-/// Where root= is set, for messages and fixes: the cmdline file, or a line of U-Boot's boot.scr.
-struct RootAt {
-  std::string name;  ///< "cmdline.txt", "boot.scr line 2"
-  std::string in;    ///< "in cmdline.txt", "in the setenv bootargs on boot.scr line 2 (boot.cmd), then mkimage ..."
-  std::string tail;  ///< "" for the cmdline file (its fixes name no file), else " " + in
-  int line = 1;      ///< the line in that file
-};
-
-/// root-not-on-device's fix: the root partition's PARTUUID (else its LABEL) to set in the cmdline file,
-/// naming the partition as the root partition, not as where the cmdline file is ("set root=PARTUUID=
-/// c766fb17-02 (the root partition, /dev/sdb2) in cmdline.txt"); without either id, blkid's command.
-std::string root_on_disk_fix(const Disk& d, const RootAt& at) {
-  const Partition* guess = likely_root(d);
-  if (guess && (!guess->partuuid.empty() || !guess->label.empty()))
-    return "set root=" + (guess->partuuid.empty() ? "LABEL=" + guess->label : "PARTUUID=" + guess->partuuid) +
-           " (the root partition, " + guess->path + ") " + at.in;
-  return "set root= " + at.in + " to the LABEL= or PARTUUID= of " + d.path + "'s root partition" +
-         (d.path.rfind("/dev/", 0) == 0 ? " (blkid " + d.path + "*)" : "");
 }
 
 /// Whether the Pi sees `d` as its SD card (or eMMC): the mmc transport or an mmcblk name, or a USB card
@@ -105,6 +87,28 @@ bool boots_as_sd_card(const Disk& d) {
 std::optional<Disk> known_boot_disk(const Ctx& c) {
   if (c.o.device) return probe_disk(*c.o.device);
   return c.o.disk;
+}
+
+namespace {
+
+/// Where root= is set, for messages and fixes: the cmdline file, or a line of U-Boot's boot.scr.
+struct RootAt {
+  std::string name;  ///< "cmdline.txt", "boot.scr line 2"
+  std::string in;    ///< "in cmdline.txt", "in the setenv bootargs on boot.scr line 2 (boot.cmd), then mkimage ..."
+  std::string tail;  ///< "" for the cmdline file (its fixes name no file), else " " + in
+  int line = 1;      ///< the line in that file
+};
+
+/// root-not-on-device's fix: the root partition's PARTUUID (else its LABEL) to set in the cmdline file,
+/// naming the partition as the root partition, not as where the cmdline file is ("set root=PARTUUID=
+/// c766fb17-02 (the root partition, /dev/sdb2) in cmdline.txt"); without either id, blkid's command.
+std::string root_on_disk_fix(const Disk& d, const RootAt& at) {
+  const Partition* guess = likely_root(d);
+  if (guess && (!guess->partuuid.empty() || !guess->label.empty()))
+    return "set root=" + (guess->partuuid.empty() ? "LABEL=" + guess->label : "PARTUUID=" + guess->partuuid) +
+           " (the root partition, " + guess->path + ") " + at.in;
+  return "set root= " + at.in + " to the LABEL= or PARTUUID= of " + d.path + "'s root partition" +
+         (d.path.rfind("/dev/", 0) == 0 ? " (blkid " + d.path + "*)" : "");
 }
 
 /// root=/dev/mmcblk* names the SD card's (or eMMC's) partition, the mmc controller's device: on a disk
@@ -300,3 +304,14 @@ std::string reinstall_kernel_fix(const Ctx& c, const std::string& file) {
 }
 
 }  // namespace piprov::boot::detail
+
+namespace piprov::boot {
+
+const Partition* partition_named_by(const Disk& d, std::string_view ref) {
+  auto [kind, value] = detail::split_root(std::string(ref));
+  for (const auto& p : d.partitions)
+    if (detail::matches(p, kind, value)) return &p;
+  return nullptr;
+}
+
+}  // namespace piprov::boot

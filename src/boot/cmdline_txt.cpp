@@ -78,10 +78,33 @@ std::vector<std::string> CmdlineTxt::params() const {
 }
 
 std::optional<std::string> CmdlineTxt::get(std::string_view name) const {
-  std::string prefix = std::string(name) + "=";
+  const std::string prefix = std::string(name) + "=";
+  std::optional<std::string> out;
   for (const auto& p : params())
-    if (p.rfind(prefix, 0) == 0) return p.substr(prefix.size());
-  return std::nullopt;
+    if (p.rfind(prefix, 0) == 0) out = p.substr(prefix.size());  // a later one replaces it, as in the kernel
+  return out;
+}
+
+std::vector<std::pair<std::string, std::vector<std::string>>> CmdlineTxt::duplicates() const {
+  std::vector<std::pair<std::string, std::vector<std::string>>> all;  // name -> values, in first-seen order
+  for (const auto& p : params()) {
+    const auto eq = p.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    const std::string name = p.substr(0, eq);
+    // console= adds a console each time; usb-storage.quirks= has its own rule (usb-quirks-repeated).
+    if (name == "console" || name == "usb-storage.quirks") continue;
+    auto it = std::find_if(all.begin(), all.end(), [&](const auto& e) { return e.first == name; });
+    if (it == all.end()) it = all.insert(all.end(), {name, {}});
+    it->second.push_back(p.substr(eq + 1));
+  }
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  for (auto& entry : all) {
+    const std::vector<std::string>& values = entry.second;
+    if (values.size() < 2) continue;
+    if (std::all_of(values.begin(), values.end(), [&](const auto& v) { return v == values.front(); })) continue;
+    out.push_back(std::move(entry));
+  }
+  return out;
 }
 
 namespace {
@@ -114,6 +137,18 @@ Findings CmdlineTxt::lint() const {
     out.push_back(cmdline_finding("no-root",
                                   "cmdline.txt has no root= parameter: the kernel will not find the root filesystem",
                                   "add root=LABEL=writable (Ubuntu) to the first line"));
+  for (const auto& [name, values] : duplicates()) {
+    std::vector<std::string> quoted;
+    for (const auto& v : values) quoted.push_back(name + "=" + v);
+    Finding f = cmdline_finding("duplicate",
+                                "cmdline.txt sets " + name + "= " + std::to_string(values.size()) + " times (" +
+                                    join(quoted, ", ") + "): the kernel uses the last, " + quoted.back(),
+                                "keep only the " + name + "= you mean, once");
+    f.severity = Severity::Warning;
+    f.line = 1;
+    f.key = name;
+    out.push_back(std::move(f));
+  }
   lint_usb_quirks(out);
   return out;
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "boot/usb.hpp"
@@ -43,10 +44,16 @@ class CmdlineTxt {
   std::string command_line() const;
   /// Parameters of the first line, in order ("root=LABEL=writable", "rootwait").
   std::vector<std::string> params() const;
-  /// Value of "name=value" (first match); nullopt when absent.
+  /// Value of the last "name=value" (the one the kernel uses: each occurrence replaces the one before,
+  /// Linux init/do_mounts.c root_dev_setup, and initramfs-tools' init loops over /proc/cmdline the
+  /// same way); nullopt when absent.
   std::optional<std::string> get(std::string_view name) const;
+  /// Parameters given more than once with different values, as (name, values in order): console=
+  /// (each adds a console) and usb-storage.quirks= (usb-quirks-repeated) excepted.
+  std::vector<std::pair<std::string, std::vector<std::string>>> duplicates() const;
   /// Problems (core/finding.hpp): errors "multiple-lines" (more than one
-  /// non-empty line), "no-root", "empty"; then one finding per bad
+  /// non-empty line), "no-root", "empty"; warning "duplicate" (line 1, key NAME) for each of
+  /// duplicates(), naming every value and the last, which the kernel uses; then one finding per bad
   /// usb-storage.quirks entry (line 1, key usb-storage.quirks; boot/usb.hpp):
   /// "usb-quirk-invalid" (error: not VID:PID:FLAGS with 4-hex-digit IDs, the
   /// kernel ignores it), "usb-quirk-unknown-flag" (warning: a letter

@@ -1,5 +1,7 @@
 #include "image/image_fs.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <cerrno>
 #include <cstdio>
@@ -226,10 +228,20 @@ std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, std::string* why) {
   return open_root_fs(reader, read_image_partitions(reader), why);
 }
 
-std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, const PartitionTable& t, std::string* why) {
+std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, const PartitionTable& t, std::string* why,
+                                       std::optional<unsigned> named) {
   if (t.parts.empty()) {
     *why = t.note.empty() ? "the image has no partition table" : t.note;
     return nullptr;
+  }
+  if (named) {
+    const auto p = std::find_if(t.parts.begin(), t.parts.end(), [&](const auto& e) { return e.number == *named; });
+    if (p != t.parts.end()) {
+      if (!p->extended && has_ext_superblock(reader, p->offset, p->size))
+        return std::make_unique<ExtFiles>(reader, p->offset, p->size);
+      *why = "partition " + std::to_string(*named) + ", which root= names, does not hold ext2/3/4";
+      return nullptr;
+    }
   }
   for (const auto& p : t.parts) {
     if (p.kind != PartKind::Linux || !has_ext_superblock(reader, p.offset, p.size)) continue;

@@ -90,7 +90,12 @@ PartitionTable read_image_partitions(ImageReader& reader);
 /// opened; std::nullopt with *why set ("the image has no partition table",
 /// "the image has no ext2/3/4 partition", with why an EBR chain was not read
 /// to its end) when there is none. `table`: read_image_partitions()'s.
-std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, const PartitionTable& table, std::string* why);
+/// `named`: the number of the partition the cmdline's root= names (Linux admin-guide
+/// kernel-parameters: root=, the partition the kernel mounts), when it is one of `table`: that one
+/// is the root fs, or none ("partition N, which root= names, does not hold ext2/3/4") when it is
+/// not ext2/3/4; a number not in `table` is ignored (the rule above).
+std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, const PartitionTable& table, std::string* why,
+                                       std::optional<unsigned> named = std::nullopt);
 /// open_root_fs() of read_image_partitions(reader).
 std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, std::string* why);
 

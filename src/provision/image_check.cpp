@@ -169,7 +169,7 @@ void ImageTree::read() {
     const image::PartitionTable all = image::with_logical_partitions(
         table, [this](std::span<std::byte> out, std::uint64_t at) { reader_->read_at(out, at); });
     list_partitions(all);
-    if (auto root = image::open_root_fs(*reader_, all, &root_note_)) {
+    if (auto root = image::open_root_fs(*reader_, all, &root_note_, root_partition_named())) {
       const fs::path root_dir = tmp_ / "root";
       std::uint64_t budget = kImageCheckRootBytes;
       for (const char* path : kImageCheckRootPaths) {
@@ -210,6 +210,22 @@ void ImageTree::list_partitions(const image::PartitionTable& all) {
   labels_known_ = random_access_ && !listed.empty();
   for (std::size_t i = 0; i < listed.size() && labels_known_; ++i)
     labels_known_ = image_check_fs_ids(*reader_, *listed[i], disk_.partitions[i]);
+}
+
+std::optional<unsigned> ImageTree::root_partition_named() const {
+  std::error_code ec;
+  if (!fs::is_regular_file(boot_dir_ / "config.txt", ec)) return std::nullopt;
+  try {
+    const boot::BootLayout layout = boot::detect_layout(boot_dir_);
+    for (PiBoard b : {PiBoard::Pi4, PiBoard::Pi5}) {  // the cmdline file of each SoC family (cmdline=, os_prefix)
+      const std::string root = boot::resolve_boot(boot_dir_, layout, b).root;
+      const bool known = root.rfind("PARTUUID=", 0) == 0 ? partuuids_known() : labels_known_;
+      if (const Partition* p = known ? boot::partition_named_by(disk_, root) : nullptr)
+        return static_cast<unsigned>(p->number);
+    }
+  } catch (const Error&) {  // a config.txt the layout cannot be read from: boot check says why
+  }
+  return std::nullopt;
 }
 
 void ImageTree::set_disk(boot::CheckOptions& co) const {

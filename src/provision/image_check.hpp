@@ -72,6 +72,9 @@ class ImageTree {
   /// disk() and labels_known() from the image's partitions `all` (with the logical ones; the extended
   /// partitions that hold them left out).
   void list_partitions(const image::PartitionTable& all);
+  /// The number of the partition of disk() that root= of the boot partition's cmdline file names
+  /// (for a Pi 4, else a Pi 5: resolve_boot()), when its kind of id is known; nullopt otherwise.
+  std::optional<unsigned> root_partition_named() const;
   std::string image_;
   std::unique_ptr<image::ImageReader> owned_;  ///< the reader when ImageTree opened IMAGE
   image::ImageReader* reader_ = nullptr;

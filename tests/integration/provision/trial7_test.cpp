@@ -36,6 +36,15 @@ void root_on_disk_set_root(const fs::path& img, const fs::path& work, const std:
             0);
 }
 
+/// The root fs's /etc/fstab (ext4 at byte `offset` of `img`) set to `text` with debugfs: a converted
+/// image's fstab names its new partitions, as its cmdline does (boot check judges both).
+void root_on_disk_set_fstab(const fs::path& img, const fs::path& work, std::uint64_t offset, const std::string& text) {
+  piprov::test::write_file(work / "fstab", text);
+  const std::string at = q(img.string() + "?offset=" + std::to_string(offset));
+  ASSERT_EQ(run("debugfs -w -R 'rm /etc/fstab' " + at).exit_code, 0);
+  ASSERT_EQ(run("debugfs -w -R " + q("write " + (work / "fstab").string() + " /etc/fstab") + " " + at).exit_code, 0);
+}
+
 }  // namespace
 
 TEST(Trial7RootOnDisk, BootCheckImageAndDryRunJudgeRootByTheImagesPartitions) {
@@ -126,6 +135,7 @@ TEST(Trial7RootOnDisk, ProvisionIsNotReadyWhenRootNamesNoPartitionOfTheWrittenDi
 // image is an error (was "boots from USB", exit 0, while the real provision exited 1).
 TEST(Trial8RootOnDisk, AGptImagesRootIsJudgedByItsPartitionGuids) {
   PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("debugfs");
   PIPROV_REQUIRE_TOOL("mcopy");
   PIPROV_REQUIRE_TOOL("sfdisk");
   TempDir d("piprov-t8-gpt");
@@ -147,6 +157,10 @@ TEST(Trial8RootOnDisk, AGptImagesRootIsJudgedByItsPartitionGuids) {
   piprov::test::write_file(d.path / "gpt.sfdisk", script);
   auto gpt = run("sfdisk -q --wipe never " + q(img.string()) + " < " + q((d.path / "gpt.sfdisk").string()));
   ASSERT_EQ(gpt.exit_code, 0) << gpt.err;
+  ASSERT_NO_FATAL_FAILURE(root_on_disk_set_fstab(img, d.path, parts[1]["start"].get<std::uint64_t>() * 512,
+                                                 "PARTUUID=5b1a5a4e-3c7d-4b0e-9f6a-0c2d4e6f8a01 /boot/firmware vfat "
+                                                 "defaults 0 2\nPARTUUID=" +
+                                                     root_guid + " / ext4 defaults,noatime 0 1\n"));
   piprov::test::LoopDevice target(d.path / "target.disk", 400ull << 20);
   const std::string bin = piprov::test::piprov_bin();
   const std::vector<std::pair<std::string, bool>> cases = {{"PARTUUID=6c586e13-02", false},
@@ -177,6 +191,7 @@ TEST(Trial8RootOnDisk, AGptImagesRootIsJudgedByItsPartitionGuids) {
 // listing p2, "the image has no ext2/3/4 partition", and the dry run's "unknown boot layout" (exit 2).
 TEST(Trial8LogicalRoot, BootCheckImageAndDryRunFindTheRootOnLogicalPartition5) {
   PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("debugfs");
   PIPROV_REQUIRE_TOOL("mcopy");
   PIPROV_REQUIRE_TOOL("sfdisk");
   PIPROV_REQUIRE_TOOL("zstd");
@@ -201,6 +216,9 @@ TEST(Trial8LogicalRoot, BootCheckImageAndDryRunFindTheRootOnLogicalPartition5) {
                   " count=" + std::to_string(root_sectors * 512));
   ASSERT_EQ(made.exit_code, 0) << made.err;
   ASSERT_NE(run("sfdisk -d " + q(img.string())).out.find("ext.img5 : start=      528384"), std::string::npos);
+  ASSERT_NO_FATAL_FAILURE(root_on_disk_set_fstab(
+      img, d.path, (root_start + 2048) * 512,
+      "PARTUUID=1234abcd-01 /boot/firmware vfat defaults 0 2\nPARTUUID=1234abcd-05 / ext4 defaults,noatime 0 1\n"));
   const std::string bin = piprov::test::piprov_bin();
 
   // The root named by partition 2 (the container): an error whose listing and fix give partition 5.

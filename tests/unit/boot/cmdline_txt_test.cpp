@@ -141,3 +141,37 @@ TEST(CmdlineTxt, SetReplacesOrAppendsOneParameter) {
   EXPECT_TRUE(empty.set("root", "PARTUUID=1234abcd-02"));
   EXPECT_EQ(empty.to_string(), "root=PARTUUID=1234abcd-02");
 }
+
+// Trial 9, finding 1: a parameter given twice is the last one to the kernel (Linux init/do_mounts.c
+// root_dev_setup copies each root= over the one before; initramfs-tools' init loops over
+// /proc/cmdline the same way): get() returns it, and lint() warns naming both values.
+TEST(CmdlineTxt, TheLastOfARepeatedParameterCounts) {
+  auto c = CmdlineTxt::parse(
+      "console=serial0,115200 console=tty1 root=PARTUUID=6c586e13-02 root=/dev/mmcblk0p2 "
+      "rootwait init=/sbin/init init=/bin/sh\n");
+  EXPECT_EQ(c.get("root"), "/dev/mmcblk0p2");
+  EXPECT_EQ(c.get("init"), "/bin/sh");
+  EXPECT_EQ(c.get("console"), "tty1");
+  auto lint = c.lint();
+  ASSERT_EQ(lint.size(), 2u);
+  EXPECT_EQ(lint[0].rule, "duplicate");
+  EXPECT_EQ(lint[0].severity, piprov::Severity::Warning);
+  EXPECT_EQ(lint[0].key, "root");
+  EXPECT_EQ(lint[0].message,
+            "cmdline.txt sets root= 2 times (root=PARTUUID=6c586e13-02, root=/dev/mmcblk0p2): the kernel uses the "
+            "last, root=/dev/mmcblk0p2");
+  EXPECT_EQ(lint[1].key, "init");
+  // console= adds a console each time; the same value twice changes nothing: no finding.
+  EXPECT_TRUE(CmdlineTxt::parse("console=serial0,115200 console=tty1 root=LABEL=writable root=LABEL=writable\n")
+                  .lint()
+                  .empty());
+  // Two usb-storage.quirks= keep their own rule, not a second one.
+  auto quirks =
+      CmdlineTxt::parse("root=LABEL=writable usb-storage.quirks=152d:0578:u usb-storage.quirks=174c:55aa:u\n");
+  ASSERT_EQ(quirks.lint().size(), 1u);
+  EXPECT_EQ(quirks.lint()[0].rule, "usb-quirks-repeated");
+  // set() edits the last one, the one get() returns.
+  EXPECT_TRUE(c.set("root", "PARTUUID=c0207989-02"));
+  EXPECT_EQ(c.get("root"), "PARTUUID=c0207989-02");
+  EXPECT_NE(c.to_string().find("root=PARTUUID=6c586e13-02 root=PARTUUID=c0207989-02"), std::string::npos);
+}
