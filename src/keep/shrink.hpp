@@ -21,7 +21,7 @@ struct ShrinkResult {
   unsigned partition = 0;         ///< 1-based
   std::uint64_t old_bytes = 0;    ///< the partition's size before
   std::uint64_t new_bytes = 0;    ///< and after
-  std::uint64_t image_bytes = 0;  ///< the raw copy's size after
+  std::uint64_t image_bytes = 0;  ///< the raw copy's size after (0: no partition table, not cut)
   std::string line;               ///< "partition 2 (ext4) shrunk from 28.9 GiB to 3.4 GiB; ..." or why not
   std::string grows_back;         ///< whether and how it grows back on first boot
 };
@@ -30,7 +30,9 @@ struct ShrinkResult {
 /// above): the one that ends last on the disk, an MBR logical partition
 /// included, never the extended partition that holds them (it holds no file
 /// system). A last partition that is not ext2/3/4 or already minimal is left
-/// as it is (shrunk = false, line says why, naming it). Throws Error{Io} when a tool fails
+/// as it is (shrunk = false, line says why, naming it); the file is cut after
+/// the last partition (and a GPT's backup header) either way, so image_bytes
+/// < the file's size before whenever its end was in no partition. Throws Error{Io} when a tool fails
 /// (its command and stderr), Error{Usage} when a tool is missing.
 ShrinkResult shrink_last_partition(const std::string& img);
 
