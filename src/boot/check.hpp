@@ -51,6 +51,10 @@ struct CheckOptions {
   /// root-not-on-device, as with --device (which also warns about other attached disks).
   bool disk_partuuids = false;
   bool disk_labels = false;
+  /// clone's SOURCE, when `disk` is its TARGET: a partition of it carrying the id root= names
+  /// (LABEL= or UUID=, which clone copies; PARTUUID= it renews) is warning root-duplicate, as for
+  /// another attached disk with --device (raspberrypi/linux issue 5956).
+  std::optional<Disk> source_disk;
 };
 
 /// What `boot check` made of a BOOT_DIR that holds only autoboot.txt (check_autoboot.cpp).

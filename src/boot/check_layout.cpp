@@ -130,35 +130,56 @@ bool check_root_sd_name(Ctx& c, const std::string& root, const RootAt& at) {
   return true;
 }
 
-/// root= (LABEL=, PARTUUID= or UUID=) names a partition of `d`: else error root-not-on-device. With
-/// `others`, a partition of another attached disk with the same id is warning root-duplicate.
-void check_root_on_disk(Ctx& c, const std::string& root, const Disk& d, bool others, const RootAt& at) {
+/// root= (LABEL=, PARTUUID= or UUID=) names a partition of `d`: else error root-not-on-device. A
+/// partition of one of `others` (the other disks attached to the node, or clone's SOURCE: `source`)
+/// with the same id is warning root-duplicate: the kernel takes the first partition it finds with
+/// that id (raspberrypi/linux issue 5956).
+void check_root_on_disk(Ctx& c, const std::string& root, const Disk& d, const std::vector<Disk>& others,
+                        const RootAt& at, bool source = false) {
   auto [kind, value] = split_root(root);
   if (kind.empty()) return;  // a kernel device name: root-kernel-name already says why
   bool on_disk = false;
-  for (const auto& p : d.partitions) on_disk = on_disk || matches(p, kind, value);
+  std::string root_part = "TARGETp2";  // the partition of `d` root= names
+  for (const auto& p : d.partitions)
+    if (matches(p, kind, value)) on_disk = true, root_part = p.path;
   if (!on_disk) {
     c.add(Severity::Error, "root-not-on-device",
           "root=" + root + " (" + at.name + ") names no partition of " + d.path + " (" + describe(d) +
               "): the Pi would mount another disk's root, or none",
           root_on_disk_fix(d, at), kRootDoc);
   }
-  if (!others) return;
-  for (const auto& other : list_disks()) {
+  for (const auto& other : others) {
     if (other.name == d.name) continue;
-    for (const auto& p : other.partitions)
-      if (matches(p, kind, value))
+    for (const auto& p : other.partitions) {
+      if (!matches(p, kind, value)) continue;
+      if (source) {  // clone copies LABEL= and UUID= as they are; the TARGET's root is the one to change
         c.add(Severity::Warning, "root-duplicate",
-              fmt::format("{} on another attached disk ({}) also carries {}={}: the kernel may mount it as root "
-                          "instead of {}'s",
-                          p.path, other.path, kind, value, d.path),
-              kind == "LABEL" ? fmt::format("detach {} before booting, or relabel it (e2label {} NEWNAME), or "
-                                            "boot with root=PARTUUID= of a disk with its own disk identifier",
-                                            other.path, p.path)
-                              : fmt::format("detach {} before booting, or give one of the disks a new disk "
-                                            "identifier (sfdisk --disk-id {} NEWID) and update root=",
-                                            other.path, other.path),
+              fmt::format("root={}={}: the SOURCE's {} ({}) also carries it, and clone copies it unchanged: with "
+                          "both disks attached to one node the kernel may mount the SOURCE's root instead of {}'s",
+                          kind, value, p.path, other.path, d.path),
+              kind == "LABEL"
+                  ? fmt::format("attach only one of them to a node, or give the TARGET's root file system a new "
+                                "label (e2label {} NEWNAME) and set root=LABEL=NEWNAME (and / in /etc/fstab)",
+                                root_part)
+                  : fmt::format("attach only one of them to a node, or give the TARGET's root file system a new "
+                                "UUID (tune2fs -U random {}) and set root=UUID= to it (and / in /etc/fstab), or "
+                                "use root=PARTUUID=, which clone renews",
+                                root_part),
               kDuplicateDoc);
+        continue;
+      }
+      c.add(Severity::Warning, "root-duplicate",
+            fmt::format("{} on another attached disk ({}) also carries {}={}: the kernel may mount it as root "
+                        "instead of {}'s",
+                        p.path, other.path, kind, value, d.path),
+            kind == "LABEL" ? fmt::format("detach {} before booting, or relabel it (e2label {} NEWNAME), or "
+                                          "boot with root=PARTUUID= of a disk with its own disk identifier",
+                                          other.path, p.path)
+                            : fmt::format("detach {} before booting, or give one of the disks a new disk "
+                                          "identifier (sfdisk --disk-id {} NEWID) and update root=",
+                                          other.path, other.path),
+            kDuplicateDoc);
+    }
   }
 }
 
@@ -209,10 +230,11 @@ void check_root_value(Ctx& c, const std::optional<std::string>& root, const Root
     return;
   }
   if (c.o.device)
-    check_root_on_disk(c, *root, probe_disk(*c.o.device), true, at);
+    check_root_on_disk(c, *root, probe_disk(*c.o.device), list_disks(), at);
   else if (c.o.disk && (kind == "PARTUUID" ? c.o.disk_partuuids : c.o.disk_labels))
-    check_root_on_disk(c, *root, *c.o.disk, false,
-                       at);  // an image, or provision's disk: the host's disks are not the Pi's
+    // an image, or provision's disk: the host's disks are not the Pi's; clone's SOURCE may be
+    check_root_on_disk(c, *root, *c.o.disk, c.o.source_disk ? std::vector<Disk>{*c.o.source_disk} : std::vector<Disk>{},
+                       at, true);
 }
 
 }  // namespace

@@ -280,8 +280,12 @@ BackupResult run_backup(const BackupOptions& o) {
     reader.reset();
     ShrinkResult sr = shrink_last_partition(raw->temp_path().string());
     r.shrink_line = sr.line;
-    for (auto& region : r.outside)  // the image now ends after the last partition (and a GPT's backup)
-      if (!region.read && region.offset + region.size == r.disk_bytes) region.why = "cut from the image by --shrink";
+    // The image now ends after the last partition (and a GPT's backup header, moved there): the
+    // unread region that went past that end is cut.
+    for (auto& region : r.outside)
+      if (sr.image_bytes && sr.image_bytes < r.disk_bytes && !region.read &&
+          region.offset + region.size > sr.image_bytes)
+        region.why = "cut from the image by --shrink";
     reader = image::open_disk_reader(raw->temp_path().string());
     BackupSkip shrunk(*reader, image::read_partition_table(*reader, std::nullopt));
     pass.first = false;

@@ -235,6 +235,7 @@ CloneResult run_live_clone(const CloneOptions& o, const CloneLayout& layout,
     if (!info.disk.mounted().empty()) t.write.unmounted = image::unmount_target(info);  // --unmount (the guard)
     if (!seeds.empty()) t.seed = seeds[r.targets.size()];
     t.board = o.board;
+    t.source = o.source;
     r.targets.push_back(std::move(t));
   }
   finish_all_targets(r, [&l, &d](CloneTarget& t) { clone_live_target(l, d, t); });
@@ -298,6 +299,7 @@ CloneResult run_clone(const CloneOptions& o) {
     t.error = w.error;
     if (!seeds.empty()) t.seed = seeds[r.targets.size()];
     t.board = o.board;
+    t.source = o.source;
     r.targets.push_back(std::move(t));
   }
   finish_all_targets(r, [&l](CloneTarget& t) { finish_clone_target(l, t); });

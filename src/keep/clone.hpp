@@ -72,6 +72,7 @@ struct CloneTarget {
   /// it did not run
   std::string check_line;
   std::optional<PiBoard> board;  ///< CloneOptions::board
+  std::string source;            ///< the SOURCE disk: boot check warns when root= names an id it shares
   double steps_seconds = 0;      ///< grow + identity + check
   /// A live SOURCE (clone_live.hpp): per partition, how it was copied
   /// ("partition 2 (ext4 on /): made anew with its label, UUID and features; files copied with rsync -aHAXx").

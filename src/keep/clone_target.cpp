@@ -194,6 +194,12 @@ void rewrite_and_check(CloneTarget& t) {
     co.board = t.board;   // what that Pi's firmware loads (kernel_2712.img on a Pi 5)
     co.disk = disk;       // root= must name a partition of the TARGET, after its new disk identifier
     co.disk_partuuids = co.disk_labels = true;
+    // LABEL= and UUID= are copied as they are: the SOURCE, often left in the node (an SD card after a
+    // move to an SSD), carries the same ones.
+    if (!t.source.empty()) try {
+        co.source_disk = probe_disk(t.source);
+      } catch (const Error&) {  // a SOURCE that is not a block device (an image file) is never attached to a node
+      }
     t.check = boot::check_boot(co);
     // Findings name the TARGET's partitions, not the temp dir removed below.
     provision::name_check_on_partitions(t.check, boot_dir.string(), boot_part ? boot_part->path : "", root_dir.string(),

@@ -59,6 +59,27 @@ std::uint64_t ext_bytes(const std::string& dev) {
   return dumpe2fs_field(text, "Block count") * dumpe2fs_field(text, "Block size");
 }
 
+/// Cuts the raw image `img` (`file_bytes` long) at `end`, the end of its last partition, plus
+/// 1 MiB for a GPT's backup header and entries, moved there (sfdisk --relocate gpt-bak-std;
+/// UEFI 2.10 section 5.3.2: the backup header is in the disk's last LBA). Nothing is cut when
+/// that is not before the file's end. Returns the image's size after. Throws Error{Io}.
+std::uint64_t shrink_cut_end(const std::string& img, image::TableScheme scheme, std::uint64_t end,
+                             std::uint64_t file_bytes) {
+  if (scheme == image::TableScheme::Gpt) end += kShrinkMiB;
+  if (end >= file_bytes) return file_bytes;
+  if (::truncate(img.c_str(), static_cast<off_t>(end)) != 0) throw io_error("cutting " + img, errno);
+  if (scheme == image::TableScheme::Gpt)
+    run_program_or_throw({"sfdisk", "--no-reread", "--no-tell-kernel", "-q", "--relocate", "gpt-bak-std", img});
+  return end;
+}
+
+/// Where the last partition of `t` ends, an MBR extended partition included (bytes).
+std::uint64_t shrink_partitions_end(const image::PartitionTable& t) {
+  std::uint64_t end = 0;
+  for (const auto& p : t.parts) end = std::max(end, p.offset + p.size);
+  return end;
+}
+
 }  // namespace
 
 ShrinkResult shrink_last_partition(const std::string& img) {
@@ -84,8 +105,10 @@ ShrinkResult shrink_last_partition(const std::string& img) {
                           {.env = {}, .capture_stdout = true, .input = {}});
   const std::string fs = shrink_trim(type.out);
   if (fs != "ext4" && fs != "ext3" && fs != "ext2") {
-    res.line = fmt::format("--shrink: partition {} holds {}, not ext2/3/4: not shrunk", last->number,
-                           fs.empty() ? "no file system blkid knows" : fs);
+    res.image_bytes = shrink_cut_end(img, t.scheme, shrink_partitions_end(t), file_bytes);
+    res.line = fmt::format("--shrink: partition {} holds {}, not ext2/3/4: not shrunk{}", last->number,
+                           fs.empty() ? "no file system blkid knows" : fs,
+                           res.image_bytes < file_bytes ? "; the image ends after it" : "");
     return res;
   }
   run_program_or_throw({"e2fsck", "-fy", loop.dev()}, {1});  // 1: errors corrected (in the copy)
@@ -98,7 +121,9 @@ ShrinkResult shrink_last_partition(const std::string& img) {
   res.new_bytes = ext_bytes(loop.dev());
   res.grows_back = root_grows_back_on(loop.dev());
   if (res.new_bytes >= last->size) {
-    res.line = fmt::format("--shrink: partition {} ({}) is already at its minimum plus the margin", last->number, fs);
+    res.image_bytes = shrink_cut_end(img, t.scheme, shrink_partitions_end(t), file_bytes);
+    res.line = fmt::format("--shrink: partition {} ({}) is already at its minimum plus the margin{}", last->number, fs,
+                           res.image_bytes < file_bytes ? "; the image ends after it" : "");
     return res;
   }
   // The table entry: same start, the new size in 512-byte sectors (sfdisk -N keeps the type).
@@ -109,12 +134,8 @@ ShrinkResult shrink_last_partition(const std::string& img) {
     run_program_or_throw(
         {"sfdisk", "--no-reread", "--no-tell-kernel", "-q", "-N", std::to_string(container->number), img}, {},
         fmt::format("start={}, size={}\n", container->offset / 512, (end - container->offset) / 512));
-  if (t.scheme == image::TableScheme::Gpt) end += kShrinkMiB;  // room for the backup header and entries
-  if (::truncate(img.c_str(), static_cast<off_t>(end)) != 0) throw io_error("cutting " + img, errno);
-  if (t.scheme == image::TableScheme::Gpt)
-    run_program_or_throw({"sfdisk", "--no-reread", "--no-tell-kernel", "-q", "--relocate", "gpt-bak-std", img});
   res.shrunk = true;
-  res.image_bytes = end;
+  res.image_bytes = shrink_cut_end(img, t.scheme, end, file_bytes);
   res.line = fmt::format(
       "--shrink: partition {} ({}{}) shrunk from {} to {} in the image (resize2fs -M's {} plus {}); {}", last->number,
       fs, container ? fmt::format(", logical: extended partition {} cut with it", container->number) : "",

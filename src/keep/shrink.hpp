@@ -21,7 +21,7 @@ struct ShrinkResult {
   unsigned partition = 0;         ///< 1-based
   std::uint64_t old_bytes = 0;    ///< the partition's size before
   std::uint64_t new_bytes = 0;    ///< and after
-  std::uint64_t image_bytes = 0;  ///< the raw copy's size after
+  std::uint64_t image_bytes = 0;  ///< the raw copy's size after (0: no partition table, not cut)
   std::string line;               ///< "partition 2 (ext4) shrunk from 28.9 GiB to 3.4 GiB; ..." or why not
   std::string grows_back;         ///< whether and how it grows back on first boot
 };
@@ -31,9 +31,11 @@ struct ShrinkResult {
 /// included, never the extended partition that holds them (it holds no file
 /// system). The partitions are read with image::read_image_partitions() (the
 /// EBR chain for the logical ones). A last partition that is not ext2/3/4 or
-/// already minimal, or that is not known (an EBR chain not read to its end:
-/// image::last_data_partition()), is left as it is (shrunk = false, line says
-/// why, naming it). Throws Error{Io} when a tool fails
+/// already minimal is left as it is (shrunk = false, line says why, naming
+/// it); the file is cut after the last partition (and a GPT's backup header)
+/// either way, so image_bytes < the file's size before whenever its end was in
+/// no partition. A last partition that is not known (an EBR chain not read to
+/// its end: image::last_data_partition()) leaves the file as it is. Throws Error{Io} when a tool fails
 /// (its command and stderr), Error{Usage} when a tool is missing.
 ShrinkResult shrink_last_partition(const std::string& img);
 

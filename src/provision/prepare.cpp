@@ -33,6 +33,10 @@ PreparedProvision prepare_provision(const ProvisionOptions& o) {
   const bool user_files = !id.user_data_file.empty() || !id.network_config_file.empty();
   const bool read_image = user_files || (!id.wifi_country.empty() && id.seed_wanted());
   auto image_ci = read_image ? read_image_cloud_init(p.write.reader(), o.write.image) : nullptr;
+  // An image without cloud-init is refused before the user's files are judged (as `seed check
+  // --image` does): neither fixing them nor --force-seed would make it read a seed.
+  if (image_ci && id.seed_wanted() && !image_ci->missing.empty())
+    throw Error(ErrorKind::Usage, no_cloud_init_refusal(*image_ci) + "; nothing was written");
   p.seeds = plan_seeds(id, o.write.targets, &p.seed_check, image_ci);
   // provision needs system-boot and writable partitions: an image without a
   // partition table is refused before the first byte of any disk.

@@ -298,7 +298,16 @@ Error TargetRun::failure(const Error& e) {
                                (rep_.root_partition.empty() ? "the root partition" : rep_.root_partition) +
                                ", then run piprov boot patch BOOT_DIR --root ROOT_DIR."
                          : "";
-  return Error(e.kind(), "provision failed at step '" + std::string(step_name(current_)) + "': " + e.what() +
+  // The step's error names the disk's partitions, not the temp dirs removed above; a boot patch
+  // refusal's "nothing was changed" is the patch's: the disk was written (Disk state says how).
+  std::string what = e.what();
+  if (!boot_dir_.empty())
+    what = on_partition(on_partition(std::move(what), boot_dir_.string(), "boot", boot_.path), root_dir_.string(),
+                        "root", root_.path);
+  if (refused && what.ends_with("; nothing was changed"))
+    what.replace(what.size() - std::string_view("nothing was changed").size(), std::string::npos,
+                 "the boot partition was not patched");
+  return Error(e.kind(), "provision failed at step '" + std::string(step_name(current_)) + "': " + what +
                              ". Disk state: " + state_ +
                              " (files on it are replaced atomically, each is old or new); " + mounts + "." + redo);
 }

@@ -120,11 +120,13 @@ struct SeedFlowOpen {
   int line = 0, column = 0;
 };
 
-/// The innermost flow collection of a text that is never closed, and what ends it instead: the
-/// closing bracket of the other kind (`closer`, at closer_line/closer_column) or the end of the
-/// text (closer 0).
+/// What of a text is never closed: a quoted scalar that runs to the end of the text (`quote`
+/// true, open.bracket the quote character '"' or '\''), else the innermost flow collection and
+/// what ends it instead: the closing bracket of the other kind (`closer`, at
+/// closer_line/closer_column) or the end of the text (closer 0).
 struct SeedFlowUnclosed {
   SeedFlowOpen open;
+  bool quote = false;
   char closer = 0;
   int closer_line = 0, closer_column = 0;
 };
@@ -138,24 +140,56 @@ bool seed_block_flow_start(char prev, char last) {
   return (prev == ' ' || prev == '\t' || prev == '\n') && (last == 0 || last == ':' || last == '-' || last == '?');
 }
 
-/// The innermost flow collection of `text` that is never closed, outside quotes and comments;
-/// std::nullopt when every one is closed. A closing bracket of the other kind ends the innermost
-/// open one there, as PyYAML's parser does ("while parsing a flow sequence ... expected ',' or
-/// ']', but got '}'"); a closing bracket with none open is left to the parser's own message.
+/// The quoted scalar of `text` that is never closed, else the innermost flow collection that is
+/// never closed, outside quotes and comments; std::nullopt when every one is closed. A quoted
+/// scalar starts only where a node does (after ": ", "- ", "? ", a flow '[', '{' or ',', or at a
+/// line's start) and may span lines (YAML 1.1 sections 9.1.1-9.1.2: "abc\n  def" is one scalar);
+/// PyYAML's scanner reads one left open to the end of the stream ("while scanning a quoted scalar
+/// ... found unexpected end of stream") before its parser misses any bracket. A closing bracket of
+/// the other kind ends the innermost open collection there, as PyYAML's parser does ("while
+/// parsing a flow sequence ... expected ',' or ']', but got '}'"); a closing bracket with none
+/// open is left to the parser's own message.
 std::optional<SeedFlowUnclosed> seed_unclosed_flow(std::string_view text) {
   std::vector<SeedFlowOpen> open;
   int line = 1, column = 0;
   char quote = 0;
+  SeedFlowOpen quote_at;
   bool comment = false, escaped = false, single_closed = false;  // single_closed: a '...' ended at prev
   char prev = '\n', last = 0;
-  for (char c : text) {
+  std::string word;  // the non-blank run last read outside quotes and comments
+  bool word_ended = true;
+  long indent = 0, block_indent = -1;  // this line's indentation; a block scalar's parent's
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (prev == '\n' && !quote) {
+      // A block scalar ("key: |", "- >-") holds every following line that is blank or indented
+      // more than its parent's line (YAML 1.1 section 9.2): its quotes and brackets are text.
+      const std::size_t eol = std::min(text.find('\n', i), text.size());
+      const std::size_t first = text.find_first_not_of(' ', i);
+      indent = static_cast<long>(std::min(first, eol) - i);
+      const bool blank = text.substr(i, eol - i).find_first_not_of(" \t\r") == std::string_view::npos;
+      if (block_indent >= 0 && (blank || indent > block_indent)) {
+        i = eol, ++line;
+        continue;
+      }
+      block_indent = -1;
+    }
     ++column;
     if (c == '\n') {
-      ++line, column = 0, comment = false, prev = c, last = 0;
-      quote = 0;  // a multi-line quoted scalar is rare in a seed; enough to find the bracket
+      static const std::regex block_re("[|>][0-9+-]*");
+      if (!quote && open.empty() && std::regex_match(word, block_re)) block_indent = indent;
+      ++line, column = 0, comment = false, prev = c, last = 0, single_closed = false, word.clear();
+      word_ended = true;
+      escaped = false;  // "...\<newline>": an escaped line break, the scalar goes on
       continue;
     }
     if (comment) continue;
+    if (c == ' ' || c == '\t' || c == '\r') {
+      word_ended = true;
+    } else if (!quote && !(c == '#' && (prev == ' ' || prev == '\t' || prev == '\n'))) {
+      if (word_ended) word.clear();
+      word += c, word_ended = false;
+    }
     const bool reopen = single_closed && c == '\'';  // '' inside '...' is one quote (YAML 1.1 section 9.1.2)
     single_closed = false;
     if (quote) {
@@ -170,21 +204,48 @@ std::optional<SeedFlowUnclosed> seed_unclosed_flow(std::string_view text) {
     } else if (reopen) {
       quote = c;
     } else if ((c == '"' || c == '\'') &&
-               (prev == ' ' || prev == '\n' || prev == '{' || prev == '[' || prev == ',' || prev == ':')) {
-      quote = c;
+               (prev == ' ' || prev == '\t' || prev == '\n' || prev == '{' || prev == '[' || prev == ',' ||
+                prev == ':') &&
+               (last == 0 || last == ':' || last == '-' || last == '?' || last == '[' || last == '{' ||
+                (last == ',' && !open.empty()))) {
+      quote = c, quote_at = {c, line, column};
     } else if (c == '#' && (prev == ' ' || prev == '\t' || prev == '\n')) {
       comment = true;
     } else if ((c == '{' || c == '[') && (!open.empty() || seed_block_flow_start(prev, last))) {
       open.push_back({c, line, column});
     } else if ((c == '}' || c == ']') && !open.empty()) {
-      if ((c == '}') != (open.back().bracket == '{')) return SeedFlowUnclosed{open.back(), c, line, column};
+      if ((c == '}') != (open.back().bracket == '{')) return SeedFlowUnclosed{open.back(), false, c, line, column};
       open.pop_back();
     }
     if (c != ' ' && c != '\t') last = c;
     prev = c;
   }
+  if (quote) return SeedFlowUnclosed{quote_at, true, 0, 0, 0};
   if (open.empty()) return std::nullopt;
-  return SeedFlowUnclosed{open.back(), 0, 0, 0};
+  return SeedFlowUnclosed{open.back(), false, 0, 0, 0};
+}
+
+/// seed-yaml-invalid for the quoted scalar opened by `q` (its quote character in q.bracket) and
+/// never closed. PyYAML's scanner reports it where it starts: "while scanning a quoted scalar /
+/// in "f", line 4, column 19 / found unexpected end of stream"; yaml-cpp names a later symptom
+/// (an unclosed bracket, "end of map flow not found", in `parser`, "line L, column C: message"),
+/// or, at block level, takes the rest of the file as the scalar (`parser` empty).
+Finding seed_unclosed_quote(const SeedFlowOpen& q, std::string_view text, const std::string& file,
+                            const std::string& parser) {
+  static const std::regex quote_key_re("^\\s*-?\\s*[\"']?([^:#\"']+)[\"']?\\s*:");
+  const auto lines = split(std::string(text), '\n');
+  std::smatch qm;
+  const std::string& l = lines[static_cast<std::size_t>(q.line - 1)];
+  const std::string shown = q.bracket == '"' ? "'\"'" : "\"'\"";
+  const std::string at = "line " + std::to_string(q.line) + ", column " + std::to_string(q.column);
+  return seed_finding("seed-yaml-invalid", Severity::Error, q.line,
+                      std::regex_search(l, qm, quote_key_re) ? std::string(trim(qm.str(1))) : "", file,
+                      "is not valid YAML" + (parser.empty() ? std::string() : " (" + parser + ")") +
+                          ": the quoted scalar " + shown + " that starts at " + at +
+                          " is never closed (PyYAML: while scanning a quoted scalar, found unexpected end of stream)",
+                      "close the quote: end the value that starts at " + at + " with " + shown,
+                      "YAML 1.1 sections 9.1.1-9.1.2, quoted scalars (cloud-init reads seeds with PyYAML): "
+                      "https://yaml.org/spec/1.1/");
 }
 
 }  // namespace
@@ -215,31 +276,35 @@ Finding seed_yaml_invalid(const YAML::Exception& e, std::string_view text, const
   // flow end" at a bracket of the other kind): PyYAML names the innermost one where it began
   // ("while parsing a flow sequence ... line 2, column 44") and what it expected instead ("expected
   // ',' or ']', but got '}'"), which is where to fix it.
-  if (e.msg.find("flow") != std::string::npos)
-    if (auto un = seed_unclosed_flow(text)) {
-      const SeedFlowOpen& open = un->open;
-      const bool map = open.bracket == '{';
-      const char close = map ? '}' : ']';
-      const std::string what = map ? "flow mapping" : "flow sequence";
-      const std::string at = "line " + std::to_string(open.line) + ", column " + std::to_string(open.column);
-      const std::string got =
-          un->closer ? fmt::format("but got '{}' at line {}, column {}", un->closer, un->closer_line, un->closer_column)
-                     : std::string("but the file ends");
-      std::smatch fm;
-      const std::string& l = lines[static_cast<std::size_t>(open.line - 1)];
-      return seed_finding(
-          "seed-yaml-invalid", Severity::Error, open.line,
-          std::regex_search(l, fm, key_re) ? std::string(trim(fm.str(1))) : "", file,
-          "is not valid YAML (line " + std::to_string(line) + ", column " + std::to_string(e.mark.column + 1) + ": " +
-              e.msg + "): the " + what + " '" + open.bracket + "' that starts at " + at +
-              " is never closed (PyYAML: while parsing a " + what + ", expected ',' or '" + close + "', " + got + ")",
-          un->closer ? fmt::format("close it with '{}' before the '{}' at line {}, column {} (or quote a value "
-                                   "holding {{, }}, [ or ])",
-                                   close, un->closer, un->closer_line, un->closer_column)
-                     : fmt::format("close it with '{}' on line {} (or quote a value holding {{, }}, [ or ])", close,
-                                   open.line),
-          "YAML 1.1 section 7.4, flow collections (cloud-init reads seeds with PyYAML): https://yaml.org/spec/1.1/");
-    }
+  const auto un = seed_unclosed_flow(text);
+  if (un && un->quote)
+    return seed_unclosed_quote(
+        un->open, text, file,
+        "line " + std::to_string(line) + ", column " + std::to_string(e.mark.column + 1) + ": " + e.msg);
+  if (un && e.msg.find("flow") != std::string::npos) {
+    const SeedFlowOpen& open = un->open;
+    const bool map = open.bracket == '{';
+    const char close = map ? '}' : ']';
+    const std::string what = map ? "flow mapping" : "flow sequence";
+    const std::string at = "line " + std::to_string(open.line) + ", column " + std::to_string(open.column);
+    const std::string got =
+        un->closer ? fmt::format("but got '{}' at line {}, column {}", un->closer, un->closer_line, un->closer_column)
+                   : std::string("but the file ends");
+    std::smatch fm;
+    const std::string& l = lines[static_cast<std::size_t>(open.line - 1)];
+    return seed_finding(
+        "seed-yaml-invalid", Severity::Error, open.line,
+        std::regex_search(l, fm, key_re) ? std::string(trim(fm.str(1))) : "", file,
+        "is not valid YAML (line " + std::to_string(line) + ", column " + std::to_string(e.mark.column + 1) + ": " +
+            e.msg + "): the " + what + " '" + open.bracket + "' that starts at " + at +
+            " is never closed (PyYAML: while parsing a " + what + ", expected ',' or '" + close + "', " + got + ")",
+        un->closer
+            ? fmt::format("close it with '{}' before the '{}' at line {}, column {} (or quote a value "
+                          "holding {{, }}, [ or ])",
+                          close, un->closer, un->closer_line, un->closer_column)
+            : fmt::format("close it with '{}' on line {} (or quote a value holding {{, }}, [ or ])", close, open.line),
+        "YAML 1.1 section 7.4, flow collections (cloud-init reads seeds with PyYAML): https://yaml.org/spec/1.1/");
+  }
   std::string key;
   std::smatch m;
   if (line >= 1 && static_cast<std::size_t>(line) <= lines.size() && std::regex_search(lines[line - 1], m, key_re))
@@ -273,7 +338,14 @@ std::optional<YAML::Node> seed_load(std::string_view text, const std::string& fi
     return std::nullopt;
   }
   try {
-    return YAML::Load(std::string(text));
+    YAML::Node node = YAML::Load(std::string(text));
+    // yaml-cpp takes an unclosed quoted scalar at block level to the end of the file; PyYAML
+    // refuses the file, so cloud-init would ignore it.
+    if (auto un = seed_unclosed_flow(text); un && un->quote) {
+      out.push_back(seed_unclosed_quote(un->open, text, file, ""));
+      return std::nullopt;
+    }
+    return node;
   } catch (const YAML::Exception& e) {
     out.push_back(seed_yaml_invalid(e, text, file));
     seed_scan_raw_markers(text, file, out);

@@ -155,5 +155,59 @@ TEST(BackupOutside, OutThatIsTheFileBehindTheLoopDiskIsRefusedWithAFixThatWorks)
   EXPECT_EQ(run("sha256sum < " + q(img.string())).out, before);
 }
 
+// trial 9 finding 9: a last file system already at its minimum is not shrunk, yet --shrink still
+// cuts the unpartitioned end (MBR: OUT ends where partition 2 does; GPT: 1 MiB later, holding
+// the backup header moved there), and `piprov write` of OUT gives partitions that pass fsck.
+TEST(BackupOutside, ShrinkCutsTheEndWhenTheLastFileSystemIsAlreadyMinimal) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("resize2fs");
+  PIPROV_REQUIRE_TOOL("sfdisk");
+  PIPROV_REQUIRE_TOOL("fsck.vfat");
+  for (const std::string label : {"dos", "gpt"}) {
+    SCOPED_TRACE(label);
+    TempDir tmp("piprov-backup-outside");
+    make_outside_disk(
+        tmp.path, 256 * kMiB, false,
+        "label: " + label +
+            (label == "gpt" ? "\\n4MiB,16MiB,uefi\\n20MiB,44MiB,linux\\n" : "\\n4MiB,16MiB,c\\n20MiB,44MiB,83\\n"),
+        4, 20);
+    // The ext4 cut to its minimum (resize2fs -M), rounded up to a MiB, and partition 2 with it.
+    const std::string ext = q((tmp.path / "ext").string());
+    sh("e2fsck -fy " + ext + " >/dev/null; resize2fs -M " + ext + " 2>/dev/null");
+    const std::uint64_t blocks =
+        std::stoull(run("dumpe2fs -h " + ext + " 2>/dev/null | sed -n 's/^Block count: *//p'").out);
+    const std::uint64_t mib = (blocks * 4096 + kMiB - 1) / kMiB;
+    const std::string disk = q((tmp.path / "disk").string());
+    sh("resize2fs " + ext + " " + std::to_string(mib) + "M 2>/dev/null && dd if=" + ext + " of=" + disk +
+       " bs=1M seek=20 conv=notrunc status=none && echo 'size=" + std::to_string(mib * 2048) + "' | sfdisk -q -N 2 " +
+       disk);
+    LoopDevice src(tmp.path / "disk", 0);
+    const std::string out = (tmp.path / "b.img").string();
+    auto r = run(piprov_bin() + " backup --progress none --json --shrink " + src.path + " " + q(out));
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["shrink"],
+              "--shrink: partition 2 (ext4) is already at its minimum plus the margin; the image ends "
+              "after it")
+        << j.dump();
+    const std::uint64_t end = (20 + mib) * kMiB + (label == "gpt" ? kMiB : 0);
+    EXPECT_EQ(std::filesystem::file_size(out), end);
+    EXPECT_EQ(j["image_bytes"].get<std::uint64_t>(), end) << j.dump();
+    const auto& outside = j["outside_partitions"];
+    ASSERT_FALSE(outside.empty()) << j.dump();
+    EXPECT_EQ(outside[outside.size() - (label == "gpt" ? 2 : 1)]["why"], "cut from the image by --shrink") << j.dump();
+    auto v = run("sfdisk -V " + q(out));
+    EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+    LoopDevice dst(tmp.path / "dst", 256 * kMiB);
+    write_json(out, dst.path);
+    run("partx -a " + dst.path + " 2>/dev/null; for i in $(seq 100); do [ -b " + dst.path +
+        "p2 ] && break; sleep 0.1; done");
+    auto e = run("e2fsck -fn " + dst.path + "p2");
+    EXPECT_EQ(e.exit_code, 0) << e.out << e.err;
+    e = run("fsck.vfat -n " + dst.path + "p1");
+    EXPECT_EQ(e.exit_code, 0) << e.out << e.err;
+  }
+}
+
 }  // namespace
 }  // namespace piprov::test

@@ -204,6 +204,54 @@ TEST(Clone, RootThatNamesNoPartitionOfTheTargetIsAnError) {
   }
 }
 
+// trial 9 finding 3: clone copies LABEL= and UUID= as they are, so a root= naming one is carried
+// by the SOURCE too: warning root-duplicate against the SOURCE disk (raspberrypi/linux issue
+// 5956), with the TARGET's root partition in the fix; PARTUUID=, which clone renews, is not.
+TEST(Clone, RootByLabelOrUuidSharedWithTheSourceIsAWarning) {
+  PIPROV_REQUIRE_LOOP();
+  PIPROV_REQUIRE_TOOL("mcopy");
+  TempDir tmp("piprov-clone-dup");
+  const auto img = make_clone_image(tmp.path);
+  const std::string fs_uuid =
+      run("blkid -p -s UUID -o value " + q((tmp.path / "ext.img").string())).out;  // the root fs
+  ASSERT_FALSE(fs_uuid.empty());
+  write_file(tmp.path / "config.txt", "arm_64bit=1\n");
+  auto dst = clone_target_loop(tmp.path / "dst", 96ull << 20);
+  for (const std::string root : std::vector<std::string>{
+           "LABEL=rootfs", "UUID=" + fs_uuid.substr(0, fs_uuid.size() - 1), std::string("PARTUUID=12345678-02")}) {
+    SCOPED_TRACE(root);
+    write_file(tmp.path / "cmdline.txt", "console=tty1 root=" + root + " rootwait\n");
+    sh("MTOOLS_SKIP_CHECK=1 mcopy -o -i " + q(img.string() + "@@1M") + " " + q((tmp.path / "config.txt").string()) +
+       " " + q((tmp.path / "cmdline.txt").string()) + " ::");
+    LoopDevice src(img, 0);
+    wait_for_partitions(src.path, 2);
+    auto r = clone_run("--yes --json " + src.path + " " + dst->path);
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // the fixture's kernel8.img and dtb are not real: errors
+    const auto j = nlohmann::json::parse(r.out);
+    std::vector<nlohmann::json> dups;
+    for (const auto& f : j["targets"][0]["boot_check"]["findings"])
+      if (f["rule"] == "root-duplicate") dups.push_back(f);
+    if (root.rfind("PARTUUID=", 0) == 0) {
+      EXPECT_TRUE(dups.empty()) << j.dump(1);
+      continue;
+    }
+    ASSERT_EQ(dups.size(), 1u) << j.dump(1);
+    EXPECT_EQ(dups[0]["severity"], "warning");
+    EXPECT_EQ(dups[0]["message"],
+              "root=" + root + ": the SOURCE's " + src.path + "p2 (" + src.path +
+                  ") also carries it, and clone copies it unchanged: with both disks attached to one node the "
+                  "kernel may mount the SOURCE's root instead of " +
+                  dst->path + "'s")
+        << j.dump(1);
+    EXPECT_EQ(dups[0]["fix"].get<std::string>().rfind(
+                  "attach only one of them to a node, or give the TARGET's root file system a new " +
+                      std::string(root[0] == 'L' ? "label (e2label " : "UUID (tune2fs -U random ") + dst->path + "p2",
+                  0),
+              0u)
+        << dups[0]["fix"];
+  }
+}
+
 // --new-identity: each TARGET its own node (a fleet from a golden node):
 // provision's cloud-init seed with its host name on the boot partition, an
 // empty /etc/machine-id; identity options without --new-identity are refused.

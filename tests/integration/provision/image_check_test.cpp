@@ -349,6 +349,21 @@ TEST(BootCheckImage, UbootOnADebianRootIsRefusedNotPatchedAsUbuntu) {
   EXPECT_NE(p.err.find("unknown boot layout (config.txt [pi4] kernel=uboot_rpi_4.bin; os-release: Debian"),
             std::string::npos)
       << p.err;
+  // It names the disk's boot partition, not the removed temp dir, and the disk's state, not
+  // "nothing was changed" (trial 9 finding 12).
+  EXPECT_NE(
+      p.err.find("provision failed at step 'patch': the boot partition (" + disk.path + "p1): unknown boot layout ("),
+      std::string::npos)
+      << p.err;
+  EXPECT_NE(p.err.find("piprov patches only Ubuntu 20.04's U-Boot layout; the boot partition was not patched. Disk "
+                       "state: " +
+                       disk.path +
+                       " holds the image as written and verified; its boot partition is NOT patched yet; "
+                       "it has a new disk identifier ("),
+            std::string::npos)
+      << p.err;
+  EXPECT_EQ(p.err.find("nothing was changed"), std::string::npos) << p.err;
+  EXPECT_EQ(p.err.find("piprov-provision-"), std::string::npos) << p.err;
   EXPECT_EQ(p.err.find("To finish by hand"), std::string::npos) << p.err;
   EXPECT_EQ(p.err.find("boot patch BOOT_DIR"), std::string::npos) << p.err;
   piprov::test::Mount written(disk.path, d.path / "written", "ext4", "ro,offset=" + std::to_string(526336ull * 512));

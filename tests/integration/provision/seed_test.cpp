@@ -410,6 +410,20 @@ TEST(ProvisionSeed, ImageWithoutCloudInitIsRefusedWithTheDiskState) {
                  a.path + " --hostname lonely");
   EXPECT_EQ(dry.exit_code, 2) << dry.out << dry.err;
   EXPECT_NE(dry.err.find("has no cloud-init"), std::string::npos) << dry.err;
+  // A --user-data with schema errors: the image's missing cloud-init is said first, not the
+  // errors with "or pass --force-seed", which would then be refused for it (trial 9 finding 11).
+  piprov::test::write_file(d.path / "bad.ud", "#cloud-config\nusers: 5\nruncmd: 7\n");
+  for (const std::string force : {"", " --force-seed"}) {
+    auto bad = run(piprov::test::piprov_bin() + " provision --dry-run " + q((d.path / "img.img").string()) + " " +
+                   a.path + " --user-data " + q((d.path / "bad.ud").string()) + force);
+    EXPECT_EQ(bad.exit_code, 2) << bad.out << bad.err;
+    EXPECT_EQ(bad.err,
+              "piprov: error: the image's root fs has no cloud-init (/usr/bin/cloud-init and /etc/cloud missing), so "
+              "it would ignore a first-boot seed: use an image with cloud-init (Ubuntu's raspi images, Raspberry Pi "
+              "OS trixie) or provision without identity options; nothing was written\n");
+    EXPECT_EQ(bad.err.find("--force-seed"), std::string::npos) << bad.err;
+    EXPECT_EQ(bad.err.find("schema"), std::string::npos) << bad.err;
+  }
 
   // gzip: its root fs lies behind the bytes written first; refused after the write.
   ASSERT_EQ(run("gzip -1 -k " + q((d.path / "img.img").string())).exit_code, 0);

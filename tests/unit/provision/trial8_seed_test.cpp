@@ -206,5 +206,44 @@ TEST(Trial8Seed, YamlErrorNamesTheInnermostUnclosedBracket) {
   EXPECT_EQ(f.fix, "fix the YAML at line 1, column 7 (quote values holding {, }, [, ], : or #)");
 }
 
+// An unclosed quote inside a flow collection is the quoted scalar, named where it starts, as
+// PyYAML 6 does ("while scanning a quoted scalar / in "y6.nc", line 1, column 15 / found
+// unexpected end of stream"); the positions below are PyYAML's own for these texts.
+TEST(Trial9Seed, YamlErrorNamesTheUnclosedQuotedScalar) {
+  Finding f = t8_yaml("match: {name: \"en*}\ndhcp4: true\n");
+  EXPECT_EQ(f.line, 1);
+  EXPECT_EQ(f.key, "match");
+  EXPECT_NE(f.message.find("the quoted scalar '\"' that starts at line 1, column 15 is never closed (PyYAML: while "
+                           "scanning a quoted scalar, found unexpected end of stream)"),
+            std::string::npos)
+      << f.message;
+  EXPECT_EQ(f.message.find("flow mapping"), std::string::npos) << f.message;
+  EXPECT_EQ(f.fix, "close the quote: end the value that starts at line 1, column 15 with '\"'");
+  f = t8_yaml("a: ['10.0.0.2/24', 'x''y]\n");
+  EXPECT_NE(f.message.find("the quoted scalar \"'\" that starts at line 1, column 20 is never closed"),
+            std::string::npos)
+      << f.message;
+  f = t8_yaml("a:\n  b: [\"10.0.0.2/24]\n");
+  EXPECT_NE(f.message.find("the quoted scalar '\"' that starts at line 2, column 7 is never closed"), std::string::npos)
+      << f.message;
+  // At block level yaml-cpp takes the rest of the file as the scalar; PyYAML refuses it.
+  f = t8_yaml("a: 'abc\nb: 1\n");
+  EXPECT_EQ(f.message,
+            "f.nc: is not valid YAML: the quoted scalar \"'\" that starts at line 1, column 4 is never "
+            "closed (PyYAML: while scanning a quoted scalar, found unexpected end of stream)");
+}
+
+// Valid quoted scalars spanning lines, and quotes inside block scalars and plain scalars, are not
+// flagged (PyYAML loads each of these texts).
+TEST(Trial9Seed, MultiLineQuotesAndBlockScalarsAreNotUnclosed) {
+  for (const std::string text : {"version: 2\na: \"abc\n  def\"\n", "version: 2\na: [x, \"abc\n   def\", y]\n",
+                                 "version: 2\na: 'it''s\n  here'\n", "version: 2\na: \"x\\\n  y\"\n",
+                                 "version: 2\nc: |\n  echo \"hello\n  \"foo\n\n  done\nb: [1]\n",
+                                 "version: 2\nc: >- # note\n  'foo\nb: 1\n", "version: 2\nx: don 't\n"}) {
+    auto c = check_network_config(text, "f.nc");
+    for (const auto& f : c.findings) EXPECT_EQ(f.message.find("quoted scalar"), std::string::npos) << text << f.message;
+  }
+}
+
 }  // namespace
 }  // namespace piprov::provision
