@@ -18,7 +18,7 @@ namespace bt = piprov::boot::test;
 
 namespace {
 
-std::string t9_all(const piprov::boot::CheckReport& r) {
+std::string t9f_all(const piprov::boot::CheckReport& r) {
   std::string s;
   for (const auto& f : r.findings) s += f.rule + ": " + f.message + " | " + f.fix + "\n";
   return s;
@@ -26,7 +26,7 @@ std::string t9_all(const piprov::boot::CheckReport& r) {
 
 /// DIR/boot (kernel8.img, the Pi 4 and Pi 5 DTBs) with cmdline.txt `cmdline`, and DIR/root with
 /// etc/fstab `fstab` (none when empty).
-void t9_tree(const fs::path& dir, const std::string& cmdline, const std::string& fstab) {
+void t9f_tree(const fs::path& dir, const std::string& cmdline, const std::string& fstab) {
   write_file(dir / "boot/config.txt", "[all]\narm_64bit=1\n");
   write_file(dir / "boot/kernel8.img", bt::fake_image(200000, 7));
   write_file(dir / "boot/cmdline.txt", cmdline);
@@ -36,7 +36,7 @@ void t9_tree(const fs::path& dir, const std::string& cmdline, const std::string&
 }
 
 /// An image's partitions as ImageTree lists them: FAT bootfs and ext rootfs, MBR disk id 6c586e13.
-piprov::Disk t9_disk() {
+piprov::Disk t9f_disk() {
   piprov::Disk d;
   d.path = "raspios.img";
   piprov::Partition p1, p2;
@@ -56,7 +56,7 @@ piprov::Disk t9_disk() {
   return d;
 }
 
-piprov::boot::CheckReport t9_check(const fs::path& dir, std::optional<piprov::Disk> disk = t9_disk()) {
+piprov::boot::CheckReport t9f_check(const fs::path& dir, std::optional<piprov::Disk> disk = t9f_disk()) {
   piprov::boot::CheckOptions o{.boot_dir = dir / "boot",
                                .root_dir = dir / "root",
                                .scan_usb = false,
@@ -79,13 +79,13 @@ constexpr const char* kT9Fstab =
 // root-not-on-device, and cmdline-duplicate names both. Reversed, the right PARTUUID is last: it boots.
 TEST(Trial9Boot, TwoRootsAreJudgedByTheLast) {
   TempDir t;
-  t9_tree(t.path, "console=tty1 root=PARTUUID=6c586e13-02 root=/dev/mmcblk0p2 rootwait\n", kT9Fstab);
-  auto r = t9_check(t.path);
-  ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << t9_all(r);
+  t9f_tree(t.path, "console=tty1 root=PARTUUID=6c586e13-02 root=/dev/mmcblk0p2 rootwait\n", kT9Fstab);
+  auto r = t9f_check(t.path);
+  ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << t9f_all(r);
   EXPECT_EQ(
       bt::find_rule(r, "root-not-on-device")->message.rfind("root=/dev/mmcblk0p2 (cmdline.txt) is a partition", 0), 0u);
   const auto* dup = bt::find_rule(r, "cmdline-duplicate");
-  ASSERT_NE(dup, nullptr) << t9_all(r);
+  ASSERT_NE(dup, nullptr) << t9f_all(r);
   EXPECT_EQ(dup->severity, piprov::Severity::Warning);
   EXPECT_EQ(dup->message,
             "cmdline.txt sets root= 2 times (root=PARTUUID=6c586e13-02, root=/dev/mmcblk0p2): the kernel uses the "
@@ -93,15 +93,15 @@ TEST(Trial9Boot, TwoRootsAreJudgedByTheLast) {
   EXPECT_FALSE(r.ok());
 
   TempDir u;
-  t9_tree(u.path, "console=tty1 root=PARTUUID=deadbeef-02 root=PARTUUID=6c586e13-02 rootwait\n", kT9Fstab);
-  r = t9_check(u.path);
-  EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << t9_all(r);
-  ASSERT_NE(bt::find_rule(r, "cmdline-duplicate"), nullptr) << t9_all(r);
-  for (const auto& f : r.findings) EXPECT_NE(f.severity, piprov::Severity::Error) << t9_all(r);
+  t9f_tree(u.path, "console=tty1 root=PARTUUID=deadbeef-02 root=PARTUUID=6c586e13-02 rootwait\n", kT9Fstab);
+  r = t9f_check(u.path);
+  EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << t9f_all(r);
+  ASSERT_NE(bt::find_rule(r, "cmdline-duplicate"), nullptr) << t9f_all(r);
+  for (const auto& f : r.findings) EXPECT_NE(f.severity, piprov::Severity::Error) << t9f_all(r);
 }
 
 TEST(Trial9Boot, PartitionNamedByComparesIdsAsBlkidDoes) {
-  const piprov::Disk d = t9_disk();
+  const piprov::Disk d = t9f_disk();
   ASSERT_NE(piprov::boot::partition_named_by(d, "PARTUUID=6C586E13-02"), nullptr);
   EXPECT_EQ(piprov::boot::partition_named_by(d, "PARTUUID=6C586E13-02")->number, 2);
   EXPECT_EQ(piprov::boot::partition_named_by(d, "LABEL=bootfs")->number, 1);
@@ -116,7 +116,7 @@ TEST(Trial9Boot, PartitionNamedByComparesIdsAsBlkidDoes) {
 // file systems and comments are not judged.
 TEST(Trial9Boot, FstabOnTheSdCardIsNotOnTheUsbDisk) {
   TempDir t;
-  t9_tree(t.path, kT9Cmdline,
+  t9f_tree(t.path, kT9Cmdline,
           "# /dev/mmcblk0p3 /data ext4 defaults 0 2\n"
           "/dev/mmcblk0p1 /boot/firmware vfat defaults 0 2\n"
           "/dev/mmcblk0p2 / ext4 defaults,noatime 0 1\n"
@@ -125,11 +125,11 @@ TEST(Trial9Boot, FstabOnTheSdCardIsNotOnTheUsbDisk) {
           "/dev/mmcblk0p5 none swap sw 0 0\n"
           "tmpfs /tmp tmpfs defaults 0 0\n"
           "nas:/export /mnt/nas nfs defaults 0 0\n");
-  auto r = t9_check(t.path);
+  auto r = t9f_check(t.path);
   std::vector<const piprov::Finding*> found;
   for (const auto& f : r.findings)
     if (f.rule == "fstab-not-on-device") found.push_back(&f);
-  ASSERT_EQ(found.size(), 3u) << t9_all(r);
+  ASSERT_EQ(found.size(), 3u) << t9f_all(r);
   // Errors first (sorted by severity), each on its line.
   EXPECT_EQ(found[0]->severity, piprov::Severity::Error);
   EXPECT_EQ(found[0]->line, 2);
@@ -152,20 +152,20 @@ TEST(Trial9Boot, FstabOnTheSdCardIsNotOnTheUsbDisk) {
   EXPECT_NE(found[2]->fix.find("the PARTUUID= or LABEL= of the partition of raspios.img that holds /data"),
             std::string::npos);
   EXPECT_FALSE(r.ok());
-  EXPECT_FALSE(r.usb_boot()) << t9_all(r);
+  EXPECT_FALSE(r.usb_boot()) << t9f_all(r);
 }
 
 TEST(Trial9Boot, FstabIdsAreJudgedByTheDisksPartitions) {
   TempDir t;
-  t9_tree(t.path, kT9Cmdline,
+  t9f_tree(t.path, kT9Cmdline,
           "PARTUUID=deadbeef-01 /boot/firmware vfat defaults 0 2\n"
           "LABEL=writable\t/\text4\tdefaults\t0 0\n"
           "UUID=91FE-7499 /boot/efi vfat defaults 0 2\n");
-  auto r = t9_check(t.path);
+  auto r = t9f_check(t.path);
   std::vector<const piprov::Finding*> found;
   for (const auto& f : r.findings)
     if (f.rule == "fstab-not-on-device") found.push_back(&f);
-  ASSERT_EQ(found.size(), 2u) << t9_all(r);
+  ASSERT_EQ(found.size(), 2u) << t9f_all(r);
   EXPECT_EQ(found[0]->message.rfind("/etc/fstab line 1: PARTUUID=deadbeef-01 (mounted on /boot/firmware) names no "
                                     "partition of a USB or NVMe disk written from raspios.img: without nofail",
                                     0),
@@ -180,21 +180,21 @@ TEST(Trial9Boot, FstabIdsAreJudgedByTheDisksPartitions) {
 
   // The stock fstab (by PARTUUID) is right; so is anything with no disk known (a bare BOOT_DIR --root).
   TempDir ok;
-  t9_tree(ok.path, kT9Cmdline, kT9Fstab);
-  r = t9_check(ok.path);
-  EXPECT_EQ(bt::find_rule(r, "fstab-not-on-device"), nullptr) << t9_all(r);
-  EXPECT_TRUE(r.ok()) << t9_all(r);
-  r = t9_check(t.path, std::nullopt);
-  EXPECT_EQ(bt::find_rule(r, "fstab-not-on-device"), nullptr) << t9_all(r);
+  t9f_tree(ok.path, kT9Cmdline, kT9Fstab);
+  r = t9f_check(ok.path);
+  EXPECT_EQ(bt::find_rule(r, "fstab-not-on-device"), nullptr) << t9f_all(r);
+  EXPECT_TRUE(r.ok()) << t9f_all(r);
+  r = t9f_check(t.path, std::nullopt);
+  EXPECT_EQ(bt::find_rule(r, "fstab-not-on-device"), nullptr) << t9f_all(r);
 }
 
 // On the SD card itself (or a card in a USB reader) /dev/mmcblk0p1 is that card: not judged. An id
 // kind whose values the disk does not tell (a GPT image's GUIDs unread) is not judged either.
 TEST(Trial9Boot, FstabOnTheCardOrWithUnknownIdsIsNotJudged) {
   TempDir t;
-  t9_tree(t.path, kT9Cmdline,
+  t9f_tree(t.path, kT9Cmdline,
           "/dev/mmcblk0p1 /boot/firmware vfat defaults 0 2\nPARTUUID=deadbeef-02 / ext4 defaults 0 1\n");
-  piprov::Disk sd = t9_disk();
+  piprov::Disk sd = t9f_disk();
   sd.transport = piprov::Transport::Mmc;
   piprov::boot::CheckOptions o{.boot_dir = t.path / "boot",
                                .root_dir = t.path / "root",
@@ -204,5 +204,5 @@ TEST(Trial9Boot, FstabOnTheCardOrWithUnknownIdsIsNotJudged) {
                                .disk_partuuids = false,
                                .disk_labels = true};
   auto r = piprov::boot::check_boot(o);
-  EXPECT_EQ(bt::find_rule(r, "fstab-not-on-device"), nullptr) << t9_all(r);
+  EXPECT_EQ(bt::find_rule(r, "fstab-not-on-device"), nullptr) << t9f_all(r);
 }
