@@ -117,14 +117,14 @@ TEST(Trial9Boot, PartitionNamedByComparesIdsAsBlkidDoes) {
 TEST(Trial9Boot, FstabOnTheSdCardIsNotOnTheUsbDisk) {
   TempDir t;
   t9f_tree(t.path, kT9Cmdline,
-          "# /dev/mmcblk0p3 /data ext4 defaults 0 2\n"
-          "/dev/mmcblk0p1 /boot/firmware vfat defaults 0 2\n"
-          "/dev/mmcblk0p2 / ext4 defaults,noatime 0 1\n"
-          "/dev/mmcblk0p3 /data ext4 defaults,nofail 0 2\n"
-          "/dev/mmcblk0p4 /spare ext4 noauto 0 2\n"
-          "/dev/mmcblk0p5 none swap sw 0 0\n"
-          "tmpfs /tmp tmpfs defaults 0 0\n"
-          "nas:/export /mnt/nas nfs defaults 0 0\n");
+           "# /dev/mmcblk0p3 /data ext4 defaults 0 2\n"
+           "/dev/mmcblk0p1 /boot/firmware vfat defaults 0 2\n"
+           "/dev/mmcblk0p2 / ext4 defaults,noatime 0 1\n"
+           "/dev/mmcblk0p3 /data ext4 defaults,nofail 0 2\n"
+           "/dev/mmcblk0p4 /spare ext4 noauto 0 2\n"
+           "/dev/mmcblk0p5 none swap sw 0 0\n"
+           "tmpfs /tmp tmpfs defaults 0 0\n"
+           "nas:/export /mnt/nas nfs defaults 0 0\n");
   auto r = t9f_check(t.path);
   std::vector<const piprov::Finding*> found;
   for (const auto& f : r.findings)
@@ -158,9 +158,9 @@ TEST(Trial9Boot, FstabOnTheSdCardIsNotOnTheUsbDisk) {
 TEST(Trial9Boot, FstabIdsAreJudgedByTheDisksPartitions) {
   TempDir t;
   t9f_tree(t.path, kT9Cmdline,
-          "PARTUUID=deadbeef-01 /boot/firmware vfat defaults 0 2\n"
-          "LABEL=writable\t/\text4\tdefaults\t0 0\n"
-          "UUID=91FE-7499 /boot/efi vfat defaults 0 2\n");
+           "PARTUUID=deadbeef-01 /boot/firmware vfat defaults 0 2\n"
+           "LABEL=writable\t/\text4\tdefaults\t0 0\n"
+           "UUID=91FE-7499 /boot/efi vfat defaults 0 2\n");
   auto r = t9f_check(t.path);
   std::vector<const piprov::Finding*> found;
   for (const auto& f : r.findings)
@@ -193,7 +193,7 @@ TEST(Trial9Boot, FstabIdsAreJudgedByTheDisksPartitions) {
 TEST(Trial9Boot, FstabOnTheCardOrWithUnknownIdsIsNotJudged) {
   TempDir t;
   t9f_tree(t.path, kT9Cmdline,
-          "/dev/mmcblk0p1 /boot/firmware vfat defaults 0 2\nPARTUUID=deadbeef-02 / ext4 defaults 0 1\n");
+           "/dev/mmcblk0p1 /boot/firmware vfat defaults 0 2\nPARTUUID=deadbeef-02 / ext4 defaults 0 1\n");
   piprov::Disk sd = t9f_disk();
   sd.transport = piprov::Transport::Mmc;
   piprov::boot::CheckOptions o{.boot_dir = t.path / "boot",
