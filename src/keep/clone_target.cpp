@@ -27,6 +27,7 @@
 #include "core/write_guard.hpp"
 #include "image/disk_identity.hpp"
 #include "image/partitions.hpp"
+#include "keep/gpt_fit.hpp"
 #include "provision/cloud_init.hpp"
 #include "provision/disk_mounts.hpp"
 #include "provision/first_boot.hpp"
@@ -41,41 +42,6 @@ namespace {
 constexpr std::uint64_t kCloneMiB = 1u << 20;
 
 bool clone_is_ext(const std::string& fs_name) { return fs_name == "ext4" || fs_name == "ext3" || fs_name == "ext2"; }
-
-std::uint64_t gpt_le64(const std::byte* p) {
-  std::uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | std::to_integer<std::uint64_t>(p[i]);
-  return v;
-}
-
-void gpt_put_le(std::byte* p, std::uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) p[i] = static_cast<std::byte>((v >> (8 * i)) & 0xff);
-}
-
-/// The primary GPT header of the TARGET (LBA 1, 512-byte sectors) fitted to
-/// its size: AlternateLBA its last sector, LastUsableLBA before the backup
-/// entries, the header CRC32 recomputed (UEFI 2.10 5.3.2). SOURCE's header
-/// names SOURCE's end, which libfdisk refuses on a smaller TARGET ("header
-/// LBAs are after the disk's last LBA"); the backup itself is written by the
-/// next libfdisk write (the new disk identity). Throws Error{Io}.
-void fit_gpt_header(const std::string& disk, std::uint64_t disk_bytes) {
-  UniqueFd fd(::open(disk.c_str(), O_RDWR | O_CLOEXEC));
-  if (!fd) throw io_error("cannot open " + disk, errno);
-  std::array<std::byte, 512> h{};
-  if (::pread(fd.get(), h.data(), h.size(), 512) != 512) throw io_error("reading the GPT header of " + disk, errno);
-  if (std::memcmp(h.data(), "EFI PART", 8) != 0)
-    throw Error(ErrorKind::Io, disk + ": no GPT header at byte 512 (a GPT with 4096-byte sectors is not supported)");
-  const std::uint32_t header_size = static_cast<std::uint32_t>(gpt_le64(h.data() + 12) & 0xffffffffu);
-  if (header_size < 92 || header_size > 512) throw Error(ErrorKind::Io, disk + ": the GPT header's size is invalid");
-  const std::uint64_t last_lba = disk_bytes / 512 - 1;
-  gpt_put_le(h.data() + 32, last_lba, 8);       // AlternateLBA
-  gpt_put_le(h.data() + 48, last_lba - 33, 8);  // LastUsableLBA: 32 sectors of entries and the header after it
-  gpt_put_le(h.data() + 16, 0, 4);
-  const auto crc = ::crc32(0L, reinterpret_cast<const Bytef*>(h.data()), header_size);
-  gpt_put_le(h.data() + 16, crc, 4);
-  if (::pwrite(fd.get(), h.data(), h.size(), 512) != 512 || ::fdatasync(fd.get()) != 0)
-    throw io_error("writing the GPT header of " + disk, errno);
-}
 
 /// The boot (FAT) and root (ext2/3/4) partitions of `d`: by label first
 /// (Ubuntu's system-boot/writable, Raspberry Pi OS's bootfs/rootfs), else the first of each kind.

@@ -16,6 +16,7 @@
 #include "image/disk_reader.hpp"
 #include "image/image_fs.hpp"
 #include "image/image_reader.hpp"
+#include "keep/gpt_fit.hpp"
 #include "keep/grows_back.hpp"
 
 namespace piprov::keep {
@@ -67,6 +68,9 @@ std::uint64_t shrink_cut_end(const std::string& img, image::TableScheme scheme, 
                              std::uint64_t file_bytes) {
   if (scheme == image::TableScheme::Gpt) end += kShrinkMiB;
   if (end >= file_bytes) return file_bytes;
+  // The primary header first names the new end: on a header naming the old one, libfdisk reads no
+  // GPT at all, and --relocate would leave the image with no backup and a last usable LBA past its end.
+  if (scheme == image::TableScheme::Gpt) fit_gpt_header(img, end);
   if (::truncate(img.c_str(), static_cast<off_t>(end)) != 0) throw io_error("cutting " + img, errno);
   if (scheme == image::TableScheme::Gpt)
     run_program_or_throw({"sfdisk", "--no-reread", "--no-tell-kernel", "-q", "--relocate", "gpt-bak-std", img});
