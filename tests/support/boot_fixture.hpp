@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "core/blockdev.hpp"
 #include "core/finding.hpp"
 #include "support/testsupport.hpp"
 
@@ -34,6 +35,10 @@ extern const char* const kUbuntuCmdline;
 /// config.txt, syscfg.txt, usercfg.txt, cmdline.txt, nobtcmd.txt, uboot_rpi_4.bin and the
 /// Pi 4 family's device trees (write_dtbs).
 void make_boot_dir(const std::filesystem::path& dir, const std::string& image);
+
+/// The raspios test image as ImageTree lists it (MBR disk id 6c586e13; p1 FAT bootfs, p2 ext rootfs,
+/// paths "raspios.img partition N"): the disk root= and fstab are judged against.
+piprov::Disk raspios_image_disk();
 
 /// A temp dir holding boot/ (make_boot_dir with a 400000-byte fake kernel) and
 /// an empty root/ with etc/apt/apt.conf.d.

@@ -38,28 +38,9 @@ fs::path t7_boot(const fs::path& dir, const std::string& root, bool dtbs = true)
 }
 
 /// An image's partitions as ImageTree gives them: FAT bootfs and ext rootfs, MBR disk id 6c586e13.
-piprov::Disk t7_disk() {
-  piprov::Disk d;
-  d.path = "raspios.img";
-  piprov::Partition p1, p2;
-  p1.number = 1;
-  p1.path = "raspios.img partition 1";
-  p1.fstype = "vfat";
-  p1.label = "bootfs";
-  p1.uuid = "91FE-7499";
-  p1.partuuid = "6c586e13-01";
-  p2.number = 2;
-  p2.path = "raspios.img partition 2";
-  p2.fstype = "ext2/3/4";
-  p2.label = "rootfs";
-  p2.uuid = "56f80fa2-e005-4cca-86e6-19da1069914d";
-  p2.partuuid = "6c586e13-02";
-  d.partitions = {p1, p2};
-  return d;
-}
-
 piprov::boot::CheckReport t7_check_on_disk(const fs::path& boot, bool partuuids, bool labels) {
-  piprov::boot::CheckOptions o{.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4, .disk = t7_disk()};
+  piprov::boot::CheckOptions o{
+      .boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4, .disk = bt::raspios_image_disk()};
   o.disk_partuuids = partuuids;
   o.disk_labels = labels;
   return piprov::boot::check_boot(o);
@@ -136,14 +117,14 @@ TEST(Trial8Boot, SdCardKernelNameOnAUsbDiskIsAnError) {
                                .scan_usb = false,
                                .board = PiBoard::Pi4,
                                .image = "raspios.img",
-                               .disk = t7_disk()};
+                               .disk = bt::raspios_image_disk()};
   auto r = piprov::boot::check_boot(o);
   ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << t7_all(r);
   EXPECT_NE(bt::find_rule(r, "root-not-on-device")->message.find("not of a USB or NVMe disk written from raspios.img,"),
             std::string::npos)
       << t7_all(r);
   // Without a PARTUUID (a GPT image whose GUIDs were not read): the root partition's LABEL.
-  piprov::Disk gpt = t7_disk();
+  piprov::Disk gpt = bt::raspios_image_disk();
   for (auto& p : gpt.partitions) p.partuuid.clear();
   o.disk = gpt;
   r = piprov::boot::check_boot(o);
@@ -167,11 +148,11 @@ TEST(Trial8Boot, SdCardKernelNameOnTheCardOrWithNoDiskKnownStaysAWarning) {
             "right only when the Pi boots from the card; a USB or NVMe disk is /dev/sdX or /dev/nvme0n1 (pass "
             "--device DISK to check against the disk)");
   // The SD card itself (mmc transport, or an mmcblk name), or a card in a USB card reader.
-  piprov::Disk sd = t7_disk();
+  piprov::Disk sd = bt::raspios_image_disk();
   sd.transport = piprov::Transport::Mmc;
-  piprov::Disk named = t7_disk();
+  piprov::Disk named = bt::raspios_image_disk();
   named.name = "mmcblk0";
-  piprov::Disk reader = t7_disk();
+  piprov::Disk reader = bt::raspios_image_disk();
   reader.transport = piprov::Transport::Usb;
   reader.model = "SD Card Reader";
   for (const auto& d : {sd, named, reader}) {
@@ -181,7 +162,7 @@ TEST(Trial8Boot, SdCardKernelNameOnTheCardOrWithNoDiskKnownStaysAWarning) {
   }
   // Another kernel name on a USB disk: probe order, as before (it may be right).
   TempDir u;
-  piprov::Disk usb = t7_disk();
+  piprov::Disk usb = bt::raspios_image_disk();
   usb.transport = piprov::Transport::Usb;
   auto r = piprov::boot::check_boot({.boot_dir = t7_boot(u.path, "/dev/sda2"),
                                      .scan_usb = false,

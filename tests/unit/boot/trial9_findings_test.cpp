@@ -36,27 +36,7 @@ void t9f_tree(const fs::path& dir, const std::string& cmdline, const std::string
 }
 
 /// An image's partitions as ImageTree lists them: FAT bootfs and ext rootfs, MBR disk id 6c586e13.
-piprov::Disk t9f_disk() {
-  piprov::Disk d;
-  d.path = "raspios.img";
-  piprov::Partition p1, p2;
-  p1.number = 1;
-  p1.path = "raspios.img partition 1";
-  p1.fstype = "vfat";
-  p1.label = "bootfs";
-  p1.uuid = "91FE-7499";
-  p1.partuuid = "6c586e13-01";
-  p2.number = 2;
-  p2.path = "raspios.img partition 2";
-  p2.fstype = "ext2/3/4";
-  p2.label = "rootfs";
-  p2.uuid = "56f80fa2-e005-4cca-86e6-19da1069914d";
-  p2.partuuid = "6c586e13-02";
-  d.partitions = {p1, p2};
-  return d;
-}
-
-piprov::boot::CheckReport t9f_check(const fs::path& dir, std::optional<piprov::Disk> disk = t9f_disk()) {
+piprov::boot::CheckReport t9f_check(const fs::path& dir, std::optional<piprov::Disk> disk = bt::raspios_image_disk()) {
   piprov::boot::CheckOptions o{.boot_dir = dir / "boot",
                                .root_dir = dir / "root",
                                .scan_usb = false,
@@ -101,7 +81,7 @@ TEST(Trial9Boot, TwoRootsAreJudgedByTheLast) {
 }
 
 TEST(Trial9Boot, PartitionNamedByComparesIdsAsBlkidDoes) {
-  const piprov::Disk d = t9f_disk();
+  const piprov::Disk d = bt::raspios_image_disk();
   ASSERT_NE(piprov::boot::partition_named_by(d, "PARTUUID=6C586E13-02"), nullptr);
   EXPECT_EQ(piprov::boot::partition_named_by(d, "PARTUUID=6C586E13-02")->number, 2);
   EXPECT_EQ(piprov::boot::partition_named_by(d, "LABEL=bootfs")->number, 1);
@@ -194,7 +174,7 @@ TEST(Trial9Boot, FstabOnTheCardOrWithUnknownIdsIsNotJudged) {
   TempDir t;
   t9f_tree(t.path, kT9Cmdline,
            "/dev/mmcblk0p1 /boot/firmware vfat defaults 0 2\nPARTUUID=deadbeef-02 / ext4 defaults 0 1\n");
-  piprov::Disk sd = t9f_disk();
+  piprov::Disk sd = bt::raspios_image_disk();
   sd.transport = piprov::Transport::Mmc;
   piprov::boot::CheckOptions o{.boot_dir = t.path / "boot",
                                .root_dir = t.path / "root",
