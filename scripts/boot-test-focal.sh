@@ -56,7 +56,7 @@ kernel_update_apt() {
   local v=$w/vm-focal pkg ver out
   read -r pkg ver < "$w/kernel-package"
   # shellcheck disable=SC2016  # $O is expanded on the guest
-  out=$(vm_ssh "$v" "set -e
+  out=$(vm_ssh_job "$v" apt-install "set -e
     sudo -n mount -o ro /dev/disk/by-id/virtio-piprov-repo /mnt
     echo 'deb [trusted=yes] file:/mnt ./' | sudo -n tee /etc/apt/sources.list.d/piprov-test.list >/dev/null
     sudo -n systemctl stop piprov-kernel-sync.path
@@ -74,7 +74,7 @@ kernel_update_apt() {
 kernel_update_dpkg() {
   local v=$w/vm-focal pkg ver
   read -r pkg ver < "$w/kernel-package"
-  vm_ssh "$v" "set -e
+  vm_ssh_job "$v" dpkg-install "set -e
     sudo -n systemctl start piprov-kernel-sync.path
     sudo -n dpkg -i /mnt/${pkg}_$ver+piprov2_arm64.deb </dev/null >/dev/null 2>&1
     timeout 600 sh -c 'until journalctl -u piprov-kernel-sync.service -o cat | grep -a \"vmlinux updated\"; do sleep 2; done' |

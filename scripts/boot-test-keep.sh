@@ -67,7 +67,7 @@ keep_clone_on_node() {
   # shellcheck disable=SC2016  # expanded on the guest
   vm_ssh "$v" "echo $marker > keep-marker && sync && setsid -f sh -c 'i=0; while [ ! -e /tmp/writer.stop ]; do i=\$((i + 1)); echo \$i >> writer.log; sleep 0.05; done' < /dev/null > /dev/null 2>&1" ||
     { echo "  cannot start the writer"; return 1; }
-  vm_ssh "$v" 'sleep 2; sudo -n piprov clone /dev/vda /dev/disk/by-id/virtio-piprov-ssd --yes --json --progress none' \
+  vm_ssh_job "$v" clone 'sleep 2; sudo -n piprov clone /dev/vda /dev/disk/by-id/virtio-piprov-ssd --yes --json --progress none' \
     > "$k/clone.json" 2> "$k/clone.err" || rc=$?
   vm_ssh "$v" 'touch /tmp/writer.stop; sleep 1; wc -l < writer.log' > "$k/writer.lines" || true
   echo "  the writer wrote $(cat "$k/writer.lines") lines, before, during and after the clone"
@@ -86,7 +86,7 @@ keep_provision_on_node() {
   mkdir -p "$s"
   vm_ssh "$v" 'cat > keep-key.pub' < "$bt_key.pub" || return 1
   # shellcheck disable=SC2016  # expanded on the guest
-  vm_ssh "$v" 'sudo -n mkdir -p /mnt/images && sudo -n mount -o ro /dev/disk/by-id/virtio-piprov-images /mnt/images || exit 9
+  vm_ssh_job "$v" provision 'sudo -n mkdir -p /mnt/images && sudo -n mount -o ro /dev/disk/by-id/virtio-piprov-images /mnt/images || exit 9
     sudo -n piprov provision /mnt/images/noble.img.zst /dev/disk/by-id/virtio-piprov-new --yes --json --progress none \
       --board pi4 --hostname bt-ssd --user '"$bt_user"' --ssh-key keep-key.pub --ip 10.0.2.20/24 --gateway 10.0.2.2 --dns 10.0.2.3
     rc=$?; sudo -n umount /mnt/images; exit $rc' > "$s/provision.json" 2> "$s/provision.err" || rc=$?

@@ -147,6 +147,32 @@ vm_ssh() {
   return 255
 }
 
+# vm_ssh_job VM NAME SCRIPT: runs SCRIPT (sh) on the VM once, detached from
+# the SSH connection (setsid; its output in ~/jobs/NAME.*), then waits for it
+# and prints its stdout and stderr (to stderr) and returns its exit status.
+# For long or non-idempotent commands (piprov clone, apt-get install): a
+# connection that drops under load (ServerAlive, exit 255) is only asked
+# again; the job is never started twice (vm_ssh would run CMD again). Fails
+# with 255 when QEMU exits first or after $PIPROV_BOOT_TIMEOUT.
+vm_ssh_job() {
+  local v=$1 n=$2 script=$3 pid end rc
+  pid=$(cat "$v/qemu.pid")
+  vm_ssh "$v" "mkdir -p jobs && cat > jobs/$n.sh" <<<"$script" || return 255
+  # shellcheck disable=SC2016  # expanded on the guest
+  vm_ssh "$v" "[ -e jobs/$n.started ] && exit 0; touch jobs/$n.started
+    setsid -f sh -c 'sh jobs/$n.sh < /dev/null > jobs/$n.out 2> jobs/$n.err; echo \$? > jobs/$n.rc.new; mv jobs/$n.rc.new jobs/$n.rc' \
+      < /dev/null > /dev/null 2>&1" || return 255
+  end=$((SECONDS + vm_timeout))
+  until rc=$(vm_ssh "$v" "cat jobs/$n.rc 2>/dev/null") && [ -n "$rc" ]; do
+    kill -0 "$pid" 2>/dev/null || { echo "  QEMU exited while job $n ran" >&2; return 255; }
+    [ "$SECONDS" -lt "$end" ] || { echo "  job $n did not end within $vm_timeout s" >&2; return 255; }
+    sleep 5
+  done
+  vm_ssh "$v" "cat jobs/$n.out" || return 255
+  vm_ssh "$v" "cat jobs/$n.err" >&2 || return 255
+  return "$rc"
+}
+
 # vm_wait_ssh VM [SECONDS]: waits until SSH answers with the provisioned key
 # (each try waits for the connection, up to 30 s); fails when QEMU exits
 # first, after SECONDS, or at once when sshd refuses the key: boot_up calls
