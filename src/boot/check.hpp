@@ -53,7 +53,8 @@ struct CheckOptions {
   bool disk_labels = false;
   /// clone's SOURCE, when `disk` is its TARGET: a partition of it carrying the id root= names
   /// (LABEL= or UUID=, which clone copies; PARTUUID= it renews) is warning root-duplicate, as for
-  /// another attached disk with --device (raspberrypi/linux issue 5956).
+  /// another attached disk with --device (raspberrypi/linux issue 5956); one carrying the LABEL= or
+  /// UUID= of another /etc/fstab entry (root_dir) is warning fstab-duplicate (check_ctx.hpp check_fstab).
   std::optional<Disk> source_disk;
 };
 

@@ -23,6 +23,10 @@ struct Ctx {
   /// line in the script: check_root judges it; "" when there is none to judge.
   std::string uboot_scr_root = {};
   int uboot_scr_root_line = 0;
+  /// check_root's root-duplicate against clone's SOURCE (o.source_disk): its index in r.findings and the id
+  /// root= names ("LABEL=writable"): check_fstab adds to its fix the other /etc/fstab entries both disks carry.
+  std::optional<std::size_t> source_root_duplicate = {};
+  std::string source_root_id = {};
   /// Config lines (file as named, line) whose inline '#' a missing-file finding already names (the
   /// firmware looks for a file named with the comment): their config-inline-comment warning is not
   /// given as well (check_config_tree).
@@ -103,7 +107,10 @@ std::optional<Disk> known_boot_disk(const Ctx& c);
 /// fstab-not-on-device, an error (systemd.mount(5): an fstab entry without nofail is required by
 /// local-fs.target; the boot waits x-systemd.device-timeout, 90 s, then emergency mode), a
 /// warning with nofail. The fix names the boot partition's id for /boot/firmware and /boot, the
-/// root partition's for / (check_fstab.cpp).
+/// root partition's for / (check_fstab.cpp). With clone's SOURCE (o.source_disk), first: each entry
+/// whose device is LABEL=/UUID= (or /dev/disk/by-label/, by-uuid/) that both the TARGET and the SOURCE
+/// carry is warning fstab-duplicate, its fix the TARGET partition's PARTUUID (clone renews those),
+/// except `/` by root='s id, which root-duplicate covers; the others are added to root-duplicate's fix.
 void check_fstab(Ctx& c);
 /// The tryboot A/B state: autoboot.txt tryboot_a_b=1, new/ pending or left over.
 void check_ab(Ctx& c);

@@ -108,6 +108,86 @@ std::string fstab_fix(const FstabEntry& e, const Disk& d) {
          " that holds " + e.file + ", or add nofail to its options if the boot may go on without it";
 }
 
+constexpr const char* kFstabDuplicateDoc =
+    "fstab(5): LABEL= and UUID= are found by udev's /dev/disk/by-label and /dev/disk/by-uuid links, one link per "
+    "id; raspberrypi/linux issue 5956 (two disks with the same label)";
+
+/// An fstab device named by a file system id, as "LABEL=X" or "UUID=X": LABEL=X, UUID=X, or udev's
+/// /dev/disk/by-label/X and /dev/disk/by-uuid/X (udev writes a character outside [0-9A-Za-z#+-.:=@_] there
+/// as \xNN); "" for any other device (PARTUUID=, a kernel name).
+std::string fstab_fs_id(const std::string& spec) {
+  const std::string s = fstab_unescape(spec);
+  if (s.rfind("LABEL=", 0) == 0 || s.rfind("UUID=", 0) == 0) return s;
+  for (auto [dir, kind] : {std::pair{"/dev/disk/by-label/", "LABEL="}, std::pair{"/dev/disk/by-uuid/", "UUID="}}) {
+    if (s.rfind(dir, 0) != 0) continue;
+    std::string v;
+    for (std::size_t i = std::string_view(dir).size(); i < s.size(); ++i) {
+      if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] == 'x' && std::isxdigit(static_cast<unsigned char>(s[i + 2])) &&
+          std::isxdigit(static_cast<unsigned char>(s[i + 3]))) {
+        v += static_cast<char>(std::stoi(s.substr(i + 2, 2), nullptr, 16));
+        i += 3;
+      } else {
+        v += s[i];
+      }
+    }
+    return v.empty() ? "" : kind + v;
+  }
+  return "";
+}
+
+/// Whether fs ids "KIND=VALUE" `a` and `b` are the same (a UUID in either case).
+bool same_fs_id(const std::string& a, const std::string& b) {
+  return a.rfind("UUID=", 0) == 0 ? to_lower(a) == to_lower(b) : a == b;
+}
+
+/// clone: an fstab entry mounting a local file system (fstab_entry_skipped()) whose device is a file system id
+/// (fstab_fs_id()) that a partition of the TARGET `d` and one of the SOURCE (c.o.source_disk) both carry (clone
+/// copies LABEL and UUID; PARTUUID it renews): warning fstab-duplicate, with the TARGET partition's PARTUUID as
+/// the fix. An entry with root='s id is root-duplicate's (c.source_root_id); the others are also added to that
+/// warning's fix.
+void check_fstab_source_duplicates(Ctx& c, const std::vector<FstabEntry>& entries, const Disk& d) {
+  const Disk& src = *c.o.source_disk;
+  std::vector<std::string> also;  // for root-duplicate's fix
+  for (const auto& e : entries) {
+    if (fstab_entry_skipped(e)) continue;
+    const std::string id = fstab_fs_id(e.spec);
+    if (id.empty()) continue;
+    const Partition* tp = partition_named_by(d, id);
+    const Partition* sp = partition_named_by(src, id);
+    if (!tp || !sp) continue;  // on the TARGET's alone; or on neither: fstab-not-on-device says so
+    if (e.file == "/" && !c.source_root_id.empty() && same_fs_id(id, c.source_root_id)) continue;
+    const std::string where = "/etc/fstab line " + std::to_string(e.line);
+    const std::string link =
+        (id[0] == 'L' ? "/dev/disk/by-label/" : "/dev/disk/by-uuid/") + id.substr(id.find('=') + 1);
+    // What takes the SOURCE's partition: the root itself is mounted by root= (the kernel, the initramfs).
+    const bool boot = e.file == "/boot/firmware" || e.file == "/boot";
+    const std::string effect =
+        e.file == "/" ? "what finds / by /etc/fstab (its file system check, mount -o remount) may then take it "
+                        "instead of the TARGET's " +
+                            tp->path
+        : boot ? "systemd then mounts it on " + e.file +
+                     ", and kernel and firmware updates go to the SOURCE while the TARGET boots its own, stale files"
+               : "systemd then mounts it on " + e.file + " instead of the TARGET's " + tp->path;
+    const std::string to = tp->partuuid.empty() ? "the PARTUUID= of the TARGET's " + tp->path +
+                                                      " (blkid -s PARTUUID -o value " + tp->path + ")"
+                                                : "PARTUUID=" + tp->partuuid + " (the TARGET's " + tp->path + ")";
+    Ctx::locate(
+        c.add(Severity::Warning, "fstab-duplicate",
+              where + ": " + e.spec + " (mounted on " + e.file + "): the SOURCE's " + sp->path + " (" + src.path +
+                  ") also carries it, and clone copies it unchanged: with both disks attached to one node, " + link +
+                  " may point to the SOURCE's partition: " + effect,
+              "attach only one of them to a node, or set the first field of " + where + " to " + to +
+                  ": clone gave the TARGET a new disk identifier, so no other disk carries it",
+              kFstabDuplicateDoc),
+        e.line, e.file);
+    also.push_back(where + " (" + e.spec + " on " + e.file + ") to " + to);
+  }
+  if (c.source_root_duplicate && !also.empty()) {
+    std::string& fix = c.r.findings[*c.source_root_duplicate].fix;
+    fix += "; /etc/fstab names other file systems both disks carry: set " + join(also, ", ") + " (fstab-duplicate)";
+  }
+}
+
 }  // namespace
 
 void check_fstab(Ctx& c) {
@@ -119,7 +199,9 @@ void check_fstab(Ctx& c) {
   const std::string what = c.o.device || c.o.image.empty()
                                ? d->path + " (" + std::string(transport_name(d->transport)) + ")"
                                : "a USB or NVMe disk written from " + d->path;
-  for (const auto& e : parse_fstab(*text)) {
+  const std::vector<FstabEntry> entries = parse_fstab(*text);
+  if (c.o.source_disk && !c.o.device) check_fstab_source_duplicates(c, entries, *d);
+  for (const auto& e : entries) {
     if (fstab_entry_skipped(e)) continue;
     std::string why;
     if (e.spec.rfind("/dev/mmcblk", 0) == 0) {

@@ -140,8 +140,9 @@ void check_root_on_disk(Ctx& c, const std::string& root, const Disk& d, const st
   if (kind.empty()) return;  // a kernel device name: root-kernel-name already says why
   bool on_disk = false;
   std::string root_part = "TARGETp2";  // the partition of `d` root= names
+  std::string root_partuuid;           // and its PARTUUID, when known
   for (const auto& p : d.partitions)
-    if (matches(p, kind, value)) on_disk = true, root_part = p.path;
+    if (matches(p, kind, value)) on_disk = true, root_part = p.path, root_partuuid = p.partuuid;
   if (!on_disk) {
     c.add(Severity::Error, "root-not-on-device",
           "root=" + root + " (" + at.name + ") names no partition of " + d.path + " (" + describe(d) +
@@ -153,18 +154,23 @@ void check_root_on_disk(Ctx& c, const std::string& root, const Disk& d, const st
     for (const auto& p : other.partitions) {
       if (!matches(p, kind, value)) continue;
       if (source) {  // clone copies LABEL= and UUID= as they are; the TARGET's root is the one to change
+        const std::string partuuid =
+            root_partuuid.empty() ? "root=PARTUUID=" : fmt::format("root=PARTUUID={} ({})", root_partuuid, root_part);
+        c.source_root_duplicate = c.r.findings.size();
+        c.source_root_id = kind + "=" + value;
         c.add(Severity::Warning, "root-duplicate",
               fmt::format("root={}={}: the SOURCE's {} ({}) also carries it, and clone copies it unchanged: with "
                           "both disks attached to one node the kernel may mount the SOURCE's root instead of {}'s",
                           kind, value, p.path, other.path, d.path),
               kind == "LABEL"
                   ? fmt::format("attach only one of them to a node, or give the TARGET's root file system a new "
-                                "label (e2label {} NEWNAME) and set root=LABEL=NEWNAME (and / in /etc/fstab)",
-                                root_part)
+                                "label (e2label {} NEWNAME) and set root=LABEL=NEWNAME (and / in /etc/fstab), or "
+                                "use {} (and for / in /etc/fstab), which clone renewed",
+                                root_part, partuuid)
                   : fmt::format("attach only one of them to a node, or give the TARGET's root file system a new "
                                 "UUID (tune2fs -U random {}) and set root=UUID= to it (and / in /etc/fstab), or "
-                                "use root=PARTUUID=, which clone renews",
-                                root_part),
+                                "use {} (and for / in /etc/fstab), which clone renewed",
+                                root_part, partuuid),
               kDuplicateDoc);
         continue;
       }

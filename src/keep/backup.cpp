@@ -115,6 +115,7 @@ struct BackupPass {
   std::uint64_t read_bytes = 0;        ///< from the disk (the first pass)
   std::uint64_t not_read_bytes = 0;    ///< pieces wholly in free space or unpartitioned, not read (the first pass)
   std::uint64_t not_read_outside = 0;  ///< of those, the bytes outside every partition (the first pass)
+  std::vector<std::uint64_t> not_read_each;  ///< not_read_outside by region, in `outside`'s order (the first pass)
   unsigned threads = 0;
 
   /// `skip`: free space and the unpartitioned space not read (merge_skip_map()), zeros in OUT (holes in a raw
@@ -137,6 +138,7 @@ struct BackupPass {
     report(ProgressEvent::Kind::Begin, 0);
     std::vector<std::byte> buf(4u << 20), zeros(4u << 20);
     std::uint64_t not_read = 0, outside_not_read = 0;
+    std::vector<std::uint64_t> each(outside.size(), 0);
     for (std::uint64_t at = 0; at < size;) {
       auto w0 = BackupClock::now();
       const std::size_t n = feed.fill(buf, at);
@@ -145,8 +147,12 @@ struct BackupPass {
       if (feed.wholly_skipped(at, n)) {
         enc.zeros(std::span<const std::byte>(zeros.data(), n));
         not_read += n;
-        for (const auto& r : outside)
-          if (!r.read) outside_not_read += backup_overlap(r.offset, r.offset + r.size, at, at + n);
+        for (std::size_t i = 0; i < outside.size(); ++i)
+          if (!outside[i].read) {
+            const std::uint64_t b = backup_overlap(outside[i].offset, outside[i].offset + outside[i].size, at, at + n);
+            outside_not_read += b;
+            each[i] += b;
+          }
       } else {
         backup_write_with_holes(skip, at, n, buf, zeros, enc);
       }
@@ -159,6 +165,7 @@ struct BackupPass {
       read_bytes = feed.stats().bytes_decoded;
       not_read_bytes = not_read;
       not_read_outside = outside_not_read;
+      not_read_each = std::move(each);
     }
     threads = feed.threads();
   }
@@ -195,6 +202,9 @@ void encode_out(const BackupOptions& o, OutFormat f, image::ImageReader& reader,
   r.read_bytes = pass.read_bytes;
   r.skipped_bytes = pass.not_read_bytes;
   r.unpartitioned_skipped_bytes = pass.not_read_outside;
+  r.unpartitioned_cut_bytes = 0;  // r.outside is the first pass's `outside`, its cut regions marked since
+  for (std::size_t i = 0; i < r.outside.size() && i < pass.not_read_each.size(); ++i)
+    if (!r.outside[i].read && r.outside[i].why == kCutByShrink) r.unpartitioned_cut_bytes += pass.not_read_each[i];
   r.read_wait_seconds = pass.read_wait;
   r.encode_seconds = enc->busy_seconds();
   r.read_threads = pass.threads;
@@ -285,7 +295,7 @@ BackupResult run_backup(const BackupOptions& o) {
     for (auto& region : r.outside)
       if (sr.image_bytes && sr.image_bytes < r.disk_bytes && !region.read &&
           region.offset + region.size > sr.image_bytes)
-        region.why = "cut from the image by --shrink";
+        region.why = kCutByShrink;
     reader = image::open_disk_reader(raw->temp_path().string());
     BackupSkip shrunk(*reader, image::read_partition_table(*reader, std::nullopt));
     pass.first = false;
@@ -300,13 +310,17 @@ BackupResult run_backup(const BackupOptions& o) {
 
 std::string backup_summary(const BackupResult& r) {
   const double rate = r.seconds > 0 ? double(r.disk_bytes) / r.seconds : 0;
+  // The unpartitioned bytes not read: zeros in the image, or cut from it by --shrink (said apart, as the
+  // regions' own lines say).
+  const std::uint64_t cut = std::min(r.unpartitioned_cut_bytes, r.unpartitioned_skipped_bytes);
+  const std::uint64_t zeros = r.unpartitioned_skipped_bytes - cut;
   std::string s = fmt::format(
       "backup: {} ({}) -> {} ({}, {}) in {} ({} of disk); read {}, skipped {} of free space{} (zeros in the "
-      "image)",
+      "image){}",
       r.disk, format_bytes(r.disk_bytes), r.out, r.format, format_bytes(r.out_bytes), format_duration(r.seconds),
       format_mib_s(rate), format_bytes(r.read_bytes), format_bytes(r.skipped_bytes - r.unpartitioned_skipped_bytes),
-      r.unpartitioned_skipped_bytes ? fmt::format(" and {} unpartitioned", format_bytes(r.unpartitioned_skipped_bytes))
-                                    : "");
+      zeros ? fmt::format(" and {} unpartitioned", format_bytes(zeros)) : "",
+      cut ? fmt::format(" and {} unpartitioned ({})", format_bytes(cut), kCutByShrink) : "");
   for (const auto& p : r.partitions) {
     if (!p.full_reason.empty()) s += fmt::format("\npartition {}: {}: read in full", p.number, p.full_reason);
   }

@@ -38,6 +38,7 @@ struct BackupResult {
   /// as read, not here).
   std::uint64_t skipped_bytes = 0;
   std::uint64_t unpartitioned_skipped_bytes = 0;  ///< of skipped_bytes, those outside every partition
+  std::uint64_t unpartitioned_cut_bytes = 0;      ///< of those, in regions --shrink cut from the image (kCutByShrink)
   std::vector<OutsideRegion> outside;             ///< the space outside every partition (outside_partitions.hpp)
   std::uint64_t out_bytes = 0;                    ///< OUT's size
   std::uint64_t image_bytes = 0;                  ///< OUT's decoded size (disk_bytes unless --shrink cut it)

@@ -23,6 +23,10 @@
 
 namespace piprov::keep {
 
+/// OutsideRegion::why of an unread region that `backup --shrink` cut from the image (it went past the
+/// image's new end), in its line, the summary's first line and --json.
+inline constexpr const char* kCutByShrink = "cut from the image by --shrink";
+
 /// One stretch of the disk outside every partition.
 struct OutsideRegion {
   std::uint64_t offset = 0;  ///< bytes from the start of the disk

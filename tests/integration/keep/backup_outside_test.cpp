@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "skip_fixture.hpp"
 #include "support/testsupport.hpp"
@@ -190,6 +191,28 @@ TEST(BackupOutside, ShrinkCutsTheEndWhenTheLastFileSystemIsAlreadyMinimal) {
               "--shrink: partition 2 (ext4) is already at its minimum plus the margin; the image ends "
               "after it")
         << j.dump();
+    if (label == "dos") {
+      // trial 10 nit 8c: the summary's first line says the unpartitioned end was cut from the image, as
+      // that region's own line does, not "zeros in the image": the 4 MiB pieces wholly after partition 2.
+      const std::string txt = (tmp.path / "t.img").string();
+      auto fmt_mib = [](std::uint64_t n) { return std::to_string(n) + ".0 MiB"; };
+      auto t = run(piprov_bin() + " backup --progress none --shrink " + src.path + " " + q(txt));
+      ASSERT_EQ(t.exit_code, 0) << t.out << t.err;
+      const std::string first = t.out.substr(0, t.out.find('\n'));
+      std::smatch m;
+      ASSERT_TRUE(std::regex_search(first, m,
+                                    std::regex("; read [0-9.]+ [KMG]?i?B, skipped [0-9.]+ [KMG]?i?B of free space "
+                                               "\\(zeros in the image\\) and ([0-9.]+) MiB unpartitioned \\(cut "
+                                               "from the image by --shrink\\)$")))
+          << first;
+      const double cut = std::stod(m[1]);
+      EXPECT_LE(cut, double(256 - 20 - mib)) << first;
+      EXPECT_GE(cut, double(256 - (20 + mib + 3) / 4 * 4)) << first;
+      EXPECT_NE(t.out.find("\nunpartitioned: " + fmt_mib(256 - 20 - mib) + " after partition 2 (from " +
+                           fmt_mib(20 + mib) + " to 256.0 MiB): not copied (cut from the image by --shrink)\n"),
+                std::string::npos)
+          << t.out;
+    }
     const std::uint64_t end = (20 + mib) * kMiB + (label == "gpt" ? kMiB : 0);
     EXPECT_EQ(std::filesystem::file_size(out), end);
     EXPECT_EQ(j["image_bytes"].get<std::uint64_t>(), end) << j.dump();

@@ -14,58 +14,13 @@
 #include <regex>
 #include <set>
 
+#include "clone_fixture.hpp"
 #include "logical_disk_fixture.hpp"
 #include "skip_fixture.hpp"
 #include "support/testsupport.hpp"
 
 namespace piprov::test {
 namespace {
-
-constexpr std::uint64_t kCloneSrcBytes = 64ull << 20;
-
-/// The source image (`bytes`, 64 MiB): p1 FAT (16 MiB, type 0x0c), p2 to the
-/// end: an ext4 (4 KiB blocks, `big_mib` + ~6 MiB of files) when `root_type`
-/// is 83, else random bytes (no file system anything reads).
-std::filesystem::path make_clone_image(const std::filesystem::path& dir, const std::string& root_type = "83",
-                                       std::uint64_t bytes = kCloneSrcBytes, int big_mib = 12) {
-  const auto img = dir / "src.img";
-  sh("cd " + q(dir.string()) +
-     "\nmkdir -p root/etc/cloud root/usr/bin root/dir boot\n"
-     "printf '#!/bin/sh\\n' > root/usr/bin/cloud-init\necho 0123456789abcdef0123456789abcdef > root/etc/machine-id\n"
-     "head -c " +
-     std::to_string(big_mib) +
-     "M /dev/urandom > root/big.bin\nhead -c 5M /dev/urandom > root/dir/mid.bin\n"
-     "for i in $(seq 1 30); do head -c $((i * 1013)) /dev/urandom > root/dir/f$i; done\n"
-     "printf 'PARTUUID=12345678-01  /boot/firmware  vfat  defaults  0  2\\nPARTUUID=12345678-02  /  ext4  "
-     "defaults,noatime  0  1\\n' > root/etc/fstab\n"
-     "head -c 2M /dev/urandom > boot/kernel8.img\n"
-     "echo 'console=serial0,115200 root=PARTUUID=12345678-02 rootfstype=ext4 rootwait' > boot/cmdline.txt\n"
-     "truncate -s " +
-     std::to_string(bytes) +
-     " src.img\n"
-     "printf 'label: dos\\nlabel-id: 0x12345678\\nstart=2048, size=32768, type=c\\nstart=34816, type=" +
-     root_type + "\\n' | sfdisk -q src.img\n" +
-     (root_type == "83"
-          ? "mke2fs -q -F -t ext4 -b 4096 -L rootfs -d root ext.img " + std::to_string((bytes / 512 - 34816) / 8)
-          : "head -c " + std::to_string(bytes - 34816 * 512) + " /dev/urandom > ext.img") +
-     "\ndd if=ext.img of=src.img bs=512 seek=34816 conv=notrunc status=none\n"
-     "mkfs.vfat -n bootfs -C fat.img 16384 >/dev/null\nmcopy -s -i fat.img boot/* ::\n"
-     "dd if=fat.img of=src.img bs=512 seek=2048 conv=notrunc status=none\n");
-  return img;
-}
-
-/// A loop device over a new file of `bytes` holding a pattern (old data).
-std::unique_ptr<LoopDevice> clone_target_loop(const std::filesystem::path& backing, std::uint64_t bytes) {
-  sh("yes piprov-old-data | head -c " + std::to_string(bytes) + " > " + q(backing.string()));
-  return std::make_unique<LoopDevice>(backing, bytes);
-}
-
-void wait_for_partitions(const std::string& dev, int n) {
-  run("partx -a " + dev + " 2>/dev/null; for i in $(seq 100); do [ -b " + dev + "p" + std::to_string(n) +
-      " ] && break; sleep 0.1; done");
-}
-
-RunResult clone_run(const std::string& args) { return run(piprov_bin() + " clone --progress none " + args); }
 
 TEST(Clone, OntoALargerDiskCopiesUsedBlocksGrowsTheRootAndRenewsTheDiskIdentifier) {
   PIPROV_REQUIRE_LOOP();
@@ -201,54 +156,6 @@ TEST(Clone, RootThatNamesNoPartitionOfTheTargetIsAnError) {
     ASSERT_EQ(rules.size(), 1u) << root << "\n" << j.dump(1);
     EXPECT_NE(rules[0].find("root=" + root), std::string::npos) << rules[0];
     EXPECT_NE(rules[0].find(dst->path), std::string::npos) << rules[0];
-  }
-}
-
-// trial 9 finding 3: clone copies LABEL= and UUID= as they are, so a root= naming one is carried
-// by the SOURCE too: warning root-duplicate against the SOURCE disk (raspberrypi/linux issue
-// 5956), with the TARGET's root partition in the fix; PARTUUID=, which clone renews, is not.
-TEST(Clone, RootByLabelOrUuidSharedWithTheSourceIsAWarning) {
-  PIPROV_REQUIRE_LOOP();
-  PIPROV_REQUIRE_TOOL("mcopy");
-  TempDir tmp("piprov-clone-dup");
-  const auto img = make_clone_image(tmp.path);
-  const std::string fs_uuid =
-      run("blkid -p -s UUID -o value " + q((tmp.path / "ext.img").string())).out;  // the root fs
-  ASSERT_FALSE(fs_uuid.empty());
-  write_file(tmp.path / "config.txt", "arm_64bit=1\n");
-  auto dst = clone_target_loop(tmp.path / "dst", 96ull << 20);
-  for (const std::string root : std::vector<std::string>{
-           "LABEL=rootfs", "UUID=" + fs_uuid.substr(0, fs_uuid.size() - 1), std::string("PARTUUID=12345678-02")}) {
-    SCOPED_TRACE(root);
-    write_file(tmp.path / "cmdline.txt", "console=tty1 root=" + root + " rootwait\n");
-    sh("MTOOLS_SKIP_CHECK=1 mcopy -o -i " + q(img.string() + "@@1M") + " " + q((tmp.path / "config.txt").string()) +
-       " " + q((tmp.path / "cmdline.txt").string()) + " ::");
-    LoopDevice src(img, 0);
-    wait_for_partitions(src.path, 2);
-    auto r = clone_run("--yes --json " + src.path + " " + dst->path);
-    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // the fixture's kernel8.img and dtb are not real: errors
-    const auto j = nlohmann::json::parse(r.out);
-    std::vector<nlohmann::json> dups;
-    for (const auto& f : j["targets"][0]["boot_check"]["findings"])
-      if (f["rule"] == "root-duplicate") dups.push_back(f);
-    if (root.rfind("PARTUUID=", 0) == 0) {
-      EXPECT_TRUE(dups.empty()) << j.dump(1);
-      continue;
-    }
-    ASSERT_EQ(dups.size(), 1u) << j.dump(1);
-    EXPECT_EQ(dups[0]["severity"], "warning");
-    EXPECT_EQ(dups[0]["message"],
-              "root=" + root + ": the SOURCE's " + src.path + "p2 (" + src.path +
-                  ") also carries it, and clone copies it unchanged: with both disks attached to one node the "
-                  "kernel may mount the SOURCE's root instead of " +
-                  dst->path + "'s")
-        << j.dump(1);
-    EXPECT_EQ(dups[0]["fix"].get<std::string>().rfind(
-                  "attach only one of them to a node, or give the TARGET's root file system a new " +
-                      std::string(root[0] == 'L' ? "label (e2label " : "UUID (tune2fs -U random ") + dst->path + "p2",
-                  0),
-              0u)
-        << dups[0]["fix"];
   }
 }
 
