@@ -130,8 +130,9 @@ nlohmann::json check_json(const CheckOptions& o, const CheckReport& r);
 
 /// The partition of `d` that `ref` names: "PARTUUID=..." or "UUID=..." (compared without case, as
 /// blkid prints them in lower case and the kernel's root=PARTUUID= takes either) or "LABEL=..."
-/// (exact); nullptr when none does or `ref` is another form (/dev/sda2). Linux admin-guide
-/// kernel-parameters: root=; fstab(5): the first field.
+/// (exact); nullptr when none does or `ref` is another form (/dev/sda2). A root= value in quotes
+/// ("PARTUUID=...") is taken without them, as the kernel takes it (Linux lib/cmdline.c next_arg).
+/// Linux admin-guide kernel-parameters: root=; fstab(5): the first field.
 const Partition* partition_named_by(const Disk& d, std::string_view ref);
 
 }  // namespace piprov::boot

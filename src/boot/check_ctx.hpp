@@ -88,7 +88,11 @@ void check_initramfs(Ctx& c);
 /// disk that is not the SD card (--device, o.disk), never /dev/mmcblk* (the SD card's or eMMC's
 /// partition; Raspberry Pi documentation, "USB mass storage boot"): root-not-on-device. Without root=
 /// there, the same for the root= U-Boot's boot.scr sets (c.uboot_scr_root), named by its line, the fix
-/// on that line of boot.cmd and mkimage.
+/// on that line of boot.cmd and mkimage. A quoted value (root="PARTUUID=...") is root-quoted (the
+/// kernel drops the quotes, Linux lib/cmdline.c next_arg; an initramfs reads /proc/cmdline with them:
+/// an error when the firmware loads one, else a warning) and is judged without them. With an
+/// initramfs, a PARTUUID=/UUID= that names the partition only when case is ignored is error
+/// root-id-case (initramfs-tools resolve_device: blkid -t compares exactly; the kernel alone ignores case).
 void check_root(Ctx& c, const std::optional<CmdlineTxt>& cmdline);
 /// The partition of `d` that most looks like a Linux root (ext4/btrfs/xfs, an image's "ext2/3/4"):
 /// the one labelled writable or rootfs, else the last; nullptr when none.
@@ -103,15 +107,29 @@ std::optional<Disk> known_boot_disk(const Ctx& c);
 /// The root fs's /etc/fstab (o.root_dir) against the known disk (known_boot_disk()): an entry
 /// mounting a local file system (not swap, tmpfs/proc/sysfs, a network fs, _netdev or noauto)
 /// whose device is /dev/mmcblk* while the disk is not the SD card (boots_as_sd_card()), or
-/// PARTUUID=/LABEL=/UUID= of a kind whose ids are known that names no partition of the disk:
-/// fstab-not-on-device, an error (systemd.mount(5): an fstab entry without nofail is required by
-/// local-fs.target; the boot waits x-systemd.device-timeout, 90 s, then emergency mode), a
-/// warning with nofail. The fix names the boot partition's id for /boot/firmware and /boot, the
-/// root partition's for / (check_fstab.cpp). With clone's SOURCE (o.source_disk), first: each entry
-/// whose device is LABEL=/UUID= (or /dev/disk/by-label/, by-uuid/) that both the TARGET and the SOURCE
-/// carry is warning fstab-duplicate, its fix the TARGET partition's PARTUUID (clone renews those),
-/// except `/` by root='s id, which root-duplicate covers; the others are added to root-duplicate's fix.
+/// PARTUUID=/LABEL=/UUID= or the udev link systemd turns them into (/dev/disk/by-partuuid/X,
+/// by-label/X, by-uuid/X: systemd fstab-util.c fstab_node_to_udev_node; one rule for both forms)
+/// of a kind whose ids are known that names no partition of the disk: fstab-not-on-device, an
+/// error (systemd.mount(5): an fstab entry without nofail is required by local-fs.target; the boot
+/// waits x-systemd.device-timeout, 90 s, then emergency mode), a warning with nofail. An id that
+/// names a partition only when case is ignored (PARTUUID=6C586E13-01): fstab-id-case, the same
+/// severities (systemd does not fold case: it waits for /dev/disk/by-partuuid/6C586E13-01, and
+/// udev names the link after blkid's value, blkid_id()). The fix names the boot partition's id for
+/// /boot/firmware and /boot, the root partition's for /, in the entry's form (tag or path) and kind
+/// when the partition has one (check_fstab.cpp).
+/// With clone's SOURCE (o.source_disk), first: each entry whose device is LABEL=/UUID= (or
+/// /dev/disk/by-label/, by-uuid/) that both the TARGET and the SOURCE carry is warning fstab-duplicate, its
+/// fix the TARGET partition's PARTUUID (clone renews those), except `/` by root='s id, which root-duplicate
+/// covers; the others are added to root-duplicate's fix.
 void check_fstab(Ctx& c);
+/// The id of kind `kind` ("LABEL", "UUID", "PARTUUID") of `p` as blkid prints it and udev names its
+/// /dev/disk/by-label, by-uuid or by-partuuid link: PARTUUID in lower case (libblkid PART_ENTRY_UUID:
+/// "%08x-%02x" on MBR, a lower-case GUID on GPT), UUID and LABEL as the file system holds them
+/// (vfat's "91FE-7499" upper case, ext4's lower case); "" when p has none.
+std::string blkid_id(const Partition& p, std::string_view kind);
+/// Whether p's id of kind `kind` is `value` when case is ignored (the kernel's root=PARTUUID= lookup,
+/// block/early-lookup.c strncasecmp) or, for LABEL, exactly.
+bool matches(const Partition& p, const std::string& kind, const std::string& value);
 /// The tryboot A/B state: autoboot.txt tryboot_a_b=1, new/ pending or left over.
 void check_ab(Ctx& c);
 /// When os_prefix is not viable and the top level has no kernel either (ResolvedBoot::prefix_missing

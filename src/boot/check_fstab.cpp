@@ -1,4 +1,6 @@
 // boot check: the root fs's /etc/fstab against the disk the Pi boots from (check_ctx.hpp check_fstab).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <sstream>
@@ -75,6 +77,84 @@ bool fstab_entry_skipped(const FstabEntry& e) {
   return fstab_has_option(e, "noauto") || fstab_has_option(e, "_netdev");
 }
 
+/// How an fstab device names a partition: kind "LABEL", "UUID" or "PARTUUID" and its value, written as
+/// a tag (LABEL=x) or as the udev link systemd turns the tag into (/dev/disk/by-label/x: systemd
+/// fstab-util.c fstab_node_to_udev_node); kind "" for any other device (judged elsewhere or not at all).
+struct FstabDevice {
+  std::string kind, value;
+  bool path = false;
+};
+
+/// udev's link name of `value` (libblkid blkid_encode_string, systemd encode_devnode_name): bytes other
+/// than ASCII letters, digits and "#+-.:=@_" (and UTF-8 sequences, kept) as \xNN.
+std::string fstab_udev_encode(const std::string& value) {
+  std::string out;
+  for (unsigned char ch : value) {
+    if (std::isalnum(ch) || std::string_view("#+-.:=@_").find(static_cast<char>(ch)) != std::string_view::npos ||
+        ch >= 0x80)
+      out += static_cast<char>(ch);
+    else
+      out += fmt::format("\\x{:02x}", ch);
+  }
+  return out;
+}
+
+/// The value a udev link name stands for, \xNN decoded ("my\x20disk" -> "my disk"); nullopt for a name
+/// udev never makes (a character it escapes written as it is, a backslash that starts no \xNN): such
+/// a name is not judged.
+std::optional<std::string> fstab_udev_decode(const std::string& name) {
+  std::string out;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const auto ch = static_cast<unsigned char>(name[i]);
+    if (ch == '\\') {
+      if (i + 3 >= name.size() || name[i + 1] != 'x' || !std::isxdigit(static_cast<unsigned char>(name[i + 2])) ||
+          !std::isxdigit(static_cast<unsigned char>(name[i + 3])))
+        return std::nullopt;
+      out += static_cast<char>(std::stoi(name.substr(i + 2, 2), nullptr, 16));
+      i += 3;
+    } else if (std::isalnum(ch) || std::string_view("#+-.:=@_").find(static_cast<char>(ch)) != std::string_view::npos ||
+               ch >= 0x80) {
+      out += static_cast<char>(ch);
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+/// The entry's device as a LABEL/UUID/PARTUUID tag or its /dev/disk/by-* link. A tag's value loses one
+/// pair of enclosing quotes, as systemd's and libblkid's parsers drop them (LABEL="root"). PARTLABEL=
+/// and /dev/disk/by-partlabel/ are not judged: piprov does not read GPT partition names.
+FstabDevice fstab_device(const std::string& spec) {
+  for (const char* kind : {"LABEL", "UUID", "PARTUUID"}) {
+    const std::string tag = std::string(kind) + "=";
+    if (spec.rfind(tag, 0) == 0) {
+      std::string v = spec.substr(tag.size());
+      if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
+        v = v.substr(1, v.size() - 2);
+      return {kind, v, false};
+    }
+    const std::string link = "/dev/disk/by-" + to_lower(kind) + "/";
+    if (spec.rfind(link, 0) == 0) {
+      const std::string name = spec.substr(link.size());
+      if (name.empty() || name.find('/') != std::string::npos) return {};
+      auto v = fstab_udev_decode(name);
+      if (!v) return {};
+      return {kind, *v, true};
+    }
+  }
+  return {};
+}
+
+/// `kind`=`value` in the entry's form: the tag (a space or tab as fstab(5)'s \040, \011), or the
+/// /dev/disk/by-* link.
+std::string fstab_device_text(const std::string& kind, const std::string& value, bool path) {
+  if (path) return "/dev/disk/by-" + to_lower(kind) + "/" + fstab_udev_encode(value);
+  std::string out = kind + "=";
+  for (char ch : value) out += ch == ' ' ? "\\040" : ch == '\t' ? "\\011" : std::string(1, ch);
+  return out;
+}
+
 /// The partition an entry on mount point `file` should name: the boot partition (the first FAT one)
 /// for /boot/firmware and /boot, the root partition for /; nullptr for another mount point.
 const Partition* fstab_expected_partition(const Disk& d, const std::string& file) {
@@ -88,18 +168,15 @@ const Partition* fstab_expected_partition(const Disk& d, const std::string& file
   return nullptr;
 }
 
-/// The fix: the right id for the entry's first field (of the kind it uses when the partition has one,
-/// else PARTUUID, else LABEL), or adding nofail for a mount point piprov cannot place.
-std::string fstab_fix(const FstabEntry& e, const Disk& d) {
+/// The fix: the right id for the entry's first field, in its form (tag or /dev/disk/by-* link) and of
+/// the kind it uses when the partition has one (else PARTUUID, else LABEL), or adding nofail for a mount
+/// point piprov cannot place.
+std::string fstab_fix(const FstabEntry& e, const FstabDevice& dev, const Disk& d) {
   const Partition* p = fstab_expected_partition(d, e.file);
-  const bool label_first = e.spec.rfind("LABEL=", 0) == 0;
   std::string id;
-  if (p && label_first && !p->label.empty())
-    id = "LABEL=" + p->label;
-  else if (p && !p->partuuid.empty())
-    id = "PARTUUID=" + p->partuuid;
-  else if (p && !p->label.empty())
-    id = "LABEL=" + p->label;
+  for (const std::string& kind : {dev.kind, std::string("PARTUUID"), std::string("LABEL")})
+    if (p && !kind.empty() && id.empty() && !blkid_id(*p, kind).empty())
+      id = fstab_device_text(kind, blkid_id(*p, kind), dev.path);
   const std::string where = "/etc/fstab line " + std::to_string(e.line);
   if (!id.empty())
     return "set the first field of " + where + " to " + id + " (the " + (e.file == "/" ? "root" : "boot") +
@@ -111,29 +188,6 @@ std::string fstab_fix(const FstabEntry& e, const Disk& d) {
 constexpr const char* kFstabDuplicateDoc =
     "fstab(5): LABEL= and UUID= are found by udev's /dev/disk/by-label and /dev/disk/by-uuid links, one link per "
     "id; raspberrypi/linux issue 5956 (two disks with the same label)";
-
-/// An fstab device named by a file system id, as "LABEL=X" or "UUID=X": LABEL=X, UUID=X, or udev's
-/// /dev/disk/by-label/X and /dev/disk/by-uuid/X (udev writes a character outside [0-9A-Za-z#+-.:=@_] there
-/// as \xNN); "" for any other device (PARTUUID=, a kernel name).
-std::string fstab_fs_id(const std::string& spec) {
-  const std::string s = fstab_unescape(spec);
-  if (s.rfind("LABEL=", 0) == 0 || s.rfind("UUID=", 0) == 0) return s;
-  for (auto [dir, kind] : {std::pair{"/dev/disk/by-label/", "LABEL="}, std::pair{"/dev/disk/by-uuid/", "UUID="}}) {
-    if (s.rfind(dir, 0) != 0) continue;
-    std::string v;
-    for (std::size_t i = std::string_view(dir).size(); i < s.size(); ++i) {
-      if (s[i] == '\\' && i + 3 < s.size() && s[i + 1] == 'x' && std::isxdigit(static_cast<unsigned char>(s[i + 2])) &&
-          std::isxdigit(static_cast<unsigned char>(s[i + 3]))) {
-        v += static_cast<char>(std::stoi(s.substr(i + 2, 2), nullptr, 16));
-        i += 3;
-      } else {
-        v += s[i];
-      }
-    }
-    return v.empty() ? "" : kind + v;
-  }
-  return "";
-}
 
 /// Whether fs ids "KIND=VALUE" `a` and `b` are the same (a UUID in either case).
 bool same_fs_id(const std::string& a, const std::string& b) {
@@ -150,15 +204,15 @@ void check_fstab_source_duplicates(Ctx& c, const std::vector<FstabEntry>& entrie
   std::vector<std::string> also;  // for root-duplicate's fix
   for (const auto& e : entries) {
     if (fstab_entry_skipped(e)) continue;
-    const std::string id = fstab_fs_id(e.spec);
-    if (id.empty()) continue;
+    const FstabDevice dev = fstab_device(fstab_unescape(e.spec));
+    if (dev.kind != "LABEL" && dev.kind != "UUID") continue;  // PARTUUID: clone renews it
+    const std::string id = dev.kind + "=" + dev.value;
     const Partition* tp = partition_named_by(d, id);
     const Partition* sp = partition_named_by(src, id);
     if (!tp || !sp) continue;  // on the TARGET's alone; or on neither: fstab-not-on-device says so
     if (e.file == "/" && !c.source_root_id.empty() && same_fs_id(id, c.source_root_id)) continue;
     const std::string where = "/etc/fstab line " + std::to_string(e.line);
-    const std::string link =
-        (id[0] == 'L' ? "/dev/disk/by-label/" : "/dev/disk/by-uuid/") + id.substr(id.find('=') + 1);
+    const std::string link = fstab_device_text(dev.kind, dev.value, true);
     // What takes the SOURCE's partition: the root itself is mounted by root= (the kernel, the initramfs).
     const bool boot = e.file == "/boot/firmware" || e.file == "/boot";
     const std::string effect =
@@ -188,6 +242,12 @@ void check_fstab_source_duplicates(Ctx& c, const std::vector<FstabEntry>& entrie
   }
 }
 
+std::string fstab_nofail_tail(const FstabEntry& e, bool nofail) {
+  return nofail ? ": with nofail the boot goes on, without " + e.file + " mounted"
+                : ": without nofail systemd waits 90 s for it (x-systemd.device-timeout) and stops in emergency "
+                  "mode, or mounts another disk's partition there";
+}
+
 }  // namespace
 
 void check_fstab(Ctx& c) {
@@ -203,27 +263,45 @@ void check_fstab(Ctx& c) {
   if (c.o.source_disk && !c.o.device) check_fstab_source_duplicates(c, entries, *d);
   for (const auto& e : entries) {
     if (fstab_entry_skipped(e)) continue;
+    const bool nofail = fstab_has_option(e, "nofail");
+    const std::string where = "/etc/fstab line " + std::to_string(e.line);
+    const Severity severity = nofail ? Severity::Warning : Severity::Error;
+    // getmntent(3) decodes the octal escapes of every field (LABEL=my\040disk).
+    const FstabDevice dev = fstab_device(fstab_unescape(e.spec));
     std::string why;
     if (e.spec.rfind("/dev/mmcblk", 0) == 0) {
       if (boots_as_sd_card(*d)) continue;
       why = "is a partition of the SD card or eMMC (mmcblk: the mmc controller), not of " + what +
             ", which the Pi sees as /dev/sdX or /dev/nvme0n1";
     } else {
-      const bool partuuid = e.spec.rfind("PARTUUID=", 0) == 0;
-      const bool fs_id = e.spec.rfind("LABEL=", 0) == 0 || e.spec.rfind("UUID=", 0) == 0;
-      if (!partuuid && !fs_id) continue;  // another /dev name, PARTLABEL=, a bind mount: not judged
-      const bool known = c.o.device || (partuuid ? c.o.disk_partuuids : c.o.disk_labels);
-      if (!known || partition_named_by(*d, e.spec)) continue;
+      // Another /dev name, PARTLABEL=, a by-* name udev never makes, a bind mount: not judged.
+      if (dev.kind.empty()) continue;
+      const bool known = c.o.device || (dev.kind == "PARTUUID" ? c.o.disk_partuuids : c.o.disk_labels);
+      if (!known) continue;
+      const auto named = std::find_if(d->partitions.begin(), d->partitions.end(),
+                                      [&](const Partition& p) { return matches(p, dev.kind, dev.value); });
+      if (named != d->partitions.end()) {
+        const std::string exact = blkid_id(*named, dev.kind);
+        if (exact == dev.value) continue;
+        // systemd waits for /dev/disk/by-partuuid/<value as written>; udev's link has blkid's case.
+        const std::string link = fstab_device_text(dev.kind, dev.value, true);
+        Ctx::locate(c.add(severity, "fstab-id-case",
+                          where + ": " + e.spec + " (mounted on " + e.file + ") names " + named->path +
+                              " only when case is ignored (blkid: " + dev.kind + "=" + exact + "): systemd waits for " +
+                              link + ", but udev names the link " + fstab_device_text(dev.kind, exact, true) +
+                              ", and names are compared exactly" + fstab_nofail_tail(e, nofail),
+                          "set the first field of " + where + " to " + fstab_device_text(dev.kind, exact, dev.path) +
+                              " (" + named->path + "'s " + dev.kind + " as blkid prints it)",
+                          "systemd src/shared/fstab-util.c fstab_node_to_udev_node (the value as written); "
+                          "systemd.mount(5)"),
+                    e.line, e.file);
+        continue;
+      }
       why = "names no partition of " + what;
     }
-    const bool nofail = fstab_has_option(e, "nofail");
-    const std::string where = "/etc/fstab line " + std::to_string(e.line);
-    Ctx::locate(c.add(nofail ? Severity::Warning : Severity::Error, "fstab-not-on-device",
-                      where + ": " + e.spec + " (mounted on " + e.file + ") " + why +
-                          (nofail ? ": with nofail the boot goes on, without " + e.file + " mounted"
-                                  : ": without nofail systemd waits 90 s for it (x-systemd.device-timeout) and "
-                                    "stops in emergency mode, or mounts another disk's partition there"),
-                      fstab_fix(e, *d), kFstabDoc),
+    Ctx::locate(c.add(severity, "fstab-not-on-device",
+                      where + ": " + e.spec + " (mounted on " + e.file + ") " + why + fstab_nofail_tail(e, nofail),
+                      fstab_fix(e, dev, *d), kFstabDoc),
                 e.line, e.file);
   }
 }

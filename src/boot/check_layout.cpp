@@ -41,13 +41,6 @@ std::pair<std::string, std::string> split_root(const std::string& root) {
   return {"", root};
 }
 
-bool matches(const Partition& p, const std::string& kind, const std::string& value) {
-  if (kind == "LABEL") return !p.label.empty() && p.label == value;
-  if (kind == "PARTUUID") return !p.partuuid.empty() && to_lower(p.partuuid) == to_lower(value);
-  if (kind == "UUID") return !p.uuid.empty() && to_lower(p.uuid) == to_lower(value);
-  return false;
-}
-
 std::string describe(const Disk& d) {
   std::vector<std::string> parts;
   for (const auto& p : d.partitions)
@@ -57,6 +50,20 @@ std::string describe(const Disk& d) {
 }
 
 }  // namespace
+
+bool matches(const Partition& p, const std::string& kind, const std::string& value) {
+  if (kind == "LABEL") return !p.label.empty() && p.label == value;
+  if (kind == "PARTUUID") return !p.partuuid.empty() && to_lower(p.partuuid) == to_lower(value);
+  if (kind == "UUID") return !p.uuid.empty() && to_lower(p.uuid) == to_lower(value);
+  return false;
+}
+
+std::string blkid_id(const Partition& p, std::string_view kind) {
+  if (kind == "PARTUUID") return to_lower(p.partuuid);  // an image's GPT GUIDs are read in upper case
+  if (kind == "UUID") return p.uuid;
+  if (kind == "LABEL") return p.label;
+  return "";
+}
 
 /// The partition of `d` that most looks like a Linux root: ext4 labelled writable/rootfs, else the last ext4.
 const Partition* likely_root(const Disk& d) {
@@ -137,17 +144,28 @@ bool check_root_sd_name(Ctx& c, const std::string& root, const RootAt& at) {
 void check_root_on_disk(Ctx& c, const std::string& root, const Disk& d, const std::vector<Disk>& others,
                         const RootAt& at, bool source = false) {
   auto [kind, value] = split_root(root);
-  if (kind.empty()) return;  // a kernel device name: root-kernel-name already says why
-  bool on_disk = false;
-  std::string root_part = "TARGETp2";  // the partition of `d` root= names
-  std::string root_partuuid;           // and its PARTUUID, when known
+  if (kind.empty()) return;          // a kernel device name: root-kernel-name already says why
+  const Partition* named = nullptr;  // the partition of `d` root= names
   for (const auto& p : d.partitions)
-    if (matches(p, kind, value)) on_disk = true, root_part = p.path, root_partuuid = p.partuuid;
-  if (!on_disk) {
+    if (matches(p, kind, value)) named = &p;
+  const std::string root_part = named ? named->path : "TARGETp2";
+  const std::string root_partuuid = named ? named->partuuid : "";  // its PARTUUID, when known
+  if (!named) {
     c.add(Severity::Error, "root-not-on-device",
           "root=" + root + " (" + at.name + ") names no partition of " + d.path + " (" + describe(d) +
               "): the Pi would mount another disk's root, or none",
           root_on_disk_fix(d, at), kRootDoc);
+  } else if (const std::string exact = blkid_id(*named, kind); exact != value && !c.r.resolved.initramfs.empty()) {
+    // The kernel compares case-insensitively; an initramfs resolves root= with blkid, which does not.
+    c.add(Severity::Error, "root-id-case",
+          "root=" + root + " (" + at.name + ") names " + named->path + " only when case is ignored (blkid: " + kind +
+              "=" + exact + "): the kernel's own lookup ignores case, but the initramfs the firmware loads (" +
+              c.r.resolved.initramfs +
+              ") resolves root= with blkid -t, which compares exactly: it gives up waiting (\"ALERT!  " + root +
+              " does not exist\") and drops to its shell",
+          "set root=" + kind + "=" + exact + " (as blkid prints it) " + at.in,
+          "initramfs-tools scripts/functions resolve_device (blkid -l -t); util-linux issue 1014 (blkid compares "
+          "ids as strings)");
   }
   for (const auto& other : others) {
     if (other.name == d.name) continue;
@@ -196,6 +214,23 @@ namespace {
 /// root= `root` set at `at`: a stable name, on the known disk (check_root).
 void check_root_value(Ctx& c, const std::optional<std::string>& root, const RootAt& at) {
   const std::string& file = at.name;
+  if (!root->empty() && root->front() == '"') {
+    // Linux lib/cmdline.c next_arg: "Don't include quotes in value"; /proc/cmdline keeps them.
+    std::string bare = root->substr(1);
+    if (!bare.empty() && bare.back() == '"') bare.pop_back();
+    const std::string& initramfs = c.r.resolved.initramfs;
+    c.add(initramfs.empty() ? Severity::Warning : Severity::Error, "root-quoted",
+          file + ": root=" + *root + " is quoted: the kernel drops the quotes and reads root=" + bare +
+              (initramfs.empty() ? ", but whatever reads root= from /proc/cmdline (an initramfs, systemd) gets them too"
+                                 : ", but the initramfs the firmware loads (" + initramfs +
+                                       ") reads root= from /proc/cmdline with the quotes (initramfs-tools init: "
+                                       "ROOT=${x#root=}), finds no device named " +
+                                       *root + " and drops to its shell"),
+          "drop the quotes: root=" + bare + at.tail,
+          "Linux lib/cmdline.c next_arg; initramfs-tools init and scripts/functions resolve_device");
+    check_root_value(c, bare, at);  // a wrong id inside the quotes is still named
+    return;
+  }
   auto [kind, value] = split_root(*root);
   if (*root == "ROOTDEV" || is_placeholder_word(value)) {
     const std::string example = root_example(c);
@@ -336,6 +371,8 @@ std::string reinstall_kernel_fix(const Ctx& c, const std::string& file) {
 namespace piprov::boot {
 
 const Partition* partition_named_by(const Disk& d, std::string_view ref) {
+  if (!ref.empty() && ref.front() == '"')
+    ref = ref.substr(1, ref.size() - (ref.size() > 1 && ref.back() == '"' ? 2 : 1));
   auto [kind, value] = detail::split_root(std::string(ref));
   for (const auto& p : d.partitions)
     if (detail::matches(p, kind, value)) return &p;
