@@ -50,14 +50,16 @@ std::string detail::root_example(const Ctx& c) {
     case LayoutId::Piprov:
     case LayoutId::LegacyVmlinux: return "LABEL=writable";
     case LayoutId::DebianRaspi: return "LABEL=RASPIROOT";
-    default: return "PARTUUID=<the root partition's PARTUUID>";
+    default: break;
   }
+  // The root partition's PARTUUID where the disk and its PARTUUIDs are known (--device, an image's MBR).
+  if (c.o.device || (c.o.disk && c.o.disk_partuuids))
+    if (const std::optional<Disk> d = known_boot_disk(c))
+      if (const Partition* p = likely_root(*d); p && !p->partuuid.empty()) return "PARTUUID=" + p->partuuid;
+  return "PARTUUID=<the root partition's PARTUUID>";
 }
 
 namespace {
-
-constexpr const char* kUbootScrSource =
-    "flash-kernel bootscr/bootscr.rpi (Ubuntu's boot.scr: passes the firmware's command line on, adds no root=)";
 
 /// utf8_bom_fix() for boot partition file `rel`: its sed command on BOOT_DIR's file; for an image, on
 /// the file of a disk written from it (a command on the image's path would edit the image file).
@@ -101,13 +103,19 @@ void check_cmdline(Ctx& c, std::optional<CmdlineTxt>& out) {
       const detail::UbootRootVerdict u = detail::uboot_root(c);
       if (u.supplied || u.unknown) {
         c.add(Severity::Info, u.unknown ? "cmdline-root-uboot-unknown" : "cmdline-root-from-uboot",
-              c.r.cmdline_file + " has no root=: " + u.why, "", u.unknown ? kUbootScrSource : "");
+              c.r.cmdline_file + " has no root=: " + u.why, "", u.unknown ? detail::kUbootScrSource : "");
         c.uboot_scr_root = u.root;  // check_root judges it
         c.uboot_scr_root_line = u.line;
+        if (!u.shown.empty()) {  // the headline's root=: the one boot.scr leaves in bootargs
+          c.r.root = u.shown;
+          c.r.root_from = "boot.scr line " + std::to_string(u.line);
+        } else if (u.unknown) {
+          c.r.root_from = "none in " + c.r.cmdline_file + "; boot.scr may set one";
+        }
         continue;
       }
       f.message += "; " + u.why;
-      f.source = u.source.empty() ? kUbootScrSource : u.source;
+      f.source = u.source.empty() ? detail::kUbootScrSource : u.source;
       uboot_fix = u.fix;
     }
     if (f.rule == "no-root")
@@ -215,7 +223,12 @@ std::string CheckReport::headline() const {
                                                        "layout it does not know)"
                                                      : "does not boot from USB as it is",
                            resolved.kernel, resolved.initramfs.empty() ? "none" : resolved.initramfs, resolved.cmdline,
-                           resolved.root.empty() ? "(none)" : resolved.root);
+                           kernel_root());
+}
+
+std::string CheckReport::kernel_root() const {
+  const std::string& value = root_from.empty() ? resolved.root : root;
+  return (value.empty() ? "(none)" : value) + (root_from.empty() ? "" : " (" + root_from + ")");
 }
 
 std::string CheckReport::summary() const {
@@ -229,6 +242,12 @@ std::string CheckReport::summary() const {
   }
   if (kernel_file.empty())
     return autoboot ? "OK (partition " + autoboot->followed + " boots boot.img; its kernel was not checked)" : "OK";
+  // The headline said piprov cannot tell whether it boots from USB: so does the verdict, never a bare OK.
+  if (layout.id == LayoutId::Unknown)
+    return fmt::format(
+        "no problems found, but piprov cannot tell whether it boots from USB (a layout it does not know; kernel {}, "
+        "root={})",
+        kernel_file, kernel_root());
   return fmt::format("OK (kernel {}, initramfs {}{})", kernel_file,
                      resolved.initramfs.empty() ? "none" : resolved.initramfs,
                      kernel_file == kVmlinux ? std::string(", vmlinux ") + to_string(kernel.state) : "");
@@ -352,6 +371,7 @@ CheckReport check_boot(const CheckOptions& o) {
   std::optional<CmdlineTxt> cmdline;
   check_cmdline(c, cmdline);
   if (cmdline) {
+    if (c.uboot && cmdline->get("root")) detail::check_uboot_bootargs(c, *cmdline);
     detail::check_cmdline_text(c, *cmdline);
     detail::check_root(c, cmdline);
   }

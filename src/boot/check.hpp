@@ -77,6 +77,13 @@ struct CheckReport {
   std::string cmdline_file;               ///< the cmdline file in use, with os_prefix
   std::string firmware;                   ///< firmware summary
   std::optional<AutobootState> autoboot;  ///< set when BOOT_DIR holds only autoboot.txt
+  /// Where U-Boot's boot.scr decides root= (docs/boot.md): the root= value the kernel gets ("" = none)
+  /// and where it comes from ("boot.scr line 2", "boot.scr line 1 replaces bootargs", "cmdline.txt;
+  /// boot.scr may change it"); root_from "" = the cmdline file's root= (resolved.root) is the kernel's.
+  std::string root;
+  std::string root_from;
+  /// The root= for the headline: "PARTUUID=6c586e13-02", "/dev/mmcblk0p2 (boot.scr line 1)", "(none)".
+  std::string kernel_root() const;
   /// True when no finding fails under kCheckFailOn (exit 0).
   bool ok() const;
   /// True when nothing found stops this board from booting from USB: no error
@@ -88,7 +95,8 @@ struct CheckReport {
   /// layout without such an error "piprov cannot tell whether it boots from USB".
   std::string headline() const;
   /// The last line of the text report, after "boot check: ": the counts when
-  /// it fails; "OK (kernel vmlinux, initramfs initrd.img, vmlinux fresh)";
+  /// it fails; "OK (kernel vmlinux, initramfs initrd.img, vmlinux fresh)"; for a layout piprov does not
+  /// know, "no problems found, but piprov cannot tell whether it boots from USB (...)", as the headline;
   /// for an autoboot.txt-only BOOT_DIR whose partition was not followed, that
   /// partition N was not checked and how to check it (--device DEV), never "OK".
   /// Never an empty kernel name.

@@ -27,6 +27,9 @@ struct Ctx {
   /// root= names ("LABEL=writable"): check_fstab adds to its fix the other /etc/fstab entries both disks carry.
   std::optional<std::size_t> source_root_duplicate = {};
   std::string source_root_id = {};
+  /// U-Boot's boot.scr replaces the cmdline file's root= (check_uboot_bootargs()): check_root does not
+  /// judge the cmdline file's, which never reaches the kernel as its root.
+  bool cmdline_root_replaced = false;
   /// Config lines (file as named, line) whose inline '#' a missing-file finding already names (the
   /// firmware looks for a file named with the comment): their config-inline-comment warning is not
   /// given as well (check_config_tree).
@@ -54,6 +57,10 @@ struct Ctx {
   }
 };
 
+/// The source of a finding about what Ubuntu's U-Boot boot script does with root=.
+inline constexpr const char* kUbootScrSource =
+    "flash-kernel bootscr/bootscr.rpi (Ubuntu's boot.scr: passes the firmware's command line on, adds no root=)";
+
 /// How a fix says to rebuild boot.scr from its source boot.cmd (U-Boot docs, "source command": scripts
 /// are made with mkimage).
 inline constexpr const char* kUbootMkimage = "mkimage -A arm64 -T script -C none -d boot.cmd boot.scr";
@@ -75,8 +82,20 @@ struct UbootRootVerdict {
   std::string root;         ///< supplied: the root= value boot.scr sets, to judge (check_root); "" when not known
   int line = 0;             ///< supplied: boot.scr's line that holds `root`
   std::string source = {};  ///< for cmdline-no-root: its source when not flash-kernel's bootscr.rpi
+  /// supplied: the root= value for the headline, also one set at run time that is not judged ("" = not known)
+  std::string shown = {};
 };
 UbootRootVerdict uboot_root(const Ctx& c);
+/// Under U-Boot, when the cmdline file has root=: what the kernel really gets is U-Boot's bootargs as
+/// boot.scr leaves it (uboot_script_root() from the firmware's command line, the cmdline file's first
+/// line; U-Boot's fdt_chosen() writes bootargs to /chosen/bootargs before booti), the last root=
+/// counting. The script's root= last: it is judged instead (c.uboot_scr_root, c.cmdline_root_replaced),
+/// with info cmdline-root-from-uboot, or warning cmdline-duplicate when the cmdline file's root= is
+/// still in bootargs before it; no root= left: error cmdline-no-root naming the boot.scr line; a
+/// script piprov cannot evaluate (a FIT, see uboot_script_root()): info cmdline-root-uboot-unknown.
+/// Sets c.r.root and c.r.root_from for the headline. Nothing without boot.scr or for one U-Boot does
+/// not run.
+void check_uboot_bootargs(Ctx& c, const CmdlineTxt& cmdline);
 
 /// The kernel the firmware loads: present, not U-Boot, an arm64 Image or a
 /// compressed one the firmware loads, vmlinux fresh (check_kernel.cpp).
@@ -87,7 +106,8 @@ void check_initramfs(Ctx& c);
 /// ROOTDEV placeholder; with --device, on that disk and unique among attached disks; with a known
 /// disk that is not the SD card (--device, o.disk), never /dev/mmcblk* (the SD card's or eMMC's
 /// partition; Raspberry Pi documentation, "USB mass storage boot"): root-not-on-device. Without root=
-/// there, the same for the root= U-Boot's boot.scr sets (c.uboot_scr_root), named by its line, the fix
+/// there, or when U-Boot's boot.scr replaces it (c.cmdline_root_replaced), the same for the root= U-Boot's
+/// boot.scr sets (c.uboot_scr_root), named by its line, the fix
 /// on that line of boot.cmd and mkimage. A quoted value (root="PARTUUID=...") is root-quoted (the
 /// kernel drops the quotes, Linux lib/cmdline.c next_arg; an initramfs reads /proc/cmdline with them:
 /// an error when the firmware loads one, else a warning) and is judged without them. With an

@@ -282,7 +282,7 @@ void check_root_value(Ctx& c, const std::optional<std::string>& root, const Root
 
 void check_root(Ctx& c, const std::optional<CmdlineTxt>& cmdline) {
   const std::string& file = c.r.cmdline_file;
-  if (auto root = cmdline->get("root")) {
+  if (auto root = cmdline->get("root"); root && !c.cmdline_root_replaced) {
     if (!template_value_in(*root).empty()) return;  // check_cmdline_text's template-value says it, once
     check_root_value(c, root, {file, "in " + file, "", 1});
     return;

@@ -95,18 +95,28 @@ UbootVal uboot_join(const UbootVal& a, const UbootVal& b) {
   return {UbootTri::Unknown, a.tri == UbootTri::Unknown ? a.why : b.tri == UbootTri::Unknown ? b.why : ""};
 }
 
-/// The variables the script set so far; bootargs starts as the firmware's command line (no root=),
-/// every other variable comes from U-Boot's environment, which piprov does not read.
+/// The variables the script set so far; bootargs starts as the firmware's command line (`firmware`:
+/// line 0, root= when the cmdline file has one), every other variable comes from U-Boot's environment,
+/// which piprov does not read.
 struct UbootEnv {
   std::map<std::string, UbootVal> vars;
+  UbootVal firmware;
   std::string all_unknown;  ///< why every variable is unknown (after `run`, `env import`), "" when not
   UbootVal get(const std::string& name) const {
     if (auto it = vars.find(name); it != vars.end()) return it->second;
     if (!all_unknown.empty()) return {UbootTri::Unknown, all_unknown};
-    if (name == "bootargs") return {};
+    if (name == "bootargs") return firmware;
     return {UbootTri::Unknown, "${" + name + "}, which the script does not set"};
   }
 };
+
+/// The start of each root= word of a command line (a word starting with root=), in order.
+std::vector<std::size_t> uboot_root_words(const std::string& text) {
+  std::vector<std::size_t> out;
+  for (std::size_t p = text.find("root="); p != std::string::npos; p = text.find("root=", p + 1))
+    if (p == 0 || text[p - 1] == ' ' || text[p - 1] == '\t') out.push_back(p);
+  return out;
+}
 
 /// A value as hush expands it: root= in its text, or in a ${VAR} / $VAR it expands; its text with the
 /// values of the variables piprov knows put in.
@@ -285,7 +295,7 @@ void uboot_run_command(UbootEnv& env, const std::vector<std::string>& w, int lin
   // fdt get value VAR NODE PROP: bootargs from /chosen is the firmware's command line.
   if (c == "fdt" && w.size() > 5 && w[1] == "get" && w[2] == "value") {
     UbootVal v{UbootTri::Unknown, at + " sets " + w[3] + " from the device tree"};
-    if (w[3] == "bootargs" && w[4] == "/chosen" && w[5] == "bootargs") v = {};
+    if (w[3] == "bootargs" && w[4] == "/chosen" && w[5] == "bootargs") v = env.firmware;
     uboot_assign(env, w[3], std::move(v), line, conditional);
     return;
   }
@@ -297,10 +307,12 @@ void uboot_run_command(UbootEnv& env, const std::vector<std::string>& w, int lin
 
 }  // namespace
 
-UbootScriptRoot uboot_script_root(std::string_view script) {
+UbootScriptRoot uboot_script_root(std::string_view script, std::string_view firmware_args) {
   UbootEnv env;
-  std::vector<UbootVal> at_boot;  // bootargs at each boot command
-  int depth = 0;                  // inside if/while/until/for
+  env.firmware.text = std::string(firmware_args);
+  if (!uboot_root_words(env.firmware.text).empty()) env.firmware.tri = UbootTri::Yes;  // line 0: the firmware's
+  std::vector<UbootVal> at_boot;                                                       // bootargs at each boot command
+  int depth = 0;                                                                       // inside if/while/until/for
   for (const auto& cmd : uboot_commands(script)) {
     const auto& w = cmd.words;
     std::size_t i = 0;
@@ -334,13 +346,14 @@ UbootScriptRoot uboot_script_root(std::string_view script) {
       UbootScriptRoot sets{UbootRoot::Sets, "", "", false, out.line};
       if (!out.exact) return sets;
       // The last root= word: the kernel takes the last (Linux init/do_mounts.c root_dev_setup).
-      std::size_t at = std::string::npos;
-      for (std::size_t p = out.text.find("root="); p != std::string::npos; p = out.text.find("root=", p + 1))
-        if (p == 0 || out.text[p - 1] == ' ' || out.text[p - 1] == '\t') at = p;
-      if (at == std::string::npos) return sets;
-      const std::size_t end = out.text.find_first_of(" \t", at);
-      sets.value = out.text.substr(at + 5, end == std::string::npos ? std::string::npos : end - at - 5);
-      sets.run_time = out.text.find('$', at) != std::string::npos;
+      const std::vector<std::size_t> words = uboot_root_words(out.text);
+      if (words.empty()) return sets;
+      for (const std::size_t p : words) {
+        const std::size_t end = out.text.find_first_of(" \t", p);
+        sets.all.push_back(out.text.substr(p + 5, end == std::string::npos ? std::string::npos : end - p - 5));
+      }
+      sets.value = sets.all.back();
+      sets.run_time = out.text.find('$', words.back()) != std::string::npos;
       return sets;
     }
     case UbootTri::No: return {UbootRoot::None, out.why, "", false, out.why.empty() ? 0 : out.line};

@@ -14,6 +14,7 @@
 // boot.scr, it refuses ("Wrong image format for "source" command"): it runs no script.
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace piprov::boot {
 
@@ -51,21 +52,27 @@ struct UbootScriptRoot {
   /// Sets: `value`, or what follows it in bootargs, holds a variable U-Boot expands at run time
   /// ("PARTUUID=${uuid}"), which piprov does not know.
   bool run_time = false;
-  /// Sets: the line whose text holds that root=; None with a `why`: the line that replaced or deleted
-  /// bootargs; 0 otherwise (the firmware's command line passed on).
+  /// Sets: the line whose text holds that root= (0: the firmware's command line, `firmware_args`, passed
+  /// on); None with a `why`: the line that replaced or deleted bootargs; 0 otherwise (the firmware's
+  /// command line passed on).
   int line = 0;
+  /// Sets with a `value`: every root= value in bootargs, in order (the last is `value`).
+  std::vector<std::string> all = {};
 };
 
 /// What `script` (boot.scr's script text, from uboot_script_text()) leaves in bootargs, the variable
 /// U-Boot passes to the kernel as its command line (U-Boot docs, "Environment variables": bootargs),
-/// when it boots (booti/bootz/bootm/bootefi; the script's end without one). Evaluated in order, the last
-/// assignment winning: `setenv`/`env set` (no value deletes it), `setexpr NAME sub|gsub PATTERN
-/// REPLACEMENT [STRING]` (a PATTERN holding root= matches only a bootargs that has one), `fdt get value
-/// bootargs /chosen bootargs` (the firmware's command line, built from the cmdline file, which has no
-/// root= when this is asked). `${VAR}`/`$VAR` in a value carries VAR's state; a variable the script does
-/// not set is unknown, bootargs starts without root=. An assignment under if/while/for or after && / ||
+/// when it boots (booti/bootz/bootm/bootefi; the script's end without one). bootargs starts as
+/// `firmware_args`, the command line the firmware built from the cmdline file and put in /chosen/bootargs
+/// (the model piprov judges by: `${bootargs}` keeps that line); U-Boot's fdt_chosen() writes bootargs
+/// over /chosen/bootargs before booti (U-Boot boot/fdt_support.c), so what the script leaves is the
+/// kernel's command line. Evaluated in order, the last assignment winning: `setenv`/`env set` (no
+/// value deletes it), `setexpr NAME sub|gsub PATTERN REPLACEMENT [STRING]` (a PATTERN holding root=
+/// matches only a bootargs that has one), `fdt get value bootargs /chosen bootargs` (the firmware's
+/// command line again). `${VAR}`/`$VAR` in a value carries VAR's state; a variable the script does not
+/// set is unknown. An assignment under if/while/for or after && / ||
 /// keeps the earlier state only when both agree; `run`, `source`, `env import`/`default` make every
 /// variable unknown. Never throws.
-UbootScriptRoot uboot_script_root(std::string_view script);
+UbootScriptRoot uboot_script_root(std::string_view script, std::string_view firmware_args = {});
 
 }  // namespace piprov::boot

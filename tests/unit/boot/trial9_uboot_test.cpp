@@ -103,7 +103,8 @@ TEST(Trial9Boot, RootSetByBootScrIsJudgedLikeCmdlineRoot) {
             "cmdline.txt has no root=: U-Boot's boot script boot.scr sets root=PARTUUID=deadbeef-02 (line 1)");
   EXPECT_FALSE(r.ok());
   EXPECT_FALSE(r.usb_boot());
-  // The same value in cmdline.txt: the same rule, naming cmdline.txt.
+  // The same value in cmdline.txt, with no boot.scr to replace it: the same rule, naming cmdline.txt.
+  fs::remove(boot / "boot.scr");
   write_file(boot / "cmdline.txt", "console=tty1 root=PARTUUID=deadbeef-02 rootwait\n");
   auto c = t9_check(boot, true);
   ASSERT_NE(bt::find_rule(c, "root-not-on-device"), nullptr) << t9_rules(c);
@@ -217,8 +218,7 @@ TEST(Trial9Boot, PlainTextBootScrRunsNoScript) {
   r = t9_check(boot, true);
   ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << t9_rules(r);
   EXPECT_EQ(bt::find_rule(r, "cmdline-no-root")->message, no_root + why);
-  EXPECT_EQ(bt::find_rule(r, "cmdline-no-root")->fix,
-            "add root=PARTUUID=<the root partition's PARTUUID> to the first line");
+  EXPECT_EQ(bt::find_rule(r, "cmdline-no-root")->fix, "add root=PARTUUID=6c586e13-02 to the first line");
   // The same script wrapped by mkimage sets root=: no error.
   write_file(boot / "boot.scr", bt::mkimage_script(sets));
   r = t9_check(boot, true);
@@ -247,20 +247,20 @@ TEST(Trial9Boot, ReplacedBootargsFixPointsAtTheScriptLine) {
       {"setenv bootargs \"root=PARTUUID=6c586e13-02\"\nsetenv bootargs \"console=tty1\"\nbooti ${kernel_addr_r}\n",
        no_root + "U-Boot's boot script boot.scr sets none either: line 2 replaces bootargs with a value without root= "
                  "(the last wins)",
-       std::string("add root=PARTUUID=<the root partition's PARTUUID> to the setenv bootargs on boot.scr line 2 "
+       std::string("add root=PARTUUID=6c586e13-02 to the setenv bootargs on boot.scr line 2 "
                    "(boot.cmd), then ") +
            kT9Mkimage},
       // replaced on line 1, appended to on line 2: line 1 sets what the kernel gets
       {"setenv bootargs console=tty1\nsetenv bootargs \"${bootargs} rootwait\"\n",
        no_root + "U-Boot's boot script boot.scr sets none either: line 1 replaces bootargs with a value without root= "
                  "(the last wins)",
-       std::string("add root=PARTUUID=<the root partition's PARTUUID> to the setenv bootargs on boot.scr line 1 "
+       std::string("add root=PARTUUID=6c586e13-02 to the setenv bootargs on boot.scr line 1 "
                    "(boot.cmd), then ") +
            kT9Mkimage},
       // the firmware's command line passed on: cmdline.txt is the place
       {"setenv bootargs \"${bootargs} rootwait\"\n",
        no_root + "U-Boot's boot script boot.scr sets none either: it passes this command line on",
-       "add root=PARTUUID=<the root partition's PARTUUID> to the first line"},
+       "add root=PARTUUID=6c586e13-02 to the first line"},
   };
   for (const auto& c : cases) {
     write_file(boot / "boot.scr", bt::mkimage_script(c.script));

@@ -165,6 +165,7 @@ TEST(ProvisionOutcome, CheckStepNamesTheInitramfsBootCheckReports) {
   test::write_file(d.path / "cmdline.txt", "console=tty1 root=PARTUUID=4e639091-02 rootwait\n");
   auto report = [&] {
     boot::CheckReport c;
+    c.layout.id = boot::LayoutId::Raspios;  // a layout piprov knows: boot check's verdict is "OK (...)"
     c.resolved = boot::resolve_boot(d.path, {}, PiBoard::Pi4);
     c.kernel_file = c.resolved.kernel;
     c.cmdline_file = c.resolved.cmdline;
