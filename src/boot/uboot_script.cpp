@@ -80,6 +80,10 @@ struct UbootVal {
   std::string text;
   bool exact = true;  ///< `text` is the value (not after a setexpr edit or a join of two values)
   int line = 0;       ///< Yes: the line whose text holds the last root=; No: the line that replaced it
+  /// bootargs is not in U-Boot's environment (never set: the Pi's default environment has none; or
+  /// deleted): `${bootargs}` expands to nothing, and at a boot command fdt_chosen() leaves the
+  /// firmware's /chosen/bootargs, the cmdline file's line, as it is (U-Boot boot/fdt_support.c).
+  bool unset = false;
   /// Unknown from one assignment under a condition: whether that one set root= (Yes/No) and its line.
   UbootTri cond_kind = UbootTri::Unknown;
   int cond_line = 0;
@@ -95,17 +99,27 @@ UbootVal uboot_join(const UbootVal& a, const UbootVal& b) {
   return {UbootTri::Unknown, a.tri == UbootTri::Unknown ? a.why : b.tri == UbootTri::Unknown ? b.why : ""};
 }
 
-/// The variables the script set so far; bootargs starts as the firmware's command line (`firmware`:
+/// The variables the script set so far; bootargs starts unset (U-Boot's default environment for the
+/// Pi has none; `fdt get value bootargs /chosen bootargs` reads the firmware's command line, `firmware`:
 /// line 0, root= when the cmdline file has one), every other variable comes from U-Boot's environment,
 /// which piprov does not read.
 struct UbootEnv {
   std::map<std::string, UbootVal> vars;
   UbootVal firmware;
   std::string all_unknown;  ///< why every variable is unknown (after `run`, `env import`), "" when not
+  /// bootargs as the kernel gets it at a boot command: unset, the firmware's line passed on.
+  UbootVal at_boot() const {
+    UbootVal v = get("bootargs");
+    return v.unset ? firmware : v;
+  }
   UbootVal get(const std::string& name) const {
     if (auto it = vars.find(name); it != vars.end()) return it->second;
     if (!all_unknown.empty()) return {UbootTri::Unknown, all_unknown};
-    if (name == "bootargs") return firmware;
+    if (name == "bootargs") {
+      UbootVal v;
+      v.unset = true;
+      return v;
+    }
     return {UbootTri::Unknown, "${" + name + "}, which the script does not set"};
   }
 };
@@ -186,7 +200,8 @@ UbootVal uboot_eval(const UbootEnv& env, const std::string& text, int line) {
 /// Sets `name` to `v` in the script's order; under a condition, the earlier state stays possible.
 void uboot_assign(UbootEnv& env, const std::string& name, UbootVal v, int line, bool conditional) {
   if (conditional) {
-    const UbootVal before = env.get(name);
+    // An unset bootargs is the firmware's line at a boot command: the state the other branch keeps.
+    const UbootVal before = name == "bootargs" ? env.at_boot() : env.get(name);
     if (before.tri != v.tri) {
       const UbootTri kind = v.tri;
       const std::string at = "line " + std::to_string(line);
@@ -231,7 +246,7 @@ void uboot_run_command(UbootEnv& env, const std::vector<std::string>& w, int lin
   };
   const std::string& c = w[0];
   if (c == "booti" || c == "bootz" || c == "bootm" || c == "bootefi") {
-    at_boot.push_back(env.get("bootargs"));
+    at_boot.push_back(env.at_boot());
     return;
   }
   if (c == "run" || c == "source" || (c == "env" && w.size() > 1 && (w[1] == "import" || w[1] == "default")) ||
@@ -251,15 +266,20 @@ void uboot_run_command(UbootEnv& env, const std::vector<std::string>& w, int lin
     if (n >= w.size()) return;
     const std::string& name = w[n];
     const std::string value = join_from(n + 1);
-    UbootVal v = n + 1 < w.size() ? uboot_eval(env, value, line) : UbootVal{};
-    // "${bootargs} rootwait" keeps what bootargs was (the firmware's line passed on); anything else replaces it.
-    const bool keeps =
-        value.find("${" + name + "}") != std::string::npos || value.find("$" + name) != std::string::npos;
-    if (v.tri == UbootTri::No) {
-      v.why = keeps
-                  ? env.get(name).why
-                  : at + (n + 1 < w.size() ? " replaces " + name + " with a value without root=" : " deletes " + name);
-      v.line = keeps ? env.get(name).line : line;
+    const bool deletes = n + 1 >= w.size();
+    UbootVal v = deletes ? UbootVal{} : uboot_eval(env, value, line);
+    // "${bootargs} rootwait" keeps what bootargs was (the firmware's line, once read with fdt get); anything
+    // else replaces it. An unset bootargs expands to nothing: the firmware's line is not kept then.
+    const UbootVal before = env.get(name);
+    const bool keeps = !before.unset && (value.find("${" + name + "}") != std::string::npos ||
+                                         value.find("$" + name) != std::string::npos);
+    if (deletes) {
+      v.why = at + " deletes " + name;
+      v.line = line;
+      v.unset = true;
+    } else if (v.tri == UbootTri::No) {
+      v.why = keeps ? before.why : at + " replaces " + name + " with a value without root=";
+      v.line = keeps ? before.line : line;
     }
     uboot_assign(env, name, std::move(v), line, conditional);
     return;
@@ -339,7 +359,7 @@ UbootScriptRoot uboot_script_root(std::string_view script, std::string_view firm
       }
     }
   }
-  UbootVal out = at_boot.empty() ? env.get("bootargs") : at_boot.front();
+  UbootVal out = at_boot.empty() ? env.at_boot() : at_boot.front();
   for (const auto& v : at_boot) out = uboot_join(out, v);
   switch (out.tri) {
     case UbootTri::Yes: {

@@ -62,14 +62,16 @@ struct UbootScriptRoot {
 
 /// What `script` (boot.scr's script text, from uboot_script_text()) leaves in bootargs, the variable
 /// U-Boot passes to the kernel as its command line (U-Boot docs, "Environment variables": bootargs),
-/// when it boots (booti/bootz/bootm/bootefi; the script's end without one). bootargs starts as
-/// `firmware_args`, the command line the firmware built from the cmdline file and put in /chosen/bootargs
-/// (the model piprov judges by: `${bootargs}` keeps that line); U-Boot's fdt_chosen() writes bootargs
-/// over /chosen/bootargs before booti (U-Boot boot/fdt_support.c), so what the script leaves is the
-/// kernel's command line. Evaluated in order, the last assignment winning: `setenv`/`env set` (no
-/// value deletes it), `setexpr NAME sub|gsub PATTERN REPLACEMENT [STRING]` (a PATTERN holding root=
-/// matches only a bootargs that has one), `fdt get value bootargs /chosen bootargs` (the firmware's
-/// command line again). `${VAR}`/`$VAR` in a value carries VAR's state; a variable the script does not
+/// when it boots (booti/bootz/bootm/bootefi; the script's end without one). bootargs starts unset
+/// (U-Boot's default environment for the Pi has none, so `${bootargs}` expands to nothing);
+/// `fdt get value bootargs /chosen bootargs` sets it to `firmware_args`, the command line the firmware
+/// built from the cmdline file and put in /chosen/bootargs (as Ubuntu's boot.scr does). At a boot
+/// command U-Boot's fdt_chosen() writes a set bootargs over /chosen/bootargs and leaves /chosen alone
+/// when it is unset (U-Boot boot/fdt_support.c): so the kernel's command line is what the script
+/// leaves in bootargs, or `firmware_args` when it leaves none. Evaluated in order, the last assignment
+/// winning: `setenv`/`env set` (no value deletes it), `setexpr NAME sub|gsub PATTERN REPLACEMENT
+/// [STRING]` (a PATTERN holding root= matches only a bootargs that has one), `fdt get value bootargs
+/// /chosen bootargs`. `${VAR}`/`$VAR` in a value carries VAR's state; a variable the script does not
 /// set is unknown. An assignment under if/while/for or after && / ||
 /// keeps the earlier state only when both agree; `run`, `source`, `env import`/`default` make every
 /// variable unknown. Never throws.

@@ -57,26 +57,37 @@ piprov::boot::CheckReport t10_check(const fs::path& boot, bool on_disk = true) {
 
 }  // namespace
 
-// bootargs starts as the firmware's command line: its root= counts, and the last root= wins.
+// bootargs starts unset (U-Boot's default environment has none): left unset or deleted, the firmware's
+// command line (/chosen/bootargs) reaches the kernel; read with fdt get, its root= counts; the last root= wins.
 TEST(Trial10Boot, BootargsStartAsTheFirmwaresCommandLine) {
   using piprov::boot::uboot_script_root;
   using piprov::boot::UbootRoot;
   const std::string fw = "console=tty1 root=/dev/mmcblk0p2 rootwait";
-  auto r = uboot_script_root("setenv bootargs \"${bootargs} root=PARTUUID=6c586e13-02\"\nbooti\n", fw);
+  const std::string get = "fdt addr ${fdt_addr} && fdt get value bootargs /chosen bootargs\n";
+  auto r = uboot_script_root(get + "setenv bootargs \"${bootargs} root=PARTUUID=6c586e13-02\"\nbooti\n", fw);
   EXPECT_EQ(r.root, UbootRoot::Sets);
   EXPECT_EQ(r.value, "PARTUUID=6c586e13-02");
-  EXPECT_EQ(r.line, 1);
+  EXPECT_EQ(r.line, 2);
   EXPECT_EQ(r.all, (std::vector<std::string>{"/dev/mmcblk0p2", "PARTUUID=6c586e13-02"}));
-  // passed on untouched, or fetched from /chosen again: the firmware's (line 0)
-  for (const char* script : {"booti\n", "setenv bootargs \"${bootargs} quiet\"\n",
-                             "setenv bootargs x\nfdt get value bootargs /chosen bootargs\n"}) {
+  // without the fdt get, ${bootargs} is empty: the script's root= alone
+  r = uboot_script_root("setenv bootargs \"${bootargs} root=PARTUUID=6c586e13-02\"\nbooti\n", fw);
+  EXPECT_EQ(r.all, (std::vector<std::string>{"PARTUUID=6c586e13-02"}));
+  EXPECT_EQ(r.line, 1);
+  // ${bootargs} without the fdt get and without root=: none reaches the kernel
+  r = uboot_script_root("setenv bootargs \"${bootargs} quiet\"\nbooti\n", fw);
+  EXPECT_EQ(r.root, UbootRoot::None);
+  EXPECT_EQ(r.line, 1);
+  // left unset, deleted, or fetched from /chosen (again): the firmware's (line 0)
+  for (const std::string script : {std::string("booti\n"), get + "setenv bootargs \"${bootargs} quiet\"\n",
+                                   std::string("setenv bootargs x\nsetenv bootargs\nbooti\n"),
+                                   std::string("setenv bootargs x\nfdt get value bootargs /chosen bootargs\n")}) {
     r = uboot_script_root(script, fw);
     EXPECT_EQ(r.root, UbootRoot::Sets) << script;
     EXPECT_EQ(r.value, "/dev/mmcblk0p2") << script;
     EXPECT_EQ(r.line, 0) << script;
   }
   // the root= before ${bootargs}: the firmware's is last
-  r = uboot_script_root("setenv bootargs \"root=/dev/sda2 ${bootargs}\"\n", fw);
+  r = uboot_script_root(get + "setenv bootargs \"root=/dev/sda2 ${bootargs}\"\n", fw);
   EXPECT_EQ(r.value, "/dev/mmcblk0p2");
   EXPECT_EQ(r.line, 0);
   // replaced: none left, line 1
@@ -149,8 +160,16 @@ TEST(Trial10Boot, LastRootInBootargsWins) {
   // Without boot.scr, cmdline.txt's root= is the kernel's: the error.
   auto r = t10_check(boot);
   ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << t10_rules(r);
+  // ${bootargs} unset (U-Boot's default environment has none): the kernel gets the script's root= alone.
   write_file(boot / "boot.scr",
              bt::mkimage_script("setenv bootargs \"${bootargs} root=PARTUUID=6c586e13-02\"\nbooti ${kernel_addr_r}\n"));
+  r = t10_check(boot);
+  EXPECT_EQ(piprov::count_findings(r.findings).errors + piprov::count_findings(r.findings).warnings, 0) << t10_rules(r);
+  EXPECT_NE(r.headline().find(", root=PARTUUID=6c586e13-02 (boot.scr line 1))"), std::string::npos) << r.headline();
+  // Read from /chosen first, as Ubuntu's boot.scr does: cmdline.txt's root= and then the script's.
+  write_file(boot / "boot.scr", bt::mkimage_script("fdt addr ${fdt_addr} && fdt get value bootargs /chosen bootargs\n"
+                                                   "setenv bootargs \"${bootargs} root=PARTUUID=6c586e13-02\"\n"
+                                                   "booti ${kernel_addr_r}\n"));
   r = t10_check(boot);
   EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << t10_rules(r);
   EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << t10_rules(r);
@@ -160,9 +179,9 @@ TEST(Trial10Boot, LastRootInBootargsWins) {
   EXPECT_EQ(f->message,
             "U-Boot's bootargs (the kernel's command line: cmdline.txt's line, then what boot.scr adds) sets root= 2 "
             "times (root=/dev/mmcblk0p2, root=PARTUUID=6c586e13-02): the kernel uses the last, "
-            "root=PARTUUID=6c586e13-02 (boot.scr line 1)");
+            "root=PARTUUID=6c586e13-02 (boot.scr line 2)");
   EXPECT_EQ(f->fix, "keep only the root= you mean, once: drop root=/dev/mmcblk0p2 from cmdline.txt");
-  EXPECT_NE(r.headline().find(", root=PARTUUID=6c586e13-02 (boot.scr line 1))"), std::string::npos) << r.headline();
+  EXPECT_NE(r.headline().find(", root=PARTUUID=6c586e13-02 (boot.scr line 2))"), std::string::npos) << r.headline();
   // The same root= twice: nothing to warn about.
   write_file(boot / "cmdline.txt", kT10Good);
   r = t10_check(boot);
@@ -184,7 +203,8 @@ TEST(Trial10Boot, PassedOnRootAndTheVerdictAgreesWithTheHeadline) {
   T10_REQUIRE_MKIMAGE();
   TempDir t;
   const fs::path boot = t10_uboot_dir(t.path, kT10Good);
-  write_file(boot / "boot.scr", bt::mkimage_script("setenv bootargs \"${bootargs} quiet\"\nbooti ${kernel_addr_r}\n"));
+  write_file(boot / "boot.scr", bt::mkimage_script("fdt addr ${fdt_addr} && fdt get value bootargs /chosen bootargs\n"
+                                                   "setenv bootargs \"${bootargs} quiet\"\nbooti ${kernel_addr_r}\n"));
   auto r = t10_check(boot);
   ASSERT_TRUE(r.ok()) << t10_rules(r);
   EXPECT_EQ(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << t10_rules(r);

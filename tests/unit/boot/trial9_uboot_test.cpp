@@ -257,8 +257,15 @@ TEST(Trial9Boot, ReplacedBootargsFixPointsAtTheScriptLine) {
        std::string("add root=PARTUUID=6c586e13-02 to the setenv bootargs on boot.scr line 1 "
                    "(boot.cmd), then ") +
            kT9Mkimage},
-      // the firmware's command line passed on: cmdline.txt is the place
+      // ${bootargs} while unset (U-Boot's default environment has none): replaced, the script's line
       {"setenv bootargs \"${bootargs} rootwait\"\n",
+       no_root + "U-Boot's boot script boot.scr sets none either: line 1 replaces bootargs with a value without root= "
+                 "(the last wins)",
+       std::string("add root=PARTUUID=6c586e13-02 to the setenv bootargs on boot.scr line 1 "
+                   "(boot.cmd), then ") +
+           kT9Mkimage},
+      // the firmware's command line read from /chosen and passed on: cmdline.txt is the place
+      {"fdt addr ${fdt_addr} && fdt get value bootargs /chosen bootargs\nsetenv bootargs \"${bootargs} rootwait\"\n",
        no_root + "U-Boot's boot script boot.scr sets none either: it passes this command line on",
        "add root=PARTUUID=6c586e13-02 to the first line"},
   };
