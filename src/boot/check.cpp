@@ -285,11 +285,24 @@ nlohmann::json check_json(const CheckOptions& o, const CheckReport& r) {
 }
 
 namespace {
-/// BOOT_DIR names a block device (a disk or a partition): the usage error says what to run instead,
-/// naming the disk's first FAT partition (core/blockdev) to mount read-only and the disk for --device.
+/// The boot partition's device of a whole disk read as an image (o.disk: its first FAT partition).
+std::string boot_partition_of(const CheckOptions& o) {
+  if (o.disk)
+    for (const auto& p : o.disk->partitions)
+      if (p.fstype == "vfat") return p.path;
+  return "BOOT_PARTITION";
+}
+
+/// BOOT_DIR names a block device: a partition is refused with the command that checks its whole
+/// disk (read as an image, without mounting: `piprov boot check DISK`, which the CLI routes to
+/// provision::check_image()); anything else with the disk's first FAT partition (core/blockdev) to
+/// mount read-only and the disk for --device.
 [[noreturn]] void refuse_block_device(const fs::path& dev) {
   std::string parent;
   const TargetKind kind = classify_path(dev.string(), &parent);
+  if (kind == TargetKind::Partition && !parent.empty())
+    throw Error(ErrorKind::Usage, dev.string() + " is a partition, not a directory: check the whole disk it is on, " +
+                                      "which piprov reads without mounting or writing it: piprov boot check " + parent);
   const std::string disk = kind == TargetKind::Partition ? parent : dev.string();
   std::string part = kind == TargetKind::Partition ? dev.string() : "";
   if (kind == TargetKind::WholeDisk)
@@ -327,6 +340,7 @@ CheckReport check_boot(const CheckOptions& o) {
   Ctx c{o, r, shell_quote(o.boot_dir.string()), "", short_board(r.resolved.board)};
   c.patch_cmd =
       o.image.empty() ? "piprov boot patch " + c.boot_q : "piprov provision " + shell_quote(o.image) + " DISK";
+  if (o.image_is_disk) c.patch_cmd = "mount " + shell_quote(boot_partition_of(o)) + " /mnt && piprov boot patch /mnt";
   // A UTF-8 byte order mark is not skipped by the firmware: line 1 is read with it, so a setting there
   // is a key the firmware does not know. Named once here; the other rules judge the lines without it.
   std::optional<Finding> config_bom;

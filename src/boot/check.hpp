@@ -41,6 +41,10 @@ struct CheckOptions {
   /// the image and patches the disk; fixes that change a file name it on the boot partition of a
   /// disk written from IMAGE, never a shell command on IMAGE's path (`rm -r IMAGE ...` deletes it).
   std::string image;
+  /// `image` is a whole disk read as an image (`boot check DISK`): messages name the disk itself,
+  /// not "a disk written from" it, and fixes that patch mount its boot partition (`boot patch` needs
+  /// a mounted boot partition). Its partitions are `disk`'s, read from its partition table.
+  bool image_is_disk = false;
   /// The partitions of the disk or image BOOT_DIR is on, when known (`boot check IMAGE`, provision;
   /// --device DEV is probed instead): an autoboot.txt beside config.txt whose boot_partition is
   /// missing or not FAT there is an error, as for a BOOT_DIR holding only autoboot.txt.

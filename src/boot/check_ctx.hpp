@@ -50,9 +50,11 @@ struct Ctx {
   LayoutId layout() const { return r.layout.id; }
   /// Where a fix that changes boot partition file `rel` ("new/", "autoboot.txt") says to act: BOOT_DIR's
   /// path for a boot partition; for an image (o.image), prose naming the boot partition of a disk
-  /// written from it, never a path that a shell command would take for the image file itself.
+  /// written from it (of the disk itself for a whole disk read as an image), never a path
+  /// that a shell command would take for the image file itself.
   std::string fix_target(const std::string& rel) const {
     if (o.image.empty()) return (o.boot_dir / rel).string();
+    if (o.image_is_disk) return rel + " on the boot partition of " + o.image;
     return rel + " on the boot partition of a disk written from " + o.image;
   }
 };

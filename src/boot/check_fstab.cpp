@@ -256,7 +256,7 @@ void check_fstab(Ctx& c) {
   if (!d) return;
   const auto text = read_file_if_exists(*c.o.root_dir / "etc/fstab");
   if (!text) return;
-  const std::string what = c.o.device || c.o.image.empty()
+  const std::string what = c.o.device || c.o.image.empty() || c.o.image_is_disk
                                ? d->path + " (" + std::string(transport_name(d->transport)) + ")"
                                : "a USB or NVMe disk written from " + d->path;
   const std::vector<FstabEntry> entries = parse_fstab(*text);

@@ -126,7 +126,7 @@ bool check_root_sd_name(Ctx& c, const std::string& root, const RootAt& at) {
   if (root.rfind("/dev/mmcblk", 0) != 0) return false;
   const std::optional<Disk> d = known_boot_disk(c);
   if (!d || boots_as_sd_card(*d)) return false;
-  const std::string what = c.o.device || c.o.image.empty()
+  const std::string what = c.o.device || c.o.image.empty() || c.o.image_is_disk
                                ? d->path + " (" + std::string(transport_name(d->transport)) + ")"
                                : "a USB or NVMe disk written from " + d->path;
   c.add(Severity::Error, "root-not-on-device",

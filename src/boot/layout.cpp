@@ -43,19 +43,24 @@ std::map<std::string, std::string> parse_os_release(std::string_view text) {
 
 /// The release named by ROOT/etc/os-release (or usr/lib/os-release): "Ubuntu 24.04 LTS",
 /// "Raspberry Pi OS (bookworm)" (ID=raspbian, or etc/rpi-issue, which pi-gen writes), else PRETTY_NAME.
-/// Sets `id` to os-release's ID= ("linux" when unset: os-release(5)'s default).
+/// Sets `id` to os-release's ID= ("linux" when unset: os-release(5)'s default). The evidence line names
+/// the release by this same name ("os-release: Raspberry Pi OS (bookworm)", not os-release's
+/// "Debian GNU/Linux 12 (bookworm)" that pi-gen leaves: one name in the headline and in a refusal, trial 9).
 std::string release_from_root(const fs::path& root, std::vector<std::string>& ev, std::string& id) {
   auto text = read_file_if_exists(root / "etc/os-release");
   if (!text) text = read_file_if_exists(root / "usr/lib/os-release");
   if (!text) return "";
   auto kv = parse_os_release(*text);
-  ev.push_back("os-release: " + (kv.count("PRETTY_NAME") ? kv["PRETTY_NAME"] : kv["NAME"]));
   id = kv["ID"].empty() ? "linux" : kv["ID"];
-  if (kv["ID"] == "ubuntu" && !kv["VERSION_ID"].empty())
-    return "Ubuntu " + kv["VERSION_ID"] + (kv["VERSION"].find("LTS") != std::string::npos ? " LTS" : "");
-  if (kv["ID"] == "raspbian" || is_file(root / "etc/rpi-issue"))
-    return "Raspberry Pi OS" + (kv["VERSION_CODENAME"].empty() ? "" : " (" + kv["VERSION_CODENAME"] + ")");
-  return kv.count("PRETTY_NAME") ? kv["PRETTY_NAME"] : kv["NAME"];
+  std::string name = kv.count("PRETTY_NAME") ? kv["PRETTY_NAME"] : kv["NAME"];
+  const bool ubuntu = kv["ID"] == "ubuntu" && !kv["VERSION_ID"].empty();
+  const bool rpi_issue = !ubuntu && kv["ID"] != "raspbian" && is_file(root / "etc/rpi-issue");
+  if (ubuntu)
+    name = "Ubuntu " + kv["VERSION_ID"] + (kv["VERSION"].find("LTS") != std::string::npos ? " LTS" : "");
+  else if (kv["ID"] == "raspbian" || rpi_issue)
+    name = "Raspberry Pi OS" + (kv["VERSION_CODENAME"].empty() ? "" : " (" + kv["VERSION_CODENAME"] + ")");
+  ev.push_back("os-release: " + name + (rpi_issue ? " (ID=" + id + ", with etc/rpi-issue)" : ""));
+  return name;
 }
 
 /// True when var/lib/dpkg/status lists `package` as installed.

@@ -57,10 +57,16 @@ struct BootCheckArgs {
 };
 
 /// `boot check IMAGE`: an image file instead of a mounted BOOT_DIR (provision/image_check.hpp).
+/// A whole disk given as BOOT_DIR is read the same way, read-only (trial 9); --device may only name it.
 void run_image_check(const BootCheckArgs& a, int& exit_code) {
-  if (!a.root.empty() || !a.device.empty())
-    throw Error(ErrorKind::Usage, std::string(a.root.empty() ? "--device" : "--root") + " is for a mounted BOOT_DIR: " +
-                                      a.boot + " is an image, whose own root fs is checked");
+  std::error_code ec;
+  const bool disk = std::filesystem::is_block_file(a.boot, ec);
+  if (!a.root.empty() || (!a.device.empty() && !(disk && a.device == a.boot)))
+    throw Error(ErrorKind::Usage, std::string(a.root.empty() ? "--device" : "--root") +
+                                      " is for a mounted BOOT_DIR: " + a.boot +
+                                      (disk ? " is a whole disk, read as an image: its own partitions and root fs are "
+                                              "checked, against the disk itself"
+                                            : " is an image, whose own root fs is checked"));
   const provision::ImageCheckOptions o{.image = a.boot, .board = a.board, .usb_ids = a.usb};
   const auto c = provision::check_image(o);
   if (a.json) {
@@ -78,8 +84,7 @@ void run_image_check(const BootCheckArgs& a, int& exit_code) {
 }
 
 void run_check(const BootCheckArgs& a, int& exit_code) {
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(a.boot, ec)) return run_image_check(a, exit_code);
+  if (provision::reads_as_image(a.boot)) return run_image_check(a, exit_code);
   boot::CheckOptions o;
   o.boot_dir = a.boot;
   if (!a.root.empty()) o.root_dir = a.root;
@@ -138,8 +143,8 @@ void add_boot_command(CLI::App& app, Globals&, int& exit_code) {
   auto* check = boot->add_subcommand("check", "Re-check a boot partition after updates; exit 1 when anything is wrong");
   check
       ->add_option("BOOT_DIR", ca->boot,
-                   "Mounted boot partition, or an image file (.img, .img.xz, ...): its boot partition and root fs "
-                   "are read without writing anything")
+                   "Mounted boot partition, or an image file (.img, .img.xz, ...) or a whole disk (/dev/sdb): its "
+                   "boot partition and root fs are read without mounting or writing anything")
       ->required();
   check->add_option("--root", ca->root, "Mounted root filesystem: check the apt hook there");
   check->add_option("--usb-id", ca->usb, "USB VID:PID of the SSD's bridge (as lsusb prints it), repeatable");

@@ -229,7 +229,7 @@ std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, std::string* why) {
 }
 
 std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, const PartitionTable& t, std::string* why,
-                                       std::optional<unsigned> named) {
+                                       std::optional<unsigned> named, unsigned* opened) {
   if (t.parts.empty()) {
     *why = t.note.empty() ? "the image has no partition table" : t.note;
     return nullptr;
@@ -237,14 +237,17 @@ std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, const PartitionTable
   if (named) {
     const auto p = std::find_if(t.parts.begin(), t.parts.end(), [&](const auto& e) { return e.number == *named; });
     if (p != t.parts.end()) {
-      if (!p->extended && has_ext_superblock(reader, p->offset, p->size))
+      if (!p->extended && has_ext_superblock(reader, p->offset, p->size)) {
+        if (opened) *opened = p->number;
         return std::make_unique<ExtFiles>(reader, p->offset, p->size);
+      }
       *why = "partition " + std::to_string(*named) + ", which root= names, does not hold ext2/3/4";
       return nullptr;
     }
   }
   for (const auto& p : t.parts) {
     if (p.kind != PartKind::Linux || !has_ext_superblock(reader, p.offset, p.size)) continue;
+    if (opened) *opened = p.number;
     return std::make_unique<ExtFiles>(reader, p.offset, p.size);
   }
   *why = "the image has no ext2/3/4 partition" + (t.logical_note.empty() ? "" : " (" + t.logical_note + ")");

@@ -93,9 +93,10 @@ PartitionTable read_image_partitions(ImageReader& reader);
 /// `named`: the number of the partition the cmdline's root= names (Linux admin-guide
 /// kernel-parameters: root=, the partition the kernel mounts), when it is one of `table`: that one
 /// is the root fs, or none ("partition N, which root= names, does not hold ext2/3/4") when it is
-/// not ext2/3/4; a number not in `table` is ignored (the rule above).
+/// not ext2/3/4; a number not in `table` is ignored (the rule above). `opened`, when not null, is set to
+/// the number of the partition opened (left as it is when none is).
 std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, const PartitionTable& table, std::string* why,
-                                       std::optional<unsigned> named = std::nullopt);
+                                       std::optional<unsigned> named = std::nullopt, unsigned* opened = nullptr);
 /// open_root_fs() of read_image_partitions(reader).
 std::unique_ptr<ExtFiles> open_root_fs(ImageReader& reader, std::string* why);
 

@@ -10,11 +10,14 @@
 #include <filesystem>
 
 #include "boot/fat_tools.hpp"
+#include "core/blockdev.hpp"
 #include "core/error.hpp"
 #include "core/fd.hpp"
 #include "core/file.hpp"
+#include "image/disk_reader.hpp"
 #include "image/fat_map.hpp"
 #include "image/image_fs.hpp"
+#include "image/partitions.hpp"
 #include "image/scan.hpp"
 #include "image/write_targets.hpp"
 
@@ -117,7 +120,16 @@ void image_check_replace(std::string& s, const std::string& from, const std::str
 
 }  // namespace
 
-ImageTree::ImageTree(const std::string& image) : image_(image), owned_(image::open_image_reader(image)) {
+namespace {
+/// IMAGE's reader: a block device (a whole disk) read-only as a raw image, else the image reader.
+std::unique_ptr<image::ImageReader> image_tree_reader(const std::string& image) {
+  std::error_code ec;
+  if (fs::is_block_file(image, ec)) return image::open_disk_reader(image);
+  return image::open_image_reader(image);
+}
+}  // namespace
+
+ImageTree::ImageTree(const std::string& image) : image_(image), owned_(image_tree_reader(image)) {
   reader_ = owned_.get();
   read();
 }
@@ -169,7 +181,13 @@ void ImageTree::read() {
     const image::PartitionTable all = image::with_logical_partitions(
         table, [this](std::span<std::byte> out, std::uint64_t at) { reader_->read_at(out, at); });
     list_partitions(all);
-    if (auto root = image::open_root_fs(*reader_, all, &root_note_, root_partition_named())) {
+    unsigned opened = 0;
+    if (auto root = image::open_root_fs(*reader_, all, &root_note_, root_partition_named(), &opened)) {
+      root_partition_ = opened;
+      // The root fs read is ext2/3/4 also where list_partitions() did not probe (a sequential image):
+      // the root partition is then known to root= and fstab fixes (likely_root()), as on a raw image.
+      for (auto& p : disk_.partitions)
+        if (p.number == static_cast<int>(opened) && p.fstype.empty()) p.fstype = "ext2/3/4";
       const fs::path root_dir = tmp_ / "root";
       std::uint64_t budget = kImageCheckRootBytes;
       for (const char* path : kImageCheckRootPaths) {
@@ -188,6 +206,12 @@ void ImageTree::read() {
 }
 
 void ImageTree::list_partitions(const image::PartitionTable& all) {
+  std::error_code ec;
+  const bool block_device = fs::is_block_file(image_, ec);
+  if (block_device) {  // its transport, vendor and model (sysfs): an SD card reader is the SD card
+    disk_ = read_whole_disk(image_);
+    disk_.partitions.clear();  // from the table read here, not from partition nodes (which may be missing)
+  }
   disk_.path = image_;
   std::vector<const image::PartitionEntry*> listed;  // an extended partition is a container: no file system, no root
   for (const auto& e : all.parts)
@@ -195,7 +219,9 @@ void ImageTree::list_partitions(const image::PartitionTable& all) {
   for (const image::PartitionEntry* e : listed) {
     Partition p;
     p.number = static_cast<int>(e->number);
-    p.path = fmt::format("{} partition {}", image_, e->number);
+    // A disk's partitions by their device names (/dev/sdb2), an image file's as "IMAGE partition N".
+    p.path = block_device ? image::partition_path(image_, static_cast<int>(e->number))
+                          : fmt::format("{} partition {}", image_, e->number);
     p.start_bytes = e->offset;
     p.size_bytes = e->size;
     // Linux's PARTUUID of an MBR partition, logical ones too: DISKID-NN ("%08x-%02x", kernel-parameters root=).
@@ -251,9 +277,17 @@ std::string ImageTree::named(std::string text) const {
   return text;
 }
 
+bool reads_as_image(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) return true;
+  return fs::is_block_file(path, ec) && classify_path(path) == TargetKind::WholeDisk;
+}
+
 ImageCheck check_image(const ImageCheckOptions& o) {
   ImageCheck c;
   ImageTree tree(o.image);
+  std::error_code ec;
+  c.options.image_is_disk = fs::is_block_file(o.image, ec);
   c.format = tree.format();
   c.random_access = tree.random_access();
   c.note = tree.sequential_note();

@@ -28,7 +28,8 @@ namespace piprov::provision {
 /// cannot read it, and what the reader throws (a corrupt block: its offset).
 class ImageTree {
  public:
-  /// Opens IMAGE itself.
+  /// Opens IMAGE itself: an image file through the image reader, a block device (a whole disk given
+  /// as `boot check DISK`) read-only (image::open_disk_reader(), O_RDONLY) as a raw image.
   explicit ImageTree(const std::string& image);
   /// Reads IMAGE through `reader` (opened already: provision's prepared write), which must outlive it.
   ImageTree(image::ImageReader& reader, const std::string& image);
@@ -41,6 +42,10 @@ class ImageTree {
   const std::optional<std::filesystem::path>& root_dir() const { return root_dir_; }
   unsigned boot_partition() const { return boot_partition_; }
   const std::string& root_note() const { return root_note_; }
+  /// The number of the partition read as the root fs: the one the cmdline file's root= names (for a Pi 4,
+  /// else a Pi 5), or the first ext2/3/4 of type Linux when root= names none (image::open_root_fs());
+  /// nullopt when none was read. What every reader of "the image's root fs" uses (read_image_cloud_init()).
+  std::optional<unsigned> root_partition() const { return root_partition_; }
   const std::string& format() const { return format_; }
   bool random_access() const { return random_access_; }
   const std::string& sequential_note() const { return note_; }
@@ -81,6 +86,7 @@ class ImageTree {
   std::filesystem::path tmp_, boot_dir_;
   std::optional<boot::FatDir> boot_;  ///< the boot partition's mtools copy in boot_dir_
   std::optional<std::filesystem::path> root_dir_;
+  std::optional<unsigned> root_partition_;
   unsigned boot_partition_ = 0;
   std::string root_note_, format_, note_, disk_id_;
   image::TableScheme scheme_ = image::TableScheme::None;
@@ -106,9 +112,13 @@ struct ImageCheck {
   std::string root_note;        ///< why the root fs was not read ("" when it was)
 };
 
-/// Checks IMAGE. Throws Error{Usage} when IMAGE cannot be opened or has no
-/// FAT partition, Error{Io} when mtools cannot read its boot partition, and
-/// what the reader throws (a corrupt block: its offset).
+/// IMAGE is read as an image by boot check: a regular file, or a whole disk (a block device that is
+/// not a partition, core classify_path()), read read-only like a raw image (ImageTree).
+bool reads_as_image(const std::string& path);
+
+/// Checks IMAGE (a whole disk too, read-only, its partitions from its own table: CheckOptions::image_is_disk). Throws
+/// Error{Usage} when IMAGE cannot be opened or has no FAT partition, Error{Io} when mtools cannot read its boot
+/// partition, and what the reader throws (a corrupt block: its offset).
 ImageCheck check_image(const ImageCheckOptions& o);
 
 /// `boot check IMAGE --json`: check_json() plus "image": {path, format,

@@ -27,12 +27,17 @@ PreparedProvision prepare_provision(const ProvisionOptions& o) {
   wo.intent = WriteIntent::ProvisionDisk;
   if (!wo.progress) wo.progress = o.progress;
   PreparedProvision p{image::prepare_write(wo), {}, {}, nullptr};
+  const bool table = p.write.partition_table().scheme != image::TableScheme::None;
+  // The tree the dry run plans from and the real run judges its layout by, read once (a
+  // sequential reader would decode the image twice: the dry run reads it itself); its root fs
+  // (the partition root= names) is the one whose cloud-init judges the seed.
+  if (table && p.write.reader().random_access()) p.tree = std::make_unique<ImageTree>(p.write.reader(), o.write.image);
   // The user's seed files are judged by the cloud-init of the image (read through the write's reader).
   const auto& id = o.identity;
   // --wifi-country: the image's netplan decides whether wlan0 may carry regulatory-domain (0.105 on).
   const bool user_files = !id.user_data_file.empty() || !id.network_config_file.empty();
   const bool read_image = user_files || (!id.wifi_country.empty() && id.seed_wanted());
-  auto image_ci = read_image ? read_image_cloud_init(p.write.reader(), o.write.image) : nullptr;
+  auto image_ci = read_image ? read_image_cloud_init(p.write.reader(), o.write.image, p.tree.get()) : nullptr;
   // An image without cloud-init is refused before the user's files are judged (as `seed check
   // --image` does): neither fixing them nor --force-seed would make it read a seed.
   if (image_ci && id.seed_wanted() && !image_ci->missing.empty())
@@ -40,7 +45,7 @@ PreparedProvision prepare_provision(const ProvisionOptions& o) {
   p.seeds = plan_seeds(id, o.write.targets, &p.seed_check, image_ci);
   // provision needs system-boot and writable partitions: an image without a
   // partition table is refused before the first byte of any disk.
-  if (p.write.partition_table().scheme == image::TableScheme::None)
+  if (!table)
     throw Error(ErrorKind::Usage, o.write.image +
                                       " holds no partition table (no MBR or GPT at its start): not a Raspberry Pi OS "
                                       "image; give an .img or .img.xz of Ubuntu or Raspberry Pi OS; nothing was "
@@ -48,13 +53,10 @@ PreparedProvision prepare_provision(const ProvisionOptions& o) {
   // A seed for an image whose root fs has no cloud-init: refused now, not after the write (an
   // image read only from its start, gzip, is checked after the write: its root fs lies behind).
   if (!p.seeds.empty() && p.seeds.front().writes_files()) {
-    if (!image_ci) image_ci = read_image_cloud_init(p.write.reader(), o.write.image);
+    if (!image_ci) image_ci = read_image_cloud_init(p.write.reader(), o.write.image, p.tree.get());
     if (!image_ci->missing.empty())
       throw Error(ErrorKind::Usage, no_cloud_init_refusal(*image_ci) + "; nothing was written");
   }
-  // The tree the dry run plans from and the real run judges its layout by, read once (a
-  // sequential reader would decode the image twice: the dry run reads it itself).
-  if (p.write.reader().random_access()) p.tree = std::make_unique<ImageTree>(p.write.reader(), o.write.image);
   return p;
 }
 

@@ -2,9 +2,11 @@
 
 #include <regex>
 
+#include "core/error.hpp"
 #include "core/strings.hpp"
 #include "image/image_fs.hpp"
 #include "provision/cloud_init.hpp"
+#include "provision/image_check.hpp"
 
 namespace piprov::provision {
 
@@ -56,7 +58,32 @@ std::shared_ptr<const ImageCloudInit> read_image_cloud_init(const std::string& p
   return read_image_cloud_init(*image::open_image_reader(path), path);
 }
 
-std::shared_ptr<const ImageCloudInit> read_image_cloud_init(image::ImageReader& reader, const std::string& path) {
+namespace {
+/// The root fs boot check IMAGE reads (ImageTree::root_partition()), of `tree` or of one read here; none,
+/// with *why set, when that tree read none (root= names a partition without ext2/3/4); the first ext2/3/4
+/// when the image has no FAT partition (no cmdline file names a root).
+std::unique_ptr<image::ExtFiles> cloud_init_root_fs(image::ImageReader& reader, const std::string& path,
+                                                    const ImageTree* tree, std::string* why) {
+  std::unique_ptr<ImageTree> own;
+  if (!tree) {
+    try {
+      own = std::make_unique<ImageTree>(reader, path);
+      tree = own.get();
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Usage) throw;
+    }
+  }
+  if (tree && !tree->root_partition()) {
+    *why = tree->root_note();
+    return nullptr;
+  }
+  return image::open_root_fs(reader, image::read_image_partitions(reader), why,
+                             tree ? tree->root_partition() : std::nullopt);
+}
+}  // namespace
+
+std::shared_ptr<const ImageCloudInit> read_image_cloud_init(image::ImageReader& reader, const std::string& path,
+                                                            const ImageTree* tree) {
   auto out = std::make_shared<ImageCloudInit>();
   out->image = path;
   out->random_access = reader.random_access();
@@ -65,7 +92,7 @@ std::shared_ptr<const ImageCloudInit> read_image_cloud_init(image::ImageReader& 
     return out;
   }
   std::string why;
-  auto root = image::open_root_fs(reader, &why);
+  auto root = cloud_init_root_fs(reader, path, tree, &why);
   if (!root) {
     out->note = why;
     return out;

@@ -47,8 +47,14 @@ std::string no_cloud_init_refusal(const ImageCloudInit& ci);
 /// format) or a file in it is damaged, Error{Io} on read errors.
 std::shared_ptr<const ImageCloudInit> read_image_cloud_init(const std::string& image);
 
+class ImageTree;
+
 /// The same, of the image `image` already open behind `reader` (provision reads it through its prepared write).
-std::shared_ptr<const ImageCloudInit> read_image_cloud_init(image::ImageReader& reader, const std::string& image);
+/// The root fs is the partition boot check IMAGE reads (ImageTree::root_partition(): the one the cmdline
+/// file's root= names, else the first ext2/3/4; Linux admin-guide kernel-parameters: root=), of `tree`
+/// when given (read through `reader` already), else of an ImageTree read here.
+std::shared_ptr<const ImageCloudInit> read_image_cloud_init(image::ImageReader& reader, const std::string& image,
+                                                            const ImageTree* tree = nullptr);
 
 /// The upstream version of a Debian package version: epoch and Debian
 /// revision removed, then the leading digits-and-dots ("1:25.2-0ubuntu1~24.04.1"
