@@ -383,7 +383,8 @@ TEST_F(Plan, UserFilesAreTheBaseAndRefusedWhenInvalid) {
   };
   refused("ud", "#!/bin/sh\necho hi\n", path("ud") + ": is a shell script ('#!/bin/sh'), not cloud-config");
   refused("ud", "hostname: a\n", path("ud") + ": does not start with '#cloud-config'");
-  refused("ud", "#cloud-config\nusers: [\n", path("ud") + ": is not valid YAML (line ");
+  refused("ud", "#cloud-config\nusers: [\n",
+          path("ud") + ": is not valid YAML: the flow sequence '[' that starts at line 2, column 8 is never closed");
   refused("ud", "#cloud-config\n- a\n- b\n", path("ud") + ": is not a YAML map");
   refused("ud", "#cloud-config\nhostname: other\n", "sets 'hostname' and so does --hostname");
   refused("nc", "ethernets: {}\n", path("nc") + ": has no 'version: 1' or 'version: 2'");
