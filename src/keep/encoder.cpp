@@ -19,6 +19,7 @@
 #include "core/enum_names.hpp"
 #include "core/error.hpp"
 #include "core/file.hpp"
+#include "core/strings.hpp"
 
 namespace piprov::keep {
 
@@ -288,6 +289,15 @@ OutFormat out_format_for(const std::string& out) {
   if (name_ends_with(out, ".img.zst")) return OutFormat::Zstd;
   if (name_ends_with(out, ".img.gz")) return OutFormat::Gzip;
   if (name_ends_with(out, ".img")) return OutFormat::Raw;
+  // The suffixes are case-sensitive, as xz and zstd themselves take only lower-case .xz and .zst
+  // ("xz: B.IMG.XZ: Filename has an unknown suffix", "zstd: ...: unknown suffix"): name it.
+  for (const std::string ext : {".img.xz", ".img.zst", ".img.gz", ".img"})
+    if (name_ends_with(to_lower(out), ext))
+      throw Error(ErrorKind::Usage, out +
+                                        ": OUT's name picks the format, and its suffix is case-sensitive: did you "
+                                        "mean " +
+                                        out.substr(0, out.size() - ext.size()) + ext +
+                                        "? (xz and zstd take only the lower-case suffix)");
   throw Error(ErrorKind::Usage, out +
                                     ": OUT's name picks the format: end it in .img (raw), .img.xz, .img.zst or "
                                     ".img.gz");

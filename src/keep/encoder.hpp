@@ -27,8 +27,9 @@ std::string out_format_name(OutFormat f);
 
 /// The format OUT's name asks for: ".img" raw, ".img.xz", ".img.zst", ".img.gz" (a disk image,
 /// as tools that list images by name expect; a bare ".xz" is refused: docs/keep.md). Throws
-/// Error{Usage} for any other name, listing these, and for a file name that is only the
-/// extension ("bk/.img": a hidden file with no name).
+/// Error{Usage} for any other name, listing these (one of them in another case: "did you mean
+/// B.img.xz?", as xz and zstd take only lower-case suffixes), and for a file name that is only
+/// the extension ("bk/.img": a hidden file with no name).
 OutFormat out_format_for(const std::string& out);
 
 /// The size of one independent unit (xz block, zstd frame) for a disk of

@@ -91,7 +91,9 @@ bool is_host_label(const std::string& name);
 
 /// Throws Error{Usage} unless `tz` is a zone name ("Europe/Berlin", "UTC")
 /// that names a TZif file (RFC 8536) under `zoneinfo` (the tz database,
-/// /usr/share/zoneinfo); with no such directory only the name's shape is checked.
+/// /usr/share/zoneinfo); with no such directory only the name's shape is checked. A name not
+/// there gets "did you mean Europe/Berlin?": the zone that differs only in case, else the nearest
+/// within 3 edits (as --wifi-country UK gets GB).
 void check_timezone(const std::string& tz, const std::filesystem::path& zoneinfo);
 
 /// A WPA2/WPA3 passphrase (8-63 printable ASCII, spaces included) or a 64-hex-digit PSK: the

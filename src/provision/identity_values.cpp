@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <regex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/file.hpp"
@@ -18,6 +20,35 @@ namespace piprov::provision {
 namespace {
 
 Error identity_value_usage(const std::string& m) { return Error(ErrorKind::Usage, m); }
+
+/// True when `f` is a zone of the tz database: a TZif file (RFC 8536).
+bool tz_is_zone(const std::filesystem::path& f) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(f, ec) &&
+         read_file_capped(f.string(), 1 << 20, "zone file").value_or("").rfind("TZif", 0) == 0;
+}
+
+/// The zone under `zoneinfo` that `tz` most likely meant, "" when none is near: the one that
+/// differs only in case ("europe/berlin"), else the nearest by edit distance, ignoring case, within
+/// 3 edits ("Asia/Tokio"). The posix/ and right/ copies of the database are not walked.
+std::string tz_nearest(const std::string& tz, const std::filesystem::path& zoneinfo) {
+  const std::string want = to_lower(tz);
+  std::vector<std::pair<std::size_t, std::string>> near;  // (distance, zone)
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(zoneinfo, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    const std::string rel = it->path().lexically_relative(zoneinfo).generic_string();
+    if (it->is_directory(ec)) {
+      if (rel == "posix" || rel == "right") it.disable_recursion_pending();
+      continue;
+    }
+    if (const std::size_t d = edit_distance(want, to_lower(rel), 3); d <= 3) near.emplace_back(d, rel);
+  }
+  std::sort(near.begin(), near.end());
+  for (const auto& [d, zone] : near)
+    if (tz_is_zone(zoneinfo / zone)) return zone;
+  return "";
+}
 
 }  // namespace
 
@@ -48,11 +79,14 @@ void check_timezone(const std::string& tz, const std::filesystem::path& zoneinfo
   std::error_code ec;
   if (!std::filesystem::is_directory(zoneinfo, ec)) return;  // no tzdata here: the shape is all we can check
   // A zone is a TZif file (RFC 8536) in the tz database; "posixrules" and the like are not zones.
-  auto f = zoneinfo / tz;
-  if (!std::filesystem::is_regular_file(f, ec) ||
-      read_file_capped(f.string(), 1 << 20, "zone file").value_or("").rfind("TZif", 0) != 0)
-    throw identity_value_usage("--timezone: '" + tz + "' is not in the tz database (" + zoneinfo.string() +
-                               "): give a name as `timedatectl list-timezones` prints it, e.g. Europe/Berlin or UTC");
+  if (tz_is_zone(zoneinfo / tz)) return;
+  const std::string meant = tz_nearest(tz, zoneinfo);
+  throw identity_value_usage("--timezone: '" + tz + "' is not in the tz database (" + zoneinfo.string() + "): " +
+                             (meant.empty()
+                                  ? "give a name as `timedatectl list-timezones` prints it, e.g. "
+                                    "Europe/Berlin or UTC"
+                                  : "did you mean " + meant + "?" +
+                                        (to_lower(meant) == to_lower(tz) ? " (zone names are case-sensitive)" : "")));
 }
 
 bool is_host_label(const std::string& name) {
@@ -97,30 +131,14 @@ void check_gateway(const IpValue& gateway, const IpValue& cidr) {
   if (gateway.family != cidr.family)
     throw identity_value_usage("--gateway " + gateway.text + " and --ip " + cidr.text +
                                " are not of the same IP version");
-  if (gateway.same_address(cidr))
-    throw identity_value_usage("--gateway " + gateway.text + " is the node's own address (--ip " + cidr.text +
-                               "): give the router of that network");
   // An IPv6 link-local router (fe80::/10) is on-link whatever the subnet: routers are reached
   // by their link-local address (RFC 4861 4.2, 6.1.2); netplan takes `via: fe80::1`.
   if (!cidr.contains(gateway) && !gateway.is_link_local())
     throw identity_value_usage(
         "--gateway " + gateway.text + " is not in the subnet of --ip " + cidr.text +
         ": the node could not reach it; give the router of that network (or fix the prefix length)");
-  // IPv4's network and broadcast addresses are no host's, so no router's (RFC 950, RFC 919). IPv6
-  // has no broadcast, and its all-zero host address is the Subnet-Router anycast address (RFC 4291
-  // 2.6.1), which routers answer: accepted.
-  IpValue in_subnet = gateway;
-  in_subnet.prefix = cidr.prefix;
-  if (auto role = in_subnet.subnet_role(); !role.empty()) {
-    std::uint32_t a = 0;  // the first host after the network address, the last before the broadcast
-    for (int i = 0; i < 4; ++i) a = (a << 8) | gateway.bytes[static_cast<std::size_t>(i)];
-    a = role == "network" ? a + 1 : a - 1;
-    const std::string host = std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 0xff) + "." +
-                             std::to_string((a >> 8) & 0xff) + "." + std::to_string(a & 0xff);
-    throw identity_value_usage(
-        "--gateway " + gateway.text + " is the " + role + " address of the subnet of --ip " + cidr.text +
-        ", not a router's: give the router's own address (often the first or last host, e.g. " + host + ")");
-  }
+  if (auto r = gateway_refusal(gateway, cidr, "--ip " + cidr.text); !r.why.empty())
+    throw identity_value_usage("--gateway " + gateway.text + " " + r.why + ": " + r.fix);
 }
 
 }  // namespace piprov::provision

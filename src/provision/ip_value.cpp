@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 
 namespace piprov::provision {
@@ -120,6 +121,23 @@ std::string host_example(const IpValue& v, const std::string& whose) {
   if (whose == "router") return v4 ? "192.168.1.1" : "fe80::1";
   if (whose == "name server") return v4 ? "1.1.1.1" : "2606:4700:4700::1111";
   return v4 ? "192.168.1.11/24" : "fd00::11/64";
+}
+
+GatewayRefusal gateway_refusal(const IpValue& gateway, const IpValue& node, const std::string& node_name) {
+  if (gateway.same_address(node))
+    return {"is the node's own address (" + node_name + ")", "give the router of that network"};
+  IpValue in_subnet = gateway;
+  in_subnet.prefix = node.prefix;
+  if (gateway.family != node.family || !node.contains(gateway)) return {};
+  const std::string role = in_subnet.subnet_role();
+  if (role.empty()) return {};
+  std::uint32_t a = 0;  // the first host after the network address, the last before the broadcast
+  for (int i = 0; i < 4; ++i) a = (a << 8) | gateway.bytes[static_cast<std::size_t>(i)];
+  a = role == "network" ? a + 1 : a - 1;
+  const std::string host = std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 0xff) + "." +
+                           std::to_string((a >> 8) & 0xff) + "." + std::to_string(a & 0xff);
+  return {"is the " + role + " address of the subnet of " + node_name + ", not a router's",
+          "give the router's own address (often the first or last host, e.g. " + host + ")"};
 }
 
 }  // namespace piprov::provision

@@ -67,4 +67,19 @@ struct IpValue {
 /// "fd00::11/64", "fe80::1", "2606:4700:4700::1111"). One wording for options and files.
 std::string host_example(const IpValue& v, const std::string& whose);
 
+/// Why a gateway cannot be the router of a node, and what to give instead; both "" when it can be.
+struct GatewayRefusal {
+  std::string
+      why;  ///< "is the node's own address (NODE)", "is the broadcast address of the subnet of NODE, not a router's"
+  std::string fix;  ///< "give the router of that network", "give the router's own address (... e.g. 10.0.0.254)"
+};
+
+/// The one rule for a gateway against the address and prefix `node` of the node's interface
+/// (`node_name` names it in the words: "--ip 10.0.0.2/24", "eth0's address 10.0.0.2/24"): it
+/// must not be the node's own address, nor, in IPv4 with a prefix of 30 or less, the network or
+/// broadcast address of that subnet (no host's, so no router's: RFC 950, RFC 919). IPv6's all-zero
+/// host is the Subnet-Router anycast address (RFC 4291 2.6.1), which routers answer: accepted.
+/// --gateway (check_gateway) and a network-config's gateways (seed check) are judged by it alike.
+GatewayRefusal gateway_refusal(const IpValue& gateway, const IpValue& node, const std::string& node_name);
+
 }  // namespace piprov::provision

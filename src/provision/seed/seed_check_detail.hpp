@@ -92,6 +92,24 @@ void seed_scan_raw_markers(std::string_view text, const std::string& file, Findi
 /// seed-yaml-invalid at the parser's line, with the key written on that line.
 Finding seed_yaml_invalid(const YAML::Exception& e, std::string_view text, const std::string& file);
 
+/// PyYAML's error for a flow collection that is not closed: the collection it names (`sequence`
+/// or a mapping, where it starts) and the token it got instead (`got`, as PyYAML names it:
+/// '<scalar>', ':', '}', '<stream end>'..., where it starts); lines and columns count from 1.
+/// `node`: "while parsing a flow node, expected the node content, but found" that token (a ','
+/// with no entry after it; line and column are then the token's).
+struct PyFlowError {
+  bool sequence = false;
+  int line = 0, column = 0;
+  std::string got;
+  int got_line = 0, got_column = 0;
+  bool node = false;
+};
+
+/// PyYAML 6's error for the flow collection whose '[' or '{' is at byte `start` of `text`,
+/// replaying its scanner and parser (yaml/scanner.py, yaml/parser.py); std::nullopt when it
+/// finds none or reaches what the replay does not model (a tab, a directive, '|').
+std::optional<PyFlowError> pyyaml_flow_error(std::string_view text, std::size_t start);
+
 /// seed-not-utf8 at the first byte of `text` that is not UTF-8 (its line, and
 /// its offset from the start of the file counted from 0, as PyYAML reports
 /// the "position"); std::nullopt when all of it is UTF-8.

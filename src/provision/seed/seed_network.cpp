@@ -201,7 +201,9 @@ struct NetChecker {
       else
         add("seed-network-gateway", Severity::Warning, path + "." + g,
             std::string("'") + g + "' is deprecated in netplan 0.103 and later",
-            detail::gateway_fix(defaults_, path + "." + g, nw_text(d[g])), kSrcNetV2);
+            detail::gateway_fix(defaults_, path + "." + g,
+                                detail::v2_gateway_refused(d, d[g]) ? "<the router's address>" : nw_text(d[g])),
+            kSrcNetV2);
     }
     if (d.contains("routes")) v2_routes(d["routes"], path + ".routes");
     if (d.contains("nameservers")) v2_nameservers(d["nameservers"], path + ".nameservers");

@@ -107,12 +107,20 @@ void check_v1_members(const nlohmann::json& net, const NetAdd& add);
 void check_v2_hosts(const nlohmann::json& net, const NetAdd& add);
 void check_v1_hosts(const nlohmann::json& net, const NetAdd& add);
 
+/// seed-network-not-a-host (error), by the rule --gateway is judged by against --ip
+/// (gateway_refusal(), ip_value.hpp): a gateway (`gateway4`/`gateway6`, a route's `via`, a v1
+/// subnet's `gateway`) that is the own address, or the IPv4 network or broadcast address, of one of
+/// its interface's static subnets (RFC 950, RFC 919); then no off-link warning for it.
 /// seed-network-gateway-off-link (warning): a gateway (`gateway4`/`gateway6`, a route's `via`, a v1
 /// subnet's `gateway`) in none of its interface's static subnets of that family, as --gateway outside
 /// --ip's subnet is refused: the node could not reach it. No finding when the interface has no static
 /// subnet of that family or gets that family by DHCP, for an IPv6 link-local gateway (RFC 4861 4.2),
 /// or for a v2 route with `on-link: true` (netplan docs, YAML configuration).
 void check_v2_gateways_on_link(const nlohmann::json& net, const NetAdd& add);
+
+/// True when the gateway `via` of the version 2 device `device` is refused as above (so a fix
+/// naming it would propose a refused value).
+bool v2_gateway_refused(const nlohmann::json& device, const nlohmann::json& via);
 void check_v1_gateways_on_link(const nlohmann::json& net, const NetAdd& add);
 
 /// One default route declaration: a v2 device's gateway4/gateway6 or route to a default network

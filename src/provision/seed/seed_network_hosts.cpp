@@ -65,12 +65,27 @@ struct HostSubnets {
   bool dhcp4 = false, dhcp6 = false;
 };
 
-/// seed-network-gateway-off-link for the gateway `via` at `path` when `subnets` has static subnets of
-/// its family, no DHCP for it, and none of them holds it (an IPv6 link-local gateway is on-link).
+/// The first refusal, by the rule --gateway is judged by (gateway_refusal()), of the gateway `v`
+/// against the static subnets `statics` of the interface `iface`; std::nullopt when none refuses it.
+std::optional<GatewayRefusal> host_gateway_refusal(const std::vector<IpValue>& statics, const IpValue& v,
+                                                   const std::string& iface) {
+  for (const auto& s : statics)
+    if (auto r = gateway_refusal(v, s, iface + "'s address " + s.text); !r.why.empty()) return r;
+  return std::nullopt;
+}
+
+/// seed-network-not-a-host for the gateway `via` at `path` when it is the own, network or broadcast
+/// address of one of `subnets`' static subnets (as --gateway against --ip); else
+/// seed-network-gateway-off-link when `subnets` has static subnets of its family, no DHCP for it,
+/// and none of them holds it (an IPv6 link-local gateway is on-link).
 void judge_on_link(const nlohmann::json& via, const std::string& path, const std::string& iface,
                    const HostSubnets& subnets, const std::string& fix, const NetAdd& add) {
   auto v = IpValue::parse(host_text(via));
-  if (!v || v->prefix || v->is_link_local() || (v->family == 4 ? subnets.dhcp4 : subnets.dhcp6)) return;
+  if (!v || v->prefix) return;
+  if (auto r = host_gateway_refusal(subnets.statics, *v, iface))
+    return add("seed-network-not-a-host", Severity::Error, path, "the gateway " + v->address() + " " + r->why,
+               r->fix + ", as --gateway must", kSrcNotAHost);
+  if (v->is_link_local() || (v->family == 4 ? subnets.dhcp4 : subnets.dhcp6)) return;
   std::vector<std::string> mine;
   for (const auto& s : subnets.statics)
     if (s.family == v->family) mine.push_back(s.text);
@@ -83,17 +98,28 @@ void judge_on_link(const nlohmann::json& via, const std::string& path, const std
       fix, kSrcOffLink);
 }
 
+/// The static subnets of a version 2 device `d` (its `addresses` with a prefix).
+std::vector<IpValue> host_v2_statics(const nlohmann::json& d) {
+  std::vector<IpValue> statics;
+  if (d.contains("addresses") && d["addresses"].is_array())
+    for (const auto& a : d["addresses"])
+      if (auto v = IpValue::parse(host_text(a)); v && v->prefix) statics.push_back(*v);
+  return statics;
+}
+
 }  // namespace
+
+bool v2_gateway_refused(const nlohmann::json& device, const nlohmann::json& via) {
+  auto v = IpValue::parse(host_text(via));
+  return device.is_object() && v && !v->prefix && host_gateway_refusal(host_v2_statics(device), *v, "").has_value();
+}
 
 void check_v2_gateways_on_link(const nlohmann::json& net, const NetAdd& add) {
   for (const auto& [section, devs] : net.items()) {
     if (!devs.is_object() || section == "version" || section == "renderer") continue;
     for (const auto& [name, d] : devs.items()) {
       if (!d.is_object()) continue;
-      HostSubnets subnets{{}, host_flag_on(d, "dhcp4"), host_flag_on(d, "dhcp6")};
-      if (d.contains("addresses") && d["addresses"].is_array())
-        for (const auto& a : d["addresses"])
-          if (auto v = IpValue::parse(host_text(a)); v && v->prefix) subnets.statics.push_back(*v);
+      HostSubnets subnets{host_v2_statics(d), host_flag_on(d, "dhcp4"), host_flag_on(d, "dhcp6")};
       const std::string at = section + "." + name;
       const std::string router = "give the router of " + name + "'s network (or fix the prefix length)";
       for (const auto& [g, to] :

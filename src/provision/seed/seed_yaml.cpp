@@ -114,18 +114,20 @@ void seed_scan_raw_markers(std::string_view text, const std::string& file, Findi
 
 namespace {
 
-/// A '{' or '[' of a flow collection and where it is (1-based line and column).
+/// A '{' or '[' of a flow collection and where it is (1-based line and column; byte `index`).
 struct SeedFlowOpen {
   char bracket = 0;
   int line = 0, column = 0;
+  std::size_t index = 0;
 };
 
 /// What of a text is never closed: a quoted scalar that runs to the end of the text (`quote`
 /// true, open.bracket the quote character '"' or '\''), else the innermost flow collection and
 /// what ends it instead: the closing bracket of the other kind (`closer`, at
-/// closer_line/closer_column) or the end of the text (closer 0).
+/// closer_line/closer_column) or the end of the text (closer 0). `outer`: the outermost flow
+/// collection open there (the one PyYAML's parser is inside).
 struct SeedFlowUnclosed {
-  SeedFlowOpen open;
+  SeedFlowOpen open, outer;
   bool quote = false;
   char closer = 0;
   int closer_line = 0, closer_column = 0;
@@ -208,30 +210,30 @@ std::optional<SeedFlowUnclosed> seed_unclosed_flow(std::string_view text) {
                 prev == ':') &&
                (last == 0 || last == ':' || last == '-' || last == '?' || last == '[' || last == '{' ||
                 (last == ',' && !open.empty()))) {
-      quote = c, quote_at = {c, line, column};
+      quote = c, quote_at = {c, line, column, i};
     } else if (c == '#' && (prev == ' ' || prev == '\t' || prev == '\n')) {
       comment = true;
     } else if ((c == '{' || c == '[') && (!open.empty() || seed_block_flow_start(prev, last))) {
-      open.push_back({c, line, column});
+      open.push_back({c, line, column, i});
     } else if ((c == '}' || c == ']') && !open.empty()) {
-      if ((c == '}') != (open.back().bracket == '{')) return SeedFlowUnclosed{open.back(), false, c, line, column};
+      if ((c == '}') != (open.back().bracket == '{'))
+        return SeedFlowUnclosed{open.back(), open.front(), false, c, line, column};
       open.pop_back();
     }
     if (c != ' ' && c != '\t') last = c;
     prev = c;
   }
-  if (quote) return SeedFlowUnclosed{quote_at, true, 0, 0, 0};
+  if (quote) return SeedFlowUnclosed{quote_at, quote_at, true, 0, 0, 0};
   if (open.empty()) return std::nullopt;
-  return SeedFlowUnclosed{open.back(), false, 0, 0, 0};
+  return SeedFlowUnclosed{open.back(), open.front(), false, 0, 0, 0};
 }
 
 /// seed-yaml-invalid for the quoted scalar opened by `q` (its quote character in q.bracket) and
 /// never closed. PyYAML's scanner reports it where it starts: "while scanning a quoted scalar /
 /// in "f", line 4, column 19 / found unexpected end of stream"; yaml-cpp names a later symptom
-/// (an unclosed bracket, "end of map flow not found", in `parser`, "line L, column C: message"),
-/// or, at block level, takes the rest of the file as the scalar (`parser` empty).
-Finding seed_unclosed_quote(const SeedFlowOpen& q, std::string_view text, const std::string& file,
-                            const std::string& parser) {
+/// (an unclosed bracket, "end of map flow not found", at the end of the file) or, at block level,
+/// takes the rest of the file as the scalar: its words are left out.
+Finding seed_unclosed_quote(const SeedFlowOpen& q, std::string_view text, const std::string& file) {
   static const std::regex quote_key_re("^\\s*-?\\s*[\"']?([^:#\"']+)[\"']?\\s*:");
   const auto lines = split(std::string(text), '\n');
   std::smatch qm;
@@ -240,8 +242,7 @@ Finding seed_unclosed_quote(const SeedFlowOpen& q, std::string_view text, const 
   const std::string at = "line " + std::to_string(q.line) + ", column " + std::to_string(q.column);
   return seed_finding("seed-yaml-invalid", Severity::Error, q.line,
                       std::regex_search(l, qm, quote_key_re) ? std::string(trim(qm.str(1))) : "", file,
-                      "is not valid YAML" + (parser.empty() ? std::string() : " (" + parser + ")") +
-                          ": the quoted scalar " + shown + " that starts at " + at +
+                      "is not valid YAML: the quoted scalar " + shown + " that starts at " + at +
                           " is never closed (PyYAML: while scanning a quoted scalar, found unexpected end of stream)",
                       "close the quote: end the value that starts at " + at + " with " + shown,
                       "YAML 1.1 sections 9.1.1-9.1.2, quoted scalars (cloud-init reads seeds with PyYAML): "
@@ -273,47 +274,59 @@ Finding seed_yaml_invalid(const YAML::Exception& e, std::string_view text, const
                         "https://yaml.org/spec/1.1/");
   }
   // An unclosed flow collection ("end of map flow not found" at the end of the file, "illegal
-  // flow end" at a bracket of the other kind): PyYAML names the innermost one where it began
-  // ("while parsing a flow sequence ... line 2, column 44") and what it expected instead ("expected
-  // ',' or ']', but got '}'"), which is where to fix it.
+  // flow end" at a bracket of the other kind): PyYAML names the collection where it began
+  // ("while parsing a flow sequence ... line 2, column 44") and the token it got instead ("expected
+  // ',' or ']', but got '<scalar>' ... line 3, column 5"), which is where to fix it. yaml-cpp's
+  // own place (often past the file's last line) is left out.
   const auto un = seed_unclosed_flow(text);
-  if (un && un->quote)
-    return seed_unclosed_quote(
-        un->open, text, file,
-        "line " + std::to_string(line) + ", column " + std::to_string(e.mark.column + 1) + ": " + e.msg);
-  if (un && e.msg.find("flow") != std::string::npos) {
-    const SeedFlowOpen& open = un->open;
+  if (un && un->quote) return seed_unclosed_quote(un->open, text, file);
+  const auto py = un ? pyyaml_flow_error(text, un->outer.index) : std::nullopt;
+  if (un && (py || e.msg.find("flow") != std::string::npos)) {  // yaml-cpp: also "illegal block entry"
+    SeedFlowOpen open = un->open;
+    if (py && !py->node) open = {py->sequence ? '[' : '{', py->line, py->column, 0};
     const bool map = open.bracket == '{';
     const char close = map ? '}' : ']';
     const std::string what = map ? "flow mapping" : "flow sequence";
     const std::string at = "line " + std::to_string(open.line) + ", column " + std::to_string(open.column);
-    const std::string got =
-        un->closer ? fmt::format("but got '{}' at line {}, column {}", un->closer, un->closer_line, un->closer_column)
-                   : std::string("but the file ends");
+    std::string quoted;  // PyYAML's words, when the replay found them
+    if (py) {
+      const std::string where = py->got == "<stream end>"
+                                    ? std::string("at the end of the file")
+                                    : fmt::format("at line {}, column {}", py->got_line, py->got_column);
+      quoted = py->node ? fmt::format(
+                              " (PyYAML: while parsing a flow node, expected the node content, but found "
+                              "'{}' {})",
+                              py->got, where)
+                        : fmt::format(" (PyYAML: while parsing a {}, expected ',' or '{}', but got '{}' {})", what,
+                                      close, py->got, where);
+    }
+    const bool bracket = py && !py->node && (py->got == "]" || py->got == "}");
     std::smatch fm;
     const std::string& l = lines[static_cast<std::size_t>(open.line - 1)];
     return seed_finding(
         "seed-yaml-invalid", Severity::Error, open.line,
         std::regex_search(l, fm, key_re) ? std::string(trim(fm.str(1))) : "", file,
-        "is not valid YAML (line " + std::to_string(line) + ", column " + std::to_string(e.mark.column + 1) + ": " +
-            e.msg + "): the " + what + " '" + open.bracket + "' that starts at " + at +
-            " is never closed (PyYAML: while parsing a " + what + ", expected ',' or '" + close + "', " + got + ")",
-        un->closer
+        "is not valid YAML: the " + what + " '" + open.bracket + "' that starts at " + at + " is never closed" + quoted,
+        bracket
             ? fmt::format("close it with '{}' before the '{}' at line {}, column {} (or quote a value "
                           "holding {{, }}, [ or ])",
-                          close, un->closer, un->closer_line, un->closer_column)
-            : fmt::format("close it with '{}' on line {} (or quote a value holding {{, }}, [ or ])", close, open.line),
+                          close, py->got, py->got_line, py->got_column)
+            : fmt::format("close it with '{}' after its last entry (or quote a value holding {{, }}, [ or ])", close),
         "YAML 1.1 section 7.4, flow collections (cloud-init reads seeds with PyYAML): https://yaml.org/spec/1.1/");
   }
+  // yaml-cpp's place, unless it lies past the file's last line (an error at the end of the file).
+  const auto text_lines =
+      static_cast<int>(std::count(text.begin(), text.end(), '\n')) + (!text.empty() && text.back() != '\n' ? 1 : 0);
+  const std::string place = line > text_lines
+                                ? std::string("the end of the file")
+                                : "line " + std::to_string(line) + ", column " + std::to_string(e.mark.column + 1);
   std::string key;
   std::smatch m;
   if (line >= 1 && static_cast<std::size_t>(line) <= lines.size() && std::regex_search(lines[line - 1], m, key_re))
     key = std::string(trim(m.str(1)));
-  return seed_finding("seed-yaml-invalid", Severity::Error, line, key, file,
-                      "is not valid YAML (line " + std::to_string(line) + ", column " +
-                          std::to_string(e.mark.column + 1) + ": " + e.msg + ")",
-                      "fix the YAML at line " + std::to_string(line) + ", column " + std::to_string(e.mark.column + 1) +
-                          " (quote values holding {, }, [, ], : or #)",
+  return seed_finding("seed-yaml-invalid", Severity::Error, std::min(line, std::max(text_lines, 1)), key, file,
+                      "is not valid YAML (" + (line > text_lines ? "at " + place : place) + ": " + e.msg + ")",
+                      "fix the YAML at " + place + " (quote values holding {, }, [, ], : or #)",
                       "YAML 1.1 (cloud-init reads seeds with PyYAML): https://yaml.org/spec/1.1/");
 }
 
@@ -342,7 +355,7 @@ std::optional<YAML::Node> seed_load(std::string_view text, const std::string& fi
     // yaml-cpp takes an unclosed quoted scalar at block level to the end of the file; PyYAML
     // refuses the file, so cloud-init would ignore it.
     if (auto un = seed_unclosed_flow(text); un && un->quote) {
-      out.push_back(seed_unclosed_quote(un->open, text, file, ""));
+      out.push_back(seed_unclosed_quote(un->open, text, file));
       return std::nullopt;
     }
     return node;

@@ -45,7 +45,7 @@ TEST(Trial8SeedCheck, SeedCheckRefusesTheTrialsNetworkConfigs) {
   r = run(bin + " seed check --network-config " + q(f));
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("line 2   error    seed-yaml-invalid: " + f +
-                       ": is not valid YAML (line 2, column 56: illegal flow end): the flow sequence '[' that starts "
+                       ": is not valid YAML: the flow sequence '[' that starts "
                        "at line 2, column 44 is never closed (PyYAML: while parsing a flow sequence, expected ',' or "
                        "']', but got '}' at line 2, column 56)\n"
                        "                 fix: close it with ']' before the '}' at line 2, column 56"),

@@ -40,5 +40,17 @@ TEST(BackupOutName, NothingBeforeTheExtensionIsRefused) {
   EXPECT_EQ(out_name_error("bk/..img"), "");  // "." before .img is a name, if an odd one
 }
 
+// Trial 9 nit 15: an upper-case suffix is refused with the lower-case name to give (xz and zstd
+// take only lower-case suffixes: "xz: B.IMG.XZ: Filename has an unknown suffix").
+TEST(BackupOutName, AnUpperCaseSuffixGetsTheLowerCaseName) {
+  EXPECT_EQ(out_name_error("B.IMG.XZ"),
+            "B.IMG.XZ: OUT's name picks the format, and its suffix is case-sensitive: did you mean B.img.xz? (xz and "
+            "zstd take only the lower-case suffix)");
+  EXPECT_NE(out_name_error("bk/Node1.Img.Zst").find("did you mean bk/Node1.img.zst?"), std::string::npos);
+  EXPECT_NE(out_name_error("n.img.GZ").find("did you mean n.img.gz?"), std::string::npos);
+  EXPECT_NE(out_name_error("N.IMG").find("did you mean N.img?"), std::string::npos);
+  EXPECT_EQ(out_name_error("n.XZ").find("did you mean"), std::string::npos);  // no .img: the general refusal
+}
+
 }  // namespace
 }  // namespace piprov::keep

@@ -204,6 +204,30 @@ TEST(CheckTimezone, NamesOfTheTzDatabase) {
   EXPECT_NO_THROW(check_timezone("Europe/Berlin", "/usr/share/zoneinfo"));
   expect_error(ErrorKind::Usage, "not in the tz database",
                [] { check_timezone("Europe/Berlinn", "/usr/share/zoneinfo"); });
+  // Trial 9 nit 15: a did-you-mean, as --wifi-country UK gets GB: case first, then the nearest.
+  expect_error(ErrorKind::Usage,
+               "--timezone: 'europe/berlin' is not in the tz database (/usr/share/zoneinfo): did you mean "
+               "Europe/Berlin? (zone names are case-sensitive)",
+               [] { check_timezone("europe/berlin", "/usr/share/zoneinfo"); });
+  expect_error(ErrorKind::Usage,
+               "--timezone: 'asia/tokio' is not in the tz database (/usr/share/zoneinfo): did you mean Asia/Tokyo?",
+               [] { check_timezone("asia/tokio", "/usr/share/zoneinfo"); });
+}
+
+TEST(CheckTimezone, DidYouMeanTheNearestZone) {
+  test::TempDir d;
+  test::write_file(d.path / "Europe" / "Berlin", std::string("TZif2") + std::string(40, '\0'));
+  test::write_file(d.path / "Europe" / "Berne", "# not a zone\n");  // 1 edit from Europe/Bern, but no TZif
+  expect_error(ErrorKind::Usage, "did you mean Europe/Berlin? (zone names are case-sensitive)",
+               [&] { check_timezone("EUROPE/BERLIN", d.path); });
+  expect_error(ErrorKind::Usage, "): did you mean Europe/Berlin?", [&] { check_timezone("Europe/Bern", d.path); });
+  try {
+    check_timezone("Europe/Bern", d.path);
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).find("case-sensitive"), std::string::npos) << e.what();
+  }
+  expect_error(ErrorKind::Usage, "give a name as `timedatectl list-timezones` prints it, e.g. Europe/Berlin or UTC",
+               [&] { check_timezone("Mars/Olympus", d.path); });  // nothing within 3 edits
 }
 
 // The tests below plan seeds and read the YAML back.
@@ -383,7 +407,8 @@ TEST_F(Plan, UserFilesAreTheBaseAndRefusedWhenInvalid) {
   };
   refused("ud", "#!/bin/sh\necho hi\n", path("ud") + ": is a shell script ('#!/bin/sh'), not cloud-config");
   refused("ud", "hostname: a\n", path("ud") + ": does not start with '#cloud-config'");
-  refused("ud", "#cloud-config\nusers: [\n", path("ud") + ": is not valid YAML (line ");
+  refused("ud", "#cloud-config\nusers: [\n",
+          path("ud") + ": is not valid YAML: the flow sequence '[' that starts at line 2, column 8 is never closed");
   refused("ud", "#cloud-config\n- a\n- b\n", path("ud") + ": is not a YAML map");
   refused("ud", "#cloud-config\nhostname: other\n", "sets 'hostname' and so does --hostname");
   refused("nc", "ethernets: {}\n", path("nc") + ": has no 'version: 1' or 'version: 2'");

@@ -599,8 +599,12 @@ TEST(SeedNetwork, YamlErrorNamesLineAndColumn) {
   for (const auto& f : c.findings)
     if (f.rule == "seed-yaml-invalid") y = &f;
   ASSERT_TRUE(y) << dump(c);
-  EXPECT_NE(y->message.find("(line 5, column "), std::string::npos) << y->message;
-  EXPECT_NE(y->fix.find("line 4"), std::string::npos) << y->fix;
+  // PyYAML 6.0's own words for this file: the plain entry runs on to "bad", then ':'.
+  EXPECT_NE(y->message.find("the flow sequence '[' that starts at line 4, column 16 is never closed (PyYAML: while "
+                            "parsing a flow sequence, expected ',' or ']', but got ':' at line 5, column 6)"),
+            std::string::npos)
+      << y->message;
+  EXPECT_EQ(y->line, 4);
   auto tab = check_network_config("version: 2\nethernets:\n  eth0: {dhcp4: true}\n  eth1:\n    x: y\n  - z\n", "nc");
   ASSERT_FALSE(tab.findings.empty());
   EXPECT_NE(tab.findings[0].fix.find(", column "), std::string::npos) << dump(tab);
@@ -616,10 +620,10 @@ TEST(SeedNetwork, UnclosedFlowMapIsNamedWhereItStarts) {
   EXPECT_EQ(f.rule, "seed-yaml-invalid");
   EXPECT_EQ(f.line, 5);
   EXPECT_EQ(f.key, "nameservers");
-  EXPECT_NE(f.message.find("(line 6, column 1: "), std::string::npos) << f.message;
+  EXPECT_EQ(f.message.find("line 6"), std::string::npos) << f.message;  // yaml-cpp's, past the last line
   EXPECT_NE(f.message.find("the flow mapping '{' that starts at line 5, column 18 is never closed"), std::string::npos)
       << f.message;
-  EXPECT_EQ(f.fix.rfind("close it with '}' on line 5", 0), 0u) << f.fix;
+  EXPECT_EQ(f.fix, "close it with '}' after its last entry (or quote a value holding {, }, [ or ])");
   // A '{' inside quotes or a comment is no flow map: the unclosed '[' of line 3 is named.
   auto q = check_network_config("version: 2\n# {\nx: [\"{\", a\n", "q.yaml");
   ASSERT_FALSE(q.findings.empty());

@@ -221,5 +221,70 @@ TEST(Trial6SeedHosts, GatewayOutsideTheSubnetsIsAWarningUnlessOnLink) {
   EXPECT_FALSE(check_network_config(eth + "    routes: [{to: 0.0.0.0/0, via: 10.0.6.1}]\n", "w").refused());
 }
 
+// Trial 10 (trial 9 nit 15): a gateway that is the network or broadcast address of its
+// interface's subnet, or the interface's own address, is an error, in the words --gateway against
+// --ip is refused with (gateway_refusal()); the gateway4 deprecation fix no longer proposes it.
+TEST(Trial10SeedGateway, GatewayOnTheSubnetsBroadcastNetworkOrOwnAddressIsAnError) {
+  const std::string eth = "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.0.2/24]\n";
+  auto c = check_network_config(eth + "    gateway4: 10.0.0.255\n", "gw.yaml");
+  auto f = t6_of(c, "seed-network-not-a-host");
+  ASSERT_EQ(f.size(), 1u) << t6_dump(c);
+  EXPECT_EQ(f[0].severity, Severity::Error);
+  EXPECT_EQ(f[0].key, "ethernets.eth0.gateway4");
+  EXPECT_EQ(f[0].line, 5);
+  EXPECT_EQ(f[0].message,
+            "gw.yaml: the gateway 10.0.0.255 is the broadcast address of the subnet of eth0's address 10.0.0.2/24, "
+            "not a router's");
+  EXPECT_EQ(f[0].fix,
+            "give the router's own address (often the first or last host, e.g. 10.0.0.254), as --gateway must");
+  EXPECT_TRUE(t6_of(c, "seed-network-gateway-off-link").empty()) << t6_dump(c);
+  auto dep = t6_of(c, "seed-network-gateway");
+  ASSERT_EQ(dep.size(), 1u) << t6_dump(c);
+  EXPECT_EQ(dep[0].fix, "use routes: [{to: 0.0.0.0/0, via: <the router's address>}]");
+  EXPECT_EQ(dep[0].fix.find("10.0.0.255"), std::string::npos);
+
+  // A route's via: the network address, and the interface's own address.
+  c = check_network_config(
+      eth + "    routes:\n    - {to: default, via: 10.0.0.0}\n    - {to: 10.1.0.0/16, via: 10.0.0.2}\n", "gw.yaml");
+  f = t6_of(c, "seed-network-not-a-host");
+  ASSERT_EQ(f.size(), 2u) << t6_dump(c);
+  EXPECT_EQ(f[0].key, "ethernets.eth0.routes.0.via");
+  EXPECT_EQ(f[0].message,
+            "gw.yaml: the gateway 10.0.0.0 is the network address of the subnet of eth0's address 10.0.0.2/24, not a "
+            "router's");
+  EXPECT_EQ(f[0].fix, "give the router's own address (often the first or last host, e.g. 10.0.0.1), as --gateway must");
+  EXPECT_EQ(f[1].key, "ethernets.eth0.routes.1.via");
+  EXPECT_EQ(f[1].message, "gw.yaml: the gateway 10.0.0.2 is the node's own address (eth0's address 10.0.0.2/24)");
+  EXPECT_EQ(f[1].fix, "give the router of that network, as --gateway must");
+
+  // Version 1: a subnet's gateway against the address with its netmask; IPv6's own address too.
+  c = check_network_config(
+      "version: 1\nconfig:\n- type: physical\n  name: eth0\n  subnets:\n"
+      "  - {type: static, address: 192.168.1.5, netmask: 255.255.255.0, gateway: 192.168.1.255}\n",
+      "v1.yaml");
+  f = t6_of(c, "seed-network-not-a-host");
+  ASSERT_EQ(f.size(), 1u) << t6_dump(c);
+  EXPECT_EQ(f[0].key, "config.0.subnets.0.gateway");
+  EXPECT_EQ(f[0].message,
+            "v1.yaml: the gateway 192.168.1.255 is the broadcast address of the subnet of eth0's address "
+            "192.168.1.5/255.255.255.0, not a router's");
+  c = check_network_config(
+      "version: 2\nethernets:\n  eth0:\n    addresses: [\"fd00::2/64\"]\n    gateway6: \"fd00::2\"\n", "gw.yaml");
+  f = t6_of(c, "seed-network-not-a-host");
+  ASSERT_EQ(f.size(), 1u) << t6_dump(c);
+  EXPECT_EQ(f[0].message, "gw.yaml: the gateway fd00::2 is the node's own address (eth0's address fd00::2/64)");
+
+  // Routers of the subnet pass: a host, IPv6's Subnet-Router anycast address, a /31's ends.
+  for (const std::string& ok : std::vector<std::string>{
+           eth + "    routes: [{to: default, via: 10.0.0.1}]\n", eth + "    gateway4: 10.0.0.254\n",
+           "version: 2\nethernets:\n  eth0:\n    addresses: [\"fd00::2/64\"]\n"
+           "    routes: [{to: \"::/0\", via: \"fd00::\"}]\n",
+           "version: 2\nethernets:\n  eth0:\n    addresses: [10.0.0.0/31]\n"
+           "    routes: [{to: default, via: 10.0.0.1}]\n"}) {
+    c = check_network_config(ok, "ok.yaml");
+    EXPECT_TRUE(t6_of(c, "seed-network-not-a-host").empty()) << ok << t6_dump(c);
+  }
+}
+
 }  // namespace
 }  // namespace piprov::provision
