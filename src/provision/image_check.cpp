@@ -300,7 +300,11 @@ ImageCheck check_image(const ImageCheckOptions& o) {
   c.options.scan_usb = false;  // the image is not this machine's disk
   c.options.image = o.image;   // fixes that patch name provision, not `boot patch IMAGE`
   tree.set_disk(c.options);    // autoboot.txt's boot_partition and root= are judged by the image's partitions
-  c.report = boot::check_boot(c.options);
+  try {
+    c.report = boot::check_boot(c.options);
+  } catch (const Error& e) {  // "/tmp/piprov-image-XXXX/boot has no config.txt": the image's partition instead
+    throw Error(e.kind(), tree.named(e.what()), e.findings());
+  }
   for (auto& f : c.report.findings) {
     f.message = tree.named(f.message);
     f.fix = tree.named(f.fix);

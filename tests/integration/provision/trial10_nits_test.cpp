@@ -191,3 +191,17 @@ TEST(Trial10Nits, SeedCheckImageReadsTheRootFsRootNames) {
   EXPECT_EQ(s.exit_code, 2) << s.out << s.err;
   EXPECT_NE(s.err.find("the image's root fs has no cloud-init"), std::string::npos) << s.err;
 }
+
+// An image whose boot partition has no config.txt: the error names that partition of IMAGE, never
+// the private directory piprov read it into.
+TEST(Trial10Nits, ImageWithoutConfigTxtNamesItsPartitionNotATempDir) {
+  PIPROV_REQUIRE_TOOL("mdel");
+  TempDir d("piprov-t10n-noconfig");
+  const fs::path img = d.path / "noconfig.img";
+  if (auto why = piprov::test::make_test_image(img, 64, "raspios"); !why.empty()) PIPROV_SKIP(why);
+  ASSERT_EQ(run("export MTOOLS_SKIP_CHECK=1; mdel -i " + q(img.string() + "@@1M") + " ::config.txt").exit_code, 0);
+  auto r = run(piprov::test::piprov_bin() + " boot check --board pi4 " + q(img.string()));
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err,
+            "piprov: error: " + img.string() + " partition 1 has no config.txt: not a Raspberry Pi boot partition\n");
+}
