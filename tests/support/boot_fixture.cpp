@@ -119,24 +119,35 @@ BootTree::BootTree() {
   fs::create_directories(root / "etc/apt/apt.conf.d");
 }
 
-piprov::Disk raspios_image_disk() {
+piprov::Disk raspios_image_disk(const std::string& name) {
   piprov::Disk d;
-  d.path = "raspios.img";
+  d.path = name;
   piprov::Partition p1, p2;
   p1.number = 1;
-  p1.path = "raspios.img partition 1";
+  p1.path = name + " partition 1";
   p1.fstype = "vfat";
   p1.label = "bootfs";
   p1.uuid = "91FE-7499";
   p1.partuuid = "6c586e13-01";
   p2.number = 2;
-  p2.path = "raspios.img partition 2";
+  p2.path = name + " partition 2";
   p2.fstype = "ext2/3/4";
   p2.label = "rootfs";
   p2.uuid = "56f80fa2-e005-4cca-86e6-19da1069914d";
   p2.partuuid = "6c586e13-02";
   d.partitions = {p1, p2};
   return d;
+}
+
+piprov::boot::CheckReport check_on_image_disk(const std::filesystem::path& boot, bool on_disk,
+                                              const std::string& name) {
+  piprov::boot::CheckOptions o{.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4};
+  if (on_disk) {
+    o.disk = raspios_image_disk(name);
+    o.disk_partuuids = true;
+    o.disk_labels = true;
+  }
+  return piprov::boot::check_boot(o);
 }
 
 }  // namespace piprov::boot::test

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "boot/check.hpp"
 #include "core/blockdev.hpp"
 #include "core/finding.hpp"
 #include "support/testsupport.hpp"
@@ -37,8 +38,19 @@ extern const char* const kUbuntuCmdline;
 void make_boot_dir(const std::filesystem::path& dir, const std::string& image);
 
 /// The raspios test image as ImageTree lists it (MBR disk id 6c586e13; p1 FAT bootfs, p2 ext rootfs,
-/// paths "raspios.img partition N"): the disk root= and fstab are judged against.
-piprov::Disk raspios_image_disk();
+/// paths "NAME partition N"): the disk root= and fstab are judged against.
+piprov::Disk raspios_image_disk(const std::string& name = "raspios.img");
+
+/// `boot check` of `boot` on a Pi 4 as `boot check IMAGE` runs it on the raspios test image named
+/// `name` (raspios_image_disk(), its PARTUUIDs and labels known), or with no known disk.
+piprov::boot::CheckReport check_on_image_disk(const std::filesystem::path& boot, bool on_disk = true,
+                                              const std::string& name = "raspios.img");
+
+/// Skips the test when mkimage (u-boot-tools) is missing: boot.scr fixtures are made by it.
+#define PIPROV_REQUIRE_MKIMAGE()                                                                     \
+  do {                                                                                               \
+    if (auto why = piprov::test::tool_unavailable_reason("mkimage"); !why.empty()) PIPROV_SKIP(why); \
+  } while (0)
 
 /// A temp dir holding boot/ (make_boot_dir with a 400000-byte fake kernel) and
 /// an empty root/ with etc/apt/apt.conf.d.

@@ -39,22 +39,6 @@ fs::path t10_uboot_dir(const fs::path& dir, const std::string& cmdline) {
   return dir;
 }
 
-/// `boot check IMAGE --board pi4` of the raspios copy (MBR disk id 6c586e13), or without a known disk.
-piprov::boot::CheckReport t10_check(const fs::path& boot, bool on_disk = true) {
-  piprov::boot::CheckOptions o{.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4};
-  if (on_disk) {
-    o.disk = bt::raspios_image_disk();
-    o.disk_partuuids = true;
-    o.disk_labels = true;
-  }
-  return piprov::boot::check_boot(o);
-}
-
-#define T10_REQUIRE_MKIMAGE()                                                                        \
-  do {                                                                                               \
-    if (auto why = piprov::test::tool_unavailable_reason("mkimage"); !why.empty()) PIPROV_SKIP(why); \
-  } while (0)
-
 }  // namespace
 
 // bootargs starts unset (U-Boot's default environment has none): left unset or deleted, the firmware's
@@ -101,12 +85,12 @@ TEST(Trial10Boot, BootargsStartAsTheFirmwaresCommandLine) {
 
 // v4: cmdline.txt's root= is right, boot.scr replaces bootargs with root=/dev/mmcblk0p2. Was: OK.
 TEST(Trial10Boot, ScriptRootReplacesCmdlineRoot) {
-  T10_REQUIRE_MKIMAGE();
+  PIPROV_REQUIRE_MKIMAGE();
   TempDir t;
   const fs::path boot = t10_uboot_dir(t.path, kT10Good);
   write_file(boot / "boot.scr",
              bt::mkimage_script("setenv bootargs \"root=/dev/mmcblk0p2 rootwait\"\nbooti ${kernel_addr_r}\n"));
-  auto r = t10_check(boot);
+  auto r = bt::check_on_image_disk(boot);
   const auto* f = bt::find_rule(r, "root-not-on-device");
   ASSERT_NE(f, nullptr) << t10_rules(r);
   EXPECT_EQ(f->severity, Severity::Error);
@@ -130,11 +114,11 @@ TEST(Trial10Boot, ScriptRootReplacesCmdlineRoot) {
 
 // v5: boot.scr replaces bootargs with console=tty1: no root= reaches the kernel. Was: OK.
 TEST(Trial10Boot, ScriptDropsEveryRoot) {
-  T10_REQUIRE_MKIMAGE();
+  PIPROV_REQUIRE_MKIMAGE();
   TempDir t;
   const fs::path boot = t10_uboot_dir(t.path, kT10Good);
   write_file(boot / "boot.scr", bt::mkimage_script("setenv bootargs \"console=tty1\"\nbooti ${kernel_addr_r}\n"));
-  auto r = t10_check(boot);
+  auto r = bt::check_on_image_disk(boot);
   const auto* f = bt::find_rule(r, "cmdline-no-root");
   ASSERT_NE(f, nullptr) << t10_rules(r);
   EXPECT_EQ(f->severity, Severity::Error);
@@ -154,23 +138,23 @@ TEST(Trial10Boot, ScriptDropsEveryRoot) {
 // v1: cmdline.txt's root=/dev/mmcblk0p2, then boot.scr appends the right PARTUUID: the kernel takes
 // the last. Was: error root-not-on-device for cmdline.txt.
 TEST(Trial10Boot, LastRootInBootargsWins) {
-  T10_REQUIRE_MKIMAGE();
+  PIPROV_REQUIRE_MKIMAGE();
   TempDir t;
   const fs::path boot = t10_uboot_dir(t.path, "console=tty1 root=/dev/mmcblk0p2 rootwait\n");
   // Without boot.scr, cmdline.txt's root= is the kernel's: the error.
-  auto r = t10_check(boot);
+  auto r = bt::check_on_image_disk(boot);
   ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << t10_rules(r);
   // ${bootargs} unset (U-Boot's default environment has none): the kernel gets the script's root= alone.
   write_file(boot / "boot.scr",
              bt::mkimage_script("setenv bootargs \"${bootargs} root=PARTUUID=6c586e13-02\"\nbooti ${kernel_addr_r}\n"));
-  r = t10_check(boot);
+  r = bt::check_on_image_disk(boot);
   EXPECT_EQ(piprov::count_findings(r.findings).errors + piprov::count_findings(r.findings).warnings, 0) << t10_rules(r);
   EXPECT_NE(r.headline().find(", root=PARTUUID=6c586e13-02 (boot.scr line 1))"), std::string::npos) << r.headline();
   // Read from /chosen first, as Ubuntu's boot.scr does: cmdline.txt's root= and then the script's.
   write_file(boot / "boot.scr", bt::mkimage_script("fdt addr ${fdt_addr} && fdt get value bootargs /chosen bootargs\n"
                                                    "setenv bootargs \"${bootargs} root=PARTUUID=6c586e13-02\"\n"
                                                    "booti ${kernel_addr_r}\n"));
-  r = t10_check(boot);
+  r = bt::check_on_image_disk(boot);
   EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << t10_rules(r);
   EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << t10_rules(r);
   const auto* f = bt::find_rule(r, "cmdline-duplicate");
@@ -184,11 +168,11 @@ TEST(Trial10Boot, LastRootInBootargsWins) {
   EXPECT_NE(r.headline().find(", root=PARTUUID=6c586e13-02 (boot.scr line 2))"), std::string::npos) << r.headline();
   // The same root= twice: nothing to warn about.
   write_file(boot / "cmdline.txt", kT10Good);
-  r = t10_check(boot);
+  r = bt::check_on_image_disk(boot);
   EXPECT_EQ(piprov::count_findings(r.findings).errors + piprov::count_findings(r.findings).warnings, 0) << t10_rules(r);
   // The last root= is boot.scr's wrong one: judged, named by its line.
   write_file(boot / "boot.scr", bt::mkimage_script("setenv bootargs \"${bootargs} root=PARTUUID=deadbeef-02\"\n"));
-  r = t10_check(boot);
+  r = bt::check_on_image_disk(boot);
   ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << t10_rules(r);
   EXPECT_EQ(bt::find_rule(r, "root-not-on-device")
                 ->message.rfind("root=PARTUUID=deadbeef-02 (boot.scr line 1) names "
@@ -200,12 +184,12 @@ TEST(Trial10Boot, LastRootInBootargsWins) {
 // A script that passes cmdline.txt's line on: cmdline.txt's root= is the kernel's, no U-Boot finding.
 // The layout is one piprov does not know: the verdict says it cannot tell, as the headline does.
 TEST(Trial10Boot, PassedOnRootAndTheVerdictAgreesWithTheHeadline) {
-  T10_REQUIRE_MKIMAGE();
+  PIPROV_REQUIRE_MKIMAGE();
   TempDir t;
   const fs::path boot = t10_uboot_dir(t.path, kT10Good);
   write_file(boot / "boot.scr", bt::mkimage_script("fdt addr ${fdt_addr} && fdt get value bootargs /chosen bootargs\n"
                                                    "setenv bootargs \"${bootargs} quiet\"\nbooti ${kernel_addr_r}\n"));
-  auto r = t10_check(boot);
+  auto r = bt::check_on_image_disk(boot);
   ASSERT_TRUE(r.ok()) << t10_rules(r);
   EXPECT_EQ(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << t10_rules(r);
   EXPECT_EQ(bt::find_rule(r, "cmdline-root-uboot-unknown"), nullptr) << t10_rules(r);
@@ -221,7 +205,7 @@ TEST(Trial10Boot, PassedOnRootAndTheVerdictAgreesWithTheHeadline) {
   // the verdict say boot.scr may change root=.
   write_file(boot / "boot.scr",
              bt::mkimage_script("if test -e mmc 0:1 x; then\n  setenv bootargs \"root=/dev/sda2\"\nfi\nbooti\n"));
-  r = t10_check(boot);
+  r = bt::check_on_image_disk(boot);
   ASSERT_TRUE(r.ok()) << t10_rules(r);
   const auto* f = bt::find_rule(r, "cmdline-root-uboot-unknown");
   ASSERT_NE(f, nullptr) << t10_rules(r);
@@ -236,7 +220,7 @@ TEST(Trial10Boot, PassedOnRootAndTheVerdictAgreesWithTheHeadline) {
   // Replaced under a condition only: cmdline.txt's root= may or may not reach the kernel.
   write_file(boot / "boot.scr",
              bt::mkimage_script("if test -e mmc 0:1 x; then\n  setenv bootargs console=tty1\nfi\nbooti\n"));
-  r = t10_check(boot);
+  r = bt::check_on_image_disk(boot);
   ASSERT_NE(bt::find_rule(r, "cmdline-root-uboot-unknown"), nullptr) << t10_rules(r);
   EXPECT_EQ(bt::find_rule(r, "cmdline-root-uboot-unknown")->message,
             "piprov cannot tell whether the kernel gets cmdline.txt's root=PARTUUID=6c586e13-02: U-Boot's boot "
@@ -248,20 +232,20 @@ TEST(Trial10Boot, PassedOnRootAndTheVerdictAgreesWithTheHeadline) {
 // Nits 8a and 8b on the trial's u3 and u6 (cmdline.txt without root=): the fix names the root
 // partition's real PARTUUID where the disk is known, and the headline the root= boot.scr sets.
 TEST(Trial10Boot, RealPartuuidInFixesAndScriptRootInHeadline) {
-  T10_REQUIRE_MKIMAGE();
+  PIPROV_REQUIRE_MKIMAGE();
   TempDir t;
   const fs::path boot = t10_uboot_dir(t.path, "console=tty1 rootwait\n");
   // u6
   write_file(boot / "boot.scr", bt::mkimage_script("setenv bootargs \"root=PARTUUID=6c586e13-02\"\n"
                                                    "setenv bootargs \"console=tty1\"\nbooti ${kernel_addr_r}\n"));
-  auto r = t10_check(boot);
+  auto r = bt::check_on_image_disk(boot);
   const auto* f = bt::find_rule(r, "cmdline-no-root");
   ASSERT_NE(f, nullptr) << t10_rules(r);
   EXPECT_EQ(f->fix,
             std::string("add root=PARTUUID=6c586e13-02 to the setenv bootargs on boot.scr line 2 (boot.cmd), then ") +
                 kT10Mkimage);
   // No disk known: piprov cannot name it.
-  r = t10_check(boot, false);
+  r = bt::check_on_image_disk(boot, false);
   ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << t10_rules(r);
   EXPECT_EQ(bt::find_rule(r, "cmdline-no-root")->fix,
             std::string("add root=PARTUUID=<the root partition's PARTUUID> to the setenv bootargs on boot.scr line 2 "
@@ -270,7 +254,7 @@ TEST(Trial10Boot, RealPartuuidInFixesAndScriptRootInHeadline) {
   // u3: boot.scr sets a wrong PARTUUID; the headline shows it and its line, not root=(none).
   write_file(boot / "boot.scr",
              bt::mkimage_script("setenv bootargs \"root=PARTUUID=deadbeef-02 rootwait\"\nbooti ${kernel_addr_r}\n"));
-  r = t10_check(boot);
+  r = bt::check_on_image_disk(boot);
   ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << t10_rules(r);
   EXPECT_NE(r.headline().find(", root=PARTUUID=deadbeef-02 (boot.scr line 1))"), std::string::npos) << r.headline();
   EXPECT_EQ(r.headline().find("root=(none)"), std::string::npos) << r.headline();

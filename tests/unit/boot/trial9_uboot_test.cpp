@@ -39,47 +39,13 @@ fs::path t9_uboot_dir(const fs::path& dir) {
   return dir;
 }
 
-/// The disk of an image as `boot check IMAGE` reads it: FAT p1, ext p2, MBR disk id 6c586e13.
-piprov::Disk t9_disk() {
-  piprov::Disk d;
-  d.path = "u3.img";
-  piprov::Partition p1, p2;
-  p1.number = 1;
-  p1.path = "u3.img partition 1";
-  p1.fstype = "vfat";
-  p1.label = "bootfs";
-  p1.partuuid = "6c586e13-01";
-  p2.number = 2;
-  p2.path = "u3.img partition 2";
-  p2.fstype = "ext2/3/4";
-  p2.label = "rootfs";
-  p2.partuuid = "6c586e13-02";
-  d.partitions = {p1, p2};
-  return d;
-}
-
-piprov::boot::CheckReport t9_check(const fs::path& boot, bool on_disk) {
-  piprov::boot::CheckOptions o{.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4};
-  if (on_disk) {
-    o.disk = t9_disk();
-    o.disk_partuuids = true;
-    o.disk_labels = true;
-  }
-  return piprov::boot::check_boot(o);
-}
-
-#define T9_REQUIRE_MKIMAGE()                                                                         \
-  do {                                                                                               \
-    if (auto why = piprov::test::tool_unavailable_reason("mkimage"); !why.empty()) PIPROV_SKIP(why); \
-  } while (0)
-
 }  // namespace
 
 // Finding 4: root=PARTUUID=deadbeef-02 or root=/dev/mmcblk0p2 set by boot.scr gave OK; the same in
 // cmdline.txt are errors. The value boot.scr leaves in bootargs gets cmdline.txt's root= checks,
 // named by its line, the fix on that line of boot.cmd.
 TEST(Trial9Boot, RootSetByBootScrIsJudgedLikeCmdlineRoot) {
-  T9_REQUIRE_MKIMAGE();
+  PIPROV_REQUIRE_MKIMAGE();
   TempDir t;
   const fs::path boot = t9_uboot_dir(t.path);
   const std::string fix_at_1 = std::string(" in the setenv bootargs on boot.scr line 1 (boot.cmd), then ") + kT9Mkimage;
@@ -91,7 +57,7 @@ TEST(Trial9Boot, RootSetByBootScrIsJudgedLikeCmdlineRoot) {
   // The trial's u3.img: a PARTUUID of no partition of the disk.
   write_file(boot / "boot.scr",
              bt::mkimage_script("setenv bootargs \"root=PARTUUID=deadbeef-02 rootwait\"\nbooti ${kernel_addr_r}\n"));
-  auto r = t9_check(boot, true);
+  auto r = bt::check_on_image_disk(boot, true, "u3.img");
   const auto* f = bt::find_rule(r, "root-not-on-device");
   ASSERT_NE(f, nullptr) << t9_rules(r);
   EXPECT_EQ(f->severity, Severity::Error);
@@ -106,7 +72,7 @@ TEST(Trial9Boot, RootSetByBootScrIsJudgedLikeCmdlineRoot) {
   // The same value in cmdline.txt, with no boot.scr to replace it: the same rule, naming cmdline.txt.
   fs::remove(boot / "boot.scr");
   write_file(boot / "cmdline.txt", "console=tty1 root=PARTUUID=deadbeef-02 rootwait\n");
-  auto c = t9_check(boot, true);
+  auto c = bt::check_on_image_disk(boot, true, "u3.img");
   ASSERT_NE(bt::find_rule(c, "root-not-on-device"), nullptr) << t9_rules(c);
   EXPECT_EQ(bt::find_rule(c, "root-not-on-device")->message,
             "root=PARTUUID=deadbeef-02 (cmdline.txt) names no partition of " + parts +
@@ -116,7 +82,7 @@ TEST(Trial9Boot, RootSetByBootScrIsJudgedLikeCmdlineRoot) {
   // u5.img: the SD card's name on a disk the Pi boots over USB; the last assignment (line 2) wins.
   write_file(boot / "boot.scr", bt::mkimage_script("setenv bootargs \"root=PARTUUID=6c586e13-02\"\n"
                                                    "setenv bootargs \"root=/dev/mmcblk0p2 rootwait\"\n"));
-  r = t9_check(boot, true);
+  r = bt::check_on_image_disk(boot, true, "u3.img");
   f = bt::find_rule(r, "root-not-on-device");
   ASSERT_NE(f, nullptr) << t9_rules(r);
   EXPECT_EQ(f->message,
@@ -127,13 +93,13 @@ TEST(Trial9Boot, RootSetByBootScrIsJudgedLikeCmdlineRoot) {
 
   // The disk's own root partition: right, no error.
   write_file(boot / "boot.scr", bt::mkimage_script("setenv bootargs \"${bootargs} root=PARTUUID=6c586e13-02\"\n"));
-  r = t9_check(boot, true);
+  r = bt::check_on_image_disk(boot, true, "u3.img");
   EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << t9_rules(r);
   EXPECT_TRUE(r.ok());
 
   // Without a known disk: the kernel-name and PARTUUID-form rules, as for cmdline.txt.
   write_file(boot / "boot.scr", bt::mkimage_script("setenv bootargs \"root=/dev/sda2 rootwait\"\n"));
-  r = t9_check(boot, false);
+  r = bt::check_on_image_disk(boot, false, "u3.img");
   f = bt::find_rule(r, "root-kernel-name");
   ASSERT_NE(f, nullptr) << t9_rules(r);
   EXPECT_EQ(f->severity, Severity::Warning);
@@ -142,14 +108,14 @@ TEST(Trial9Boot, RootSetByBootScrIsJudgedLikeCmdlineRoot) {
             "USB, the SD card's names change)");
   EXPECT_EQ(f->fix, "use root=PARTUUID=... or root=LABEL=... of the root partition (blkid shows both)" + fix_at_1);
   write_file(boot / "boot.scr", bt::mkimage_script("setenv bootargs \"root=PARTUUID=abcd-02\"\n"));
-  r = t9_check(boot, false);
+  r = bt::check_on_image_disk(boot, false, "u3.img");
   ASSERT_NE(bt::find_rule(r, "root-partuuid-invalid"), nullptr) << t9_rules(r);
   EXPECT_EQ(bt::find_rule(r, "root-partuuid-invalid")->message,
             "boot.scr line 1: root=PARTUUID=abcd-02 is not a partition UUID (1234abcd-02 on MBR, a GUID on GPT)");
 
   // A template value left in the script: template-value, as in cmdline.txt.
   write_file(boot / "boot.scr", bt::mkimage_script("setenv bootargs \"root=@ROOTDEV@ rootwait\"\n"));
-  r = t9_check(boot, true);
+  r = bt::check_on_image_disk(boot, true, "u3.img");
   f = bt::find_rule(r, "template-value");
   ASSERT_NE(f, nullptr) << t9_rules(r);
   EXPECT_EQ(f->message,
@@ -162,7 +128,7 @@ TEST(Trial9Boot, RootSetByBootScrIsJudgedLikeCmdlineRoot) {
   for (const char* script : {"setenv bootargs \"root=PARTUUID=${uuid} rootwait\"\n",
                              "setenv bootargs \"root=PARTUUID=deadbeef-02 ${extra_args}\"\n"}) {
     write_file(boot / "boot.scr", bt::mkimage_script(script));
-    r = t9_check(boot, true);
+    r = bt::check_on_image_disk(boot, true, "u3.img");
     EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << script << t9_rules(r);
     ASSERT_NE(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << script << t9_rules(r);
     EXPECT_NE(bt::find_rule(r, "cmdline-root-from-uboot")
@@ -177,7 +143,7 @@ TEST(Trial9Boot, RootSetByBootScrIsJudgedLikeCmdlineRoot) {
 // source command runs only a legacy image or a FIT (U-Boot docs, "source command"); anything else
 // is "Wrong image format for "source" command": no script runs, nothing sets root=.
 TEST(Trial9Boot, PlainTextBootScrRunsNoScript) {
-  T9_REQUIRE_MKIMAGE();
+  PIPROV_REQUIRE_MKIMAGE();
   using piprov::boot::uboot_script_text;
   const std::string sets = "setenv bootargs \"root=PARTUUID=6c586e13-02 rootwait\"\nbooti ${kernel_addr_r}\n";
   const auto plain = uboot_script_text(sets);
@@ -202,7 +168,7 @@ TEST(Trial9Boot, PlainTextBootScrRunsNoScript) {
       "\"source\" command)";
   // The trial's pl.img: a script that would set root= if it ran: wrap it with mkimage.
   write_file(boot / "boot.scr", sets);
-  auto r = t9_check(boot, true);
+  auto r = bt::check_on_image_disk(boot, true, "u3.img");
   EXPECT_EQ(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << t9_rules(r);
   const auto* f = bt::find_rule(r, "cmdline-no-root");
   ASSERT_NE(f, nullptr) << t9_rules(r);
@@ -215,17 +181,17 @@ TEST(Trial9Boot, PlainTextBootScrRunsNoScript) {
   EXPECT_FALSE(r.ok());
   // A plain-text script that would set none either: root= in cmdline.txt.
   write_file(boot / "boot.scr", "setenv bootargs \"${bootargs} rootwait\"\n");
-  r = t9_check(boot, true);
+  r = bt::check_on_image_disk(boot, true, "u3.img");
   ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << t9_rules(r);
   EXPECT_EQ(bt::find_rule(r, "cmdline-no-root")->message, no_root + why);
   EXPECT_EQ(bt::find_rule(r, "cmdline-no-root")->fix, "add root=PARTUUID=6c586e13-02 to the first line");
   // The same script wrapped by mkimage sets root=: no error.
   write_file(boot / "boot.scr", bt::mkimage_script(sets));
-  r = t9_check(boot, true);
+  r = bt::check_on_image_disk(boot, true, "u3.img");
   EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << t9_rules(r);
   // A FIT script U-Boot runs, but piprov does not read: unknown (info).
   write_file(boot / "boot.scr", fit_file);
-  r = t9_check(boot, true);
+  r = bt::check_on_image_disk(boot, true, "u3.img");
   EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << t9_rules(r);
   ASSERT_NE(bt::find_rule(r, "cmdline-root-uboot-unknown"), nullptr) << t9_rules(r);
   EXPECT_EQ(bt::find_rule(r, "cmdline-root-uboot-unknown")->message,
@@ -235,7 +201,7 @@ TEST(Trial9Boot, PlainTextBootScrRunsNoScript) {
 // Finding 6: when boot.scr replaces bootargs, cmdline.txt's line never reaches the kernel: the fix
 // points at the boot.scr line that sets bootargs, not at cmdline.txt.
 TEST(Trial9Boot, ReplacedBootargsFixPointsAtTheScriptLine) {
-  T9_REQUIRE_MKIMAGE();
+  PIPROV_REQUIRE_MKIMAGE();
   TempDir t;
   const fs::path boot = t9_uboot_dir(t.path);
   const std::string no_root = "cmdline.txt has no root= parameter: the kernel will not find the root filesystem; ";
@@ -271,7 +237,7 @@ TEST(Trial9Boot, ReplacedBootargsFixPointsAtTheScriptLine) {
   };
   for (const auto& c : cases) {
     write_file(boot / "boot.scr", bt::mkimage_script(c.script));
-    auto r = t9_check(boot, true);
+    auto r = bt::check_on_image_disk(boot, true, "u3.img");
     const auto* f = bt::find_rule(r, "cmdline-no-root");
     ASSERT_NE(f, nullptr) << c.script << t9_rules(r);
     EXPECT_EQ(f->message, c.message) << c.script;
@@ -282,7 +248,7 @@ TEST(Trial9Boot, ReplacedBootargsFixPointsAtTheScriptLine) {
 // Finding 14: `if ...; then setenv bootargs root=...; else setenv bootargs console=...; fi` said
 // "sets bootargs under a condition (without root=)", though the then-branch sets root=.
 TEST(Trial9Boot, ConditionalBootargsSaysRootIsOnOneBranchOnly) {
-  T9_REQUIRE_MKIMAGE();
+  PIPROV_REQUIRE_MKIMAGE();
   TempDir t;
   const fs::path boot = t9_uboot_dir(t.path);
   const std::string unknown =
@@ -307,7 +273,7 @@ TEST(Trial9Boot, ConditionalBootargsSaysRootIsOnOneBranchOnly) {
   };
   for (const auto& c : cases) {
     write_file(boot / "boot.scr", bt::mkimage_script(c.script));
-    auto r = t9_check(boot, true);
+    auto r = bt::check_on_image_disk(boot, true, "u3.img");
     const auto* f = bt::find_rule(r, "cmdline-root-uboot-unknown");
     ASSERT_NE(f, nullptr) << c.script << t9_rules(r);
     EXPECT_EQ(f->severity, Severity::Info);
