@@ -254,6 +254,14 @@ std::optional<unsigned> ImageTree::root_partition_named() const {
   return std::nullopt;
 }
 
+std::unique_ptr<image::ExtFiles> ImageTree::open_root_fs() const {
+  if (!root_partition_) return nullptr;
+  for (const auto& p : disk_.partitions)
+    if (p.number == static_cast<int>(*root_partition_))
+      return std::make_unique<image::ExtFiles>(*reader_, p.start_bytes, p.size_bytes);
+  return nullptr;
+}
+
 void ImageTree::set_disk(boot::CheckOptions& co) const {
   co.disk = disk_;
   co.disk_partuuids = partuuids_known();

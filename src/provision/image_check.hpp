@@ -15,6 +15,7 @@
 #include "boot/check.hpp"
 #include "boot/fat_tools.hpp"
 #include "core/board.hpp"
+#include "image/image_fs.hpp"
 #include "image/image_reader.hpp"
 #include "image/partition_table.hpp"
 
@@ -46,6 +47,8 @@ class ImageTree {
   /// else a Pi 5), or the first ext2/3/4 of type Linux when root= names none (image::open_root_fs());
   /// nullopt when none was read. What every reader of "the image's root fs" uses (read_image_cloud_init()).
   std::optional<unsigned> root_partition() const { return root_partition_; }
+  /// That root fs opened again through the reader (no table read again); nullptr when none was read.
+  std::unique_ptr<image::ExtFiles> open_root_fs() const;
   const std::string& format() const { return format_; }
   bool random_access() const { return random_access_; }
   const std::string& sequential_note() const { return note_; }

@@ -73,12 +73,10 @@ std::unique_ptr<image::ExtFiles> cloud_init_root_fs(image::ImageReader& reader, 
       if (e.kind() != ErrorKind::Usage) throw;
     }
   }
-  if (tree && !tree->root_partition()) {
-    *why = tree->root_note();
-    return nullptr;
-  }
-  return image::open_root_fs(reader, image::read_image_partitions(reader), why,
-                             tree ? tree->root_partition() : std::nullopt);
+  if (!tree) return image::open_root_fs(reader, why);  // no boot partition: the first ext2/3/4
+  auto root = tree->open_root_fs();
+  if (!root) *why = tree->root_note();
+  return root;
 }
 }  // namespace
 
