@@ -139,9 +139,18 @@ piprov::Disk raspios_image_disk(const std::string& name) {
   return d;
 }
 
+std::string findings_text(const piprov::boot::CheckReport& report) {
+  std::string s;
+  for (const auto& f : report.findings) s += f.rule + ": " + f.message + " | " + f.fix + "\n";
+  return s;
+}
+
 piprov::boot::CheckReport check_on_image_disk(const std::filesystem::path& boot, bool on_disk,
                                               const std::string& name) {
-  piprov::boot::CheckOptions o{.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4};
+  piprov::boot::CheckOptions o;
+  o.boot_dir = boot;
+  o.scan_usb = false;
+  o.board = PiBoard::Pi4;
   if (on_disk) {
     o.disk = raspios_image_disk(name);
     o.disk_partuuids = true;

@@ -46,6 +46,9 @@ piprov::Disk raspios_image_disk(const std::string& name = "raspios.img");
 piprov::boot::CheckReport check_on_image_disk(const std::filesystem::path& boot, bool on_disk = true,
                                               const std::string& name = "raspios.img");
 
+/// Every finding of `report` as "rule: message | fix", a line each: a failed assertion's context.
+std::string findings_text(const piprov::boot::CheckReport& report);
+
 /// Skips the test when mkimage (u-boot-tools) is missing: boot.scr fixtures are made by it.
 #define PIPROV_REQUIRE_MKIMAGE()                                                                     \
   do {                                                                                               \

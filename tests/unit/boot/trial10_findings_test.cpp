@@ -23,12 +23,6 @@ namespace bt = piprov::boot::test;
 
 namespace {
 
-std::string t10f_all(const piprov::boot::CheckReport& r) {
-  std::string s;
-  for (const auto& f : r.findings) s += f.rule + ": " + f.message + " | " + f.fix + "\n";
-  return s;
-}
-
 /// DIR/boot (kernel8.img, the DTBs, config.txt `config`) with cmdline.txt `cmdline`, and DIR/root
 /// with etc/fstab `fstab`.
 void t10f_tree(const fs::path& dir, const std::string& cmdline, const std::string& fstab,
@@ -76,7 +70,7 @@ TEST(Trial10Boot, FstabDiskByPathsAreJudgedAsTheirTags) {
             "/dev/disk/by-partuuid/deadbeef-03 /mnt/x vfat defaults 0 2\n");
   auto r = t10f_check(t.path);
   auto found = t10f_rule(r, "fstab-not-on-device");
-  ASSERT_EQ(found.size(), 4u) << t10f_all(r);
+  ASSERT_EQ(found.size(), 4u) << bt::findings_text(r);
   EXPECT_EQ(found[0]->severity, piprov::Severity::Error);
   EXPECT_EQ(found[0]->line, 1);
   EXPECT_EQ(found[0]->key, "/boot/firmware");
@@ -112,9 +106,9 @@ TEST(Trial10Boot, FstabDiskByPathsAreJudgedAsTheirTags) {
             "PARTLABEL=data /data2 ext4 defaults 0 2\n"
             "/dev/disk/by-id/usb-Samsung-part3 /data3 ext4 defaults 0 2\n");
   r = t10f_check(ok.path);
-  EXPECT_TRUE(t10f_rule(r, "fstab-not-on-device").empty()) << t10f_all(r);
-  EXPECT_TRUE(t10f_rule(r, "fstab-id-case").empty()) << t10f_all(r);
-  EXPECT_TRUE(r.ok()) << t10f_all(r);
+  EXPECT_TRUE(t10f_rule(r, "fstab-not-on-device").empty()) << bt::findings_text(r);
+  EXPECT_TRUE(t10f_rule(r, "fstab-id-case").empty()) << bt::findings_text(r);
+  EXPECT_TRUE(r.ok()) << bt::findings_text(r);
 }
 
 // udev names a by-label link with \xNN for the bytes it escapes (a space is \x20), and fstab(5)
@@ -131,7 +125,7 @@ TEST(Trial10Boot, FstabLabelEscapesAndQuotes) {
             "LABEL=\"rootfs\" / ext4 defaults 0 1\n"
             "/dev/disk/by-label/no,such /mnt/a ext4 defaults 0 2\n");
   auto r = t10f_check(t.path, disk);
-  EXPECT_TRUE(t10f_rule(r, "fstab-not-on-device").empty()) << t10f_all(r);
+  EXPECT_TRUE(t10f_rule(r, "fstab-not-on-device").empty()) << bt::findings_text(r);
 
   TempDir bad;
   t10f_tree(bad.path, kT10Cmdline,
@@ -139,7 +133,7 @@ TEST(Trial10Boot, FstabLabelEscapesAndQuotes) {
             "LABEL='root' / ext4 defaults 0 1\n");
   r = t10f_check(bad.path, disk);
   auto found = t10f_rule(r, "fstab-not-on-device");
-  ASSERT_EQ(found.size(), 2u) << t10f_all(r);
+  ASSERT_EQ(found.size(), 2u) << bt::findings_text(r);
   // The fix writes the label as udev names the link.
   EXPECT_EQ(found[0]->fix,
             "set the first field of /etc/fstab line 1 to /dev/disk/by-label/boot\\x20fs (the boot partition, "
@@ -160,9 +154,9 @@ TEST(Trial10Boot, FstabIdsInTheWrongCaseAreNotFoundBySystemd) {
             "/dev/disk/by-partuuid/6C586E13-02 / ext4 defaults 0 1\n"
             "UUID=91fe-7499 /boot vfat defaults,nofail 0 2\n");
   auto r = t10f_check(t.path);
-  EXPECT_TRUE(t10f_rule(r, "fstab-not-on-device").empty()) << t10f_all(r);
+  EXPECT_TRUE(t10f_rule(r, "fstab-not-on-device").empty()) << bt::findings_text(r);
   auto found = t10f_rule(r, "fstab-id-case");
-  ASSERT_EQ(found.size(), 3u) << t10f_all(r);
+  ASSERT_EQ(found.size(), 3u) << bt::findings_text(r);
   EXPECT_EQ(found[0]->severity, piprov::Severity::Error);
   EXPECT_EQ(found[0]->line, 1);
   EXPECT_EQ(found[0]->key, "/boot/firmware");
@@ -191,8 +185,8 @@ TEST(Trial10Boot, FstabIdsInTheWrongCaseAreNotFoundBySystemd) {
   TempDir g;
   t10f_tree(g.path, kT10Cmdline, "PARTUUID=0fc63daf-8483-4772-8e79-3d69d8477de4 /boot/firmware vfat defaults 0 2\n");
   r = t10f_check(g.path, gpt);
-  EXPECT_TRUE(t10f_rule(r, "fstab-id-case").empty()) << t10f_all(r);
-  EXPECT_TRUE(t10f_rule(r, "fstab-not-on-device").empty()) << t10f_all(r);
+  EXPECT_TRUE(t10f_rule(r, "fstab-id-case").empty()) << bt::findings_text(r);
+  EXPECT_TRUE(t10f_rule(r, "fstab-not-on-device").empty()) << bt::findings_text(r);
 }
 
 // Finding 6, root=: the kernel's own lookup ignores case (block/early-lookup.c strncasecmp), so
@@ -202,9 +196,9 @@ TEST(Trial10Boot, RootIdCaseMattersOnlyWithAnInitramfs) {
   TempDir t;
   t10f_tree(t.path, "console=tty1 root=PARTUUID=6C586E13-02 rootwait\n", "PARTUUID=6c586e13-02 / ext4 defaults 0 1\n");
   auto r = t10f_check(t.path);
-  EXPECT_EQ(bt::find_rule(r, "root-id-case"), nullptr) << t10f_all(r);
-  EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << t10f_all(r);
-  EXPECT_TRUE(r.ok()) << t10f_all(r);
+  EXPECT_EQ(bt::find_rule(r, "root-id-case"), nullptr) << bt::findings_text(r);
+  EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << bt::findings_text(r);
+  EXPECT_TRUE(r.ok()) << bt::findings_text(r);
 
   TempDir i;
   t10f_tree(i.path, "console=tty1 root=PARTUUID=6C586E13-02 rootwait\n", "PARTUUID=6c586e13-02 / ext4 defaults 0 1\n",
@@ -212,7 +206,7 @@ TEST(Trial10Boot, RootIdCaseMattersOnlyWithAnInitramfs) {
   write_file(i.path / "boot/initramfs8", "initramfs");
   r = t10f_check(i.path);
   const auto* f = bt::find_rule(r, "root-id-case");
-  ASSERT_NE(f, nullptr) << t10f_all(r);
+  ASSERT_NE(f, nullptr) << bt::findings_text(r);
   EXPECT_EQ(f->severity, piprov::Severity::Error);
   EXPECT_EQ(f->message,
             "root=PARTUUID=6C586E13-02 (cmdline.txt) names raspios.img partition 2 only when case is ignored (blkid: "
@@ -231,10 +225,10 @@ TEST(Trial10Boot, QuotedRootIsNamedAndJudgedWithoutQuotes) {
   t10f_tree(t.path, "console=tty1 root=\"PARTUUID=6c586e13-02\" rootwait\n",
             "PARTUUID=6c586e13-02 / ext4 defaults 0 1\n");
   auto r = t10f_check(t.path);
-  EXPECT_EQ(bt::find_rule(r, "root-unknown"), nullptr) << t10f_all(r);
-  EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << t10f_all(r);
+  EXPECT_EQ(bt::find_rule(r, "root-unknown"), nullptr) << bt::findings_text(r);
+  EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << bt::findings_text(r);
   const auto* f = bt::find_rule(r, "root-quoted");
-  ASSERT_NE(f, nullptr) << t10f_all(r);
+  ASSERT_NE(f, nullptr) << bt::findings_text(r);
   EXPECT_EQ(f->severity, piprov::Severity::Warning);
   EXPECT_EQ(f->message,
             "cmdline.txt: root=\"PARTUUID=6c586e13-02\" is quoted: the kernel drops the quotes and reads "
@@ -248,7 +242,7 @@ TEST(Trial10Boot, QuotedRootIsNamedAndJudgedWithoutQuotes) {
   write_file(i.path / "boot/initrd.img", "initramfs");
   r = t10f_check(i.path);
   f = bt::find_rule(r, "root-quoted");
-  ASSERT_NE(f, nullptr) << t10f_all(r);
+  ASSERT_NE(f, nullptr) << bt::findings_text(r);
   EXPECT_EQ(f->severity, piprov::Severity::Error);
   EXPECT_NE(f->message.find("the initramfs the firmware loads (initrd.img) reads root= from /proc/cmdline with the "
                             "quotes (initramfs-tools init: ROOT=${x#root=}), finds no device named "
@@ -256,7 +250,7 @@ TEST(Trial10Boot, QuotedRootIsNamedAndJudgedWithoutQuotes) {
             std::string::npos)
       << f->message;
   const auto* on = bt::find_rule(r, "root-not-on-device");
-  ASSERT_NE(on, nullptr) << t10f_all(r);
+  ASSERT_NE(on, nullptr) << bt::findings_text(r);
   EXPECT_EQ(on->message.rfind("root=PARTUUID=deadbeef-02 (cmdline.txt) names no partition of raspios.img", 0), 0u)
       << on->message;
 }

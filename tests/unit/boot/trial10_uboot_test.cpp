@@ -24,12 +24,6 @@ namespace {
 constexpr const char* kT10Mkimage = "mkimage -A arm64 -T script -C none -d boot.cmd boot.scr";
 constexpr const char* kT10Good = "console=tty1 root=PARTUUID=6c586e13-02 rootwait\n";
 
-std::string t10_rules(const piprov::boot::CheckReport& r) {
-  std::string out = r.headline() + "\n";
-  for (const auto& f : r.findings) out += f.rule + ": " + f.message + " | " + f.fix + "\n";
-  return out;
-}
-
 /// The trial's base: a boot partition whose firmware loads U-Boot (kernel=u-boot.bin), with `cmdline`.
 fs::path t10_uboot_dir(const fs::path& dir, const std::string& cmdline) {
   write_file(dir / "config.txt", "[all]\narm_64bit=1\nkernel=u-boot.bin\n");
@@ -62,9 +56,9 @@ TEST(Trial10Boot, BootargsStartAsTheFirmwaresCommandLine) {
   EXPECT_EQ(r.root, UbootRoot::None);
   EXPECT_EQ(r.line, 1);
   // left unset, deleted, or fetched from /chosen (again): the firmware's (line 0)
-  for (const std::string script : {std::string("booti\n"), get + "setenv bootargs \"${bootargs} quiet\"\n",
-                                   std::string("setenv bootargs x\nsetenv bootargs\nbooti\n"),
-                                   std::string("setenv bootargs x\nfdt get value bootargs /chosen bootargs\n")}) {
+  for (const std::string& script : {std::string("booti\n"), get + "setenv bootargs \"${bootargs} quiet\"\n",
+                                    std::string("setenv bootargs x\nsetenv bootargs\nbooti\n"),
+                                    std::string("setenv bootargs x\nfdt get value bootargs /chosen bootargs\n")}) {
     r = uboot_script_root(script, fw);
     EXPECT_EQ(r.root, UbootRoot::Sets) << script;
     EXPECT_EQ(r.value, "/dev/mmcblk0p2") << script;
@@ -92,7 +86,7 @@ TEST(Trial10Boot, ScriptRootReplacesCmdlineRoot) {
              bt::mkimage_script("setenv bootargs \"root=/dev/mmcblk0p2 rootwait\"\nbooti ${kernel_addr_r}\n"));
   auto r = bt::check_on_image_disk(boot);
   const auto* f = bt::find_rule(r, "root-not-on-device");
-  ASSERT_NE(f, nullptr) << t10_rules(r);
+  ASSERT_NE(f, nullptr) << bt::findings_text(r);
   EXPECT_EQ(f->severity, Severity::Error);
   EXPECT_EQ(f->message,
             "root=/dev/mmcblk0p2 (boot.scr line 1) is a partition of the SD card or eMMC (mmcblk: the mmc "
@@ -102,7 +96,7 @@ TEST(Trial10Boot, ScriptRootReplacesCmdlineRoot) {
                                 "setenv bootargs on boot.scr line 1 (boot.cmd), then ") +
                         kT10Mkimage);
   const auto* info = bt::find_rule(r, "cmdline-root-from-uboot");
-  ASSERT_NE(info, nullptr) << t10_rules(r);
+  ASSERT_NE(info, nullptr) << bt::findings_text(r);
   EXPECT_EQ(info->message,
             "cmdline.txt's root=PARTUUID=6c586e13-02 does not reach the kernel: U-Boot's boot script boot.scr "
             "replaces bootargs, and the root= it leaves there is root=/dev/mmcblk0p2 (boot.scr line 1)");
@@ -120,7 +114,7 @@ TEST(Trial10Boot, ScriptDropsEveryRoot) {
   write_file(boot / "boot.scr", bt::mkimage_script("setenv bootargs \"console=tty1\"\nbooti ${kernel_addr_r}\n"));
   auto r = bt::check_on_image_disk(boot);
   const auto* f = bt::find_rule(r, "cmdline-no-root");
-  ASSERT_NE(f, nullptr) << t10_rules(r);
+  ASSERT_NE(f, nullptr) << bt::findings_text(r);
   EXPECT_EQ(f->severity, Severity::Error);
   EXPECT_EQ(f->message,
             "no root= reaches the kernel: U-Boot's boot script boot.scr line 1 replaces bootargs with a value "
@@ -130,7 +124,8 @@ TEST(Trial10Boot, ScriptDropsEveryRoot) {
                                 "then ") +
                         kT10Mkimage);
   EXPECT_EQ(f->line, 1);
-  EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << t10_rules(r);  // cmdline.txt's is not the kernel's
+  EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr)
+      << bt::findings_text(r);  // cmdline.txt's is not the kernel's
   EXPECT_FALSE(r.ok());
   EXPECT_NE(r.headline().find(", root=(none) (boot.scr line 1 replaces bootargs))"), std::string::npos) << r.headline();
 }
@@ -143,22 +138,23 @@ TEST(Trial10Boot, LastRootInBootargsWins) {
   const fs::path boot = t10_uboot_dir(t.path, "console=tty1 root=/dev/mmcblk0p2 rootwait\n");
   // Without boot.scr, cmdline.txt's root= is the kernel's: the error.
   auto r = bt::check_on_image_disk(boot);
-  ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << t10_rules(r);
+  ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << bt::findings_text(r);
   // ${bootargs} unset (U-Boot's default environment has none): the kernel gets the script's root= alone.
   write_file(boot / "boot.scr",
              bt::mkimage_script("setenv bootargs \"${bootargs} root=PARTUUID=6c586e13-02\"\nbooti ${kernel_addr_r}\n"));
   r = bt::check_on_image_disk(boot);
-  EXPECT_EQ(piprov::count_findings(r.findings).errors + piprov::count_findings(r.findings).warnings, 0) << t10_rules(r);
+  EXPECT_EQ(piprov::count_findings(r.findings).errors + piprov::count_findings(r.findings).warnings, 0)
+      << bt::findings_text(r);
   EXPECT_NE(r.headline().find(", root=PARTUUID=6c586e13-02 (boot.scr line 1))"), std::string::npos) << r.headline();
   // Read from /chosen first, as Ubuntu's boot.scr does: cmdline.txt's root= and then the script's.
   write_file(boot / "boot.scr", bt::mkimage_script("fdt addr ${fdt_addr} && fdt get value bootargs /chosen bootargs\n"
                                                    "setenv bootargs \"${bootargs} root=PARTUUID=6c586e13-02\"\n"
                                                    "booti ${kernel_addr_r}\n"));
   r = bt::check_on_image_disk(boot);
-  EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << t10_rules(r);
-  EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << t10_rules(r);
+  EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << bt::findings_text(r);
+  EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << bt::findings_text(r);
   const auto* f = bt::find_rule(r, "cmdline-duplicate");
-  ASSERT_NE(f, nullptr) << t10_rules(r);
+  ASSERT_NE(f, nullptr) << bt::findings_text(r);
   EXPECT_EQ(f->severity, Severity::Warning);
   EXPECT_EQ(f->message,
             "U-Boot's bootargs (the kernel's command line: cmdline.txt's line, then what boot.scr adds) sets root= 2 "
@@ -169,11 +165,12 @@ TEST(Trial10Boot, LastRootInBootargsWins) {
   // The same root= twice: nothing to warn about.
   write_file(boot / "cmdline.txt", kT10Good);
   r = bt::check_on_image_disk(boot);
-  EXPECT_EQ(piprov::count_findings(r.findings).errors + piprov::count_findings(r.findings).warnings, 0) << t10_rules(r);
+  EXPECT_EQ(piprov::count_findings(r.findings).errors + piprov::count_findings(r.findings).warnings, 0)
+      << bt::findings_text(r);
   // The last root= is boot.scr's wrong one: judged, named by its line.
   write_file(boot / "boot.scr", bt::mkimage_script("setenv bootargs \"${bootargs} root=PARTUUID=deadbeef-02\"\n"));
   r = bt::check_on_image_disk(boot);
-  ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << t10_rules(r);
+  ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << bt::findings_text(r);
   EXPECT_EQ(bt::find_rule(r, "root-not-on-device")
                 ->message.rfind("root=PARTUUID=deadbeef-02 (boot.scr line 1) names "
                                 "no partition of raspios.img",
@@ -190,9 +187,9 @@ TEST(Trial10Boot, PassedOnRootAndTheVerdictAgreesWithTheHeadline) {
   write_file(boot / "boot.scr", bt::mkimage_script("fdt addr ${fdt_addr} && fdt get value bootargs /chosen bootargs\n"
                                                    "setenv bootargs \"${bootargs} quiet\"\nbooti ${kernel_addr_r}\n"));
   auto r = bt::check_on_image_disk(boot);
-  ASSERT_TRUE(r.ok()) << t10_rules(r);
-  EXPECT_EQ(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << t10_rules(r);
-  EXPECT_EQ(bt::find_rule(r, "cmdline-root-uboot-unknown"), nullptr) << t10_rules(r);
+  ASSERT_TRUE(r.ok()) << bt::findings_text(r);
+  EXPECT_EQ(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << bt::findings_text(r);
+  EXPECT_EQ(bt::find_rule(r, "cmdline-root-uboot-unknown"), nullptr) << bt::findings_text(r);
   EXPECT_NE(r.headline().find(": piprov cannot tell whether it boots from USB (a layout it does not know) ("),
             std::string::npos)
       << r.headline();
@@ -206,9 +203,9 @@ TEST(Trial10Boot, PassedOnRootAndTheVerdictAgreesWithTheHeadline) {
   write_file(boot / "boot.scr",
              bt::mkimage_script("if test -e mmc 0:1 x; then\n  setenv bootargs \"root=/dev/sda2\"\nfi\nbooti\n"));
   r = bt::check_on_image_disk(boot);
-  ASSERT_TRUE(r.ok()) << t10_rules(r);
+  ASSERT_TRUE(r.ok()) << bt::findings_text(r);
   const auto* f = bt::find_rule(r, "cmdline-root-uboot-unknown");
-  ASSERT_NE(f, nullptr) << t10_rules(r);
+  ASSERT_NE(f, nullptr) << bt::findings_text(r);
   EXPECT_EQ(f->severity, Severity::Info);
   EXPECT_EQ(f->message,
             "piprov cannot tell whether the kernel gets cmdline.txt's root=PARTUUID=6c586e13-02: U-Boot's boot "
@@ -221,12 +218,12 @@ TEST(Trial10Boot, PassedOnRootAndTheVerdictAgreesWithTheHeadline) {
   write_file(boot / "boot.scr",
              bt::mkimage_script("if test -e mmc 0:1 x; then\n  setenv bootargs console=tty1\nfi\nbooti\n"));
   r = bt::check_on_image_disk(boot);
-  ASSERT_NE(bt::find_rule(r, "cmdline-root-uboot-unknown"), nullptr) << t10_rules(r);
+  ASSERT_NE(bt::find_rule(r, "cmdline-root-uboot-unknown"), nullptr) << bt::findings_text(r);
   EXPECT_EQ(bt::find_rule(r, "cmdline-root-uboot-unknown")->message,
             "piprov cannot tell whether the kernel gets cmdline.txt's root=PARTUUID=6c586e13-02: U-Boot's boot "
             "script boot.scr may change bootargs, the kernel's command line: line 2 sets bootargs under a condition "
             "(without root=); otherwise it stays as it was");
-  EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << t10_rules(r);
+  EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << bt::findings_text(r);
 }
 
 // Nits 8a and 8b on the trial's u3 and u6 (cmdline.txt without root=): the fix names the root
@@ -240,13 +237,13 @@ TEST(Trial10Boot, RealPartuuidInFixesAndScriptRootInHeadline) {
                                                    "setenv bootargs \"console=tty1\"\nbooti ${kernel_addr_r}\n"));
   auto r = bt::check_on_image_disk(boot);
   const auto* f = bt::find_rule(r, "cmdline-no-root");
-  ASSERT_NE(f, nullptr) << t10_rules(r);
+  ASSERT_NE(f, nullptr) << bt::findings_text(r);
   EXPECT_EQ(f->fix,
             std::string("add root=PARTUUID=6c586e13-02 to the setenv bootargs on boot.scr line 2 (boot.cmd), then ") +
                 kT10Mkimage);
   // No disk known: piprov cannot name it.
   r = bt::check_on_image_disk(boot, false);
-  ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << t10_rules(r);
+  ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << bt::findings_text(r);
   EXPECT_EQ(bt::find_rule(r, "cmdline-no-root")->fix,
             std::string("add root=PARTUUID=<the root partition's PARTUUID> to the setenv bootargs on boot.scr line 2 "
                         "(boot.cmd), then ") +
@@ -255,7 +252,7 @@ TEST(Trial10Boot, RealPartuuidInFixesAndScriptRootInHeadline) {
   write_file(boot / "boot.scr",
              bt::mkimage_script("setenv bootargs \"root=PARTUUID=deadbeef-02 rootwait\"\nbooti ${kernel_addr_r}\n"));
   r = bt::check_on_image_disk(boot);
-  ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << t10_rules(r);
+  ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << bt::findings_text(r);
   EXPECT_NE(r.headline().find(", root=PARTUUID=deadbeef-02 (boot.scr line 1))"), std::string::npos) << r.headline();
   EXPECT_EQ(r.headline().find("root=(none)"), std::string::npos) << r.headline();
 }

@@ -20,12 +20,6 @@ namespace bt = piprov::boot::test;
 
 namespace {
 
-std::string t7_all(const piprov::boot::CheckReport& r) {
-  std::string s;
-  for (const auto& f : r.findings) s += f.rule + ": " + f.message + " | " + f.fix + "\n";
-  return s;
-}
-
 /// A boot partition at DIR/boot (kernel8.img, the Pi 4 and Pi 5 DTBs unless `dtbs` is false) with
 /// cmdline.txt's root= set to ROOT.
 fs::path t7_boot(const fs::path& dir, const std::string& root, bool dtbs = true) {
@@ -55,7 +49,7 @@ TEST(Trial7Boot, RootNamingNoPartitionOfTheDiskIsAnError) {
     TempDir t;
     auto r = t7_check_on_disk(t7_boot(t.path, root), true, true);
     const auto* f = bt::find_rule(r, "root-not-on-device");
-    ASSERT_NE(f, nullptr) << t7_all(r);
+    ASSERT_NE(f, nullptr) << bt::findings_text(r);
     EXPECT_EQ(f->severity, piprov::Severity::Error);
     EXPECT_EQ(f->message, "root=" + root +
                               " (cmdline.txt) names no partition of raspios.img (raspios.img partition 1 LABEL=bootfs "
@@ -73,8 +67,8 @@ TEST(Trial7Boot, RootNamingAPartitionOfTheDiskIsRight) {
     SCOPED_TRACE(root);
     TempDir t;
     auto r = t7_check_on_disk(t7_boot(t.path, root), true, true);
-    EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << t7_all(r);
-    EXPECT_TRUE(r.ok()) << t7_all(r);
+    EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << bt::findings_text(r);
+    EXPECT_TRUE(r.ok()) << bt::findings_text(r);
   }
 }
 
@@ -83,11 +77,11 @@ TEST(Trial7Boot, RootNamingAPartitionOfTheDiskIsRight) {
 TEST(Trial7Boot, RootOfAnIdKindNotKnownIsNotJudged) {
   TempDir t;
   auto label = t7_check_on_disk(t7_boot(t.path / "a", "LABEL=nosuch"), true, false);
-  EXPECT_EQ(bt::find_rule(label, "root-not-on-device"), nullptr) << t7_all(label);
+  EXPECT_EQ(bt::find_rule(label, "root-not-on-device"), nullptr) << bt::findings_text(label);
   auto partuuid = t7_check_on_disk(t7_boot(t.path / "b", "PARTUUID=deadbeef-02"), false, true);
-  EXPECT_EQ(bt::find_rule(partuuid, "root-not-on-device"), nullptr) << t7_all(partuuid);
+  EXPECT_EQ(bt::find_rule(partuuid, "root-not-on-device"), nullptr) << bt::findings_text(partuuid);
   auto still = t7_check_on_disk(t7_boot(t.path / "c", "PARTUUID=deadbeef-02"), true, false);
-  EXPECT_NE(bt::find_rule(still, "root-not-on-device"), nullptr) << t7_all(still);
+  EXPECT_NE(bt::find_rule(still, "root-not-on-device"), nullptr) << bt::findings_text(still);
 }
 
 // Trial 8, finding 5: root=/dev/mmcblk0p2 names the SD card's (or eMMC's) partition. On a disk the
@@ -100,14 +94,14 @@ TEST(Trial8Boot, SdCardKernelNameOnAUsbDiskIsAnError) {
     TempDir t;
     auto r = t7_check_on_disk(t7_boot(t.path, root), true, true);
     const auto* f = bt::find_rule(r, "root-not-on-device");
-    ASSERT_NE(f, nullptr) << t7_all(r);
+    ASSERT_NE(f, nullptr) << bt::findings_text(r);
     EXPECT_EQ(f->severity, piprov::Severity::Error);
     EXPECT_EQ(f->message, "root=" + root +
                               " (cmdline.txt) is a partition of the SD card or eMMC (mmcblk: the mmc controller), not "
                               "of raspios.img (unknown), which the Pi sees as /dev/sdX or /dev/nvme0n1: booting from "
                               "it, the kernel waits for the card (rootwait) or mounts the card's root");
     EXPECT_EQ(f->fix, "set root=PARTUUID=6c586e13-02 (the root partition, raspios.img partition 2) in cmdline.txt");
-    EXPECT_EQ(bt::find_rule(r, "root-kernel-name"), nullptr) << t7_all(r);
+    EXPECT_EQ(bt::find_rule(r, "root-kernel-name"), nullptr) << bt::findings_text(r);
     EXPECT_FALSE(r.usb_boot());
     EXPECT_NE(r.headline().find("does not boot from USB as it is"), std::string::npos) << r.headline();
   }
@@ -119,16 +113,16 @@ TEST(Trial8Boot, SdCardKernelNameOnAUsbDiskIsAnError) {
                                .image = "raspios.img",
                                .disk = bt::raspios_image_disk()};
   auto r = piprov::boot::check_boot(o);
-  ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << t7_all(r);
+  ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << bt::findings_text(r);
   EXPECT_NE(bt::find_rule(r, "root-not-on-device")->message.find("not of a USB or NVMe disk written from raspios.img,"),
             std::string::npos)
-      << t7_all(r);
+      << bt::findings_text(r);
   // Without a PARTUUID (a GPT image whose GUIDs were not read): the root partition's LABEL.
   piprov::Disk gpt = bt::raspios_image_disk();
   for (auto& p : gpt.partitions) p.partuuid.clear();
   o.disk = gpt;
   r = piprov::boot::check_boot(o);
-  ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << t7_all(r);
+  ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << bt::findings_text(r);
   EXPECT_EQ(bt::find_rule(r, "root-not-on-device")->fix,
             "set root=LABEL=rootfs (the root partition, raspios.img partition 2) in cmdline.txt");
 }
@@ -142,7 +136,7 @@ TEST(Trial8Boot, SdCardKernelNameOnTheCardOrWithNoDiskKnownStaysAWarning) {
   const fs::path boot = t7_boot(t.path, "/dev/mmcblk0p2");
   // A bare BOOT_DIR: which disk it boots from is not known.
   auto bare = piprov::boot::check_boot({.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4});
-  ASSERT_TRUE(warned(bare)) << t7_all(bare);
+  ASSERT_TRUE(warned(bare)) << bt::findings_text(bare);
   EXPECT_EQ(bt::find_rule(bare, "root-kernel-name")->message,
             "cmdline.txt: root=/dev/mmcblk0p2 is a partition of the SD card or eMMC (mmcblk: the mmc controller): "
             "right only when the Pi boots from the card; a USB or NVMe disk is /dev/sdX or /dev/nvme0n1 (pass "
@@ -158,7 +152,7 @@ TEST(Trial8Boot, SdCardKernelNameOnTheCardOrWithNoDiskKnownStaysAWarning) {
   for (const auto& d : {sd, named, reader}) {
     auto r = piprov::boot::check_boot(
         {.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4, .disk = d, .disk_partuuids = true});
-    EXPECT_TRUE(warned(r)) << d.model << t7_all(r);
+    EXPECT_TRUE(warned(r)) << d.model << bt::findings_text(r);
   }
   // Another kernel name on a USB disk: probe order, as before (it may be right).
   TempDir u;
@@ -169,7 +163,7 @@ TEST(Trial8Boot, SdCardKernelNameOnTheCardOrWithNoDiskKnownStaysAWarning) {
                                      .board = PiBoard::Pi4,
                                      .disk = usb,
                                      .disk_partuuids = true});
-  EXPECT_TRUE(warned(r)) << t7_all(r);
+  EXPECT_TRUE(warned(r)) << bt::findings_text(r);
   EXPECT_NE(bt::find_rule(r, "root-kernel-name")->message.find("depends on probe order"), std::string::npos);
 }
 
@@ -180,10 +174,10 @@ TEST(Trial8Boot, CmdlineFindingsNameTheFileOnce) {
   const fs::path boot = t7_boot(t.path, "PARTUUID=6c586e13-02");
   write_file(boot / "cmdline.txt", "console=tty1 rootwait\nusb-storage.quirks=152d:0578:x\n");
   auto r = piprov::boot::check_boot({.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4});
-  ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << t7_all(r);
+  ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << bt::findings_text(r);
   EXPECT_EQ(bt::find_rule(r, "cmdline-no-root")->message,
             "cmdline.txt has no root= parameter: the kernel will not find the root filesystem");
-  ASSERT_NE(bt::find_rule(r, "cmdline-multiple-lines"), nullptr) << t7_all(r);
+  ASSERT_NE(bt::find_rule(r, "cmdline-multiple-lines"), nullptr) << bt::findings_text(r);
   EXPECT_EQ(bt::find_rule(r, "cmdline-multiple-lines")->message,
             "cmdline.txt has 2 non-empty lines; the firmware passes only the first to the kernel");
   // Under os_prefix: the prefixed file, once; a message that does not start with the file gets it in front.
@@ -192,10 +186,10 @@ TEST(Trial8Boot, CmdlineFindingsNameTheFileOnce) {
   bt::write_dtbs(boot / "current", true);
   write_file(boot / "current/cmdline.txt", "console=tty1 usb-storage.quirks=152d:0578 rootwait\n");
   r = piprov::boot::check_boot({.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi4});
-  ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << t7_all(r);
+  ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << bt::findings_text(r);
   EXPECT_EQ(bt::find_rule(r, "cmdline-no-root")->message,
             "current/cmdline.txt has no root= parameter: the kernel will not find the root filesystem");
-  ASSERT_NE(bt::find_rule(r, "cmdline-usb-quirk-invalid"), nullptr) << t7_all(r);
+  ASSERT_NE(bt::find_rule(r, "cmdline-usb-quirk-invalid"), nullptr) << bt::findings_text(r);
   EXPECT_EQ(bt::find_rule(r, "cmdline-usb-quirk-invalid")->message.rfind("current/cmdline.txt: usb-storage.quirks ", 0),
             0u)
       << bt::find_rule(r, "cmdline-usb-quirk-invalid")->message;
@@ -209,7 +203,7 @@ TEST(Trial7Boot, KernelFallbackFixNamesTheMissingKernel) {
   auto r = piprov::boot::check_boot({.boot_dir = boot, .scan_usb = false, .board = PiBoard::Pi5});
   EXPECT_EQ(r.layout.id, piprov::boot::LayoutId::Unknown);
   const auto* f = bt::find_rule(r, "kernel-fallback");
-  ASSERT_NE(f, nullptr) << t7_all(r);
+  ASSERT_NE(f, nullptr) << bt::findings_text(r);
   EXPECT_EQ(f->fix,
             "restore kernel_2712.img from the image's own boot partition or its distribution's kernel update (piprov "
             "cannot tell the distribution)");
@@ -236,7 +230,7 @@ TEST(Trial7Boot, UnknownLayoutFixNamesTheReleaseTheHeadlineShows) {
     ASSERT_EQ(r.layout.id, piprov::boot::LayoutId::Unknown) << r.headline();
     EXPECT_NE(r.headline().find("(" + os.release + ")"), std::string::npos) << r.headline();
     const auto* f = bt::find_rule(r, "dtb-missing");
-    ASSERT_NE(f, nullptr) << t7_all(r);
+    ASSERT_NE(f, nullptr) << bt::findings_text(r);
     EXPECT_EQ(f->fix,
               "restore bcm2711-rpi-4-b.dtb from the image's own boot partition or its distribution's kernel "
               "update (piprov does not know " +

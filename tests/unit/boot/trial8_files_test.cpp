@@ -24,12 +24,6 @@ namespace bt = piprov::boot::test;
 
 namespace {
 
-std::string t8_all(const piprov::boot::CheckReport& r) {
-  std::string s;
-  for (const auto& f : r.findings) s += f.rule + ": " + f.message + " | " + f.fix + "\n";
-  return s;
-}
-
 /// A boot partition at DIR/boot: kernel8.img (an arm64 Image), the Pi 4 and Pi 5 DTBs, cmdline.txt
 /// and config.txt = CONFIG.
 fs::path t8_boot(const fs::path& dir, const std::string& config) {
@@ -61,7 +55,7 @@ TEST(Trial8Boot, KernelUnderGpioFilterMissingIsAnInfo) {
   const auto boot = t8_boot(t.path, "[all]\narm_64bit=1\n[gpio4=1]\nkernel=nope.img\n[all]\n");
   auto r = t8_check(boot);
   const auto found = t8_rules(r, "conditional-file-missing");
-  ASSERT_EQ(found.size(), 1u) << t8_all(r);
+  ASSERT_EQ(found.size(), 1u) << bt::findings_text(r);
   const auto& f = *found.front();
   EXPECT_EQ(f.severity, Severity::Info);
   EXPECT_EQ(f.line, 4);
@@ -71,7 +65,7 @@ TEST(Trial8Boot, KernelUnderGpioFilterMissingIsAnInfo) {
             "firmware loads it when GPIO4 is high; the default boot checked here does not)");
   EXPECT_EQ(f.fix, "put nope.img on the boot partition, or correct or remove the kernel= line under [gpio4=1]");
   EXPECT_EQ(f.source, "Raspberry Pi documentation, config_txt: conditional filters");
-  EXPECT_TRUE(r.ok()) << t8_all(r);
+  EXPECT_TRUE(r.ok()) << bt::findings_text(r);
   EXPECT_EQ(r.resolved.kernel, "kernel8.img");
   EXPECT_EQ(bt::find_rule(r, "kernel-missing"), nullptr);
 }
@@ -96,18 +90,18 @@ TEST(Trial8Boot, EveryConditionalFilterAndFileKeyIsChecked) {
     TempDir t;
     auto r = t8_check(t8_boot(t.path, "[all]\narm_64bit=1\n" + c.config + "[all]\n"));
     const auto found = t8_rules(r, "conditional-file-missing");
-    ASSERT_EQ(found.size(), 1u) << t8_all(r);
+    ASSERT_EQ(found.size(), 1u) << bt::findings_text(r);
     EXPECT_EQ(found.front()->key, c.key);
     EXPECT_NE(found.front()->message.find("(the firmware loads it " + c.when + ";"), std::string::npos)
         << found.front()->message;
-    EXPECT_TRUE(r.ok()) << t8_all(r);
+    EXPECT_TRUE(r.ok()) << bt::findings_text(r);
   }
   for (const std::string config : {"[gpio4=1]\nkernel=kernel8.img\n", "[none]\nkernel=nope.img\n",
                                    "[pi5]\n[gpio4=1]\nkernel=nope.img\n", "[HDMI:1]\nkernel=nope.img\n"}) {
     SCOPED_TRACE(config);
     TempDir t;
     auto r = t8_check(t8_boot(t.path, "[all]\narm_64bit=1\n" + config + "[all]\n"));
-    EXPECT_EQ(bt::find_rule(r, "conditional-file-missing"), nullptr) << t8_all(r);
+    EXPECT_EQ(bt::find_rule(r, "conditional-file-missing"), nullptr) << bt::findings_text(r);
   }
   // A file KERNEL.IMG under [gpio4=1] named in an included file, found under os_prefix.
   TempDir t;
@@ -118,7 +112,7 @@ TEST(Trial8Boot, EveryConditionalFilterAndFileKeyIsChecked) {
   bt::write_dtbs(boot / "slot", false);  // the prefix is used only with its kernel and .dtb (os_prefix)
   auto r = t8_check(boot);
   const auto* f = bt::find_rule(r, "conditional-file-missing");
-  ASSERT_NE(f, nullptr) << t8_all(r);
+  ASSERT_NE(f, nullptr) << bt::findings_text(r);
   EXPECT_EQ(f->message.substr(0, f->message.find(" does not")),
             "kernel=gpio.img under [gpio4=1] (gpio.txt line 1): slot/gpio.img");
   write_file(boot / "slot/gpio.img", "x");
@@ -155,7 +149,7 @@ TEST(Trial8Boot, ConfigTooLargeCountsIncludedFiles) {
   write_file(boot / "big.txt", big);
   auto r = t8_check(boot);
   const auto* f = bt::find_rule(r, "config-too-large");
-  ASSERT_NE(f, nullptr) << t8_all(r);
+  ASSERT_NE(f, nullptr) << bt::findings_text(r);
   EXPECT_EQ(f->severity, Severity::Warning);
   const std::size_t total = base.size() + big.size();
   EXPECT_EQ(f->message, "config.txt and the files it includes are " + std::to_string(total) +
@@ -180,8 +174,8 @@ TEST(Trial8Boot, ConfigTooLargeCountsAnIncludeLoopOnce) {
   const auto boot = t8_boot(t.path, std::string(9000, '#') + "\n[all]\ninclude a.txt\n");
   write_file(boot / "a.txt", "include config.txt\n");
   auto r = t8_check(boot);
-  EXPECT_NE(bt::find_rule(r, "include-loop"), nullptr) << t8_all(r);
-  EXPECT_EQ(bt::find_rule(r, "config-too-large"), nullptr) << t8_all(r);
+  EXPECT_NE(bt::find_rule(r, "include-loop"), nullptr) << bt::findings_text(r);
+  EXPECT_EQ(bt::find_rule(r, "config-too-large"), nullptr) << bt::findings_text(r);
 }
 
 // Nit: `kernel=kernel8.img # my kernel` is one finding (kernel-missing) naming the file the firmware
@@ -191,7 +185,7 @@ TEST(Trial8Boot, InlineCommentInKernelIsOneFinding) {
   const auto boot = t8_boot(t.path, "[all]\narm_64bit=1\nkernel=kernel8.img # my kernel\ngpu_mem=16 # MiB\n");
   auto r = t8_check(boot);
   const auto missing = t8_rules(r, "kernel-missing");
-  ASSERT_EQ(missing.size(), 1u) << t8_all(r);
+  ASSERT_EQ(missing.size(), 1u) << bt::findings_text(r);
   EXPECT_EQ(missing.front()->line, 3);
   EXPECT_NE(missing.front()->message.find("'#' after a value is not a comment, so the firmware looks for a file named "
                                           "\"kernel8.img # my kernel\""),
@@ -200,7 +194,7 @@ TEST(Trial8Boot, InlineCommentInKernelIsOneFinding) {
   EXPECT_EQ(missing.front()->fix, "move the comment to its own line: kernel=kernel8.img (config.txt line 3)");
   // The inline-comment warning of the kernel= line is not given as well; gpu_mem's still is.
   const auto comments = t8_rules(r, "config-inline-comment");
-  ASSERT_EQ(comments.size(), 1u) << t8_all(r);
+  ASSERT_EQ(comments.size(), 1u) << bt::findings_text(r);
   EXPECT_EQ(comments.front()->line, 4);
   // Without kernel8.img either, the fix says so, and still names no file with '#'.
   fs::remove(boot / "kernel8.img");
@@ -226,10 +220,10 @@ TEST(Trial8Boot, FileNamesAreFoundInAnyCase) {
   write_file(boot / "Sub/INITRD.IMG", "initrd");
   write_file(boot / "extra.txt", "initramfs sub/initrd.img followkernel\n");
   auto r = t8_check(boot);
-  EXPECT_TRUE(r.ok()) << t8_all(r);
+  EXPECT_TRUE(r.ok()) << bt::findings_text(r);
   for (const char* rule :
        {"kernel-missing", "dtb-missing", "cmdline-missing", "include-missing", "initramfs-file-missing"})
-    EXPECT_EQ(bt::find_rule(r, rule), nullptr) << rule << "\n" << t8_all(r);
+    EXPECT_EQ(bt::find_rule(r, rule), nullptr) << rule << "\n" << bt::findings_text(r);
   EXPECT_EQ(r.resolved.kernel, "KERNEL8.IMG");
   EXPECT_EQ(r.kernel_file, "KERNEL8.IMG");
   EXPECT_EQ(r.resolved.initramfs, "Sub/INITRD.IMG");
@@ -243,7 +237,7 @@ TEST(Trial8Boot, FileNamesAreFoundInAnyCase) {
   write_file(boot / "KERNEL8.IMG", std::string(4096, 'x'));
   r = t8_check(boot);
   const auto* f = bt::find_rule(r, "kernel-invalid");
-  ASSERT_NE(f, nullptr) << t8_all(r);
+  ASSERT_NE(f, nullptr) << bt::findings_text(r);
   EXPECT_NE(f->message.find("KERNEL8.IMG"), std::string::npos) << f->message;
 }
 
@@ -256,23 +250,23 @@ TEST(Trial8Boot, InlineCommentInOtherFileNamesIsOneFinding) {
   write_file(boot / "extra.txt", "armstub=stub.bin # ARM stub\n");
   write_file(boot / "stub.bin", "stub");
   auto r = t8_check(boot);
-  EXPECT_EQ(bt::find_rule(r, "config-inline-comment"), nullptr) << t8_all(r);
+  EXPECT_EQ(bt::find_rule(r, "config-inline-comment"), nullptr) << bt::findings_text(r);
   const auto* dt = bt::find_rule(r, "device-tree-missing");
-  ASSERT_NE(dt, nullptr) << t8_all(r);
+  ASSERT_NE(dt, nullptr) << bt::findings_text(r);
   EXPECT_NE(dt->message.find("the firmware looks for a file named \"bcm2711-rpi-4-b.dtb # mine\""), std::string::npos);
   EXPECT_EQ(dt->fix, "move the comment to its own line: device_tree=bcm2711-rpi-4-b.dtb (config.txt line 3)");
   const auto* inc = bt::find_rule(r, "include-missing");
-  ASSERT_NE(inc, nullptr) << t8_all(r);
+  ASSERT_NE(inc, nullptr) << bt::findings_text(r);
   EXPECT_EQ(inc->line, 4);
   EXPECT_EQ(inc->fix, "move the comment to its own line: include extra.txt (config.txt line 4)");
   // The include names no file the firmware finds, so extra.txt is not read: its armstub= is not checked.
-  EXPECT_EQ(bt::find_rule(r, "armstub-missing"), nullptr) << t8_all(r);
+  EXPECT_EQ(bt::find_rule(r, "armstub-missing"), nullptr) << bt::findings_text(r);
   write_file(boot / "config.txt", "[all]\narm_64bit=1\ninclude extra.txt\n");
   r = t8_check(boot);
   const auto* stub = bt::find_rule(r, "armstub-missing");
-  ASSERT_NE(stub, nullptr) << t8_all(r);
+  ASSERT_NE(stub, nullptr) << bt::findings_text(r);
   EXPECT_EQ(stub->fix, "move the comment to its own line: armstub=stub.bin (extra.txt line 1)");
-  EXPECT_EQ(bt::find_rule(r, "config-inline-comment"), nullptr) << t8_all(r);
+  EXPECT_EQ(bt::find_rule(r, "config-inline-comment"), nullptr) << bt::findings_text(r);
   fs::remove(boot / "stub.bin");
   r = t8_check(boot);
   EXPECT_EQ(bt::find_rule(r, "armstub-missing")->fix,
@@ -287,6 +281,6 @@ TEST(Trial8Boot, Pi5FallbackToUpperCaseKernel8) {
   fs::rename(boot / "kernel8.img", boot / "KERNEL8.IMG");
   auto r = t8_check(boot, PiBoard::Pi5);
   EXPECT_EQ(r.resolved.kernel, "KERNEL8.IMG");
-  EXPECT_NE(bt::find_rule(r, "kernel-fallback"), nullptr) << t8_all(r);
-  EXPECT_EQ(bt::find_rule(r, "kernel-missing"), nullptr) << t8_all(r);
+  EXPECT_NE(bt::find_rule(r, "kernel-fallback"), nullptr) << bt::findings_text(r);
+  EXPECT_EQ(bt::find_rule(r, "kernel-missing"), nullptr) << bt::findings_text(r);
 }

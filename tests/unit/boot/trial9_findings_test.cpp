@@ -18,12 +18,6 @@ namespace bt = piprov::boot::test;
 
 namespace {
 
-std::string t9f_all(const piprov::boot::CheckReport& r) {
-  std::string s;
-  for (const auto& f : r.findings) s += f.rule + ": " + f.message + " | " + f.fix + "\n";
-  return s;
-}
-
 /// DIR/boot (kernel8.img, the Pi 4 and Pi 5 DTBs) with cmdline.txt `cmdline`, and DIR/root with
 /// etc/fstab `fstab` (none when empty).
 void t9f_tree(const fs::path& dir, const std::string& cmdline, const std::string& fstab) {
@@ -61,11 +55,11 @@ TEST(Trial9Boot, TwoRootsAreJudgedByTheLast) {
   TempDir t;
   t9f_tree(t.path, "console=tty1 root=PARTUUID=6c586e13-02 root=/dev/mmcblk0p2 rootwait\n", kT9Fstab);
   auto r = t9f_check(t.path);
-  ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << t9f_all(r);
+  ASSERT_NE(bt::find_rule(r, "root-not-on-device"), nullptr) << bt::findings_text(r);
   EXPECT_EQ(
       bt::find_rule(r, "root-not-on-device")->message.rfind("root=/dev/mmcblk0p2 (cmdline.txt) is a partition", 0), 0u);
   const auto* dup = bt::find_rule(r, "cmdline-duplicate");
-  ASSERT_NE(dup, nullptr) << t9f_all(r);
+  ASSERT_NE(dup, nullptr) << bt::findings_text(r);
   EXPECT_EQ(dup->severity, piprov::Severity::Warning);
   EXPECT_EQ(dup->message,
             "cmdline.txt sets root= 2 times (root=PARTUUID=6c586e13-02, root=/dev/mmcblk0p2): the kernel uses the "
@@ -75,9 +69,9 @@ TEST(Trial9Boot, TwoRootsAreJudgedByTheLast) {
   TempDir u;
   t9f_tree(u.path, "console=tty1 root=PARTUUID=deadbeef-02 root=PARTUUID=6c586e13-02 rootwait\n", kT9Fstab);
   r = t9f_check(u.path);
-  EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << t9f_all(r);
-  ASSERT_NE(bt::find_rule(r, "cmdline-duplicate"), nullptr) << t9f_all(r);
-  for (const auto& f : r.findings) EXPECT_NE(f.severity, piprov::Severity::Error) << t9f_all(r);
+  EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << bt::findings_text(r);
+  ASSERT_NE(bt::find_rule(r, "cmdline-duplicate"), nullptr) << bt::findings_text(r);
+  for (const auto& f : r.findings) EXPECT_NE(f.severity, piprov::Severity::Error) << bt::findings_text(r);
 }
 
 TEST(Trial9Boot, PartitionNamedByComparesIdsAsBlkidDoes) {
@@ -109,7 +103,7 @@ TEST(Trial9Boot, FstabOnTheSdCardIsNotOnTheUsbDisk) {
   std::vector<const piprov::Finding*> found;
   for (const auto& f : r.findings)
     if (f.rule == "fstab-not-on-device") found.push_back(&f);
-  ASSERT_EQ(found.size(), 3u) << t9f_all(r);
+  ASSERT_EQ(found.size(), 3u) << bt::findings_text(r);
   // Errors first (sorted by severity), each on its line.
   EXPECT_EQ(found[0]->severity, piprov::Severity::Error);
   EXPECT_EQ(found[0]->line, 2);
@@ -132,7 +126,7 @@ TEST(Trial9Boot, FstabOnTheSdCardIsNotOnTheUsbDisk) {
   EXPECT_NE(found[2]->fix.find("the PARTUUID= or LABEL= of the partition of raspios.img that holds /data"),
             std::string::npos);
   EXPECT_FALSE(r.ok());
-  EXPECT_FALSE(r.usb_boot()) << t9f_all(r);
+  EXPECT_FALSE(r.usb_boot()) << bt::findings_text(r);
 }
 
 TEST(Trial9Boot, FstabIdsAreJudgedByTheDisksPartitions) {
@@ -145,7 +139,7 @@ TEST(Trial9Boot, FstabIdsAreJudgedByTheDisksPartitions) {
   std::vector<const piprov::Finding*> found;
   for (const auto& f : r.findings)
     if (f.rule == "fstab-not-on-device") found.push_back(&f);
-  ASSERT_EQ(found.size(), 2u) << t9f_all(r);
+  ASSERT_EQ(found.size(), 2u) << bt::findings_text(r);
   EXPECT_EQ(found[0]->message.rfind("/etc/fstab line 1: PARTUUID=deadbeef-01 (mounted on /boot/firmware) names no "
                                     "partition of a USB or NVMe disk written from raspios.img: without nofail",
                                     0),
@@ -162,10 +156,10 @@ TEST(Trial9Boot, FstabIdsAreJudgedByTheDisksPartitions) {
   TempDir ok;
   t9f_tree(ok.path, kT9Cmdline, kT9Fstab);
   r = t9f_check(ok.path);
-  EXPECT_EQ(bt::find_rule(r, "fstab-not-on-device"), nullptr) << t9f_all(r);
-  EXPECT_TRUE(r.ok()) << t9f_all(r);
+  EXPECT_EQ(bt::find_rule(r, "fstab-not-on-device"), nullptr) << bt::findings_text(r);
+  EXPECT_TRUE(r.ok()) << bt::findings_text(r);
   r = t9f_check(t.path, std::nullopt);
-  EXPECT_EQ(bt::find_rule(r, "fstab-not-on-device"), nullptr) << t9f_all(r);
+  EXPECT_EQ(bt::find_rule(r, "fstab-not-on-device"), nullptr) << bt::findings_text(r);
 }
 
 // On the SD card itself (or a card in a USB reader) /dev/mmcblk0p1 is that card: not judged. An id
@@ -184,5 +178,5 @@ TEST(Trial9Boot, FstabOnTheCardOrWithUnknownIdsIsNotJudged) {
                                .disk_partuuids = false,
                                .disk_labels = true};
   auto r = piprov::boot::check_boot(o);
-  EXPECT_EQ(bt::find_rule(r, "fstab-not-on-device"), nullptr) << t9f_all(r);
+  EXPECT_EQ(bt::find_rule(r, "fstab-not-on-device"), nullptr) << bt::findings_text(r);
 }

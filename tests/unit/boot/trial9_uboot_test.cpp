@@ -24,12 +24,6 @@ namespace {
 
 constexpr const char* kT9Mkimage = "mkimage -A arm64 -T script -C none -d boot.cmd boot.scr";
 
-std::string t9_rules(const piprov::boot::CheckReport& r) {
-  std::string out;
-  for (const auto& f : r.findings) out += f.rule + ": " + f.message + " | " + f.fix + "\n";
-  return out;
-}
-
 /// A BOOT_DIR whose firmware loads U-Boot (kernel=u-boot.bin) with a cmdline.txt without root=.
 fs::path t9_uboot_dir(const fs::path& dir) {
   write_file(dir / "config.txt", "[all]\narm_64bit=1\nkernel=u-boot.bin\n");
@@ -59,12 +53,12 @@ TEST(Trial9Boot, RootSetByBootScrIsJudgedLikeCmdlineRoot) {
              bt::mkimage_script("setenv bootargs \"root=PARTUUID=deadbeef-02 rootwait\"\nbooti ${kernel_addr_r}\n"));
   auto r = bt::check_on_image_disk(boot, true, "u3.img");
   const auto* f = bt::find_rule(r, "root-not-on-device");
-  ASSERT_NE(f, nullptr) << t9_rules(r);
+  ASSERT_NE(f, nullptr) << bt::findings_text(r);
   EXPECT_EQ(f->severity, Severity::Error);
   EXPECT_EQ(f->message, "root=PARTUUID=deadbeef-02 (boot.scr line 1) names no partition of " + parts +
                             ": the Pi would mount another disk's root, or none");
   EXPECT_EQ(f->fix, "set root=PARTUUID=6c586e13-02 (the root partition, u3.img partition 2)" + fix_at_1);
-  ASSERT_NE(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << t9_rules(r);
+  ASSERT_NE(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << bt::findings_text(r);
   EXPECT_EQ(bt::find_rule(r, "cmdline-root-from-uboot")->message,
             "cmdline.txt has no root=: U-Boot's boot script boot.scr sets root=PARTUUID=deadbeef-02 (line 1)");
   EXPECT_FALSE(r.ok());
@@ -73,7 +67,7 @@ TEST(Trial9Boot, RootSetByBootScrIsJudgedLikeCmdlineRoot) {
   fs::remove(boot / "boot.scr");
   write_file(boot / "cmdline.txt", "console=tty1 root=PARTUUID=deadbeef-02 rootwait\n");
   auto c = bt::check_on_image_disk(boot, true, "u3.img");
-  ASSERT_NE(bt::find_rule(c, "root-not-on-device"), nullptr) << t9_rules(c);
+  ASSERT_NE(bt::find_rule(c, "root-not-on-device"), nullptr) << bt::findings_text(c);
   EXPECT_EQ(bt::find_rule(c, "root-not-on-device")->message,
             "root=PARTUUID=deadbeef-02 (cmdline.txt) names no partition of " + parts +
                 ": the Pi would mount another disk's root, or none");
@@ -84,7 +78,7 @@ TEST(Trial9Boot, RootSetByBootScrIsJudgedLikeCmdlineRoot) {
                                                    "setenv bootargs \"root=/dev/mmcblk0p2 rootwait\"\n"));
   r = bt::check_on_image_disk(boot, true, "u3.img");
   f = bt::find_rule(r, "root-not-on-device");
-  ASSERT_NE(f, nullptr) << t9_rules(r);
+  ASSERT_NE(f, nullptr) << bt::findings_text(r);
   EXPECT_EQ(f->message,
             "root=/dev/mmcblk0p2 (boot.scr line 2) is a partition of the SD card or eMMC (mmcblk: the mmc "
             "controller), not of u3.img (unknown), which the Pi sees as /dev/sdX or /dev/nvme0n1: booting from it, "
@@ -94,14 +88,14 @@ TEST(Trial9Boot, RootSetByBootScrIsJudgedLikeCmdlineRoot) {
   // The disk's own root partition: right, no error.
   write_file(boot / "boot.scr", bt::mkimage_script("setenv bootargs \"${bootargs} root=PARTUUID=6c586e13-02\"\n"));
   r = bt::check_on_image_disk(boot, true, "u3.img");
-  EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << t9_rules(r);
+  EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << bt::findings_text(r);
   EXPECT_TRUE(r.ok());
 
   // Without a known disk: the kernel-name and PARTUUID-form rules, as for cmdline.txt.
   write_file(boot / "boot.scr", bt::mkimage_script("setenv bootargs \"root=/dev/sda2 rootwait\"\n"));
   r = bt::check_on_image_disk(boot, false, "u3.img");
   f = bt::find_rule(r, "root-kernel-name");
-  ASSERT_NE(f, nullptr) << t9_rules(r);
+  ASSERT_NE(f, nullptr) << bt::findings_text(r);
   EXPECT_EQ(f->severity, Severity::Warning);
   EXPECT_EQ(f->message,
             "boot.scr line 1: root=/dev/sda2 is a kernel device name, which depends on probe order (booting from "
@@ -109,7 +103,7 @@ TEST(Trial9Boot, RootSetByBootScrIsJudgedLikeCmdlineRoot) {
   EXPECT_EQ(f->fix, "use root=PARTUUID=... or root=LABEL=... of the root partition (blkid shows both)" + fix_at_1);
   write_file(boot / "boot.scr", bt::mkimage_script("setenv bootargs \"root=PARTUUID=abcd-02\"\n"));
   r = bt::check_on_image_disk(boot, false, "u3.img");
-  ASSERT_NE(bt::find_rule(r, "root-partuuid-invalid"), nullptr) << t9_rules(r);
+  ASSERT_NE(bt::find_rule(r, "root-partuuid-invalid"), nullptr) << bt::findings_text(r);
   EXPECT_EQ(bt::find_rule(r, "root-partuuid-invalid")->message,
             "boot.scr line 1: root=PARTUUID=abcd-02 is not a partition UUID (1234abcd-02 on MBR, a GUID on GPT)");
 
@@ -117,20 +111,20 @@ TEST(Trial9Boot, RootSetByBootScrIsJudgedLikeCmdlineRoot) {
   write_file(boot / "boot.scr", bt::mkimage_script("setenv bootargs \"root=@ROOTDEV@ rootwait\"\n"));
   r = bt::check_on_image_disk(boot, true, "u3.img");
   f = bt::find_rule(r, "template-value");
-  ASSERT_NE(f, nullptr) << t9_rules(r);
+  ASSERT_NE(f, nullptr) << bt::findings_text(r);
   EXPECT_EQ(f->message,
             "boot.scr line 1: root=@ROOTDEV@ holds the unexpanded template value @ROOTDEV@: this script is a "
             "template, not the one an image boots with");
   EXPECT_EQ(f->fix, "write the real value" + fix_at_1);
-  EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << t9_rules(r);
+  EXPECT_EQ(bt::find_rule(r, "root-not-on-device"), nullptr) << bt::findings_text(r);
 
   // A variable U-Boot sets at run time: not judged, said so.
   for (const char* script : {"setenv bootargs \"root=PARTUUID=${uuid} rootwait\"\n",
                              "setenv bootargs \"root=PARTUUID=deadbeef-02 ${extra_args}\"\n"}) {
     write_file(boot / "boot.scr", bt::mkimage_script(script));
     r = bt::check_on_image_disk(boot, true, "u3.img");
-    EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << script << t9_rules(r);
-    ASSERT_NE(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << script << t9_rules(r);
+    EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << script << bt::findings_text(r);
+    ASSERT_NE(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << script << bt::findings_text(r);
     EXPECT_NE(bt::find_rule(r, "cmdline-root-from-uboot")
                   ->message.find("(line 1) from a variable U-Boot sets at run time, which piprov does not know: not "
                                  "judged"),
@@ -169,9 +163,9 @@ TEST(Trial9Boot, PlainTextBootScrRunsNoScript) {
   // The trial's pl.img: a script that would set root= if it ran: wrap it with mkimage.
   write_file(boot / "boot.scr", sets);
   auto r = bt::check_on_image_disk(boot, true, "u3.img");
-  EXPECT_EQ(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << t9_rules(r);
+  EXPECT_EQ(bt::find_rule(r, "cmdline-root-from-uboot"), nullptr) << bt::findings_text(r);
   const auto* f = bt::find_rule(r, "cmdline-no-root");
-  ASSERT_NE(f, nullptr) << t9_rules(r);
+  ASSERT_NE(f, nullptr) << bt::findings_text(r);
   EXPECT_EQ(f->severity, Severity::Error);
   EXPECT_EQ(f->message, no_root + why);
   EXPECT_EQ(f->fix, std::string("make it a script U-Boot runs: mv boot.scr boot.cmd, then ") + kT9Mkimage);
@@ -182,18 +176,18 @@ TEST(Trial9Boot, PlainTextBootScrRunsNoScript) {
   // A plain-text script that would set none either: root= in cmdline.txt.
   write_file(boot / "boot.scr", "setenv bootargs \"${bootargs} rootwait\"\n");
   r = bt::check_on_image_disk(boot, true, "u3.img");
-  ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << t9_rules(r);
+  ASSERT_NE(bt::find_rule(r, "cmdline-no-root"), nullptr) << bt::findings_text(r);
   EXPECT_EQ(bt::find_rule(r, "cmdline-no-root")->message, no_root + why);
   EXPECT_EQ(bt::find_rule(r, "cmdline-no-root")->fix, "add root=PARTUUID=6c586e13-02 to the first line");
   // The same script wrapped by mkimage sets root=: no error.
   write_file(boot / "boot.scr", bt::mkimage_script(sets));
   r = bt::check_on_image_disk(boot, true, "u3.img");
-  EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << t9_rules(r);
+  EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << bt::findings_text(r);
   // A FIT script U-Boot runs, but piprov does not read: unknown (info).
   write_file(boot / "boot.scr", fit_file);
   r = bt::check_on_image_disk(boot, true, "u3.img");
-  EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << t9_rules(r);
-  ASSERT_NE(bt::find_rule(r, "cmdline-root-uboot-unknown"), nullptr) << t9_rules(r);
+  EXPECT_EQ(piprov::count_findings(r.findings).errors, 0) << bt::findings_text(r);
+  ASSERT_NE(bt::find_rule(r, "cmdline-root-uboot-unknown"), nullptr) << bt::findings_text(r);
   EXPECT_EQ(bt::find_rule(r, "cmdline-root-uboot-unknown")->message,
             "cmdline.txt has no root=: boot.scr is a FIT image, whose script piprov does not read");
 }
@@ -239,7 +233,7 @@ TEST(Trial9Boot, ReplacedBootargsFixPointsAtTheScriptLine) {
     write_file(boot / "boot.scr", bt::mkimage_script(c.script));
     auto r = bt::check_on_image_disk(boot, true, "u3.img");
     const auto* f = bt::find_rule(r, "cmdline-no-root");
-    ASSERT_NE(f, nullptr) << c.script << t9_rules(r);
+    ASSERT_NE(f, nullptr) << c.script << bt::findings_text(r);
     EXPECT_EQ(f->message, c.message) << c.script;
     EXPECT_EQ(f->fix, c.fix) << c.script;
   }
@@ -275,7 +269,7 @@ TEST(Trial9Boot, ConditionalBootargsSaysRootIsOnOneBranchOnly) {
     write_file(boot / "boot.scr", bt::mkimage_script(c.script));
     auto r = bt::check_on_image_disk(boot, true, "u3.img");
     const auto* f = bt::find_rule(r, "cmdline-root-uboot-unknown");
-    ASSERT_NE(f, nullptr) << c.script << t9_rules(r);
+    ASSERT_NE(f, nullptr) << c.script << bt::findings_text(r);
     EXPECT_EQ(f->severity, Severity::Info);
     EXPECT_EQ(f->message, unknown + c.why) << c.script;
     EXPECT_EQ(bt::find_rule(r, "cmdline-no-root"), nullptr) << c.script;
